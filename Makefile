@@ -1,0 +1,103 @@
+# abicap: see README.md. `make` builds build/abicap; `sudo make test` runs
+# every test; `sudo make run` sets up, builds and runs a 5-second live capture.
+.DELETE_ON_ERROR:
+.DEFAULT_GOAL := all
+
+OUT := build
+CC ?= gcc
+CLANG ?= clang
+BPFTOOL ?= $(shell command -v bpftool || echo /usr/sbin/bpftool)
+ARCH := x86
+
+VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+
+CFLAGS ?= -O2 -g
+CFLAGS += -std=gnu11 -Wall -Wextra -Werror -I$(OUT) -Ibpf -Iuser \
+	-DABICAP_VERSION='"$(VERSION)"'
+BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
+	-Ivmlinux/$(ARCH) -Ibpf
+# build/abicap is fully static: it runs where libbpf, libelf, zlib and zstd
+# are not installed (minimal VMs, initramfs).
+STATIC_LIBS := -Wl,-Bstatic -lbpf -lelf -lz -lzstd -Wl,-Bdynamic
+LDFLAGS_BIN ?= -static
+LIBS := -lbpf -lelf -lz -lzstd
+
+ifeq ($(V),1)
+Q :=
+msg :=
+else
+Q := @
+msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
+endif
+
+BPF_SRC := bpf/abicap.bpf.c
+BPF_HDRS := bpf/abicap.h bpf/core_fixes.bpf.h
+BPF_OBJ := $(OUT)/abicap.bpf.o
+SKEL := $(OUT)/abicap.skel.h
+
+# every user/*.c but main.c makes up the library the tests link
+LIB_SRC := $(filter-out user/main.c,$(wildcard user/*.c))
+LIB_OBJ := $(patsubst user/%.c,$(OUT)/user/%.o,$(LIB_SRC))
+MAIN_OBJ := $(OUT)/user/main.o
+USER_HDRS := $(wildcard user/*.h) bpf/abicap.h
+
+UNIT_SRC := $(wildcard tests/unit_*.c)
+KERNEL_SRC := $(wildcard tests/kernel_*.c)
+TEST_HELPERS := $(filter-out $(UNIT_SRC) $(KERNEL_SRC),$(wildcard tests/*.c))
+
+.PHONY: all test unit-test kernel-test run setup clean
+
+all: $(OUT)/abicap
+
+$(OUT) $(OUT)/user $(OUT)/tests:
+	$(Q)mkdir -p $@
+
+$(BPF_OBJ): $(BPF_SRC) $(BPF_HDRS) vmlinux/$(ARCH)/vmlinux.h | $(OUT)
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(SKEL): $(BPF_OBJ)
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name abicap_bpf > $@
+
+$(OUT)/user/%.o: user/%.c $(USER_HDRS) $(SKEL) | $(OUT)/user
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+
+$(OUT)/abicap: $(MAIN_OBJ) $(LIB_OBJ)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS_BIN) $^ $(LIBS) -o $@
+
+$(OUT)/tests/%.o: tests/%.c $(USER_HDRS) $(wildcard tests/*.h) $(SKEL) | $(OUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -Itests -c $< -o $@
+
+$(OUT)/test_unit: $(patsubst tests/%.c,$(OUT)/tests/%.o,$(UNIT_SRC) $(TEST_HELPERS)) $(LIB_OBJ)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $^ -lcriterion $(STATIC_LIBS) -lpthread -o $@
+
+$(OUT)/test_kernel: $(patsubst tests/%.c,$(OUT)/tests/%.o,$(KERNEL_SRC) $(TEST_HELPERS)) $(LIB_OBJ)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $^ -lcriterion $(STATIC_LIBS) -lpthread -o $@
+
+setup:
+	$(Q)scripts/setup.sh
+
+# Unit tests run anywhere; kernel tests load and attach the BPF programs on
+# the running kernel (root), one at a time.
+unit-test: $(OUT)/test_unit
+	$(Q)$(OUT)/test_unit --jobs 2
+
+kernel-test: $(OUT)/test_kernel $(OUT)/abicap
+	$(Q)$(OUT)/test_kernel --jobs 1
+
+test: setup
+	$(Q)$(MAKE) --no-print-directory all $(OUT)/test_unit $(OUT)/test_kernel
+	$(Q)$(MAKE) --no-print-directory unit-test kernel-test
+
+run: setup
+	$(Q)$(MAKE) --no-print-directory all
+	$(OUT)/abicap trace -d 5
+
+clean:
+	$(Q)rm -rf $(OUT)

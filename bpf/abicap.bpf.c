@@ -1,0 +1,274 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * abicap's kernel side: sched_switch, sched_wakeup, sched_wakeup_new,
+ * sched_waking, cpu_idle and cpu_frequency, each as a tp_btf program (typed
+ * arguments, plain loads) and a raw_tp fallback (CO-RE probe reads). The
+ * loader autoloads one variant per event. Records (bpf/abicap.h) go to one
+ * ring buffer; every record that passes the filters is counted as seen, and
+ * as dropped when the ring buffer is full.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "abicap.h"
+#include "core_fixes.bpf.h"
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+/* Set by the loader before load. */
+const volatile __u32 events_mask = (1u << ABICAP_EV_COUNT) - 1;
+const volatile bool filter_pids = false;
+const volatile bool filter_cpus = false;
+const volatile __u8 cpu_allowed[ABICAP_MAX_CPUS] = {};
+/* wake the consumer when this many bytes are queued (it also drains on a timer) */
+const volatile __u64 wakeup_bytes = 1 << 20;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 16 << 20); /* resized by the loader */
+} events SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, ABICAP_EV_COUNT);
+	__type(key, __u32);
+	__type(value, struct abicap_counter);
+} counters SEC(".maps");
+
+/* tgids given with -p */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, ABICAP_MAX_PIDS);
+	__type(key, __s32);
+	__type(value, __u8);
+} pid_filter SEC(".maps");
+
+struct waker {
+	__s32 pid;
+	__s32 tgid;
+};
+
+/*
+ * sched_wakeup may run on the wakee's CPU from an IPI, where "current" is not
+ * the waker; sched_waking always runs in the waker's context. Remember the
+ * waker of each wakee there and look it up in sched_wakeup.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __s32);
+	__type(value, struct waker);
+} wakers SEC(".maps");
+
+static __always_inline bool event_on(enum abicap_event ev)
+{
+	return events_mask & (1u << ev);
+}
+
+static __always_inline bool cpu_on(__u32 cpu)
+{
+	if (!filter_cpus)
+		return true;
+	if (cpu >= ABICAP_MAX_CPUS)
+		return false;
+	return cpu_allowed[cpu];
+}
+
+static __always_inline bool pid_on(__s32 tgid)
+{
+	return bpf_map_lookup_elem(&pid_filter, &tgid) != NULL;
+}
+
+/* Reserve a record, count it as seen, and as dropped if there is no room. */
+static __always_inline void *reserve(enum abicap_event ev, __u32 size,
+				     __u32 cpu)
+{
+	__u32 key = ev;
+	struct abicap_counter *c = bpf_map_lookup_elem(&counters, &key);
+	struct abicap_hdr *h;
+
+	if (c)
+		c->seen++;
+	h = bpf_ringbuf_reserve(&events, size, 0);
+	if (!h) {
+		if (c)
+			c->dropped++;
+		return NULL;
+	}
+	h->ts_ns = bpf_ktime_get_ns();
+	h->type = ev;
+	h->size = size;
+	h->cpu = cpu;
+	return h;
+}
+
+/*
+ * No wakeup per record: wake the consumer only when this record takes the
+ * queue past wakeup_bytes. The consumer drains on a timer as well.
+ */
+static __always_inline void submit(void *rec, __u32 size)
+{
+	__u64 avail = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA);
+	__u64 flags = BPF_RB_NO_WAKEUP;
+
+	if (avail >= wakeup_bytes && avail < wakeup_bytes + size + 8)
+		flags = BPF_RB_FORCE_WAKEUP;
+	bpf_ringbuf_submit(rec, flags);
+}
+
+static __always_inline int on_switch(bool preempt, struct task_struct *prev,
+				     struct task_struct *next,
+				     unsigned int prev_state,
+				     const bool have_prev_state,
+				     const bool direct)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+	struct abicap_switch *e;
+	__s32 prev_tgid, next_tgid;
+
+	if (!event_on(ABICAP_EV_SCHED_SWITCH) || !cpu_on(cpu))
+		return 0;
+	prev_tgid = TASK_FIELD(direct, prev, tgid);
+	next_tgid = TASK_FIELD(direct, next, tgid);
+	if (filter_pids && !pid_on(prev_tgid) && !pid_on(next_tgid))
+		return 0;
+	e = reserve(ABICAP_EV_SCHED_SWITCH, sizeof(*e), cpu);
+	if (!e)
+		return 0;
+	if (!have_prev_state)
+		prev_state = task_state(prev, direct);
+	task_comm(e->prev_comm, prev, direct);
+	task_comm(e->next_comm, next, direct);
+	e->prev_pid = TASK_FIELD(direct, prev, pid);
+	e->prev_tgid = prev_tgid;
+	e->prev_prio = TASK_FIELD(direct, prev, prio);
+	e->next_pid = TASK_FIELD(direct, next, pid);
+	e->next_tgid = next_tgid;
+	e->next_prio = TASK_FIELD(direct, next, prio);
+	e->prev_state = report_state(preempt, prev_state,
+				     TASK_FIELD(direct, prev, exit_state));
+	e->preempt = preempt;
+	e->pad[0] = e->pad[1] = e->pad[2] = 0;
+	submit(e, sizeof(*e));
+	return 0;
+}
+
+static __always_inline int on_wakeup(enum abicap_event ev,
+				     struct task_struct *p, const bool direct)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+	__u64 id = bpf_get_current_pid_tgid();
+	struct waker w = { .pid = (__s32)id, .tgid = (__s32)(id >> 32) };
+	struct abicap_wakeup *e;
+	struct waker *known;
+	__s32 pid, tgid;
+
+	pid = TASK_FIELD(direct, p, pid);
+	if (ev == ABICAP_EV_SCHED_WAKING && event_on(ABICAP_EV_SCHED_WAKEUP))
+		bpf_map_update_elem(&wakers, &pid, &w, BPF_ANY);
+	if (!event_on(ev) || !cpu_on(cpu))
+		return 0;
+	if (ev == ABICAP_EV_SCHED_WAKEUP) {
+		known = bpf_map_lookup_elem(&wakers, &pid);
+		if (known) {
+			w = *known;
+		} else {
+			w.pid = ABICAP_PID_UNKNOWN;
+			w.tgid = ABICAP_PID_UNKNOWN;
+		}
+	}
+	tgid = TASK_FIELD(direct, p, tgid);
+	if (filter_pids && !pid_on(tgid) && !pid_on(w.tgid))
+		return 0;
+	e = reserve(ev, sizeof(*e), cpu);
+	if (!e)
+		return 0;
+	task_comm(e->comm, p, direct);
+	e->pid = pid;
+	e->tgid = tgid;
+	e->prio = TASK_FIELD(direct, p, prio);
+	e->target_cpu = task_cpu(p, direct);
+	e->waker_pid = w.pid;
+	e->waker_tgid = w.tgid;
+	submit(e, sizeof(*e));
+	return 0;
+}
+
+static __always_inline int on_power(enum abicap_event ev, __u32 state,
+				    __u32 cpu_id)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+	struct abicap_power *e;
+
+	/* power events belong to no task: a pid filter excludes them */
+	if (!event_on(ev) || !cpu_on(cpu) || filter_pids)
+		return 0;
+	e = reserve(ev, sizeof(*e), cpu);
+	if (!e)
+		return 0;
+	e->state = state;
+	e->cpu_id = cpu_id;
+	submit(e, sizeof(*e));
+	return 0;
+}
+
+/* sched_switch: 4 arguments since Linux 5.18 (prev_state last), 3 before. */
+SEC("tp_btf/sched_switch")
+int BPF_PROG(tp_btf_sched_switch, bool preempt, struct task_struct *prev,
+	     struct task_struct *next, unsigned int prev_state)
+{
+	return on_switch(preempt, prev, next, prev_state, true, true);
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(tp_btf_sched_switch_3, bool preempt, struct task_struct *prev,
+	     struct task_struct *next)
+{
+	return on_switch(preempt, prev, next, 0, false, true);
+}
+
+SEC("raw_tp/sched_switch")
+int BPF_PROG(raw_tp_sched_switch, bool preempt, struct task_struct *prev,
+	     struct task_struct *next, unsigned int prev_state)
+{
+	return on_switch(preempt, prev, next, prev_state, true, false);
+}
+
+SEC("raw_tp/sched_switch")
+int BPF_PROG(raw_tp_sched_switch_3, bool preempt, struct task_struct *prev,
+	     struct task_struct *next)
+{
+	return on_switch(preempt, prev, next, 0, false, false);
+}
+
+#define WAKEUP_PROGS(name, ev)                                               \
+	SEC("tp_btf/" #name)                                                 \
+	int BPF_PROG(tp_btf_##name, struct task_struct *p)                   \
+	{                                                                    \
+		return on_wakeup(ev, p, true);                               \
+	}                                                                    \
+	SEC("raw_tp/" #name)                                                 \
+	int BPF_PROG(raw_tp_##name, struct task_struct *p)                   \
+	{                                                                    \
+		return on_wakeup(ev, p, false);                              \
+	}
+
+WAKEUP_PROGS(sched_wakeup, ABICAP_EV_SCHED_WAKEUP)
+WAKEUP_PROGS(sched_wakeup_new, ABICAP_EV_SCHED_WAKEUP_NEW)
+WAKEUP_PROGS(sched_waking, ABICAP_EV_SCHED_WAKING)
+
+#define POWER_PROGS(name, ev)                                                \
+	SEC("tp_btf/" #name)                                                 \
+	int BPF_PROG(tp_btf_##name, unsigned int state, unsigned int cpu_id) \
+	{                                                                    \
+		return on_power(ev, state, cpu_id);                          \
+	}                                                                    \
+	SEC("raw_tp/" #name)                                                 \
+	int BPF_PROG(raw_tp_##name, unsigned int state, unsigned int cpu_id) \
+	{                                                                    \
+		return on_power(ev, state, cpu_id);                          \
+	}
+
+POWER_PROGS(cpu_idle, ABICAP_EV_CPU_IDLE)
+POWER_PROGS(cpu_frequency, ABICAP_EV_CPU_FREQUENCY)

@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * Every place where the kernel's layout differs between versions, in one file.
+ * Old layouts are declared as "___o" flavours: libbpf strips the suffix when
+ * it matches them against the running kernel's BTF, and bpf_core_field_exists
+ * is resolved at load time, so the branch a kernel cannot take is removed by
+ * the verifier before it could fail.
+ *
+ * `direct` is a compile-time constant at every call site: true in tp_btf
+ * programs (typed arguments, plain loads), false in raw_tp programs (untyped
+ * arguments, every pointer dereference is a CO-RE probe read).
+ */
+#ifndef CORE_FIXES_BPF_H
+#define CORE_FIXES_BPF_H
+
+#include <bpf/bpf_core_read.h>
+
+/*
+ * Linux 5.14 (commit 2f064a59a11f, "sched: Change task_struct::state")
+ * renamed task_struct.state (long) to __state (unsigned int).
+ */
+struct task_struct___o {
+	long state;
+} __attribute__((preserve_access_index));
+
+/*
+ * Linux 5.16 (commit bcf9033e5449, "sched: move CPU field back into
+ * thread_info if THREAD_INFO_IN_TASK=y") moved task_struct.cpu to
+ * task_struct.thread_info.cpu.
+ */
+struct task_struct___cpu {
+	unsigned int cpu;
+} __attribute__((preserve_access_index));
+
+#define TASK_FIELD(direct, t, f) ((direct) ? (t)->f : BPF_CORE_READ(t, f))
+
+static __always_inline unsigned int task_state(struct task_struct *t,
+					       const bool direct)
+{
+	struct task_struct___o *o = (void *)t;
+
+	if (bpf_core_field_exists(t->__state))
+		return TASK_FIELD(direct, t, __state);
+	return (unsigned int)TASK_FIELD(direct, o, state);
+}
+
+static __always_inline int task_cpu(struct task_struct *t, const bool direct)
+{
+	struct task_struct___cpu *c = (void *)t;
+
+	if (bpf_core_field_exists(t->thread_info.cpu))
+		return TASK_FIELD(direct, t, thread_info.cpu);
+	return TASK_FIELD(direct, c, cpu);
+}
+
+static __always_inline void task_comm(char dst[16], struct task_struct *t,
+				      const bool direct)
+{
+	if (direct)
+		__builtin_memcpy(dst, t->comm, 16);
+	else
+		bpf_core_read(dst, 16, &t->comm);
+}
+
+/*
+ * sched_switch's prev_state as the tracefs record shows it
+ * (__trace_sched_switch_state, Linux 4.14+): a preempted task is
+ * TASK_REPORT_MAX ("R+"); otherwise the highest TASK_REPORT bit of
+ * state | exit_state, with TASK_IDLE reported as 0x80 ("I") and
+ * TASK_RTLOCK_WAIT (5.15+) as TASK_UNINTERRUPTIBLE.
+ */
+#define K_TASK_UNINTERRUPTIBLE 0x0002
+#define K_TASK_NOLOAD 0x0400
+#define K_TASK_RTLOCK_WAIT 0x1000
+#define K_TASK_REPORT 0x007f
+#define K_TASK_REPORT_IDLE 0x0080
+#define K_TASK_IDLE (K_TASK_UNINTERRUPTIBLE | K_TASK_NOLOAD)
+
+static __always_inline __u32 report_state(bool preempt, unsigned int state,
+					  int exit_state)
+{
+	__u32 s;
+
+	if (preempt)
+		return 0x100;
+	s = (state | (unsigned int)exit_state) & K_TASK_REPORT;
+	if (state == K_TASK_IDLE)
+		s = K_TASK_REPORT_IDLE;
+	else if (state == K_TASK_RTLOCK_WAIT)
+		s = K_TASK_UNINTERRUPTIBLE;
+	/* keep the highest set bit, as the kernel's fls() does */
+	s |= s >> 1;
+	s |= s >> 2;
+	s |= s >> 4;
+	return s - (s >> 1);
+}
+
+#endif /* CORE_FIXES_BPF_H */

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Install everything abicap needs to build and test on Debian (bookworm or
+# later), and mount tracefs/bpffs if they are missing. Safe to run again.
+set -euo pipefail
+
+PKGS=(
+	make gcc clang llvm pkg-config
+	libbpf-dev bpftool libelf-dev zlib1g-dev libzstd-dev
+	libjansson-dev libcriterion-dev
+	jq linux-perf
+)
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "setup.sh: error: must run as root (try: sudo scripts/setup.sh)" >&2
+	exit 2
+fi
+
+missing=()
+for p in "${PKGS[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
+		missing+=("$p")
+done
+if [ "${#missing[@]}" -gt 0 ]; then
+	echo "setup.sh: installing: ${missing[*]}"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq
+	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+mountpoint -q /sys/kernel/tracing ||
+	mount -t tracefs nodev /sys/kernel/tracing
+mountpoint -q /sys/fs/bpf ||
+	mount -t bpf bpf /sys/fs/bpf
+
+if [ ! -r /sys/kernel/btf/vmlinux ]; then
+	echo "setup.sh: warning: /sys/kernel/btf/vmlinux missing: this kernel has no BTF (CONFIG_DEBUG_INFO_BTF=y needed to run abicap)" >&2
+fi
+echo "setup.sh: ok"

@@ -1,0 +1,312 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "abicap.skel.h"
+#include "capture.h"
+#include "events.h"
+#include "util.h"
+
+struct capture {
+	struct abicap_bpf *skel;
+	struct ring_buffer *rb;
+	struct bpf_program *prog[ABICAP_EV_COUNT]; /* chosen variant */
+	struct bpf_link *link[ABICAP_EV_COUNT];
+	struct kernel_plan plan;
+	capture_cb cb;
+	void *ctx;
+	int ncpus;
+	uint64_t received[ABICAP_EV_COUNT];
+	uint64_t bad;
+};
+
+static bool verbose;
+
+static int libbpf_log(enum libbpf_print_level level, const char *fmt,
+		      va_list ap)
+{
+	(void)level;
+	if (!verbose)
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+static int on_sample(void *ctx, void *data, size_t size)
+{
+	struct capture *c = ctx;
+	union abicap_rec r;
+
+	if (record_decode(data, size, &r) != REC_OK) {
+		c->bad++;
+		return 0;
+	}
+	c->received[r.hdr.type]++;
+	return c->cb ? c->cb(c->ctx, &r) : 0;
+}
+
+static size_t ringbuf_size(size_t want)
+{
+	size_t sz = (size_t)sysconf(_SC_PAGESIZE);
+
+	if (!want)
+		want = (size_t)RINGBUF_DEFAULT_MB << 20;
+	while (sz < want)
+		sz <<= 1;
+	return sz;
+}
+
+/* The program for ev in the variant the plan chose. */
+static struct bpf_program *pick(struct abicap_bpf *s,
+				const struct kernel_plan *p, unsigned int ev)
+{
+	bool t = p->tp_btf[ev];
+
+	switch (ev) {
+	case ABICAP_EV_SCHED_SWITCH:
+		if (p->switch_prev_state)
+			return t ? s->progs.tp_btf_sched_switch :
+				   s->progs.raw_tp_sched_switch;
+		return t ? s->progs.tp_btf_sched_switch_3 :
+			   s->progs.raw_tp_sched_switch_3;
+	case ABICAP_EV_SCHED_WAKEUP:
+		return t ? s->progs.tp_btf_sched_wakeup :
+			   s->progs.raw_tp_sched_wakeup;
+	case ABICAP_EV_SCHED_WAKEUP_NEW:
+		return t ? s->progs.tp_btf_sched_wakeup_new :
+			   s->progs.raw_tp_sched_wakeup_new;
+	case ABICAP_EV_SCHED_WAKING:
+		return t ? s->progs.tp_btf_sched_waking :
+			   s->progs.raw_tp_sched_waking;
+	case ABICAP_EV_CPU_IDLE:
+		return t ? s->progs.tp_btf_cpu_idle : s->progs.raw_tp_cpu_idle;
+	case ABICAP_EV_CPU_FREQUENCY:
+		return t ? s->progs.tp_btf_cpu_frequency :
+			   s->progs.raw_tp_cpu_frequency;
+	}
+	return NULL;
+}
+
+static void configure(struct capture *c, const struct capture_opts *o,
+		      size_t rb_bytes)
+{
+	struct abicap_bpf__rodata *ro = c->skel->rodata;
+
+	ro->events_mask = o->events;
+	ro->filter_pids = o->npids > 0;
+	ro->filter_cpus = o->cpus != NULL;
+	for (int i = 0; o->cpus && i < o->ncpus && i < ABICAP_MAX_CPUS; i++)
+		ro->cpu_allowed[i] = o->cpus[i] ? 1 : 0;
+	ro->wakeup_bytes = rb_bytes / 8;
+	bpf_map__set_max_entries(c->skel->maps.events, rb_bytes);
+}
+
+static int fill_pid_filter(struct capture *c, const struct capture_opts *o)
+{
+	int fd = bpf_map__fd(c->skel->maps.pid_filter);
+	__u8 one = 1;
+
+	for (int i = 0; i < o->npids; i++)
+		if (bpf_map_update_elem(fd, &o->pids[i], &one, BPF_ANY))
+			return -errno;
+	return 0;
+}
+
+static int attach_all(struct capture *c, char *err, size_t errlen)
+{
+	for (unsigned int ev = 0; ev < ABICAP_EV_COUNT; ev++) {
+		if (!c->prog[ev])
+			continue;
+		c->link[ev] = bpf_program__attach(c->prog[ev]);
+		if (!c->link[ev]) {
+			int e = errno;
+
+			snprintf(err, errlen, "cannot attach to tracepoint %s:%s "
+				 "(%s): %s%s", event_group(ev), event_name(ev),
+				 c->plan.tp_btf[ev] ? "tp_btf" : "raw_tp", strerror(e),
+				 e == ENOENT ? "; the kernel does not have it: "
+				 "leave it out with --events" :
+				 " (run with -v for libbpf's log)");
+			return e == ENOENT ? EXIT_KERNEL : EXIT_RUNTIME;
+		}
+	}
+	return EXIT_OK;
+}
+
+struct capture *capture_open(const struct capture_opts *o, capture_cb cb,
+			     void *ctx, int *exit_code, char *err,
+			     size_t errlen)
+{
+	struct capture *c;
+	struct bpf_program *p;
+	unsigned int load;
+	size_t rb_bytes = ringbuf_size(o->ringbuf_bytes);
+	int ret;
+
+	verbose = o->verbose;
+	libbpf_set_print(libbpf_log);
+	*exit_code = kernel_check_privilege(err, errlen);
+	if (*exit_code)
+		return NULL;
+	c = calloc(1, sizeof(*c));
+	if (!c) {
+		snprintf(err, errlen, "out of memory");
+		*exit_code = EXIT_RUNTIME;
+		return NULL;
+	}
+	c->cb = cb;
+	c->ctx = ctx;
+	c->ncpus = libbpf_num_possible_cpus();
+	/* sched_waking's program also feeds sched_wakeup's waker */
+	load = o->events;
+	if (load & (1u << ABICAP_EV_SCHED_WAKEUP))
+		load |= 1u << ABICAP_EV_SCHED_WAKING;
+	ret = kernel_plan(NULL, load, o->mode, &c->plan, err, errlen);
+	if (ret)
+		goto fail;
+
+	ret = EXIT_RUNTIME;
+	c->skel = abicap_bpf__open();
+	if (!c->skel) {
+		snprintf(err, errlen, "cannot open the BPF object: %s",
+			 strerror(errno));
+		goto fail;
+	}
+	bpf_object__for_each_program(p, c->skel->obj)
+		bpf_program__set_autoload(p, false);
+	for (unsigned int ev = 0; ev < ABICAP_EV_COUNT; ev++) {
+		if (!(load & (1u << ev)))
+			continue;
+		c->prog[ev] = pick(c->skel, &c->plan, ev);
+		bpf_program__set_autoload(c->prog[ev], true);
+	}
+	configure(c, o, rb_bytes);
+	if (abicap_bpf__load(c->skel)) {
+		snprintf(err, errlen, "the kernel refused to load the BPF "
+			 "programs: %s (run with -v for the verifier's log)",
+			 strerror(errno));
+		goto fail;
+	}
+	if (fill_pid_filter(c, o)) {
+		snprintf(err, errlen, "cannot set the pid filter: %s",
+			 strerror(errno));
+		goto fail;
+	}
+	c->rb = ring_buffer__new(bpf_map__fd(c->skel->maps.events), on_sample,
+				 c, NULL);
+	if (!c->rb) {
+		snprintf(err, errlen, "cannot set up the ring buffer: %s",
+			 strerror(errno));
+		goto fail;
+	}
+	ret = attach_all(c, err, errlen);
+	if (ret)
+		goto fail;
+	*exit_code = EXIT_OK;
+	return c;
+fail:
+	*exit_code = ret;
+	capture_close(c);
+	return NULL;
+}
+
+int capture_poll(struct capture *c, int timeout_ms)
+{
+	int n = ring_buffer__poll(c->rb, timeout_ms);
+
+	if (n < 0 && n != -EINTR)
+		return n;
+	/* records queued without a wakeup are there too */
+	n = ring_buffer__consume(c->rb);
+	return n;
+}
+
+int capture_stop(struct capture *c)
+{
+	for (unsigned int ev = 0; ev < ABICAP_EV_COUNT; ev++) {
+		bpf_link__destroy(c->link[ev]);
+		c->link[ev] = NULL;
+	}
+	return ring_buffer__consume(c->rb);
+}
+
+void capture_close(struct capture *c)
+{
+	if (!c)
+		return;
+	for (unsigned int ev = 0; ev < ABICAP_EV_COUNT; ev++)
+		bpf_link__destroy(c->link[ev]);
+	ring_buffer__free(c->rb);
+	abicap_bpf__destroy(c->skel);
+	free(c);
+}
+
+int capture_ncpus(const struct capture *c)
+{
+	return c->ncpus;
+}
+
+int capture_counters(struct capture *c, int cpu, struct abicap_counter *out)
+{
+	int fd = bpf_map__fd(c->skel->maps.counters);
+	struct abicap_counter *v = calloc(c->ncpus, sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	for (__u32 ev = 0; ev < ABICAP_EV_COUNT; ev++) {
+		out[ev].seen = out[ev].dropped = 0;
+		if (bpf_map_lookup_elem(fd, &ev, v)) {
+			int e = -errno;
+
+			free(v);
+			return e;
+		}
+		for (int i = 0; i < c->ncpus; i++) {
+			if (cpu >= 0 && i != cpu)
+				continue;
+			out[ev].seen += v[i].seen;
+			out[ev].dropped += v[i].dropped;
+		}
+	}
+	free(v);
+	return 0;
+}
+
+uint64_t capture_received(const struct capture *c, unsigned int ev)
+{
+	return ev < ABICAP_EV_COUNT ? c->received[ev] : 0;
+}
+
+uint64_t capture_bad_records(const struct capture *c)
+{
+	return c->bad;
+}
+
+const char *capture_variant(const struct capture *c, unsigned int ev)
+{
+	if (ev >= ABICAP_EV_COUNT || !c->prog[ev])
+		return NULL;
+	return c->plan.tp_btf[ev] ? "tp_btf" : "raw_tp";
+}
+
+const struct kernel_plan *capture_plan(const struct capture *c)
+{
+	return &c->plan;
+}
+
+int capture_test_run(struct capture *c, unsigned int ev, const uint64_t *args,
+		     int nargs)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .ctx_in = args,
+		    .ctx_size_in = nargs * sizeof(*args));
+
+	if (ev >= ABICAP_EV_COUNT || !c->prog[ev])
+		return -ENOENT;
+	if (bpf_prog_test_run_opts(bpf_program__fd(c->prog[ev]), &opts))
+		return -errno;
+	return 0;
+}

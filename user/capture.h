@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * The capture lifecycle: open the BPF object, configure filters and program
+ * variants, load, attach, consume the ring buffer, read the counters, detach.
+ */
+#ifndef ABICAP_CAPTURE_H
+#define ABICAP_CAPTURE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "abicap.h"
+#include "kernel.h"
+#include "record.h"
+
+#define RINGBUF_DEFAULT_MB 16
+
+struct capture_opts {
+	unsigned int events; /* mask of 1 << enum abicap_event */
+	int32_t pids[ABICAP_MAX_PIDS]; /* tgids; npids == 0: no pid filter */
+	int npids;
+	const uint8_t *cpus; /* cpus[i] != 0: keep CPU i; NULL: all CPUs */
+	int ncpus; /* entries in cpus */
+	size_t ringbuf_bytes; /* 0: default; rounded up to a power of two */
+	enum attach_mode mode;
+	bool verbose; /* libbpf's log on stderr */
+};
+
+/* Called for each record; a non-zero return stops this poll's consumption. */
+typedef int (*capture_cb)(void *ctx, const union abicap_rec *rec);
+
+struct capture;
+
+/*
+ * Check privileges and the kernel, load and attach. On failure returns NULL,
+ * sets *exit_code (enum abicap_exit) and writes one line to err.
+ */
+struct capture *capture_open(const struct capture_opts *opts, capture_cb cb,
+			     void *ctx, int *exit_code, char *err,
+			     size_t errlen);
+
+/* Wait up to timeout_ms for data, then consume all queued records. */
+int capture_poll(struct capture *c, int timeout_ms);
+
+/* Detach every program, then consume what is left: counters are final after. */
+int capture_stop(struct capture *c);
+
+void capture_close(struct capture *c);
+
+int capture_ncpus(const struct capture *c);
+
+/*
+ * Kernel counters, summed (cpu < 0) or for one CPU: seen and dropped per
+ * event. out has ABICAP_EV_COUNT entries.
+ */
+int capture_counters(struct capture *c, int cpu, struct abicap_counter *out);
+
+/* Records received in user space per event, and records that failed to decode. */
+uint64_t capture_received(const struct capture *c, unsigned int ev);
+uint64_t capture_bad_records(const struct capture *c);
+
+/* "tp_btf" or "raw_tp": the variant attached for ev; NULL if not attached. */
+const char *capture_variant(const struct capture *c, unsigned int ev);
+const struct kernel_plan *capture_plan(const struct capture *c);
+
+/*
+ * Run ev's program once through BPF_PROG_TEST_RUN with the given tracepoint
+ * arguments (raw_tp variants only: the kernel cannot test-run tp_btf).
+ */
+int capture_test_run(struct capture *c, unsigned int ev, const uint64_t *args,
+		     int nargs);
+
+#endif

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/* The events abicap captures: names, tracepoint groups, --events parsing. */
+#ifndef ABICAP_EVENTS_H
+#define ABICAP_EVENTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "abicap.h"
+
+#define EVENTS_ALL ((1u << ABICAP_EV_COUNT) - 1)
+
+/* "sched_switch", ...; NULL for an out-of-range value */
+const char *event_name(unsigned int ev);
+/* tracefs group: "sched" or "power" */
+const char *event_group(unsigned int ev);
+/* -1 if unknown */
+int event_by_name(const char *name, size_t len);
+
+/*
+ * Parse "sched_switch,cpu_idle" (or "all") into a mask of (1 << ev).
+ * On error returns false and writes a one-line message to err.
+ */
+bool parse_event_list(const char *list, unsigned int *mask, char *err,
+		      size_t errlen);
+
+#endif

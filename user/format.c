@@ -1,0 +1,250 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include "events.h"
+#include "format.h"
+
+void sb_init(struct sbuf *sb, char *buf, size_t cap)
+{
+	sb->p = buf;
+	sb->len = 0;
+	sb->cap = cap;
+	sb->overflow = false;
+	buf[0] = 0;
+}
+
+static void sb_putn(struct sbuf *sb, const char *s, size_t n)
+{
+	if (sb->len + n >= sb->cap) {
+		sb->overflow = true;
+		return;
+	}
+	memcpy(sb->p + sb->len, s, n);
+	sb->len += n;
+	sb->p[sb->len] = 0;
+}
+
+void sb_puts(struct sbuf *sb, const char *s)
+{
+	sb_putn(sb, s, strlen(s));
+}
+
+void sb_printf(struct sbuf *sb, const char *fmt, ...)
+{
+	size_t room = sb->cap - sb->len;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(sb->p + sb->len, room, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= room) {
+		sb->p[sb->len] = 0;
+		sb->overflow = true;
+		return;
+	}
+	sb->len += n;
+}
+
+size_t utf8_seq_len(const unsigned char *s, size_t n)
+{
+	unsigned char c = s[0];
+	unsigned char lo = 0x80, hi = 0xbf;
+	size_t len;
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		len = 2;
+	else if (c >= 0xe0 && c <= 0xef)
+		len = 3;
+	else if (c >= 0xf0 && c <= 0xf4)
+		len = 4;
+	else
+		return 0;
+	/* the second byte's range excludes overlongs and surrogates */
+	if (c == 0xe0)
+		lo = 0xa0;
+	else if (c == 0xed)
+		hi = 0x9f;
+	else if (c == 0xf0)
+		lo = 0x90;
+	else if (c == 0xf4)
+		hi = 0x8f;
+	if (n < len || s[1] < lo || s[1] > hi)
+		return 0;
+	for (size_t i = 2; i < len; i++)
+		if (s[i] < 0x80 || s[i] > 0xbf)
+			return 0;
+	return len;
+}
+
+/*
+ * s[0..n), up to a NUL. Valid UTF-8 of two or more bytes and printable ASCII
+ * go through as they are (JSON escapes '"' and '\\'). Control bytes become
+ * \u00XX in JSON and \xHH in text. Bytes that are not UTF-8 cannot be said in
+ * JSON: they become the four characters \xHH there too.
+ */
+static void sb_escaped(struct sbuf *sb, const char *str, size_t n, bool json)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t i = 0;
+
+	while (i < n && s[i]) {
+		size_t k = utf8_seq_len(s + i, strnlen(str + i, n - i));
+
+		if (k == 1 && s[i] >= 0x20 && s[i] < 0x7f) {
+			if (json && (s[i] == '"' || s[i] == '\\'))
+				sb_putn(sb, "\\", 1);
+			sb_putn(sb, str + i, 1);
+		} else if (k > 1) {
+			sb_putn(sb, str + i, k);
+		} else if (json && k == 1) {
+			sb_printf(sb, "\\u%04x", s[i]);
+		} else {
+			sb_printf(sb, json ? "\\\\x%02x" : "\\x%02x", s[i]);
+		}
+		i += k ? k : 1;
+	}
+}
+
+void sb_json_str(struct sbuf *sb, const char *s, size_t n)
+{
+	sb_putn(sb, "\"", 1);
+	sb_escaped(sb, s, n, true);
+	sb_putn(sb, "\"", 1);
+}
+
+void sb_text_str(struct sbuf *sb, const char *s, size_t n)
+{
+	sb_escaped(sb, s, n, false);
+}
+
+const char *state_str(uint32_t st, char *buf, size_t len)
+{
+	static const char letters[] = "SDTtXZPI";
+	struct sbuf sb;
+
+	sb_init(&sb, buf, len);
+	if (!(st & (ABICAP_STATE_PREEMPTED - 1))) {
+		sb_puts(&sb, "R");
+	} else {
+		for (int i = 0; i < 8; i++) {
+			if (!(st & (1u << i)))
+				continue;
+			if (sb.len)
+				sb_puts(&sb, "|");
+			sb_printf(&sb, "%c", letters[i]);
+		}
+	}
+	if (st & ABICAP_STATE_PREEMPTED)
+		sb_puts(&sb, "+");
+	return buf;
+}
+
+const char *format_text_header(void)
+{
+	return "    TIME(ms) CPU EVENT             DETAILS";
+}
+
+static void text_task(struct sbuf *sb, const char *comm, int32_t pid,
+		      int32_t prio)
+{
+	sb_text_str(sb, comm, ABICAP_COMM_LEN);
+	sb_printf(sb, ":%d [%d]", pid, prio);
+}
+
+static void format_text(struct sbuf *sb, const union abicap_rec *r,
+			uint64_t t0_ns)
+{
+	unsigned int type = r->hdr.type;
+	double ms = ((double)r->hdr.ts_ns - (double)t0_ns) / 1e6;
+	char st[32];
+
+	sb_printf(sb, "%12.3f %3u %-17s ", ms, r->hdr.cpu, event_name(type));
+	switch (type) {
+	case ABICAP_EV_SCHED_SWITCH:
+		text_task(sb, r->sw.prev_comm, r->sw.prev_pid, r->sw.prev_prio);
+		sb_printf(sb, " %s ==> ",
+			  state_str(r->sw.prev_state, st, sizeof(st)));
+		text_task(sb, r->sw.next_comm, r->sw.next_pid, r->sw.next_prio);
+		break;
+	case ABICAP_EV_SCHED_WAKEUP:
+	case ABICAP_EV_SCHED_WAKEUP_NEW:
+	case ABICAP_EV_SCHED_WAKING:
+		text_task(sb, r->wk.comm, r->wk.pid, r->wk.prio);
+		sb_printf(sb, " target_cpu=%d waker_pid=%d", r->wk.target_cpu,
+			  r->wk.waker_pid);
+		break;
+	case ABICAP_EV_CPU_IDLE:
+		if (r->pw.state == UINT32_MAX)
+			sb_printf(sb, "exit cpu_id=%u", r->pw.cpu_id);
+		else
+			sb_printf(sb, "state=%u cpu_id=%u", r->pw.state,
+				  r->pw.cpu_id);
+		break;
+	case ABICAP_EV_CPU_FREQUENCY:
+		sb_printf(sb, "state=%u kHz cpu_id=%u", r->pw.state,
+			  r->pw.cpu_id);
+		break;
+	}
+	sb_puts(sb, "\n");
+}
+
+static void json_comm(struct sbuf *sb, const char *key, const char *comm)
+{
+	sb_printf(sb, ",\"%s\":", key);
+	sb_json_str(sb, comm, ABICAP_COMM_LEN);
+}
+
+static void format_json(struct sbuf *sb, const union abicap_rec *r)
+{
+	unsigned int type = r->hdr.type;
+	char st[32];
+
+	sb_printf(sb, "{\"event\":\"%s\",\"ts_ns\":%llu,\"cpu\":%u",
+		  event_name(type), (unsigned long long)r->hdr.ts_ns,
+		  r->hdr.cpu);
+	switch (type) {
+	case ABICAP_EV_SCHED_SWITCH:
+		json_comm(sb, "prev_comm", r->sw.prev_comm);
+		sb_printf(sb, ",\"prev_pid\":%d,\"prev_tgid\":%d,"
+			  "\"prev_prio\":%d,\"prev_state\":\"%s\","
+			  "\"prev_state_raw\":%u",
+			  r->sw.prev_pid, r->sw.prev_tgid, r->sw.prev_prio,
+			  state_str(r->sw.prev_state, st, sizeof(st)),
+			  r->sw.prev_state);
+		json_comm(sb, "next_comm", r->sw.next_comm);
+		sb_printf(sb, ",\"next_pid\":%d,\"next_tgid\":%d,"
+			  "\"next_prio\":%d,\"preempt\":%s",
+			  r->sw.next_pid, r->sw.next_tgid, r->sw.next_prio,
+			  r->sw.preempt ? "true" : "false");
+		break;
+	case ABICAP_EV_SCHED_WAKEUP:
+	case ABICAP_EV_SCHED_WAKEUP_NEW:
+	case ABICAP_EV_SCHED_WAKING:
+		json_comm(sb, "comm", r->wk.comm);
+		sb_printf(sb, ",\"pid\":%d,\"tgid\":%d,\"prio\":%d,"
+			  "\"target_cpu\":%d,\"waker_pid\":%d,"
+			  "\"waker_tgid\":%d",
+			  r->wk.pid, r->wk.tgid, r->wk.prio, r->wk.target_cpu,
+			  r->wk.waker_pid, r->wk.waker_tgid);
+		break;
+	case ABICAP_EV_CPU_IDLE:
+	case ABICAP_EV_CPU_FREQUENCY:
+		sb_printf(sb, ",\"state\":%u,\"cpu_id\":%u", r->pw.state,
+			  r->pw.cpu_id);
+		break;
+	}
+	sb_puts(sb, "}\n");
+}
+
+void format_record(struct sbuf *sb, enum out_format fmt,
+		   const union abicap_rec *r, uint64_t t0_ns)
+{
+	if (fmt == FMT_JSON)
+		format_json(sb, r);
+	else
+		format_text(sb, r, t0_ns);
+}

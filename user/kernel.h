@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * What the running kernel offers: privileges, BTF, and which program variant
+ * each event gets (tp_btf or raw_tp; sched_switch with or without the
+ * prev_state argument).
+ */
+#ifndef ABICAP_KERNEL_H
+#define ABICAP_KERNEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "abicap.h"
+
+struct btf;
+
+enum attach_mode {
+	ATTACH_AUTO, /* tp_btf where the kernel has it, raw_tp otherwise */
+	ATTACH_TP_BTF,
+	ATTACH_RAW_TP,
+};
+
+struct kernel_plan {
+	bool tp_btf[ABICAP_EV_COUNT];
+	/* sched_switch has the 4th argument prev_state (Linux 5.18+) */
+	bool switch_prev_state;
+};
+
+/* EXIT_OK, or EXIT_PRIV with the missing capability named in err. */
+int kernel_check_privilege(char *err, size_t errlen);
+
+/*
+ * Decide the program variant for every event in mask from the kernel's BTF
+ * (btf: NULL loads the running kernel's). EXIT_OK, EXIT_KERNEL (no BTF,
+ * tracepoint missing, prototype not one abicap knows) or EXIT_USAGE (a forced
+ * mode the kernel cannot do), with one line in err.
+ */
+int kernel_plan(const struct btf *btf, unsigned int mask,
+		enum attach_mode mode, struct kernel_plan *plan, char *err,
+		size_t errlen);
+
+/* "6.18.44-..." */
+const char *kernel_release(void);
+
+#endif

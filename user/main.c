@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/* abicap's command line: one do_<cmd>() per subcommand. */
+#include <stdio.h>
+#include <string.h>
+#include "trace.h"
+#include "util.h"
+
+struct cmd {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *what;
+};
+
+static const struct cmd cmds[] = {
+	{ "trace", do_trace, "stream scheduler and power events to stdout" },
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "Usage: abicap COMMAND [OPTIONS]\n"
+		"Capture Linux scheduler and power events with eBPF.\n\n"
+		"Commands:\n");
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		fprintf(f, "  %-10s %s\n", cmds[i].name, cmds[i].what);
+	fprintf(f, "\n'abicap COMMAND --help' describes a command.\n"
+		"  -h, --help     show this help\n"
+		"  -V, --version  show the version\n\n"
+		"Exit codes: 0 ok; 1 the kernel cannot do it (no BTF, tracepoint "
+		"missing);\n2 bad usage or input; 3 missing privilege; "
+		"4 runtime failure.\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") ||
+	    !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return EXIT_OK;
+	}
+	if (!strcmp(argv[1], "-V") || !strcmp(argv[1], "--version")) {
+		printf("abicap %s (record format %d)\n", ABICAP_VERSION,
+		       ABICAP_RECORD_VERSION);
+		return EXIT_OK;
+	}
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		if (!strcmp(argv[1], cmds[i].name))
+			return cmds[i].fn(argc - 1, argv + 1);
+	ab_error("unknown command '%s' (see abicap --help)", argv[1]);
+	return EXIT_USAGE;
+}

@@ -1,0 +1,377 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/libbpf.h>
+#include "cpulist.h"
+#include "events.h"
+#include "trace.h"
+#include "util.h"
+
+const char trace_usage[] =
+"Usage: abicap trace [OPTIONS]\n"
+"Stream scheduler and power events from the running kernel to stdout.\n"
+"\n"
+"  -f, --format FMT       text (default: aligned columns, ms since start)\n"
+"                         or json (one object per line)\n"
+"  -d, --duration SECS    stop after SECS seconds (default: until Ctrl-C)\n"
+"  -e, --events LIST      comma-separated events (default: all): sched_switch,\n"
+"                         sched_wakeup,sched_wakeup_new,sched_waking,cpu_idle,\n"
+"                         cpu_frequency\n"
+"  -p, --pid PID[,PID]    only sched events involving these processes (as\n"
+"                         prev/next, wakee or waker; threads included);\n"
+"                         power events belong to no process and are left out\n"
+"  -C, --cpu CPULIST      only events on these CPUs, e.g. 0,2-3\n"
+"  -b, --buffer-size MB   ring buffer size (default 16, rounded up to a power of 2)\n"
+"      --attach MODE      auto (default: tp_btf where the kernel has it),\n"
+"                         tp_btf or raw_tp\n"
+"  -v, --verbose          print libbpf's log (verifier output) on stderr\n"
+"  -h, --help             show this help\n"
+"\n"
+"Ends on Ctrl-C, SIGTERM, the duration, or when stdout is closed; then prints\n"
+"a summary on stderr: events seen, received and dropped per event, and\n"
+"drops per CPU. Drops are also reported while running.\n"
+"Exit: 0 ok, 1 kernel cannot do it, 2 bad usage, 3 missing privilege,\n"
+"4 runtime failure.\n";
+
+enum { OPT_ATTACH = 256 };
+
+static const struct option long_opts[] = {
+	{ "format", required_argument, NULL, 'f' },
+	{ "duration", required_argument, NULL, 'd' },
+	{ "events", required_argument, NULL, 'e' },
+	{ "pid", required_argument, NULL, 'p' },
+	{ "cpu", required_argument, NULL, 'C' },
+	{ "buffer-size", required_argument, NULL, 'b' },
+	{ "attach", required_argument, NULL, OPT_ATTACH },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "help", no_argument, NULL, 'h' },
+	{ 0 },
+};
+
+static int parse_pids(const char *arg, struct capture_opts *c, char *err,
+		      size_t errlen)
+{
+	char buf[256], *save, *tok;
+
+	snprintf(buf, sizeof(buf), "%s", arg);
+	for (tok = strtok_r(buf, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		long pid;
+
+		if (!parse_long(tok, 1, 0x7fffffff, &pid)) {
+			snprintf(err, errlen, "-p '%s' is not a process id "
+				 "(a positive number)", tok);
+			return EXIT_USAGE;
+		}
+		if (kill((pid_t)pid, 0) && errno == ESRCH) {
+			snprintf(err, errlen, "-p %ld: no such process", pid);
+			return EXIT_USAGE;
+		}
+		if (c->npids == ABICAP_MAX_PIDS) {
+			snprintf(err, errlen, "-p: at most %d processes",
+				 ABICAP_MAX_PIDS);
+			return EXIT_USAGE;
+		}
+		c->pids[c->npids++] = (int32_t)pid;
+	}
+	if (!c->npids) {
+		snprintf(err, errlen, "-p needs a process id");
+		return EXIT_USAGE;
+	}
+	return EXIT_OK;
+}
+
+int trace_parse_args(int argc, char **argv, struct trace_opts *o, char *err,
+		     size_t errlen)
+{
+	int ncpus = libbpf_num_possible_cpus();
+	long mb;
+	int ch;
+
+	memset(o, 0, sizeof(*o));
+	o->cap.events = EVENTS_ALL;
+	optind = 0; /* full re-initialisation: parsers may run more than once */
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, ":f:d:e:p:C:b:vh", long_opts,
+				 NULL)) != -1) {
+		switch (ch) {
+		case 'f':
+			if (!strcmp(optarg, "text")) {
+				o->fmt = FMT_TEXT;
+			} else if (!strcmp(optarg, "json")) {
+				o->fmt = FMT_JSON;
+			} else {
+				snprintf(err, errlen, "--format '%s': use text "
+					 "or json", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'd':
+			if (!parse_seconds(optarg, &o->duration)) {
+				snprintf(err, errlen, "--duration '%s' is not a "
+					 "positive number of seconds", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'e':
+			if (!parse_event_list(optarg, &o->cap.events, err,
+					      errlen))
+				return EXIT_USAGE;
+			break;
+		case 'p':
+			if (parse_pids(optarg, &o->cap, err, errlen))
+				return EXIT_USAGE;
+			break;
+		case 'C':
+			if (ncpus <= 0 || ncpus > ABICAP_MAX_CPUS) {
+				snprintf(err, errlen, "-C: cannot tell how many "
+					 "CPUs this machine has");
+				return EXIT_USAGE;
+			}
+			if (!parse_cpulist(optarg, o->cpuset, ncpus, err,
+					   errlen))
+				return EXIT_USAGE;
+			o->cap.cpus = o->cpuset;
+			o->cap.ncpus = ncpus;
+			break;
+		case 'b':
+			if (!parse_long(optarg, 1, 4096, &mb)) {
+				snprintf(err, errlen, "--buffer-size '%s': give "
+					 "megabytes from 1 to 4096", optarg);
+				return EXIT_USAGE;
+			}
+			o->cap.ringbuf_bytes = (size_t)mb << 20;
+			break;
+		case OPT_ATTACH:
+			if (!strcmp(optarg, "auto")) {
+				o->cap.mode = ATTACH_AUTO;
+			} else if (!strcmp(optarg, "tp_btf")) {
+				o->cap.mode = ATTACH_TP_BTF;
+			} else if (!strcmp(optarg, "raw_tp")) {
+				o->cap.mode = ATTACH_RAW_TP;
+			} else {
+				snprintf(err, errlen, "--attach '%s': use auto, "
+					 "tp_btf or raw_tp", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'v':
+			o->cap.verbose = true;
+			break;
+		case 'h':
+			o->help = true;
+			return EXIT_OK;
+		case ':':
+			snprintf(err, errlen, "option '%s' needs a value "
+				 "(see abicap trace --help)", argv[optind - 1]);
+			return EXIT_USAGE;
+		default:
+			snprintf(err, errlen, "unknown option '%s' (see abicap "
+				 "trace --help)", argv[optind - 1]);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		snprintf(err, errlen, "unexpected argument '%s' (see abicap "
+			 "trace --help)", argv[optind]);
+		return EXIT_USAGE;
+	}
+	return EXIT_OK;
+}
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+struct trace_state {
+	enum out_format fmt;
+	uint64_t t0_ns;
+	bool out_closed; /* stdout went away (EPIPE): keep counting, stop writing */
+	int out_errno; /* any other write error */
+	uint64_t written;
+};
+
+static int emit(void *ctx, const union abicap_rec *r)
+{
+	struct trace_state *st = ctx;
+	char line[FORMAT_LINE_MAX];
+	struct sbuf sb;
+
+	if (st->out_closed || st->out_errno)
+		return 0;
+	sb_init(&sb, line, sizeof(line));
+	format_record(&sb, st->fmt, r, st->t0_ns);
+	if (fwrite(line, 1, sb.len, stdout) != sb.len) {
+		if (errno == EPIPE)
+			st->out_closed = true;
+		else
+			st->out_errno = errno;
+		return 0;
+	}
+	st->written++;
+	return 0;
+}
+
+static void flush_out(struct trace_state *st)
+{
+	if (st->out_closed || st->out_errno)
+		return;
+	if (fflush(stdout)) {
+		if (errno == EPIPE)
+			st->out_closed = true;
+		else
+			st->out_errno = errno;
+	}
+}
+
+static uint64_t total_dropped(struct capture *c)
+{
+	struct abicap_counter sum[ABICAP_EV_COUNT];
+	uint64_t d = 0;
+
+	if (capture_counters(c, -1, sum))
+		return 0;
+	for (int ev = 0; ev < ABICAP_EV_COUNT; ev++)
+		d += sum[ev].dropped;
+	return d;
+}
+
+static void print_summary(struct capture *c, unsigned int mask, double secs,
+			  const struct trace_state *st)
+{
+	struct abicap_counter sum[ABICAP_EV_COUNT], per[ABICAP_EV_COUNT];
+	uint64_t seen = 0, rcvd = 0, drop = 0, unaccounted = 0;
+	int ncpus = capture_ncpus(c);
+
+	if (capture_counters(c, -1, sum)) {
+		ab_warn("cannot read the kernel's event counters: %s",
+			strerror(errno));
+		return;
+	}
+	for (int ev = 0; ev < ABICAP_EV_COUNT; ev++) {
+		seen += sum[ev].seen;
+		drop += sum[ev].dropped;
+		rcvd += capture_received(c, ev);
+	}
+	fprintf(stderr, "abicap: %.2f s: %llu events seen, %llu received, "
+		"%llu dropped\n", secs, (unsigned long long)seen,
+		(unsigned long long)rcvd, (unsigned long long)drop);
+	fprintf(stderr, "  %-17s %10s %10s %10s  %s\n", "EVENT", "SEEN",
+		"RECEIVED", "DROPPED", "PROGRAM");
+	for (unsigned int ev = 0; ev < ABICAP_EV_COUNT; ev++) {
+		uint64_t r = capture_received(c, ev);
+
+		if (!(mask & (1u << ev)))
+			continue;
+		fprintf(stderr, "  %-17s %10llu %10llu %10llu  %s%s\n",
+			event_name(ev), (unsigned long long)sum[ev].seen,
+			(unsigned long long)r,
+			(unsigned long long)sum[ev].dropped,
+			capture_variant(c, ev),
+			ev == ABICAP_EV_SCHED_SWITCH ?
+				(capture_plan(c)->switch_prev_state ?
+					 " (4 args)" : " (3 args)") : "");
+		if (sum[ev].seen != r + sum[ev].dropped)
+			unaccounted += sum[ev].seen - r - sum[ev].dropped;
+	}
+	fprintf(stderr, "  dropped per CPU:");
+	for (int cpu = 0; cpu < ncpus; cpu++) {
+		uint64_t d = 0;
+
+		if (capture_counters(c, cpu, per))
+			break;
+		for (int ev = 0; ev < ABICAP_EV_COUNT; ev++)
+			d += per[ev].dropped;
+		fprintf(stderr, "%s cpu%d %llu", cpu ? "," : "", cpu,
+			(unsigned long long)d);
+	}
+	fprintf(stderr, "\n");
+	if (unaccounted)
+		ab_warn("%llu events were counted in the kernel but neither "
+			"received nor dropped", (unsigned long long)unaccounted);
+	if (capture_bad_records(c))
+		ab_warn("%llu records could not be decoded",
+			(unsigned long long)capture_bad_records(c));
+	if (st->out_closed)
+		ab_warn("stdout was closed: %llu of %llu received events "
+			"were written", (unsigned long long)st->written,
+			(unsigned long long)rcvd);
+}
+
+int do_trace(int argc, char **argv)
+{
+	char err[ERRMSG_LEN];
+	struct trace_opts o;
+	struct trace_state st = { 0 };
+	struct sigaction sa = { .sa_handler = on_signal };
+	struct capture *c;
+	uint64_t deadline = 0, next_check, last_drop = 0;
+	int ret;
+
+	ret = trace_parse_args(argc, argv, &o, err, sizeof(err));
+	if (ret) {
+		ab_error("%s", err);
+		return ret;
+	}
+	if (o.help) {
+		fputs(trace_usage, stdout);
+		return EXIT_OK;
+	}
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	st.fmt = o.fmt;
+	st.t0_ns = mono_ns();
+	c = capture_open(&o.cap, emit, &st, &ret, err, sizeof(err));
+	if (!c) {
+		ab_error("%s", err);
+		return ret;
+	}
+	if (o.fmt == FMT_TEXT)
+		printf("%s\n", format_text_header());
+	if (o.duration > 0)
+		deadline = st.t0_ns + (uint64_t)(o.duration * 1e9);
+	next_check = mono_ns() + 1000000000ull;
+	while (!stop_signal && !st.out_closed && !st.out_errno) {
+		uint64_t now;
+
+		ret = capture_poll(c, 100);
+		if (ret < 0) {
+			ab_error("reading the ring buffer failed: %s",
+				 strerror(-ret));
+			capture_close(c);
+			return EXIT_RUNTIME;
+		}
+		flush_out(&st);
+		now = mono_ns();
+		if (now >= next_check) {
+			uint64_t d = total_dropped(c);
+
+			if (d > last_drop)
+				ab_warn("%llu events dropped in the last second "
+					"(ring buffer full): raise --buffer-size "
+					"or narrow --events/-p/-C",
+					(unsigned long long)(d - last_drop));
+			last_drop = d;
+			next_check = now + 1000000000ull;
+		}
+		if (deadline && now >= deadline)
+			break;
+	}
+	capture_stop(c);
+	flush_out(&st);
+	print_summary(c, o.cap.events, (mono_ns() - st.t0_ns) / 1e9, &st);
+	capture_close(c);
+	if (st.out_errno) {
+		ab_error("cannot write to stdout: %s", strerror(st.out_errno));
+		return EXIT_RUNTIME;
+	}
+	return EXIT_OK;
+}

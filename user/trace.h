@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/* abicap trace: stream events to stdout. */
+#ifndef ABICAP_TRACE_H
+#define ABICAP_TRACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "capture.h"
+#include "format.h"
+
+struct trace_opts {
+	enum out_format fmt;
+	double duration; /* seconds; 0: until Ctrl-C */
+	struct capture_opts cap;
+	uint8_t cpuset[ABICAP_MAX_CPUS];
+	bool help;
+};
+
+extern const char trace_usage[];
+
+/* EXIT_OK (o->help may be set) or EXIT_USAGE with one line in err. */
+int trace_parse_args(int argc, char **argv, struct trace_opts *o, char *err,
+		     size_t errlen);
+
+int do_trace(int argc, char **argv);
+
+#endif

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/* Exit codes, diagnostics and strict number parsing shared by every command. */
+#ifndef ABICAP_UTIL_H
+#define ABICAP_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Documented exit codes (README "Exit codes", abicap --help). */
+enum abicap_exit {
+	EXIT_OK = 0,
+	EXIT_KERNEL = 1, /* the kernel cannot give what is asked: no BTF, tracepoint missing */
+	EXIT_USAGE = 2, /* bad flag, bad value, bad input file */
+	EXIT_PRIV = 3, /* not enough privilege: missing capability */
+	EXIT_RUNTIME = 4, /* load/attach/ring buffer/output failure */
+};
+
+#define ERRMSG_LEN 512
+
+/* One-line diagnostics on stderr: "abicap: error: ..." / "abicap: warning: ..." */
+void ab_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void ab_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Strict parsers: the whole string must be a number within [min, max]. */
+bool parse_long(const char *s, long min, long max, long *out);
+bool parse_seconds(const char *s, double *out);
+
+uint64_t mono_ns(void);
+
+#endif
