@@ -168,6 +168,8 @@ struct capture *capture_open(const struct capture_opts *o, capture_cb cb,
 	ret = kernel_plan(NULL, load, o->mode, &c->plan, err, errlen);
 	if (ret)
 		goto fail;
+	if (o->legacy_switch)
+		c->plan.switch_prev_state = false;
 
 	ret = EXIT_RUNTIME;
 	c->skel = abicap_bpf__open();

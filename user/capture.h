@@ -24,6 +24,12 @@ struct capture_opts {
 	size_t ringbuf_bytes; /* 0: default; rounded up to a power of two */
 	enum attach_mode mode;
 	bool verbose; /* libbpf's log on stderr */
+	/*
+	 * Use the 3-argument sched_switch program (prev_state read from the
+	 * task, as on kernels before 5.18) even where the kernel has 4: lets
+	 * the tests exercise the old kernels' path on this one.
+	 */
+	bool legacy_switch;
 };
 
 /* Called for each record; a non-zero return stops this poll's consumption. */

@@ -85,10 +85,30 @@ static int parse_pids(const char *arg, struct capture_opts *c, char *err,
 	return EXIT_OK;
 }
 
+#define POWER_EVENTS \
+	((1u << ABICAP_EV_CPU_IDLE) | (1u << ABICAP_EV_CPU_FREQUENCY))
+
+/* Power events belong to no process: -p leaves them out, or refuses them. */
+static int pid_filter_events(struct capture_opts *c, bool events_given,
+			     char *err, size_t errlen)
+{
+	if (!c->npids)
+		return EXIT_OK;
+	if (events_given && (c->events & POWER_EVENTS)) {
+		snprintf(err, errlen, "-p cannot select cpu_idle or "
+			 "cpu_frequency (they belong to no process): leave "
+			 "them out of --events, or drop -p");
+		return EXIT_USAGE;
+	}
+	c->events &= ~POWER_EVENTS;
+	return EXIT_OK;
+}
+
 int trace_parse_args(int argc, char **argv, struct trace_opts *o, char *err,
 		     size_t errlen)
 {
 	int ncpus = libbpf_num_possible_cpus();
+	bool events_given = false;
 	long mb;
 	int ch;
 
@@ -121,6 +141,7 @@ int trace_parse_args(int argc, char **argv, struct trace_opts *o, char *err,
 			if (!parse_event_list(optarg, &o->cap.events, err,
 					      errlen))
 				return EXIT_USAGE;
+			events_given = true;
 			break;
 		case 'p':
 			if (parse_pids(optarg, &o->cap, err, errlen))
@@ -180,7 +201,7 @@ int trace_parse_args(int argc, char **argv, struct trace_opts *o, char *err,
 			 "trace --help)", argv[optind]);
 		return EXIT_USAGE;
 	}
-	return EXIT_OK;
+	return pid_filter_events(&o->cap, events_given, err, errlen);
 }
 
 static volatile sig_atomic_t stop_signal;
@@ -334,6 +355,10 @@ int do_trace(int argc, char **argv)
 		ab_error("%s", err);
 		return ret;
 	}
+	fprintf(stderr, "abicap: tracing %d event%s; %s to stop\n",
+		__builtin_popcount(o.cap.events),
+		__builtin_popcount(o.cap.events) == 1 ? "" : "s",
+		o.duration > 0 ? "Ctrl-C or the duration" : "Ctrl-C");
 	if (o.fmt == FMT_TEXT)
 		printf("%s\n", format_text_header());
 	if (o.duration > 0)

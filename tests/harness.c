@@ -1,0 +1,268 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "harness.h"
+#include "util.h"
+
+void require_kernel(void)
+{
+	const char *why = NULL;
+
+	if (geteuid() != 0)
+		why = "needs root (run: sudo make test)";
+	else if (access("/sys/kernel/btf/vmlinux", R_OK))
+		why = "this kernel has no BTF (/sys/kernel/btf/vmlinux)";
+	if (!why)
+		return;
+	if (getenv("CI"))
+		cr_assert_fail("real-kernel test cannot run in CI: %s", why);
+	cr_skip_test("%s", why);
+}
+
+struct pp_thread {
+	struct pingpong *pp;
+	pthread_barrier_t *ready;
+	pthread_barrier_t *done;
+	const char *name;
+	int rd, wr;
+	bool first; /* writes before it reads */
+	pid_t *tid;
+};
+
+static void *pp_main(void *arg)
+{
+	struct pp_thread *t = arg;
+	char b = 'x';
+
+	prctl(PR_SET_NAME, t->name);
+	*t->tid = gettid();
+	pthread_barrier_wait(t->ready);
+	if (t->first)
+		t->pp->start_ns = mono_ns();
+	for (int i = 0; i < t->pp->rounds; i++) {
+		if (t->first && write(t->wr, &b, 1) != 1)
+			break;
+		if (read(t->rd, &b, 1) != 1)
+			break;
+		if (!t->first && write(t->wr, &b, 1) != 1)
+			break;
+	}
+	if (t->first)
+		t->pp->end_ns = mono_ns();
+	/* neither thread exits (prev_state X) inside the window */
+	pthread_barrier_wait(t->done);
+	return NULL;
+}
+
+bool pp_window(const struct pingpong *pp, const union abicap_rec *r)
+{
+	return r->hdr.ts_ns >= pp->start_ns && r->hdr.ts_ns <= pp->end_ns;
+}
+
+void pingpong_run(struct pingpong *pp, int rounds, int cpu)
+{
+	int a[2], b[2];
+	pthread_t th[2];
+	pthread_attr_t attr;
+	pthread_barrier_t ready, done;
+	struct pp_thread t[2];
+
+	pp->rounds = rounds;
+	pp->cpu = cpu;
+	cr_assert(!pipe(a) && !pipe(b));
+	pthread_barrier_init(&ready, NULL, 2);
+	pthread_barrier_init(&done, NULL, 2);
+	t[0] = (struct pp_thread){ pp, &ready, &done, "abc_ping", b[0], a[1],
+				   true, &pp->ping_tid };
+	t[1] = (struct pp_thread){ pp, &ready, &done, "abc_pong", a[0], b[1],
+				   false, &pp->pong_tid };
+	/*
+	 * Pinned from birth: moving a running thread would bring wakeups from
+	 * the migration thread into the picture.
+	 */
+	pthread_attr_init(&attr);
+	if (cpu >= 0) {
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET(cpu, &set);
+		pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
+	}
+	for (int i = 0; i < 2; i++)
+		cr_assert(!pthread_create(&th[i], &attr, pp_main, &t[i]));
+	pthread_attr_destroy(&attr);
+	for (int i = 0; i < 2; i++)
+		pthread_join(th[i], NULL);
+	pthread_barrier_destroy(&ready);
+	pthread_barrier_destroy(&done);
+	close(a[0]);
+	close(a[1]);
+	close(b[0]);
+	close(b[1]);
+}
+
+int collect_cb(void *ctx, const union abicap_rec *r)
+{
+	struct collected *c = ctx;
+
+	if (c->n == c->cap) {
+		c->cap = c->cap ? c->cap * 2 : 4096;
+		c->v = realloc(c->v, c->cap * sizeof(*c->v));
+		cr_assert(c->v);
+	}
+	c->v[c->n++] = *r;
+	return 0;
+}
+
+void collected_free(struct collected *c)
+{
+	free(c->v);
+	memset(c, 0, sizeof(*c));
+}
+
+struct capture *start_capture(const struct capture_opts *o,
+			      struct collected *col)
+{
+	char err[ERRMSG_LEN] = "";
+	int code = -1;
+	struct capture *c = capture_open(o, collect_cb, col, &code, err,
+					 sizeof(err));
+
+	cr_assert(c, "capture_open failed (exit %d): %s", code, err);
+	cr_assert_eq(code, EXIT_OK);
+	return c;
+}
+
+void poll_for(struct capture *c, int ms)
+{
+	uint64_t end = mono_ns() + (uint64_t)ms * 1000000;
+
+	while (mono_ns() < end)
+		cr_assert_geq(capture_poll(c, 20), 0);
+}
+
+void stop_and_check_lossless(struct capture *c)
+{
+	struct abicap_counter sum[ABICAP_EV_COUNT];
+
+	capture_stop(c);
+	cr_assert_eq(capture_counters(c, -1, sum), 0);
+	for (unsigned int ev = 0; ev < ABICAP_EV_COUNT; ev++) {
+		cr_expect_eq(sum[ev].dropped, 0, "event %u: %llu dropped", ev,
+			     (unsigned long long)sum[ev].dropped);
+		cr_expect_eq(sum[ev].seen, capture_received(c, ev),
+			     "event %u: seen %llu, received %llu", ev,
+			     (unsigned long long)sum[ev].seen,
+			     (unsigned long long)capture_received(c, ev));
+	}
+	cr_expect_eq(capture_bad_records(c), 0);
+}
+
+const char *abicap_bin(void)
+{
+	const char *b = getenv("ABICAP_BIN");
+
+	return b ? b : "build/abicap";
+}
+
+void spawn(struct child *ch, char *const argv[])
+{
+	int out[2], err[2];
+
+	cr_assert(!pipe(out) && !pipe(err));
+	ch->pid = fork();
+	cr_assert_geq(ch->pid, 0);
+	if (!ch->pid) {
+		dup2(out[1], 1);
+		dup2(err[1], 2);
+		close(out[0]);
+		close(err[0]);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	close(out[1]);
+	close(err[1]);
+	ch->out_fd = out[0];
+	ch->err_fd = err[0];
+}
+
+char *read_all(int fd)
+{
+	size_t len = 0, cap = 1 << 16;
+	char *buf = malloc(cap);
+	ssize_t n;
+
+	cr_assert(buf);
+	while ((n = read(fd, buf + len, cap - len - 1)) != 0) {
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		len += n;
+		if (cap - len < 2) {
+			cap *= 2;
+			buf = realloc(buf, cap);
+			cr_assert(buf);
+		}
+	}
+	buf[len] = 0;
+	return buf;
+}
+
+void wait_for_stderr(struct child *ch, const char *needle, char *seen,
+		     size_t seen_len)
+{
+	size_t len = 0;
+	uint64_t end = mono_ns() + 20ull * 1000000000;
+
+	seen[0] = 0;
+	while (!strstr(seen, needle)) {
+		struct pollfd p = { .fd = ch->err_fd, .events = POLLIN };
+		ssize_t n;
+
+		cr_assert(mono_ns() < end, "no '%s' on stderr in 20 s; got: %s",
+			  needle, seen);
+		if (poll(&p, 1, 100) <= 0)
+			continue;
+		n = read(ch->err_fd, seen + len, seen_len - len - 1);
+		cr_assert_gt(n, 0, "stderr closed before '%s'; got: %s", needle,
+			     seen);
+		len += n;
+		seen[len] = 0;
+	}
+}
+
+int wait_exit(struct child *ch, int timeout_s)
+{
+	uint64_t end = mono_ns() + (uint64_t)timeout_s * 1000000000;
+	int status;
+
+	for (;;) {
+		pid_t r = waitpid(ch->pid, &status, WNOHANG);
+
+		if (r == ch->pid)
+			break;
+		if (mono_ns() > end) {
+			kill(ch->pid, SIGKILL);
+			waitpid(ch->pid, &status, 0);
+			cr_assert_fail("%s did not exit within %d s", abicap_bin(),
+				 timeout_s);
+		}
+		usleep(10000);
+	}
+	cr_assert(WIFEXITED(status), "killed by signal %d",
+		  WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+	return WEXITSTATUS(status);
+}

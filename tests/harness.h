@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/* Shared by the tests: skip rules, a known workload, record collection, processes. */
+#ifndef ABICAP_TEST_HARNESS_H
+#define ABICAP_TEST_HARNESS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include "capture.h"
+
+/*
+ * Real-kernel tests need root and kernel BTF. Without them a test skips with
+ * the reason, except under CI (CI set in the environment), where it fails:
+ * CI must never skip them.
+ */
+void require_kernel(void);
+
+/*
+ * Two threads, "abc_ping" and "abc_pong", pinned to one CPU (cpu < 0: not
+ * pinned), passing a byte back and forth over two pipes `rounds` times.
+ */
+struct pingpong {
+	pid_t ping_tid;
+	pid_t pong_tid;
+	int rounds;
+	int cpu;
+	/* both threads named and pinned, before the first byte / after the last */
+	uint64_t start_ns;
+	uint64_t end_ns;
+};
+/* The record falls inside [start_ns, end_ns] of the exchange. */
+bool pp_window(const struct pingpong *pp, const union abicap_rec *r);
+void pingpong_run(struct pingpong *pp, int rounds, int cpu);
+
+/* Records collected by a capture callback. */
+struct collected {
+	union abicap_rec *v;
+	size_t n;
+	size_t cap;
+};
+int collect_cb(void *ctx, const union abicap_rec *r);
+void collected_free(struct collected *c);
+
+/* capture_open, asserting success (the error is in the failure message). */
+struct capture *start_capture(const struct capture_opts *o,
+			      struct collected *col);
+/* Poll for ms milliseconds. */
+void poll_for(struct capture *c, int ms);
+/* Detach, drain, and assert that every event seen was received: no drops. */
+void stop_and_check_lossless(struct capture *c);
+
+/* The abicap binary under test ($ABICAP_BIN, default build/abicap). */
+const char *abicap_bin(void);
+
+/* A child process with stdout and stderr on pipes. */
+struct child {
+	pid_t pid;
+	int out_fd;
+	int err_fd;
+};
+void spawn(struct child *ch, char *const argv[]);
+/* Read fd until EOF into a malloc'd NUL-terminated string. */
+char *read_all(int fd);
+/* Read stderr up to a line containing `needle` (assert it comes in time). */
+void wait_for_stderr(struct child *ch, const char *needle, char *seen,
+		     size_t seen_len);
+/* Wait for exit (at most timeout_s seconds, then SIGKILL and fail); return the exit code. */
+int wait_exit(struct child *ch, int timeout_s);
+
+#endif

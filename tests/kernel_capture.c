@@ -1,0 +1,400 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * Real-kernel tests: load and attach the BPF programs on the running kernel,
+ * run a workload with known threads, and check what arrived.
+ */
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+#include <pthread.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+#include "events.h"
+#include <bpf/libbpf.h>
+#include "harness.h"
+#include "util.h"
+
+#define ROUNDS 200
+#define EV(e) (1u << (e))
+
+static bool is_pp(const struct pingpong *pp, int32_t tid)
+{
+	return tid == pp->ping_tid || tid == pp->pong_tid;
+}
+
+static const char *pp_name(const struct pingpong *pp, int32_t tid)
+{
+	return tid == pp->ping_tid ? "abc_ping" : "abc_pong";
+}
+
+static int32_t pp_other(const struct pingpong *pp, int32_t tid)
+{
+	return tid == pp->ping_tid ? pp->pong_tid : pp->ping_tid;
+}
+
+/*
+ * The checks every variant must pass: switches between exactly the two
+ * threads with their comms, prios and a sleeping (or preempted) prev_state;
+ * wakeups and wakings of each naming the other as waker.
+ */
+static void check_pingpong(const struct collected *col,
+			   const struct pingpong *pp, bool legacy)
+{
+	int switches = 0, sleeping = 0, running = 0, wakeups = 0, wakings = 0;
+	pid_t me = getpid();
+
+	for (size_t i = 0; i < col->n; i++) {
+		const union abicap_rec *r = &col->v[i];
+
+		if (!pp_window(pp, r))
+			continue;
+		if (r->hdr.type == ABICAP_EV_SCHED_SWITCH &&
+		    is_pp(pp, r->sw.prev_pid) && is_pp(pp, r->sw.next_pid)) {
+			const struct abicap_switch *s = &r->sw;
+
+			switches++;
+			cr_assert_eq(s->next_pid, pp_other(pp, s->prev_pid));
+			cr_assert_str_eq(s->prev_comm, pp_name(pp, s->prev_pid));
+			cr_assert_str_eq(s->next_comm, pp_name(pp, s->next_pid));
+			cr_assert_eq(s->prev_tgid, me);
+			cr_assert_eq(s->next_tgid, me);
+			cr_assert_eq(s->prev_prio, 120);
+			cr_assert_eq(s->next_prio, 120);
+			cr_assert_eq(s->hdr.cpu, (uint32_t)pp->cpu);
+			if (s->preempt) {
+				cr_assert_eq(s->prev_state,
+					     ABICAP_STATE_PREEMPTED);
+			} else if (s->prev_state == 0) {
+				/*
+				 * R without preemption: the wakeup came between
+				 * the reader setting TASK_INTERRUPTIBLE and
+				 * schedule(), so it never blocked.
+				 */
+				running++;
+			} else {
+				/* blocked in read(): TASK_INTERRUPTIBLE, "S" */
+				cr_assert_eq(s->prev_state, 1,
+					     "prev_state %#x", s->prev_state);
+				sleeping++;
+			}
+		}
+		if ((r->hdr.type == ABICAP_EV_SCHED_WAKEUP ||
+		     r->hdr.type == ABICAP_EV_SCHED_WAKING) &&
+		    is_pp(pp, r->wk.pid)) {
+			const struct abicap_wakeup *w = &r->wk;
+
+			if (r->hdr.type == ABICAP_EV_SCHED_WAKEUP)
+				wakeups++;
+			else
+				wakings++;
+			cr_assert_str_eq(w->comm, pp_name(pp, w->pid));
+			cr_assert_eq(w->tgid, me);
+			cr_assert_eq(w->prio, 120);
+			cr_assert_eq(w->target_cpu, pp->cpu);
+			cr_assert_eq(w->waker_pid, pp_other(pp, w->pid),
+				     "%s of %d: waker %d, expected %d",
+				     event_name(r->hdr.type), w->pid,
+				     w->waker_pid, pp_other(pp, w->pid));
+			cr_assert_eq(w->waker_tgid, me);
+		}
+	}
+	/* each round blocks each thread once: about 2 switches per round */
+	cr_assert_geq(switches, ROUNDS, "only %d ping<->pong switches",
+		      switches);
+	cr_assert_geq(sleeping, ROUNDS / 2, "only %d sleeping switches "
+		      "(%d running, %d in all)%s", sleeping, running, switches,
+		      legacy ? " with the 3-argument program" : "");
+	cr_assert_geq(wakeups, ROUNDS, "only %d wakeups", wakeups);
+	cr_assert_geq(wakings, ROUNDS, "only %d wakings", wakings);
+}
+
+static void run_pingpong(const struct capture_opts *o)
+{
+	struct collected col = { 0 };
+	struct pingpong pp;
+	struct capture *c;
+
+	require_kernel();
+	c = start_capture(o, &col);
+	pingpong_run(&pp, ROUNDS, 0);
+	poll_for(c, 100);
+	stop_and_check_lossless(c);
+	check_pingpong(&col, &pp, o->legacy_switch);
+	capture_close(c);
+	collected_free(&col);
+}
+
+Test(kernel, pingpong_tp_btf, .timeout = 60)
+{
+	struct capture_opts o = { .events = EVENTS_ALL };
+	struct capture *c;
+	struct collected col = { 0 };
+
+	require_kernel();
+	/* this kernel (5.5+, 5.18+) gets tp_btf and the 4-argument program */
+	c = start_capture(&o, &col);
+	cr_assert_str_eq(capture_variant(c, ABICAP_EV_SCHED_SWITCH), "tp_btf");
+	cr_assert(capture_plan(c)->switch_prev_state);
+	capture_close(c);
+	collected_free(&col);
+	run_pingpong(&o);
+}
+
+Test(kernel, pingpong_raw_tp, .timeout = 60)
+{
+	struct capture_opts o = { .events = EVENTS_ALL,
+				  .mode = ATTACH_RAW_TP };
+
+	run_pingpong(&o);
+}
+
+Test(kernel, pingpong_legacy_switch_tp_btf, .timeout = 60)
+{
+	struct capture_opts o = { .events = EVENTS_ALL,
+				  .legacy_switch = true };
+
+	run_pingpong(&o);
+}
+
+Test(kernel, pingpong_legacy_switch_raw_tp, .timeout = 60)
+{
+	struct capture_opts o = { .events = EVENTS_ALL, .mode = ATTACH_RAW_TP,
+				  .legacy_switch = true };
+
+	run_pingpong(&o);
+}
+
+static void *new_thread(void *arg)
+{
+	*(pid_t *)arg = gettid();
+	return NULL;
+}
+
+Test(kernel, wakeup_new_names_new_thread_and_parent, .timeout = 60)
+{
+	struct capture_opts o = { .events = EV(ABICAP_EV_SCHED_WAKEUP_NEW) };
+	struct collected col = { 0 };
+	char comm[16] = "";
+	pid_t child = 0;
+	pthread_t th;
+	struct capture *c;
+	int found = 0;
+
+	require_kernel();
+	prctl(PR_GET_NAME, comm);
+	c = start_capture(&o, &col);
+	cr_assert(!pthread_create(&th, NULL, new_thread, &child));
+	pthread_join(th, NULL);
+	poll_for(c, 100);
+	stop_and_check_lossless(c);
+	for (size_t i = 0; i < col.n; i++) {
+		const struct abicap_wakeup *w = &col.v[i].wk;
+
+		cr_assert_eq(w->hdr.type, ABICAP_EV_SCHED_WAKEUP_NEW);
+		if (w->pid != child)
+			continue;
+		found++;
+		/* a new thread starts with its creator's comm */
+		cr_assert_str_eq(w->comm, comm);
+		cr_assert_eq(w->tgid, getpid());
+		cr_assert_eq(w->waker_pid, gettid());
+		cr_assert_eq(w->waker_tgid, getpid());
+		cr_assert_eq(w->prio, 120);
+	}
+	cr_assert_eq(found, 1, "%d sched_wakeup_new events for tid %d", found,
+		     child);
+	capture_close(c);
+	collected_free(&col);
+}
+
+Test(kernel, cpu_idle_on_idle_cpu, .timeout = 60)
+{
+	struct capture_opts o = { .events = EV(ABICAP_EV_CPU_IDLE) };
+	struct collected col = { 0 };
+	struct capture *c;
+	int enter = 0, exits = 0;
+
+	require_kernel();
+	c = start_capture(&o, &col);
+	poll_for(c, 300); /* the machine idles meanwhile */
+	stop_and_check_lossless(c);
+	for (size_t i = 0; i < col.n; i++) {
+		const struct abicap_power *p = &col.v[i].pw;
+
+		cr_assert_eq(p->hdr.type, ABICAP_EV_CPU_IDLE);
+		cr_assert_lt(p->cpu_id, (uint32_t)capture_ncpus(c));
+		cr_assert_eq(p->cpu_id, p->hdr.cpu);
+		if (p->state == UINT32_MAX)
+			exits++;
+		else
+			enter++;
+	}
+	cr_assert_gt(enter, 0, "no idle entry in 300 ms");
+	cr_assert_gt(exits, 0, "no idle exit in 300 ms");
+	capture_close(c);
+	collected_free(&col);
+}
+
+/* No cpufreq driver here: drive the program with chosen arguments. */
+Test(kernel, power_programs_through_test_run, .timeout = 60)
+{
+	struct capture_opts o = {
+		.events = EV(ABICAP_EV_CPU_FREQUENCY),
+		.mode = ATTACH_RAW_TP,
+	};
+	uint64_t args[2] = { 1800000, 1 };
+	struct collected col = { 0 };
+	struct capture *c;
+
+	require_kernel();
+	c = start_capture(&o, &col);
+	cr_assert_eq(capture_test_run(c, ABICAP_EV_CPU_FREQUENCY, args, 2), 0);
+	args[0] = 2400000;
+	args[1] = 0;
+	cr_assert_eq(capture_test_run(c, ABICAP_EV_CPU_FREQUENCY, args, 2), 0);
+	poll_for(c, 50);
+	stop_and_check_lossless(c);
+	cr_assert_eq(col.n, 2);
+	cr_assert_eq(col.v[0].hdr.type, ABICAP_EV_CPU_FREQUENCY);
+	cr_assert_eq(col.v[0].pw.state, 1800000);
+	cr_assert_eq(col.v[0].pw.cpu_id, 1);
+	cr_assert_eq(col.v[1].pw.state, 2400000);
+	cr_assert_eq(col.v[1].pw.cpu_id, 0);
+	cr_assert_gt(col.v[1].hdr.ts_ns, col.v[0].hdr.ts_ns);
+	/* a program that is not loaded cannot be run */
+	cr_assert_lt(capture_test_run(c, ABICAP_EV_CPU_IDLE, args, 2), 0);
+	capture_close(c);
+	collected_free(&col);
+}
+
+Test(kernel, pid_filter_keeps_only_that_process, .timeout = 60)
+{
+	struct capture_opts o = { .events = EVENTS_ALL, .npids = 1 };
+	struct collected col = { 0 };
+	struct pingpong pp;
+	struct capture *c;
+	pid_t me = getpid();
+	int pp_switches = 0;
+
+	require_kernel();
+	o.pids[0] = me;
+	c = start_capture(&o, &col);
+	pingpong_run(&pp, ROUNDS, 0);
+	poll_for(c, 100);
+	stop_and_check_lossless(c);
+	for (size_t i = 0; i < col.n; i++) {
+		const union abicap_rec *r = &col.v[i];
+
+		switch (r->hdr.type) {
+		case ABICAP_EV_SCHED_SWITCH:
+			cr_assert(r->sw.prev_tgid == me || r->sw.next_tgid == me);
+			pp_switches += pp_window(&pp, r) &&
+				       is_pp(&pp, r->sw.prev_pid) &&
+				       is_pp(&pp, r->sw.next_pid);
+			break;
+		case ABICAP_EV_SCHED_WAKEUP:
+		case ABICAP_EV_SCHED_WAKING:
+		case ABICAP_EV_SCHED_WAKEUP_NEW:
+			cr_assert(r->wk.tgid == me || r->wk.waker_tgid == me);
+			break;
+		default:
+			cr_assert_fail("power event %u passed a pid filter",
+				r->hdr.type);
+		}
+	}
+	cr_assert_geq(pp_switches, ROUNDS);
+	capture_close(c);
+	collected_free(&col);
+}
+
+static int cpu_filtered_switches(int keep_cpu, int run_cpu)
+{
+	uint8_t cpus[ABICAP_MAX_CPUS] = { 0 };
+	struct capture_opts o = { .events = EVENTS_ALL, .cpus = cpus };
+	struct collected col = { 0 };
+	struct pingpong pp;
+	struct capture *c;
+	int n = 0;
+
+	o.ncpus = libbpf_num_possible_cpus();
+	cpus[keep_cpu] = 1;
+	c = start_capture(&o, &col);
+	pingpong_run(&pp, ROUNDS, run_cpu);
+	poll_for(c, 100);
+	stop_and_check_lossless(c);
+	for (size_t i = 0; i < col.n; i++) {
+		const union abicap_rec *r = &col.v[i];
+
+		cr_assert_eq(r->hdr.cpu, (uint32_t)keep_cpu);
+		n += pp_window(&pp, r) && r->hdr.type == ABICAP_EV_SCHED_SWITCH &&
+		     is_pp(&pp, r->sw.prev_pid) && is_pp(&pp, r->sw.next_pid);
+	}
+	capture_close(c);
+	collected_free(&col);
+	return n;
+}
+
+Test(kernel, cpu_filter_keeps_only_those_cpus, .timeout = 60)
+{
+	require_kernel();
+	if (libbpf_num_possible_cpus() < 2)
+		cr_skip_test("needs two CPUs");
+	cr_assert_geq(cpu_filtered_switches(0, 0), ROUNDS);
+	cr_assert_eq(cpu_filtered_switches(1, 0), 0);
+}
+
+/* sched_wakeup alone still names the waker (sched_waking's program feeds it). */
+Test(kernel, wakeup_alone_still_names_waker, .timeout = 60)
+{
+	struct capture_opts o = { .events = EV(ABICAP_EV_SCHED_WAKEUP) };
+	struct collected col = { 0 };
+	struct pingpong pp;
+	struct capture *c;
+	int n = 0;
+
+	require_kernel();
+	c = start_capture(&o, &col);
+	pingpong_run(&pp, ROUNDS, 0);
+	poll_for(c, 100);
+	stop_and_check_lossless(c);
+	for (size_t i = 0; i < col.n; i++) {
+		const struct abicap_wakeup *w = &col.v[i].wk;
+
+		cr_assert_eq(w->hdr.type, ABICAP_EV_SCHED_WAKEUP);
+		if (!is_pp(&pp, w->pid) || !pp_window(&pp, &col.v[i]))
+			continue;
+		n++;
+		cr_assert_eq(w->waker_pid, pp_other(&pp, w->pid));
+	}
+	cr_assert_geq(n, ROUNDS);
+	cr_assert_eq(capture_received(c, ABICAP_EV_SCHED_WAKING), 0);
+	capture_close(c);
+	collected_free(&col);
+}
+
+Test(kernel, timestamps_are_monotonic_clock, .timeout = 60)
+{
+	struct capture_opts o = { .events = EV(ABICAP_EV_SCHED_SWITCH) };
+	struct collected col = { 0 };
+	struct capture *c;
+	uint64_t before, after;
+	struct pingpong pp;
+
+	require_kernel();
+	c = start_capture(&o, &col);
+	before = mono_ns();
+	pingpong_run(&pp, 20, 0);
+	after = mono_ns();
+	poll_for(c, 50);
+	stop_and_check_lossless(c);
+	for (size_t i = 0; i < col.n; i++) {
+		const struct abicap_switch *s = &col.v[i].sw;
+
+		if (!is_pp(&pp, s->prev_pid) || !is_pp(&pp, s->next_pid))
+			continue;
+		cr_assert_geq(s->hdr.ts_ns, before);
+		cr_assert_leq(s->hdr.ts_ns, after);
+	}
+	capture_close(c);
+	collected_free(&col);
+}
