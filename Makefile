@@ -74,11 +74,11 @@ $(OUT)/tests/%.o: tests/%.c $(USER_HDRS) $(wildcard tests/*.h) $(SKEL) | $(OUT)/
 
 $(OUT)/test_unit: $(patsubst tests/%.c,$(OUT)/tests/%.o,$(UNIT_SRC) $(TEST_HELPERS)) $(LIB_OBJ)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) $^ -lcriterion $(STATIC_LIBS) -lpthread -o $@
+	$(Q)$(CC) $(CFLAGS) $^ -lcriterion -ljansson $(STATIC_LIBS) -lpthread -o $@
 
 $(OUT)/test_kernel: $(patsubst tests/%.c,$(OUT)/tests/%.o,$(KERNEL_SRC) $(TEST_HELPERS)) $(LIB_OBJ)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) $^ -lcriterion $(STATIC_LIBS) -lpthread -o $@
+	$(Q)$(CC) $(CFLAGS) $^ -lcriterion -ljansson $(STATIC_LIBS) -lpthread -o $@
 
 setup:
 	$(Q)scripts/setup.sh

@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/* Option parsing: abicap trace's flags, event lists, CPU lists, numbers. */
+#include <criterion/criterion.h>
+#include <getopt.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/libbpf.h>
+#include "cpulist.h"
+#include "events.h"
+#include "trace.h"
+#include "util.h"
+
+static char err[ERRMSG_LEN];
+
+static int parse(struct trace_opts *o, int argc, const char **argv)
+{
+	err[0] = 0;
+	return trace_parse_args(argc, (char **)argv, o, err, sizeof(err));
+}
+
+#define PARSE(o, ...)                                                     \
+	({                                                                \
+		const char *_a[] = { "trace", __VA_ARGS__ };              \
+		parse(o, sizeof(_a) / sizeof(_a[0]), _a);                 \
+	})
+
+Test(trace_args, defaults)
+{
+	struct trace_opts o;
+
+	cr_assert_eq(PARSE(&o), EXIT_OK);
+	cr_assert_eq(o.fmt, FMT_TEXT);
+	cr_assert_eq(o.duration, 0);
+	cr_assert_eq(o.cap.events, EVENTS_ALL);
+	cr_assert_eq(o.cap.npids, 0);
+	cr_assert_null(o.cap.cpus);
+	cr_assert_eq(o.cap.mode, ATTACH_AUTO);
+	cr_assert_not(o.help);
+}
+
+Test(trace_args, every_flag)
+{
+	struct trace_opts o;
+	char pid[16];
+
+	snprintf(pid, sizeof(pid), "%d", getpid());
+	cr_assert_eq(PARSE(&o, "--format", "json", "-d", "2.5", "--events",
+			   "sched_switch,sched_waking", "-p", pid, "-C", "0",
+			   "-b", "3", "--attach", "raw_tp", "-v"),
+		     EXIT_OK, "%s", err);
+	cr_assert_eq(o.fmt, FMT_JSON);
+	cr_assert_float_eq(o.duration, 2.5, 1e-9);
+	cr_assert_eq(o.cap.events, (1u << ABICAP_EV_SCHED_SWITCH) |
+					   (1u << ABICAP_EV_SCHED_WAKING));
+	cr_assert_eq(o.cap.npids, 1);
+	cr_assert_eq(o.cap.pids[0], getpid());
+	cr_assert_not_null(o.cap.cpus);
+	cr_assert_eq(o.cap.cpus[0], 1);
+	cr_assert_eq(o.cap.ringbuf_bytes, 3u << 20);
+	cr_assert_eq(o.cap.mode, ATTACH_RAW_TP);
+	cr_assert(o.cap.verbose);
+}
+
+Test(trace_args, pid_filter_drops_power_events)
+{
+	struct trace_opts o;
+	char pid[16];
+
+	snprintf(pid, sizeof(pid), "%d", getpid());
+	cr_assert_eq(PARSE(&o, "-p", pid), EXIT_OK, "%s", err);
+	cr_assert_eq(o.cap.events, (1u << ABICAP_EV_CPU_IDLE) - 1);
+	cr_assert_eq(PARSE(&o, "-p", pid, "-e", "cpu_idle"), EXIT_USAGE);
+	cr_assert(strstr(err, "belong to no process"), "%s", err);
+}
+
+Test(trace_args, help)
+{
+	struct trace_opts o;
+
+	cr_assert_eq(PARSE(&o, "--help"), EXIT_OK);
+	cr_assert(o.help);
+	cr_assert_eq(PARSE(&o, "-h"), EXIT_OK);
+	cr_assert(o.help);
+}
+
+Test(trace_args, bad_values_name_the_problem)
+{
+	static const struct {
+		const char *argv[3];
+		int argc;
+		const char *says;
+	} cases[] = {
+		{ { "--format", "xml" }, 2, "--format 'xml': use text or json" },
+		{ { "-d", "0" }, 2, "--duration '0' is not a positive number" },
+		{ { "-d", "-1" }, 2, "not a positive number" },
+		{ { "-d", "5s" }, 2, "not a positive number" },
+		{ { "-d", "nan" }, 2, "not a positive number" },
+		{ { "-e", "sched_foo" }, 2, "unknown event 'sched_foo'" },
+		{ { "-e", "" }, 2, "--events is empty" },
+		{ { "-e", "sched_switch," }, 2, "unknown event ''" },
+		{ { "-p", "abc" }, 2, "-p 'abc' is not a process id" },
+		{ { "-p", "0" }, 2, "is not a process id" },
+		{ { "-p", "2147483647" }, 2, "no such process" },
+		{ { "-C", "x" }, 2, "-C 'x' is not a CPU list" },
+		{ { "-C", "4096" }, 2, "CPU 4096 does not exist" },
+		{ { "-b", "0" }, 2, "--buffer-size '0'" },
+		{ { "--attach", "kprobe" }, 2, "--attach 'kprobe'" },
+		{ { "-d" }, 1, "option '-d' needs a value" },
+		{ { "--nope" }, 1, "unknown option '--nope'" },
+		{ { "stray" }, 1, "unexpected argument 'stray'" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *argv[4] = { "trace", cases[i].argv[0],
+					cases[i].argv[1] };
+		struct trace_opts o;
+
+		cr_assert_eq(parse(&o, cases[i].argc + 1, argv), EXIT_USAGE,
+			     "case %zu accepted", i);
+		cr_assert(strstr(err, cases[i].says), "case %zu: '%s' lacks '%s'",
+			  i, err, cases[i].says);
+		cr_assert_null(strchr(err, '\n'), "one line: %s", err);
+	}
+}
+
+Test(trace_args, help_names_every_option)
+{
+	static const char *opts[] = { "--format", "--duration", "--events",
+				      "--pid", "--cpu", "--buffer-size",
+				      "--attach", "--verbose", "--help" };
+
+	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++)
+		cr_assert(strstr(trace_usage, opts[i]), "%s missing", opts[i]);
+	cr_assert(strstr(trace_usage, "Exit: 0 ok, 1 kernel"));
+}
+
+Test(event_list, names_and_all)
+{
+	unsigned int m;
+
+	cr_assert(parse_event_list("all", &m, err, sizeof(err)));
+	cr_assert_eq(m, EVENTS_ALL);
+	cr_assert(parse_event_list("cpu_idle,sched_wakeup_new", &m, err,
+				   sizeof(err)));
+	cr_assert_eq(m, (1u << ABICAP_EV_CPU_IDLE) |
+				(1u << ABICAP_EV_SCHED_WAKEUP_NEW));
+	/* a prefix of a name is not the name */
+	cr_assert_not(parse_event_list("sched_wake", &m, err, sizeof(err)));
+	for (unsigned int ev = 0; ev < ABICAP_EV_COUNT; ev++)
+		cr_assert_eq(event_by_name(event_name(ev),
+					   strlen(event_name(ev))),
+			     (int)ev);
+	cr_assert_str_eq(event_group(ABICAP_EV_CPU_FREQUENCY), "power");
+	cr_assert_null(event_name(ABICAP_EV_COUNT));
+}
+
+Test(cpulist, forms)
+{
+	uint8_t set[8];
+
+	cr_assert(parse_cpulist("0,2-3,7", set, 8, err, sizeof(err)));
+	cr_assert_arr_eq(set, ((uint8_t[]){ 1, 0, 1, 1, 0, 0, 0, 1 }), 8);
+	cr_assert(parse_cpulist("5", set, 8, err, sizeof(err)));
+	cr_assert_arr_eq(set, ((uint8_t[]){ 0, 0, 0, 0, 0, 1, 0, 0 }), 8);
+	cr_assert_not(parse_cpulist("3-1", set, 8, err, sizeof(err)));
+	cr_assert_not(parse_cpulist("1,", set, 8, err, sizeof(err)));
+	cr_assert_not(parse_cpulist("-1", set, 8, err, sizeof(err)));
+	cr_assert_not(parse_cpulist("", set, 8, err, sizeof(err)));
+	cr_assert_not(parse_cpulist("8", set, 8, err, sizeof(err)));
+	cr_assert(strstr(err, "this machine has CPUs 0-7"), "%s", err);
+}
+
+Test(numbers, strict)
+{
+	long v;
+	double d;
+
+	cr_assert(parse_long("42", 0, 100, &v));
+	cr_assert_eq(v, 42);
+	cr_assert_not(parse_long("42x", 0, 100, &v));
+	cr_assert_not(parse_long(" 42", 0, 100, &v));
+	cr_assert_not(parse_long("101", 0, 100, &v));
+	cr_assert_not(parse_long("99999999999999999999", 0, 100, &v));
+	cr_assert(parse_seconds("0.5", &d));
+	cr_assert_float_eq(d, 0.5, 1e-12);
+	cr_assert_not(parse_seconds("inf", &d));
+	cr_assert_not(parse_seconds("0", &d));
+}

@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/* Decoding of ring-buffer records. */
+#include <criterion/criterion.h>
+#include <string.h>
+#include "record.h"
+
+Test(record, sizes_are_fixed)
+{
+	/* the layout is ABI between bpf/ and user space: record format 1 */
+	cr_assert_eq(sizeof(struct abicap_hdr), 16);
+	cr_assert_eq(sizeof(struct abicap_switch), 80);
+	cr_assert_eq(sizeof(struct abicap_wakeup), 56);
+	cr_assert_eq(sizeof(struct abicap_power), 24);
+	cr_assert_eq(record_size(ABICAP_EV_SCHED_SWITCH), 80);
+	cr_assert_eq(record_size(ABICAP_EV_SCHED_WAKING), 56);
+	cr_assert_eq(record_size(ABICAP_EV_CPU_FREQUENCY), 24);
+	cr_assert_eq(record_size(ABICAP_EV_COUNT), 0);
+}
+
+Test(record, decodes_valid_switch)
+{
+	struct abicap_switch s = {
+		.hdr = { .ts_ns = 42, .type = ABICAP_EV_SCHED_SWITCH,
+			 .size = sizeof(s), .cpu = 3 },
+		.prev_comm = "prev",
+		.next_comm = "next",
+		.prev_pid = 5,
+		.next_pid = 6,
+		.prev_state = 1,
+	};
+	union abicap_rec r;
+
+	cr_assert_eq(record_decode(&s, sizeof(s), &r), REC_OK);
+	cr_assert_eq(r.hdr.ts_ns, 42);
+	cr_assert_eq(r.hdr.cpu, 3);
+	cr_assert_str_eq(r.sw.prev_comm, "prev");
+	cr_assert_str_eq(r.sw.next_comm, "next");
+	cr_assert_eq(r.sw.prev_pid, 5);
+	cr_assert_eq(r.sw.next_pid, 6);
+	cr_assert_eq(r.sw.prev_state, 1);
+}
+
+Test(record, rejects_damaged_records)
+{
+	struct abicap_power p = {
+		.hdr = { .type = ABICAP_EV_CPU_IDLE, .size = sizeof(p) },
+	};
+	union abicap_rec r;
+
+	cr_assert_eq(record_decode(&p, 8, &r), REC_SHORT);
+	cr_assert_eq(record_decode(&p, sizeof(p) - 1, &r), REC_SHORT);
+	p.hdr.size = sizeof(p) + 8;
+	cr_assert_eq(record_decode(&p, sizeof(p), &r), REC_BAD_SIZE);
+	p.hdr.size = sizeof(p);
+	p.hdr.type = 77;
+	cr_assert_eq(record_decode(&p, sizeof(p), &r), REC_BAD_TYPE);
+	/* a switch record's type with a power record's size */
+	p.hdr.type = ABICAP_EV_SCHED_SWITCH;
+	cr_assert_eq(record_decode(&p, sizeof(p), &r), REC_BAD_SIZE);
+	cr_assert_str_eq(rec_error_str(REC_BAD_TYPE), "unknown record type");
+}
+
+Test(record, unterminated_comm_is_cut)
+{
+	struct abicap_wakeup w = {
+		.hdr = { .type = ABICAP_EV_SCHED_WAKEUP, .size = sizeof(w) },
+	};
+	union abicap_rec r;
+
+	memset(w.comm, 'A', sizeof(w.comm));
+	cr_assert_eq(record_decode(&w, sizeof(w), &r), REC_OK);
+	cr_assert_eq(strlen(r.wk.comm), ABICAP_COMM_LEN - 1);
+}
