@@ -331,7 +331,8 @@ int do_trace(int argc, char **argv)
 	char err[ERRMSG_LEN];
 	struct trace_opts o;
 	struct trace_state st = { 0 };
-	struct sigaction sa = { .sa_handler = on_signal };
+	/* SA_RESTART: a signal must not fail a write to stdout with EINTR */
+	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESTART };
 	struct capture *c;
 	uint64_t deadline = 0, next_check, last_drop = 0;
 	int ret;

@@ -1,0 +1,247 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * build/abicap as a user runs it: JSON a tool can parse, the summary on
+ * Ctrl-C, stdout closed early, missing privilege, bad flags, exit codes.
+ */
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+#include <jansson.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "harness.h"
+
+#define ROUNDS 200
+
+struct json_counts {
+	int lines;
+	int pp_switches;
+	int pp_wakeups; /* sched_wakeup of one ping-pong thread by the other */
+	int pp_wakings;
+};
+
+static const char *pp_comm(const struct pingpong *pp, json_int_t tid)
+{
+	return tid == pp->ping_tid ? "abc_ping" :
+	       tid == pp->pong_tid ? "abc_pong" : NULL;
+}
+
+/* Every line must be one JSON object; check the ping-pong threads' events. */
+static struct json_counts check_json(char *out, const struct pingpong *pp)
+{
+	struct json_counts n = { 0 };
+	char *save, *line;
+
+	for (line = strtok_r(out, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		json_error_t e;
+		json_t *j = json_loads(line, JSON_REJECT_DUPLICATES, &e);
+		const char *ev;
+		json_int_t ts;
+
+		cr_assert(j, "line %d is not JSON (%s): %s", n.lines, e.text,
+			  line);
+		n.lines++;
+		ev = json_string_value(json_object_get(j, "event"));
+		cr_assert(ev, "no \"event\": %s", line);
+		cr_assert(json_is_integer(json_object_get(j, "ts_ns")));
+		cr_assert(json_is_integer(json_object_get(j, "cpu")));
+		ts = json_integer_value(json_object_get(j, "ts_ns"));
+		if ((uint64_t)ts < pp->start_ns || (uint64_t)ts > pp->end_ns) {
+			/* before the threads were named, or after */
+		} else if (!strcmp(ev, "sched_switch")) {
+			json_int_t prev = json_integer_value(json_object_get(j, "prev_pid"));
+			json_int_t next = json_integer_value(json_object_get(j, "next_pid"));
+			const char *st = json_string_value(json_object_get(j, "prev_state"));
+
+			if (pp_comm(pp, prev) && pp_comm(pp, next)) {
+				n.pp_switches++;
+				cr_assert_str_eq(json_string_value(json_object_get(j, "prev_comm")),
+						 pp_comm(pp, prev));
+				cr_assert_str_eq(json_string_value(json_object_get(j, "next_comm")),
+						 pp_comm(pp, next));
+				cr_assert(st && (!strcmp(st, "S") || !strcmp(st, "R") ||
+						 !strcmp(st, "R+")), "state %s", st);
+				cr_assert_eq(json_integer_value(json_object_get(j, "prev_tgid")),
+					     getpid());
+			}
+		} else if (!strcmp(ev, "sched_wakeup") ||
+			   !strcmp(ev, "sched_waking")) {
+			json_int_t pid = json_integer_value(json_object_get(j, "pid"));
+			json_int_t waker = json_integer_value(json_object_get(j, "waker_pid"));
+
+			if (pp_comm(pp, pid) && pp_comm(pp, waker) && waker != pid) {
+				cr_assert_str_eq(json_string_value(json_object_get(j, "comm")),
+						 pp_comm(pp, pid));
+				cr_assert_eq(json_integer_value(json_object_get(j, "waker_tgid")),
+					     getpid());
+				if (!strcmp(ev, "sched_wakeup"))
+					n.pp_wakeups++;
+				else
+					n.pp_wakings++;
+			}
+		}
+		json_decref(j);
+	}
+	return n;
+}
+
+static void spawn_trace(struct child *ch, const char *extra_dur)
+{
+	char pid[16];
+	char *argv[10] = { (char *)abicap_bin(), "trace", "--format", "json",
+			   "-p", pid };
+	int i = 6;
+	char seen[4096];
+
+	snprintf(pid, sizeof(pid), "%d", getpid());
+	if (extra_dur) {
+		argv[i++] = "-d";
+		argv[i++] = (char *)extra_dur;
+	}
+	spawn(ch, argv);
+	wait_for_stderr(ch, "abicap: tracing", seen, sizeof(seen));
+}
+
+Test(cli, json_stream_for_pingpong_ends_on_duration, .timeout = 60)
+{
+	struct child ch;
+	struct pingpong pp;
+	struct json_counts n;
+	char *out, *err;
+
+	require_kernel();
+	spawn_trace(&ch, "2");
+	pingpong_run(&pp, ROUNDS, 0);
+	out = read_all(ch.out_fd);
+	err = read_all(ch.err_fd);
+	cr_assert_eq(wait_exit(&ch, 30), 0, "stderr: %s", err);
+	n = check_json(out, &pp);
+	cr_assert_geq(n.pp_switches, ROUNDS, "%d switches", n.pp_switches);
+	cr_assert_geq(n.pp_wakeups, ROUNDS, "%d wakeups", n.pp_wakeups);
+	cr_assert_geq(n.pp_wakings, ROUNDS, "%d wakings", n.pp_wakings);
+	cr_assert(strstr(err, " 0 dropped\n"), "stderr: %s", err);
+	cr_assert(strstr(err, "dropped per CPU: cpu0 0"), "stderr: %s", err);
+	free(out);
+	free(err);
+}
+
+Test(cli, ctrl_c_prints_summary_and_exits_0, .timeout = 60)
+{
+	struct child ch;
+	struct pingpong pp;
+	struct json_counts n;
+	char *out, *err, line[128];
+
+	require_kernel();
+	spawn_trace(&ch, NULL);
+	pingpong_run(&pp, ROUNDS, 0);
+	usleep(300000);
+	kill(ch.pid, SIGINT);
+	out = read_all(ch.out_fd);
+	err = read_all(ch.err_fd);
+	cr_assert_eq(wait_exit(&ch, 30), 0, "stderr: %s", err);
+	n = check_json(out, &pp);
+	cr_assert_geq(n.pp_switches, ROUNDS);
+	/* every line written is counted as received, and nothing dropped */
+	snprintf(line, sizeof(line), " %d received, 0 dropped\n", n.lines);
+	cr_assert(strstr(err, line), "want '%s' in: %s", line, err);
+	cr_assert(strstr(err, "sched_switch"), "%s", err);
+	cr_assert(strstr(err, "dropped per CPU:"), "%s", err);
+	free(out);
+	free(err);
+}
+
+Test(cli, stdout_closed_early_is_a_clean_exit, .timeout = 60)
+{
+	char *argv[] = { (char *)abicap_bin(), "trace", NULL };
+	struct child ch;
+	struct pingpong pp;
+	char seen[4096], *err;
+
+	require_kernel();
+	spawn(&ch, argv);
+	wait_for_stderr(&ch, "abicap: tracing", seen, sizeof(seen));
+	close(ch.out_fd); /* like `abicap trace | head` */
+	pingpong_run(&pp, ROUNDS, 0);
+	err = read_all(ch.err_fd);
+	cr_assert_eq(wait_exit(&ch, 10), 0, "stderr: %s", err);
+	cr_assert_null(strstr(err, "error"), "stderr: %s", err);
+	cr_assert(strstr(err, "stdout was closed"), "stderr: %s", err);
+	free(err);
+}
+
+Test(cli, missing_capability_is_named, .timeout = 30)
+{
+	char *argv[] = { "setpriv", "--inh-caps=-all",
+			 "--bounding-set=-bpf,-perfmon,-sys_admin", "--",
+			 (char *)abicap_bin(), "trace", "-d", "1", NULL };
+	struct child ch;
+	char *err;
+
+	require_kernel();
+	spawn(&ch, argv);
+	err = read_all(ch.err_fd);
+	cr_assert_eq(wait_exit(&ch, 10), 3, "stderr: %s", err);
+	cr_assert_str_eq(err, "abicap: error: missing capability CAP_BPF and "
+			 "CAP_PERFMON: run as root (sudo abicap ...) or grant "
+			 "CAP_BPF and CAP_PERFMON (CAP_SYS_ADMIN before Linux "
+			 "5.8)\n");
+	free(err);
+}
+
+static void expect_usage_error(char **argv, const char *says)
+{
+	struct child ch;
+	char *err, *out;
+
+	spawn(&ch, argv);
+	out = read_all(ch.out_fd);
+	err = read_all(ch.err_fd);
+	cr_assert_eq(wait_exit(&ch, 10), 2, "stderr: %s", err);
+	cr_assert_str_empty(out);
+	cr_assert(strstr(err, says), "'%s' lacks '%s'", err, says);
+	cr_assert_eq(strncmp(err, "abicap: error: ", 15), 0, "%s", err);
+	cr_assert_eq(strchr(err, '\n') - err, (long)strlen(err) - 1,
+		     "more than one line: %s", err);
+	free(out);
+	free(err);
+}
+
+Test(cli, bad_usage_exits_2_with_one_line)
+{
+	char *bin = (char *)abicap_bin();
+
+	expect_usage_error((char *[]){ bin, "trace", "-e", "nope", NULL },
+			   "unknown event 'nope'");
+	expect_usage_error((char *[]){ bin, "trace", "-d", "soon", NULL },
+			   "--duration 'soon'");
+	expect_usage_error((char *[]){ bin, "frobnicate", NULL },
+			   "unknown command 'frobnicate'");
+}
+
+Test(cli, help_and_version_exit_0)
+{
+	char *bin = (char *)abicap_bin();
+	struct child ch;
+	char *out;
+
+	spawn(&ch, (char *[]){ bin, "--help", NULL });
+	out = read_all(ch.out_fd);
+	cr_assert_eq(wait_exit(&ch, 10), 0);
+	cr_assert(strstr(out, "trace"), "%s", out);
+	cr_assert(strstr(out, "Exit codes"), "%s", out);
+	free(out);
+	spawn(&ch, (char *[]){ bin, "trace", "--help", NULL });
+	out = read_all(ch.out_fd);
+	cr_assert_eq(wait_exit(&ch, 10), 0);
+	cr_assert(strstr(out, "Usage: abicap trace"), "%s", out);
+	free(out);
+	spawn(&ch, (char *[]){ bin, "--version", NULL });
+	out = read_all(ch.out_fd);
+	cr_assert_eq(wait_exit(&ch, 10), 0);
+	cr_assert(!strncmp(out, "abicap ", 7), "%s", out);
+	free(out);
+}
