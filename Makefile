@@ -47,7 +47,7 @@ TEST_HELPERS := $(filter-out $(UNIT_SRC) $(KERNEL_SRC),$(wildcard tests/*.c))
 
 .PHONY: all test unit-test kernel-test run setup clean
 
-all: $(OUT)/abicap
+all: $(OUT)/abicap $(OUT)/pingpong
 
 $(OUT) $(OUT)/user $(OUT)/tests:
 	$(Q)mkdir -p $@
@@ -101,3 +101,8 @@ run: setup
 
 clean:
 	$(Q)rm -rf $(OUT)
+
+# build/pingpong: the tests' workload, for trying abicap by hand
+$(OUT)/pingpong: tests/tools/pingpong.c $(OUT)/tests/workload.o $(OUT)/user/util.o
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) -Itests $^ -lpthread -o $@

@@ -7,7 +7,7 @@ PKGS=(
 	make gcc clang llvm pkg-config
 	libbpf-dev bpftool libelf-dev zlib1g-dev libzstd-dev
 	libjansson-dev libcriterion-dev
-	jq linux-perf
+	jq linux-perf sudo
 )
 
 if [ "$(id -u)" -ne 0 ]; then

@@ -30,86 +30,19 @@ void require_kernel(void)
 	cr_skip_test("%s", why);
 }
 
-struct pp_thread {
-	struct pingpong *pp;
-	pthread_barrier_t *ready;
-	pthread_barrier_t *done;
-	const char *name;
-	int rd, wr;
-	bool first; /* writes before it reads */
-	pid_t *tid;
-};
-
-static void *pp_main(void *arg)
+void pingpong_run(struct pingpong *pp, int rounds, int cpu)
 {
-	struct pp_thread *t = arg;
-	char b = 'x';
+	int err;
 
-	prctl(PR_SET_NAME, t->name);
-	*t->tid = gettid();
-	pthread_barrier_wait(t->ready);
-	if (t->first)
-		t->pp->start_ns = mono_ns();
-	for (int i = 0; i < t->pp->rounds; i++) {
-		if (t->first && write(t->wr, &b, 1) != 1)
-			break;
-		if (read(t->rd, &b, 1) != 1)
-			break;
-		if (!t->first && write(t->wr, &b, 1) != 1)
-			break;
-	}
-	if (t->first)
-		t->pp->end_ns = mono_ns();
-	/* neither thread exits (prev_state X) inside the window */
-	pthread_barrier_wait(t->done);
-	return NULL;
+	*pp = (struct pingpong){ .rounds = rounds, .cpu = cpu };
+	err = pingpong(pp);
+	cr_assert_eq(err, 0, "ping-pong workload: %s", strerror(-err));
+	cr_assert_eq(pp->done_rounds, rounds);
 }
 
 bool pp_window(const struct pingpong *pp, const union abicap_rec *r)
 {
 	return r->hdr.ts_ns >= pp->start_ns && r->hdr.ts_ns <= pp->end_ns;
-}
-
-void pingpong_run(struct pingpong *pp, int rounds, int cpu)
-{
-	int a[2], b[2];
-	pthread_t th[2];
-	pthread_attr_t attr;
-	pthread_barrier_t ready, done;
-	struct pp_thread t[2];
-
-	pp->rounds = rounds;
-	pp->cpu = cpu;
-	cr_assert(!pipe(a) && !pipe(b));
-	pthread_barrier_init(&ready, NULL, 2);
-	pthread_barrier_init(&done, NULL, 2);
-	t[0] = (struct pp_thread){ pp, &ready, &done, "abc_ping", b[0], a[1],
-				   true, &pp->ping_tid };
-	t[1] = (struct pp_thread){ pp, &ready, &done, "abc_pong", a[0], b[1],
-				   false, &pp->pong_tid };
-	/*
-	 * Pinned from birth: moving a running thread would bring wakeups from
-	 * the migration thread into the picture.
-	 */
-	pthread_attr_init(&attr);
-	if (cpu >= 0) {
-		cpu_set_t set;
-
-		CPU_ZERO(&set);
-		CPU_SET(cpu, &set);
-		pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
-	}
-	for (int i = 0; i < 2; i++)
-		cr_assert(!pthread_create(&th[i], &attr, pp_main, &t[i]));
-	pthread_attr_destroy(&attr);
-	for (int i = 0; i < 2; i++)
-		pthread_join(th[i], NULL);
-	pthread_barrier_destroy(&ready);
-	pthread_barrier_destroy(&done);
-	close(a[0]);
-	close(a[1]);
-	close(b[0]);
-	close(b[1]);
 }
 
 int collect_cb(void *ctx, const union abicap_rec *r)

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include "capture.h"
+#include "workload.h"
 
 /*
  * Real-kernel tests need root and kernel BTF. Without them a test skips with
@@ -16,22 +17,10 @@
  */
 void require_kernel(void);
 
-/*
- * Two threads, "abc_ping" and "abc_pong", pinned to one CPU (cpu < 0: not
- * pinned), passing a byte back and forth over two pipes `rounds` times.
- */
-struct pingpong {
-	pid_t ping_tid;
-	pid_t pong_tid;
-	int rounds;
-	int cpu;
-	/* both threads named and pinned, before the first byte / after the last */
-	uint64_t start_ns;
-	uint64_t end_ns;
-};
+/* Run the ping-pong workload for `rounds` exchanges pinned to cpu (< 0: not pinned). */
+void pingpong_run(struct pingpong *pp, int rounds, int cpu);
 /* The record falls inside [start_ns, end_ns] of the exchange. */
 bool pp_window(const struct pingpong *pp, const union abicap_rec *r);
-void pingpong_run(struct pingpong *pp, int rounds, int cpu);
 
 /* Records collected by a capture callback. */
 struct collected {

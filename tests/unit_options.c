@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+#define _GNU_SOURCE
 /* Option parsing: abicap trace's flags, event lists, CPU lists, numbers. */
 #include <criterion/criterion.h>
 #include <getopt.h>
+#include <pthread.h>
 #include <string.h>
 #include <unistd.h>
 #include <bpf/libbpf.h>
@@ -71,6 +73,29 @@ Test(trace_args, pid_filter_drops_power_events)
 	cr_assert_eq(o.cap.events, (1u << ABICAP_EV_CPU_IDLE) - 1);
 	cr_assert_eq(PARSE(&o, "-p", pid, "-e", "cpu_idle"), EXIT_USAGE);
 	cr_assert(strstr(err, "belong to no process"), "%s", err);
+}
+
+static void *idle_thread(void *arg)
+{
+	*(pid_t *)arg = gettid();
+	pause();
+	return NULL;
+}
+
+Test(trace_args, thread_id_is_not_a_pid)
+{
+	struct trace_opts o;
+	pthread_t th;
+	volatile pid_t tid = 0;
+	char arg[16], want[64];
+
+	cr_assert(!pthread_create(&th, NULL, idle_thread, (void *)&tid));
+	while (!tid)
+		usleep(1000);
+	snprintf(arg, sizeof(arg), "%d", tid);
+	snprintf(want, sizeof(want), "is a thread of process %d", getpid());
+	cr_assert_eq(PARSE(&o, "-p", arg), EXIT_USAGE);
+	cr_assert(strstr(err, want), "%s", err);
 }
 
 Test(trace_args, help)

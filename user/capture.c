@@ -118,7 +118,16 @@ static int fill_pid_filter(struct capture *c, const struct capture_opts *o)
 
 static int attach_all(struct capture *c, char *err, size_t errlen)
 {
-	for (unsigned int ev = 0; ev < ABICAP_EV_COUNT; ev++) {
+	/* sched_waking first: sched_wakeup finds its wakers from the start */
+	static const unsigned int order[ABICAP_EV_COUNT] = {
+		ABICAP_EV_SCHED_WAKING, ABICAP_EV_SCHED_WAKEUP,
+		ABICAP_EV_SCHED_SWITCH, ABICAP_EV_SCHED_WAKEUP_NEW,
+		ABICAP_EV_CPU_IDLE, ABICAP_EV_CPU_FREQUENCY,
+	};
+
+	for (unsigned int i = 0; i < ABICAP_EV_COUNT; i++) {
+		unsigned int ev = order[i];
+
 		if (!c->prog[ev])
 			continue;
 		c->link[ev] = bpf_program__attach(c->prog[ev]);

@@ -52,6 +52,24 @@ static const struct option long_opts[] = {
 	{ 0 },
 };
 
+/* The process a thread id belongs to (from /proc), or -1 if unknown. */
+static long tgid_of(long tid)
+{
+	char path[64], line[128];
+	long tgid = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%ld/status", tid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Tgid: %ld", &tgid) == 1)
+			break;
+	fclose(f);
+	return tgid;
+}
+
 static int parse_pids(const char *arg, struct capture_opts *c, char *err,
 		      size_t errlen)
 {
@@ -60,7 +78,7 @@ static int parse_pids(const char *arg, struct capture_opts *c, char *err,
 	snprintf(buf, sizeof(buf), "%s", arg);
 	for (tok = strtok_r(buf, ",", &save); tok;
 	     tok = strtok_r(NULL, ",", &save)) {
-		long pid;
+		long pid, tgid;
 
 		if (!parse_long(tok, 1, 0x7fffffff, &pid)) {
 			snprintf(err, errlen, "-p '%s' is not a process id "
@@ -69,6 +87,13 @@ static int parse_pids(const char *arg, struct capture_opts *c, char *err,
 		}
 		if (kill((pid_t)pid, 0) && errno == ESRCH) {
 			snprintf(err, errlen, "-p %ld: no such process", pid);
+			return EXIT_USAGE;
+		}
+		tgid = tgid_of(pid);
+		if (tgid > 0 && tgid != pid) {
+			snprintf(err, errlen, "-p %ld is a thread of process "
+				 "%ld: give the process id (-p %ld)", pid, tgid,
+				 tgid);
 			return EXIT_USAGE;
 		}
 		if (c->npids == ABICAP_MAX_PIDS) {

@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * build/pingpong: a workload with known names for trying abicap by hand.
+ *   build/pingpong [SECONDS [CPU]]
+ * Two threads, abc_ping and abc_pong, pinned to CPU (default 0), pass a byte
+ * back and forth for SECONDS (default 5); their tids go to stdout first.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "util.h"
+#include "workload.h"
+
+static void announce(const struct pingpong *pp)
+{
+	printf("{\"pid\":%d,\"abc_ping\":%d,\"abc_pong\":%d}\n", (int)getpid(),
+	       (int)pp->ping_tid, (int)pp->pong_tid);
+	fflush(stdout);
+}
+
+int main(int argc, char **argv)
+{
+	struct pingpong pp = { .cpu = 0, .on_ready = announce };
+	double secs = 5;
+	long cpu;
+	int err;
+
+	if (argc > 3 || (argc > 1 && !parse_seconds(argv[1], &secs)) ||
+	    (argc > 2 && !parse_long(argv[2], -1, 4095, &cpu))) {
+		fprintf(stderr, "usage: pingpong [SECONDS [CPU]] (CPU -1: not pinned)\n");
+		return 2;
+	}
+	if (argc > 2)
+		pp.cpu = (int)cpu;
+	pp.deadline_ns = mono_ns() + (uint64_t)(secs * 1e9);
+	err = pingpong(&pp);
+	if (err) {
+		fprintf(stderr, "pingpong: %s\n", strerror(-err));
+		return 1;
+	}
+	fprintf(stderr, "pingpong: %d round trips in %.2f s\n", pp.done_rounds,
+		(pp.end_ns - pp.start_ns) / 1e9);
+	return 0;
+}
