@@ -60,35 +60,19 @@ static size_t ringbuf_size(size_t want)
 	return sz;
 }
 
-/* The program for ev in the variant the plan chose. */
+/*
+ * The program for ev in the variant the plan chose: bpf/abicap.bpf.c names
+ * them <tp_btf|raw_tp>_<event>, with "_3" for the 3-argument sched_switch.
+ */
 static struct bpf_program *pick(struct abicap_bpf *s,
 				const struct kernel_plan *p, unsigned int ev)
 {
-	bool t = p->tp_btf[ev];
+	char name[64];
 
-	switch (ev) {
-	case ABICAP_EV_SCHED_SWITCH:
-		if (p->switch_prev_state)
-			return t ? s->progs.tp_btf_sched_switch :
-				   s->progs.raw_tp_sched_switch;
-		return t ? s->progs.tp_btf_sched_switch_3 :
-			   s->progs.raw_tp_sched_switch_3;
-	case ABICAP_EV_SCHED_WAKEUP:
-		return t ? s->progs.tp_btf_sched_wakeup :
-			   s->progs.raw_tp_sched_wakeup;
-	case ABICAP_EV_SCHED_WAKEUP_NEW:
-		return t ? s->progs.tp_btf_sched_wakeup_new :
-			   s->progs.raw_tp_sched_wakeup_new;
-	case ABICAP_EV_SCHED_WAKING:
-		return t ? s->progs.tp_btf_sched_waking :
-			   s->progs.raw_tp_sched_waking;
-	case ABICAP_EV_CPU_IDLE:
-		return t ? s->progs.tp_btf_cpu_idle : s->progs.raw_tp_cpu_idle;
-	case ABICAP_EV_CPU_FREQUENCY:
-		return t ? s->progs.tp_btf_cpu_frequency :
-			   s->progs.raw_tp_cpu_frequency;
-	}
-	return NULL;
+	snprintf(name, sizeof(name), "%s_%s%s",
+		 p->tp_btf[ev] ? "tp_btf" : "raw_tp", event_name(ev),
+		 ev == ABICAP_EV_SCHED_SWITCH && !p->switch_prev_state ? "_3" : "");
+	return bpf_object__find_program_by_name(s->obj, name);
 }
 
 static void configure(struct capture *c, const struct capture_opts *o,
@@ -193,6 +177,12 @@ struct capture *capture_open(const struct capture_opts *o, capture_cb cb,
 		if (!(load & (1u << ev)))
 			continue;
 		c->prog[ev] = pick(c->skel, &c->plan, ev);
+		if (!c->prog[ev]) {
+			snprintf(err, errlen, "internal error: no %s program "
+				 "for %s in the BPF object", c->plan.tp_btf[ev] ?
+				 "tp_btf" : "raw_tp", event_name(ev));
+			goto fail;
+		}
 		bpf_program__set_autoload(c->prog[ev], true);
 	}
 	configure(c, o, rb_bytes);
