@@ -398,3 +398,30 @@ Test(kernel, timestamps_are_monotonic_clock, .timeout = 60)
 	capture_close(c);
 	collected_free(&col);
 }
+
+/* A ring buffer too small for the load: every lost event is counted. */
+Test(kernel, drops_are_counted_never_silent, .timeout = 60)
+{
+	struct capture_opts o = { .events = EV(ABICAP_EV_SCHED_SWITCH),
+				  .ringbuf_bytes = 4096 };
+	struct abicap_counter sum[ABICAP_EV_COUNT], cpu0[ABICAP_EV_COUNT];
+	struct collected col = { 0 };
+	struct pingpong pp;
+	struct capture *c;
+
+	require_kernel();
+	c = start_capture(&o, &col);
+	pingpong_run(&pp, ROUNDS, 0); /* no polling meanwhile */
+	capture_stop(c);
+	cr_assert_eq(capture_counters(c, -1, sum), 0);
+	cr_assert_gt(sum[ABICAP_EV_SCHED_SWITCH].dropped, 0);
+	cr_assert_eq(sum[ABICAP_EV_SCHED_SWITCH].seen,
+		     capture_received(c, ABICAP_EV_SCHED_SWITCH) +
+			     sum[ABICAP_EV_SCHED_SWITCH].dropped);
+	cr_assert_eq(capture_received(c, ABICAP_EV_SCHED_SWITCH), col.n);
+	/* the ping-pong ran on CPU 0: that is where its drops are */
+	cr_assert_eq(capture_counters(c, 0, cpu0), 0);
+	cr_assert_geq(cpu0[ABICAP_EV_SCHED_SWITCH].dropped, 2 * ROUNDS - 4096 / 80);
+	capture_close(c);
+	collected_free(&col);
+}
