@@ -12,15 +12,15 @@ ARCH := x86
 VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 
 CFLAGS ?= -O2 -g
-CFLAGS += -std=gnu11 -Wall -Wextra -Werror -I$(OUT) -Ibpf -Iuser \
+CFLAGS += -std=gnu11 -Wall -Wextra -Werror -Wno-format-truncation -I$(OUT) -Ibpf -Iuser \
 	-DABICAP_VERSION='"$(VERSION)"'
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
 	-Ivmlinux/$(ARCH) -Ibpf
 # build/abicap is fully static: it runs where libbpf, libelf, zlib and zstd
 # are not installed (minimal VMs, initramfs).
-STATIC_LIBS := -Wl,-Bstatic -lbpf -lelf -lz -lzstd -Wl,-Bdynamic
+STATIC_LIBS := -Wl,-Bstatic -lbpf -lelf -ljansson -llzma -lz -lzstd -Wl,-Bdynamic
 LDFLAGS_BIN ?= -static
-LIBS := -lbpf -lelf -lz -lzstd
+LIBS := -lbpf -lelf -ljansson -llzma -lz -lzstd
 
 ifeq ($(V),1)
 Q :=
@@ -36,8 +36,8 @@ BPF_OBJ := $(OUT)/abicap.bpf.o
 SKEL := $(OUT)/abicap.skel.h
 
 # every user/*.c but main.c makes up the library the tests link
-LIB_SRC := $(filter-out user/main.c,$(wildcard user/*.c))
-LIB_OBJ := $(patsubst user/%.c,$(OUT)/user/%.o,$(LIB_SRC))
+LIB_SRC := $(filter-out user/main.c,$(wildcard user/*.c)) $(wildcard user/*.S)
+LIB_OBJ := $(patsubst user/%,$(OUT)/user/%.o,$(basename $(LIB_SRC)))
 MAIN_OBJ := $(OUT)/user/main.o
 USER_HDRS := $(wildcard user/*.h) bpf/abicap.h
 
@@ -68,17 +68,22 @@ $(OUT)/abicap: $(MAIN_OBJ) $(LIB_OBJ)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS_BIN) $^ $(LIBS) -o $@
 
+# the default contract is embedded from bpf/contract.json
+$(OUT)/user/%.o: user/%.S bpf/contract.json | $(OUT)/user
+	$(call msg,AS,$@)
+	$(Q)$(CC) -c $< -o $@
+
 $(OUT)/tests/%.o: tests/%.c $(USER_HDRS) $(wildcard tests/*.h) $(SKEL) | $(OUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -Itests -c $< -o $@
 
 $(OUT)/test_unit: $(patsubst tests/%.c,$(OUT)/tests/%.o,$(UNIT_SRC) $(TEST_HELPERS)) $(LIB_OBJ)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) $^ -lcriterion -ljansson $(STATIC_LIBS) -lpthread -o $@
+	$(Q)$(CC) $(CFLAGS) $^ -lcriterion $(STATIC_LIBS) -lpthread -o $@
 
 $(OUT)/test_kernel: $(patsubst tests/%.c,$(OUT)/tests/%.o,$(KERNEL_SRC) $(TEST_HELPERS)) $(LIB_OBJ)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) $^ -lcriterion -ljansson $(STATIC_LIBS) -lpthread -o $@
+	$(Q)$(CC) $(CFLAGS) $^ -lcriterion $(STATIC_LIBS) -lpthread -o $@
 
 setup:
 	$(Q)scripts/setup.sh

@@ -6,7 +6,7 @@ set -euo pipefail
 PKGS=(
 	make gcc clang llvm pkg-config
 	libbpf-dev bpftool libelf-dev zlib1g-dev libzstd-dev
-	libjansson-dev libcriterion-dev
+	libjansson-dev libcriterion-dev liblzma-dev
 	jq linux-perf sudo
 )
 

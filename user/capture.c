@@ -6,9 +6,12 @@
 #include <string.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "abicap.skel.h"
 #include "capture.h"
+#include "checker.h"
+#include "contract.h"
 #include "events.h"
 #include "util.h"
 
@@ -130,6 +133,73 @@ static int attach_all(struct capture *c, char *err, size_t errlen)
 	return EXIT_OK;
 }
 
+/* Print a degraded item as one warning line. */
+static void warn_degraded(const struct verdict *v)
+{
+	ab_warn("contract: %s %s degraded: %s", v->scope, v->item, v->detail);
+}
+
+/*
+ * Hold the contract against the running kernel for the events to load:
+ * refuse on a broken item, warn on degraded ones, and choose the program
+ * variants from the verdicts.
+ */
+static int check_kernel(const struct capture_opts *o, unsigned int load,
+			struct kernel_plan *plan, char *err, size_t errlen)
+{
+	struct contract *own = NULL;
+	const struct contract *con = o->contract;
+	struct check_result res;
+	const struct verdict *first = NULL;
+	struct btf *btf;
+	int nbroken = 0, ret;
+
+	if (!con) {
+		con = own = contract_default(err, errlen);
+		if (!con)
+			return EXIT_RUNTIME;
+	}
+	btf = btf__load_vmlinux_btf();
+	if (!btf) {
+		snprintf(err, errlen, "this kernel (%s) has no BTF "
+			 "(/sys/kernel/btf/vmlinux): abicap needs a kernel built "
+			 "with CONFIG_DEBUG_INFO_BTF=y", kernel_release());
+		contract_free(own);
+		return EXIT_KERNEL;
+	}
+	ret = contract_check(con, btf, &res);
+	btf__free(btf);
+	if (ret) {
+		snprintf(err, errlen, "out of memory");
+		contract_free(own);
+		return EXIT_RUNTIME;
+	}
+	for (int i = 0; i < res.n; i++) {
+		const struct verdict *v = &res.v[i];
+
+		if (!(v->events & load))
+			continue;
+		if (v->status == V_BROKEN && !nbroken++)
+			first = v;
+		else if (v->status == V_DEGRADED && !o->quiet)
+			warn_degraded(v);
+	}
+	if (nbroken) {
+		snprintf(err, errlen, "this kernel (%s) breaks the ABI contract "
+			 "'%s', nothing attached: %s %s: expected %s, kernel has "
+			 "%s (%s)%s", kernel_release(), con->name, first->scope,
+			 first->item, first->expected, first->actual,
+			 first->detail, nbroken > 1 ?
+			 "; more broken items: run abicap check" : "");
+		ret = EXIT_KERNEL;
+	} else {
+		ret = plan_from_check(&res, load, o->mode, plan, err, errlen);
+	}
+	check_result_free(&res);
+	contract_free(own);
+	return ret;
+}
+
 struct capture *capture_open(const struct capture_opts *o, capture_cb cb,
 			     void *ctx, int *exit_code, char *err,
 			     size_t errlen)
@@ -158,7 +228,7 @@ struct capture *capture_open(const struct capture_opts *o, capture_cb cb,
 	load = o->events;
 	if (load & (1u << ABICAP_EV_SCHED_WAKEUP))
 		load |= 1u << ABICAP_EV_SCHED_WAKING;
-	ret = kernel_plan(NULL, load, o->mode, &c->plan, err, errlen);
+	ret = check_kernel(o, load, &c->plan, err, errlen);
 	if (ret)
 		goto fail;
 	if (o->legacy_switch)

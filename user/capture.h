@@ -13,6 +13,8 @@
 #include "kernel.h"
 #include "record.h"
 
+struct contract;
+
 #define RINGBUF_DEFAULT_MB 16
 
 struct capture_opts {
@@ -30,6 +32,9 @@ struct capture_opts {
 	 * the tests exercise the old kernels' path on this one.
 	 */
 	bool legacy_switch;
+	/* checked before anything loads; NULL: the built-in contract */
+	const struct contract *contract;
+	bool quiet; /* no warnings for degraded contract items */
 };
 
 /* Called for each record; a non-zero return stops this poll's consumption. */

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
 /*
- * What the running kernel offers: privileges, BTF, and which program variant
- * each event gets (tp_btf or raw_tp; sched_switch with or without the
- * prev_state argument).
+ * The running kernel: privileges, release, and the program variant each event
+ * gets (tp_btf or raw_tp; sched_switch with or without the prev_state
+ * argument), which checker.c derives from the contract's verdicts.
  */
 #ifndef ABICAP_KERNEL_H
 #define ABICAP_KERNEL_H
@@ -10,8 +10,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include "abicap.h"
-
-struct btf;
 
 enum attach_mode {
 	ATTACH_AUTO, /* tp_btf where the kernel has it, raw_tp otherwise */
@@ -27,16 +25,6 @@ struct kernel_plan {
 
 /* EXIT_OK, or EXIT_PRIV with the missing capability named in err. */
 int kernel_check_privilege(char *err, size_t errlen);
-
-/*
- * Decide the program variant for every event in mask from the kernel's BTF
- * (btf: NULL loads the running kernel's). EXIT_OK, EXIT_KERNEL (no BTF,
- * tracepoint missing, prototype not one abicap knows) or EXIT_USAGE (a forced
- * mode the kernel cannot do), with one line in err.
- */
-int kernel_plan(const struct btf *btf, unsigned int mask,
-		enum attach_mode mode, struct kernel_plan *plan, char *err,
-		size_t errlen);
 
 /* "6.18.44-..." */
 const char *kernel_release(void);

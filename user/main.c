@@ -2,7 +2,8 @@
 /* abicap's command line: one do_<cmd>() per subcommand. */
 #include <stdio.h>
 #include <string.h>
-#include "trace.h"
+#include "abicap.h"
+#include "commands.h"
 #include "util.h"
 
 struct cmd {
@@ -13,6 +14,9 @@ struct cmd {
 
 static const struct cmd cmds[] = {
 	{ "trace", do_trace, "stream scheduler and power events to stdout" },
+	{ "check", do_check, "check the ABI contract against a kernel's BTF" },
+	{ "diff", do_diff, "compare two kernels' events under the append-only rule" },
+	{ "contract", do_contract, "show the built-in contract, or snapshot a kernel's" },
 };
 
 static void usage(FILE *f)
@@ -26,7 +30,7 @@ static void usage(FILE *f)
 		"  -h, --help     show this help\n"
 		"  -V, --version  show the version\n\n"
 		"Exit codes: 0 ok; 1 the kernel cannot do it (no BTF, tracepoint "
-		"missing);\n2 bad usage or input; 3 missing privilege; "
+		"missing, contract broken);\n2 bad usage or input; 3 missing privilege; "
 		"4 runtime failure.\n");
 }
 

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/libbpf.h>
+#include "contract.h"
 #include "cpulist.h"
 #include "events.h"
 #include "trace.h"
@@ -28,9 +29,14 @@ const char trace_usage[] =
 "  -b, --buffer-size MB   ring buffer size (default 16, rounded up to a power of 2)\n"
 "      --attach MODE      auto (default: tp_btf where the kernel has it),\n"
 "                         tp_btf or raw_tp\n"
+"  -c, --contract FILE    ABI contract to hold the kernel to before attaching\n"
+"                         (default: the built-in one; see abicap check)\n"
 "  -v, --verbose          print libbpf's log (verifier output) on stderr\n"
 "  -h, --help             show this help\n"
 "\n"
+"Before loading anything, the kernel is checked against the contract for the\n"
+"chosen events: a broken item stops the trace (exit 1), degraded ones are\n"
+"warnings, and the verdicts pick the program variants.\n"
 "Ends on Ctrl-C, SIGTERM, the duration, or when stdout is closed; then prints\n"
 "a summary on stderr: events seen, received and dropped per event, and\n"
 "drops per CPU. Drops are also reported while running.\n"
@@ -47,6 +53,7 @@ static const struct option long_opts[] = {
 	{ "cpu", required_argument, NULL, 'C' },
 	{ "buffer-size", required_argument, NULL, 'b' },
 	{ "attach", required_argument, NULL, OPT_ATTACH },
+	{ "contract", required_argument, NULL, 'c' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ 0 },
@@ -141,7 +148,7 @@ int trace_parse_args(int argc, char **argv, struct trace_opts *o, char *err,
 	o->cap.events = EVENTS_ALL;
 	optind = 0; /* full re-initialisation: parsers may run more than once */
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, ":f:d:e:p:C:b:vh", long_opts,
+	while ((ch = getopt_long(argc, argv, ":f:d:e:p:C:b:c:vh", long_opts,
 				 NULL)) != -1) {
 		switch (ch) {
 		case 'f':
@@ -204,6 +211,9 @@ int trace_parse_args(int argc, char **argv, struct trace_opts *o, char *err,
 					 "tp_btf or raw_tp", optarg);
 				return EXIT_USAGE;
 			}
+			break;
+		case 'c':
+			o->contract_path = optarg;
 			break;
 		case 'v':
 			o->cap.verbose = true;
@@ -358,6 +368,7 @@ int do_trace(int argc, char **argv)
 	struct trace_state st = { 0 };
 	/* SA_RESTART: a signal must not fail a write to stdout with EINTR */
 	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESTART };
+	struct contract *contract = NULL;
 	struct capture *c;
 	uint64_t deadline = 0, next_check, last_drop = 0;
 	int ret;
@@ -371,12 +382,21 @@ int do_trace(int argc, char **argv)
 		fputs(trace_usage, stdout);
 		return EXIT_OK;
 	}
+	if (o.contract_path) {
+		contract = contract_load(o.contract_path, err, sizeof(err));
+		if (!contract) {
+			ab_error("%s", err);
+			return EXIT_USAGE;
+		}
+		o.cap.contract = contract;
+	}
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	st.fmt = o.fmt;
 	st.t0_ns = mono_ns();
 	c = capture_open(&o.cap, emit, &st, &ret, err, sizeof(err));
+	contract_free(contract);
 	if (!c) {
 		ab_error("%s", err);
 		return ret;

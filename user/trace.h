@@ -13,6 +13,7 @@ struct trace_opts {
 	double duration; /* seconds; 0: until Ctrl-C */
 	struct capture_opts cap;
 	uint8_t cpuset[ABICAP_MAX_CPUS];
+	const char *contract_path; /* NULL: the built-in contract */
 	bool help;
 };
 

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/* BTF helpers shared by the checker, diff and snapshot: types as contract strings, member lookup. */
+#ifndef ABICAP_BTF_UTIL_H
+#define ABICAP_BTF_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <linux/types.h>
+
+struct btf;
+struct btf_type;
+
+/* Skip typedefs and const/volatile/restrict/type tags. */
+__u32 btf_skip_mods(const struct btf *btf, __u32 id);
+
+/*
+ * The type as a contract type string (bool, s32, char[16], struct X *, ...).
+ * `c_name` (may be NULL) gets the C spelling when it says more ("pid_t").
+ */
+void btf_type_str(const struct btf *btf, __u32 id, char *out, size_t len,
+		  char *c_name, size_t c_len);
+
+/* A named struct (or union); 0 if there is none. */
+__u32 btf_find_struct(const struct btf *btf, const char *name);
+
+/*
+ * Resolve a dotted member path (thread_info.cpu) in struct sid, looking
+ * through anonymous struct/union members. Returns the member's type id and
+ * bit offset, or 0 if not found.
+ */
+__u32 btf_find_member(const struct btf *btf, __u32 sid, const char *path,
+		      __u32 *bit_off);
+
+/* FUNC_PROTO behind typedef btf_trace_<tp> (typedef -> ptr -> proto), or NULL. */
+const struct btf_type *btf_trace_proto(const struct btf *btf, const char *tp);
+
+/* Does this BTF have any btf_trace_* typedef (Linux 5.5+)? */
+bool btf_has_trace_types(const struct btf *btf);
+
+#endif

@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/* What the subcommands share: libbpf logging, --contract, labels, usage errors. */
+#include <getopt.h>
+#include <stdio.h>
+#include <bpf/libbpf.h>
+#include "commands.h"
+#include "contract.h"
+#include "kernel.h"
+#include "util.h"
+
+static int silent_log(enum libbpf_print_level l, const char *f, va_list ap)
+{
+	(void)l;
+	(void)f;
+	(void)ap;
+	return 0;
+}
+
+static int verbose_log(enum libbpf_print_level l, const char *f, va_list ap)
+{
+	(void)l;
+	return vfprintf(stderr, f, ap);
+}
+
+void set_libbpf_verbose(bool verbose)
+{
+	libbpf_set_print(verbose ? verbose_log : silent_log);
+}
+
+struct contract *load_contract_arg(const char *path, char *err, size_t errlen)
+{
+	return path ? contract_load(path, err, errlen) :
+		      contract_default(err, errlen);
+}
+
+void btf_source_label(const char *path, char *out, size_t len)
+{
+	if (path)
+		snprintf(out, len, "%s", path);
+	else
+		snprintf(out, len, "running kernel %s", kernel_release());
+}
+
+int usage_error(int argc, char **argv, int ch, const char *cmd)
+{
+	const char *opt = optind - 1 < argc ? argv[optind - 1] : "?";
+
+	if (ch == ':')
+		ab_error("option '%s' needs a value (see abicap %s --help)", opt,
+			 cmd);
+	else
+		ab_error("unknown option '%s' (see abicap %s --help)", opt, cmd);
+	return EXIT_USAGE;
+}

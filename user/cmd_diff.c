@@ -1,0 +1,403 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * abicap diff OLD NEW: what changed in the events between two kernels, judged
+ * by the append-only rule of TRACE_EVENT_ABI: no argument or record field
+ * deleted, retyped or moved; new ones only at the end.
+ */
+#include <getopt.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/btf.h>
+#include "btf_source.h"
+#include "commands.h"
+#include "contract.h"
+#include "events.h"
+#include "layout.h"
+#include "util.h"
+
+const char diff_usage[] =
+"Usage: abicap diff OLD NEW [--events LIST | --all] [--format text|json]\n"
+"Compare two kernels' BTF (raw BTF, ELF vmlinux or bzImage each) under the\n"
+"append-only rule: per event, the tracepoint prototype (arguments added,\n"
+"removed, moved or retyped) and the tracefs record layout\n"
+"(trace_event_raw_*: fields deleted, retyped, moved or inserted before the\n"
+"end break it; fields appended at the end do not).\n"
+"\n"
+"  -e, --events LIST     events of the built-in contract to compare (default:\n"
+"                        all six abicap captures)\n"
+"  -a, --all             every tracepoint and record struct either kernel has\n"
+"  -f, --format FMT      text (default) or json\n"
+"  -v, --verbose         libbpf's log on stderr\n"
+"  -h, --help            show this help\n"
+"\n"
+"Exit: 0 compatible, 1 a breaking change, 2 bad usage or input.\n";
+
+struct change {
+	char scope[96]; /* event, or record struct */
+	char what[96]; /* "arg 4", "record trace_event_raw_x.field", "tracepoint" */
+	const char *kind; /* "added", "removed", "deleted", "retyped", ... */
+	char old_type[TYPE_STR_MAX];
+	char new_type[TYPE_STR_MAX];
+	int old_idx, new_idx;
+	bool breaking;
+};
+
+struct diff {
+	struct change *v;
+	int n, cap;
+	int breaking, compatible;
+};
+
+static struct change *add_change(struct diff *d, const char *scope,
+				 const char *kind, bool breaking)
+{
+	struct change *c;
+
+	if (d->n == d->cap) {
+		d->cap = d->cap ? d->cap * 2 : 64;
+		d->v = realloc(d->v, d->cap * sizeof(*d->v));
+		if (!d->v) {
+			ab_error("out of memory");
+			exit(EXIT_RUNTIME);
+		}
+	}
+	c = &d->v[d->n++];
+	memset(c, 0, sizeof(*c));
+	snprintf(c->scope, sizeof(c->scope), "%s", scope);
+	c->kind = kind;
+	c->breaking = breaking;
+	c->old_idx = c->new_idx = -1;
+	if (breaking)
+		d->breaking++;
+	else
+		d->compatible++;
+	return c;
+}
+
+/* new is old with one argument inserted at k: return k, else -1. */
+static int inserted_at(const struct lfield *o, int no, const struct lfield *n,
+		       int nn)
+{
+	if (nn != no + 1)
+		return -1;
+	for (int k = 0; k < nn; k++) {
+		bool match = true;
+
+		for (int i = 0, j = 0; i < no && match; i++, j++) {
+			if (j == k)
+				j++;
+			match = !strcmp(o[i].type, n[j].type);
+		}
+		if (match)
+			return k;
+	}
+	return -1;
+}
+
+static void diff_proto(struct diff *d, const char *tp, const struct btf *ob,
+		       const struct btf *nb)
+{
+	struct lfield *o, *n;
+	int no = proto_layout(ob, tp, &o), nn = proto_layout(nb, tp, &n);
+	struct change *c;
+	int k;
+
+	if (no < 0 && nn < 0)
+		goto out;
+	if (no < 0 || nn < 0) {
+		c = add_change(d, tp, nn < 0 ? "removed" : "added", nn < 0);
+		snprintf(c->what, sizeof(c->what), "tracepoint");
+		goto out;
+	}
+	k = inserted_at(o, no, n, nn);
+	if (k >= 0 && k < no) {
+		c = add_change(d, tp, "inserted before the end", true);
+		snprintf(c->what, sizeof(c->what), "arg %d", k + 1);
+		snprintf(c->new_type, sizeof(c->new_type), "%s", n[k].type);
+		c->new_idx = k + 1;
+		goto out;
+	}
+	for (int i = 0; i < no || i < nn; i++) {
+		if (i < no && i < nn && !strcmp(o[i].type, n[i].type))
+			continue;
+		c = add_change(d, tp, i >= no ? "appended" : i >= nn ?
+			       "removed" : "retyped", i < no);
+		snprintf(c->what, sizeof(c->what), "arg %d", i + 1);
+		if (i < no) {
+			snprintf(c->old_type, sizeof(c->old_type), "%s", o[i].type);
+			c->old_idx = i + 1;
+		}
+		if (i < nn) {
+			snprintf(c->new_type, sizeof(c->new_type), "%s", n[i].type);
+			c->new_idx = i + 1;
+		}
+	}
+out:
+	free(o);
+	free(n);
+}
+
+struct rec_diff {
+	struct diff *d;
+	const char *structname;
+};
+
+static void on_field(void *ctx, const struct lfinding *f)
+{
+	struct rec_diff *r = ctx;
+	struct change *c;
+
+	if (f->kind == LC_SAME)
+		return;
+	c = add_change(r->d, r->structname, lchange_str(f->kind),
+		       lchange_breaks(f->kind));
+	snprintf(c->what, sizeof(c->what), "record %s.%s", r->structname,
+		 f->name);
+	if (f->old_type)
+		snprintf(c->old_type, sizeof(c->old_type), "%s", f->old_type);
+	if (f->new_type)
+		snprintf(c->new_type, sizeof(c->new_type), "%s", f->new_type);
+	c->old_idx = f->old_idx;
+	c->new_idx = f->new_idx;
+}
+
+static void diff_record(struct diff *d, const char *sname, const struct btf *ob,
+			const struct btf *nb)
+{
+	struct lfield *o, *n;
+	int no = record_layout(ob, sname, &o), nn = record_layout(nb, sname, &n);
+	struct rec_diff ctx = { d, sname };
+
+	if (no >= 0 && nn >= 0) {
+		layout_compare(o, no, n, nn, on_field, &ctx);
+	} else if (no >= 0 || nn >= 0) {
+		struct change *c = add_change(d, sname, nn < 0 ? "removed" :
+					      "added", nn < 0);
+
+		snprintf(c->what, sizeof(c->what), "record %s", sname);
+	}
+	free(o);
+	free(n);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Every name of a kind with a prefix, in either BTF, sorted and unique. */
+static int collect_names(const struct btf *a, const struct btf *b, int kind,
+			 const char *prefix, char ***out)
+{
+	const struct btf *both[2] = { a, b };
+	char **names = NULL;
+	int n = 0, cap = 0, w = 0;
+
+	for (int k = 0; k < 2; k++) {
+		__u32 cnt = btf__type_cnt(both[k]);
+
+		for (__u32 id = 1; id < cnt; id++) {
+			const struct btf_type *t = btf__type_by_id(both[k], id);
+			const char *name = btf__name_by_offset(both[k], t->name_off);
+
+			if (btf_kind(t) != kind || strncmp(name, prefix, strlen(prefix)))
+				continue;
+			if (n == cap) {
+				cap = cap ? cap * 2 : 1024;
+				names = realloc(names, cap * sizeof(*names));
+				if (!names)
+					return -1;
+			}
+			names[n++] = (char *)name + strlen(prefix);
+		}
+	}
+	qsort(names, n, sizeof(*names), cmp_str);
+	for (int i = 0; i < n; i++)
+		if (!w || strcmp(names[w - 1], names[i]))
+			names[w++] = names[i];
+	*out = names;
+	return w;
+}
+
+static void diff_all(struct diff *d, const struct btf *ob, const struct btf *nb)
+{
+	char **names, full[256];
+	int n;
+
+	n = collect_names(ob, nb, BTF_KIND_TYPEDEF, "btf_trace_", &names);
+	for (int i = 0; i < n; i++)
+		diff_proto(d, names[i], ob, nb);
+	free(names);
+	n = collect_names(ob, nb, BTF_KIND_STRUCT, "trace_event_raw_", &names);
+	for (int i = 0; i < n; i++) {
+		snprintf(full, sizeof(full), "trace_event_raw_%s", names[i]);
+		diff_record(d, full, ob, nb);
+	}
+	free(names);
+}
+
+static void print_text(const struct diff *d, const char *old, const char *new,
+		       int scopes)
+{
+	printf("abicap diff: %s -> %s (append-only rule)\n", old, new);
+	if (!d->n)
+		printf("no changes in %d compared items\n", scopes);
+	for (int i = 0; i < d->n; i++) {
+		const struct change *c = &d->v[i];
+
+		printf("%-9s %-22s %-52s %s", c->breaking ? "BREAKING" :
+		       "ok", c->scope, c->what, c->kind);
+		if (c->old_type[0] && c->new_type[0] &&
+		    strcmp(c->old_type, c->new_type))
+			printf(": %s -> %s", c->old_type, c->new_type);
+		else if (c->old_type[0] && !c->new_type[0])
+			printf(": was %s", c->old_type);
+		else if (c->new_type[0] && !c->old_type[0])
+			printf(": %s", c->new_type);
+		if (c->old_idx >= 0 && c->new_idx >= 0 && c->old_idx != c->new_idx)
+			printf(" (position %d -> %d)", c->old_idx, c->new_idx);
+		else if (c->old_idx >= 0 && c->new_idx < 0 && !strncmp(c->what, "record", 6))
+			printf(" (was at %d)", c->old_idx);
+		else if (c->new_idx >= 0 && c->old_idx < 0 && !strncmp(c->what, "record", 6))
+			printf(" (at %d)", c->new_idx);
+		printf("\n");
+	}
+	printf("result: %d breaking, %d compatible change%s: %s\n", d->breaking,
+	       d->compatible, d->compatible == 1 ? "" : "s",
+	       d->breaking ? "NOT compatible under the append-only rule" :
+			     "compatible");
+}
+
+static void print_json(const struct diff *d, const char *old, const char *new)
+{
+	json_t *changes = json_array(), *root;
+
+	for (int i = 0; i < d->n; i++) {
+		const struct change *c = &d->v[i];
+		json_t *o = json_pack("{s:s, s:s, s:s, s:b}", "scope", c->scope,
+				      "item", c->what, "change", c->kind,
+				      "breaking", c->breaking);
+
+		json_object_set_new(o, "old_type", c->old_type[0] ?
+				    json_string(c->old_type) : json_null());
+		json_object_set_new(o, "new_type", c->new_type[0] ?
+				    json_string(c->new_type) : json_null());
+		json_object_set_new(o, "old_index", c->old_idx >= 0 ?
+				    json_integer(c->old_idx) : json_null());
+		json_object_set_new(o, "new_index", c->new_idx >= 0 ?
+				    json_integer(c->new_idx) : json_null());
+		json_array_append_new(changes, o);
+	}
+	root = json_pack("{s:s, s:s, s:o, s:i, s:i, s:b}", "old", old, "new", new,
+			 "changes", changes, "breaking", d->breaking,
+			 "compatible_changes", d->compatible,
+			 "append_only_compatible", !d->breaking);
+	json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	putchar('\n');
+	json_decref(root);
+}
+
+int do_diff(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "events", required_argument, NULL, 'e' },
+		{ "all", no_argument, NULL, 'a' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	unsigned int mask = EVENTS_ALL;
+	bool all = false, events_given = false, json = false, verbose = false;
+	char err[ERRMSG_LEN];
+	struct btf *ob = NULL, *nb = NULL;
+	struct contract *c = NULL;
+	struct diff d = { 0 };
+	int ch, ret = EXIT_USAGE, scopes = 0;
+
+	optind = 0;
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, ":e:af:vh", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'e':
+			if (!parse_event_list(optarg, &mask, err, sizeof(err))) {
+				ab_error("%s", err);
+				return EXIT_USAGE;
+			}
+			events_given = true;
+			break;
+		case 'a':
+			all = true;
+			break;
+		case 'f':
+			if (strcmp(optarg, "text") && strcmp(optarg, "json")) {
+				ab_error("--format '%s': use text or json", optarg);
+				return EXIT_USAGE;
+			}
+			json = !strcmp(optarg, "json");
+			break;
+		case 'v':
+			verbose = true;
+			break;
+		case 'h':
+			fputs(diff_usage, stdout);
+			return EXIT_OK;
+		default:
+			return usage_error(argc, argv, ch, "diff");
+		}
+	}
+	if (argc - optind != 2) {
+		ab_error("diff needs two kernels, OLD and NEW (BTF, vmlinux or "
+			 "bzImage files); see abicap diff --help");
+		return EXIT_USAGE;
+	}
+	if (all && events_given) {
+		ab_error("--all and --events exclude each other");
+		return EXIT_USAGE;
+	}
+	set_libbpf_verbose(verbose);
+	ob = btf_open(argv[optind], err, sizeof(err));
+	if (ob)
+		nb = btf_open(argv[optind + 1], err, sizeof(err));
+	c = contract_default(err, sizeof(err));
+	if (!ob || !nb || !c) {
+		ab_error("%s", err);
+		goto out;
+	}
+	if (all) {
+		diff_all(&d, ob, nb);
+	} else {
+		/* records shared by several events are compared once */
+		for (int i = 0; i < c->nevents; i++) {
+			const struct c_event *e = &c->events[i];
+			bool seen = false;
+
+			if (e->ev < 0 || !(mask & (1u << e->ev)))
+				continue;
+			diff_proto(&d, e->name, ob, nb);
+			scopes++;
+			for (int j = 0; j < i && e->has_record; j++)
+				seen |= c->events[j].has_record &&
+					(mask & (1u << c->events[j].ev)) &&
+					!strcmp(c->events[j].record.struct_name,
+						e->record.struct_name);
+			if (e->has_record && !seen) {
+				diff_record(&d, e->record.struct_name, ob, nb);
+				scopes++;
+			}
+		}
+	}
+	if (json)
+		print_json(&d, argv[optind], argv[optind + 1]);
+	else
+		print_text(&d, argv[optind], argv[optind + 1], scopes);
+	ret = d.breaking ? EXIT_KERNEL : EXIT_OK;
+out:
+	free(d.v);
+	contract_free(c);
+	btf__free(ob);
+	btf__free(nb);
+	return ret;
+}

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/* Subcommands (one do_<cmd>() each) and what they share. */
+#ifndef ABICAP_COMMANDS_H
+#define ABICAP_COMMANDS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct contract;
+
+int do_trace(int argc, char **argv);
+int do_check(int argc, char **argv);
+int do_diff(int argc, char **argv);
+int do_contract(int argc, char **argv);
+
+extern const char check_usage[];
+extern const char diff_usage[];
+extern const char contract_usage[];
+
+/* libbpf's own messages on stderr only when asked (-v). */
+void set_libbpf_verbose(bool verbose);
+/* --contract FILE, or the built-in contract when path is NULL. */
+struct contract *load_contract_arg(const char *path, char *err, size_t errlen);
+/* "running kernel 6.18..." or the file's path. */
+void btf_source_label(const char *path, char *out, size_t len);
+/* The error for getopt's ':' (missing value) and '?' (unknown option): EXIT_USAGE. */
+int usage_error(int argc, char **argv, int ch, const char *cmd);
+
+#endif
