@@ -117,7 +117,7 @@ static void want_type(struct parser *p, json_t *obj, const char *path,
 
 static bool is_ident(const char *s, bool dots)
 {
-	if (!*s)
+	if (!*s || isdigit((unsigned char)*s))
 		return false;
 	for (; *s; s++)
 		if (!isalnum((unsigned char)*s) && *s != '_' &&

@@ -1,0 +1,336 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+#include <criterion/criterion.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <lzma.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+#include <zstd.h>
+#include <bpf/btf.h>
+#include "btf_fixture.h"
+
+struct ids {
+	int u8, u16, s32, u32, s64, u64, boolean, chr, comm, task, task_ptr,
+		void_ptr, pid_t_;
+};
+
+static void member(struct btf *b, const char *name, int type, int *off,
+		   int size)
+{
+	cr_assert_eq(btf__add_field(b, name, type, *off * 8, 0), 0,
+		     "btf__add_field(%s)", name);
+	*off += size;
+}
+
+static void add_task(struct btf *b, struct ids *t, const struct kfix *k)
+{
+	/* every type a member uses exists before its struct: fields attach to the last type added */
+	int vol_long = btf__add_volatile(b, t->s64), ti, off = 0;
+
+	ti = btf__add_struct(b, "thread_info", k->old_cpu ? 12 : 24);
+	off = 0;
+	member(b, "flags", t->u64, &off, 8);
+	if (!k->old_cpu) {
+		member(b, "syscall_work", t->u64, &off, 8);
+		member(b, "status", t->u32, &off, 4);
+		member(b, "cpu", t->u32, &off, 4);
+	} else {
+		member(b, "status", t->u32, &off, 4);
+	}
+	cr_assert_gt(btf__add_struct(b, "task_struct", 256), 0);
+	off = 0;
+	member(b, "thread_info", ti, &off, k->old_cpu ? 16 : 24);
+	if (k->old_state)
+		member(b, "state", vol_long, &off, 8);
+	else
+		member(b, "__state", t->u32, &off, 8);
+	if (k->old_cpu)
+		member(b, "cpu", t->u32, &off, 4);
+	if (!k->no_prio)
+		member(b, "prio", t->s32, &off, 4);
+	member(b, "exit_state", t->s32, &off, 4);
+	member(b, "pid", t->pid_t_, &off, 4);
+	member(b, "tgid", k->tgid_u64 ? t->u64 : t->pid_t_, &off, 8);
+	member(b, "comm", t->comm, &off, 16);
+}
+
+/* typedef void (*btf_trace_<name>)(void *__data, args...) */
+static void add_tp(struct btf *b, const struct ids *t, const char *name,
+		   const int *args, int n)
+{
+	char tn[64];
+	int proto = btf__add_func_proto(b, 0);
+
+	cr_assert_gt(proto, 0);
+	cr_assert_eq(btf__add_func_param(b, "__data", t->void_ptr), 0);
+	for (int i = 0; i < n; i++)
+		cr_assert_eq(btf__add_func_param(b, "", args[i]), 0);
+	snprintf(tn, sizeof(tn), "btf_trace_%s", name);
+	cr_assert_gt(btf__add_typedef(b, tn, btf__add_ptr(b, proto)), 0);
+}
+
+struct rf {
+	const char *name;
+	int type;
+	int size;
+};
+
+static void add_record(struct btf *b, int entry, int empty, const char *name,
+		       const struct rf *f, int n)
+{
+	int off = 0;
+
+	cr_assert_gt(btf__add_struct(b, name, 64), 0);
+	member(b, "ent", entry, &off, 8);
+	for (int i = 0; i < n; i++)
+		member(b, f[i].name, f[i].type, &off, f[i].size);
+	member(b, "__data", empty, &off, 0);
+}
+
+struct btf *kfix_build(const struct kfix *k)
+{
+	struct btf *b = btf__new_empty();
+	struct ids t;
+	int entry, empty, off = 0;
+
+	cr_assert(b);
+	t.u8 = btf__add_int(b, "unsigned char", 1, 0);
+	t.u16 = btf__add_int(b, "short unsigned int", 2, 0);
+	t.s32 = btf__add_int(b, "int", 4, BTF_INT_SIGNED);
+	t.u32 = btf__add_int(b, "unsigned int", 4, 0);
+	t.s64 = btf__add_int(b, "long int", 8, BTF_INT_SIGNED);
+	t.u64 = btf__add_int(b, "long unsigned int", 8, 0);
+	t.boolean = btf__add_int(b, "_Bool", 1, BTF_INT_BOOL);
+	t.chr = btf__add_int(b, "char", 1, BTF_INT_SIGNED);
+	t.comm = btf__add_array(b, t.s32, t.chr, 16);
+	t.pid_t_ = btf__add_typedef(b, "pid_t", t.s32);
+	t.void_ptr = btf__add_ptr(b, 0);
+	add_task(b, &t, k);
+	t.task = btf__find_by_name_kind(b, "task_struct", BTF_KIND_STRUCT);
+	t.task_ptr = btf__add_ptr(b, t.task);
+
+	if (!k->no_trace_types) {
+		if (k->sw == SW_4ARG)
+			add_tp(b, &t, "sched_switch", (int[]){ t.boolean,
+			       t.task_ptr, t.task_ptr, t.u32 }, 4);
+		else if (k->sw == SW_3ARG)
+			add_tp(b, &t, "sched_switch", (int[]){ t.boolean,
+			       t.task_ptr, t.task_ptr }, 3);
+		else
+			add_tp(b, &t, "sched_switch", (int[]){ t.boolean, t.u32,
+			       t.task_ptr, t.task_ptr }, 4);
+		add_tp(b, &t, "sched_wakeup", (int[]){ t.task_ptr }, 1);
+		add_tp(b, &t, "sched_wakeup_new", (int[]){ t.task_ptr }, 1);
+		add_tp(b, &t, "sched_waking", (int[]){ t.task_ptr }, 1);
+		add_tp(b, &t, "cpu_idle", (int[]){ t.u32, t.u32 }, 2);
+		if (!k->no_cpu_frequency)
+			add_tp(b, &t, "cpu_frequency", (int[]){ t.u32, t.u32 }, 2);
+	}
+
+	entry = btf__add_struct(b, "trace_entry", 8);
+	member(b, "type", t.u16, &off, 2);
+	member(b, "flags", t.u8, &off, 1);
+	member(b, "preempt_count", t.u8, &off, 1);
+	member(b, "pid", t.s32, &off, 4);
+	empty = btf__add_array(b, t.s32, t.chr, 0);
+	{
+		struct rf sw[] = {
+			{ "prev_comm", t.comm, 16 }, { "prev_pid", t.pid_t_, 4 },
+			{ "prev_prio", t.s32, 4 }, { "prev_state", t.s64, 8 },
+			{ "next_comm", t.comm, 16 }, { "next_pid", t.pid_t_, 4 },
+			{ "next_prio", t.s32, 4 }, { "next_flags", t.u32, 4 },
+		};
+		struct rf wk[] = {
+			{ "comm", t.comm, 16 }, { "pid", t.pid_t_, 4 },
+			{ "prio", t.s32, 4 }, { "success", t.s32, 4 },
+			{ "target_cpu", t.s32, 4 },
+		};
+		struct rf wk_new[] = {
+			{ "comm", t.comm, 16 }, { "pid", t.pid_t_, 4 },
+			{ "prio", t.s32, 4 }, { "target_cpu", t.s32, 4 },
+		};
+		struct rf cpu[] = { { "state", t.u32, 4 }, { "cpu_id", t.u32, 4 } };
+
+		add_record(b, entry, empty, "trace_event_raw_sched_switch", sw,
+			   k->switch_appended ? 8 : 7);
+		if (k->wakeup_success)
+			add_record(b, entry, empty,
+				   "trace_event_raw_sched_wakeup_template", wk, 5);
+		else
+			add_record(b, entry, empty,
+				   "trace_event_raw_sched_wakeup_template", wk_new, 4);
+		add_record(b, entry, empty, "trace_event_raw_cpu", cpu, 2);
+	}
+	return b;
+}
+
+void write_file(const char *path, const void *buf, size_t len)
+{
+	FILE *f = fopen(path, "wb");
+
+	cr_assert(f, "cannot write %s", path);
+	cr_assert_eq(fwrite(buf, 1, len, f), len);
+	cr_assert_eq(fclose(f), 0);
+}
+
+static const void *raw_btf(const struct kfix *k, struct btf **b, __u32 *len)
+{
+	const void *raw;
+
+	*b = kfix_build(k);
+	raw = btf__raw_data(*b, len);
+	cr_assert(raw);
+	return raw;
+}
+
+void kfix_write_raw(const struct kfix *k, const char *path)
+{
+	struct btf *b;
+	__u32 len;
+	const void *raw = raw_btf(k, &b, &len);
+
+	write_file(path, raw, len);
+	btf__free(b);
+}
+
+/* An ELF64 relocatable with .BTF and .shstrtab, written with libelf to fd. */
+static void elf_with_btf(int fd, const void *btf, size_t len)
+{
+	static char shstr[] = "\0.BTF\0.shstrtab";
+	Elf *e;
+	Elf64_Ehdr *eh;
+	Elf_Scn *scn;
+	Elf_Data *d;
+	Elf64_Shdr *sh;
+
+	elf_version(EV_CURRENT);
+	e = elf_begin(fd, ELF_C_WRITE, NULL);
+	cr_assert(e);
+	eh = elf64_newehdr(e);
+	eh->e_ident[EI_DATA] = ELFDATA2LSB;
+	eh->e_machine = EM_X86_64;
+	eh->e_type = ET_EXEC;
+	eh->e_version = EV_CURRENT;
+	scn = elf_newscn(e);
+	d = elf_newdata(scn);
+	d->d_buf = (void *)btf;
+	d->d_size = len;
+	d->d_align = 4;
+	d->d_type = ELF_T_BYTE;
+	sh = elf64_getshdr(scn);
+	sh->sh_name = 1;
+	sh->sh_type = SHT_PROGBITS;
+	scn = elf_newscn(e);
+	d = elf_newdata(scn);
+	d->d_buf = shstr;
+	d->d_size = sizeof(shstr);
+	d->d_align = 1;
+	d->d_type = ELF_T_BYTE;
+	sh = elf64_getshdr(scn);
+	sh->sh_name = 6;
+	sh->sh_type = SHT_STRTAB;
+	eh->e_shstrndx = elf_ndxscn(scn);
+	cr_assert_gt(elf_update(e, ELF_C_WRITE), 0, "%s", elf_errmsg(-1));
+	elf_end(e);
+}
+
+void kfix_write_elf(const struct kfix *k, const char *path)
+{
+	struct btf *b;
+	__u32 len;
+	const void *raw = raw_btf(k, &b, &len);
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+
+	cr_assert_geq(fd, 0);
+	elf_with_btf(fd, raw, len);
+	close(fd);
+	btf__free(b);
+}
+
+static void *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	void *buf;
+
+	cr_assert(f);
+	fseek(f, 0, SEEK_END);
+	*len = ftell(f);
+	rewind(f);
+	buf = malloc(*len);
+	cr_assert_eq(fread(buf, 1, *len, f), *len);
+	fclose(f);
+	return buf;
+}
+
+static size_t pack(const char *how, const void *in, size_t len, void *out,
+		       size_t cap)
+{
+	if (!strcmp(how, "zstd")) {
+		size_t n = ZSTD_compress(out, cap, in, len, 3);
+
+		cr_assert_not(ZSTD_isError(n));
+		return n;
+	}
+	if (!strcmp(how, "xz")) {
+		size_t pos = 0;
+
+		cr_assert_eq(lzma_easy_buffer_encode(6, LZMA_CHECK_CRC32, NULL,
+						     in, len, out, &pos, cap),
+			     LZMA_OK);
+		return pos;
+	} else {
+		z_stream z = { 0 };
+
+		cr_assert_eq(deflateInit2(&z, 6, Z_DEFLATED, 16 + MAX_WBITS, 8,
+					  Z_DEFAULT_STRATEGY), Z_OK);
+		z.next_in = (void *)in;
+		z.avail_in = len;
+		z.next_out = out;
+		z.avail_out = cap;
+		cr_assert_eq(deflate(&z, Z_FINISH), Z_STREAM_END);
+		deflateEnd(&z);
+		return z.total_out;
+	}
+}
+
+/*
+ * A minimal x86 bzImage: boot sector with "HdrS", setup_sects = 1, and the
+ * compressed ELF at payload_offset within the protected-mode part. The
+ * kernel build appends the uncompressed size (le32) after the payload.
+ */
+void kfix_write_bzimage(const struct kfix *k, const char *path,
+			const char *compression)
+{
+	char elf_path[] = "/tmp/abicap-fixture-XXXXXX";
+	int fd = mkstemp(elf_path);
+	size_t elf_len, cap, plen, off = 0x100, total;
+	unsigned char *elf, *img;
+	struct btf *b;
+	__u32 len;
+	const void *raw = raw_btf(k, &b, &len);
+
+	cr_assert_geq(fd, 0);
+	elf_with_btf(fd, raw, len);
+	close(fd);
+	btf__free(b);
+	elf = slurp(elf_path, &elf_len);
+	unlink(elf_path);
+	cap = elf_len * 2 + 4096;
+	total = 1024 + off + cap + 4;
+	img = calloc(1, total);
+	plen = pack(compression, elf, elf_len, img + 1024 + off, cap);
+	memcpy(img + 1024 + off + plen, &(__u32){ (__u32)elf_len }, 4);
+	img[0] = 'M';
+	img[1] = 'Z';
+	img[0x1f1] = 1; /* setup_sects: protected-mode code at 2 * 512 */
+	memcpy(img + 0x202, "HdrS", 4);
+	memcpy(img + 0x248, &(__u32){ (__u32)off }, 4);
+	memcpy(img + 0x24c, &(__u32){ (__u32)plen + 4 }, 4);
+	write_file(path, img, 1024 + off + plen + 4);
+	free(img);
+	free(elf);
+}

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * Kernel BTFs built with libbpf's BTF writer, shaped like real kernels'
+ * task_struct, btf_trace_* prototypes and trace_event_raw_* records, with
+ * the variations the contract tests need.
+ */
+#ifndef ABICAP_BTF_FIXTURE_H
+#define ABICAP_BTF_FIXTURE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct btf;
+
+enum sw_shape {
+	SW_4ARG, /* 5.18+: (preempt, prev, next, prev_state) */
+	SW_3ARG, /* 4.4 - 5.17 */
+	SW_518RC1, /* 5.18-rc1: (preempt, prev_state, prev, next) */
+};
+
+struct kfix {
+	enum sw_shape sw;
+	bool old_state; /* task_struct.state (long) instead of __state (5.13-) */
+	bool old_cpu; /* task_struct.cpu instead of thread_info.cpu (5.15-) */
+	bool wakeup_success; /* sched_wakeup record with 'success' (5.13-) */
+	bool no_prio; /* a required field removed */
+	bool tgid_u64; /* a required field retyped */
+	bool switch_appended; /* sched_switch record with a field appended */
+	bool no_cpu_frequency; /* a tracepoint missing entirely */
+	bool no_trace_types; /* BTF before 5.5: no btf_trace_* at all */
+};
+
+/* A modern (6.x) kernel is { 0 }; a 5.10-era one is KFIX_5_10. */
+#define KFIX_5_10 \
+	((struct kfix){ .sw = SW_3ARG, .old_state = true, .old_cpu = true, \
+			.wakeup_success = true })
+
+struct btf *kfix_build(const struct kfix *k);
+
+/* Write as raw BTF / an ELF with .BTF / an x86 bzImage ("xz", "zstd", "gzip"). */
+void kfix_write_raw(const struct kfix *k, const char *path);
+void kfix_write_elf(const struct kfix *k, const char *path);
+void kfix_write_bzimage(const struct kfix *k, const char *path,
+			const char *compression);
+
+/* A file with exactly these bytes. */
+void write_file(const char *path, const void *buf, size_t len);
+
+#endif

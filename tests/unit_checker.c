@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * The built-in contract against kernels built with libbpf's BTF writer:
+ * exact verdicts for a modern kernel, a 5.10-era one, 5.18-rc1, a kernel
+ * with a required field removed or retyped, one with a record field
+ * appended, one without a tracepoint, one before btf_trace_* types.
+ */
+#include <criterion/criterion.h>
+#include <string.h>
+#include <bpf/btf.h>
+#include "btf_fixture.h"
+#include "checker.h"
+#include "contract.h"
+#include "events.h"
+#include "util.h"
+
+static struct contract *con;
+static struct check_result res;
+static char err[ERRMSG_LEN];
+
+static void check(const struct kfix *k)
+{
+	struct btf *b = kfix_build(k);
+
+	con = contract_default(err, sizeof(err));
+	cr_assert(con, "%s", err);
+	cr_assert_eq(contract_check(con, b, &res), 0);
+	btf__free(b);
+}
+
+static void done(void)
+{
+	check_result_free(&res);
+	contract_free(con);
+}
+
+static const struct verdict *find(const char *scope, const char *item)
+{
+	for (int i = 0; i < res.n; i++)
+		if (!strcmp(res.v[i].scope, scope) && !strcmp(res.v[i].item, item))
+			return &res.v[i];
+	cr_assert_fail("no verdict for %s %s", scope, item);
+	return NULL;
+}
+
+static void expect(const char *scope, const char *item, enum vstatus s,
+		   const char *detail_has)
+{
+	const struct verdict *v = find(scope, item);
+
+	cr_assert_eq(v->status, s, "%s %s: %s, expected %s (%s)", scope, item,
+		     vstatus_str(v->status), vstatus_str(s), v->detail);
+	if (detail_has)
+		cr_assert(strstr(v->detail, detail_has), "%s %s: '%s' lacks '%s'",
+			  scope, item, v->detail, detail_has);
+}
+
+#define EVENTS_BUT(ev) (EVENTS_ALL & ~(1u << (ev)))
+
+Test(checker, modern_kernel_is_all_ok, .fini = done)
+{
+	struct kernel_plan p;
+
+	check(&(struct kfix){ 0 });
+	cr_assert_eq(res.count[V_BROKEN], 0);
+	cr_assert_eq(res.count[V_DEGRADED], 0);
+	/* 6 tracepoints, 11 args, 13 record fields (3 records), 7 task fields */
+	cr_assert_eq(res.n, 6 + 11 + 7 + 4 + 2 + 7, "%d items", res.n);
+	cr_assert_eq(plan_from_check(&res, EVENTS_ALL, ATTACH_AUTO, &p, err,
+				     sizeof(err)), EXIT_OK);
+	cr_assert(p.switch_prev_state);
+	for (int ev = 0; ev < ABICAP_EV_COUNT; ev++)
+		cr_assert(p.tp_btf[ev]);
+	cr_assert_eq(plan_from_check(&res, EVENTS_ALL, ATTACH_RAW_TP, &p, err,
+				     sizeof(err)), EXIT_OK);
+	cr_assert_not(p.tp_btf[ABICAP_EV_SCHED_SWITCH]);
+	cr_assert(p.switch_prev_state);
+}
+
+Test(checker, linux_5_10_is_degraded_not_broken, .fini = done)
+{
+	struct kernel_plan p;
+	const struct verdict *v;
+
+	check(&KFIX_5_10);
+	cr_assert_eq(res.count[V_BROKEN], 0);
+	expect("task_struct", "__state", V_DEGRADED,
+	       "this kernel has task_struct.state (s64)");
+	v = find("task_struct", "__state");
+	cr_assert_str_eq(v->actual, "state: s64 (long int)");
+	expect("task_struct", "thread_info.cpu", V_DEGRADED,
+	       "this kernel has task_struct.cpu (u32)");
+	expect("sched_switch", "arg 4 prev_state", V_DEGRADED,
+	       "fallback: prev_state read from task_struct");
+	expect("sched_wakeup", "record.target_cpu", V_DEGRADED, "moved");
+	expect("sched_wakeup", "record.success", V_DEGRADED,
+	       "trace_event_raw_sched_wakeup_template.success inserted before "
+	       "the end: breaks the append-only rule");
+	v = find("sched_wakeup", "record.success");
+	cr_assert_str_eq(v->event_names, "sched_wakeup,sched_wakeup_new,sched_waking");
+	cr_assert_eq(res.count[V_DEGRADED], 5);
+	cr_assert_eq(check_worst(&res, EVENTS_ALL), V_DEGRADED);
+	cr_assert_eq(plan_from_check(&res, EVENTS_ALL, ATTACH_AUTO, &p, err,
+				     sizeof(err)), EXIT_OK);
+	cr_assert_not(p.switch_prev_state); /* the 3-argument program */
+	cr_assert(p.tp_btf[ABICAP_EV_SCHED_SWITCH]);
+}
+
+Test(checker, linux_5_18_rc1_prototype_breaks_prev, .fini = done)
+{
+	const struct verdict *v;
+
+	check(&(struct kfix){ .sw = SW_518RC1 });
+	expect("sched_switch", "arg 2 prev", V_BROKEN, "moved or retyped");
+	v = find("sched_switch", "arg 2 prev");
+	cr_assert_str_eq(v->expected, "struct task_struct *");
+	cr_assert_str_eq(v->actual, "u32 (unsigned int)");
+	expect("sched_switch", "arg 3 next", V_OK, NULL);
+	expect("sched_switch", "arg 4 prev_state", V_DEGRADED, "not read");
+	cr_assert_eq(res.count[V_BROKEN], 1);
+	cr_assert_eq(check_worst(&res, EVENTS_ALL), V_BROKEN);
+	/* the other events are untouched */
+	cr_assert_eq(check_worst(&res, EVENTS_BUT(ABICAP_EV_SCHED_SWITCH)), V_OK);
+}
+
+Test(checker, required_field_removed_is_broken, .fini = done)
+{
+	const struct verdict *v;
+
+	check(&(struct kfix){ .no_prio = true });
+	expect("task_struct", "prio", V_BROKEN, "task_struct.prio not found");
+	v = find("task_struct", "prio");
+	cr_assert_str_eq(v->actual, "missing");
+	cr_assert(strstr(v->detail, "lost: prev_prio, next_prio, prio"));
+	cr_assert_eq(res.count[V_BROKEN], 1);
+	/* prio feeds every sched event, not the power ones */
+	cr_assert_eq(check_worst(&res, 1u << ABICAP_EV_CPU_IDLE), V_OK);
+	cr_assert_eq(check_worst(&res, 1u << ABICAP_EV_SCHED_WAKING), V_BROKEN);
+}
+
+Test(checker, required_field_retyped_is_broken, .fini = done)
+{
+	const struct verdict *v;
+
+	check(&(struct kfix){ .tgid_u64 = true });
+	expect("task_struct", "tgid", V_BROKEN, "has another type");
+	v = find("task_struct", "tgid");
+	cr_assert_str_eq(v->expected, "s32");
+	cr_assert_str_eq(v->actual, "u64 (long unsigned int)");
+	cr_assert_eq(res.count[V_BROKEN], 1);
+}
+
+Test(checker, appended_record_field_is_compatible, .fini = done)
+{
+	const struct verdict *v;
+
+	check(&(struct kfix){ .switch_appended = true });
+	cr_assert_eq(res.count[V_BROKEN] + res.count[V_DEGRADED], 0);
+	expect("sched_switch", "record.next_flags", V_OK, NULL);
+	v = find("sched_switch", "record.next_flags");
+	cr_assert(strstr(v->detail, "appended at the end: compatible"));
+	cr_assert_str_eq(v->actual, "u32 at 7");
+}
+
+Test(checker, missing_tracepoint_is_broken_for_that_event, .fini = done)
+{
+	const struct verdict *v;
+
+	check(&(struct kfix){ .no_cpu_frequency = true });
+	expect("cpu_frequency", "tracepoint", V_BROKEN,
+	       "no tracepoint power:cpu_frequency");
+	v = find("cpu_frequency", "tracepoint");
+	cr_assert_str_eq(v->actual, "missing");
+	cr_assert_eq(res.count[V_BROKEN], 1);
+	cr_assert_eq(check_worst(&res, EVENTS_BUT(ABICAP_EV_CPU_FREQUENCY)), V_OK);
+}
+
+Test(checker, kernel_before_btf_trace_types_gets_raw_tp, .fini = done)
+{
+	struct kernel_plan p;
+
+	check(&(struct kfix){ .sw = SW_3ARG, .no_trace_types = true });
+	cr_assert_eq(res.count[V_BROKEN], 0);
+	expect("sched_switch", "tracepoint", V_DEGRADED, "predates btf_trace_*");
+	cr_assert_eq(plan_from_check(&res, EVENTS_ALL, ATTACH_AUTO, &p, err,
+				     sizeof(err)), EXIT_OK);
+	for (int ev = 0; ev < ABICAP_EV_COUNT; ev++)
+		cr_assert_not(p.tp_btf[ev]);
+	cr_assert_not(p.switch_prev_state);
+	cr_assert_eq(plan_from_check(&res, EVENTS_ALL, ATTACH_TP_BTF, &p, err,
+				     sizeof(err)), EXIT_USAGE);
+	cr_assert(strstr(err, "use --attach raw_tp"), "%s", err);
+}
