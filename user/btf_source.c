@@ -29,14 +29,21 @@ static struct btf *btf_from_elf(const void *buf, size_t len, const char *what,
 	Elf *elf;
 	Elf_Scn *scn = NULL;
 	size_t shstrndx;
+	GElf_Ehdr eh;
 	struct btf *btf = NULL;
 
 	elf_version(EV_CURRENT);
 	elf = elf_memory((char *)buf, len);
-	if (!elf || elf_kind(elf) != ELF_K_ELF ||
+	if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh) ||
 	    elf_getshdrstrndx(elf, &shstrndx)) {
 		snprintf(err, errlen, "%s: not a readable ELF file (%s)", what,
 			 elf_errmsg(-1));
+		goto out;
+	}
+	if (eh.e_shoff > len ||
+	    (size_t)eh.e_shnum * eh.e_shentsize > len - eh.e_shoff) {
+		snprintf(err, errlen, "%s: not a readable ELF file (cut short: "
+			 "its section headers lie past the end)", what);
 		goto out;
 	}
 	while ((scn = elf_nextscn(elf, scn))) {

@@ -221,21 +221,35 @@ static int collect_names(const struct btf *a, const struct btf *b, int kind,
 	return w;
 }
 
-static void diff_all(struct diff *d, const struct btf *ob, const struct btf *nb)
+/* Returns how many tracepoints and records were compared. */
+static int diff_all(struct diff *d, const struct btf *ob, const struct btf *nb)
 {
 	char **names, full[256];
-	int n;
+	int n, total = 0;
 
 	n = collect_names(ob, nb, BTF_KIND_TYPEDEF, "btf_trace_", &names);
 	for (int i = 0; i < n; i++)
 		diff_proto(d, names[i], ob, nb);
 	free(names);
+	total += n > 0 ? n : 0;
 	n = collect_names(ob, nb, BTF_KIND_STRUCT, "trace_event_raw_", &names);
 	for (int i = 0; i < n; i++) {
 		snprintf(full, sizeof(full), "trace_event_raw_%s", names[i]);
 		diff_record(d, full, ob, nb);
 	}
 	free(names);
+	return total + (n > 0 ? n : 0);
+}
+
+/* "sched_switch arg 4", "record trace_event_raw_x.f", "tracepoint x" */
+static void item_name(const struct change *c, char *out, size_t len)
+{
+	if (!strncmp(c->what, "record", 6))
+		snprintf(out, len, "%s", c->what);
+	else if (!strcmp(c->what, "tracepoint"))
+		snprintf(out, len, "tracepoint %s", c->scope);
+	else
+		snprintf(out, len, "%s %s", c->scope, c->what);
 }
 
 static void print_text(const struct diff *d, const char *old, const char *new,
@@ -246,16 +260,18 @@ static void print_text(const struct diff *d, const char *old, const char *new,
 		printf("no changes in %d compared items\n", scopes);
 	for (int i = 0; i < d->n; i++) {
 		const struct change *c = &d->v[i];
+		char item[224];
 
-		printf("%-9s %-22s %-52s %s", c->breaking ? "BREAKING" :
-		       "ok", c->scope, c->what, c->kind);
+		item_name(c, item, sizeof(item));
+		printf("%-9s %s: %s", c->breaking ? "BREAKING" : "ok", item,
+		       c->kind);
 		if (c->old_type[0] && c->new_type[0] &&
 		    strcmp(c->old_type, c->new_type))
-			printf(": %s -> %s", c->old_type, c->new_type);
+			printf(", %s -> %s", c->old_type, c->new_type);
 		else if (c->old_type[0] && !c->new_type[0])
-			printf(": was %s", c->old_type);
+			printf(", was %s", c->old_type);
 		else if (c->new_type[0] && !c->old_type[0])
-			printf(": %s", c->new_type);
+			printf(", %s", c->new_type);
 		if (c->old_idx >= 0 && c->new_idx >= 0 && c->old_idx != c->new_idx)
 			printf(" (position %d -> %d)", c->old_idx, c->new_idx);
 		else if (c->old_idx >= 0 && c->new_idx < 0 && !strncmp(c->what, "record", 6))
@@ -367,7 +383,7 @@ int do_diff(int argc, char **argv)
 		goto out;
 	}
 	if (all) {
-		diff_all(&d, ob, nb);
+		scopes = diff_all(&d, ob, nb);
 	} else {
 		/* records shared by several events are compared once */
 		for (int i = 0; i < c->nevents; i++) {

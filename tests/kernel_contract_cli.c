@@ -1,0 +1,286 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * abicap check, diff and contract snapshot as a user runs them, on the
+ * running kernel and on kernels built with libbpf's BTF writer; and trace
+ * refusing a kernel that breaks the contract before anything attaches.
+ */
+#include <criterion/criterion.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "btf_fixture.h"
+#include "harness.h"
+
+static char dir[] = "/tmp/abicap-cc-XXXXXX";
+
+static void setup(void)
+{
+	cr_assert(mkdtemp(dir));
+}
+
+static void teardown(void)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	cr_assert_eq(system(cmd), 0);
+}
+
+static char *path(const char *name)
+{
+	char *p = malloc(256);
+
+	snprintf(p, 256, "%s/%s", dir, name);
+	return p;
+}
+
+struct run {
+	int code;
+	char *out;
+	char *err;
+};
+
+static struct run run(char *const argv[])
+{
+	struct child ch;
+	struct run r;
+
+	spawn(&ch, argv);
+	r.out = read_all(ch.out_fd);
+	r.err = read_all(ch.err_fd);
+	r.code = wait_exit(&ch, 30);
+	return r;
+}
+
+#define ABICAP(...) run((char *[]){ (char *)abicap_bin(), __VA_ARGS__, NULL })
+
+TestSuite(contract_cli, .init = setup, .fini = teardown, .timeout = 60);
+
+Test(contract_cli, check_running_kernel_is_satisfied)
+{
+	struct run r;
+
+	require_kernel();
+	r = ABICAP("check");
+	cr_assert_eq(r.code, 0, "%s%s", r.out, r.err);
+	cr_assert(strstr(r.out, "abicap check: running kernel "), "%s", r.out);
+	cr_assert(strstr(r.out, "result: 37 ok, 0 degraded, 0 broken: satisfied\n"),
+		  "%s", r.out);
+	cr_assert(strstr(r.out, "sched_switch     arg 4 prev_state"), "%s", r.out);
+}
+
+Test(contract_cli, check_5_10_is_degraded_and_strict_fails)
+{
+	char *btf = path("5.10.btf");
+	struct run r;
+
+	kfix_write_raw(&KFIX_5_10, btf);
+	r = ABICAP("check", "--btf", btf);
+	cr_assert_eq(r.code, 0, "%s%s", r.out, r.err);
+	cr_assert(strstr(r.out, "result: 33 ok, 5 degraded, 0 broken: "
+			 "satisfied (degraded)\n"), "%s", r.out);
+	cr_assert(strstr(r.out, "task_struct      __state                  u32  "
+			 "                  state: s64 (long int)      degraded\n"),
+		  "%s", r.out);
+	cr_assert(strstr(r.out, "sched_switch     arg 4 prev_state         u32  "
+			 "                  missing (3 arguments)      degraded\n"),
+		  "%s", r.out);
+	r = ABICAP("check", "--btf", btf, "--strict");
+	cr_assert_eq(r.code, 1);
+	cr_assert(strstr(r.out, "degraded (fails under --strict)"), "%s", r.out);
+}
+
+Test(contract_cli, check_json_and_junit)
+{
+	char *btf = path("5.10.btf");
+	json_error_t e;
+	json_t *j, *items;
+	struct run r;
+	int cases = 0, failures = 0;
+
+	kfix_write_raw(&KFIX_5_10, btf);
+	r = ABICAP("check", "--btf", btf, "--format", "json");
+	cr_assert_eq(r.code, 0, "%s", r.err);
+	j = json_loads(r.out, 0, &e);
+	cr_assert(j, "%s: %s", e.text, r.out);
+	cr_assert_str_eq(json_string_value(json_object_get(j, "verdict")), "degraded");
+	cr_assert_eq(json_integer_value(json_object_get(json_object_get(j, "summary"),
+							"broken")), 0);
+	items = json_object_get(j, "items");
+	/* 37 items, and record.success, which 5.10 has besides */
+	cr_assert_eq(json_array_size(items), 38);
+	for (size_t i = 0; i < json_array_size(items); i++) {
+		json_t *it = json_array_get(items, i);
+
+		if (!strcmp(json_string_value(json_object_get(it, "item")), "__state")) {
+			cr_assert_str_eq(json_string_value(json_object_get(it, "verdict")),
+					 "degraded");
+			cr_assert_str_eq(json_string_value(json_object_get(it, "events")),
+					 "sched_switch");
+		}
+	}
+	json_decref(j);
+	r = ABICAP("check", "--btf", btf, "--format", "junit", "--strict");
+	cr_assert_eq(r.code, 1);
+	cr_assert_eq(strncmp(r.out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", 39), 0);
+	for (char *p = r.out; (p = strstr(p, "<testcase ")); p++)
+		cases++;
+	for (char *p = r.out; (p = strstr(p, "<failure ")); p++)
+		failures++;
+	cr_assert_eq(cases, 38);
+	cr_assert_eq(failures, 5);
+	cr_assert(strstr(r.out, "<testsuites name=\"abicap check\" tests=\"38\" "
+			 "failures=\"5\">"), "%s", r.out);
+	cr_assert(strstr(r.out, "<testcase classname=\"abicap.task_struct\" "
+			 "name=\"__state\">"), "%s", r.out);
+}
+
+Test(contract_cli, check_broken_kernel_exits_1)
+{
+	char *btf = path("rc1.btf");
+	struct run r;
+
+	kfix_write_raw(&(struct kfix){ .sw = SW_518RC1 }, btf);
+	r = ABICAP("check", "--btf", btf);
+	cr_assert_eq(r.code, 1);
+	cr_assert(strstr(r.out, "sched_switch     arg 2 prev               "
+			 "struct task_struct *   u32 (unsigned int)         broken\n"),
+		  "%s", r.out);
+	cr_assert(strstr(r.out, "0 degraded, 1 broken: broken") ||
+		  strstr(r.out, "1 degraded, 1 broken: broken"), "%s", r.out);
+}
+
+static void expect_exit2(struct run r, const char *says)
+{
+	cr_assert_eq(r.code, 2, "exit %d: %s", r.code, r.err);
+	cr_assert_str_empty(r.out);
+	cr_assert(strstr(r.err, says), "'%s' lacks '%s'", r.err, says);
+	cr_assert_eq(strchr(r.err, '\n') - r.err, (long)strlen(r.err) - 1,
+		     "more than one line: %s", r.err);
+}
+
+Test(contract_cli, bad_input_exits_2_with_one_line)
+{
+	char *empty = path("empty"), *junk = path("junk.json");
+
+	write_file(empty, "", 0);
+	write_file(junk, "{\"abicap_contract\": 1,\n \"events\": [}\n", 37);
+	expect_exit2(ABICAP("check", "--btf", empty), "is empty");
+	expect_exit2(ABICAP("check", "--btf", "/nonexistent"), "cannot open BTF file");
+	expect_exit2(ABICAP("check", "--contract", junk), "contract ");
+	cr_assert(strstr(ABICAP("check", "--contract", junk).err, ":2:"));
+	expect_exit2(ABICAP("check", "--format", "xml"), "--format 'xml'");
+	expect_exit2(ABICAP("check", "--strikt"), "unknown option '--strikt'");
+	expect_exit2(ABICAP("diff", empty), "diff needs two kernels");
+	expect_exit2(ABICAP("diff", empty, empty), "is empty");
+	expect_exit2(ABICAP("contract", "snapshot", "--btf", empty), "is empty");
+	expect_exit2(ABICAP("contract", "frob"), "unknown subcommand 'frob'");
+}
+
+Test(contract_cli, diff_5_10_to_modern_names_the_success_deletion)
+{
+	char *old = path("5.10.btf"), *new = path("6.x.btf");
+	struct run r;
+
+	kfix_write_raw(&KFIX_5_10, old);
+	kfix_write_raw(&(struct kfix){ 0 }, new);
+	r = ABICAP("diff", old, new);
+	cr_assert_eq(r.code, 1, "%s%s", r.out, r.err);
+	cr_assert(strstr(r.out, "BREAKING  record trace_event_raw_sched_wakeup_"
+			 "template.success: deleted, was s32 (was at 3)\n"),
+		  "%s", r.out);
+	cr_assert(strstr(r.out, "BREAKING  record trace_event_raw_sched_wakeup_"
+			 "template.target_cpu: moved (position 4 -> 3)\n"),
+		  "%s", r.out);
+	cr_assert(strstr(r.out, "ok        sched_switch arg 4: appended, u32\n"),
+		  "%s", r.out);
+	cr_assert(strstr(r.out, "result: 2 breaking, 1 compatible change: NOT "
+			 "compatible under the append-only rule\n"), "%s", r.out);
+	/* and back: the 4th argument removed is breaking too */
+	r = ABICAP("diff", new, old, "--format", "json");
+	cr_assert_eq(r.code, 1);
+	cr_assert(strstr(r.out, "\"change\": \"removed\""), "%s", r.out);
+}
+
+Test(contract_cli, diff_appended_field_is_compatible)
+{
+	char *old = path("a.btf"), *new = path("b.btf");
+	struct run r;
+
+	kfix_write_raw(&(struct kfix){ 0 }, old);
+	kfix_write_raw(&(struct kfix){ .switch_appended = true }, new);
+	r = ABICAP("diff", old, new);
+	cr_assert_eq(r.code, 0, "%s%s", r.out, r.err);
+	cr_assert(strstr(r.out, "record trace_event_raw_sched_switch.next_flags"), "%s", r.out);
+	cr_assert(strstr(r.out, "appended, u32 (at 7)"), "%s", r.out);
+	cr_assert(strstr(r.out, ": compatible\n"), "%s", r.out);
+	r = ABICAP("diff", old, old, "--all");
+	cr_assert_eq(r.code, 0);
+	cr_assert(strstr(r.out, "no changes"), "%s", r.out);
+	r = ABICAP("diff", old, new, "--all", "-f", "json");
+	cr_assert_eq(r.code, 0);
+	cr_assert(strstr(r.out, "\"append_only_compatible\": true"), "%s", r.out);
+}
+
+Test(contract_cli, snapshot_pins_a_kernel)
+{
+	char *old = path("5.10.btf"), *new = path("6.x.btf"), *snap = path("snap.json");
+	struct run r;
+
+	kfix_write_raw(&KFIX_5_10, old);
+	kfix_write_raw(&(struct kfix){ 0 }, new);
+	r = ABICAP("contract", "snapshot", "--btf", old, "-o", snap);
+	cr_assert_eq(r.code, 0, "%s", r.err);
+	r = ABICAP("check", "--contract", snap, "--btf", old);
+	cr_assert_eq(r.code, 0, "%s", r.out);
+	cr_assert(strstr(r.out, " 0 degraded, 0 broken: satisfied\n"), "%s", r.out);
+	r = ABICAP("check", "--contract", snap, "--btf", new);
+	cr_assert_eq(r.code, 1, "%s", r.out);
+	cr_assert(strstr(r.out, "task_struct      state                    s64"), "%s", r.out);
+	cr_assert(strstr(r.out, "record.success"), "%s", r.out);
+	r = ABICAP("contract", "show");
+	cr_assert_eq(r.code, 0);
+	cr_assert(strstr(r.out, "\"name\": \"abicap-default\""));
+}
+
+/* A contract like the built-in one, with one more required field. */
+static char *contract_requiring(const char *struct_name, const char *field,
+				const char *event)
+{
+	char *p = path("strict.json");
+	struct run r = ABICAP("contract", "show");
+	json_t *j = json_loads(r.out, 0, NULL);
+
+	cr_assert(j);
+	json_array_append_new(json_object_get(j, "fields"),
+		json_pack("{s:s, s:s, s:s, s:[s], s:s}", "struct", struct_name,
+			  "field", field, "type", "u64", "events", event,
+			  "feeds", "a test"));
+	cr_assert_eq(json_dump_file(j, p, 0), 0);
+	json_decref(j);
+	return p;
+}
+
+Test(contract_cli, trace_refuses_a_broken_kernel_before_attaching)
+{
+	char *con;
+	struct run r;
+
+	require_kernel();
+	con = contract_requiring("task_struct", "no_such_field", "cpu_idle");
+	r = ABICAP("trace", "-d", "0.2", "--contract", con);
+	cr_assert_eq(r.code, 1, "%s", r.err);
+	cr_assert_str_empty(r.out);
+	cr_assert(strstr(r.err, "abicap: error: this kernel ("), "%s", r.err);
+	cr_assert(strstr(r.err, "breaks the ABI contract 'abicap-default', "
+			 "nothing attached: task_struct no_such_field: expected "
+			 "u64, kernel has missing (task_struct.no_such_field not "
+			 "found; lost: a test)\n"), "%s", r.err);
+	cr_assert_null(strstr(r.err, "tracing"), "%s", r.err);
+	/* the item matters for cpu_idle only: without it the trace runs */
+	r = ABICAP("trace", "-d", "0.2", "--contract", con, "-e", "sched_switch");
+	cr_assert_eq(r.code, 0, "%s", r.err);
+	cr_assert(strstr(r.err, "abicap: tracing 1 event"), "%s", r.err);
+}
