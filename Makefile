@@ -4,6 +4,7 @@
 .DEFAULT_GOAL := all
 
 OUT := build
+SHELL := /bin/bash
 CC ?= gcc
 CLANG ?= clang
 BPFTOOL ?= $(shell command -v bpftool || echo /usr/sbin/bpftool)
@@ -11,8 +12,8 @@ ARCH := x86
 
 VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 
-CFLAGS ?= -O2 -g
-CFLAGS += -std=gnu11 -Wall -Wextra -Werror -Wno-format-truncation -I$(OUT) -Ibpf -Iuser \
+OPT_CFLAGS ?= -O2 -g
+CFLAGS := $(OPT_CFLAGS) -std=gnu11 -Wall -Wextra -Werror -Wno-format-truncation -I$(OUT) -Ibpf -Iuser \
 	-DABICAP_VERSION='"$(VERSION)"'
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
 	-Ivmlinux/$(ARCH) -Ibpf
@@ -45,7 +46,7 @@ UNIT_SRC := $(wildcard tests/unit_*.c)
 KERNEL_SRC := $(wildcard tests/kernel_*.c)
 TEST_HELPERS := $(filter-out $(UNIT_SRC) $(KERNEL_SRC),$(wildcard tests/*.c))
 
-.PHONY: all test unit-test kernel-test run setup clean
+.PHONY: all test unit-test kernel-test asan-test run setup clean
 
 all: $(OUT)/abicap $(OUT)/pingpong
 
@@ -96,9 +97,24 @@ unit-test: $(OUT)/test_unit
 kernel-test: $(OUT)/test_kernel $(OUT)/abicap
 	$(Q)$(OUT)/test_kernel --jobs 1
 
+# The unit tests again, built with AddressSanitizer and UBSan: the parsers
+# and readers of untrusted input (contracts, BTF files) must never crash.
+ASAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
+	-fno-sanitize-recover=all
+asan-test:
+	$(Q)$(MAKE) --no-print-directory OUT=$(OUT)/asan OPT_CFLAGS="$(ASAN_FLAGS)" \
+		$(OUT)/asan/test_unit
+	@# Criterion does not fail a test that leaks (LeakSanitizer reports at
+	@# the worker's exit): any sanitizer report in the log fails the run.
+	$(Q)set -o pipefail; ASAN_OPTIONS=detect_leaks=1 \
+		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+		$(OUT)/asan/test_unit --jobs 2 2>&1 | tee $(OUT)/asan/test.log
+	$(Q)! grep -E "ERROR: (Leak|Address)Sanitizer|runtime error:" \
+		$(OUT)/asan/test.log || { echo "asan-test: sanitizer reports above"; exit 1; }
+
 test: setup
 	$(Q)$(MAKE) --no-print-directory all $(OUT)/test_unit $(OUT)/test_kernel
-	$(Q)$(MAKE) --no-print-directory unit-test kernel-test
+	$(Q)$(MAKE) --no-print-directory asan-test unit-test kernel-test
 
 run: setup
 	$(Q)$(MAKE) --no-print-directory all
