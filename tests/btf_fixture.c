@@ -12,6 +12,7 @@
 #include <zstd.h>
 #include <bpf/btf.h>
 #include "btf_fixture.h"
+#include "harness.h"
 
 struct ids {
 	int u8, u16, s32, u32, s64, u64, boolean, chr, comm, task, task_ptr,
@@ -251,21 +252,6 @@ void kfix_write_elf(const struct kfix *k, const char *path)
 	btf__free(b);
 }
 
-static void *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	void *buf;
-
-	cr_assert(f);
-	fseek(f, 0, SEEK_END);
-	*len = ftell(f);
-	rewind(f);
-	buf = malloc(*len);
-	cr_assert_eq(fread(buf, 1, *len, f), *len);
-	fclose(f);
-	return buf;
-}
-
 static size_t pack(const char *how, const void *in, size_t len, void *out,
 		       size_t cap)
 {
@@ -317,7 +303,7 @@ void kfix_write_bzimage(const struct kfix *k, const char *path,
 	elf_with_btf(fd, raw, len);
 	close(fd);
 	btf__free(b);
-	elf = slurp(elf_path, &elf_len);
+	elf = read_file(elf_path, &elf_len);
 	unlink(elf_path);
 	cap = elf_len * 2 + 4096;
 	total = 1024 + off + cap + 4;

@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -100,6 +101,46 @@ void stop_and_check_lossless(struct capture *c)
 			     (unsigned long long)capture_received(c, ev));
 	}
 	cr_expect_eq(capture_bad_records(c), 0);
+}
+
+static char scratch[] = "/tmp/abicap-test-XXXXXX";
+
+void scratch_init(void)
+{
+	cr_assert(mkdtemp(scratch), "mkdtemp: %s", strerror(errno));
+}
+
+void scratch_fini(void)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", scratch);
+	cr_assert_eq(system(cmd), 0);
+}
+
+char *scratch_path(const char *name)
+{
+	char *p = malloc(strlen(scratch) + strlen(name) + 2);
+
+	cr_assert(p);
+	sprintf(p, "%s/%s", scratch, name);
+	return p;
+}
+
+void *read_file(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	void *buf;
+
+	cr_assert(f, "cannot read %s", path);
+	fseek(f, 0, SEEK_END);
+	*len = ftell(f);
+	rewind(f);
+	buf = malloc(*len ? *len : 1);
+	cr_assert(buf);
+	cr_assert_eq(fread(buf, 1, *len, f), *len);
+	fclose(f);
+	return buf;
 }
 
 const char *abicap_bin(void)

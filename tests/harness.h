@@ -39,6 +39,18 @@ void poll_for(struct capture *c, int ms);
 /* Detach, drain, and assert that every event seen was received: no drops. */
 void stop_and_check_lossless(struct capture *c);
 
+/*
+ * A scratch directory for one test (Criterion runs each test in its own
+ * process): scratch_init() from a suite's .init, scratch_fini() from .fini,
+ * scratch_path("x") for a file in it (a new string each call).
+ */
+void scratch_init(void);
+void scratch_fini(void);
+char *scratch_path(const char *name);
+
+/* A whole file into a malloc'd buffer. */
+void *read_file(const char *path, size_t *len);
+
 /* The abicap binary under test ($ABICAP_BIN, default build/abicap). */
 const char *abicap_bin(void);
 

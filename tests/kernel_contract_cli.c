@@ -13,28 +13,7 @@
 #include "btf_fixture.h"
 #include "harness.h"
 
-static char dir[] = "/tmp/abicap-cc-XXXXXX";
-
-static void setup(void)
-{
-	cr_assert(mkdtemp(dir));
-}
-
-static void teardown(void)
-{
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	cr_assert_eq(system(cmd), 0);
-}
-
-static char *path(const char *name)
-{
-	char *p = malloc(256);
-
-	snprintf(p, 256, "%s/%s", dir, name);
-	return p;
-}
+#define path(name) scratch_path(name)
 
 struct run {
 	int code;
@@ -56,7 +35,8 @@ static struct run run(char *const argv[])
 
 #define ABICAP(...) run((char *[]){ (char *)abicap_bin(), __VA_ARGS__, NULL })
 
-TestSuite(contract_cli, .init = setup, .fini = teardown, .timeout = 60);
+TestSuite(contract_cli, .init = scratch_init, .fini = scratch_fini,
+	  .timeout = 60);
 
 Test(contract_cli, check_running_kernel_is_satisfied)
 {

@@ -8,32 +8,13 @@
 #include <bpf/btf.h>
 #include "btf_fixture.h"
 #include "btf_source.h"
+#include "harness.h"
 #include "btf_util.h"
 #include "util.h"
 
-static char dir[] = "/tmp/abicap-btf-XXXXXX";
 static char err[ERRMSG_LEN];
 
-static void setup(void)
-{
-	cr_assert(mkdtemp(dir));
-}
-
-static void teardown(void)
-{
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	cr_assert_eq(system(cmd), 0);
-}
-
-static char *path(const char *name)
-{
-	static char p[256];
-
-	snprintf(p, sizeof(p), "%s/%s", dir, name);
-	return p;
-}
+#define path(name) scratch_path(name)
 
 /* The 5.10 fixture: task_struct.state exists, __state does not. */
 static void expect_5_10(struct btf *b)
@@ -49,7 +30,7 @@ static void expect_5_10(struct btf *b)
 	btf__free(b);
 }
 
-TestSuite(btf_source, .init = setup, .fini = teardown);
+TestSuite(btf_source, .init = scratch_init, .fini = scratch_fini);
 
 Test(btf_source, raw_btf)
 {
@@ -94,21 +75,6 @@ static void expect_bad(const char *file, const char *says)
 	cr_assert_null(strchr(err, '\n'));
 }
 
-static void *read_whole(const char *p, size_t *len)
-{
-	FILE *f = fopen(p, "rb");
-	void *buf;
-
-	cr_assert(f);
-	fseek(f, 0, SEEK_END);
-	*len = ftell(f);
-	rewind(f);
-	buf = malloc(*len);
-	cr_assert_eq(fread(buf, 1, *len, f), *len);
-	fclose(f);
-	return buf;
-}
-
 Test(btf_source, bad_files_get_one_clear_error)
 {
 	unsigned char rnd[4096];
@@ -118,7 +84,7 @@ Test(btf_source, bad_files_get_one_clear_error)
 	write_file(path("empty"), "", 0);
 	expect_bad(path("empty"), "is empty");
 	expect_bad(path("missing"), "cannot open BTF file");
-	expect_bad(dir, "is not a regular file");
+	expect_bad("/tmp", "is not a regular file");
 	srand(7);
 	for (size_t i = 0; i < sizeof(rnd); i++)
 		rnd[i] = rand();
@@ -127,7 +93,7 @@ Test(btf_source, bad_files_get_one_clear_error)
 	expect_bad(path("random"), "is not raw BTF, an ELF vmlinux or a bzImage");
 
 	kfix_write_raw(&KFIX_5_10, path("raw.btf"));
-	buf = read_whole(path("raw.btf"), &len);
+	buf = read_file(path("raw.btf"), &len);
 	write_file(path("cut.btf"), buf, len / 2);
 	expect_bad(path("cut.btf"), "not valid BTF (truncated or corrupt)");
 	memcpy(rnd, buf, 2); /* BTF magic, then garbage */
@@ -136,13 +102,13 @@ Test(btf_source, bad_files_get_one_clear_error)
 	free(buf);
 
 	kfix_write_elf(&KFIX_5_10, path("vmlinux"));
-	buf = read_whole(path("vmlinux"), &len);
+	buf = read_file(path("vmlinux"), &len);
 	write_file(path("cut.elf"), buf, 64);
 	expect_bad(path("cut.elf"), "not a readable ELF file");
 	free(buf);
 
 	kfix_write_bzimage(&KFIX_5_10, path("bz"), "xz");
-	buf = read_whole(path("bz"), &len);
+	buf = read_file(path("bz"), &len);
 	write_file(path("bz.cut"), buf, len - 200);
 	expect_bad(path("bz.cut"), "payload lies outside the file");
 	buf[1024 + 0x100 + 40] ^= 0xff; /* corrupt the xz stream */
