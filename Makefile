@@ -19,9 +19,9 @@ BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
 	-Ivmlinux/$(ARCH) -Ibpf
 # build/abicap is fully static: it runs where libbpf, libelf, zlib and zstd
 # are not installed (minimal VMs, initramfs).
-STATIC_LIBS := -Wl,-Bstatic -lbpf -lelf -ljansson -llzma -lz -lzstd -Wl,-Bdynamic
+STATIC_LIBS := -Wl,-Bstatic -lbpf -lelf -ljansson -llzma -llz4 -lz -lzstd -Wl,-Bdynamic
 LDFLAGS_BIN ?= -static
-LIBS := -lbpf -lelf -ljansson -llzma -lz -lzstd
+LIBS := -lbpf -lelf -ljansson -llzma -llz4 -lz -lzstd
 
 ifeq ($(V),1)
 Q :=
@@ -124,6 +124,12 @@ clean:
 	$(Q)rm -rf $(OUT)
 
 # build/pingpong: the tests' workload, for trying abicap by hand
+# (static, like build/abicap, so it runs in the VM tests' initramfs)
 $(OUT)/pingpong: tests/tools/pingpong.c $(OUT)/tests/workload.o $(OUT)/user/util.o
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) -Itests $^ -lpthread -o $@
+	$(Q)$(CC) $(CFLAGS) -static -Itests $^ -lpthread -o $@
+
+# build/vmcheck: judges a capture inside a VM (scripts/vmtest.sh)
+$(OUT)/vmcheck: tests/tools/vmcheck.c
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) -static $^ -ljansson -o $@

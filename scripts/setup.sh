@@ -6,8 +6,9 @@ set -euo pipefail
 PKGS=(
 	make gcc clang llvm pkg-config
 	libbpf-dev bpftool libelf-dev zlib1g-dev libzstd-dev
-	libjansson-dev libcriterion-dev liblzma-dev
+	libjansson-dev libcriterion-dev liblzma-dev liblz4-dev
 	jq linux-perf sudo
+	qemu-system-x86 busybox-static cpio xz-utils zstd lz4 binutils
 )
 
 if [ "$(id -u)" -ne 0 ]; then

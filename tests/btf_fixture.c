@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <lz4.h>
 #include <lzma.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -260,6 +261,24 @@ static size_t pack(const char *how, const void *in, size_t len, void *out,
 
 		cr_assert_not(ZSTD_isError(n));
 		return n;
+	}
+	if (!strcmp(how, "lz4")) {
+		/* legacy frame: magic, then (le32 size, block) per 8 MiB */
+		unsigned char *o = out;
+		size_t pos = 4;
+
+		memcpy(o, "\x02\x21\x4c\x18", 4);
+		for (size_t off = 0; off < len; off += 8u << 20) {
+			size_t chunk = len - off < (8u << 20) ? len - off : 8u << 20;
+			int n = LZ4_compress_default((const char *)in + off,
+						     (char *)o + pos + 4, chunk,
+						     cap - pos - 4);
+
+			cr_assert_gt(n, 0);
+			memcpy(o + pos, &(__u32){ (__u32)n }, 4);
+			pos += 4 + n;
+		}
+		return pos;
 	}
 	if (!strcmp(how, "xz")) {
 		size_t pos = 0;

@@ -37,7 +37,7 @@ struct kfix {
 
 struct btf *kfix_build(const struct kfix *k);
 
-/* Write as raw BTF / an ELF with .BTF / an x86 bzImage ("xz", "zstd", "gzip"). */
+/* Write as raw BTF / an ELF with .BTF / an x86 bzImage ("xz", "zstd", "gzip", "lz4"). */
 void kfix_write_raw(const struct kfix *k, const char *path);
 void kfix_write_elf(const struct kfix *k, const char *path);
 void kfix_write_bzimage(const struct kfix *k, const char *path,

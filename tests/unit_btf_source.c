@@ -44,11 +44,11 @@ Test(btf_source, elf_vmlinux_with_btf_section)
 	expect_5_10(btf_open(path("vmlinux"), err, sizeof(err)));
 }
 
-Test(btf_source, bzimage_xz_zstd_gzip)
+Test(btf_source, bzimage_xz_zstd_gzip_lz4)
 {
-	static const char *how[] = { "xz", "zstd", "gzip" };
+	static const char *how[] = { "xz", "zstd", "gzip", "lz4" };
 
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < 4; i++) {
 		kfix_write_bzimage(&KFIX_5_10, path(how[i]), how[i]);
 		expect_5_10(btf_open(path(how[i]), err, sizeof(err)));
 	}
@@ -114,10 +114,10 @@ Test(btf_source, bad_files_get_one_clear_error)
 	buf[1024 + 0x100 + 40] ^= 0xff; /* corrupt the xz stream */
 	write_file(path("bz.bad"), buf, len);
 	expect_bad(path("bz.bad"), "cannot decompress the xz payload: corrupt");
-	memcpy(buf + 1024 + 0x100, "\x02\x21\x4c\x18", 4); /* lz4 legacy */
-	write_file(path("bz.lz4"), buf, len);
-	expect_bad(path("bz.lz4"), "compressed with a format abicap does not "
-		   "read (it reads gzip, xz, zstd)");
+	memcpy(buf + 1024 + 0x100, "\x89LZO", 4);
+	write_file(path("bz.lzo"), buf, len);
+	expect_bad(path("bz.lzo"), "compressed with a format abicap does not "
+		   "read (it reads gzip, xz, zstd, lz4)");
 	free(buf);
 }
 

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <lz4.h>
 #include <lzma.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,6 +100,49 @@ static int grow(struct growbuf *g, size_t want)
 	return 0;
 }
 
+static __u32 le32(const unsigned char *p)
+{
+	return p[0] | p[1] << 8 | p[2] << 16 | (__u32)p[3] << 24;
+}
+
+/*
+ * LZ4 "legacy" frames, as the kernel's CONFIG_KERNEL_LZ4 writes them (Debian's
+ * 6.1 cloud kernel): magic 0x184c2102, then blocks of a le32 compressed size
+ * and data that decompresses to at most 8 MiB; the build appends the
+ * uncompressed size (le32), which ends the stream.
+ */
+#define LZ4_LEGACY_BLOCK (8u << 20)
+
+static int unlz4(const unsigned char *in, size_t len, struct growbuf *g)
+{
+	size_t pos = 4;
+	int err = 0;
+
+	while (!err && pos + 4 <= len) {
+		__u32 clen = le32(in + pos);
+		int n;
+
+		if (clen == 0x184c2102) { /* a concatenated frame */
+			pos += 4;
+			continue;
+		}
+		if (clen > (__u32)LZ4_compressBound(LZ4_LEGACY_BLOCK) ||
+		    clen > len - pos - 4)
+			break; /* the size trailer, or the end */
+		if ((err = grow(g, g->len + LZ4_LEGACY_BLOCK)))
+			break;
+		n = LZ4_decompress_safe((const char *)in + pos + 4,
+					(char *)g->p + g->len, clen,
+					LZ4_LEGACY_BLOCK);
+		if (n < 0)
+			err = -EINVAL;
+		else
+			g->len += n;
+		pos += 4 + clen;
+	}
+	return !err && !g->len ? -EINVAL : err;
+}
+
 /* Each decoder writes the whole stream into g; 0, or -errno / -EINVAL for bad data. */
 static int unxz(const unsigned char *in, size_t len, struct growbuf *g)
 {
@@ -174,10 +218,6 @@ static int ungzip(const unsigned char *in, size_t len, struct growbuf *g)
 	return err;
 }
 
-static __u32 le32(const unsigned char *p)
-{
-	return p[0] | p[1] << 8 | p[2] << 16 | (__u32)p[3] << 24;
-}
 
 /*
  * x86 bzImage: the boot protocol header ("HdrS" at 0x202) gives setup_sects
@@ -217,10 +257,13 @@ static struct btf *btf_from_bzimage(const unsigned char *buf, size_t len,
 	} else if (plen >= 3 && !memcmp(p, "\x1f\x8b\x08", 3)) {
 		fmt = "gzip";
 		r = ungzip(p, plen, &g);
+	} else if (plen >= 4 && !memcmp(p, "\x02\x21\x4c\x18", 4)) {
+		fmt = "lz4";
+		r = unlz4(p, plen, &g);
 	} else {
 		snprintf(err, errlen, "%s: bzImage payload is compressed with a "
-			 "format abicap does not read (it reads gzip, xz, zstd)",
-			 what);
+			 "format abicap does not read (it reads gzip, xz, zstd, "
+			 "lz4)", what);
 		return NULL;
 	}
 	if (r) {

@@ -10,7 +10,7 @@ struct btf;
 /*
  * path NULL: the running kernel's (/sys/kernel/btf/vmlinux). Otherwise the
  * format is told by its first bytes: raw BTF, ELF (its .BTF section), or an
- * x86 bzImage whose gzip/xz/zstd payload is an ELF vmlinux. NULL on error,
+ * x86 bzImage whose gzip/xz/zstd/lz4 payload is an ELF vmlinux. NULL on error,
  * with one line in err.
  */
 struct btf *btf_open(const char *path, char *err, size_t errlen);

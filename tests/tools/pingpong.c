@@ -3,7 +3,9 @@
  * build/pingpong: a workload with known names for trying abicap by hand.
  *   build/pingpong [SECONDS [CPU]]
  * Two threads, abc_ping and abc_pong, pinned to CPU (default 0), pass a byte
- * back and forth for SECONDS (default 5); their tids go to stdout first.
+ * back and forth for SECONDS (default 5). Two JSON lines on stdout: the pid
+ * and the threads' tids when they start, the rounds and the time window
+ * (CLOCK_MONOTONIC ns) when they end.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,6 +41,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "pingpong: %s\n", strerror(-err));
 		return 1;
 	}
+	/* the exchange's window (CLOCK_MONOTONIC, as abicap's ts_ns) */
+	printf("{\"rounds\":%d,\"start_ns\":%llu,\"end_ns\":%llu}\n",
+	       pp.done_rounds, (unsigned long long)pp.start_ns,
+	       (unsigned long long)pp.end_ns);
 	fprintf(stderr, "pingpong: %d round trips in %.2f s\n", pp.done_rounds,
 		(pp.end_ns - pp.start_ns) / 1e9);
 	return 0;
