@@ -46,7 +46,7 @@ UNIT_SRC := $(wildcard tests/unit_*.c)
 KERNEL_SRC := $(wildcard tests/kernel_*.c)
 TEST_HELPERS := $(filter-out $(UNIT_SRC) $(KERNEL_SRC),$(wildcard tests/*.c))
 
-.PHONY: all test unit-test kernel-test asan-test run setup clean
+.PHONY: all test unit-test kernel-test asan-test vmtest run setup clean
 
 all: $(OUT)/abicap $(OUT)/pingpong
 
@@ -133,3 +133,9 @@ $(OUT)/pingpong: tests/tools/pingpong.c $(OUT)/tests/workload.o $(OUT)/user/util
 $(OUT)/vmcheck: tests/tools/vmcheck.c
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) -static $^ -ljansson -o $@
+
+# The kernel matrix (scripts/vmtest.sh): downloads Debian kernels, checks
+# them offline, boots each under qemu and captures inside it. Root.
+vmtest: setup
+	$(Q)$(MAKE) --no-print-directory all $(OUT)/vmcheck
+	$(Q)scripts/vmtest.sh
