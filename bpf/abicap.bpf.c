@@ -4,8 +4,10 @@
  * sched_waking, cpu_idle and cpu_frequency, each as a tp_btf program (typed
  * arguments, plain loads) and a raw_tp fallback (CO-RE probe reads). The
  * loader autoloads one variant per event. Records (bpf/abicap.h) go to one
- * ring buffer; every record that passes the filters is counted as seen, and
- * as dropped when the ring buffer is full.
+ * ring buffer, or, where the contract says the ring buffer's lock could
+ * sleep (PREEMPT_RT before raw_spinlock_t), to per-CPU perf buffers. Every
+ * record that passes the filters is counted as seen, and as dropped when the
+ * buffer is full.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -23,11 +25,27 @@ const volatile bool filter_cpus = false;
 const volatile __u8 cpu_allowed[ABICAP_MAX_CPUS] = {};
 /* wake the consumer when this many bytes are queued (it also drains on a timer) */
 const volatile __u64 wakeup_bytes = 1 << 20;
+/* the perf buffer transport instead of the ring buffer */
+const volatile bool use_perfbuf = false;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 16 << 20); /* resized by the loader */
 } events SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(__u32));
+} events_pb SEC(".maps");
+
+/* the record being built, for the perf buffer transport */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct abicap_switch); /* the largest record */
+} scratch SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -80,17 +98,25 @@ static __always_inline bool pid_on(__s32 tgid)
 	return bpf_map_lookup_elem(&pid_filter, &tgid) != NULL;
 }
 
-/* Reserve a record, count it as seen, and as dropped if there is no room. */
+/*
+ * Reserve a record and count it as seen; *cnt is the event's counter, for
+ * submit(). With the ring buffer a full buffer counts as dropped here; the
+ * perf buffer transport builds the record in a per-CPU scratch slot.
+ */
 static __always_inline void *reserve(enum abicap_event ev, __u32 size,
-				     __u32 cpu)
+				     __u32 cpu, struct abicap_counter **cnt)
 {
-	__u32 key = ev;
+	__u32 key = ev, zero = 0;
 	struct abicap_counter *c = bpf_map_lookup_elem(&counters, &key);
 	struct abicap_hdr *h;
 
+	*cnt = c;
 	if (c)
 		c->seen++;
-	h = bpf_ringbuf_reserve(&events, size, 0);
+	if (use_perfbuf)
+		h = bpf_map_lookup_elem(&scratch, &zero);
+	else
+		h = bpf_ringbuf_reserve(&events, size, 0);
 	if (!h) {
 		if (c)
 			c->dropped++;
@@ -104,26 +130,36 @@ static __always_inline void *reserve(enum abicap_event ev, __u32 size,
 }
 
 /*
- * No wakeup per record: wake the consumer only when this record takes the
- * queue past wakeup_bytes. The consumer drains on a timer as well.
+ * Ring buffer: no wakeup per record; wake the consumer only when this record
+ * takes the queue past wakeup_bytes (it drains on a timer as well). Perf
+ * buffer: a failed output (the CPU's buffer is full) counts as dropped.
  */
-static __always_inline void submit(void *rec, __u32 size)
+static __always_inline void submit(void *ctx, void *rec, __u32 size,
+				   struct abicap_counter *cnt)
 {
-	__u64 avail = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA);
-	__u64 flags = BPF_RB_NO_WAKEUP;
+	__u64 avail, flags = BPF_RB_NO_WAKEUP;
 
+	if (use_perfbuf) {
+		if (bpf_perf_event_output(ctx, &events_pb, BPF_F_CURRENT_CPU,
+					  rec, size) && cnt)
+			cnt->dropped++;
+		return;
+	}
+	avail = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA);
 	if (avail >= wakeup_bytes && avail < wakeup_bytes + size + 8)
 		flags = BPF_RB_FORCE_WAKEUP;
 	bpf_ringbuf_submit(rec, flags);
 }
 
-static __always_inline int on_switch(bool preempt, struct task_struct *prev,
+static __always_inline int on_switch(void *ctx, bool preempt,
+				     struct task_struct *prev,
 				     struct task_struct *next,
 				     unsigned int prev_state,
 				     const bool have_prev_state,
 				     const bool direct)
 {
 	__u32 cpu = bpf_get_smp_processor_id();
+	struct abicap_counter *cnt;
 	struct abicap_switch *e;
 	__s32 prev_tgid, next_tgid;
 
@@ -133,7 +169,7 @@ static __always_inline int on_switch(bool preempt, struct task_struct *prev,
 	next_tgid = TASK_FIELD(direct, next, tgid);
 	if (filter_pids && !pid_on(prev_tgid) && !pid_on(next_tgid))
 		return 0;
-	e = reserve(ABICAP_EV_SCHED_SWITCH, sizeof(*e), cpu);
+	e = reserve(ABICAP_EV_SCHED_SWITCH, sizeof(*e), cpu, &cnt);
 	if (!e)
 		return 0;
 	if (!have_prev_state)
@@ -150,16 +186,17 @@ static __always_inline int on_switch(bool preempt, struct task_struct *prev,
 				     TASK_FIELD(direct, prev, exit_state));
 	e->preempt = preempt;
 	e->pad[0] = e->pad[1] = e->pad[2] = 0;
-	submit(e, sizeof(*e));
+	submit(ctx, e, sizeof(*e), cnt);
 	return 0;
 }
 
-static __always_inline int on_wakeup(enum abicap_event ev,
+static __always_inline int on_wakeup(void *ctx, enum abicap_event ev,
 				     struct task_struct *p, const bool direct)
 {
 	__u32 cpu = bpf_get_smp_processor_id();
 	__u64 id = bpf_get_current_pid_tgid();
 	struct waker w = { .pid = (__s32)id, .tgid = (__s32)(id >> 32) };
+	struct abicap_counter *cnt;
 	struct abicap_wakeup *e;
 	struct waker *known;
 	__s32 pid, tgid;
@@ -181,7 +218,7 @@ static __always_inline int on_wakeup(enum abicap_event ev,
 	tgid = TASK_FIELD(direct, p, tgid);
 	if (filter_pids && !pid_on(tgid) && !pid_on(w.tgid))
 		return 0;
-	e = reserve(ev, sizeof(*e), cpu);
+	e = reserve(ev, sizeof(*e), cpu, &cnt);
 	if (!e)
 		return 0;
 	task_comm(e->comm, p, direct);
@@ -191,25 +228,26 @@ static __always_inline int on_wakeup(enum abicap_event ev,
 	e->target_cpu = task_cpu(p, direct);
 	e->waker_pid = w.pid;
 	e->waker_tgid = w.tgid;
-	submit(e, sizeof(*e));
+	submit(ctx, e, sizeof(*e), cnt);
 	return 0;
 }
 
-static __always_inline int on_power(enum abicap_event ev, __u32 state,
-				    __u32 cpu_id)
+static __always_inline int on_power(void *ctx, enum abicap_event ev,
+				    __u32 state, __u32 cpu_id)
 {
 	__u32 cpu = bpf_get_smp_processor_id();
+	struct abicap_counter *cnt;
 	struct abicap_power *e;
 
 	/* power events belong to no task: a pid filter excludes them */
 	if (!event_on(ev) || !cpu_on(cpu) || filter_pids)
 		return 0;
-	e = reserve(ev, sizeof(*e), cpu);
+	e = reserve(ev, sizeof(*e), cpu, &cnt);
 	if (!e)
 		return 0;
 	e->state = state;
 	e->cpu_id = cpu_id;
-	submit(e, sizeof(*e));
+	submit(ctx, e, sizeof(*e), cnt);
 	return 0;
 }
 
@@ -218,40 +256,40 @@ SEC("tp_btf/sched_switch")
 int BPF_PROG(tp_btf_sched_switch, bool preempt, struct task_struct *prev,
 	     struct task_struct *next, unsigned int prev_state)
 {
-	return on_switch(preempt, prev, next, prev_state, true, true);
+	return on_switch(ctx, preempt, prev, next, prev_state, true, true);
 }
 
 SEC("tp_btf/sched_switch")
 int BPF_PROG(tp_btf_sched_switch_3, bool preempt, struct task_struct *prev,
 	     struct task_struct *next)
 {
-	return on_switch(preempt, prev, next, 0, false, true);
+	return on_switch(ctx, preempt, prev, next, 0, false, true);
 }
 
 SEC("raw_tp/sched_switch")
 int BPF_PROG(raw_tp_sched_switch, bool preempt, struct task_struct *prev,
 	     struct task_struct *next, unsigned int prev_state)
 {
-	return on_switch(preempt, prev, next, prev_state, true, false);
+	return on_switch(ctx, preempt, prev, next, prev_state, true, false);
 }
 
 SEC("raw_tp/sched_switch")
 int BPF_PROG(raw_tp_sched_switch_3, bool preempt, struct task_struct *prev,
 	     struct task_struct *next)
 {
-	return on_switch(preempt, prev, next, 0, false, false);
+	return on_switch(ctx, preempt, prev, next, 0, false, false);
 }
 
 #define WAKEUP_PROGS(name, ev)                                               \
 	SEC("tp_btf/" #name)                                                 \
 	int BPF_PROG(tp_btf_##name, struct task_struct *p)                   \
 	{                                                                    \
-		return on_wakeup(ev, p, true);                               \
+		return on_wakeup(ctx, ev, p, true);                               \
 	}                                                                    \
 	SEC("raw_tp/" #name)                                                 \
 	int BPF_PROG(raw_tp_##name, struct task_struct *p)                   \
 	{                                                                    \
-		return on_wakeup(ev, p, false);                              \
+		return on_wakeup(ctx, ev, p, false);                              \
 	}
 
 WAKEUP_PROGS(sched_wakeup, ABICAP_EV_SCHED_WAKEUP)
@@ -262,12 +300,12 @@ WAKEUP_PROGS(sched_waking, ABICAP_EV_SCHED_WAKING)
 	SEC("tp_btf/" #name)                                                 \
 	int BPF_PROG(tp_btf_##name, unsigned int state, unsigned int cpu_id) \
 	{                                                                    \
-		return on_power(ev, state, cpu_id);                          \
+		return on_power(ctx, ev, state, cpu_id);                          \
 	}                                                                    \
 	SEC("raw_tp/" #name)                                                 \
 	int BPF_PROG(raw_tp_##name, unsigned int state, unsigned int cpu_id) \
 	{                                                                    \
-		return on_power(ev, state, cpu_id);                          \
+		return on_power(ctx, ev, state, cpu_id);                          \
 	}
 
 POWER_PROGS(cpu_idle, ABICAP_EV_CPU_IDLE)

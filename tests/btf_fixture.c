@@ -60,6 +60,49 @@ static void add_task(struct btf *b, struct ids *t, const struct kfix *k)
 	member(b, "comm", t->comm, &off, 16);
 }
 
+/* struct bpf_ringbuf and the lock types it may use */
+static void add_ringbuf(struct btf *b, const struct ids *t, enum rb_lock l)
+{
+	int raw, lock, off = 0, inner;
+
+	raw = btf__add_struct(b, "raw_spinlock", 4);
+	member(b, "raw_lock", t->u32, &off, 4);
+	raw = btf__add_typedef(b, "raw_spinlock_t", raw);
+	switch (l) {
+	case RB_RAW:
+		lock = raw;
+		break;
+	case RB_RQSPINLOCK:
+		off = 0;
+		lock = btf__add_struct(b, "qspinlock", 4);
+		member(b, "val", t->u32, &off, 4);
+		lock = btf__add_typedef(b, "rqspinlock_t", lock);
+		break;
+	case RB_SPINLOCK:
+		inner = btf__add_union(b, NULL, 4);
+		off = 0;
+		member(b, "rlock", raw, &off, 4);
+		lock = btf__add_struct(b, "spinlock", 4);
+		off = 0;
+		member(b, "", inner, &off, 4);
+		lock = btf__add_typedef(b, "spinlock_t", lock);
+		break;
+	default: /* RB_SPINLOCK_RT */
+		inner = btf__add_struct(b, "rt_mutex", 32);
+		off = 0;
+		member(b, "owner", t->u64, &off, 8);
+		lock = btf__add_struct(b, "spinlock", 32);
+		off = 0;
+		member(b, "lock", inner, &off, 32);
+		lock = btf__add_typedef(b, "spinlock_t", lock);
+		break;
+	}
+	cr_assert_gt(btf__add_struct(b, "bpf_ringbuf", 128), 0);
+	off = 0;
+	member(b, "mask", t->u64, &off, 64);
+	member(b, "spinlock", lock, &off, 64);
+}
+
 /* typedef void (*btf_trace_<name>)(void *__data, args...) */
 static void add_tp(struct btf *b, const struct ids *t, const char *name,
 		   const int *args, int n)
@@ -133,6 +176,7 @@ struct btf *kfix_build(const struct kfix *k)
 			add_tp(b, &t, "cpu_frequency", (int[]){ t.u32, t.u32 }, 2);
 	}
 
+	add_ringbuf(b, &t, k->rb_lock);
 	entry = btf__add_struct(b, "trace_entry", 8);
 	member(b, "type", t.u16, &off, 2);
 	member(b, "flags", t.u8, &off, 1);

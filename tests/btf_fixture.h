@@ -18,8 +18,16 @@ enum sw_shape {
 	SW_518RC1, /* 5.18-rc1: (preempt, prev_state, prev, next) */
 };
 
+enum rb_lock {
+	RB_RAW, /* raw_spinlock_t: 6.1+ (Debian), RT or not */
+	RB_SPINLOCK, /* spinlock_t on a non-RT kernel: a raw spinlock inside */
+	RB_SPINLOCK_RT, /* spinlock_t that is an rt_mutex: Debian's 5.10-rt */
+	RB_RQSPINLOCK, /* rqspinlock_t (struct qspinlock): 6.18 */
+};
+
 struct kfix {
 	enum sw_shape sw;
+	enum rb_lock rb_lock;
 	bool old_state; /* task_struct.state (long) instead of __state (5.13-) */
 	bool old_cpu; /* task_struct.cpu instead of thread_info.cpu (5.15-) */
 	bool wakeup_success; /* sched_wakeup record with 'success' (5.13-) */
@@ -33,7 +41,7 @@ struct kfix {
 /* A modern (6.x) kernel is { 0 }; a 5.10-era one is KFIX_5_10. */
 #define KFIX_5_10 \
 	((struct kfix){ .sw = SW_3ARG, .old_state = true, .old_cpu = true, \
-			.wakeup_success = true })
+			.wakeup_success = true, .rb_lock = RB_SPINLOCK })
 
 struct btf *kfix_build(const struct kfix *k);
 

@@ -135,6 +135,7 @@ Test(kernel, pingpong_tp_btf, .timeout = 60)
 	c = start_capture(&o, &col);
 	cr_assert_str_eq(capture_variant(c, ABICAP_EV_SCHED_SWITCH), "tp_btf");
 	cr_assert(capture_plan(c)->switch_prev_state);
+	cr_assert_str_eq(capture_transport(c), "ring buffer");
 	capture_close(c);
 	collected_free(&col);
 	run_pingpong(&o);
@@ -159,6 +160,31 @@ Test(kernel, pingpong_legacy_switch_tp_btf, .timeout = 60)
 Test(kernel, pingpong_legacy_switch_raw_tp, .timeout = 60)
 {
 	struct capture_opts o = { .events = EVENTS_ALL, .mode = ATTACH_RAW_TP,
+				  .legacy_switch = true };
+
+	run_pingpong(&o);
+}
+
+/* The perf buffer transport (chosen where the ring buffer's lock may sleep). */
+Test(kernel, pingpong_perfbuf_tp_btf, .timeout = 60)
+{
+	struct capture_opts o = { .events = EVENTS_ALL,
+				  .transport = TRANSPORT_PERFBUF };
+	struct collected col = { 0 };
+	struct capture *c;
+
+	require_kernel();
+	c = start_capture(&o, &col);
+	cr_assert_str_eq(capture_transport(c), "perf buffer");
+	capture_close(c);
+	collected_free(&col);
+	run_pingpong(&o);
+}
+
+Test(kernel, pingpong_perfbuf_raw_tp_legacy_switch, .timeout = 60)
+{
+	struct capture_opts o = { .events = EVENTS_ALL, .mode = ATTACH_RAW_TP,
+				  .transport = TRANSPORT_PERFBUF,
 				  .legacy_switch = true };
 
 	run_pingpong(&o);
@@ -422,6 +448,30 @@ Test(kernel, drops_are_counted_never_silent, .timeout = 60)
 	/* the ping-pong ran on CPU 0: that is where its drops are */
 	cr_assert_eq(capture_counters(c, 0, cpu0), 0);
 	cr_assert_geq(cpu0[ABICAP_EV_SCHED_SWITCH].dropped, 2 * ROUNDS - 4096 / 80);
+	capture_close(c);
+	collected_free(&col);
+}
+
+/* Perf buffers too small for the load: every lost event is counted. */
+Test(kernel, perfbuf_drops_are_counted, .timeout = 60)
+{
+	struct capture_opts o = { .events = EV(ABICAP_EV_SCHED_SWITCH),
+				  .transport = TRANSPORT_PERFBUF,
+				  .ringbuf_bytes = 4096 };
+	struct abicap_counter sum[ABICAP_EV_COUNT];
+	struct collected col = { 0 };
+	struct pingpong pp;
+	struct capture *c;
+
+	require_kernel();
+	c = start_capture(&o, &col);
+	pingpong_run(&pp, ROUNDS, 0);
+	capture_stop(c);
+	cr_assert_eq(capture_counters(c, -1, sum), 0);
+	cr_assert_gt(sum[ABICAP_EV_SCHED_SWITCH].dropped, 0);
+	cr_assert_eq(sum[ABICAP_EV_SCHED_SWITCH].seen,
+		     capture_received(c, ABICAP_EV_SCHED_SWITCH) +
+			     sum[ABICAP_EV_SCHED_SWITCH].dropped);
 	capture_close(c);
 	collected_free(&col);
 }

@@ -64,11 +64,13 @@ Test(checker, modern_kernel_is_all_ok, .fini = done)
 	check(&(struct kfix){ 0 });
 	cr_assert_eq(res.count[V_BROKEN], 0);
 	cr_assert_eq(res.count[V_DEGRADED], 0);
-	/* 6 tracepoints, 11 args, 13 record fields (3 records), 7 task fields */
-	cr_assert_eq(res.n, 6 + 11 + 7 + 4 + 2 + 7, "%d items", res.n);
+	/* 6 tracepoints, 11 args, 13 record fields (3 records), 7 task
+	 * fields, the ring buffer's lock */
+	cr_assert_eq(res.n, 6 + 11 + 7 + 4 + 2 + 7 + 1, "%d items", res.n);
 	cr_assert_eq(plan_from_check(&res, EVENTS_ALL, ATTACH_AUTO, &p, err,
 				     sizeof(err)), EXIT_OK);
 	cr_assert(p.switch_prev_state);
+	cr_assert_not(p.perfbuf);
 	for (int ev = 0; ev < ABICAP_EV_COUNT; ev++)
 		cr_assert(p.tp_btf[ev]);
 	cr_assert_eq(plan_from_check(&res, EVENTS_ALL, ATTACH_RAW_TP, &p, err,
@@ -190,4 +192,42 @@ Test(checker, kernel_before_btf_trace_types_gets_raw_tp, .fini = done)
 	cr_assert_eq(plan_from_check(&res, EVENTS_ALL, ATTACH_TP_BTF, &p, err,
 				     sizeof(err)), EXIT_USAGE);
 	cr_assert(strstr(err, "use --attach raw_tp"), "%s", err);
+}
+
+static enum vstatus ringbuf_lock(enum rb_lock l, struct kernel_plan *p)
+{
+	enum vstatus st;
+
+	check(&(struct kfix){ .rb_lock = l });
+	st = find("bpf_ringbuf", "spinlock")->status;
+	cr_assert_eq(plan_from_check(&res, EVENTS_ALL, ATTACH_AUTO, p, err,
+				     sizeof(err)), EXIT_OK);
+	return st;
+}
+
+/* The ring buffer's lock: a sleeping rt_mutex means perf buffers instead. */
+Test(checker, ringbuf_lock_chooses_the_transport, .fini = done)
+{
+	struct kernel_plan p;
+
+	cr_assert_eq(ringbuf_lock(RB_SPINLOCK_RT, &p), V_DEGRADED);
+	cr_assert(p.perfbuf);
+	expect("bpf_ringbuf", "spinlock", V_DEGRADED,
+	       "bpf_ringbuf.spinlock is struct spinlock, but this kernel lacks "
+	       "spinlock.rlock, which makes it safe; fallback: the perf buffer "
+	       "transport");
+	cr_assert_eq(res.count[V_BROKEN], 0);
+	/* it matters for every event */
+	cr_assert_eq(check_worst(&res, 1u << ABICAP_EV_CPU_IDLE), V_DEGRADED);
+	done();
+	cr_assert_eq(ringbuf_lock(RB_SPINLOCK, &p), V_OK);
+	cr_assert_not(p.perfbuf);
+	expect("bpf_ringbuf", "spinlock", V_OK, "serves as well here: this "
+	       "kernel has spinlock.rlock");
+	done();
+	cr_assert_eq(ringbuf_lock(RB_RQSPINLOCK, &p), V_OK);
+	cr_assert_not(p.perfbuf);
+	done();
+	cr_assert_eq(ringbuf_lock(RB_RAW, &p), V_OK);
+	cr_assert_not(p.perfbuf);
 }

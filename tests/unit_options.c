@@ -152,7 +152,8 @@ Test(trace_args, help_names_every_option)
 {
 	static const char *opts[] = { "--format", "--duration", "--events",
 				      "--pid", "--cpu", "--buffer-size",
-				      "--attach", "--contract", "--verbose",
+				      "--attach", "--contract", "--transport",
+				      "--verbose",
 				      "--help" };
 
 	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++)

@@ -18,6 +18,8 @@
 struct capture {
 	struct abicap_bpf *skel;
 	struct ring_buffer *rb;
+	struct perf_buffer *pb;
+	uint64_t perf_lost; /* PERF_RECORD_LOST: already counted as dropped */
 	struct bpf_program *prog[ABICAP_EV_COUNT]; /* chosen variant */
 	struct bpf_link *link[ABICAP_EV_COUNT];
 	struct kernel_plan plan;
@@ -50,6 +52,20 @@ static int on_sample(void *ctx, void *data, size_t size)
 	}
 	c->received[r.hdr.type]++;
 	return c->cb ? c->cb(c->ctx, &r) : 0;
+}
+
+static void on_perf_sample(void *ctx, int cpu, void *data, __u32 size)
+{
+	(void)cpu;
+	on_sample(ctx, data, size);
+}
+
+static void on_perf_lost(void *ctx, int cpu, __u64 n)
+{
+	struct capture *c = ctx;
+
+	(void)cpu;
+	c->perf_lost += n;
 }
 
 static size_t ringbuf_size(size_t want)
@@ -89,7 +105,10 @@ static void configure(struct capture *c, const struct capture_opts *o,
 	for (int i = 0; o->cpus && i < o->ncpus && i < ABICAP_MAX_CPUS; i++)
 		ro->cpu_allowed[i] = o->cpus[i] ? 1 : 0;
 	ro->wakeup_bytes = rb_bytes / 8;
-	bpf_map__set_max_entries(c->skel->maps.events, rb_bytes);
+	ro->use_perfbuf = c->plan.perfbuf;
+	/* unused with perf buffers, but the map is still created: keep it small */
+	bpf_map__set_max_entries(c->skel->maps.events, c->plan.perfbuf ?
+				 (size_t)sysconf(_SC_PAGESIZE) : rb_bytes);
 }
 
 static int fill_pid_filter(struct capture *c, const struct capture_opts *o)
@@ -233,6 +252,8 @@ struct capture *capture_open(const struct capture_opts *o, capture_cb cb,
 		goto fail;
 	if (o->legacy_switch)
 		c->plan.switch_prev_state = false;
+	if (o->transport != TRANSPORT_AUTO)
+		c->plan.perfbuf = o->transport == TRANSPORT_PERFBUF;
 
 	ret = EXIT_RUNTIME;
 	c->skel = abicap_bpf__open();
@@ -267,11 +288,23 @@ struct capture *capture_open(const struct capture_opts *o, capture_cb cb,
 			 strerror(errno));
 		goto fail;
 	}
-	c->rb = ring_buffer__new(bpf_map__fd(c->skel->maps.events), on_sample,
-				 c, NULL);
-	if (!c->rb) {
-		snprintf(err, errlen, "cannot set up the ring buffer: %s",
-			 strerror(errno));
+	if (c->plan.perfbuf) {
+		/* the same memory in all, split across CPUs, in pages (a power of two) */
+		size_t pages = 1, want = rb_bytes / sysconf(_SC_PAGESIZE) /
+					  (c->ncpus > 0 ? c->ncpus : 1);
+
+		while (pages * 2 <= want)
+			pages *= 2;
+		c->pb = perf_buffer__new(bpf_map__fd(c->skel->maps.events_pb),
+					 pages, on_perf_sample, on_perf_lost, c,
+					 NULL);
+	} else {
+		c->rb = ring_buffer__new(bpf_map__fd(c->skel->maps.events),
+					 on_sample, c, NULL);
+	}
+	if (!c->rb && !c->pb) {
+		snprintf(err, errlen, "cannot set up the %s: %s",
+			 capture_transport(c), strerror(errno));
 		goto fail;
 	}
 	ret = attach_all(c, err, errlen);
@@ -285,15 +318,20 @@ fail:
 	return NULL;
 }
 
+static int consume(struct capture *c)
+{
+	return c->pb ? perf_buffer__consume(c->pb) : ring_buffer__consume(c->rb);
+}
+
 int capture_poll(struct capture *c, int timeout_ms)
 {
-	int n = ring_buffer__poll(c->rb, timeout_ms);
+	int n = c->pb ? perf_buffer__poll(c->pb, timeout_ms) :
+			ring_buffer__poll(c->rb, timeout_ms);
 
 	if (n < 0 && n != -EINTR)
 		return n;
 	/* records queued without a wakeup are there too */
-	n = ring_buffer__consume(c->rb);
-	return n;
+	return consume(c);
 }
 
 int capture_stop(struct capture *c)
@@ -302,7 +340,7 @@ int capture_stop(struct capture *c)
 		bpf_link__destroy(c->link[ev]);
 		c->link[ev] = NULL;
 	}
-	return ring_buffer__consume(c->rb);
+	return consume(c);
 }
 
 void capture_close(struct capture *c)
@@ -312,6 +350,7 @@ void capture_close(struct capture *c)
 	for (unsigned int ev = 0; ev < ABICAP_EV_COUNT; ev++)
 		bpf_link__destroy(c->link[ev]);
 	ring_buffer__free(c->rb);
+	perf_buffer__free(c->pb);
 	abicap_bpf__destroy(c->skel);
 	free(c);
 }
@@ -367,6 +406,11 @@ const char *capture_variant(const struct capture *c, unsigned int ev)
 const struct kernel_plan *capture_plan(const struct capture *c)
 {
 	return &c->plan;
+}
+
+const char *capture_transport(const struct capture *c)
+{
+	return c->plan.perfbuf ? "perf buffer" : "ring buffer";
 }
 
 int capture_test_run(struct capture *c, unsigned int ev, const uint64_t *args,

@@ -25,6 +25,7 @@ struct capture_opts {
 	int ncpus; /* entries in cpus */
 	size_t ringbuf_bytes; /* 0: default; rounded up to a power of two */
 	enum attach_mode mode;
+	enum transport transport;
 	bool verbose; /* libbpf's log on stderr */
 	/*
 	 * Use the 3-argument sched_switch program (prev_state read from the
@@ -73,6 +74,8 @@ uint64_t capture_bad_records(const struct capture *c);
 /* "tp_btf" or "raw_tp": the variant attached for ev; NULL if not attached. */
 const char *capture_variant(const struct capture *c, unsigned int ev);
 const struct kernel_plan *capture_plan(const struct capture *c);
+/* "ring buffer" or "perf buffer" */
+const char *capture_transport(const struct capture *c);
 
 /*
  * Run ev's program once through BPF_PROG_TEST_RUN with the given tracepoint

@@ -292,10 +292,23 @@ static int probe_field(const struct btf *btf, __u32 sid, const char *path,
 	return strcmp(canon, type) ? 0 : 1;
 }
 
+/* "struct.member.path" exists in this BTF. */
+static bool requirement_met(const struct btf *btf, const char *req)
+{
+	char sname[128];
+	size_t n = strcspn(req, ".");
+	__u32 sid;
+
+	snprintf(sname, sizeof(sname), "%.*s", (int)n, req);
+	sid = btf_find_struct(btf, sname);
+	return sid && btf_find_member(btf, sid, req + n + 1, NULL);
+}
+
 static int check_field(const struct c_field *f, const struct btf *btf,
 		       struct check_result *r)
 {
 	char names[160] = "", alt_actual[160];
+	const struct c_alt *unmet = NULL;
 	struct verdict *v;
 	__u32 sid;
 	int found;
@@ -323,30 +336,53 @@ static int check_field(const struct c_field *f, const struct btf *btf,
 		set(r, v, V_OK, "%s", "");
 		return 0;
 	}
-	if (found == 0) {
-		set(r, v, f->required ? V_BROKEN : V_DEGRADED,
-		    "%s.%s has another type; lost: %s", f->struct_name,
-		    f->field, f->feeds);
-		return 0;
-	}
-	snprintf(v->actual, sizeof(v->actual), "missing");
 	for (int i = 0; i < f->nalts; i++) {
 		const struct c_alt *a = &f->alts[i];
 
 		if (probe_field(btf, sid, a->field, a->type, alt_actual,
 				sizeof(alt_actual)) != 1)
 			continue;
+		if (a->requires && !requirement_met(btf, a->requires)) {
+			/* there, but not the kind it may stand in for */
+			snprintf(v->actual, sizeof(v->actual), "%s: %s", a->field,
+				 alt_actual);
+			unmet = a;
+			continue;
+		}
 		snprintf(v->actual, sizeof(v->actual), "%s: %s", a->field,
 			 alt_actual);
+		if (a->equivalent) {
+			set(r, v, V_OK, "%s.%s (%s) serves as well here%s%s",
+			    f->struct_name, a->field, a->type,
+			    a->requires ? ": this kernel has " : "",
+			    a->requires ? a->requires : "");
+			return 0;
+		}
 		set(r, v, V_DEGRADED, "not found; this kernel has %s.%s (%s)%s%s"
 		    ": the programs read that instead", f->struct_name,
 		    a->field, a->type, a->until ? ", until " : "",
 		    a->until ? a->until : "");
 		return 0;
 	}
-	set(r, v, f->required ? V_BROKEN : V_DEGRADED,
-	    "%s.%s not found%s; lost: %s", f->struct_name, f->field,
-	    f->nalts ? " (nor any alternative)" : "", f->feeds);
+	if (!unmet && found != 0)
+		snprintf(v->actual, sizeof(v->actual), "missing");
+	if (unmet)
+		set(r, v, f->required ? V_BROKEN : V_DEGRADED,
+		    "%s.%s is %s, but this kernel lacks %s, which makes it "
+		    "safe%s%s", f->struct_name, unmet->field, unmet->type,
+		    unmet->requires, f->fallback ? "; fallback: " : "; lost: ",
+		    f->fallback ? f->fallback : f->feeds);
+	else if (found == 0)
+		set(r, v, f->required ? V_BROKEN : V_DEGRADED,
+		    "%s.%s has another type; %s%s", f->struct_name, f->field,
+		    f->fallback ? "fallback: " : "lost: ",
+		    f->fallback ? f->fallback : f->feeds);
+	else
+		set(r, v, f->required ? V_BROKEN : V_DEGRADED,
+		    "%s.%s not found%s; %s%s", f->struct_name, f->field,
+		    f->nalts ? " (nor any alternative)" : "",
+		    f->fallback ? "fallback: " : "lost: ",
+		    f->fallback ? f->fallback : f->feeds);
 	return 0;
 }
 
@@ -412,6 +448,9 @@ int plan_from_check(const struct check_result *res, unsigned int mask,
 		v = find_verdict(res, VK_TRACEPOINT, event_name(ev), "tracepoint");
 		plan->tp_btf[ev] = mode != ATTACH_RAW_TP && v && v->status == V_OK;
 	}
+	/* a ring buffer whose lock is not known to be safe: perf buffers */
+	v = find_verdict(res, VK_FIELD, "bpf_ringbuf", "spinlock");
+	plan->perfbuf = v && v->status != V_OK;
 	/* the argument the contract calls prev_state, wherever it stands */
 	for (int i = 0; i < res->n; i++) {
 		const struct verdict *a = &res->v[i];

@@ -50,7 +50,8 @@ enum vstatus check_worst(const struct check_result *res, unsigned int mask);
 /*
  * Program variants from the verdicts: tp_btf where the tracepoint's
  * prototype checked ok, sched_switch's 4-argument program where its
- * prev_state argument checked ok. EXIT_OK, or EXIT_USAGE with err (--attach
+ * prev_state argument checked ok, perf buffers where bpf_ringbuf.spinlock
+ * did not. EXIT_OK, or EXIT_USAGE with err (--attach
  * tp_btf on a kernel without btf_trace_* types).
  */
 int plan_from_check(const struct check_result *res, unsigned int mask,

@@ -236,8 +236,9 @@ static void parse_field(struct parser *p, json_t *o, const char *path,
 {
 	static const char *const keys[] = { "struct", "field", "type", "required",
 					    "since", "alternatives", "events",
-					    "feeds", NULL };
-	static const char *const akeys[] = { "field", "type", "until", NULL };
+					    "feeds", "fallback", "core", NULL };
+	static const char *const akeys[] = { "field", "type", "until", "requires",
+					     "equivalent", NULL };
 	json_t *alts, *evs, *a;
 	char ap[160];
 	size_t i;
@@ -251,6 +252,8 @@ static void parse_field(struct parser *p, json_t *o, const char *path,
 	f->required = want_bool(p, o, path, "required", true);
 	f->since = want_str(p, o, path, "since", false);
 	f->feeds = want_str(p, o, path, "feeds", true);
+	f->fallback = want_str(p, o, path, "fallback", false);
+	f->core = want_bool(p, o, path, "core", true);
 	alts = want(p, o, path, "alternatives", JSON_ARRAY, false);
 	if (alts && !p->failed) {
 		f->nalts = json_array_size(alts);
@@ -260,6 +263,14 @@ static void parse_field(struct parser *p, json_t *o, const char *path,
 			f->alts[i].field = want_str(p, a, ap, "field", true);
 			want_type(p, a, ap, f->alts[i].type);
 			f->alts[i].until = want_str(p, a, ap, "until", false);
+			f->alts[i].requires = want_str(p, a, ap, "requires", false);
+			if (f->alts[i].requires &&
+			    (!strchr(f->alts[i].requires, '.') ||
+			     !is_ident(f->alts[i].requires, true)))
+				fail(p, ap, "requires '%s' is not STRUCT.MEMBER",
+				     f->alts[i].requires);
+			f->alts[i].equivalent = want_bool(p, a, ap, "equivalent",
+							  false);
 		}
 	}
 	evs = want(p, o, path, "events", JSON_ARRAY, true);

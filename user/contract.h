@@ -53,6 +53,9 @@ struct c_alt {
 	const char *field;
 	char type[TYPE_STR_MAX];
 	const char *until;
+	/* acceptable only where this member path exists ("struct.a.b") */
+	const char *requires;
+	bool equivalent; /* as good as the field itself: ok, not degraded */
 };
 
 struct c_field {
@@ -62,6 +65,8 @@ struct c_field {
 	bool required;
 	const char *since;
 	const char *feeds;
+	const char *fallback; /* what is done instead when it is missing */
+	bool core; /* read by the programs through CO-RE (false: a kernel property) */
 	struct c_alt *alts;
 	int nalts;
 	unsigned int events; /* abicap events (1 << ev) it matters for */

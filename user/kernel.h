@@ -17,10 +17,18 @@ enum attach_mode {
 	ATTACH_RAW_TP,
 };
 
+enum transport {
+	TRANSPORT_AUTO, /* the ring buffer, unless the contract says it is unsafe */
+	TRANSPORT_RINGBUF,
+	TRANSPORT_PERFBUF,
+};
+
 struct kernel_plan {
 	bool tp_btf[ABICAP_EV_COUNT];
 	/* sched_switch has the 4th argument prev_state (Linux 5.18+) */
 	bool switch_prev_state;
+	/* per-CPU perf buffers: the ring buffer's lock may sleep (PREEMPT_RT) */
+	bool perfbuf;
 };
 
 /* EXIT_OK, or EXIT_PRIV with the missing capability named in err. */

@@ -29,6 +29,8 @@ const char trace_usage[] =
 "  -b, --buffer-size MB   ring buffer size (default 16, rounded up to a power of 2)\n"
 "      --attach MODE      auto (default: tp_btf where the kernel has it),\n"
 "                         tp_btf or raw_tp\n"
+"      --transport T      auto (default: the ring buffer, unless the contract\n"
+"                         finds its lock unsafe), ringbuf or perfbuf\n"
 "  -c, --contract FILE    ABI contract to hold the kernel to before attaching\n"
 "                         (default: the built-in one; see abicap check)\n"
 "  -v, --verbose          print libbpf's log (verifier output) on stderr\n"
@@ -43,7 +45,7 @@ const char trace_usage[] =
 "Exit: 0 ok, 1 kernel cannot do it, 2 bad usage, 3 missing privilege,\n"
 "4 runtime failure.\n";
 
-enum { OPT_ATTACH = 256 };
+enum { OPT_ATTACH = 256, OPT_TRANSPORT };
 
 static const struct option long_opts[] = {
 	{ "format", required_argument, NULL, 'f' },
@@ -54,6 +56,7 @@ static const struct option long_opts[] = {
 	{ "buffer-size", required_argument, NULL, 'b' },
 	{ "attach", required_argument, NULL, OPT_ATTACH },
 	{ "contract", required_argument, NULL, 'c' },
+	{ "transport", required_argument, NULL, OPT_TRANSPORT },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ 0 },
@@ -212,6 +215,19 @@ int trace_parse_args(int argc, char **argv, struct trace_opts *o, char *err,
 				return EXIT_USAGE;
 			}
 			break;
+		case OPT_TRANSPORT:
+			if (!strcmp(optarg, "auto")) {
+				o->cap.transport = TRANSPORT_AUTO;
+			} else if (!strcmp(optarg, "ringbuf")) {
+				o->cap.transport = TRANSPORT_RINGBUF;
+			} else if (!strcmp(optarg, "perfbuf")) {
+				o->cap.transport = TRANSPORT_PERFBUF;
+			} else {
+				snprintf(err, errlen, "--transport '%s': use auto, "
+					 "ringbuf or perfbuf", optarg);
+				return EXIT_USAGE;
+			}
+			break;
 		case 'c':
 			o->contract_path = optarg;
 			break;
@@ -337,6 +353,7 @@ static void print_summary(struct capture *c, unsigned int mask, double secs,
 		if (sum[ev].seen != r + sum[ev].dropped)
 			unaccounted += sum[ev].seen - r - sum[ev].dropped;
 	}
+	fprintf(stderr, "  transport: %s\n", capture_transport(c));
 	fprintf(stderr, "  dropped per CPU:");
 	for (int cpu = 0; cpu < ncpus; cpu++) {
 		uint64_t d = 0;

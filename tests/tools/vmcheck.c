@@ -10,6 +10,7 @@
  * failures found; exits 0 if the kernel passed.
  */
 #include <jansson.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,10 +22,22 @@
 static char fails[MAX_FAIL][256];
 static int nfail;
 
-static void fail(const char *fmt, const char *a, long long b)
+static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Record a failure once (a repeated one is not listed again). */
+static void fail(const char *fmt, ...)
 {
+	char msg[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	for (int i = 0; i < nfail; i++)
+		if (!strcmp(fails[i], msg))
+			return;
 	if (nfail < MAX_FAIL)
-		snprintf(fails[nfail++], sizeof(fails[0]), fmt, a, b);
+		snprintf(fails[nfail++], sizeof(fails[0]), "%s", msg);
 }
 
 static json_t *load_line(FILE *f)
@@ -65,16 +78,16 @@ int main(int argc, char **argv)
 	uname(&u);
 	check = json_load_file(argv[1], 0, NULL);
 	if (!check)
-		fail("%s: abicap check printed no JSON%lld", argv[1], 0);
+		fail("%s: abicap check printed no JSON", argv[1]);
 	if (atoi(argv[2]) != 0)
-		fail("abicap check exited %s%lld", argv[2], 0);
+		fail("abicap check exited %s", argv[2]);
 	f = fopen(argv[3], "r");
 	pp_start = f ? load_line(f) : NULL;
 	pp_end = f ? load_line(f) : NULL;
 	if (f)
 		fclose(f);
 	if (!pp_start || !pp_end) {
-		fail("%s: the ping-pong workload did not report%lld", argv[3], 0);
+		fail("%s: the ping-pong workload did not report", argv[3]);
 		pp_start = pp_start ? pp_start : json_object();
 		pp_end = pp_end ? pp_end : json_object();
 	}
@@ -84,7 +97,7 @@ int main(int argc, char **argv)
 	end = geti(pp_end, "end_ns");
 	rounds = geti(pp_end, "rounds");
 	if (atoi(argv[6]) != 0)
-		fail("abicap trace exited %s%lld", argv[6], 0);
+		fail("abicap trace exited %s", argv[6]);
 
 	f = fopen(argv[4], "r");
 	while (f && fgets(line, sizeof(line), f)) {
@@ -94,7 +107,7 @@ int main(int argc, char **argv)
 		json_t *cnt;
 
 		if (!j) {
-			fail("a trace line is not JSON: %.80s%lld", line, 0);
+			fail("a trace line is not JSON: %.80s", line);
 			continue;
 		}
 		ev = gets_(j, "event");
@@ -117,12 +130,17 @@ int main(int argc, char **argv)
 				pp_switches++;
 				if (strcmp(gets_(j, "prev_comm"), p == ping ?
 					   "abc_ping" : "abc_pong"))
-					fail("switch from %s: wrong comm%lld",
-					     gets_(j, "prev_comm"), p);
-				if (!strcmp(st, "S"))
+					fail("switch from %lld: wrong comm %s", p,
+					     gets_(j, "prev_comm"));
+				/*
+				 * S: blocked in read(); D: blocked on a lock
+				 * (PREEMPT_RT's sleeping spinlocks report D);
+				 * R: woken before it blocked; R+: preempted
+				 */
+				if (!strcmp(st, "S") || !strcmp(st, "D"))
 					pp_sleeping++;
 				else if (strcmp(st, "R") && strcmp(st, "R+"))
-					fail("ping-pong switch with state %s%lld", st, 0);
+					fail("ping-pong switch with state %s", st);
 			}
 		} else if (!strcmp(ev, "sched_wakeup")) {
 			long long p = geti(j, "pid"), w = geti(j, "waker_pid");
@@ -139,7 +157,7 @@ int main(int argc, char **argv)
 	if (f)
 		fclose(f);
 	else
-		fail("%s: no trace output%lld", argv[4], 0);
+		fail("%s: no trace output", argv[4]);
 
 	f = fopen(argv[5], "r");
 	while (f && fgets(line, sizeof(line), f)) {
@@ -151,6 +169,9 @@ int main(int argc, char **argv)
 				p--;
 			seen = atoll(p);
 		}
+		if (!strncmp(line, "  transport: perf buffer", 24))
+			strncat(variant, ", perf buffer",
+				sizeof(variant) - strlen(variant) - 1);
 		if (!strncmp(line, "  sched_switch ", 15)) {
 			char *prog = strstr(line, "tp_btf");
 
@@ -165,19 +186,19 @@ int main(int argc, char **argv)
 	if (f)
 		fclose(f);
 	if (seen < 0)
-		fail("no summary on abicap's stderr%s%lld", "", 0);
+		fail("no summary on abicap's stderr");
 	else if (drop != 0 || seen != rcvd)
-		fail("lost events: seen %s%lld received/dropped differ", "", seen);
+		fail("lost events: %lld seen, %lld received, %lld dropped", seen, rcvd, drop);
 	if (rounds <= 0)
-		fail("the workload made no round trips%s%lld", "", 0);
+		fail("the workload made no round trips");
 	if (pp_switches < rounds)
-		fail("only %s%lld ping-pong switches", "", pp_switches);
+		fail("only %lld ping-pong switches for %lld rounds", pp_switches, rounds);
 	if (pp_sleeping < rounds / 2)
-		fail("only %s%lld ping-pong switches in S", "", pp_sleeping);
+		fail("only %lld ping-pong switches in S or D", pp_sleeping);
 	if (pp_wakeups < rounds / 2)
-		fail("only %s%lld ping-pong wakeups", "", pp_wakeups);
+		fail("only %lld ping-pong wakeups", pp_wakeups);
 	if (idle == 0)
-		fail("no cpu_idle events%s%lld", "", 0);
+		fail("no cpu_idle events");
 
 	res = json_pack("{s:s, s:s, s:i, s:i, s:i, s:s, s:o, s:I, s:I, s:I, "
 			"s:I, s:I, s:I, s:b}",
