@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <linux/perf_event.h>
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
@@ -54,18 +55,52 @@ static int on_sample(void *ctx, void *data, size_t size)
 	return c->cb ? c->cb(c->ctx, &r) : 0;
 }
 
-static void on_perf_sample(void *ctx, int cpu, void *data, __u32 size)
-{
-	(void)cpu;
-	on_sample(ctx, data, size);
-}
-
-static void on_perf_lost(void *ctx, int cpu, __u64 n)
+/* A perf buffer record: a raw sample (our record) or a count of lost ones. */
+static enum bpf_perf_event_ret on_perf_event(void *ctx, int cpu,
+					     struct perf_event_header *e)
 {
 	struct capture *c = ctx;
 
 	(void)cpu;
-	c->perf_lost += n;
+	if (e->type == PERF_RECORD_SAMPLE) {
+		struct {
+			struct perf_event_header h;
+			__u32 size;
+			char data[];
+		} *s = (void *)e;
+
+		on_sample(c, s->data, s->size);
+	} else if (e->type == PERF_RECORD_LOST) {
+		struct {
+			struct perf_event_header h;
+			__u64 id;
+			__u64 lost;
+		} *l = (void *)e;
+
+		c->perf_lost += l->lost;
+	}
+	return LIBBPF_PERF_EVENT_CONT;
+}
+
+/*
+ * Per-CPU perf buffers of `pages` pages each. No wakeup per record (libbpf's
+ * default): wake the consumer when a buffer is a quarter full; it also
+ * drains on its timer.
+ */
+static struct perf_buffer *open_perfbuf(struct capture *c, size_t pages)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE,
+		.size = sizeof(attr),
+		.config = PERF_COUNT_SW_BPF_OUTPUT,
+		.sample_type = PERF_SAMPLE_RAW,
+		.sample_period = 1,
+		.watermark = 1,
+		.wakeup_watermark = pages * sysconf(_SC_PAGESIZE) / 4,
+	};
+
+	return perf_buffer__new_raw(bpf_map__fd(c->skel->maps.events_pb), pages,
+				    &attr, on_perf_event, c, NULL);
 }
 
 static size_t ringbuf_size(size_t want)
@@ -295,9 +330,7 @@ struct capture *capture_open(const struct capture_opts *o, capture_cb cb,
 
 		while (pages * 2 <= want)
 			pages *= 2;
-		c->pb = perf_buffer__new(bpf_map__fd(c->skel->maps.events_pb),
-					 pages, on_perf_sample, on_perf_lost, c,
-					 NULL);
+		c->pb = open_perfbuf(c, pages);
 	} else {
 		c->rb = ring_buffer__new(bpf_map__fd(c->skel->maps.events),
 					 on_sample, c, NULL);
