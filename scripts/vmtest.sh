@@ -110,7 +110,7 @@ host_run() {
 	mkdir -p "$d"
 	build/abicap check --format json > "$d/check.json" 2> "$d/check.err"
 	crc=$?
-	build/abicap trace --format json > "$d/trace.json" 2> "$d/trace.err" &
+	build/abicap trace --format json -b 64 > "$d/trace.json" 2> "$d/trace.err" &
 	tpid=$!
 	until grep -q "abicap: tracing" "$d/trace.err"; do
 		n=$((n + 1))
