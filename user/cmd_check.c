@@ -9,11 +9,13 @@
 #include "commands.h"
 #include "contract.h"
 #include "kernel.h"
+#include "objcheck.h"
 #include "util.h"
 #include "verdict_out.h"
 
 const char check_usage[] =
 "Usage: abicap check [--btf FILE] [--contract FILE] [--format text|json|junit] [--strict]\n"
+"       abicap check --object OBJ.bpf.o [--btf FILE]... [--format text|json|junit]\n"
 "Check the ABI contract (default: the one built in, from bpf/contract.json)\n"
 "against a kernel's BTF, item by item: tracepoint prototypes, struct fields\n"
 "the BPF programs read, and tracefs record layouts under the append-only rule.\n"
@@ -24,19 +26,74 @@ const char check_usage[] =
 "  -c, --contract FILE   the contract to check instead of the built-in one\n"
 "  -f, --format FMT      text (default), json, or junit (one test case per item)\n"
 "      --strict          degraded items fail too\n"
+"  -o, --object OBJ      instead of the contract: will this compiled CO-RE\n"
+"                        object load on each kernel given with --btf (repeat\n"
+"                        it)? Every CO-RE relocation (resolves / resolves to\n"
+"                        another offset or size / fails) and attach point\n"
 "  -v, --verbose         libbpf's log on stderr\n"
 "  -h, --help            show this help\n"
 "\n"
 "Verdicts: ok; degraded (an optional item is missing, or an alternative is\n"
 "used: the detail names what is lost or the fallback taken); broken (a\n"
 "required item is missing or has another type or position).\n"
-"Exit: 0 satisfied (degraded allowed unless --strict), 1 broken,\n"
-"2 bad usage or input.\n";
+"With --object, a relocation behind an existence check of the same type in\n"
+"its program (bpf_core_field_exists() and friends) is guarded: its failure\n"
+"does not stop the load.\n"
+"Exit: 0 satisfied (degraded allowed unless --strict; with --object: loads\n"
+"on every kernel), 1 broken (or rejected by a kernel), 2 bad usage or input.\n";
+
+#define MAX_BTFS 64
+
+/* check --object: each kernel in turn, then the prediction per kernel. */
+static int check_object(const char *obj, const char *const *btfs, int nbtf,
+			enum vformat fmt)
+{
+	struct obj_result res[MAX_BTFS];
+	char labels[MAX_BTFS][256], err[ERRMSG_LEN];
+	const char *sources[MAX_BTFS];
+	struct core_object o;
+	int ret = EXIT_OK, done = 0;
+
+	if (core_object_open(obj, &o, err, sizeof(err))) {
+		ab_error("%s", err);
+		return EXIT_USAGE;
+	}
+	if (!nbtf)
+		nbtf = 1; /* btfs[0] is NULL: the running kernel */
+	for (int k = 0; k < nbtf; k++) {
+		struct btf *btf = btf_open(btfs[k], err, sizeof(err));
+
+		if (!btf) {
+			ab_error("%s", err);
+			ret = btfs[k] ? EXIT_USAGE : EXIT_KERNEL;
+			goto out;
+		}
+		btf_source_label(btfs[k], labels[k], sizeof(labels[k]));
+		sources[k] = labels[k];
+		if (objcheck(&o, btf, &res[k])) {
+			btf__free(btf);
+			ab_error("out of memory");
+			ret = EXIT_RUNTIME;
+			goto out;
+		}
+		done++;
+		btf__free(btf);
+		if (!res[k].loads)
+			ret = EXIT_KERNEL;
+	}
+	objcheck_print(stdout, fmt, obj, &o, res, sources, done);
+out:
+	for (int k = 0; k < done; k++)
+		obj_result_free(&res[k]);
+	core_object_close(&o);
+	return ret;
+}
 
 int do_check(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "btf", required_argument, NULL, 'b' },
+		{ "object", required_argument, NULL, 'o' },
 		{ "contract", required_argument, NULL, 'c' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "strict", no_argument, NULL, 's' },
@@ -44,7 +101,9 @@ int do_check(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	const char *btf_path = NULL, *contract_path = NULL;
+	const char *btf_path = NULL, *contract_path = NULL, *object = NULL;
+	const char *btfs[MAX_BTFS] = { NULL };
+	int nbtf = 0;
 	enum vformat fmt = VF_TEXT;
 	bool strict = false, verbose = false;
 	char err[ERRMSG_LEN], source[256];
@@ -55,10 +114,17 @@ int do_check(int argc, char **argv)
 
 	optind = 0;
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, ":b:c:f:vh", opts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, ":b:o:c:f:vh", opts, NULL)) != -1) {
 		switch (ch) {
 		case 'b':
-			btf_path = optarg;
+			if (nbtf == MAX_BTFS) {
+				ab_error("--btf: at most %d kernels", MAX_BTFS);
+				return EXIT_USAGE;
+			}
+			btf_path = btfs[nbtf++] = optarg;
+			break;
+		case 'o':
+			object = optarg;
 			break;
 		case 'c':
 			contract_path = optarg;
@@ -89,6 +155,19 @@ int do_check(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	set_libbpf_verbose(verbose);
+	if (object) {
+		if (contract_path || strict) {
+			ab_error("--object checks the object itself: it takes no "
+				 "--contract or --strict");
+			return EXIT_USAGE;
+		}
+		return check_object(object, btfs, nbtf, fmt);
+	}
+	if (nbtf > 1) {
+		ab_error("several --btf go with --object; check one kernel at a "
+			 "time against a contract");
+		return EXIT_USAGE;
+	}
 	c = load_contract_arg(contract_path, err, sizeof(err));
 	if (!c) {
 		ab_error("%s", err);

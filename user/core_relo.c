@@ -1,14 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 #include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "btf_util.h"
 #include "core_relo.h"
 
-/* The .BTF.ext header as the kernel's UAPI-adjacent btf_ext format lays it out. */
+/* The .BTF.ext header as the kernel's btf_ext format lays it out. */
 struct ext_header {
 	__u16 magic;
 	__u8 version;
@@ -98,42 +102,181 @@ static void access_path(const struct btf *btf, __u32 type_id,
 	}
 }
 
-int core_relos_read(const char *obj, struct core_access **out, char *err,
-		    size_t errlen)
+/* "tp_btf/sched_switch" -> attach "tp_btf", target "sched_switch". */
+static void parse_section(struct core_prog *p)
 {
-	struct btf_ext *ext = NULL;
-	struct btf *btf;
-	const struct ext_header *h;
-	const unsigned char *raw, *p, *end;
-	__u32 size, rec_size;
-	int n = 0, cap = 0;
+	static const char *const kinds[] = {
+		"tp_btf", "raw_tp", "raw_tracepoint", "tp", "tracepoint",
+		"fentry", "fexit", "fmod_ret", "lsm", "kprobe", "kretprobe",
+		"iter", NULL,
+	};
+	const char *slash = strchr(p->section, '/');
 
-	*out = NULL;
-	btf = btf__parse_elf(obj, &ext);
-	if (!btf) {
-		snprintf(err, errlen, "cannot read BTF of '%s': %s", obj,
+	p->ctx_args = -1;
+	if (!slash)
+		return;
+	for (const char *const *k = kinds; *k; k++) {
+		if (strlen(*k) != (size_t)(slash - p->section) ||
+		    strncmp(p->section, *k, slash - p->section))
+			continue;
+		snprintf(p->attach, sizeof(p->attach), "%s",
+			 !strcmp(*k, "raw_tracepoint") ? "raw_tp" :
+			 !strcmp(*k, "tracepoint") ? "tp" : *k);
+		/* tp/CATEGORY/NAME: the name */
+		if (!strcmp(p->attach, "tp") && strchr(slash + 1, '/'))
+			slash = strchr(slash + 1, '/');
+		snprintf(p->target, sizeof(p->target), "%s", slash + 1);
+		return;
+	}
+}
+
+/*
+ * How many u64 arguments a raw_tp or tp_btf program reads from its context: follow
+ * the registers that hold ctx (r1 at entry, and its copies) through the
+ * instructions and take the highest offset loaded from one. Enough for
+ * BPF_PROG()-style code, which loads its arguments up front.
+ */
+static int ctx_args_read(const struct bpf_insn *insn, size_t n)
+{
+	unsigned int ctx = 1u << 1;
+	int max = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct bpf_insn *in = &insn[i];
+		__u8 cls = BPF_CLASS(in->code);
+
+		if (in->code == (BPF_ALU64 | BPF_MOV | BPF_X)) {
+			if (ctx & (1u << in->src_reg))
+				ctx |= 1u << in->dst_reg;
+			else
+				ctx &= ~(1u << in->dst_reg);
+			continue;
+		}
+		if (cls == BPF_LDX && BPF_MODE(in->code) == BPF_MEM &&
+		    (ctx & (1u << in->src_reg)) && in->off >= 0 &&
+		    in->off / 8 + 1 > max)
+			max = in->off / 8 + 1;
+		if (in->code == (BPF_JMP | BPF_CALL)) {
+			ctx &= ~0x3fu; /* r0-r5 clobbered */
+			continue;
+		}
+		if (cls == BPF_LDX || cls == BPF_ALU || cls == BPF_ALU64 ||
+		    cls == BPF_LD)
+			ctx &= ~(1u << in->dst_reg);
+		if (in->code == (BPF_LD | BPF_IMM | BPF_DW))
+			i++; /* two slots */
+	}
+	return max;
+}
+
+/* Programs: FUNC symbols in executable sections, from the ELF symbol table. */
+static int read_progs(const char *path, struct core_object *o, char *err,
+		      size_t errlen)
+{
+	Elf *elf = NULL;
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	int fd, ret = -1, cap = 0;
+
+	elf_version(EV_CURRENT);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(err, errlen, "cannot open '%s': %s", path,
 			 strerror(errno));
 		return -1;
 	}
-	if (!ext) {
-		btf__free(btf);
-		return 0; /* no .BTF.ext: no relocations */
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF || elf_getshdrstrndx(elf, &shstrndx)) {
+		snprintf(err, errlen, "'%s' is not an ELF BPF object", path);
+		goto out;
 	}
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB)
+			continue;
+		d = elf_getdata(scn, NULL);
+		for (size_t i = 0; d && i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Sym sym;
+			GElf_Shdr psh;
+			Elf_Scn *ps;
+			Elf_Data *pd;
+			struct core_prog *p;
+			const char *sec;
+
+			if (!gelf_getsym(d, i, &sym) ||
+			    GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
+			    sym.st_shndx == SHN_UNDEF)
+				continue;
+			ps = elf_getscn(elf, sym.st_shndx);
+			if (!ps || !gelf_getshdr(ps, &psh) ||
+			    !(psh.sh_flags & SHF_EXECINSTR))
+				continue;
+			sec = elf_strptr(elf, shstrndx, psh.sh_name);
+			if (!sec || !strcmp(sec, ".text"))
+				continue; /* subprograms, not programs */
+			if (o->nprogs == cap) {
+				cap = cap ? cap * 2 : 16;
+				o->progs = realloc(o->progs, cap * sizeof(*p));
+				if (!o->progs) {
+					snprintf(err, errlen, "out of memory");
+					goto out;
+				}
+			}
+			p = &o->progs[o->nprogs++];
+			memset(p, 0, sizeof(*p));
+			snprintf(p->name, sizeof(p->name), "%s",
+				 elf_strptr(elf, sh.sh_link, sym.st_name));
+			snprintf(p->section, sizeof(p->section), "%s", sec);
+			p->sec_idx = sym.st_shndx;
+			p->off = sym.st_value;
+			p->size = sym.st_size;
+			parse_section(p);
+			pd = elf_getdata(ps, NULL);
+			if ((!strcmp(p->attach, "raw_tp") ||
+			     !strcmp(p->attach, "tp_btf")) && pd && pd->d_buf &&
+			    p->off + p->size <= pd->d_size)
+				p->ctx_args = ctx_args_read(
+					(const struct bpf_insn *)((char *)pd->d_buf + p->off),
+					p->size / sizeof(struct bpf_insn));
+		}
+	}
+	ret = 0;
+out:
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return ret;
+}
+
+static const char *prog_at(const struct core_object *o, const char *sec,
+			   __u32 off)
+{
+	for (int i = 0; i < o->nprogs; i++)
+		if (!strcmp(o->progs[i].section, sec) && off >= o->progs[i].off &&
+		    off < o->progs[i].off + o->progs[i].size)
+			return o->progs[i].name;
+	return "?";
+}
+
+static int read_relos(const struct btf_ext *ext, struct core_object *o,
+		      char *err, size_t errlen)
+{
+	const struct ext_header *h;
+	const unsigned char *raw, *p, *end;
+	__u32 size, rec_size;
+	int cap = 0;
+
 	raw = ext_raw(ext, &size);
 	h = (const void *)raw;
 	if (!raw || size < sizeof(*h) || h->magic != 0xeB9F ||
-	    h->hdr_len < offsetof(struct ext_header, core_relo_len) + 4) {
-		btf_ext__free(ext);
-		btf__free(btf);
+	    h->hdr_len < offsetof(struct ext_header, core_relo_len) + 4)
 		return 0; /* an old header without CO-RE relocations */
-	}
 	p = raw + h->hdr_len + h->core_relo_off;
 	end = p + h->core_relo_len;
-	if (end > raw + size || h->core_relo_len < 4) {
-		btf_ext__free(ext);
-		btf__free(btf);
+	if (end > raw + size || h->core_relo_len < 4)
 		return 0;
-	}
 	memcpy(&rec_size, p, 4);
 	p += 4;
 	while (p + 8 <= end && rec_size >= sizeof(struct relo_rec)) {
@@ -143,7 +286,7 @@ int core_relos_read(const char *obj, struct core_access **out, char *err,
 		memcpy(&sec_off, p, 4);
 		memcpy(&num, p + 4, 4);
 		p += 8;
-		sec = btf__name_by_offset(btf, sec_off);
+		sec = btf__name_by_offset(o->btf, sec_off);
 		for (__u32 i = 0; i < num && p + rec_size <= end; i++, p += rec_size) {
 			struct relo_rec r;
 			struct core_access *a;
@@ -151,36 +294,88 @@ int core_relos_read(const char *obj, struct core_access **out, char *err,
 			const char *root, *suffix;
 
 			memcpy(&r, p, sizeof(r));
-			if (n == cap) {
+			if (o->nrelos == cap) {
 				cap = cap ? cap * 2 : 64;
-				*out = realloc(*out, cap * sizeof(**out));
-				if (!*out) {
-					n = -1;
+				o->relos = realloc(o->relos, cap * sizeof(*a));
+				if (!o->relos) {
 					snprintf(err, errlen, "out of memory");
-					goto done;
+					return -1;
 				}
 			}
-			a = &(*out)[n++];
+			a = &o->relos[o->nrelos++];
 			memset(a, 0, sizeof(*a));
 			snprintf(a->section, sizeof(a->section), "%s", sec ? sec : "?");
+			snprintf(a->program, sizeof(a->program), "%s",
+				 prog_at(o, a->section, r.insn_off));
 			a->insn_off = r.insn_off;
+			a->type_id = r.type_id;
 			a->kind = r.kind;
 			snprintf(a->access, sizeof(a->access), "%s",
-				 btf__name_by_offset(btf, r.access_str_off));
-			t = btf__type_by_id(btf, btf_skip_mods(btf, r.type_id));
-			root = t ? btf__name_by_offset(btf, t->name_off) : "";
+				 btf__name_by_offset(o->btf, r.access_str_off));
+			t = btf__type_by_id(o->btf, btf_skip_mods(o->btf, r.type_id));
+			root = t ? btf__name_by_offset(o->btf, t->name_off) : "";
 			snprintf(a->flavour, sizeof(a->flavour), "%s", root);
 			suffix = strstr(root, "___");
 			snprintf(a->root, sizeof(a->root), "%.*s",
 				 suffix ? (int)(suffix - root) : (int)strlen(root),
 				 root);
 			if (core_kind_is_field(r.kind))
-				access_path(btf, r.type_id, a->access, a->path,
+				access_path(o->btf, r.type_id, a->access, a->path,
 					    sizeof(a->path));
 		}
 	}
-done:
+	return 0;
+}
+
+int core_object_open(const char *obj, struct core_object *o, char *err,
+		     size_t errlen)
+{
+	struct btf_ext *ext = NULL;
+
+	memset(o, 0, sizeof(*o));
+	if (access(obj, R_OK)) {
+		snprintf(err, errlen, "cannot open BPF object '%s': %s", obj,
+			 strerror(errno));
+		return -1;
+	}
+	if (read_progs(obj, o, err, errlen))
+		return -1;
+	o->btf = btf__parse_elf(obj, &ext);
+	if (!o->btf) {
+		snprintf(err, errlen, "'%s' has no BTF: build it with clang -g",
+			 obj);
+		core_object_close(o);
+		return -1;
+	}
+	if (ext && read_relos(ext, o, err, errlen)) {
+		btf_ext__free(ext);
+		core_object_close(o);
+		return -1;
+	}
 	btf_ext__free(ext);
-	btf__free(btf);
+	return 0;
+}
+
+void core_object_close(struct core_object *o)
+{
+	btf__free(o->btf);
+	free(o->relos);
+	free(o->progs);
+	memset(o, 0, sizeof(*o));
+}
+
+int core_relos_read(const char *obj, struct core_access **out, char *err,
+		    size_t errlen)
+{
+	struct core_object o;
+	int n;
+
+	*out = NULL;
+	if (core_object_open(obj, &o, err, errlen))
+		return -1;
+	*out = o.relos;
+	n = o.nrelos;
+	o.relos = NULL;
+	core_object_close(&o);
 	return n;
 }

@@ -10,15 +10,43 @@
 #include <stddef.h>
 #include <linux/types.h>
 
+struct btf;
+
 struct core_access {
 	char section[64]; /* program section, e.g. tp_btf/sched_switch */
-	__u32 insn_off;
+	char program[64]; /* the function (program) holding the instruction */
+	__u32 insn_off; /* byte offset in the section */
+	__u32 type_id; /* root type in the object's BTF */
 	__u32 kind; /* enum bpf_core_relo_kind */
 	char root[64]; /* the root type, ___flavour suffix stripped */
 	char flavour[80]; /* the root type as written (task_struct___o) */
 	char path[192]; /* member path below root: "thread_info.cpu"; "" for type relocations */
 	char access[64]; /* the raw access string, "0:1:2" */
 };
+
+/* A BPF program of the object, with its attach point from the section name. */
+struct core_prog {
+	char name[64];
+	char section[96];
+	char attach[16]; /* tp_btf, raw_tp, tp, fentry, fexit, kprobe, ... or "" */
+	char target[96]; /* the tracepoint or function; "" if none */
+	int ctx_args; /* raw_tp, tp_btf: how many u64 arguments it reads from ctx */
+	__u32 sec_idx; /* ELF section */
+	__u32 off, size; /* bytes within the section */
+};
+
+struct core_object {
+	struct btf *btf; /* the object's own BTF (local types) */
+	struct core_access *relos;
+	int nrelos;
+	struct core_prog *progs;
+	int nprogs;
+};
+
+/* Read OBJ's programs and CO-RE relocations: 0, or -1 with err. */
+int core_object_open(const char *obj, struct core_object *o, char *err,
+		     size_t errlen);
+void core_object_close(struct core_object *o);
 
 /* Every CO-RE relocation of OBJ; the count, or -1 with err. *out is malloc'd. */
 int core_relos_read(const char *obj, struct core_access **out, char *err,

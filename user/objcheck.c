@@ -1,0 +1,343 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * abicap check --object: will this BPF object load on that kernel? Every
+ * CO-RE relocation resolved by libbpf's rules, every attach point looked up,
+ * and a prediction per program and per kernel.
+ */
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/btf.h>
+#include "btf_util.h"
+#include "core_match.h"
+#include "objcheck.h"
+
+/*
+ * A relocation is guarded when its program also asks whether that type,
+ * field or enumerator exists (bpf_core_field_exists() and friends on the
+ * same root type): the access sits behind the check, so libbpf's poisoned
+ * instruction is never reached where the check is false. A heuristic: the
+ * exists-check and the access are only tied by their root type.
+ */
+static bool guarded(const struct core_object *o, const struct core_access *a)
+{
+	if (core_kind_is_guard(a->kind))
+		return true;
+	for (int i = 0; i < o->nrelos; i++) {
+		const struct core_access *g = &o->relos[i];
+
+		if (core_kind_is_guard(g->kind) && !strcmp(g->program, a->program) &&
+		    !strcmp(g->root, a->root))
+			return true;
+	}
+	return false;
+}
+
+static bool has_func(const struct btf *btf, const char *name)
+{
+	return btf__find_by_name_kind(btf, name, BTF_KIND_FUNC) > 0;
+}
+
+/* The program's attach point in this kernel: ok, or why not. */
+static bool check_attach(const struct core_prog *p, const struct btf *btf,
+			 char *detail, size_t len)
+{
+	const struct btf_type *proto;
+	char lsm[128];
+	int nargs;
+
+	detail[0] = 0;
+	if (!p->attach[0]) {
+		snprintf(detail, len, "no attach point in the section name");
+		return true;
+	}
+	if (!strcmp(p->attach, "tp_btf") || !strcmp(p->attach, "raw_tp") ||
+	    !strcmp(p->attach, "tp")) {
+		proto = btf_trace_proto(btf, p->target);
+		if (!proto) {
+			if (strcmp(p->attach, "tp_btf") && !btf_has_trace_types(btf)) {
+				snprintf(detail, len, "not checkable: no btf_trace_* "
+					 "types in this kernel's BTF");
+				return true;
+			}
+			snprintf(detail, len, "tracepoint %s not in this kernel",
+				 p->target);
+			return false;
+		}
+		nargs = btf_vlen(proto) - 1;
+		if (p->ctx_args > nargs) {
+			snprintf(detail, len, "reads argument %d, but %s has %d "
+				 "here: %s", p->ctx_args, p->target, nargs,
+				 !strcmp(p->attach, "tp_btf") ? "the verifier "
+				 "rejects the load" : "attach fails with EINVAL");
+			return false;
+		}
+		snprintf(detail, len, "%d argument%s%s", nargs,
+			 nargs == 1 ? "" : "s",
+			 p->ctx_args >= 0 ? " (reads " : "");
+		if (p->ctx_args >= 0)
+			snprintf(detail + strlen(detail), len - strlen(detail),
+				 "%d)", p->ctx_args);
+		return true;
+	}
+	if (!strcmp(p->attach, "fentry") || !strcmp(p->attach, "fexit") ||
+	    !strcmp(p->attach, "fmod_ret")) {
+		if (has_func(btf, p->target))
+			return true;
+		snprintf(detail, len, "function %s not in this kernel's BTF",
+			 p->target);
+		return false;
+	}
+	if (!strcmp(p->attach, "lsm")) {
+		snprintf(lsm, sizeof(lsm), "bpf_lsm_%s", p->target);
+		if (has_func(btf, lsm))
+			return true;
+		snprintf(detail, len, "LSM hook %s not in this kernel", p->target);
+		return false;
+	}
+	if (!strcmp(p->attach, "kprobe") || !strcmp(p->attach, "kretprobe")) {
+		if (!has_func(btf, p->target))
+			snprintf(detail, len, "warning: %s not in BTF (it may "
+				 "still be in kallsyms)", p->target);
+		return true;
+	}
+	return true;
+}
+
+int objcheck(const struct core_object *o, const struct btf *btf,
+	     struct obj_result *res)
+{
+	memset(res, 0, sizeof(*res));
+	res->nprogs = o->nprogs;
+	res->progs = calloc(o->nprogs + 1, sizeof(*res->progs));
+	res->relos = calloc(o->nrelos + 1, sizeof(*res->relos));
+	if (!res->progs || !res->relos)
+		return -1;
+	res->loads = true;
+	for (int i = 0; i < o->nprogs; i++) {
+		struct obj_prog *p = &res->progs[i];
+
+		p->loads = p->attach_ok = check_attach(&o->progs[i], btf,
+						       p->attach_detail,
+						       sizeof(p->attach_detail));
+	}
+	for (int i = 0; i < o->nrelos; i++) {
+		const struct core_access *a = &o->relos[i];
+		struct obj_relo *r = &res->relos[i];
+
+		core_match(o->btf, a, btf, &r->r);
+		r->guarded = guarded(o, a);
+		if (r->r.outcome != CORE_FAILED)
+			continue;
+		if (r->guarded) {
+			res->failed_guarded++;
+			continue;
+		}
+		res->failed++;
+		for (int k = 0; k < o->nprogs; k++)
+			if (!strcmp(o->progs[k].name, a->program))
+				res->progs[k].loads = false;
+	}
+	for (int i = 0; i < o->nprogs; i++)
+		res->loads &= res->progs[i].loads;
+	return 0;
+}
+
+void obj_result_free(struct obj_result *r)
+{
+	free(r->progs);
+	free(r->relos);
+	memset(r, 0, sizeof(*r));
+}
+
+/* The first reason the object will not load, for summaries. */
+static void first_reason(const struct core_object *o, const struct obj_result *r,
+			 char *out, size_t len)
+{
+	for (int i = 0; i < o->nprogs; i++)
+		if (!r->progs[i].attach_ok) {
+			snprintf(out, len, "%s: %s", o->progs[i].name,
+				 r->progs[i].attach_detail);
+			return;
+		}
+	for (int i = 0; i < o->nrelos; i++)
+		if (r->relos[i].r.outcome == CORE_FAILED && !r->relos[i].guarded) {
+			snprintf(out, len, "%s: %s", o->relos[i].program,
+				 r->relos[i].r.detail);
+			return;
+		}
+	snprintf(out, len, "-");
+}
+
+static void print_text(FILE *f, const struct core_object *o,
+		       const struct obj_result *r, const char *source)
+{
+	char why[400];
+
+	fprintf(f, "kernel: %s\n", source);
+	fprintf(f, "  %-20s %-38s %-18s %s\n", "PROGRAM", "ACCESS", "KIND",
+		"RESULT");
+	for (int i = 0; i < o->nprogs; i++) {
+		const struct core_prog *p = &o->progs[i];
+		char at[160];
+
+		snprintf(at, sizeof(at), "attach %s", p->section);
+		fprintf(f, "  %-20s %-38s %-18s %s%s%s\n", p->name, at, "-",
+			r->progs[i].attach_ok ? "ok" : "FAILS",
+			r->progs[i].attach_detail[0] ? ": " : "",
+			r->progs[i].attach_detail);
+	}
+	for (int i = 0; i < o->nrelos; i++) {
+		const struct obj_relo *x = &r->relos[i];
+
+		fprintf(f, "  %-20s %-38s %-18s %s%s: %s\n", o->relos[i].program,
+			x->r.what, core_kind_str(o->relos[i].kind),
+			core_outcome_str(x->r.outcome),
+			x->r.outcome == CORE_FAILED && x->guarded ? " (guarded)" : "",
+			x->r.detail);
+	}
+	first_reason(o, r, why, sizeof(why));
+	if (r->loads)
+		fprintf(f, "  prediction: loads (%d guarded relocation%s fail%s)\n",
+			r->failed_guarded, r->failed_guarded == 1 ? "" : "s",
+			r->failed_guarded == 1 ? "s" : "");
+	else
+		fprintf(f, "  prediction: REJECTED: %s\n", why);
+}
+
+static json_t *to_json(const struct core_object *o, const struct obj_result *r,
+		       const char *source)
+{
+	json_t *progs = json_array(), *relos = json_array();
+	char why[400];
+
+	for (int i = 0; i < o->nprogs; i++)
+		json_array_append_new(progs, json_pack(
+			"{s:s, s:s, s:s, s:s, s:i, s:b, s:s, s:b}",
+			"name", o->progs[i].name, "section", o->progs[i].section,
+			"attach", o->progs[i].attach, "target", o->progs[i].target,
+			"ctx_args", o->progs[i].ctx_args,
+			"attach_ok", r->progs[i].attach_ok,
+			"attach_detail", r->progs[i].attach_detail,
+			"loads", r->progs[i].loads));
+	for (int i = 0; i < o->nrelos; i++) {
+		const struct obj_relo *x = &r->relos[i];
+
+		json_array_append_new(relos, json_pack(
+			"{s:s, s:i, s:s, s:s, s:s, s:s, s:b, s:s}",
+			"program", o->relos[i].program,
+			"insn", (int)(o->relos[i].insn_off / 8),
+			"kind", core_kind_str(o->relos[i].kind),
+			"access", x->r.what, "path", o->relos[i].access,
+			"result", core_outcome_str(x->r.outcome),
+			"guarded", x->guarded, "detail", x->r.detail));
+	}
+	first_reason(o, r, why, sizeof(why));
+	return json_pack("{s:s, s:b, s:i, s:i, s:s, s:o, s:o}", "kernel", source,
+			 "loads", r->loads, "unguarded_failures", r->failed,
+			 "guarded_failures", r->failed_guarded,
+			 "reason", r->loads ? "" : why, "programs", progs,
+			 "relocations", relos);
+}
+
+static void xml(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '&')
+			fputs("&amp;", f);
+		else if (*s == '<')
+			fputs("&lt;", f);
+		else if (*s == '>')
+			fputs("&gt;", f);
+		else if (*s == '"')
+			fputs("&quot;", f);
+		else
+			fputc(*s, f);
+	}
+}
+
+static void junit_suite(FILE *f, const struct core_object *o,
+			const struct obj_result *r, const char *source)
+{
+	int fails = r->failed;
+
+	for (int i = 0; i < o->nprogs; i++)
+		fails += !r->progs[i].attach_ok;
+	fprintf(f, "  <testsuite name=\"");
+	xml(f, source);
+	fprintf(f, "\" tests=\"%d\" failures=\"%d\">\n", o->nprogs + o->nrelos,
+		fails);
+	for (int i = 0; i < o->nprogs; i++) {
+		fprintf(f, "    <testcase classname=\"abicap.object.");
+		xml(f, o->progs[i].name);
+		fprintf(f, "\" name=\"attach ");
+		xml(f, o->progs[i].section);
+		fprintf(f, "\">");
+		if (!r->progs[i].attach_ok) {
+			fprintf(f, "<failure message=\"");
+			xml(f, r->progs[i].attach_detail);
+			fprintf(f, "\"/>");
+		}
+		fprintf(f, "</testcase>\n");
+	}
+	for (int i = 0; i < o->nrelos; i++) {
+		const struct obj_relo *x = &r->relos[i];
+
+		fprintf(f, "    <testcase classname=\"abicap.object.");
+		xml(f, o->relos[i].program);
+		fprintf(f, "\" name=\"%s ", core_kind_str(o->relos[i].kind));
+		xml(f, x->r.what);
+		fprintf(f, " (insn %u)\">", o->relos[i].insn_off / 8);
+		if (x->r.outcome == CORE_FAILED && !x->guarded) {
+			fprintf(f, "<failure message=\"");
+			xml(f, x->r.detail);
+			fprintf(f, "\"/>");
+		}
+		fprintf(f, "</testcase>\n");
+	}
+	fprintf(f, "  </testsuite>\n");
+}
+
+void objcheck_print(FILE *f, enum vformat fmt, const char *obj_path,
+		    const struct core_object *o, const struct obj_result *res,
+		    const char *const *sources, int n)
+{
+	char why[400];
+
+	if (fmt == VF_JSON) {
+		json_t *ks = json_array(), *root;
+
+		for (int k = 0; k < n; k++)
+			json_array_append_new(ks, to_json(o, &res[k], sources[k]));
+		root = json_pack("{s:s, s:o}", "object", obj_path, "kernels", ks);
+		json_dumpf(root, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		fputc('\n', f);
+		json_decref(root);
+		return;
+	}
+	if (fmt == VF_JUNIT) {
+		fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+			"<testsuites name=\"abicap check --object ");
+		xml(f, obj_path);
+		fprintf(f, "\">\n");
+		for (int k = 0; k < n; k++)
+			junit_suite(f, o, &res[k], sources[k]);
+		fprintf(f, "</testsuites>\n");
+		return;
+	}
+	fprintf(f, "abicap check --object %s: %d program%s, %d CO-RE "
+		"relocation%s\n", obj_path, o->nprogs, o->nprogs == 1 ? "" : "s",
+		o->nrelos, o->nrelos == 1 ? "" : "s");
+	for (int k = 0; k < n; k++)
+		print_text(f, o, &res[k], sources[k]);
+	if (n > 1) {
+		fprintf(f, "summary:\n");
+		for (int k = 0; k < n; k++) {
+			first_reason(o, &res[k], why, sizeof(why));
+			fprintf(f, "  %-48s %s%s\n", sources[k],
+				res[k].loads ? "loads" : "REJECTED: ",
+				res[k].loads ? "" : why);
+		}
+	}
+}
