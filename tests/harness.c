@@ -120,10 +120,12 @@ void scratch_fini(void)
 
 char *scratch_path(const char *name)
 {
-	char *p = malloc(strlen(scratch) + strlen(name) + 2);
+	/* a few at a time stay valid: a ring of buffers, nothing to free */
+	static char ring[16][512];
+	static unsigned int next;
+	char *p = ring[next++ % 16];
 
-	cr_assert(p);
-	sprintf(p, "%s/%s", scratch, name);
+	snprintf(p, sizeof(ring[0]), "%s/%s", scratch, name);
 	return p;
 }
 

@@ -42,7 +42,8 @@ void stop_and_check_lossless(struct capture *c);
 /*
  * A scratch directory for one test (Criterion runs each test in its own
  * process): scratch_init() from a suite's .init, scratch_fini() from .fini,
- * scratch_path("x") for a file in it (a new string each call).
+ * scratch_path("x") for a file in it (one of 16 rotating buffers: the last
+ * 16 results stay valid).
  */
 void scratch_init(void);
 void scratch_fini(void);
