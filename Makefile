@@ -44,6 +44,8 @@ USER_HDRS := $(wildcard user/*.h) bpf/abicap.h
 
 UNIT_SRC := $(wildcard tests/unit_*.c)
 KERNEL_SRC := $(wildcard tests/kernel_*.c)
+# CO-RE test objects (tests/bpf/) for abicap check --object
+TEST_BPF_OBJ := $(patsubst tests/bpf/%.bpf.c,$(OUT)/tests/bpf/%.bpf.o,$(wildcard tests/bpf/*.bpf.c))
 TEST_HELPERS := $(filter-out $(UNIT_SRC) $(KERNEL_SRC),$(wildcard tests/*.c))
 
 .PHONY: all test unit-test kernel-test asan-test vmtest run setup clean
@@ -78,11 +80,11 @@ $(OUT)/tests/%.o: tests/%.c $(USER_HDRS) $(wildcard tests/*.h) $(SKEL) | $(OUT)/
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -Itests -c $< -o $@
 
-$(OUT)/test_unit: $(patsubst tests/%.c,$(OUT)/tests/%.o,$(UNIT_SRC) $(TEST_HELPERS)) $(LIB_OBJ)
+$(OUT)/test_unit: $(patsubst tests/%.c,$(OUT)/tests/%.o,$(UNIT_SRC) $(TEST_HELPERS)) $(LIB_OBJ) | $(TEST_BPF_OBJ)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ -lcriterion $(STATIC_LIBS) -lpthread -o $@
 
-$(OUT)/test_kernel: $(patsubst tests/%.c,$(OUT)/tests/%.o,$(KERNEL_SRC) $(TEST_HELPERS)) $(LIB_OBJ)
+$(OUT)/test_kernel: $(patsubst tests/%.c,$(OUT)/tests/%.o,$(KERNEL_SRC) $(TEST_HELPERS)) $(LIB_OBJ) | $(TEST_BPF_OBJ)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ -lcriterion $(STATIC_LIBS) -lpthread -o $@
 
@@ -129,6 +131,17 @@ $(OUT)/pingpong: tests/tools/pingpong.c $(OUT)/tests/workload.o $(OUT)/user/util
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) -static -Itests $^ -lpthread -o $@
 
+# CO-RE test objects for abicap check --object (tests/bpf/), and
+# build/objload, which loads them for real to compare with the prediction
+$(OUT)/tests/bpf/%.bpf.o: tests/bpf/%.bpf.c vmlinux/$(ARCH)/vmlinux.h
+	$(Q)mkdir -p $(@D)
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(OUT)/objload: tests/tools/objload.c tests/tools/objload.h
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) -static -Itests/tools $< $(LIBS) -o $@
+
 # build/vmcheck: judges a capture inside a VM (scripts/vmtest.sh)
 $(OUT)/vmcheck: tests/tools/vmcheck.c
 	$(call msg,LINK,$@)
@@ -137,5 +150,5 @@ $(OUT)/vmcheck: tests/tools/vmcheck.c
 # The kernel matrix (scripts/vmtest.sh): downloads Debian kernels, checks
 # them offline, boots each under qemu and captures inside it. Root.
 vmtest: setup
-	$(Q)$(MAKE) --no-print-directory all $(OUT)/vmcheck
+	$(Q)$(MAKE) --no-print-directory all $(OUT)/vmcheck $(OUT)/objload $(TEST_BPF_OBJ)
 	$(Q)scripts/vmtest.sh

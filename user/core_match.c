@@ -208,7 +208,8 @@ static void similar_members(const struct btf *tb, __u32 tid, const char *name,
 	out[0] = 0;
 	if (!t || !btf_is_composite(t) || nl < 2)
 		return;
-	for (int pass = 0; pass < 2; pass++) {
+	/* the same bare name first; names that merely contain it only without one */
+	for (int pass = 0; pass < 2 && !(pass == 1 && found); pass++) {
 		const struct btf_member *m = btf_members(t);
 
 		for (int i = 0; i < btf_vlen(t) && found < 3; i++, m++) {

@@ -14,21 +14,31 @@
 #include "objcheck.h"
 
 /*
- * A relocation is guarded when its program also asks whether that type,
- * field or enumerator exists (bpf_core_field_exists() and friends on the
- * same root type): the access sits behind the check, so libbpf's poisoned
- * instruction is never reached where the check is false. A heuristic: the
- * exists-check and the access are only tied by their root type.
+ * A relocation is guarded when its program asks first whether the thing
+ * exists, so libbpf's poisoned instruction sits in a branch that is dead
+ * wherever the answer is no: an exists-check of the same field (or type, or
+ * enumerator) guards the access itself; an exists-check on the same root
+ * type also guards accesses made through a ___flavour of it, the usual way
+ * to write the other branch (task_struct___o.state beside __state). Only
+ * what the relocations show is used: the branch structure is not analysed.
  */
 static bool guarded(const struct core_object *o, const struct core_access *a)
 {
+	bool flavoured = strcmp(a->root, a->flavour) != 0;
+
 	if (core_kind_is_guard(a->kind))
 		return true;
 	for (int i = 0; i < o->nrelos; i++) {
 		const struct core_access *g = &o->relos[i];
 
-		if (core_kind_is_guard(g->kind) && !strcmp(g->program, a->program) &&
-		    !strcmp(g->root, a->root))
+		if (!core_kind_is_guard(g->kind) || strcmp(g->program, a->program) ||
+		    strcmp(g->root, a->root))
+			continue;
+		if (flavoured && core_kind_is_field(g->kind) &&
+		    core_kind_is_field(a->kind))
+			return true;
+		if (!strcmp(g->flavour, a->flavour) && !strcmp(g->path, a->path) &&
+		    (core_kind_is_field(a->kind) || !strcmp(g->access, a->access)))
 			return true;
 	}
 	return false;

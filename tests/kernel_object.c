@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * abicap check --object against reality on the running kernel: the
+ * prediction for each test object (tests/bpf/) must be exactly what libbpf
+ * does when it loads and attaches the object; and abicap's own programs
+ * that the contract chooses must be predicted to load.
+ */
+#include <criterion/criterion.h>
+#include <glob.h>
+#include <string.h>
+#include <bpf/btf.h>
+#include "checker.h"
+#include "commands.h"
+#include "contract.h"
+#include "events.h"
+#include "harness.h"
+#include "objcheck.h"
+#include "tools/objload.h"
+#include "util.h"
+
+static bool predict(const char *path, const struct btf *btf, char *why,
+		    size_t len)
+{
+	struct core_object o;
+	struct obj_result r;
+	char err[ERRMSG_LEN];
+	bool loads;
+
+	cr_assert_eq(core_object_open(path, &o, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(objcheck(&o, btf, &r), 0);
+	loads = r.loads;
+	snprintf(why, len, "%d unguarded failures", r.failed);
+	for (int i = 0; i < o.nprogs; i++)
+		if (!r.progs[i].attach_ok)
+			snprintf(why, len, "%s", r.progs[i].attach_detail);
+	obj_result_free(&r);
+	core_object_close(&o);
+	return loads;
+}
+
+Test(object, prediction_matches_the_real_load, .timeout = 60)
+{
+	struct btf *btf;
+	glob_t g;
+	int n = 0;
+
+	require_kernel();
+	set_libbpf_verbose(false);
+	btf = btf__load_vmlinux_btf();
+	cr_assert(btf);
+	cr_assert_eq(glob("build/tests/bpf/*.bpf.o", 0, NULL, &g), 0,
+		     "no test objects: build them with make");
+	for (size_t i = 0; i < g.gl_pathc; i++) {
+		char why[256] = "", real_why[256] = "";
+		bool predicted = predict(g.gl_pathv[i], btf, why, sizeof(why));
+		bool real = objload_try(g.gl_pathv[i], real_why,
+					sizeof(real_why)) == 0;
+
+		cr_assert_eq(predicted, real, "%s: predicted %s (%s), the kernel "
+			     "said %s (%s)", g.gl_pathv[i],
+			     predicted ? "loads" : "rejected", why,
+			     real ? "loads" : "rejected", real_why);
+		/* this kernel (5.18+, 5.14+) has __state, 4 sched_switch args */
+		cr_assert_eq(real, !strstr(g.gl_pathv[i], "t_state_unguarded"),
+			     "%s: %s", g.gl_pathv[i], real_why);
+		n++;
+	}
+	cr_assert_geq(n, 5);
+	globfree(&g);
+	btf__free(btf);
+}
+
+/* The programs the contract picks for this kernel are predicted to load. */
+Test(object, own_object_agrees_with_the_contract, .timeout = 60)
+{
+	struct core_object o;
+	struct obj_result r;
+	struct check_result res;
+	struct kernel_plan plan;
+	struct contract *c;
+	char err[ERRMSG_LEN];
+	struct btf *btf;
+
+	require_kernel();
+	btf = btf__load_vmlinux_btf();
+	c = contract_default(err, sizeof(err));
+	cr_assert(btf && c);
+	cr_assert_eq(contract_check(c, btf, &res), 0);
+	cr_assert_eq(plan_from_check(&res, EVENTS_ALL, ATTACH_AUTO, &plan, err,
+				     sizeof(err)), EXIT_OK);
+	cr_assert_eq(core_object_open("build/abicap.bpf.o", &o, err, sizeof(err)),
+		     0, "%s", err);
+	cr_assert_eq(objcheck(&o, btf, &r), 0);
+	for (int ev = 0; ev < ABICAP_EV_COUNT; ev++) {
+		char name[64];
+		int k;
+
+		snprintf(name, sizeof(name), "%s_%s%s",
+			 plan.tp_btf[ev] ? "tp_btf" : "raw_tp", event_name(ev),
+			 ev == ABICAP_EV_SCHED_SWITCH && !plan.switch_prev_state ?
+			 "_3" : "");
+		for (k = 0; k < o.nprogs && strcmp(o.progs[k].name, name); k++)
+			;
+		cr_assert_lt(k, o.nprogs, "no program %s", name);
+		cr_assert(r.progs[k].loads, "%s: chosen by the contract, "
+			  "predicted not to load", name);
+	}
+	obj_result_free(&r);
+	core_object_close(&o);
+	check_result_free(&res);
+	contract_free(c);
+	btf__free(btf);
+}

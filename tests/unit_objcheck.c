@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * abicap check --object's matching on kernels built with libbpf's BTF
+ * writer: the test objects (tests/bpf/) against a 5.10-era and a modern
+ * kernel, with the outcome of every relocation that decides the load.
+ */
+#include <criterion/criterion.h>
+#include <string.h>
+#include <bpf/btf.h>
+#include "btf_fixture.h"
+#include "objcheck.h"
+#include "util.h"
+
+static struct core_object o;
+static struct obj_result r;
+
+static void run(const char *obj, const struct kfix *k)
+{
+	char err[ERRMSG_LEN];
+	struct btf *b = kfix_build(k);
+
+	cr_assert_eq(core_object_open(obj, &o, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(objcheck(&o, b, &r), 0);
+	btf__free(b);
+}
+
+static void fini(void)
+{
+	obj_result_free(&r);
+	core_object_close(&o);
+}
+
+/* The relocation of kind `kind` on `what` (flavour.path). */
+static const struct obj_relo *relo(const char *what, __u32 kind)
+{
+	for (int i = 0; i < o.nrelos; i++)
+		if (o.relos[i].kind == kind && !strcmp(r.relos[i].r.what, what))
+			return &r.relos[i];
+	cr_assert_fail("no %s relocation on %s", core_kind_str(kind), what);
+	return NULL;
+}
+
+TestSuite(objcheck, .fini = fini);
+
+Test(objcheck, programs_and_attach_points_from_the_object)
+{
+	run("build/tests/bpf/t_switch4_raw_tp.bpf.o", &(struct kfix){ 0 });
+	cr_assert_eq(o.nprogs, 1);
+	cr_assert_str_eq(o.progs[0].name, "on_switch");
+	cr_assert_str_eq(o.progs[0].attach, "raw_tp");
+	cr_assert_str_eq(o.progs[0].target, "sched_switch");
+	cr_assert_eq(o.progs[0].ctx_args, 4);
+	cr_assert(r.loads);
+}
+
+Test(objcheck, raw_tp_reading_4_args_is_rejected_on_3_arg_kernels)
+{
+	run("build/tests/bpf/t_switch4_raw_tp.bpf.o", &KFIX_5_10);
+	cr_assert_not(r.loads);
+	cr_assert_not(r.progs[0].attach_ok);
+	cr_assert_str_eq(r.progs[0].attach_detail, "reads argument 4, but "
+			 "sched_switch has 3 here: attach fails with EINVAL");
+}
+
+Test(objcheck, unguarded_state_fails_on_modern_kernels)
+{
+	const struct obj_relo *x;
+
+	run("build/tests/bpf/t_state_unguarded.bpf.o", &(struct kfix){ 0 });
+	cr_assert_not(r.loads);
+	cr_assert_eq(r.failed, 1);
+	x = relo("task_struct___o.state", 0);
+	cr_assert_eq(x->r.outcome, CORE_FAILED);
+	cr_assert_not(x->guarded);
+	cr_assert_str_eq(x->r.detail, "task_struct.state: not found; this "
+			 "kernel has task_struct.__state (u32)");
+}
+
+Test(objcheck, unguarded_state_loads_on_5_10)
+{
+	const struct obj_relo *x;
+
+	run("build/tests/bpf/t_state_unguarded.bpf.o", &KFIX_5_10);
+	cr_assert(r.loads);
+	x = relo("task_struct___o.state", 0);
+	/* the fixture's state is at offset 16, the object's local type at 0 */
+	cr_assert_eq(x->r.outcome, CORE_RESOLVED_DIFFERENT);
+	cr_assert_eq(x->r.local, 0);
+	cr_assert_eq(x->r.target, 16);
+}
+
+Test(objcheck, guarded_pair_loads_everywhere)
+{
+	const struct obj_relo *x;
+
+	run("build/tests/bpf/t_state_guarded.bpf.o", &(struct kfix){ 0 });
+	cr_assert(r.loads);
+	x = relo("task_struct___o.state", 0);
+	cr_assert_eq(x->r.outcome, CORE_FAILED);
+	cr_assert(x->guarded);
+	cr_assert_eq(r.failed, 0);
+	cr_assert_eq(r.failed_guarded, 1);
+	fini();
+	run("build/tests/bpf/t_state_guarded.bpf.o", &KFIX_5_10);
+	cr_assert(r.loads);
+	x = relo("task_struct.__state", 2);
+	cr_assert_eq(x->r.outcome, CORE_ABSENT);
+	cr_assert(relo("task_struct.__state", 0)->guarded);
+}
+
+Test(objcheck, every_relocation_kind_is_read)
+{
+	bool seen[13] = { false };
+
+	run("build/tests/bpf/t_kinds.bpf.o", &(struct kfix){ 0 });
+	for (int i = 0; i < o.nrelos; i++)
+		if (o.relos[i].kind < 13)
+			seen[o.relos[i].kind] = true;
+	for (int k = 0; k <= 11; k++)
+		cr_assert(seen[k], "no %s relocation", core_kind_str(k));
+	/* field_exists on tgid resolves; the fixture has no struct rq */
+	cr_assert_eq(relo("task_struct.tgid", 2)->r.outcome, CORE_RESOLVED);
+	cr_assert_eq(relo("rq", 8)->r.outcome, CORE_ABSENT);
+}
