@@ -32,7 +32,7 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-for f in build/abicap build/pingpong build/vmcheck; do
+for f in build/abicap build/pingpong build/vmcheck build/objload; do
 	[ -x "$f" ] || { echo "vmtest.sh: error: $f missing: run make vmtest" >&2; exit 2; }
 done
 for t in qemu-system-x86_64 cpio jq; do
@@ -51,9 +51,10 @@ cat "$OUT/kernels.log" >&2
 
 # --- the initramfs ---------------------------------------------------------
 root=$OUT/initramfs
-mkdir -p "$root"/{bin,dev,proc,sys,tmp}
+mkdir -p "$root"/{bin,dev,proc,sys,tmp,objs}
 cp "$BUSYBOX" "$root/bin/busybox"
-cp build/abicap build/pingpong build/vmcheck "$root/"
+cp build/abicap build/pingpong build/vmcheck build/objload "$root/"
+cp build/tests/bpf/*.bpf.o "$root/objs/"
 cp tests/vm/init "$root/init"
 chmod 755 "$root/init"
 mknod "$root/dev/console" c 5 1
@@ -81,6 +82,33 @@ declare -a ROWS
 pass=0
 fail=0
 selected() { [ -z "$ONLY" ] || [[ ",$ONLY," == *",$1,"* ]]; }
+
+# abicap check --object's prediction for every test object on one kernel,
+# "NAME loads|rejected" lines, sorted.
+predict_objects() {
+	local btf=$1 o
+	for o in build/tests/bpf/*.bpf.o; do
+		build/abicap check --object "$o" --btf "$btf" --format json 2>/dev/null |
+			jq -r --arg n "$(basename "$o")" '"\($n) \(if .kernels[0].loads then "loads" else "rejected" end)"'
+	done | sort
+}
+
+# What objload did in the guest, same form.
+real_objects() {
+	grep -a '^ABICAP-OBJ ' "$1" | tr -d '\r' | awk '{print $2, $3}' | sort
+}
+
+# abicap's own object over the contract: the sched_switch program the
+# contract's verdicts choose (4 arguments where prev_state checked ok) is
+# predicted to load, and the other one exactly where it is not chosen.
+own_object_agrees() {
+	local btf=$1 check=$2 four pred4 pred3
+	four=$(jq -r '[.items[] | select(.scope == "sched_switch" and .item == "arg 4 prev_state")][0].verdict == "ok"' "$check")
+	pred=$(build/abicap check --object build/abicap.bpf.o --btf "$btf" --format json 2>/dev/null)
+	pred4=$(jq -r '.kernels[0].programs[] | select(.name == "tp_btf_sched_switch") | .loads' <<<"$pred")
+	pred3=$(jq -r '.kernels[0].programs[] | select(.name == "tp_btf_sched_switch_3") | .loads' <<<"$pred")
+	[ "$pred4" = "$four" ] && [ "$pred3" = true ]
+}
 
 # One kernel's booted run: prints the ABICAP-RESULT JSON, or a failure reason.
 boot() {
@@ -124,6 +152,7 @@ host_run() {
 	trc=$?
 	build/vmcheck "$d/check.json" $crc "$d/pp.json" "$d/trace.json" "$d/trace.err" $trc |
 		cut -d' ' -f2-
+	build/objload build/tests/bpf/*.bpf.o > "$d/objload.log"
 }
 
 # --- each kernel -------------------------------------------------------------
@@ -131,7 +160,7 @@ matrix_json="[]"
 while IFS=$'\t' read -r id line flavour pkg ver release dir status; do
 	selected "$id" || continue
 	echo "vmtest: $id ($pkg $ver)"
-	offline="ok" contract="-" boot_res="" reason=""
+	offline="ok" contract="-" boot_res="" reason="" objects="-"
 	if [[ $status != ok ]]; then
 		reason=$status
 	else
@@ -150,17 +179,30 @@ while IFS=$'\t' read -r id line flavour pkg ver release dir status; do
 				reason="vmlinuz and extracted vmlinux.btf give different verdicts"
 			fi
 		fi
+		if [ -z "$reason" ] && ! own_object_agrees "$dir/vmlinuz" "$OUT/$id.check.json"; then
+			reason="check --object build/abicap.bpf.o disagrees with the contract's choice of sched_switch program"
+		fi
 		[ -n "$reason" ] && offline="FAIL"
 		boot_res=$(boot "$id" "$dir/vmlinuz")
+		predict_objects "$dir/vmlinuz" > "$OUT/$id.objects.predicted"
+		real_objects "$OUT/$id.log" > "$OUT/$id.objects.real"
+		objects="$(grep -c loads "$OUT/$id.objects.real")/$(wc -l < "$OUT/$id.objects.real") load, as predicted"
+		if [ -z "$reason" ] && ! diff -q "$OUT/$id.objects.predicted" "$OUT/$id.objects.real" >/dev/null; then
+			reason="check --object mispredicted: $(diff "$OUT/$id.objects.predicted" "$OUT/$id.objects.real" | grep '^[<>]' | tr '\n' ' ')"
+			objects="MISPREDICTED"
+		fi
+		if [ -z "$reason" ] && [ ! -s "$OUT/$id.objects.real" ]; then
+			reason="no test object results from the guest"
+		fi
 	fi
 	row=$(jq -n --arg id "$id" --arg line "$line" --arg flavour "$flavour" \
 		--arg pkg "$pkg" --arg ver "$ver" --arg release "$release" \
 		--arg contract "$contract" --arg reason "$reason" --arg boot "$boot_res" \
-		--arg offline "$offline" '
+		--arg offline "$offline" --arg objects "$objects" '
 		($boot | try fromjson catch null) as $b |
 		{id: $id, line: $line, flavour: $flavour, package: $pkg, version: $ver,
 		 release: $release, contract: $contract, offline: $offline,
-		 booted: $b,
+		 booted: $b, objects: $objects,
 		 reason: (if $reason != "" then $reason
 			  elif $b == null then $boot
 			  elif ($b.pass | not) then ($b.failures | join("; "))
@@ -175,12 +217,22 @@ done < "$OUT/manifest.tsv"
 if selected running; then
 	echo "vmtest: running kernel $(uname -r) (on the host)"
 	res=$(host_run)
-	row=$(jq -n --arg release "$(uname -r)" --arg boot "$res" '
+	predict_objects /sys/kernel/btf/vmlinux > "$OUT/running.objects.predicted"
+	real_objects "$OUT/host/objload.log" > "$OUT/running.objects.real"
+	objects="$(grep -c loads "$OUT/running.objects.real")/$(wc -l < "$OUT/running.objects.real") load, as predicted"
+	oreason=""
+	if ! diff -q "$OUT/running.objects.predicted" "$OUT/running.objects.real" >/dev/null; then
+		oreason="check --object mispredicted: $(diff "$OUT/running.objects.predicted" "$OUT/running.objects.real" | grep '^[<>]' | tr '\n' ' ')"
+		objects="MISPREDICTED"
+	fi
+	row=$(jq -n --arg release "$(uname -r)" --arg boot "$res" --arg objects "$objects" \
+		--arg oreason "$oreason" '
 		($boot | try fromjson catch null) as $b |
 		{id: "running", line: "running", flavour: "host", package: "-", version: "-",
 		 release: $release, contract: ($b.contract // "-"), offline: "ok", booted: $b,
+		 objects: $objects,
 		 reason: (if $b == null then $boot elif ($b.pass | not)
-			  then ($b.failures | join("; ")) else "" end)}
+			  then ($b.failures | join("; ")) else $oreason end)}
 		| .pass = (.reason == "")')
 	matrix_json=$(jq --argjson r "$row" '. + [$r]' <<<"$matrix_json")
 	if jq -e .pass <<<"$row" >/dev/null; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
@@ -213,11 +265,11 @@ fi
 jq . <<<"$matrix_json" > "$OUT/matrix.json"
 jq -r '
 	def ev($k): (.booted.events[$k] // 0 | tostring);
-	(["KERNEL", "PACKAGE VERSION", "CONTRACT", "VARIANT", "SWITCH", "WAKEUP", "WAKING", "IDLE", "DROPS", "RESULT"] | @tsv),
+	(["KERNEL", "PACKAGE VERSION", "CONTRACT", "VARIANT", "SWITCH", "WAKEUP", "WAKING", "IDLE", "DROPS", "OBJECTS", "RESULT"] | @tsv),
 	(.[] | [.release, .version,
 		(if .contract == "degraded" then "degraded (\(.booted.degraded // "?"))" else .contract end),
 		(.booted.variant // "-"), ev("sched_switch"), ev("sched_wakeup"), ev("sched_waking"),
-		ev("cpu_idle"), (.booted.dropped // "-" | tostring),
+		ev("cpu_idle"), (.booted.dropped // "-" | tostring), .objects,
 		(if .pass then "pass" else "FAIL" end)] | @tsv)' "$OUT/matrix.json" |
 	column -t -s $'\t' > "$OUT/matrix.txt"
 {
