@@ -264,3 +264,77 @@ Test(contract_cli, trace_refuses_a_broken_kernel_before_attaching)
 	cr_assert_eq(r.code, 0, "%s", r.err);
 	cr_assert(strstr(r.err, "abicap: tracing 1 event"), "%s", r.err);
 }
+
+Test(contract_cli, check_object_predicts_per_kernel)
+{
+	char *old = path("5.10.btf"), *new = path("6.x.btf");
+	char *obj = "build/tests/bpf/t_state_unguarded.bpf.o";
+	json_t *j;
+	struct run r;
+
+	kfix_write_raw(&KFIX_5_10, old);
+	kfix_write_raw(&(struct kfix){ 0 }, new);
+	r = ABICAP("check", "--object", obj, "--btf", old, "--btf", new);
+	cr_assert_eq(r.code, 1, "%s%s", r.out, r.err);
+	cr_assert(strstr(r.out, "abicap check --object build/tests/bpf/"
+			 "t_state_unguarded.bpf.o: 1 program, 1 CO-RE relocation\n"),
+		  "%s", r.out);
+	cr_assert(strstr(r.out, "REJECTED: on_switch: task_struct.state: not "
+			 "found; this kernel has task_struct.__state (u32)\n"),
+		  "%s", r.out);
+	cr_assert(strstr(r.out, "5.10.btf"), "%s", r.out);
+	r = ABICAP("check", "--object", obj, "--btf", old, "--btf", new,
+		   "--format", "json");
+	cr_assert_eq(r.code, 1);
+	j = json_loads(r.out, 0, NULL);
+	cr_assert(j, "%s", r.out);
+	cr_assert(json_is_true(json_object_get(json_array_get(
+		json_object_get(j, "kernels"), 0), "loads")));
+	cr_assert(json_is_false(json_object_get(json_array_get(
+		json_object_get(j, "kernels"), 1), "loads")));
+	json_decref(j);
+	r = ABICAP("check", "--object", obj, "--btf", new, "--format", "junit");
+	cr_assert_eq(r.code, 1);
+	cr_assert(strstr(r.out, "tests=\"2\" failures=\"1\""), "%s", r.out);
+	/* every relocation kind, on the running kernel (the fixtures lack bitfields) */
+	r = ABICAP("check", "--object", "build/tests/bpf/t_kinds.bpf.o", "--btf",
+		   "/sys/kernel/btf/vmlinux");
+	cr_assert_eq(r.code, 0, "%s", r.out);
+	cr_assert(strstr(r.out, "prediction: loads"), "%s", r.out);
+	expect_exit2(ABICAP("check", "--object", "/nonexistent.o"),
+		     "cannot open BPF object '/nonexistent.o'");
+	expect_exit2(ABICAP("check", "--object", obj, "--strict"),
+		     "takes no --contract or --strict");
+	expect_exit2(ABICAP("check", "--btf", old, "--btf", new),
+		     "several --btf go with --object");
+}
+
+Test(contract_cli, contract_from_object_is_checkable)
+{
+	char *old = path("5.10.btf"), *new = path("6.x.btf"), *con = path("d.json");
+	struct run r;
+
+	kfix_write_raw(&KFIX_5_10, old);
+	kfix_write_raw(&(struct kfix){ 0 }, new);
+	r = ABICAP("contract", "from-object",
+		   "build/tests/bpf/t_state_guarded.bpf.o", "-o", con);
+	cr_assert_eq(r.code, 0, "%s", r.err);
+	r = ABICAP("check", "--contract", con, "--btf", old);
+	cr_assert_eq(r.code, 0, "%s", r.out);
+	cr_assert(strstr(r.out, "task_struct      __state                  u32  "
+			 "                  state: s64 (long int)      degraded\n"),
+		  "%s", r.out);
+	r = ABICAP("check", "--contract", con, "--btf", new);
+	cr_assert_eq(r.code, 0, "%s", r.out);
+	cr_assert(strstr(r.out, " 0 degraded, 0 broken: satisfied\n"), "%s", r.out);
+	/* the unguarded object: state is required, and gone in 6.x */
+	r = ABICAP("contract", "from-object",
+		   "build/tests/bpf/t_state_unguarded.bpf.o", "-o", con);
+	cr_assert_eq(r.code, 0, "%s", r.err);
+	r = ABICAP("check", "--contract", con, "--btf", new);
+	cr_assert_eq(r.code, 1, "%s", r.out);
+	cr_assert(strstr(r.out, "task_struct      state                    s64  "
+			 "                  missing                    broken\n"),
+		  "%s", r.out);
+	expect_exit2(ABICAP("contract", "from-object"), "needs one BPF object");
+}

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /* The contract file: the built-in one, and every way a file can be wrong. */
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "contract.h"
@@ -199,4 +200,39 @@ Test(contract, type_spellings)
 	cr_assert_not(type_canonical("char[0]", out, sizeof(out)));
 	cr_assert_not(type_canonical("struct 9x *", out, sizeof(out)));
 	cr_assert_not(type_canonical("u32 * x", out, sizeof(out)));
+}
+
+/* What from-object derives from abicap's own object is in the built-in contract. */
+Test(contract, derived_from_own_object_matches_builtin)
+{
+	struct contract *c = contract_default(err, sizeof(err));
+	char cmd[256], *out = NULL;
+	size_t len = 0;
+	FILE *p;
+	struct contract *d;
+
+	cr_assert(c, "%s", err);
+	snprintf(cmd, sizeof(cmd), "%s contract from-object build/abicap.bpf.o",
+		 getenv("ABICAP_BIN") ? getenv("ABICAP_BIN") : "build/abicap");
+	p = popen(cmd, "r");
+	cr_assert(p);
+	cr_assert_gt(getdelim(&out, &len, '\0', p), 0);
+	cr_assert_eq(pclose(p), 0);
+	d = contract_parse(out, strlen(out), "derived", err, sizeof(err));
+	cr_assert(d, "%s", err);
+	cr_assert_eq(d->nfields, 7);
+	for (int i = 0; i < d->nfields; i++) {
+		bool found = false;
+
+		for (int k = 0; k < c->nfields && !found; k++)
+			found = !strcmp(c->fields[k].struct_name, d->fields[i].struct_name) &&
+				!strcmp(c->fields[k].field, d->fields[i].field) &&
+				!strcmp(c->fields[k].type, d->fields[i].type);
+		cr_assert(found, "derived %s.%s (%s) is not in bpf/contract.json",
+			  d->fields[i].struct_name, d->fields[i].field,
+			  d->fields[i].type);
+	}
+	free(out);
+	contract_free(d);
+	contract_free(c);
 }

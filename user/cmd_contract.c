@@ -15,6 +15,8 @@
 #include "btf_util.h"
 #include "commands.h"
 #include "contract.h"
+#include "core_relo.h"
+#include "objcheck.h"
 #include "events.h"
 #include "layout.h"
 #include "util.h"
@@ -22,8 +24,16 @@
 const char contract_usage[] =
 "Usage: abicap contract show\n"
 "       abicap contract snapshot [--btf FILE] [--events LIST] [-o FILE]\n"
+"       abicap contract from-object OBJ.bpf.o [-o FILE]\n"
 "\n"
 "show      print the built-in contract (bpf/contract.json) as JSON\n"
+"from-object\n"
+"          derive a contract from a compiled CO-RE object: a tracepoint per\n"
+"          tp_btf/raw_tp/tp program, a field per CO-RE field relocation\n"
+"          (optional where an exists-check guards it; a guarded ___flavour\n"
+"          of the same type becomes its alternative), and notes for the\n"
+"          attach points, argument counts, type and enum relocations it\n"
+"          cannot express (abicap check --object checks those)\n"
 "snapshot  write a contract pinned to one kernel: each event's prototype and\n"
 "          record layout as that kernel has them, and the struct fields the\n"
 "          programs read with that kernel's types, all required. Check a\n"
@@ -245,6 +255,243 @@ static int do_snapshot(int argc, char **argv)
 	return ret;
 }
 
+/* The final member's type at the end of a relocation's access string. */
+static void local_field_type(const struct core_object *o,
+			     const struct core_access *a, char *out, size_t len)
+{
+	__u32 id = btf_skip_mods(o->btf, a->type_id);
+	const char *p = a->access;
+	bool first = true;
+
+	while (*p) {
+		char *end;
+		unsigned long idx = strtoul(p, &end, 10);
+		const struct btf_type *t = btf__type_by_id(o->btf, id);
+
+		if (end == p || !t)
+			break;
+		p = *end == ':' ? end + 1 : end;
+		if (first) {
+			first = false;
+		} else if (btf_is_composite(t) && idx < btf_vlen(t)) {
+			id = btf_members(t)[idx].type;
+		} else if (btf_is_array(t)) {
+			id = btf_array(t)->type;
+		}
+		id = btf_skip_mods(o->btf, id);
+	}
+	btf_type_str(o->btf, id, out, len, NULL, 0);
+}
+
+/* Tracepoint programs' targets, as contract events (the contract needs one). */
+static json_t *derived_events(const struct core_object *o)
+{
+	json_t *events = json_array();
+
+	for (int i = 0; i < o->nprogs; i++) {
+		const struct core_prog *p = &o->progs[i];
+		char note[256];
+		bool dup = false;
+
+		if (strcmp(p->attach, "tp_btf") && strcmp(p->attach, "raw_tp") &&
+		    strcmp(p->attach, "tp"))
+			continue;
+		for (int k = 0; k < i; k++)
+			dup |= !strcmp(o->progs[k].target, p->target) &&
+			       (!strcmp(o->progs[k].attach, "tp_btf") ||
+				!strcmp(o->progs[k].attach, "raw_tp") ||
+				!strcmp(o->progs[k].attach, "tp"));
+		if (dup)
+			continue;
+		snprintf(note, sizeof(note), "program %s (%s) reads %d argument%s "
+			 "of %s; argument types are not in the object: abicap "
+			 "check --object checks the count", p->name, p->section,
+			 p->ctx_args, p->ctx_args == 1 ? "" : "s", p->target);
+		json_array_append_new(events, json_pack(
+			"{s:s, s:s, s:[], s:[s]}", "name", p->target, "group",
+			p->attach, "args", "notes", note));
+	}
+	return events;
+}
+
+static const char *prog_target(const struct core_object *o, const char *prog)
+{
+	for (int i = 0; i < o->nprogs; i++)
+		if (!strcmp(o->progs[i].name, prog) && o->progs[i].target[0] &&
+		    (!strcmp(o->progs[i].attach, "tp_btf") ||
+		     !strcmp(o->progs[i].attach, "raw_tp") ||
+		     !strcmp(o->progs[i].attach, "tp")))
+			return o->progs[i].target;
+	return NULL;
+}
+
+/*
+ * A guarded access through a ___flavour, in a program that also reads the
+ * type directly behind a guard: the other branch, an alternative.
+ */
+static bool is_alternative(const struct core_object *o,
+			   const struct obj_result *guards, int i)
+{
+	const struct core_access *a = &o->relos[i];
+
+	if (!strcmp(a->root, a->flavour) || !guards->relos[i].guarded)
+		return false;
+	for (int k = 0; k < o->nrelos; k++)
+		if (!strcmp(o->relos[k].program, a->program) &&
+		    !strcmp(o->relos[k].root, a->root) &&
+		    !strcmp(o->relos[k].flavour, o->relos[k].root) &&
+		    core_kind_is_field(o->relos[k].kind))
+			return true;
+	return false;
+}
+
+/*
+ * One field per (root, path) read: required unless every read is guarded;
+ * accesses through a ___flavour of a type the program also reads directly
+ * become alternatives of those fields.
+ */
+static json_t *derived_fields(const struct core_object *o,
+			      const struct obj_result *guards, json_t *events)
+{
+	json_t *fields = json_array();
+
+	for (int i = 0; i < o->nrelos; i++) {
+		const struct core_access *a = &o->relos[i];
+		bool dup = false, required = false;
+		char type[TYPE_STR_MAX], feeds[256];
+		json_t *evs, *f, *alts;
+		const char *t;
+
+		if (!core_kind_is_field(a->kind) || is_alternative(o, guards, i))
+			continue;
+		for (int k = 0; k < i && !dup; k++)
+			dup = core_kind_is_field(o->relos[k].kind) &&
+			      !strcmp(o->relos[k].flavour, a->flavour) &&
+			      !strcmp(o->relos[k].path, a->path);
+		if (dup)
+			continue;
+		evs = json_array();
+		alts = json_array();
+		for (int k = 0; k < o->nrelos; k++) {
+			const struct core_access *b = &o->relos[k];
+
+			if (!core_kind_is_field(b->kind) || strcmp(b->root, a->root))
+				continue;
+			if (!strcmp(b->flavour, a->flavour) && !strcmp(b->path, a->path)) {
+				required |= !guards->relos[k].guarded;
+				t = prog_target(o, b->program);
+				if (t && !json_array_size(evs))
+					json_array_append_new(evs, json_string(t));
+			} else if (strcmp(b->flavour, b->root) &&
+				   !strcmp(b->program, a->program) &&
+				   guards->relos[k].guarded && !json_array_size(alts)) {
+				local_field_type(o, b, type, sizeof(type));
+				json_array_append_new(alts, json_pack(
+					"{s:s, s:s}", "field", b->path, "type", type));
+			}
+		}
+		if (!json_array_size(evs)) {
+			json_decref(evs);
+			json_decref(alts);
+			continue; /* a program with no tracepoint to tie it to */
+		}
+		local_field_type(o, a, type, sizeof(type));
+		snprintf(feeds, sizeof(feeds), "read by %s (%s)", a->program,
+			 a->section);
+		f = json_pack("{s:s, s:s, s:s, s:b, s:o, s:s}", "struct", a->root,
+			      "field", a->path, "type", type, "required", required,
+			      "events", evs, "feeds", feeds);
+		if (json_array_size(alts))
+			json_object_set_new(f, "alternatives", alts);
+		else
+			json_decref(alts);
+		json_array_append_new(fields, f);
+	}
+	(void)events;
+	return fields;
+}
+
+static int do_from_object(int argc, char **argv)
+{
+	const char *out_path = NULL, *obj;
+	char err[ERRMSG_LEN], desc[512], name[320];
+	struct core_object o;
+	struct obj_result guards;
+	struct btf *self;
+	json_t *events, *doc;
+	FILE *out = stdout;
+	int ch, ret = EXIT_OK;
+	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+
+	optind = 0;
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
+		if (ch == 'o') {
+			out_path = optarg;
+		} else if (ch == 'h') {
+			fputs(contract_usage, stdout);
+			return EXIT_OK;
+		} else {
+			return usage_error(argc, argv, ch, "contract");
+		}
+	}
+	if (argc - optind != 1) {
+		ab_error("contract from-object needs one BPF object (OBJ.bpf.o)");
+		return EXIT_USAGE;
+	}
+	obj = argv[optind];
+	set_libbpf_verbose(false);
+	if (core_object_open(obj, &o, err, sizeof(err))) {
+		ab_error("%s", err);
+		return EXIT_USAGE;
+	}
+	/* which accesses are guarded does not depend on the kernel: use the object's own BTF */
+	self = o.btf;
+	if (objcheck(&o, self, &guards)) {
+		ab_error("out of memory");
+		core_object_close(&o);
+		return EXIT_RUNTIME;
+	}
+	events = derived_events(&o);
+	if (!json_array_size(events)) {
+		ab_error("%s has no tp_btf, raw_tp or tp program: a contract "
+			 "needs a tracepoint (use abicap check --object for "
+			 "other program types)", obj);
+		json_decref(events);
+		ret = EXIT_USAGE;
+		goto out;
+	}
+	snprintf(name, sizeof(name), "derived from %s", obj);
+	snprintf(desc, sizeof(desc), "What %s relies on, as its CO-RE relocations "
+		 "and section names show. Field types are pinned as compiled "
+		 "(libbpf itself accepts integers of another size).", obj);
+	doc = json_pack("{s:i, s:s, s:s, s:o, s:o}", "abicap_contract",
+			CONTRACT_VERSION, "name", name, "description", desc,
+			"events", events, "fields",
+			derived_fields(&o, &guards, events));
+	if (out_path && !(out = fopen(out_path, "w"))) {
+		ab_error("cannot write '%s': %s", out_path, strerror(errno));
+		ret = EXIT_RUNTIME;
+	} else {
+		json_dumpf(doc, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		fputc('\n', out);
+		if ((out_path ? fclose(out) : fflush(out)) != 0) {
+			ab_error("cannot write '%s': %s",
+				 out_path ? out_path : "stdout", strerror(errno));
+			ret = EXIT_RUNTIME;
+		}
+	}
+	json_decref(doc);
+out:
+	obj_result_free(&guards);
+	core_object_close(&o);
+	return ret;
+}
+
 int do_contract(int argc, char **argv)
 {
 	size_t len;
@@ -256,12 +503,14 @@ int do_contract(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "snapshot"))
 		return do_snapshot(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "from-object"))
+		return do_from_object(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "show") && argc == 2) {
 		text = contract_default_text(&len);
 		fwrite(text, 1, len, stdout);
 		return EXIT_OK;
 	}
-	ab_error("abicap contract: unknown subcommand '%s' (use show or "
-		 "snapshot)", argv[1]);
+	ab_error("abicap contract: unknown subcommand '%s' (use show, snapshot "
+		 "or from-object)", argv[1]);
 	return EXIT_USAGE;
 }
