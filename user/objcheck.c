@@ -208,9 +208,12 @@ static void print_text(FILE *f, const struct core_object *o,
 			x->r.detail);
 	}
 	first_reason(o, r, why, sizeof(why));
-	if (r->loads)
-		fprintf(f, "  prediction: loads (%d guarded relocation%s fail%s)\n",
-			r->failed_guarded, r->failed_guarded == 1 ? "" : "s",
+	if (r->loads && !r->failed_guarded)
+		fprintf(f, "  prediction: loads\n");
+	else if (r->loads)
+		fprintf(f, "  prediction: loads (%d guarded relocation%s fail%s "
+			"behind an exists-check)\n", r->failed_guarded,
+			r->failed_guarded == 1 ? "" : "s",
 			r->failed_guarded == 1 ? "s" : "");
 	else
 		fprintf(f, "  prediction: REJECTED: %s\n", why);
