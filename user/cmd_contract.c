@@ -48,6 +48,25 @@ const char contract_usage[] =
 "\n"
 "Exit: 0 ok, 1 the kernel lacks BTF, 2 bad usage or input, 4 write error.\n";
 
+/* The document, indented, to path (NULL: stdout): EXIT_OK or EXIT_RUNTIME. */
+static int write_json(json_t *doc, const char *path)
+{
+	FILE *out = path ? fopen(path, "w") : stdout;
+
+	if (!out) {
+		ab_error("cannot write '%s': %s", path, strerror(errno));
+		return EXIT_RUNTIME;
+	}
+	json_dumpf(doc, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	fputc('\n', out);
+	if ((path ? fclose(out) : fflush(out)) != 0) {
+		ab_error("cannot write '%s': %s", path ? path : "stdout",
+			 strerror(errno));
+		return EXIT_RUNTIME;
+	}
+	return EXIT_OK;
+}
+
 static json_t *snap_args(const struct c_event *e, const struct btf *btf)
 {
 	struct lfield *k;
@@ -189,7 +208,6 @@ static int do_snapshot(int argc, char **argv)
 	struct contract *c;
 	struct btf *btf;
 	json_t *snap;
-	FILE *out = stdout;
 	int ch, ret = EXIT_OK;
 
 	optind = 0;
@@ -237,18 +255,7 @@ static int do_snapshot(int argc, char **argv)
 	}
 	btf_source_label(btf_path, source, sizeof(source));
 	snap = snapshot(c, btf, mask, source);
-	if (out_path && !(out = fopen(out_path, "w"))) {
-		ab_error("cannot write '%s': %s", out_path, strerror(errno));
-		ret = EXIT_RUNTIME;
-	} else {
-		json_dumpf(snap, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-		fputc('\n', out);
-		if ((out_path ? fclose(out) : fflush(out)) != 0) {
-			ab_error("cannot write '%s': %s",
-				 out_path ? out_path : "stdout", strerror(errno));
-			ret = EXIT_RUNTIME;
-		}
-	}
+	ret = write_json(snap, out_path);
 	json_decref(snap);
 	contract_free(c);
 	btf__free(btf);
@@ -419,7 +426,6 @@ static int do_from_object(int argc, char **argv)
 	struct obj_result guards;
 	struct btf *self;
 	json_t *events, *doc;
-	FILE *out = stdout;
 	int ch, ret = EXIT_OK;
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
@@ -473,18 +479,7 @@ static int do_from_object(int argc, char **argv)
 			CONTRACT_VERSION, "name", name, "description", desc,
 			"events", events, "fields",
 			derived_fields(&o, &guards, events));
-	if (out_path && !(out = fopen(out_path, "w"))) {
-		ab_error("cannot write '%s': %s", out_path, strerror(errno));
-		ret = EXIT_RUNTIME;
-	} else {
-		json_dumpf(doc, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-		fputc('\n', out);
-		if ((out_path ? fclose(out) : fflush(out)) != 0) {
-			ab_error("cannot write '%s': %s",
-				 out_path ? out_path : "stdout", strerror(errno));
-			ret = EXIT_RUNTIME;
-		}
-	}
+	ret = write_json(doc, out_path);
 	json_decref(doc);
 out:
 	obj_result_free(&guards);

@@ -254,22 +254,6 @@ static json_t *to_json(const struct core_object *o, const struct obj_result *r,
 			 "relocations", relos);
 }
 
-static void xml(FILE *f, const char *s)
-{
-	for (; *s; s++) {
-		if (*s == '&')
-			fputs("&amp;", f);
-		else if (*s == '<')
-			fputs("&lt;", f);
-		else if (*s == '>')
-			fputs("&gt;", f);
-		else if (*s == '"')
-			fputs("&quot;", f);
-		else
-			fputc(*s, f);
-	}
-}
-
 static void junit_suite(FILE *f, const struct core_object *o,
 			const struct obj_result *r, const char *source)
 {
@@ -278,18 +262,18 @@ static void junit_suite(FILE *f, const struct core_object *o,
 	for (int i = 0; i < o->nprogs; i++)
 		fails += !r->progs[i].attach_ok;
 	fprintf(f, "  <testsuite name=\"");
-	xml(f, source);
+	xml_escaped(f, source);
 	fprintf(f, "\" tests=\"%d\" failures=\"%d\">\n", o->nprogs + o->nrelos,
 		fails);
 	for (int i = 0; i < o->nprogs; i++) {
 		fprintf(f, "    <testcase classname=\"abicap.object.");
-		xml(f, o->progs[i].name);
+		xml_escaped(f, o->progs[i].name);
 		fprintf(f, "\" name=\"attach ");
-		xml(f, o->progs[i].section);
+		xml_escaped(f, o->progs[i].section);
 		fprintf(f, "\">");
 		if (!r->progs[i].attach_ok) {
 			fprintf(f, "<failure message=\"");
-			xml(f, r->progs[i].attach_detail);
+			xml_escaped(f, r->progs[i].attach_detail);
 			fprintf(f, "\"/>");
 		}
 		fprintf(f, "</testcase>\n");
@@ -298,13 +282,13 @@ static void junit_suite(FILE *f, const struct core_object *o,
 		const struct obj_relo *x = &r->relos[i];
 
 		fprintf(f, "    <testcase classname=\"abicap.object.");
-		xml(f, o->relos[i].program);
+		xml_escaped(f, o->relos[i].program);
 		fprintf(f, "\" name=\"%s ", core_kind_str(o->relos[i].kind));
-		xml(f, x->r.what);
+		xml_escaped(f, x->r.what);
 		fprintf(f, " (insn %u)\">", o->relos[i].insn_off / 8);
 		if (x->r.outcome == CORE_FAILED && !x->guarded) {
 			fprintf(f, "<failure message=\"");
-			xml(f, x->r.detail);
+			xml_escaped(f, x->r.detail);
 			fprintf(f, "\"/>");
 		}
 		fprintf(f, "</testcase>\n");
@@ -332,7 +316,7 @@ void objcheck_print(FILE *f, enum vformat fmt, const char *obj_path,
 	if (fmt == VF_JUNIT) {
 		fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 			"<testsuites name=\"abicap check --object ");
-		xml(f, obj_path);
+		xml_escaped(f, obj_path);
 		fprintf(f, "\">\n");
 		for (int k = 0; k < n; k++)
 			junit_suite(f, o, &res[k], sources[k]);

@@ -61,7 +61,7 @@ static void out_json(FILE *f, const struct check_result *r, const char *source,
 	json_decref(root);
 }
 
-static void xml_escaped(FILE *f, const char *s)
+void xml_escaped(FILE *f, const char *s)
 {
 	for (; *s; s++) {
 		switch (*s) {

@@ -15,4 +15,7 @@ bool parse_vformat(const char *s, enum vformat *out);
 void verdicts_print(FILE *f, enum vformat fmt, const struct check_result *r,
 		    const char *source, const char *contract, bool strict);
 
+/* s with & < > " ' and control characters escaped for XML. */
+void xml_escaped(FILE *f, const char *s);
+
 #endif
