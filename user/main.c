@@ -14,9 +14,9 @@ struct cmd {
 
 static const struct cmd cmds[] = {
 	{ "trace", do_trace, "stream scheduler and power events to stdout" },
-	{ "check", do_check, "check the ABI contract against a kernel's BTF" },
+	{ "check", do_check, "check the ABI contract, or a BPF object, against kernels" },
 	{ "diff", do_diff, "compare two kernels' events under the append-only rule" },
-	{ "contract", do_contract, "show the built-in contract, or snapshot a kernel's" },
+	{ "contract", do_contract, "show the built-in contract, snapshot a kernel's, or derive one from an object" },
 };
 
 static void usage(FILE *f)
