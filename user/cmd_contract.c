@@ -290,14 +290,53 @@ static void local_field_type(const struct core_object *o,
 	btf_type_str(o->btf, id, out, len, NULL, 0);
 }
 
+/*
+ * Notes for what the contract format cannot check itself: every program's
+ * attach point and argument count, every type and enum relocation.
+ */
+static json_t *derived_notes(const struct core_object *o,
+			     const struct obj_result *guards)
+{
+	json_t *notes = json_array();
+	char note[320];
+
+	for (int i = 0; i < o->nprogs; i++) {
+		const struct core_prog *p = &o->progs[i];
+
+		if (p->ctx_args >= 0)
+			snprintf(note, sizeof(note), "program %s (%s) reads %d "
+				 "argument%s of %s", p->name, p->section,
+				 p->ctx_args, p->ctx_args == 1 ? "" : "s",
+				 p->target);
+		else
+			snprintf(note, sizeof(note), "program %s attaches to %s",
+				 p->name, p->section);
+		json_array_append_new(notes, json_string(note));
+	}
+	for (int i = 0; i < o->nrelos; i++) {
+		const struct core_access *a = &o->relos[i];
+
+		if (core_kind_is_field(a->kind))
+			continue;
+		snprintf(note, sizeof(note), "program %s: %s of %s (%s)",
+			 a->program, core_kind_str(a->kind),
+			 guards->relos[i].r.what,
+			 guards->relos[i].guarded ? "guarded" : "unguarded");
+		json_array_append_new(notes, json_string(note));
+	}
+	json_array_append_new(notes, json_string("argument counts, attach points, "
+		"type and enum relocations are checked by abicap check --object"));
+	return notes;
+}
+
 /* Tracepoint programs' targets, as contract events (the contract needs one). */
-static json_t *derived_events(const struct core_object *o)
+static json_t *derived_events(const struct core_object *o,
+			      const struct obj_result *guards)
 {
 	json_t *events = json_array();
 
 	for (int i = 0; i < o->nprogs; i++) {
 		const struct core_prog *p = &o->progs[i];
-		char note[256];
 		bool dup = false;
 
 		if (strcmp(p->attach, "tp_btf") && strcmp(p->attach, "raw_tp") &&
@@ -310,13 +349,10 @@ static json_t *derived_events(const struct core_object *o)
 				!strcmp(o->progs[k].attach, "tp"));
 		if (dup)
 			continue;
-		snprintf(note, sizeof(note), "program %s (%s) reads %d argument%s "
-			 "of %s; argument types are not in the object: abicap "
-			 "check --object checks the count", p->name, p->section,
-			 p->ctx_args, p->ctx_args == 1 ? "" : "s", p->target);
 		json_array_append_new(events, json_pack(
-			"{s:s, s:s, s:[], s:[s]}", "name", p->target, "group",
-			p->attach, "args", "notes", note));
+			"{s:s, s:s, s:[], s:o}", "name", p->target, "group",
+			p->attach, "args", "notes", json_array_size(events) ?
+			json_array() : derived_notes(o, guards)));
 	}
 	return events;
 }
@@ -462,7 +498,7 @@ static int do_from_object(int argc, char **argv)
 		core_object_close(&o);
 		return EXIT_RUNTIME;
 	}
-	events = derived_events(&o);
+	events = derived_events(&o, &guards);
 	if (!json_array_size(events)) {
 		ab_error("%s has no tp_btf, raw_tp or tp program: a contract "
 			 "needs a tracepoint (use abicap check --object for "
