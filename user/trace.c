@@ -9,6 +9,7 @@
 #include "contract.h"
 #include "cpulist.h"
 #include "events.h"
+#include "runloop.h"
 #include "trace.h"
 #include "util.h"
 
@@ -255,13 +256,6 @@ int trace_parse_args(int argc, char **argv, struct trace_opts *o, char *err,
 	return pid_filter_events(&o->cap, events_given, err, errlen);
 }
 
-static volatile sig_atomic_t stop_signal;
-
-static void on_signal(int sig)
-{
-	stop_signal = sig;
-}
-
 struct trace_state {
 	enum out_format fmt;
 	uint64_t t0_ns;
@@ -291,6 +285,20 @@ static int emit(void *ctx, const union abicap_rec *r)
 	return 0;
 }
 
+static bool out_done_cb(void *ctx)
+{
+	struct trace_state *st = ctx;
+
+	return st->out_closed || st->out_errno;
+}
+
+static void flush_out(struct trace_state *st);
+
+static void flush_out_cb(void *ctx)
+{
+	flush_out(ctx);
+}
+
 static void flush_out(struct trace_state *st)
 {
 	if (st->out_closed || st->out_errno)
@@ -303,91 +311,14 @@ static void flush_out(struct trace_state *st)
 	}
 }
 
-static uint64_t total_dropped(struct capture *c)
-{
-	struct abicap_counter sum[ABICAP_EV_COUNT];
-	uint64_t d = 0;
-
-	if (capture_counters(c, -1, sum))
-		return 0;
-	for (int ev = 0; ev < ABICAP_EV_COUNT; ev++)
-		d += sum[ev].dropped;
-	return d;
-}
-
-static void print_summary(struct capture *c, unsigned int mask, double secs,
-			  const struct trace_state *st)
-{
-	struct abicap_counter sum[ABICAP_EV_COUNT], per[ABICAP_EV_COUNT];
-	uint64_t seen = 0, rcvd = 0, drop = 0, unaccounted = 0;
-	int ncpus = capture_ncpus(c);
-
-	if (capture_counters(c, -1, sum)) {
-		ab_warn("cannot read the kernel's event counters: %s",
-			strerror(errno));
-		return;
-	}
-	for (int ev = 0; ev < ABICAP_EV_COUNT; ev++) {
-		seen += sum[ev].seen;
-		drop += sum[ev].dropped;
-		rcvd += capture_received(c, ev);
-	}
-	fprintf(stderr, "abicap: %.2f s: %llu events seen, %llu received, "
-		"%llu dropped\n", secs, (unsigned long long)seen,
-		(unsigned long long)rcvd, (unsigned long long)drop);
-	fprintf(stderr, "  %-17s %10s %10s %10s  %s\n", "EVENT", "SEEN",
-		"RECEIVED", "DROPPED", "PROGRAM");
-	for (unsigned int ev = 0; ev < ABICAP_EV_COUNT; ev++) {
-		uint64_t r = capture_received(c, ev);
-
-		if (!(mask & (1u << ev)))
-			continue;
-		fprintf(stderr, "  %-17s %10llu %10llu %10llu  %s%s\n",
-			event_name(ev), (unsigned long long)sum[ev].seen,
-			(unsigned long long)r,
-			(unsigned long long)sum[ev].dropped,
-			capture_variant(c, ev),
-			ev == ABICAP_EV_SCHED_SWITCH ?
-				(capture_plan(c)->switch_prev_state ?
-					 " (4 args)" : " (3 args)") : "");
-		if (sum[ev].seen != r + sum[ev].dropped)
-			unaccounted += sum[ev].seen - r - sum[ev].dropped;
-	}
-	fprintf(stderr, "  transport: %s\n", capture_transport(c));
-	fprintf(stderr, "  dropped per CPU:");
-	for (int cpu = 0; cpu < ncpus; cpu++) {
-		uint64_t d = 0;
-
-		if (capture_counters(c, cpu, per))
-			break;
-		for (int ev = 0; ev < ABICAP_EV_COUNT; ev++)
-			d += per[ev].dropped;
-		fprintf(stderr, "%s cpu%d %llu", cpu ? "," : "", cpu,
-			(unsigned long long)d);
-	}
-	fprintf(stderr, "\n");
-	if (unaccounted)
-		ab_warn("%llu events were counted in the kernel but neither "
-			"received nor dropped", (unsigned long long)unaccounted);
-	if (capture_bad_records(c))
-		ab_warn("%llu records could not be decoded",
-			(unsigned long long)capture_bad_records(c));
-	if (st->out_closed)
-		ab_warn("stdout was closed: %llu of %llu received events "
-			"were written", (unsigned long long)st->written,
-			(unsigned long long)rcvd);
-}
-
 int do_trace(int argc, char **argv)
 {
 	char err[ERRMSG_LEN];
 	struct trace_opts o;
 	struct trace_state st = { 0 };
-	/* SA_RESTART: a signal must not fail a write to stdout with EINTR */
-	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESTART };
+	struct loop_opts lo = { 0 };
 	struct contract *contract = NULL;
 	struct capture *c;
-	uint64_t deadline = 0, next_check, last_drop = 0;
 	int ret;
 
 	ret = trace_parse_args(argc, argv, &o, err, sizeof(err));
@@ -407,9 +338,7 @@ int do_trace(int argc, char **argv)
 		}
 		o.cap.contract = contract;
 	}
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
+	loop_install_signals();
 	st.fmt = o.fmt;
 	st.t0_ns = mono_ns();
 	c = capture_open(&o.cap, emit, &st, &ret, err, sizeof(err));
@@ -424,38 +353,23 @@ int do_trace(int argc, char **argv)
 		o.duration > 0 ? "Ctrl-C or the duration" : "Ctrl-C");
 	if (o.fmt == FMT_TEXT)
 		printf("%s\n", format_text_header());
-	if (o.duration > 0)
-		deadline = st.t0_ns + (uint64_t)(o.duration * 1e9);
-	next_check = mono_ns() + 1000000000ull;
-	while (!stop_signal && !st.out_closed && !st.out_errno) {
-		uint64_t now;
-
-		ret = capture_poll(c, 100);
-		if (ret < 0) {
-			ab_error("reading the ring buffer failed: %s",
-				 strerror(-ret));
-			capture_close(c);
-			return EXIT_RUNTIME;
-		}
-		flush_out(&st);
-		now = mono_ns();
-		if (now >= next_check) {
-			uint64_t d = total_dropped(c);
-
-			if (d > last_drop)
-				ab_warn("%llu events dropped in the last second "
-					"(ring buffer full): raise --buffer-size "
-					"or narrow --events/-p/-C",
-					(unsigned long long)(d - last_drop));
-			last_drop = d;
-			next_check = now + 1000000000ull;
-		}
-		if (deadline && now >= deadline)
-			break;
+	lo.duration = o.duration;
+	lo.t0_ns = st.t0_ns;
+	lo.flush = flush_out_cb;
+	lo.done = out_done_cb;
+	lo.ctx = &st;
+	ret = run_loop(c, &lo);
+	if (ret) {
+		capture_close(c);
+		return ret;
 	}
 	capture_stop(c);
 	flush_out(&st);
-	print_summary(c, o.cap.events, (mono_ns() - st.t0_ns) / 1e9, &st);
+	print_summary(c, o.cap.events, (mono_ns() - st.t0_ns) / 1e9);
+	if (st.out_closed)
+		ab_warn("stdout was closed: %llu of %llu received events were "
+			"written", (unsigned long long)st.written,
+			(unsigned long long)capture_received_total(c));
 	capture_close(c);
 	if (st.out_errno) {
 		ab_error("cannot write to stdout: %s", strerror(st.out_errno));

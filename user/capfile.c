@@ -1,0 +1,364 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+#include <zstd.h>
+#include "capfile.h"
+
+static const char MAGIC[8] = { 'A', 'B', 'I', 'C', 'A', 'P', '\r', '\n' };
+#define MAX_META (1u << 20)
+#define MAX_CHUNK_Z (ZSTD_COMPRESSBOUND(CAPFILE_CHUNK_RAW) + 4096)
+
+struct capw {
+	int fd;
+	char *path;
+	unsigned char *raw; /* the chunk being filled */
+	size_t raw_len;
+	uint32_t nrec;
+	unsigned char *z;
+	ZSTD_CCtx *cctx;
+	uint64_t records, bytes;
+};
+
+static int write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		p += n;
+		len -= n;
+	}
+	return 0;
+}
+
+static void put32(unsigned char *p, uint32_t v)
+{
+	p[0] = v;
+	p[1] = v >> 8;
+	p[2] = v >> 16;
+	p[3] = v >> 24;
+}
+
+static uint32_t get32(const unsigned char *p)
+{
+	return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+struct capw *capw_open(const char *path, bool force, const char *meta,
+		       char *err, size_t errlen)
+{
+	struct capw *w = calloc(1, sizeof(*w));
+	unsigned char hdr[16];
+	struct stat st;
+	int flags = O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC;
+	size_t mlen = strlen(meta);
+
+	if (!w) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	if (force && !lstat(path, &st) && !S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "'%s' exists and is not a regular file: "
+			 "give another path", path);
+		free(w);
+		return NULL;
+	}
+	w->fd = open(path, flags | (force ? O_TRUNC : O_EXCL), 0600);
+	if (w->fd < 0) {
+		int e = errno;
+
+		snprintf(err, errlen, "cannot create '%s': %s%s", path,
+			 strerror(e), e == EEXIST ? " (use --force to replace it)" :
+			 e == ELOOP ? " (it is a symbolic link)" : "");
+		free(w);
+		return NULL;
+	}
+	w->path = strdup(path);
+	w->raw = malloc(CAPFILE_CHUNK_RAW);
+	w->z = malloc(MAX_CHUNK_Z);
+	w->cctx = ZSTD_createCCtx();
+	if (!w->path || !w->raw || !w->z || !w->cctx) {
+		snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
+	memcpy(hdr, MAGIC, 8);
+	put32(hdr + 8, CAPFILE_VERSION);
+	put32(hdr + 12, mlen);
+	if (write_all(w->fd, hdr, sizeof(hdr)) || write_all(w->fd, meta, mlen)) {
+		snprintf(err, errlen, "cannot write '%s': %s", path,
+			 strerror(errno));
+		goto fail;
+	}
+	w->bytes = sizeof(hdr) + mlen;
+	return w;
+fail:
+	close(w->fd);
+	unlink(path);
+	ZSTD_freeCCtx(w->cctx);
+	free(w->raw);
+	free(w->z);
+	free(w->path);
+	free(w);
+	return NULL;
+}
+
+static int flush_chunk(struct capw *w)
+{
+	unsigned char hdr[20];
+	size_t z;
+	int e;
+
+	if (!w->nrec)
+		return 0;
+	z = ZSTD_compressCCtx(w->cctx, w->z, MAX_CHUNK_Z, w->raw, w->raw_len, 3);
+	if (ZSTD_isError(z))
+		return -EIO;
+	memcpy(hdr, "CHNK", 4);
+	put32(hdr + 4, z);
+	put32(hdr + 8, w->raw_len);
+	put32(hdr + 12, w->nrec);
+	put32(hdr + 16, crc32(0, w->z, z));
+	e = write_all(w->fd, hdr, sizeof(hdr));
+	if (!e)
+		e = write_all(w->fd, w->z, z);
+	if (e)
+		return e;
+	w->bytes += sizeof(hdr) + z;
+	w->raw_len = 0;
+	w->nrec = 0;
+	return 0;
+}
+
+int capw_add(struct capw *w, const void *rec, size_t len)
+{
+	int e;
+
+	if (w->raw_len + len > CAPFILE_CHUNK_RAW && (e = flush_chunk(w)))
+		return e;
+	memcpy(w->raw + w->raw_len, rec, len);
+	w->raw_len += len;
+	w->nrec++;
+	w->records++;
+	return 0;
+}
+
+int capw_close(struct capw *w, const char *trailer, char *err, size_t errlen)
+{
+	unsigned char hdr[8];
+	int e = flush_chunk(w);
+	size_t tlen = strlen(trailer);
+
+	memcpy(hdr, "TRLR", 4);
+	put32(hdr + 4, tlen);
+	if (!e)
+		e = write_all(w->fd, hdr, sizeof(hdr));
+	if (!e)
+		e = write_all(w->fd, trailer, tlen);
+	if (!e && fsync(w->fd))
+		e = -errno;
+	if (close(w->fd) && !e)
+		e = -errno;
+	if (e)
+		snprintf(err, errlen, "cannot write '%s': %s (what was written "
+			 "before stays readable)", w->path, strerror(-e));
+	else
+		w->bytes += sizeof(hdr) + tlen;
+	ZSTD_freeCCtx(w->cctx);
+	free(w->raw);
+	free(w->z);
+	free(w->path);
+	free(w);
+	return e;
+}
+
+uint64_t capw_records(const struct capw *w)
+{
+	return w->records;
+}
+
+uint64_t capw_bytes(const struct capw *w)
+{
+	return w->bytes;
+}
+
+struct capr {
+	FILE *f;
+	char *meta;
+	char *trailer;
+	unsigned char *z, *raw;
+	size_t raw_len, pos;
+	bool end;
+	char error[256];
+};
+
+struct capr *capr_open(const char *path, char *err, size_t errlen)
+{
+	struct capr *r = calloc(1, sizeof(*r));
+	unsigned char hdr[16];
+	uint32_t ver, mlen;
+
+	if (!r) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	r->f = fopen(path, "rb");
+	if (!r->f) {
+		snprintf(err, errlen, "cannot open capture '%s': %s", path,
+			 strerror(errno));
+		free(r);
+		return NULL;
+	}
+	if (fread(hdr, 1, sizeof(hdr), r->f) != sizeof(hdr) ||
+	    memcmp(hdr, MAGIC, 8)) {
+		snprintf(err, errlen, "'%s' is not an abicap capture file "
+			 "(record one with abicap record -o FILE)", path);
+		goto fail;
+	}
+	ver = get32(hdr + 8);
+	mlen = get32(hdr + 12);
+	if (ver != CAPFILE_VERSION) {
+		snprintf(err, errlen, "'%s' is capture format version %u; this "
+			 "abicap reads version %d", path, ver, CAPFILE_VERSION);
+		goto fail;
+	}
+	if (mlen > MAX_META || !(r->meta = calloc(1, mlen + 1)) ||
+	    fread(r->meta, 1, mlen, r->f) != mlen) {
+		snprintf(err, errlen, "'%s': the header is cut short or damaged",
+			 path);
+		goto fail;
+	}
+	r->z = malloc(MAX_CHUNK_Z);
+	r->raw = malloc(CAPFILE_CHUNK_RAW);
+	if (!r->z || !r->raw) {
+		snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
+	return r;
+fail:
+	capr_close(r);
+	return NULL;
+}
+
+/* Read the next chunk or the trailer: 1 chunk, 0 end, -1 damaged. */
+static int next_chunk(struct capr *r)
+{
+	unsigned char h[20];
+	uint32_t zlen, raw_len, crc;
+	size_t n;
+
+	n = fread(h, 1, 8, r->f);
+	if (n == 0)
+		return 0;
+	if (n == 8 && !memcmp(h, "TRLR", 4)) {
+		uint32_t tlen = get32(h + 4);
+
+		if (tlen > MAX_META || !(r->trailer = calloc(1, tlen + 1)) ||
+		    fread(r->trailer, 1, tlen, r->f) != tlen) {
+			free(r->trailer);
+			r->trailer = NULL;
+		}
+		return 0;
+	}
+	if (n == 8 && memcmp(h, "CHNK", 4)) {
+		snprintf(r->error, sizeof(r->error), "a block that is neither a "
+			 "chunk nor the trailer: the file is damaged");
+		return -1;
+	}
+	if (n != 8 || fread(h + 8, 1, 12, r->f) != 12)
+		return 0; /* a chunk header cut short: the end of what is there */
+	zlen = get32(h + 4);
+	raw_len = get32(h + 8);
+	crc = get32(h + 16);
+	if (zlen > MAX_CHUNK_Z || raw_len > CAPFILE_CHUNK_RAW) {
+		snprintf(r->error, sizeof(r->error), "a chunk header is damaged "
+			 "(sizes out of range)");
+		return -1;
+	}
+	if (fread(r->z, 1, zlen, r->f) != zlen)
+		return 0; /* cut short inside the chunk */
+	if (crc32(0, r->z, zlen) != crc) {
+		snprintf(r->error, sizeof(r->error), "a chunk fails its checksum");
+		return -1;
+	}
+	n = ZSTD_decompress(r->raw, CAPFILE_CHUNK_RAW, r->z, zlen);
+	if (ZSTD_isError(n) || n != raw_len) {
+		snprintf(r->error, sizeof(r->error), "a chunk does not "
+			 "decompress");
+		return -1;
+	}
+	r->raw_len = n;
+	r->pos = 0;
+	return 1;
+}
+
+int capr_next(struct capr *r, union abicap_rec *out)
+{
+	struct abicap_hdr h;
+	int c;
+
+	while (!r->end && r->pos + sizeof(h) > r->raw_len) {
+		c = next_chunk(r);
+		if (c < 0) {
+			r->end = true;
+			return -1;
+		}
+		if (!c)
+			r->end = true;
+	}
+	if (r->end)
+		return 0;
+	memcpy(&h, r->raw + r->pos, sizeof(h));
+	if (record_decode(r->raw + r->pos, r->raw_len - r->pos, out) != REC_OK) {
+		snprintf(r->error, sizeof(r->error), "a record in a chunk is "
+			 "damaged");
+		r->end = true;
+		return -1;
+	}
+	r->pos += h.size;
+	return 1;
+}
+
+const char *capr_meta(const struct capr *r)
+{
+	return r->meta;
+}
+
+const char *capr_trailer(const struct capr *r)
+{
+	return r->trailer;
+}
+
+bool capr_cut_short(const struct capr *r)
+{
+	return r->end && !r->trailer && !r->error[0];
+}
+
+const char *capr_error(const struct capr *r)
+{
+	return r->error;
+}
+
+void capr_close(struct capr *r)
+{
+	if (!r)
+		return;
+	if (r->f)
+		fclose(r->f);
+	free(r->meta);
+	free(r->trailer);
+	free(r->z);
+	free(r->raw);
+	free(r);
+}

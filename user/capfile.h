@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * The capture file (.abicap), format version 1, little-endian:
+ *
+ *   header   "ABICAP\r\n" u32 version, u32 meta_len, meta (JSON, meta_len bytes)
+ *   chunk    "CHNK" u32 zlen, u32 raw_len, u32 nrecords, u32 crc32(zstd bytes),
+ *            zlen bytes: zstd of nrecords raw records (bpf/abicap.h) back to back
+ *   ...
+ *   trailer  "TRLR" u32 len, len bytes of JSON (counts, drops, duration)
+ *
+ * The metadata says what was captured and how (kernel, BTF identity,
+ * contract verdicts, program variants, clock, CPUs, command line). A file
+ * without a trailer was cut short: it reads up to its last complete chunk.
+ */
+#ifndef ABICAP_CAPFILE_H
+#define ABICAP_CAPFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "record.h"
+
+#define CAPFILE_VERSION 1
+#define CAPFILE_CHUNK_RAW (1u << 20) /* records per chunk: up to 1 MiB raw */
+
+struct capw;
+struct capr;
+
+/*
+ * Create path (0600; refuses an existing file or a symlink unless force,
+ * which replaces a regular file) and write the header. NULL with err.
+ */
+struct capw *capw_open(const char *path, bool force, const char *meta_json,
+		       char *err, size_t errlen);
+/* Append one record; a full chunk is compressed and written. 0 or -errno. */
+int capw_add(struct capw *w, const void *rec, size_t len);
+/* Write the last chunk and the trailer, close: 0 or -errno (err says which). */
+int capw_close(struct capw *w, const char *trailer_json, char *err,
+	       size_t errlen);
+uint64_t capw_records(const struct capw *w);
+uint64_t capw_bytes(const struct capw *w);
+
+/* Open and read the header: NULL with err (not a capture, wrong version...). */
+struct capr *capr_open(const char *path, char *err, size_t errlen);
+/*
+ * The next record: 1, 0 at the end (of the trailer or of what is complete),
+ * or -1 for a damaged chunk (capr_error() says which; records before it
+ * were returned).
+ */
+int capr_next(struct capr *r, union abicap_rec *out);
+const char *capr_meta(const struct capr *r); /* the header's JSON */
+const char *capr_trailer(const struct capr *r); /* NULL until seen, or cut short */
+bool capr_cut_short(const struct capr *r); /* at the end without a trailer */
+const char *capr_error(const struct capr *r);
+void capr_close(struct capr *r);
+
+#endif

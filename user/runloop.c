@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include "events.h"
+#include "runloop.h"
+#include "util.h"
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+void loop_install_signals(void)
+{
+	/* SA_RESTART: a signal must not fail a write with EINTR */
+	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESTART };
+
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+int loop_stop_signal(void)
+{
+	return stop_signal;
+}
+
+uint64_t capture_received_total(const struct capture *c)
+{
+	uint64_t n = 0;
+
+	for (unsigned int ev = 0; ev < ABICAP_EV_COUNT; ev++)
+		n += capture_received(c, ev);
+	return n;
+}
+
+static uint64_t total_dropped(struct capture *c)
+{
+	struct abicap_counter sum[ABICAP_EV_COUNT];
+	uint64_t d = 0;
+
+	if (capture_counters(c, -1, sum))
+		return 0;
+	for (int ev = 0; ev < ABICAP_EV_COUNT; ev++)
+		d += sum[ev].dropped;
+	return d;
+}
+
+void print_summary(struct capture *c, unsigned int mask, double secs)
+{
+	struct abicap_counter sum[ABICAP_EV_COUNT], per[ABICAP_EV_COUNT];
+	uint64_t seen = 0, rcvd = 0, drop = 0, unaccounted = 0;
+	int ncpus = capture_ncpus(c);
+
+	if (capture_counters(c, -1, sum)) {
+		ab_warn("cannot read the kernel's event counters: %s",
+			strerror(errno));
+		return;
+	}
+	for (int ev = 0; ev < ABICAP_EV_COUNT; ev++) {
+		seen += sum[ev].seen;
+		drop += sum[ev].dropped;
+		rcvd += capture_received(c, ev);
+	}
+	fprintf(stderr, "abicap: %.2f s: %llu events seen, %llu received, "
+		"%llu dropped\n", secs, (unsigned long long)seen,
+		(unsigned long long)rcvd, (unsigned long long)drop);
+	fprintf(stderr, "  %-17s %10s %10s %10s  %s\n", "EVENT", "SEEN",
+		"RECEIVED", "DROPPED", "PROGRAM");
+	for (unsigned int ev = 0; ev < ABICAP_EV_COUNT; ev++) {
+		uint64_t r = capture_received(c, ev);
+
+		if (!(mask & (1u << ev)))
+			continue;
+		fprintf(stderr, "  %-17s %10llu %10llu %10llu  %s%s\n",
+			event_name(ev), (unsigned long long)sum[ev].seen,
+			(unsigned long long)r,
+			(unsigned long long)sum[ev].dropped,
+			capture_variant(c, ev),
+			ev == ABICAP_EV_SCHED_SWITCH ?
+				(capture_plan(c)->switch_prev_state ?
+					 " (4 args)" : " (3 args)") : "");
+		if (sum[ev].seen != r + sum[ev].dropped)
+			unaccounted += sum[ev].seen - r - sum[ev].dropped;
+	}
+	fprintf(stderr, "  transport: %s\n", capture_transport(c));
+	fprintf(stderr, "  dropped per CPU:");
+	for (int cpu = 0; cpu < ncpus; cpu++) {
+		uint64_t d = 0;
+
+		if (capture_counters(c, cpu, per))
+			break;
+		for (int ev = 0; ev < ABICAP_EV_COUNT; ev++)
+			d += per[ev].dropped;
+		fprintf(stderr, "%s cpu%d %llu", cpu ? "," : "", cpu,
+			(unsigned long long)d);
+	}
+	fprintf(stderr, "\n");
+	if (unaccounted)
+		ab_warn("%llu events were counted in the kernel but neither "
+			"received nor dropped", (unsigned long long)unaccounted);
+	if (capture_bad_records(c))
+		ab_warn("%llu records could not be decoded",
+			(unsigned long long)capture_bad_records(c));
+}
+
+
+int run_loop(struct capture *c, struct loop_opts *o)
+{
+	uint64_t deadline = 0, next_check, last_drop = 0;
+	int ret;
+
+	if (o->duration > 0)
+		deadline = o->t0_ns + (uint64_t)(o->duration * 1e9);
+	next_check = mono_ns() + 1000000000ull;
+	while (!stop_signal && !(o->done && o->done(o->ctx))) {
+		uint64_t now;
+
+		ret = capture_poll(c, 100);
+		if (ret < 0) {
+			ab_error("reading the ring buffer failed: %s",
+				 strerror(-ret));
+			return EXIT_RUNTIME;
+		}
+		if (o->flush)
+			o->flush(o->ctx);
+		if (o->child && waitpid(o->child, &o->child_status, WNOHANG) ==
+				o->child) {
+			o->child_exited = true;
+			break;
+		}
+		now = mono_ns();
+		if (now >= next_check) {
+			uint64_t d = total_dropped(c);
+
+			if (d > last_drop)
+				ab_warn("%llu events dropped in the last second "
+					"(buffer full): raise --buffer-size "
+					"or narrow --events/-p/-C",
+					(unsigned long long)(d - last_drop));
+			last_drop = d;
+			next_check = now + 1000000000ull;
+		}
+		if (deadline && now >= deadline)
+			break;
+	}
+	return EXIT_OK;
+}
