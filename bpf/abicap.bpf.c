@@ -27,6 +27,8 @@ const volatile __u8 cpu_allowed[ABICAP_MAX_CPUS] = {};
 const volatile __u64 wakeup_bytes = 1 << 20;
 /* the perf buffer transport instead of the ring buffer */
 const volatile bool use_perfbuf = false;
+/* add the children of filtered processes to the pid filter (record -- CMD) */
+const volatile bool follow_forks = false;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -54,10 +56,10 @@ struct {
 	__type(value, struct abicap_counter);
 } counters SEC(".maps");
 
-/* tgids given with -p */
+/* tgids given with -p, and the children of a followed command */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, ABICAP_MAX_PIDS);
+	__uint(max_entries, ABICAP_PID_FILTER_MAX);
 	__type(key, __s32);
 	__type(value, __u8);
 } pid_filter SEC(".maps");
@@ -249,6 +251,40 @@ static __always_inline int on_power(void *ctx, enum abicap_event ev,
 	e->cpu_id = cpu_id;
 	submit(ctx, e, sizeof(*e), cnt);
 	return 0;
+}
+
+/*
+ * sched_process_fork: a new process whose parent is followed is followed
+ * too (threads share their tgid and need nothing). No record is emitted.
+ */
+static __always_inline int on_fork(struct task_struct *parent,
+				   struct task_struct *child, const bool direct)
+{
+	__s32 ptgid, ctgid;
+	__u8 one = 1;
+
+	if (!follow_forks)
+		return 0;
+	ptgid = TASK_FIELD(direct, parent, tgid);
+	if (!pid_on(ptgid))
+		return 0;
+	ctgid = TASK_FIELD(direct, child, tgid);
+	bpf_map_update_elem(&pid_filter, &ctgid, &one, BPF_ANY);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(tp_btf_sched_process_fork, struct task_struct *parent,
+	     struct task_struct *child)
+{
+	return on_fork(parent, child, true);
+}
+
+SEC("raw_tp/sched_process_fork")
+int BPF_PROG(raw_tp_sched_process_fork, struct task_struct *parent,
+	     struct task_struct *child)
+{
+	return on_fork(parent, child, false);
 }
 
 /* sched_switch: 4 arguments since Linux 5.18 (prev_state last), 3 before. */

@@ -15,7 +15,8 @@
 
 #define ABICAP_RECORD_VERSION 1
 #define ABICAP_COMM_LEN 16
-#define ABICAP_MAX_PIDS 64
+#define ABICAP_MAX_PIDS 64 /* given with -p */
+#define ABICAP_PID_FILTER_MAX 16384 /* with the children of a followed command */
 #define ABICAP_MAX_CPUS 1024
 
 enum abicap_event {

@@ -23,6 +23,9 @@ struct capture {
 	uint64_t perf_lost; /* PERF_RECORD_LOST: already counted as dropped */
 	struct bpf_program *prog[ABICAP_EV_COUNT]; /* chosen variant */
 	struct bpf_link *link[ABICAP_EV_COUNT];
+	struct bpf_program *fork_prog; /* following children */
+	struct bpf_link *fork_link;
+	struct check_result check; /* the contract's verdicts */
 	struct kernel_plan plan;
 	capture_cb cb;
 	void *ctx;
@@ -141,6 +144,7 @@ static void configure(struct capture *c, const struct capture_opts *o,
 		ro->cpu_allowed[i] = o->cpus[i] ? 1 : 0;
 	ro->wakeup_bytes = rb_bytes / 8;
 	ro->use_perfbuf = c->plan.perfbuf;
+	ro->follow_forks = o->follow_forks;
 	/* unused with perf buffers, but the map is still created: keep it small */
 	bpf_map__set_max_entries(c->skel->maps.events, c->plan.perfbuf ?
 				 (size_t)sysconf(_SC_PAGESIZE) : rb_bytes);
@@ -199,7 +203,8 @@ static void warn_degraded(const struct verdict *v)
  * variants from the verdicts.
  */
 static int check_kernel(const struct capture_opts *o, unsigned int load,
-			struct kernel_plan *plan, char *err, size_t errlen)
+			struct kernel_plan *plan, struct check_result *kept,
+			char *err, size_t errlen)
 {
 	struct contract *own = NULL;
 	const struct contract *con = o->contract;
@@ -249,7 +254,13 @@ static int check_kernel(const struct capture_opts *o, unsigned int load,
 	} else {
 		ret = plan_from_check(&res, load, o->mode, plan, err, errlen);
 	}
-	check_result_free(&res);
+	if (!ret && o->follow_forks && !plan->fork_ok) {
+		snprintf(err, errlen, "cannot follow the command's children: the "
+			 "contract's sched_process_fork items do not hold on this "
+			 "kernel (run abicap check)");
+		ret = EXIT_KERNEL;
+	}
+	*kept = res;
 	contract_free(own);
 	return ret;
 }
@@ -282,7 +293,7 @@ struct capture *capture_open(const struct capture_opts *o, capture_cb cb,
 	load = o->events;
 	if (load & (1u << ABICAP_EV_SCHED_WAKEUP))
 		load |= 1u << ABICAP_EV_SCHED_WAKING;
-	ret = check_kernel(o, load, &c->plan, err, errlen);
+	ret = check_kernel(o, load, &c->plan, &c->check, err, errlen);
 	if (ret)
 		goto fail;
 	if (o->legacy_switch)
@@ -310,6 +321,12 @@ struct capture *capture_open(const struct capture_opts *o, capture_cb cb,
 			goto fail;
 		}
 		bpf_program__set_autoload(c->prog[ev], true);
+	}
+	if (o->follow_forks) {
+		c->fork_prog = bpf_object__find_program_by_name(c->skel->obj,
+				c->plan.fork_tp_btf ? "tp_btf_sched_process_fork" :
+						      "raw_tp_sched_process_fork");
+		bpf_program__set_autoload(c->fork_prog, true);
 	}
 	configure(c, o, rb_bytes);
 	if (abicap_bpf__load(c->skel)) {
@@ -339,6 +356,16 @@ struct capture *capture_open(const struct capture_opts *o, capture_cb cb,
 		snprintf(err, errlen, "cannot set up the %s: %s",
 			 capture_transport(c), strerror(errno));
 		goto fail;
+	}
+	if (c->fork_prog) {
+		/* before the others: no child may fork unseen once events flow */
+		c->fork_link = bpf_program__attach(c->fork_prog);
+		if (!c->fork_link) {
+			snprintf(err, errlen, "cannot attach to sched:sched_process_fork: "
+				 "%s", strerror(errno));
+			ret = EXIT_RUNTIME;
+			goto fail;
+		}
 	}
 	ret = attach_all(c, err, errlen);
 	if (ret)
@@ -373,6 +400,8 @@ int capture_stop(struct capture *c)
 		bpf_link__destroy(c->link[ev]);
 		c->link[ev] = NULL;
 	}
+	bpf_link__destroy(c->fork_link);
+	c->fork_link = NULL;
 	return consume(c);
 }
 
@@ -382,6 +411,8 @@ void capture_close(struct capture *c)
 		return;
 	for (unsigned int ev = 0; ev < ABICAP_EV_COUNT; ev++)
 		bpf_link__destroy(c->link[ev]);
+	bpf_link__destroy(c->fork_link);
+	check_result_free(&c->check);
 	ring_buffer__free(c->rb);
 	perf_buffer__free(c->pb);
 	abicap_bpf__destroy(c->skel);
@@ -439,6 +470,11 @@ const char *capture_variant(const struct capture *c, unsigned int ev)
 const struct kernel_plan *capture_plan(const struct capture *c)
 {
 	return &c->plan;
+}
+
+const struct check_result *capture_check(const struct capture *c)
+{
+	return &c->check;
 }
 
 const char *capture_transport(const struct capture *c)

@@ -35,6 +35,8 @@ struct capture_opts {
 	bool legacy_switch;
 	/* checked before anything loads; NULL: the built-in contract */
 	const struct contract *contract;
+	/* pids[] and every process they fork from now on (record -- COMMAND) */
+	bool follow_forks;
 	bool quiet; /* no warnings for degraded contract items */
 };
 
@@ -74,6 +76,9 @@ uint64_t capture_bad_records(const struct capture *c);
 /* "tp_btf" or "raw_tp": the variant attached for ev; NULL if not attached. */
 const char *capture_variant(const struct capture *c, unsigned int ev);
 const struct kernel_plan *capture_plan(const struct capture *c);
+/* The contract's verdicts for this kernel (kept for the capture file). */
+const struct check_result *capture_check(const struct capture *c);
+
 /* "ring buffer" or "perf buffer" */
 const char *capture_transport(const struct capture *c);
 

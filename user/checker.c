@@ -448,6 +448,15 @@ int plan_from_check(const struct check_result *res, unsigned int mask,
 		v = find_verdict(res, VK_TRACEPOINT, event_name(ev), "tracepoint");
 		plan->tp_btf[ev] = mode != ATTACH_RAW_TP && v && v->status == V_OK;
 	}
+	/* following children: every sched_process_fork item must hold */
+	plan->fork_ok = find_verdict(res, VK_TRACEPOINT, "sched_process_fork",
+				     "tracepoint") != NULL;
+	for (int i = 0; i < res->n; i++)
+		if (!strcmp(res->v[i].scope, "sched_process_fork") &&
+		    res->v[i].status == V_BROKEN)
+			plan->fork_ok = false;
+	v = find_verdict(res, VK_TRACEPOINT, "sched_process_fork", "tracepoint");
+	plan->fork_tp_btf = mode != ATTACH_RAW_TP && v && v->status == V_OK;
 	/* a ring buffer whose lock is not known to be safe: perf buffers */
 	v = find_verdict(res, VK_FIELD, "bpf_ringbuf", "spinlock");
 	plan->perfbuf = v && v->status != V_OK;

@@ -29,6 +29,9 @@ struct kernel_plan {
 	bool switch_prev_state;
 	/* per-CPU perf buffers: the ring buffer's lock may sleep (PREEMPT_RT) */
 	bool perfbuf;
+	/* sched_process_fork (following a command's children): usable, tp_btf */
+	bool fork_ok;
+	bool fork_tp_btf;
 };
 
 /* EXIT_OK, or EXIT_PRIV with the missing capability named in err. */

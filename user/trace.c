@@ -46,7 +46,7 @@ const char trace_usage[] =
 "Exit: 0 ok, 1 kernel cannot do it, 2 bad usage, 3 missing privilege,\n"
 "4 runtime failure.\n";
 
-enum { OPT_ATTACH = 256, OPT_TRANSPORT };
+enum { OPT_ATTACH = 256, OPT_TRANSPORT, OPT_FORCE };
 
 static const struct option long_opts[] = {
 	{ "format", required_argument, NULL, 'f' },
@@ -58,6 +58,8 @@ static const struct option long_opts[] = {
 	{ "attach", required_argument, NULL, OPT_ATTACH },
 	{ "contract", required_argument, NULL, 'c' },
 	{ "transport", required_argument, NULL, OPT_TRANSPORT },
+	{ "output", required_argument, NULL, 'o' },
+	{ "force", no_argument, NULL, OPT_FORCE },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ 0 },
@@ -143,6 +145,13 @@ static int pid_filter_events(struct capture_opts *c, bool events_given,
 int trace_parse_args(int argc, char **argv, struct trace_opts *o, char *err,
 		     size_t errlen)
 {
+	return capture_parse_args(argc, argv, false, o, err, errlen);
+}
+
+int capture_parse_args(int argc, char **argv, bool record,
+		       struct trace_opts *o, char *err, size_t errlen)
+{
+	const char *cmd = record ? "record" : "trace";
 	int ncpus = libbpf_num_possible_cpus();
 	bool events_given = false;
 	long mb;
@@ -152,10 +161,13 @@ int trace_parse_args(int argc, char **argv, struct trace_opts *o, char *err,
 	o->cap.events = EVENTS_ALL;
 	optind = 0; /* full re-initialisation: parsers may run more than once */
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, ":f:d:e:p:C:b:c:vh", long_opts,
+	while ((ch = getopt_long(argc, argv, record ? "+:o:d:e:p:C:b:c:vh" :
+				 ":f:d:e:p:C:b:c:vh", long_opts,
 				 NULL)) != -1) {
 		switch (ch) {
 		case 'f':
+			if (record)
+				goto unknown;
 			if (!strcmp(optarg, "text")) {
 				o->fmt = FMT_TEXT;
 			} else if (!strcmp(optarg, "json")) {
@@ -232,6 +244,16 @@ int trace_parse_args(int argc, char **argv, struct trace_opts *o, char *err,
 		case 'c':
 			o->contract_path = optarg;
 			break;
+		case 'o':
+			if (!record)
+				goto unknown;
+			o->output = optarg;
+			break;
+		case OPT_FORCE:
+			if (!record)
+				goto unknown;
+			o->force = true;
+			break;
 		case 'v':
 			o->cap.verbose = true;
 			break;
@@ -240,17 +262,31 @@ int trace_parse_args(int argc, char **argv, struct trace_opts *o, char *err,
 			return EXIT_OK;
 		case ':':
 			snprintf(err, errlen, "option '%s' needs a value "
-				 "(see abicap trace --help)", argv[optind - 1]);
+				 "(see abicap %s --help)", argv[optind - 1], cmd);
 			return EXIT_USAGE;
 		default:
+unknown:
 			snprintf(err, errlen, "unknown option '%s' (see abicap "
-				 "trace --help)", argv[optind - 1]);
+				 "%s --help)", argv[optind - 1], cmd);
 			return EXIT_USAGE;
 		}
 	}
-	if (optind < argc) {
+	if (record && optind < argc) {
+		/* everything after the options (or after --) is the command */
+		o->command = argv + optind;
+		if (o->cap.npids) {
+			snprintf(err, errlen, "-p and a command exclude each other: "
+				 "the command's processes are the filter");
+			return EXIT_USAGE;
+		}
+	} else if (optind < argc) {
 		snprintf(err, errlen, "unexpected argument '%s' (see abicap "
-			 "trace --help)", argv[optind]);
+			 "%s --help)", argv[optind], cmd);
+		return EXIT_USAGE;
+	}
+	if (record && !o->output && !o->help) {
+		snprintf(err, errlen, "record needs -o FILE, the capture file to "
+			 "write");
 		return EXIT_USAGE;
 	}
 	return pid_filter_events(&o->cap, events_given, err, errlen);

@@ -14,6 +14,10 @@ struct trace_opts {
 	struct capture_opts cap;
 	uint8_t cpuset[ABICAP_MAX_CPUS];
 	const char *contract_path; /* NULL: the built-in contract */
+	/* record: */
+	const char *output;
+	bool force;
+	char **command; /* after --, NULL-terminated (argv's tail); NULL: none */
 	bool help;
 };
 
@@ -22,6 +26,10 @@ extern const char trace_usage[];
 /* EXIT_OK (o->help may be set) or EXIT_USAGE with one line in err. */
 int trace_parse_args(int argc, char **argv, struct trace_opts *o, char *err,
 		     size_t errlen);
+
+/* The same for abicap record (-o, --force, a command; no --format). */
+int capture_parse_args(int argc, char **argv, bool record,
+		       struct trace_opts *o, char *err, size_t errlen);
 
 int do_trace(int argc, char **argv);
 

@@ -1,0 +1,328 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/* abicap record: capture to a file (capfile.h), optionally of one command. */
+#include <errno.h>
+#include <jansson.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <zlib.h>
+#include "capfile.h"
+#include "checker.h"
+#include "commands.h"
+#include "contract.h"
+#include "events.h"
+#include "kernel.h"
+#include "runloop.h"
+#include "trace.h"
+#include "util.h"
+
+const char record_usage[] =
+"Usage: abicap record -o FILE [OPTIONS] [-- COMMAND [ARGS...]]\n"
+"Capture scheduler and power events into a capture file (zstd chunks with\n"
+"checksums; a header saying what was captured and how; a trailer with the\n"
+"counts). With a COMMAND, start it, follow it and every process it forks\n"
+"(in the kernel), and stop when it exits; power events are then left out.\n"
+"\n"
+"  -o, --output FILE      the capture file (created 0600; never through a\n"
+"                         symbolic link)\n"
+"      --force            replace FILE if it exists\n"
+"  -d, --duration SECS    stop after SECS seconds (default: Ctrl-C, or the\n"
+"                         command's exit)\n"
+"  -e, --events LIST      as for trace\n"
+"  -p, --pid PID[,PID]    as for trace (not with a command)\n"
+"  -C, --cpu CPULIST      as for trace\n"
+"  -b, --buffer-size MB   as for trace\n"
+"      --attach MODE      as for trace\n"
+"      --transport T      as for trace\n"
+"  -c, --contract FILE    as for trace\n"
+"  -v, --verbose          libbpf's log on stderr\n"
+"  -h, --help             show this help\n"
+"\n"
+"Exit: 0 ok (with a command: also when the command failed; its status is\n"
+"in the summary), 1 kernel cannot do it, 2 bad usage, 3 missing privilege,\n"
+"4 runtime failure (the file holds what was written before it).\n";
+
+struct rec_state {
+	struct capw *w;
+	int werr; /* first write error, -errno */
+};
+
+static int sink(void *ctx, const union abicap_rec *r)
+{
+	struct rec_state *st = ctx;
+	int e;
+
+	if (st->werr)
+		return 0;
+	e = capw_add(st->w, r, r->hdr.size);
+	if (e)
+		st->werr = e;
+	return 0;
+}
+
+static bool sink_done(void *ctx)
+{
+	return ((struct rec_state *)ctx)->werr != 0;
+}
+
+/* A crc32 of the running kernel's BTF: which kernel this was, exactly. */
+static json_t *btf_identity(void)
+{
+	FILE *f = fopen("/sys/kernel/btf/vmlinux", "rb");
+	unsigned long crc = 0, size = 0;
+	unsigned char buf[65536];
+	char hex[16];
+	size_t n;
+
+	if (!f)
+		return json_null();
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0) {
+		crc = crc32(crc, buf, n);
+		size += n;
+	}
+	fclose(f);
+	snprintf(hex, sizeof(hex), "%08lx", crc);
+	return json_pack("{s:I, s:s}", "size", (json_int_t)size, "crc32", hex);
+}
+
+static char *metadata(struct capture *c, const struct trace_opts *o, int argc,
+		      char **argv, uint64_t t0)
+{
+	const struct check_result *res = capture_check(c);
+	const struct kernel_plan *plan = capture_plan(c);
+	json_t *variants = json_object(), *degraded = json_array(), *cmdline =
+		json_array(), *events = json_array(), *m;
+	struct timespec rt;
+	char *s;
+
+	clock_gettime(CLOCK_REALTIME, &rt);
+	for (unsigned int ev = 0; ev < ABICAP_EV_COUNT; ev++) {
+		const char *v = capture_variant(c, ev);
+		char buf[64];
+
+		if (!(o->cap.events & (1u << ev)))
+			continue;
+		json_array_append_new(events, json_string(event_name(ev)));
+		snprintf(buf, sizeof(buf), "%s%s", v ? v : "-",
+			 ev == ABICAP_EV_SCHED_SWITCH ? (plan->switch_prev_state ?
+			 " (4 args)" : " (3 args)") : "");
+		json_object_set_new(variants, event_name(ev), json_string(buf));
+	}
+	for (int i = 0; i < res->n; i++)
+		if (res->v[i].status != V_OK)
+			json_array_append_new(degraded, json_pack("{s:s, s:s, s:s}",
+				"scope", res->v[i].scope, "item", res->v[i].item,
+				"verdict", vstatus_str(res->v[i].status)));
+	for (int i = 0; i < argc; i++)
+		json_array_append_new(cmdline, json_string(argv[i]));
+	m = json_pack("{s:i, s:i, s:s, s:o, s:{s:i, s:i, s:i, s:o}, s:o, s:s, "
+		      "s:s, s:I, s:I, s:i, s:o, s:o, s:I}",
+		      "capture_format", CAPFILE_VERSION,
+		      "record_format", ABICAP_RECORD_VERSION,
+		      "kernel", kernel_release(), "btf", btf_identity(),
+		      "contract", "ok", res->count[V_OK], "degraded",
+		      res->count[V_DEGRADED], "broken", res->count[V_BROKEN],
+		      "not_ok", degraded, "variants", variants,
+		      "transport", capture_transport(c),
+		      "clock", "CLOCK_MONOTONIC",
+		      "start_ns", (json_int_t)t0,
+		      /* realtime = monotonic + boot_offset */
+		      "boot_offset_ns", (json_int_t)((uint64_t)rt.tv_sec * 1000000000ull +
+						      rt.tv_nsec - mono_ns()),
+		      "ncpus", capture_ncpus(c), "events", events,
+		      "command_line", cmdline,
+		      "pid_filter", (json_int_t)(o->cap.npids ? o->cap.pids[0] : 0));
+	s = json_dumps(m, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	json_decref(m);
+	return s;
+}
+
+static char *trailer(struct capture *c, double secs, uint64_t records,
+		     const struct loop_opts *lo)
+{
+	struct abicap_counter sum[ABICAP_EV_COUNT], per[ABICAP_EV_COUNT];
+	json_t *evs = json_object(), *cpus = json_array(), *t;
+	char *s;
+
+	capture_counters(c, -1, sum);
+	for (unsigned int ev = 0; ev < ABICAP_EV_COUNT; ev++)
+		json_object_set_new(evs, event_name(ev), json_pack(
+			"{s:I, s:I, s:I}", "seen", (json_int_t)sum[ev].seen,
+			"received", (json_int_t)capture_received(c, ev),
+			"dropped", (json_int_t)sum[ev].dropped));
+	for (int cpu = 0; cpu < capture_ncpus(c); cpu++) {
+		uint64_t seen = 0, drop = 0;
+
+		capture_counters(c, cpu, per);
+		for (int ev = 0; ev < ABICAP_EV_COUNT; ev++) {
+			seen += per[ev].seen;
+			drop += per[ev].dropped;
+		}
+		json_array_append_new(cpus, json_pack("{s:i, s:I, s:I}", "cpu",
+			cpu, "seen", (json_int_t)seen, "dropped", (json_int_t)drop));
+	}
+	t = json_pack("{s:f, s:I, s:I, s:o, s:o}", "duration_s", secs,
+		      "end_ns", (json_int_t)mono_ns(), "records", (json_int_t)records,
+		      "events", evs, "cpus", cpus);
+	if (lo->child_exited)
+		json_object_set_new(t, "command_status", json_integer(
+			WIFEXITED(lo->child_status) ? WEXITSTATUS(lo->child_status) :
+			128 + WTERMSIG(lo->child_status)));
+	s = json_dumps(t, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	json_decref(t);
+	return s;
+}
+
+/*
+ * Fork the command, held on a pipe until the capture is attached, so its
+ * first instruction is already traced.
+ */
+static pid_t start_command(char **cmd, int *go_fd)
+{
+	int p[2];
+	pid_t pid;
+
+	if (pipe(p))
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		char c;
+
+		close(p[1]);
+		if (read(p[0], &c, 1) != 1)
+			_exit(127); /* the capture failed: never run */
+		close(p[0]);
+		signal(SIGPIPE, SIG_DFL);
+		execvp(cmd[0], cmd);
+		fprintf(stderr, "abicap: error: cannot run '%s': %s\n", cmd[0],
+			strerror(errno));
+		_exit(127);
+	}
+	close(p[0]);
+	*go_fd = p[1];
+	return pid;
+}
+
+int do_record(int argc, char **argv)
+{
+	char err[ERRMSG_LEN], *meta, *trl;
+	struct trace_opts o;
+	struct rec_state st = { 0 };
+	struct loop_opts lo = { 0 };
+	struct contract *contract = NULL;
+	struct capture *c;
+	uint64_t t0;
+	int ret, go_fd = -1;
+	pid_t child = 0;
+
+	ret = capture_parse_args(argc, argv, true, &o, err, sizeof(err));
+	if (ret) {
+		ab_error("%s", err);
+		return ret;
+	}
+	if (o.help) {
+		fputs(record_usage, stdout);
+		return EXIT_OK;
+	}
+	if (o.contract_path) {
+		contract = contract_load(o.contract_path, err, sizeof(err));
+		if (!contract) {
+			ab_error("%s", err);
+			return EXIT_USAGE;
+		}
+		o.cap.contract = contract;
+	}
+	loop_install_signals();
+	if (o.command) {
+		child = start_command(o.command, &go_fd);
+		if (child < 0) {
+			ab_error("cannot start '%s': %s", o.command[0],
+				 strerror(errno));
+			contract_free(contract);
+			return EXIT_RUNTIME;
+		}
+		o.cap.pids[o.cap.npids++] = child;
+		o.cap.follow_forks = true;
+		o.cap.events &= ~((1u << ABICAP_EV_CPU_IDLE) |
+				  (1u << ABICAP_EV_CPU_FREQUENCY));
+	}
+	t0 = mono_ns();
+	c = capture_open(&o.cap, sink, &st, &ret, err, sizeof(err));
+	contract_free(contract);
+	if (!c) {
+		ab_error("%s", err);
+		goto kill_child;
+	}
+	meta = metadata(c, &o, argc, argv, t0);
+	st.w = meta ? capw_open(o.output, o.force, meta, err, sizeof(err)) : NULL;
+	free(meta);
+	if (!st.w) {
+		ab_error("%s", err);
+		capture_close(c);
+		ret = EXIT_RUNTIME;
+		goto kill_child;
+	}
+	fprintf(stderr, "abicap: recording %d event%s to %s%s%s; %s to stop\n",
+		__builtin_popcount(o.cap.events),
+		__builtin_popcount(o.cap.events) == 1 ? "" : "s", o.output,
+		child ? " while running " : "", child ? o.command[0] : "",
+		child ? "its exit or Ctrl-C" : "Ctrl-C or the duration");
+	if (child) {
+		if (write(go_fd, "g", 1) != 1)
+			ab_warn("could not start the command");
+		close(go_fd);
+		go_fd = -1;
+	}
+	lo.duration = o.duration;
+	lo.t0_ns = t0;
+	lo.child = child;
+	lo.done = sink_done;
+	lo.ctx = &st;
+	ret = run_loop(c, &lo);
+	capture_stop(c);
+	print_summary(c, o.cap.events, (mono_ns() - t0) / 1e9);
+	trl = trailer(c, (mono_ns() - t0) / 1e9, capw_records(st.w), &lo);
+	{
+		uint64_t recs = capw_records(st.w);
+		int e = capw_close(st.w, trl ? trl : "{}", err, sizeof(err));
+
+		free(trl);
+		if (st.werr || e) {
+			if (st.werr)
+				ab_error("cannot write '%s': %s (what was written "
+					 "before stays readable)", o.output,
+					 strerror(-st.werr));
+			else
+				ab_error("%s", err);
+			ret = EXIT_RUNTIME;
+		} else {
+			fprintf(stderr, "abicap: wrote %llu records to %s\n",
+				(unsigned long long)recs, o.output);
+		}
+	}
+	capture_close(c);
+	if (child && !lo.child_exited) {
+		/* stopped by a signal or the duration: the command goes on */
+		ab_warn("the command (pid %d) is still running", child);
+	} else if (child) {
+		if (WIFEXITED(lo.child_status))
+			fprintf(stderr, "abicap: the command exited with status %d\n",
+				WEXITSTATUS(lo.child_status));
+		else
+			fprintf(stderr, "abicap: the command was killed by signal %d\n",
+				WTERMSIG(lo.child_status));
+	}
+	return ret;
+kill_child:
+	if (child) {
+		close(go_fd); /* the child sees EOF and exits without running */
+		waitpid(child, NULL, 0);
+	}
+	return ret;
+}
