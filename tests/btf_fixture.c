@@ -171,6 +171,8 @@ struct btf *kfix_build(const struct kfix *k)
 		add_tp(b, &t, "sched_wakeup", (int[]){ t.task_ptr }, 1);
 		add_tp(b, &t, "sched_wakeup_new", (int[]){ t.task_ptr }, 1);
 		add_tp(b, &t, "sched_waking", (int[]){ t.task_ptr }, 1);
+		add_tp(b, &t, "sched_process_fork",
+		       (int[]){ t.task_ptr, t.task_ptr }, 2);
 		add_tp(b, &t, "cpu_idle", (int[]){ t.u32, t.u32 }, 2);
 		if (!k->no_cpu_frequency)
 			add_tp(b, &t, "cpu_frequency", (int[]){ t.u32, t.u32 }, 2);

@@ -64,9 +64,9 @@ Test(checker, modern_kernel_is_all_ok, .fini = done)
 	check(&(struct kfix){ 0 });
 	cr_assert_eq(res.count[V_BROKEN], 0);
 	cr_assert_eq(res.count[V_DEGRADED], 0);
-	/* 6 tracepoints, 11 args, 13 record fields (3 records), 7 task
+	/* 7 tracepoints, 13 args, 13 record fields (3 records), 7 task
 	 * fields, the ring buffer's lock */
-	cr_assert_eq(res.n, 6 + 11 + 7 + 4 + 2 + 7 + 1, "%d items", res.n);
+	cr_assert_eq(res.n, 7 + 13 + 7 + 4 + 2 + 7 + 1, "%d items", res.n);
 	cr_assert_eq(plan_from_check(&res, EVENTS_ALL, ATTACH_AUTO, &p, err,
 				     sizeof(err)), EXIT_OK);
 	cr_assert(p.switch_prev_state);

@@ -19,7 +19,10 @@ Test(contract, builtin_parses_and_covers_every_event)
 	cr_assert(c, "%s", err);
 	cr_assert_eq(c->version, 1);
 	cr_assert_str_eq(c->name, "abicap-default");
-	cr_assert_eq(c->nevents, ABICAP_EV_COUNT);
+	/* the six captured events, and sched_process_fork for record -- CMD */
+	cr_assert_eq(c->nevents, ABICAP_EV_COUNT + 1);
+	cr_assert_eq(contract_event(c, "sched_process_fork")->ev, -1);
+	cr_assert_eq(contract_event(c, "sched_process_fork")->nargs, 2);
 	for (int ev = 0; ev < ABICAP_EV_COUNT; ev++) {
 		const struct c_event *e = contract_event(c, event_name(ev));
 
