@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/* The capture file: round trip, and every way a file can be damaged. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "btf_fixture.h"
+#include "capfile.h"
+#include "harness.h"
+#include "util.h"
+
+#define path(n) scratch_path(n)
+static char err[ERRMSG_LEN];
+
+TestSuite(capfile, .init = scratch_init, .fini = scratch_fini);
+
+/* n records, alternating switch and power records, into a file. */
+static void write_n(const char *p, int n)
+{
+	struct capw *w = capw_open(p, false, "{\"test\":1}", err, sizeof(err));
+
+	cr_assert(w, "%s", err);
+	for (int i = 0; i < n; i++) {
+		union abicap_rec r;
+
+		memset(&r, 0, sizeof(r));
+		if (i % 2) {
+			r.pw.hdr = (struct abicap_hdr){ .ts_ns = i, .type =
+				ABICAP_EV_CPU_IDLE, .size = sizeof(r.pw), .cpu = 1 };
+			r.pw.state = i;
+		} else {
+			r.sw.hdr = (struct abicap_hdr){ .ts_ns = i, .type =
+				ABICAP_EV_SCHED_SWITCH, .size = sizeof(r.sw) };
+			r.sw.prev_pid = i;
+			snprintf(r.sw.prev_comm, sizeof(r.sw.prev_comm), "t%d", i % 97);
+		}
+		cr_assert_eq(capw_add(w, &r, r.hdr.size), 0);
+	}
+	cr_assert_eq(capw_records(w), (uint64_t)n);
+	cr_assert_eq(capw_close(w, "{\"records\":1}", err, sizeof(err)), 0);
+}
+
+static int read_all_records(const char *p, struct capr **out)
+{
+	struct capr *r = capr_open(p, err, sizeof(err));
+	union abicap_rec rec;
+	int n = 0, c;
+
+	cr_assert(r, "%s", err);
+	while ((c = capr_next(r, &rec)) == 1) {
+		cr_assert_eq(rec.hdr.ts_ns, (uint64_t)n);
+		if (n % 2)
+			cr_assert_eq(rec.pw.state, (uint32_t)n);
+		else
+			cr_assert_eq(rec.sw.prev_pid, n);
+		n++;
+	}
+	*out = r;
+	return c < 0 ? -n - 1 : n;
+}
+
+Test(capfile, round_trip_across_chunks)
+{
+	struct capr *r;
+	struct stat st;
+	int n;
+
+	write_n(path("a.abicap"), 50000); /* 3.2 MB raw: several chunks */
+	cr_assert_eq(stat(path("a.abicap"), &st), 0);
+	cr_assert_eq(st.st_mode & 0777, 0600);
+	n = read_all_records(path("a.abicap"), &r);
+	cr_assert_eq(n, 50000);
+	cr_assert_str_eq(capr_meta(r), "{\"test\":1}");
+	cr_assert_str_eq(capr_trailer(r), "{\"records\":1}");
+	cr_assert_not(capr_cut_short(r));
+	capr_close(r);
+	/* compressed well below the raw 52 bytes a record */
+	cr_assert_lt(st.st_size, 50000 * 10);
+}
+
+Test(capfile, cut_short_reads_complete_chunks)
+{
+	struct capr *r;
+	size_t len;
+	char *buf;
+	int n;
+
+	write_n(path("a.abicap"), 50000);
+	buf = read_file(path("a.abicap"), &len);
+	write_file(path("cut.abicap"), buf, len - len / 3);
+	n = read_all_records(path("cut.abicap"), &r);
+	cr_assert_gt(n, 0);
+	cr_assert_lt(n, 50000);
+	cr_assert(capr_cut_short(r));
+	cr_assert_null(capr_trailer(r));
+	capr_close(r);
+	free(buf);
+}
+
+Test(capfile, damaged_chunk_is_reported)
+{
+	struct capr *r;
+	size_t len;
+	char *buf;
+	int n;
+
+	write_n(path("a.abicap"), 50000);
+	buf = read_file(path("a.abicap"), &len);
+	buf[len / 2] ^= 0x55;
+	write_file(path("bad.abicap"), buf, len);
+	n = read_all_records(path("bad.abicap"), &r);
+	cr_assert_lt(n, 0, "a damaged chunk must be an error");
+	cr_assert(strstr(capr_error(r), "checksum") ||
+		  strstr(capr_error(r), "damaged"), "%s", capr_error(r));
+	capr_close(r);
+	free(buf);
+}
+
+Test(capfile, not_a_capture_and_wrong_version)
+{
+	char hdr[16] = "ABICAP\r\n\x02\0\0\0\0\0\0\0";
+
+	write_file(path("x"), "hello world, not a capture", 26);
+	cr_assert_null(capr_open(path("x"), err, sizeof(err)));
+	cr_assert(strstr(err, "is not an abicap capture file"), "%s", err);
+	write_file(path("v2"), hdr, sizeof(hdr));
+	cr_assert_null(capr_open(path("v2"), err, sizeof(err)));
+	cr_assert(strstr(err, "capture format version 2; this abicap reads "
+			 "version 1"), "%s", err);
+	write_file(path("empty"), "", 0);
+	cr_assert_null(capr_open(path("empty"), err, sizeof(err)));
+	cr_assert_null(capr_open(path("none"), err, sizeof(err)));
+	cr_assert(strstr(err, "cannot open capture"), "%s", err);
+}
+
+Test(capfile, existing_files_and_symlinks)
+{
+	struct capw *w;
+
+	write_file(path("exists"), "x", 1);
+	cr_assert_null(capw_open(path("exists"), false, "{}", err, sizeof(err)));
+	cr_assert(strstr(err, "use --force to replace it"), "%s", err);
+	w = capw_open(path("exists"), true, "{}", err, sizeof(err));
+	cr_assert(w, "%s", err);
+	cr_assert_eq(capw_close(w, "{}", err, sizeof(err)), 0);
+	cr_assert_eq(symlink(path("exists"), path("link")), 0);
+	cr_assert_null(capw_open(path("link"), false, "{}", err, sizeof(err)));
+	cr_assert_null(capw_open(path("link"), true, "{}", err, sizeof(err)));
+	cr_assert(strstr(err, "not a regular file"), "%s", err);
+}
