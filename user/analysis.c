@@ -1,0 +1,348 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+#include <stdlib.h>
+#include <string.h>
+#include "analysis.h"
+
+const char *const state_names[10] = { "R", "S", "D", "T", "t", "X", "Z", "P",
+				      "I", "R+" };
+
+int state_index(uint32_t st)
+{
+	if (st & ABICAP_STATE_PREEMPTED)
+		return 9;
+	for (int i = 0; i < 8; i++)
+		if (st & (1u << i))
+			return i + 1;
+	return 0;
+}
+
+static void lat_add(struct lat *l, uint64_t v)
+{
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 256;
+		uint64_t *nv = realloc(l->v, cap * sizeof(*nv));
+
+		if (!nv)
+			return; /* keep totals even without the sample */
+		l->v = nv;
+		l->cap = cap;
+	}
+	l->v[l->n++] = v;
+	l->total += v;
+	if (v > l->max)
+		l->max = v;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+uint64_t lat_percentile(struct lat *l, double p)
+{
+	size_t i;
+
+	if (!l->n)
+		return 0;
+	qsort(l->v, l->n, sizeof(*l->v), cmp_u64);
+	i = (size_t)(p / 100.0 * (double)(l->n - 1) + 0.5);
+	return l->v[i < l->n ? i : l->n - 1];
+}
+
+void analysis_init(struct analysis *a, int ncpus)
+{
+	memset(a, 0, sizeof(*a));
+	a->ncpus = ncpus > 0 ? ncpus : 1;
+	a->cpus = calloc(a->ncpus, sizeof(*a->cpus));
+	for (int i = 0; a->cpus && i < a->ncpus; i++)
+		a->cpus[i].state = -1;
+}
+
+static size_t slot(const struct analysis *a, int32_t pid)
+{
+	size_t i = ((uint32_t)pid * 2654435761u) & (a->index_size - 1);
+
+	while (a->index[i] && a->tasks[a->index[i] - 1].pid != pid)
+		i = (i + 1) & (a->index_size - 1);
+	return i;
+}
+
+static bool grow_index(struct analysis *a)
+{
+	size_t size = a->index_size ? a->index_size * 2 : 1024;
+	uint32_t *old = a->index;
+
+	a->index = calloc(size, sizeof(*a->index));
+	if (!a->index) {
+		a->index = old;
+		return false;
+	}
+	a->index_size = size;
+	for (size_t i = 0; i < a->ntasks; i++)
+		a->index[slot(a, a->tasks[i].pid)] = i + 1;
+	free(old);
+	return true;
+}
+
+/* The task with this pid (created on first sight); NULL for the idle task. */
+static struct task *task(struct analysis *a, int32_t pid, int32_t tgid,
+			 const char *comm)
+{
+	struct task *t;
+	size_t i;
+
+	if (pid <= 0)
+		return NULL;
+	if ((a->ntasks + 1) * 2 > a->index_size && !grow_index(a))
+		return NULL;
+	i = slot(a, pid);
+	if (a->index[i]) {
+		t = &a->tasks[a->index[i] - 1];
+		goto found;
+	}
+	if (a->ntasks == a->cap)
+		return NULL; /* reserve() ran out of memory */
+	t = &a->tasks[a->ntasks++];
+	memset(t, 0, sizeof(*t));
+	t->pid = pid;
+	a->index[i] = a->ntasks;
+found:
+	if (tgid > 0)
+		t->tgid = tgid;
+	if (comm)
+		memcpy(t->comm, comm, ABICAP_COMM_LEN);
+	return t;
+}
+
+static bool wanted(const struct analysis *a, const struct task *t)
+{
+	if (!t)
+		return false;
+	if (a->filter_tgid && t->tgid != a->filter_tgid)
+		return false;
+	if (a->filter_comm[0] && strcmp(t->comm, a->filter_comm))
+		return false;
+	return true;
+}
+
+static struct chain *chain(struct analysis *a, const struct task *waker,
+			   const struct task *wakee)
+{
+	struct chain *c;
+
+	for (size_t i = 0; i < a->nchains; i++)
+		if (a->chains[i].waker == waker->pid &&
+		    a->chains[i].wakee == wakee->pid)
+			return &a->chains[i];
+	if (a->nchains == a->chains_cap) {
+		size_t cap = a->chains_cap ? a->chains_cap * 2 : 256;
+		struct chain *nc = realloc(a->chains, cap * sizeof(*nc));
+
+		if (!nc)
+			return NULL;
+		a->chains = nc;
+		a->chains_cap = cap;
+	}
+	c = &a->chains[a->nchains++];
+	memset(c, 0, sizeof(*c));
+	c->waker = waker->pid;
+	c->wakee = wakee->pid;
+	memcpy(c->waker_comm, waker->comm, ABICAP_COMM_LEN);
+	memcpy(c->wakee_comm, wakee->comm, ABICAP_COMM_LEN);
+	return c;
+}
+
+static void on_switch(struct analysis *a, const struct abicap_switch *s)
+{
+	uint64_t ts = s->hdr.ts_ns;
+	struct task *prev = task(a, s->prev_pid, s->prev_tgid, s->prev_comm);
+	struct task *next = task(a, s->next_pid, s->next_tgid, s->next_comm);
+	struct cpu_stat *c = s->hdr.cpu < (uint32_t)a->ncpus ?
+			     &a->cpus[s->hdr.cpu] : NULL;
+
+	if (c) {
+		if (c->known) {
+			if (c->idle)
+				c->idle_time += ts - c->last_switch_ts;
+			else
+				c->busy += ts - c->last_switch_ts;
+		}
+		c->known = true;
+		c->idle = s->next_pid == 0;
+		c->last_switch_ts = ts;
+	}
+	if (prev) {
+		int si = state_index(s->prev_state);
+
+		prev->out_ts = ts;
+		prev->out_state = s->prev_state;
+		/* preempted, or still runnable: back on the run queue now */
+		if (si == 0 || si == 9) {
+			prev->runnable_ts = ts;
+			prev->involuntary++;
+		} else {
+			prev->voluntary++;
+		}
+	}
+	if (next) {
+		if (next->out_ts && wanted(a, next)) {
+			uint64_t off = ts - next->out_ts;
+
+			next->off_total += off;
+			next->off_by_state[state_index(next->out_state)] += off;
+		}
+		next->out_ts = 0;
+		if (next->runnable_ts && wanted(a, next)) {
+			uint64_t lat = ts - next->runnable_ts;
+			struct chain *ch;
+
+			lat_add(&next->rq, lat);
+			lat_add(&a->rq, lat);
+			if (next->last_waker_pid > 0) {
+				struct task *w = task(a, next->last_waker_pid, 0,
+						      NULL);
+
+				ch = w ? chain(a, w, next) : NULL;
+				if (ch) {
+					ch->total_lat += lat;
+					if (lat > ch->max_lat)
+						ch->max_lat = lat;
+				}
+			}
+		}
+		next->runnable_ts = 0;
+		next->last_waker_pid = 0;
+	}
+}
+
+/* sched_wakeup / sched_wakeup_new: runnable from now (not waking: the
+ * task is queued at wakeup, as perf sched counts it). */
+static void on_wakeup(struct analysis *a, const struct abicap_wakeup *w)
+{
+	struct task *t = task(a, w->pid, w->tgid, w->comm);
+
+	if (!t)
+		return;
+	if (!t->runnable_ts)
+		t->runnable_ts = w->hdr.ts_ns;
+	t->last_waker_pid = w->waker_pid;
+	if (w->waker_pid > 0 && wanted(a, t)) {
+		struct task *waker = task(a, w->waker_pid, w->waker_tgid, NULL);
+		struct chain *c = waker ? chain(a, waker, t) : NULL;
+
+		if (c) {
+			c->count++;
+			/* the names as of now: a task renames itself after exec */
+			memcpy(c->waker_comm, waker->comm, ABICAP_COMM_LEN);
+			memcpy(c->wakee_comm, t->comm, ABICAP_COMM_LEN);
+		}
+	}
+}
+
+static void freq_account(struct cpu_stat *c, uint64_t ts)
+{
+	int i;
+
+	if (!c->freq_khz)
+		return;
+	for (i = 0; i < c->nfreqs && c->freqs[i] != c->freq_khz; i++)
+		;
+	if (i == c->nfreqs) {
+		if (c->nfreqs == 32)
+			return;
+		c->freqs[c->nfreqs++] = c->freq_khz;
+	}
+	c->freq_time[i] += ts - c->freq_since;
+}
+
+/*
+ * Room for the (at most three) tasks one record can add, made before any
+ * task pointer is taken: task pointers then stay valid through the record.
+ */
+static void reserve(struct analysis *a)
+{
+	size_t cap;
+	struct task *nt;
+
+	if (a->ntasks + 3 <= a->cap)
+		return;
+	cap = a->cap ? a->cap * 2 : 256;
+	nt = realloc(a->tasks, cap * sizeof(*nt));
+	if (nt) {
+		a->tasks = nt;
+		a->cap = cap;
+	}
+}
+
+void analysis_add(struct analysis *a, const union abicap_rec *r)
+{
+	uint64_t ts = r->hdr.ts_ns;
+	struct cpu_stat *c;
+
+	reserve(a);
+	if (!a->records++)
+		a->first_ts = ts;
+	if (ts > a->last_ts)
+		a->last_ts = ts;
+	switch (r->hdr.type) {
+	case ABICAP_EV_SCHED_SWITCH:
+		on_switch(a, &r->sw);
+		break;
+	case ABICAP_EV_SCHED_WAKEUP:
+	case ABICAP_EV_SCHED_WAKEUP_NEW:
+		on_wakeup(a, &r->wk);
+		break;
+	case ABICAP_EV_CPU_IDLE:
+		if (r->pw.cpu_id >= (uint32_t)a->ncpus)
+			break;
+		c = &a->cpus[r->pw.cpu_id];
+		if (c->state >= 0 && c->state < MAX_IDLE_STATES)
+			c->residency[c->state] += ts - c->state_enter_ts;
+		c->state = r->pw.state == UINT32_MAX ? -1 : (int32_t)r->pw.state;
+		c->state_enter_ts = ts;
+		break;
+	case ABICAP_EV_CPU_FREQUENCY:
+		if (r->pw.cpu_id >= (uint32_t)a->ncpus)
+			break;
+		c = &a->cpus[r->pw.cpu_id];
+		freq_account(c, ts);
+		c->freq_khz = r->pw.state;
+		c->freq_since = ts;
+		break;
+	}
+}
+
+void analysis_finish(struct analysis *a)
+{
+	for (int i = 0; i < a->ncpus; i++) {
+		struct cpu_stat *c = &a->cpus[i];
+
+		if (c->known) {
+			if (c->idle)
+				c->idle_time += a->last_ts - c->last_switch_ts;
+			else
+				c->busy += a->last_ts - c->last_switch_ts;
+			c->last_switch_ts = a->last_ts;
+		}
+		if (c->state >= 0 && c->state < MAX_IDLE_STATES) {
+			c->residency[c->state] += a->last_ts - c->state_enter_ts;
+			c->state_enter_ts = a->last_ts;
+		}
+		freq_account(c, a->last_ts);
+		c->freq_since = a->last_ts;
+	}
+}
+
+void analysis_free(struct analysis *a)
+{
+	for (size_t i = 0; i < a->ntasks; i++)
+		free(a->tasks[i].rq.v);
+	free(a->tasks);
+	free(a->index);
+	free(a->cpus);
+	free(a->chains);
+	free(a->rq.v);
+	memset(a, 0, sizeof(*a));
+}

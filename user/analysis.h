@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * Scheduling analysis of a sequence of records (time order): run-queue
+ * latency, off-CPU time by state, CPU busy/idle and idle-state residency,
+ * frequency residency, wakeup chains.
+ */
+#ifndef ABICAP_ANALYSIS_H
+#define ABICAP_ANALYSIS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "record.h"
+
+#define MAX_IDLE_STATES 16
+
+struct lat {
+	uint64_t *v; /* ns */
+	size_t n, cap;
+	uint64_t total, max;
+};
+
+struct task {
+	int32_t pid, tgid;
+	char comm[ABICAP_COMM_LEN];
+	/* current state */
+	uint64_t runnable_ts; /* woken or preempted, waiting to run (0: no) */
+	uint64_t out_ts; /* switched out at (0: running or unknown) */
+	uint32_t out_state; /* prev_state when switched out (tracefs encoding) */
+	/* results */
+	struct lat rq; /* run-queue latency samples */
+	uint64_t off_total;
+	uint64_t off_by_state[10]; /* index: 0 R, 1 S, 2 D, 3 T, 4 t, 5 X, 6 Z, 7 P, 8 I, 9 R+ */
+	uint64_t voluntary, involuntary;
+	int32_t last_waker_pid;
+	char last_waker_comm[ABICAP_COMM_LEN];
+};
+
+struct cpu_stat {
+	uint64_t last_switch_ts;
+	bool idle; /* the idle task runs */
+	bool known;
+	uint64_t busy, idle_time;
+	uint64_t state_enter_ts;
+	int32_t state; /* current idle state, -1 none */
+	uint64_t residency[MAX_IDLE_STATES];
+	uint32_t freq_khz; /* current, 0 unknown */
+	uint64_t freq_since;
+	/* frequency residency: up to 32 distinct frequencies */
+	uint32_t freqs[32];
+	uint64_t freq_time[32];
+	int nfreqs;
+};
+
+struct chain {
+	int32_t waker, wakee;
+	char waker_comm[ABICAP_COMM_LEN], wakee_comm[ABICAP_COMM_LEN];
+	uint64_t count, total_lat, max_lat;
+};
+
+struct analysis {
+	struct task *tasks;
+	size_t ntasks, cap;
+	uint32_t *index; /* open addressing on pid: 1 + position in tasks, 0 free */
+	size_t index_size; /* a power of two, at least twice ntasks */
+	struct cpu_stat *cpus;
+	int ncpus;
+	struct chain *chains;
+	size_t nchains, chains_cap;
+	struct lat rq; /* all run-queue latency samples */
+	uint64_t first_ts, last_ts, records;
+	int32_t filter_tgid; /* 0: none */
+	char filter_comm[ABICAP_COMM_LEN]; /* "": none */
+};
+
+void analysis_init(struct analysis *a, int ncpus);
+void analysis_add(struct analysis *a, const union abicap_rec *r);
+/* Close open intervals at the last timestamp. */
+void analysis_finish(struct analysis *a);
+void analysis_free(struct analysis *a);
+
+/* Sort the samples, then the p-th percentile (0..100). */
+uint64_t lat_percentile(struct lat *l, double p);
+/* tracefs prev_state -> off_by_state index */
+int state_index(uint32_t prev_state);
+extern const char *const state_names[10];
+
+#endif

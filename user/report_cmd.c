@@ -1,0 +1,410 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/* abicap report FILE: what a capture says about scheduling latency. */
+#include <getopt.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "analysis.h"
+#include "capfile.h"
+#include "commands.h"
+#include "util.h"
+
+const char report_usage[] =
+"Usage: abicap report FILE [--format text|json] [--pid PID] [--comm COMM] [--top N]\n"
+"Read a capture file (abicap record) and report, for the tasks kept by the\n"
+"filters: run-queue latency (sched_wakeup, or being preempted, until\n"
+"switched in) as a log2 histogram with p50/p90/p99/p99.9/max, overall and\n"
+"per task; off-CPU time per task by the state it left in, and voluntary\n"
+"and involuntary switches; per-CPU busy and idle time, idle-state and\n"
+"frequency residency; wakeup chains, most frequent and slowest.\n"
+"\n"
+"  -f, --format FMT   text (default) or json\n"
+"  -p, --pid PID      only tasks of this process (tgid)\n"
+"      --comm COMM    only tasks with this name\n"
+"  -n, --top N        rows per table (default 10)\n"
+"  -h, --help         show this help\n"
+"\n"
+"A file cut short (no trailer: the recorder was killed) is reported up to\n"
+"its last complete chunk, and says so.\n"
+"Exit: 0 ok, 2 bad usage or a file that is not a readable capture.\n";
+
+static int cmp_ts(const void *a, const void *b)
+{
+	const union abicap_rec *x = a, *y = b;
+
+	return x->hdr.ts_ns < y->hdr.ts_ns ? -1 : x->hdr.ts_ns > y->hdr.ts_ns;
+}
+
+static double us(uint64_t ns)
+{
+	return ns / 1e3;
+}
+
+static double ms(uint64_t ns)
+{
+	return ns / 1e6;
+}
+
+/* log2 histogram of microseconds, like runqlat's */
+static void histogram(FILE *f, const struct lat *l)
+{
+	uint64_t buckets[40] = { 0 }, max = 0;
+	int top = 0;
+
+	for (size_t i = 0; i < l->n; i++) {
+		uint64_t u = l->v[i] / 1000;
+		int b = 0;
+
+		while (u >> b && b < 39)
+			b++;
+		buckets[b]++;
+		if (b > top)
+			top = b;
+	}
+	for (int b = 0; b <= top; b++)
+		if (buckets[b] > max)
+			max = buckets[b];
+	fprintf(f, "     %-19s : %-10s distribution\n", "usecs", "count");
+	for (int b = 0; b <= top; b++) {
+		unsigned long long lo = b ? 1ull << (b - 1) : 0, hi = (1ull << b) - 1;
+		int stars = max ? (int)(buckets[b] * 40 / max) : 0;
+
+		fprintf(f, "     %8llu -> %-8llu : %-10llu |%-40.*s|\n", lo, hi,
+			(unsigned long long)buckets[b], stars,
+			"****************************************");
+	}
+}
+
+static int by_rq_total(const void *a, const void *b)
+{
+	const struct task *x = a, *y = b;
+
+	return x->rq.total < y->rq.total ? 1 : x->rq.total > y->rq.total ? -1 : 0;
+}
+
+static int by_off_total(const void *a, const void *b)
+{
+	const struct task *x = a, *y = b;
+
+	return x->off_total < y->off_total ? 1 : x->off_total > y->off_total ? -1 : 0;
+}
+
+static int by_count(const void *a, const void *b)
+{
+	const struct chain *x = a, *y = b;
+
+	return x->count < y->count ? 1 : x->count > y->count ? -1 : 0;
+}
+
+static int by_max(const void *a, const void *b)
+{
+	const struct chain *x = a, *y = b;
+
+	return x->max_lat < y->max_lat ? 1 : x->max_lat > y->max_lat ? -1 : 0;
+}
+
+static void text_report(FILE *f, struct analysis *a, const char *path,
+			json_t *meta, json_t *trl, bool cut, int top)
+{
+	struct lat *l = &a->rq;
+
+	fprintf(f, "abicap report %s: kernel %s, %.3f s, %llu records%s\n", path,
+		json_string_value(json_object_get(meta, "kernel")),
+		(a->last_ts - a->first_ts) / 1e9, (unsigned long long)a->records,
+		cut ? "; CUT SHORT: no trailer, read up to the last complete chunk" :
+		"");
+	if (trl) {
+		json_t *evs = json_object_get(trl, "events"), *v;
+		const char *k;
+		json_int_t drop = 0;
+
+		json_object_foreach(evs, k, v)
+			drop += json_integer_value(json_object_get(v, "dropped"));
+		fprintf(f, "dropped while recording: %lld\n", (long long)drop);
+	}
+	fprintf(f, "\nRun-queue latency (wakeup or preemption -> running): %zu samples\n",
+		l->n);
+	if (l->n) {
+		histogram(f, l);
+		fprintf(f, "  p50 %.1f us  p90 %.1f us  p99 %.1f us  p99.9 %.1f us  "
+			"max %.1f us\n", us(lat_percentile(l, 50)),
+			us(lat_percentile(l, 90)), us(lat_percentile(l, 99)),
+			us(lat_percentile(l, 99.9)), us(l->max));
+	}
+	qsort(a->tasks, a->ntasks, sizeof(*a->tasks), by_rq_total);
+	fprintf(f, "\nPer task, by total run-queue latency (top %d):\n", top);
+	fprintf(f, "  %-8s %-16s %9s %12s %10s %10s %10s\n", "TID", "COMM",
+		"SAMPLES", "TOTAL(ms)", "AVG(us)", "P99(us)", "MAX(us)");
+	for (size_t i = 0, shown = 0; i < a->ntasks && shown < (size_t)top; i++) {
+		struct task *t = &a->tasks[i];
+
+		if (!t->rq.n)
+			continue;
+		fprintf(f, "  %-8d %-16s %9zu %12.3f %10.1f %10.1f %10.1f\n", t->pid,
+			t->comm, t->rq.n, ms(t->rq.total), us(t->rq.total / t->rq.n),
+			us(lat_percentile(&t->rq, 99)), us(t->rq.max));
+		shown++;
+	}
+	qsort(a->tasks, a->ntasks, sizeof(*a->tasks), by_off_total);
+	fprintf(f, "\nOff-CPU time per task, by the state it left in (top %d):\n",
+		top);
+	fprintf(f, "  %-8s %-16s %11s %10s %10s %10s %10s %10s %8s %8s\n", "TID",
+		"COMM", "OFF(ms)", "S(ms)", "D(ms)", "R(ms)", "R+(ms)", "OTHER(ms)",
+		"VOL", "INVOL");
+	for (size_t i = 0, shown = 0; i < a->ntasks && shown < (size_t)top; i++) {
+		struct task *t = &a->tasks[i];
+
+		if (!t->off_total)
+			continue;
+		fprintf(f, "  %-8d %-16s %11.3f %10.3f %10.3f %10.3f %10.3f %10.3f "
+			"%8llu %8llu\n", t->pid, t->comm, ms(t->off_total),
+			ms(t->off_by_state[1]), ms(t->off_by_state[2]),
+			ms(t->off_by_state[0]), ms(t->off_by_state[9]),
+			ms(t->off_total - t->off_by_state[0] - t->off_by_state[1] -
+			   t->off_by_state[2] - t->off_by_state[9]),
+			(unsigned long long)t->voluntary,
+			(unsigned long long)t->involuntary);
+		shown++;
+	}
+	fprintf(f, "\nCPUs:\n");
+	if (json_integer_value(json_object_get(meta, "pid_filter")))
+		fprintf(f, "  not known: the capture was filtered to some "
+			"processes (record without -p or a command for CPU time)\n");
+	else
+		fprintf(f, "  %-4s %11s %11s  %s\n", "CPU", "BUSY(ms)", "IDLE(ms)",
+			"IDLE-STATE AND FREQUENCY RESIDENCY");
+	for (int c = 0; c < a->ncpus &&
+	     !json_integer_value(json_object_get(meta, "pid_filter")); c++) {
+		struct cpu_stat *s = &a->cpus[c];
+
+		fprintf(f, "  %-4d %11.3f %11.3f ", c, ms(s->busy), ms(s->idle_time));
+		for (int k = 0; k < MAX_IDLE_STATES; k++)
+			if (s->residency[k])
+				fprintf(f, " state%d %.3f ms", k, ms(s->residency[k]));
+		for (int k = 0; k < s->nfreqs; k++)
+			fprintf(f, " %u kHz %.3f ms", s->freqs[k], ms(s->freq_time[k]));
+		fputc('\n', f);
+	}
+	qsort(a->chains, a->nchains, sizeof(*a->chains), by_count);
+	fprintf(f, "\nWakeup chains, most frequent (top %d):\n", top);
+	fprintf(f, "  %-24s    %-24s %9s %10s %10s\n", "WAKER", "WAKEE", "COUNT",
+		"AVG(us)", "MAX(us)");
+	for (size_t i = 0; i < a->nchains && i < (size_t)top; i++) {
+		struct chain *c = &a->chains[i];
+		char w[48], e[48];
+
+		snprintf(w, sizeof(w), "%s:%d", c->waker_comm, c->waker);
+		snprintf(e, sizeof(e), "%s:%d", c->wakee_comm, c->wakee);
+		fprintf(f, "  %-24s -> %-24s %9llu %10.1f %10.1f\n", w, e,
+			(unsigned long long)c->count,
+			c->count ? us(c->total_lat / c->count) : 0, us(c->max_lat));
+	}
+	qsort(a->chains, a->nchains, sizeof(*a->chains), by_max);
+	fprintf(f, "\nWakeup chains, slowest (top %d):\n", top);
+	for (size_t i = 0; i < a->nchains && i < (size_t)top; i++) {
+		struct chain *c = &a->chains[i];
+
+		fprintf(f, "  %s:%d -> %s:%d  max %.1f us over %llu wakeups\n",
+			c->waker_comm, c->waker, c->wakee_comm, c->wakee,
+			us(c->max_lat), (unsigned long long)c->count);
+	}
+}
+
+static json_t *json_report(struct analysis *a, const char *path, json_t *meta,
+			   bool cut)
+{
+	json_t *tasks = json_array(), *cpus = json_array(), *chains = json_array();
+	struct lat *l = &a->rq;
+
+	for (size_t i = 0; i < a->ntasks; i++) {
+		struct task *t = &a->tasks[i];
+		json_t *st = json_object();
+
+		if (!t->rq.n && !t->off_total)
+			continue;
+		for (int k = 0; k < 10; k++)
+			if (t->off_by_state[k])
+				json_object_set_new(st, state_names[k],
+					json_integer(t->off_by_state[k]));
+		json_array_append_new(tasks, json_pack(
+			"{s:i, s:i, s:s, s:I, s:I, s:I, s:I, s:I, s:o, s:I, s:I}",
+			"tid", t->pid, "tgid", t->tgid, "comm", t->comm,
+			"rq_samples", (json_int_t)t->rq.n,
+			"rq_total_ns", (json_int_t)t->rq.total,
+			"rq_p99_ns", (json_int_t)lat_percentile(&t->rq, 99),
+			"rq_max_ns", (json_int_t)t->rq.max,
+			"off_cpu_ns", (json_int_t)t->off_total, "off_cpu_by_state_ns", st,
+			"voluntary", (json_int_t)t->voluntary,
+			"involuntary", (json_int_t)t->involuntary));
+	}
+	for (int c = 0; c < a->ncpus; c++) {
+		json_t *res = json_object(), *fr = json_object();
+
+		for (int k = 0; k < MAX_IDLE_STATES; k++)
+			if (a->cpus[c].residency[k]) {
+				char key[16];
+
+				snprintf(key, sizeof(key), "%d", k);
+				json_object_set_new(res, key,
+					json_integer(a->cpus[c].residency[k]));
+			}
+		for (int k = 0; k < a->cpus[c].nfreqs; k++) {
+			char key[16];
+
+			snprintf(key, sizeof(key), "%u", a->cpus[c].freqs[k]);
+			json_object_set_new(fr, key, json_integer(a->cpus[c].freq_time[k]));
+		}
+		json_array_append_new(cpus, json_pack("{s:i, s:I, s:I, s:o, s:o}",
+			"cpu", c, "busy_ns", (json_int_t)a->cpus[c].busy,
+			"idle_ns", (json_int_t)a->cpus[c].idle_time,
+			"idle_state_residency_ns", res, "frequency_residency_ns", fr));
+	}
+	for (size_t i = 0; i < a->nchains; i++)
+		json_array_append_new(chains, json_pack(
+			"{s:i, s:s, s:i, s:s, s:I, s:I, s:I}",
+			"waker", a->chains[i].waker, "waker_comm", a->chains[i].waker_comm,
+			"wakee", a->chains[i].wakee, "wakee_comm", a->chains[i].wakee_comm,
+			"count", (json_int_t)a->chains[i].count,
+			"total_latency_ns", (json_int_t)a->chains[i].total_lat,
+			"max_latency_ns", (json_int_t)a->chains[i].max_lat));
+	return json_pack("{s:s, s:O, s:b, s:I, s:I, s:{s:I, s:I, s:I, s:I, s:I, s:I}, "
+			 "s:o, s:o, s:o}",
+			 "file", path, "capture", meta, "cut_short", cut,
+			 "records", (json_int_t)a->records,
+			 "duration_ns", (json_int_t)(a->last_ts - a->first_ts),
+			 "runqueue_latency", "samples", (json_int_t)l->n,
+			 "p50_ns", (json_int_t)lat_percentile(l, 50),
+			 "p90_ns", (json_int_t)lat_percentile(l, 90),
+			 "p99_ns", (json_int_t)lat_percentile(l, 99),
+			 "p999_ns", (json_int_t)lat_percentile(l, 99.9),
+			 "max_ns", (json_int_t)l->max,
+			 "tasks", tasks, "cpus", cpus, "wakeup_chains", chains);
+}
+
+int do_report(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "format", required_argument, NULL, 'f' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "comm", required_argument, NULL, 'c' },
+		{ "top", required_argument, NULL, 'n' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	char err[ERRMSG_LEN];
+	bool json = false, cut;
+	long top = 10, pid = 0;
+	const char *comm = NULL;
+	union abicap_rec *recs = NULL;
+	size_t n = 0, cap = 0;
+	struct analysis a;
+	json_t *meta, *trl;
+	struct capr *r;
+	int ch, c;
+
+	optind = 0;
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, ":f:p:c:n:h", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'f':
+			if (strcmp(optarg, "text") && strcmp(optarg, "json")) {
+				ab_error("--format '%s': use text or json", optarg);
+				return EXIT_USAGE;
+			}
+			json = !strcmp(optarg, "json");
+			break;
+		case 'p':
+			if (!parse_long(optarg, 1, 0x7fffffff, &pid)) {
+				ab_error("--pid '%s' is not a process id", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'c':
+			comm = optarg;
+			break;
+		case 'n':
+			if (!parse_long(optarg, 1, 100000, &top)) {
+				ab_error("--top '%s': give a number from 1 to 100000",
+					 optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'h':
+			fputs(report_usage, stdout);
+			return EXIT_OK;
+		default:
+			return usage_error(argc, argv, ch, "report");
+		}
+	}
+	if (argc - optind != 1) {
+		ab_error("report needs one capture file (see abicap report --help)");
+		return EXIT_USAGE;
+	}
+	r = capr_open(argv[optind], err, sizeof(err));
+	if (!r) {
+		ab_error("%s", err);
+		return EXIT_USAGE;
+	}
+	meta = json_loads(capr_meta(r), 0, NULL);
+	if (!meta) {
+		ab_error("'%s': the header's metadata is not JSON: the file is "
+			 "damaged", argv[optind]);
+		capr_close(r);
+		return EXIT_USAGE;
+	}
+	/* all records, in time order (perf buffers interleave CPUs) */
+	for (;;) {
+		if (n == cap) {
+			union abicap_rec *nr;
+
+			cap = cap ? cap * 2 : 65536;
+			nr = realloc(recs, cap * sizeof(*recs));
+			if (!nr) {
+				ab_error("out of memory reading '%s'", argv[optind]);
+				free(recs);
+				capr_close(r);
+				json_decref(meta);
+				return EXIT_RUNTIME;
+			}
+			recs = nr;
+		}
+		c = capr_next(r, &recs[n]);
+		if (c != 1)
+			break;
+		n++;
+	}
+	if (c < 0)
+		ab_warn("'%s': %s; reporting the %zu records before it",
+			argv[optind], capr_error(r), n);
+	cut = capr_cut_short(r);
+	if (cut)
+		ab_warn("'%s' was cut short (no trailer): reporting the %zu records "
+			"of its complete chunks", argv[optind], n);
+	trl = capr_trailer(r) ? json_loads(capr_trailer(r), 0, NULL) : NULL;
+	qsort(recs, n, sizeof(*recs), cmp_ts);
+	analysis_init(&a, (int)json_integer_value(json_object_get(meta, "ncpus")));
+	a.filter_tgid = (int32_t)pid;
+	if (comm)
+		snprintf(a.filter_comm, sizeof(a.filter_comm), "%s", comm);
+	for (size_t i = 0; i < n; i++)
+		analysis_add(&a, &recs[i]);
+	analysis_finish(&a);
+	free(recs);
+	if (json) {
+		json_t *out = json_report(&a, argv[optind], meta, cut);
+
+		if (trl)
+			json_object_set(out, "trailer", trl);
+		json_dumpf(out, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		putchar('\n');
+		json_decref(out);
+	} else {
+		text_report(stdout, &a, argv[optind], meta, trl, cut, (int)top);
+	}
+	analysis_free(&a);
+	json_decref(meta);
+	json_decref(trl);
+	capr_close(r);
+	return EXIT_OK;
+}
