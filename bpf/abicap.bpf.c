@@ -106,7 +106,8 @@ static __always_inline bool pid_on(__s32 tgid)
  * perf buffer transport builds the record in a per-CPU scratch slot.
  */
 static __always_inline void *reserve(enum abicap_event ev, __u32 size,
-				     __u32 cpu, struct abicap_counter **cnt)
+				     __u32 cpu, __u64 ts,
+				     struct abicap_counter **cnt)
 {
 	__u32 key = ev, zero = 0;
 	struct abicap_counter *c = bpf_map_lookup_elem(&counters, &key);
@@ -124,7 +125,7 @@ static __always_inline void *reserve(enum abicap_event ev, __u32 size,
 			c->dropped++;
 		return NULL;
 	}
-	h->ts_ns = bpf_ktime_get_ns();
+	h->ts_ns = ts;
 	h->type = ev;
 	h->size = size;
 	h->cpu = cpu;
@@ -160,6 +161,8 @@ static __always_inline int on_switch(void *ctx, bool preempt,
 				     const bool have_prev_state,
 				     const bool direct)
 {
+	/* the time first: the event happened at the tracepoint, not after our work */
+	__u64 ts = bpf_ktime_get_ns();
 	__u32 cpu = bpf_get_smp_processor_id();
 	struct abicap_counter *cnt;
 	struct abicap_switch *e;
@@ -171,7 +174,7 @@ static __always_inline int on_switch(void *ctx, bool preempt,
 	next_tgid = TASK_FIELD(direct, next, tgid);
 	if (filter_pids && !pid_on(prev_tgid) && !pid_on(next_tgid))
 		return 0;
-	e = reserve(ABICAP_EV_SCHED_SWITCH, sizeof(*e), cpu, &cnt);
+	e = reserve(ABICAP_EV_SCHED_SWITCH, sizeof(*e), cpu, ts, &cnt);
 	if (!e)
 		return 0;
 	if (!have_prev_state)
@@ -195,6 +198,7 @@ static __always_inline int on_switch(void *ctx, bool preempt,
 static __always_inline int on_wakeup(void *ctx, enum abicap_event ev,
 				     struct task_struct *p, const bool direct)
 {
+	__u64 ts = bpf_ktime_get_ns();
 	__u32 cpu = bpf_get_smp_processor_id();
 	__u64 id = bpf_get_current_pid_tgid();
 	struct waker w = { .pid = (__s32)id, .tgid = (__s32)(id >> 32) };
@@ -220,7 +224,7 @@ static __always_inline int on_wakeup(void *ctx, enum abicap_event ev,
 	tgid = TASK_FIELD(direct, p, tgid);
 	if (filter_pids && !pid_on(tgid) && !pid_on(w.tgid))
 		return 0;
-	e = reserve(ev, sizeof(*e), cpu, &cnt);
+	e = reserve(ev, sizeof(*e), cpu, ts, &cnt);
 	if (!e)
 		return 0;
 	task_comm(e->comm, p, direct);
@@ -237,6 +241,7 @@ static __always_inline int on_wakeup(void *ctx, enum abicap_event ev,
 static __always_inline int on_power(void *ctx, enum abicap_event ev,
 				    __u32 state, __u32 cpu_id)
 {
+	__u64 ts = bpf_ktime_get_ns();
 	__u32 cpu = bpf_get_smp_processor_id();
 	struct abicap_counter *cnt;
 	struct abicap_power *e;
@@ -244,7 +249,7 @@ static __always_inline int on_power(void *ctx, enum abicap_event ev,
 	/* power events belong to no task: a pid filter excludes them */
 	if (!event_on(ev) || !cpu_on(cpu) || filter_pids)
 		return 0;
-	e = reserve(ev, sizeof(*e), cpu, &cnt);
+	e = reserve(ev, sizeof(*e), cpu, ts, &cnt);
 	if (!e)
 		return 0;
 	e->state = state;

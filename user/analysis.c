@@ -181,6 +181,7 @@ static void on_switch(struct analysis *a, const struct abicap_switch *s)
 		/* preempted, or still runnable: back on the run queue now */
 		if (si == 0 || si == 9) {
 			prev->runnable_ts = ts;
+			prev->runnable_by_wakeup = false;
 			prev->involuntary++;
 		} else {
 			prev->voluntary++;
@@ -200,6 +201,8 @@ static void on_switch(struct analysis *a, const struct abicap_switch *s)
 
 			lat_add(&next->rq, lat);
 			lat_add(&a->rq, lat);
+			if (next->runnable_by_wakeup)
+				lat_add(&next->wake, lat);
 			if (next->last_waker_pid > 0) {
 				struct task *w = task(a, next->last_waker_pid, 0,
 						      NULL);
@@ -217,16 +220,21 @@ static void on_switch(struct analysis *a, const struct abicap_switch *s)
 	}
 }
 
-/* sched_wakeup / sched_wakeup_new: runnable from now (not waking: the
- * task is queued at wakeup, as perf sched counts it). */
+/*
+ * sched_waking (with from_waking), sched_wakeup, sched_wakeup_new: runnable
+ * from now, unless it already was (preempted, or an earlier wakeup).
+ */
 static void on_wakeup(struct analysis *a, const struct abicap_wakeup *w)
 {
 	struct task *t = task(a, w->pid, w->tgid, w->comm);
+	bool waking = w->hdr.type == ABICAP_EV_SCHED_WAKING;
 
-	if (!t)
+	if (!t || waking != a->from_waking)
 		return;
-	if (!t->runnable_ts)
+	if (!t->runnable_ts) {
 		t->runnable_ts = w->hdr.ts_ns;
+		t->runnable_by_wakeup = true;
+	}
 	t->last_waker_pid = w->waker_pid;
 	if (w->waker_pid > 0 && wanted(a, t)) {
 		struct task *waker = task(a, w->waker_pid, w->waker_tgid, NULL);
@@ -290,8 +298,18 @@ void analysis_add(struct analysis *a, const union abicap_rec *r)
 	case ABICAP_EV_SCHED_SWITCH:
 		on_switch(a, &r->sw);
 		break;
-	case ABICAP_EV_SCHED_WAKEUP:
 	case ABICAP_EV_SCHED_WAKEUP_NEW:
+		/* a new task's start is not waking-then-wakeup: always here */
+		{
+			bool w = a->from_waking;
+
+			a->from_waking = false;
+			on_wakeup(a, &r->wk);
+			a->from_waking = w;
+		}
+		break;
+	case ABICAP_EV_SCHED_WAKEUP:
+	case ABICAP_EV_SCHED_WAKING:
 		on_wakeup(a, &r->wk);
 		break;
 	case ABICAP_EV_CPU_IDLE:
@@ -337,8 +355,10 @@ void analysis_finish(struct analysis *a)
 
 void analysis_free(struct analysis *a)
 {
-	for (size_t i = 0; i < a->ntasks; i++)
+	for (size_t i = 0; i < a->ntasks; i++) {
 		free(a->tasks[i].rq.v);
+		free(a->tasks[i].wake.v);
+	}
 	free(a->tasks);
 	free(a->index);
 	free(a->cpus);

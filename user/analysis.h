@@ -24,10 +24,12 @@ struct task {
 	char comm[ABICAP_COMM_LEN];
 	/* current state */
 	uint64_t runnable_ts; /* woken or preempted, waiting to run (0: no) */
+	bool runnable_by_wakeup; /* (not preempted / still runnable) */
 	uint64_t out_ts; /* switched out at (0: running or unknown) */
 	uint32_t out_state; /* prev_state when switched out (tracefs encoding) */
 	/* results */
-	struct lat rq; /* run-queue latency samples */
+	struct lat rq; /* run-queue latency samples: after a wakeup or a preemption */
+	struct lat wake; /* those after a wakeup only (perf sched's "sch delay") */
 	uint64_t off_total;
 	uint64_t off_by_state[10]; /* index: 0 R, 1 S, 2 D, 3 T, 4 t, 5 X, 6 Z, 7 P, 8 I, 9 R+ */
 	uint64_t voluntary, involuntary;
@@ -68,6 +70,12 @@ struct analysis {
 	size_t nchains, chains_cap;
 	struct lat rq; /* all run-queue latency samples */
 	uint64_t first_ts, last_ts, records;
+	/*
+	 * A wakeup starts when the task is chosen to be woken (sched_waking,
+	 * as perf sched counts it) where the capture has sched_waking, else
+	 * when it is queued (sched_wakeup, as runqlat counts it).
+	 */
+	bool from_waking;
 	int32_t filter_tgid; /* 0: none */
 	char filter_comm[ABICAP_COMM_LEN]; /* "": none */
 };

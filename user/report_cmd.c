@@ -134,18 +134,23 @@ static void text_report(FILE *f, struct analysis *a, const char *path,
 	}
 	qsort(a->tasks, a->ntasks, sizeof(*a->tasks), by_rq_total);
 	fprintf(f, "\nPer task, by total run-queue latency (top %d):\n", top);
-	fprintf(f, "  %-8s %-16s %9s %12s %10s %10s %10s\n", "TID", "COMM",
-		"SAMPLES", "TOTAL(ms)", "AVG(us)", "P99(us)", "MAX(us)");
+	fprintf(f, "  %-8s %-16s %9s %11s %9s %9s %9s | %9s %11s %9s\n", "TID",
+		"COMM", "SAMPLES", "TOTAL(ms)", "AVG(us)", "P99(us)", "MAX(us)",
+		"WAKEUPS", "DELAY(ms)", "MAX(us)");
 	for (size_t i = 0, shown = 0; i < a->ntasks && shown < (size_t)top; i++) {
 		struct task *t = &a->tasks[i];
 
 		if (!t->rq.n)
 			continue;
-		fprintf(f, "  %-8d %-16s %9zu %12.3f %10.1f %10.1f %10.1f\n", t->pid,
-			t->comm, t->rq.n, ms(t->rq.total), us(t->rq.total / t->rq.n),
-			us(lat_percentile(&t->rq, 99)), us(t->rq.max));
+		fprintf(f, "  %-8d %-16s %9zu %11.3f %9.1f %9.1f %9.1f | %9zu %11.3f "
+			"%9.1f\n", t->pid, t->comm, t->rq.n, ms(t->rq.total),
+			us(t->rq.total / t->rq.n), us(lat_percentile(&t->rq, 99)),
+			us(t->rq.max), t->wake.n, ms(t->wake.total), us(t->wake.max));
 		shown++;
 	}
+	fprintf(f, "  (right: only the waits that began with a wakeup, from %s, as "
+		"perf sched counts its delay)\n", a->from_waking ? "sched_waking" :
+		"sched_wakeup");
 	qsort(a->tasks, a->ntasks, sizeof(*a->tasks), by_off_total);
 	fprintf(f, "\nOff-CPU time per task, by the state it left in (top %d):\n",
 		top);
@@ -228,12 +233,15 @@ static json_t *json_report(struct analysis *a, const char *path, json_t *meta,
 				json_object_set_new(st, state_names[k],
 					json_integer(t->off_by_state[k]));
 		json_array_append_new(tasks, json_pack(
-			"{s:i, s:i, s:s, s:I, s:I, s:I, s:I, s:I, s:o, s:I, s:I}",
+			"{s:i, s:i, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:I, s:I}",
 			"tid", t->pid, "tgid", t->tgid, "comm", t->comm,
 			"rq_samples", (json_int_t)t->rq.n,
 			"rq_total_ns", (json_int_t)t->rq.total,
 			"rq_p99_ns", (json_int_t)lat_percentile(&t->rq, 99),
 			"rq_max_ns", (json_int_t)t->rq.max,
+			"wakeup_delays", (json_int_t)t->wake.n,
+			"wakeup_delay_total_ns", (json_int_t)t->wake.total,
+			"wakeup_delay_max_ns", (json_int_t)t->wake.max,
 			"off_cpu_ns", (json_int_t)t->off_total, "off_cpu_by_state_ns", st,
 			"voluntary", (json_int_t)t->voluntary,
 			"involuntary", (json_int_t)t->involuntary));
@@ -268,9 +276,10 @@ static json_t *json_report(struct analysis *a, const char *path, json_t *meta,
 			"count", (json_int_t)a->chains[i].count,
 			"total_latency_ns", (json_int_t)a->chains[i].total_lat,
 			"max_latency_ns", (json_int_t)a->chains[i].max_lat));
-	return json_pack("{s:s, s:O, s:b, s:I, s:I, s:{s:I, s:I, s:I, s:I, s:I, s:I}, "
+	return json_pack("{s:s, s:O, s:b, s:s, s:I, s:I, s:{s:I, s:I, s:I, s:I, s:I, s:I}, "
 			 "s:o, s:o, s:o}",
 			 "file", path, "capture", meta, "cut_short", cut,
+			 "wakeup_from", a->from_waking ? "sched_waking" : "sched_wakeup",
 			 "records", (json_int_t)a->records,
 			 "duration_ns", (json_int_t)(a->last_ts - a->first_ts),
 			 "runqueue_latency", "samples", (json_int_t)l->n,
@@ -384,6 +393,8 @@ int do_report(int argc, char **argv)
 	trl = capr_trailer(r) ? json_loads(capr_trailer(r), 0, NULL) : NULL;
 	qsort(recs, n, sizeof(*recs), cmp_ts);
 	analysis_init(&a, (int)json_integer_value(json_object_get(meta, "ncpus")));
+	for (size_t i = 0; i < n && !a.from_waking; i++)
+		a.from_waking = recs[i].hdr.type == ABICAP_EV_SCHED_WAKING;
 	a.filter_tgid = (int32_t)pid;
 	if (comm)
 		snprintf(a.filter_comm, sizeof(a.filter_comm), "%s", comm);

@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * abicap report against perf sched on the same run: both record while the
+ * ping-pong threads (nice 19) share CPU 0 with a spinner (nice -20), so
+ * their wakeups wait milliseconds; per thread, the total and the longest
+ * wakeup delay must agree with perf sched timehist's "sch delay".
+ */
+#include <criterion/criterion.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "harness.h"
+#include "util.h"
+
+#define path(n) scratch_path(n)
+
+struct delays {
+	double total_ms, max_ms;
+};
+
+/* perf sched timehist: sum and max of the sch delay column for one tid. */
+static struct delays perf_delays(const char *data, int tid)
+{
+	char cmd[512], line[512], key[32];
+	struct delays d = { 0 };
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "perf sched timehist -i %s 2>/dev/null", data);
+	snprintf(key, sizeof(key), "[%d/", tid);
+	p = popen(cmd, "r");
+	cr_assert(p);
+	while (fgets(line, sizeof(line), p)) {
+		char ts[32], cpu[16], task[96];
+		double wait, delay;
+
+		if (!strstr(line, key) || sscanf(line, "%31s %15s %95s %lf %lf",
+						  ts, cpu, task, &wait, &delay) != 5)
+			continue;
+		d.total_ms += delay;
+		if (delay > d.max_ms)
+			d.max_ms = delay;
+	}
+	pclose(p);
+	return d;
+}
+
+static struct delays abicap_delays(json_t *report, int tid)
+{
+	json_t *tasks = json_object_get(report, "tasks"), *t;
+	struct delays d = { 0 };
+	size_t i;
+
+	json_array_foreach(tasks, i, t)
+		if (json_integer_value(json_object_get(t, "tid")) == tid) {
+			d.total_ms = json_integer_value(json_object_get(t,
+				"wakeup_delay_total_ns")) / 1e6;
+			d.max_ms = json_integer_value(json_object_get(t,
+				"wakeup_delay_max_ns")) / 1e6;
+		}
+	return d;
+}
+
+static void close_to(double a, double b, double rel, const char *what)
+{
+	cr_assert(b > 0 && a > b * (1 - rel) && a < b * (1 + rel),
+		  "%s: abicap %.3f ms, perf %.3f ms", what, a, b);
+}
+
+Test(perf, report_agrees_with_perf_sched, .timeout = 120,
+     .init = scratch_init, .fini = scratch_fini)
+{
+	char *pdata = path("perf.data"), *cap = path("x.abicap");
+	char seen[4096], *out, *err, *rep;
+	struct child perf, rec, spin, pp, report;
+	json_t *pp_start, *j;
+	struct stat st;
+	int ping, pong;
+
+	require_kernel();
+	if (system("command -v perf >/dev/null"))
+		cr_assert_fail("perf is not installed (scripts/setup.sh installs "
+			       "linux-perf)");
+	spawn(&perf, (char *[]){ "perf", "sched", "record", "-o", pdata, "--",
+				 "sleep", "5", NULL });
+	for (int i = 0; i < 100 && (stat(pdata, &st) || !st.st_size); i++)
+		usleep(50000);
+	usleep(500000);
+	spawn(&rec, (char *[]){ (char *)abicap_bin(), "record", "-o", cap, "-d",
+				"3.5", NULL });
+	wait_for_stderr(&rec, "abicap: recording", seen, sizeof(seen));
+	spawn(&spin, (char *[]){ "timeout", "1.5", "taskset", "-c", "0", "nice",
+				 "-n", "-20", "sh", "-c", "while :; do :; done",
+				 NULL });
+	spawn(&pp, (char *[]){ "nice", "-n", "19", "build/pingpong", "1", "0",
+			       NULL });
+	out = read_all(pp.out_fd);
+	cr_assert_eq(wait_exit(&pp, 30), 0);
+	wait_exit(&spin, 30);
+	free(read_all(rec.out_fd));
+	err = read_all(rec.err_fd);
+	cr_assert_eq(wait_exit(&rec, 30), 0, "%s", err);
+	free(read_all(perf.out_fd));
+	free(read_all(perf.err_fd));
+	cr_assert_eq(wait_exit(&perf, 30), 0);
+	pp_start = json_loads(out, JSON_DISABLE_EOF_CHECK, NULL);
+	cr_assert(pp_start, "%s", out);
+	ping = json_integer_value(json_object_get(pp_start, "abc_ping"));
+	pong = json_integer_value(json_object_get(pp_start, "abc_pong"));
+	spawn(&report, (char *[]){ (char *)abicap_bin(), "report", cap,
+				   "--format", "json", NULL });
+	rep = read_all(report.out_fd);
+	cr_assert_eq(wait_exit(&report, 60), 0);
+	j = json_loads(rep, 0, NULL);
+	cr_assert(j);
+	cr_assert_str_eq(json_string_value(json_object_get(j, "wakeup_from")),
+			 "sched_waking");
+	for (int k = 0; k < 2; k++) {
+		int tid = k ? pong : ping;
+		struct delays a = abicap_delays(j, tid), p = perf_delays(pdata, tid);
+
+		/* the spinner made the waits long: rounding does not matter */
+		cr_assert_gt(p.total_ms, 10, "tid %d waited only %.3f ms", tid,
+			     p.total_ms);
+		close_to(a.total_ms, p.total_ms, 0.02, k ? "abc_pong total" :
+			 "abc_ping total");
+		close_to(a.max_ms, p.max_ms, 0.02, k ? "abc_pong max" :
+			 "abc_ping max");
+	}
+	json_decref(j);
+	json_decref(pp_start);
+	free(rep);
+	free(out);
+	free(err);
+}
