@@ -91,9 +91,10 @@ Test(perf, report_agrees_with_perf_sched, .timeout = 120,
 	spawn(&rec, (char *[]){ (char *)abicap_bin(), "record", "-o", cap, "-d",
 				"3.5", NULL });
 	wait_for_stderr(&rec, "abicap: recording", seen, sizeof(seen));
-	spawn(&spin, (char *[]){ "timeout", "1.5", "taskset", "-c", "0", "nice",
+	spawn(&spin, (char *[]){ "timeout", "2", "taskset", "-c", "0", "nice",
 				 "-n", "-20", "sh", "-c", "while :; do :; done",
 				 NULL });
+	usleep(300000); /* the spinner owns CPU 0 before the ping-pong starts */
 	spawn(&pp, (char *[]){ "nice", "-n", "19", "build/pingpong", "1", "0",
 			       NULL });
 	out = read_all(pp.out_fd);
