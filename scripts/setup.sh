@@ -9,6 +9,7 @@ PKGS=(
 	libjansson-dev libcriterion-dev liblzma-dev liblz4-dev
 	jq linux-perf sudo
 	qemu-system-x86 busybox-static cpio xz-utils zstd lz4 binutils
+	protobuf-compiler
 )
 
 if [ "$(id -u)" -ne 0 ]; then

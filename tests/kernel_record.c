@@ -119,3 +119,55 @@ Test(record, usage_errors)
 	cr_assert(strstr(e, "-p and a command exclude each other"), "%s", e);
 	free(e);
 }
+
+/* A real capture exported to Perfetto: protoc decodes as many events of each kind. */
+Test(record, perfetto_export_keeps_every_event)
+{
+	char *file = path("p.abicap"), *pf = path("p.pftrace"), seen[4096];
+	char *argv[] = { (char *)abicap_bin(), "record", "-o", file, "-d", "1.5", NULL };
+	static const char *kinds[ABICAP_EV_COUNT] = { "sched_switch {",
+		"sched_wakeup {", "sched_wakeup_new {", "sched_waking {",
+		"cpu_idle {", "cpu_frequency {" };
+	long long want[ABICAP_EV_COUNT] = { 0 };
+	struct child ch;
+	struct pingpong pp;
+	struct capr *r;
+	union abicap_rec rec;
+	char cmd[512], *txt = NULL;
+	size_t len = 0;
+	FILE *p;
+
+	require_kernel();
+	spawn(&ch, argv);
+	wait_for_stderr(&ch, "abicap: recording", seen, sizeof(seen));
+	pingpong_run(&pp, 2000, 0);
+	free(read_all(ch.err_fd));
+	cr_assert_eq(wait_exit(&ch, 30), 0);
+	r = capr_open(file, err, sizeof(err));
+	cr_assert(r, "%s", err);
+	while (capr_next(r, &rec) == 1)
+		want[rec.hdr.type]++;
+	capr_close(r);
+	spawn(&ch, (char *[]){ (char *)abicap_bin(), "export", file, "--perfetto",
+			       pf, NULL });
+	free(read_all(ch.err_fd));
+	cr_assert_eq(wait_exit(&ch, 30), 0);
+	snprintf(cmd, sizeof(cmd), "protoc --proto_path=tests/perfetto "
+		 "--decode=perfetto.protos.Trace tests/perfetto/abicap_subset.proto "
+		 "< %s", pf);
+	p = popen(cmd, "r");
+	cr_assert(p);
+	cr_assert_gt(getdelim(&txt, &len, '\0', p), 0);
+	cr_assert_eq(pclose(p), 0);
+	cr_assert_gt(want[ABICAP_EV_SCHED_SWITCH], 4000);
+	for (int k = 0; k < ABICAP_EV_COUNT; k++) {
+		long long got = 0;
+
+		for (const char *s = txt; (s = strstr(s, kinds[k])); s++)
+			got++;
+		cr_assert_eq(got, want[k], "%s: %lld in the trace, %lld captured",
+			     kinds[k], got, want[k]);
+	}
+	cr_assert(strstr(txt, "name: \"abc_ping\""));
+	free(txt);
+}

@@ -362,3 +362,36 @@ void capr_close(struct capr *r)
 	free(r->raw);
 	free(r);
 }
+
+static int cmp_ts(const void *a, const void *b)
+{
+	const union abicap_rec *x = a, *y = b;
+
+	return x->hdr.ts_ns < y->hdr.ts_ns ? -1 : x->hdr.ts_ns > y->hdr.ts_ns;
+}
+
+int capr_load(struct capr *r, union abicap_rec **recs, size_t *n)
+{
+	size_t cap = 0;
+	int c;
+
+	*recs = NULL;
+	*n = 0;
+	for (;;) {
+		if (*n == cap) {
+			union abicap_rec *nr;
+
+			cap = cap ? cap * 2 : 65536;
+			nr = realloc(*recs, cap * sizeof(**recs));
+			if (!nr)
+				return -ENOMEM;
+			*recs = nr;
+		}
+		c = capr_next(r, &(*recs)[*n]);
+		if (c != 1)
+			break;
+		(*n)++;
+	}
+	qsort(*recs, *n, sizeof(**recs), cmp_ts);
+	return c < 0 ? -1 : 0;
+}

@@ -54,4 +54,11 @@ bool capr_cut_short(const struct capr *r); /* at the end without a trailer */
 const char *capr_error(const struct capr *r);
 void capr_close(struct capr *r);
 
+/*
+ * Every record that reads back, sorted by time (perf buffers interleave
+ * CPUs). *recs is malloc'd. 0 at a clean end or cut short, -1 for a damaged
+ * chunk (the records before it are there; capr_error() says what), -ENOMEM.
+ */
+int capr_load(struct capr *r, union abicap_rec **recs, size_t *n);
+
 #endif

@@ -11,6 +11,7 @@ struct contract;
 int do_trace(int argc, char **argv);
 int do_record(int argc, char **argv);
 int do_report(int argc, char **argv);
+int do_export(int argc, char **argv);
 int do_check(int argc, char **argv);
 int do_diff(int argc, char **argv);
 int do_contract(int argc, char **argv);
@@ -18,6 +19,7 @@ int do_contract(int argc, char **argv);
 extern const char check_usage[];
 extern const char record_usage[];
 extern const char report_usage[];
+extern const char export_usage[];
 extern const char diff_usage[];
 extern const char contract_usage[];
 

@@ -16,6 +16,7 @@ static const struct cmd cmds[] = {
 	{ "trace", do_trace, "stream scheduler and power events to stdout" },
 	{ "record", do_record, "capture to a file, optionally of one command" },
 	{ "report", do_report, "latency, off-CPU and idle report of a capture file" },
+	{ "export", do_export, "write a capture as a Perfetto trace" },
 	{ "check", do_check, "check the ABI contract, or a BPF object, against kernels" },
 	{ "diff", do_diff, "compare two kernels' events under the append-only rule" },
 	{ "contract", do_contract, "show the built-in contract, snapshot a kernel's, or derive one from an object" },

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /* abicap report FILE: what a capture says about scheduling latency. */
+#include <errno.h>
 #include <getopt.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -28,13 +29,6 @@ const char report_usage[] =
 "A file cut short (no trailer: the recorder was killed) is reported up to\n"
 "its last complete chunk, and says so.\n"
 "Exit: 0 ok, 2 bad usage or a file that is not a readable capture.\n";
-
-static int cmp_ts(const void *a, const void *b)
-{
-	const union abicap_rec *x = a, *y = b;
-
-	return x->hdr.ts_ns < y->hdr.ts_ns ? -1 : x->hdr.ts_ns > y->hdr.ts_ns;
-}
 
 static double us(uint64_t ns)
 {
@@ -306,7 +300,7 @@ int do_report(int argc, char **argv)
 	long top = 10, pid = 0;
 	const char *comm = NULL;
 	union abicap_rec *recs = NULL;
-	size_t n = 0, cap = 0;
+	size_t n = 0;
 	struct analysis a;
 	json_t *meta, *trl;
 	struct capr *r;
@@ -363,25 +357,13 @@ int do_report(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	/* all records, in time order (perf buffers interleave CPUs) */
-	for (;;) {
-		if (n == cap) {
-			union abicap_rec *nr;
-
-			cap = cap ? cap * 2 : 65536;
-			nr = realloc(recs, cap * sizeof(*recs));
-			if (!nr) {
-				ab_error("out of memory reading '%s'", argv[optind]);
-				free(recs);
-				capr_close(r);
-				json_decref(meta);
-				return EXIT_RUNTIME;
-			}
-			recs = nr;
-		}
-		c = capr_next(r, &recs[n]);
-		if (c != 1)
-			break;
-		n++;
+	c = capr_load(r, &recs, &n);
+	if (c == -ENOMEM) {
+		ab_error("out of memory reading '%s'", argv[optind]);
+		free(recs);
+		capr_close(r);
+		json_decref(meta);
+		return EXIT_RUNTIME;
 	}
 	if (c < 0)
 		ab_warn("'%s': %s; reporting the %zu records before it",
@@ -391,7 +373,6 @@ int do_report(int argc, char **argv)
 		ab_warn("'%s' was cut short (no trailer): reporting the %zu records "
 			"of its complete chunks", argv[optind], n);
 	trl = capr_trailer(r) ? json_loads(capr_trailer(r), 0, NULL) : NULL;
-	qsort(recs, n, sizeof(*recs), cmp_ts);
 	analysis_init(&a, (int)json_integer_value(json_object_get(meta, "ncpus")));
 	for (size_t i = 0; i < n && !a.from_waking; i++)
 		a.from_waking = recs[i].hdr.type == ABICAP_EV_SCHED_WAKING;

@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * abicap export --perfetto: a capture of known records, written as a
+ * Perfetto trace and decoded by protoc against tests/perfetto's subset of
+ * Perfetto's protos: every event, field and timestamp comes back.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "btf_fixture.h"
+#include "capfile.h"
+#include "harness.h"
+#include "util.h"
+
+#define path(n) scratch_path(n)
+
+TestSuite(export, .init = scratch_init, .fini = scratch_fini, .timeout = 60);
+
+static char *decode(const char *trace)
+{
+	char cmd[512];
+	FILE *p;
+	char *out = NULL;
+	size_t len = 0;
+
+	snprintf(cmd, sizeof(cmd), "protoc --proto_path=tests/perfetto "
+		 "--decode=perfetto.protos.Trace tests/perfetto/abicap_subset.proto "
+		 "< %s", trace);
+	p = popen(cmd, "r");
+	cr_assert(p);
+	cr_assert_geq(getdelim(&out, &len, '\0', p), 0);
+	cr_assert_eq(pclose(p), 0, "protoc could not decode %s", trace);
+	return out;
+}
+
+static int count(const char *s, const char *needle)
+{
+	int n = 0;
+
+	for (; (s = strstr(s, needle)); s++)
+		n++;
+	return n;
+}
+
+Test(export, every_event_and_field_round_trips)
+{
+	char err[ERRMSG_LEN], *cap = path("k.abicap"), *pf = path("k.pftrace"), *txt;
+	struct capw *w = capw_open(cap, false, "{\"ncpus\":2}", err, sizeof(err));
+	union abicap_rec r;
+	struct child ch;
+
+	cr_assert(w, "%s", err);
+	memset(&r, 0, sizeof(r));
+	r.sw = (struct abicap_switch){ .hdr = { 1000, ABICAP_EV_SCHED_SWITCH,
+		sizeof(r.sw), 1 }, .prev_comm = "abc_ping", .next_comm = "abc_pong",
+		.prev_pid = 11, .prev_tgid = 10, .prev_prio = 120, .next_pid = 12,
+		.next_tgid = 10, .next_prio = 98, .prev_state = 1 };
+	cr_assert_eq(capw_add(w, &r, r.hdr.size), 0);
+	r.wk = (struct abicap_wakeup){ .hdr = { 2000, ABICAP_EV_SCHED_WAKING,
+		sizeof(r.wk), 0 }, .comm = "abc_pong", .pid = 12, .tgid = 10,
+		.prio = 120, .target_cpu = 1, .waker_pid = 11, .waker_tgid = 10 };
+	cr_assert_eq(capw_add(w, &r, r.hdr.size), 0);
+	r.wk.hdr = (struct abicap_hdr){ 2500, ABICAP_EV_SCHED_WAKEUP, sizeof(r.wk), 0 };
+	cr_assert_eq(capw_add(w, &r, r.hdr.size), 0);
+	r.wk.hdr = (struct abicap_hdr){ 2600, ABICAP_EV_SCHED_WAKEUP_NEW, sizeof(r.wk), 0 };
+	cr_assert_eq(capw_add(w, &r, r.hdr.size), 0);
+	r.pw = (struct abicap_power){ .hdr = { 3000, ABICAP_EV_CPU_IDLE,
+		sizeof(r.pw), 1 }, .state = UINT32_MAX, .cpu_id = 1 };
+	cr_assert_eq(capw_add(w, &r, r.hdr.size), 0);
+	r.pw = (struct abicap_power){ .hdr = { 4000, ABICAP_EV_CPU_FREQUENCY,
+		sizeof(r.pw), 0 }, .state = 2400000, .cpu_id = 0 };
+	cr_assert_eq(capw_add(w, &r, r.hdr.size), 0);
+	cr_assert_eq(capw_close(w, "{}", err, sizeof(err)), 0);
+
+	spawn(&ch, (char *[]){ (char *)abicap_bin(), "export", cap, "--perfetto",
+			       pf, NULL });
+	free(read_all(ch.out_fd));
+	free(read_all(ch.err_fd));
+	cr_assert_eq(wait_exit(&ch, 30), 0);
+	txt = decode(pf);
+	/* CPU 1's bundle: the switch, then idle exit */
+	cr_assert(strstr(txt, "cpu: 1\n"), "%s", txt);
+	cr_assert(strstr(txt, "timestamp: 1000\n      pid: 11\n      sched_switch {\n"
+			 "        prev_comm: \"abc_ping\"\n        prev_pid: 11\n"
+			 "        prev_prio: 120\n        prev_state: 1\n"
+			 "        next_comm: \"abc_pong\"\n        next_pid: 12\n"
+			 "        next_prio: 98\n"), "%s", txt);
+	cr_assert(strstr(txt, "timestamp: 2000\n      pid: 11\n      sched_waking {\n"
+			 "        comm: \"abc_pong\"\n        pid: 12\n        prio: 120\n"
+			 "        success: 1\n        target_cpu: 1\n"), "%s", txt);
+	cr_assert(strstr(txt, "timestamp: 2500\n      pid: 11\n      sched_wakeup {\n"), "%s", txt);
+	cr_assert(strstr(txt, "timestamp: 2600\n      pid: 11\n      sched_wakeup_new {\n"), "%s", txt);
+	cr_assert(strstr(txt, "timestamp: 3000\n      pid: 0\n      cpu_idle {\n"
+			 "        state: 4294967295\n        cpu_id: 1\n"), "%s", txt);
+	cr_assert(strstr(txt, "timestamp: 4000\n      pid: 0\n      cpu_frequency {\n"
+			 "        state: 2400000\n        cpu_id: 0\n"), "%s", txt);
+	/* thread names, with their process */
+	cr_assert(strstr(txt, "threads {\n      tid: 11\n      name: \"abc_ping\"\n"
+			 "      tgid: 10\n"), "%s", txt);
+	cr_assert_eq(count(txt, "ftrace_events {"), 2);
+	free(txt);
+}
+
+Test(export, bad_input)
+{
+	struct child ch;
+	char *e;
+
+	write_file(path("x"), "not a capture", 13);
+	spawn(&ch, (char *[]){ (char *)abicap_bin(), "export", path("x"),
+			       "--perfetto", path("o"), NULL });
+	e = read_all(ch.err_fd);
+	cr_assert_eq(wait_exit(&ch, 10), 2);
+	cr_assert(strstr(e, "is not an abicap capture file"), "%s", e);
+	free(e);
+	spawn(&ch, (char *[]){ (char *)abicap_bin(), "export", path("x"), NULL });
+	e = read_all(ch.err_fd);
+	cr_assert_eq(wait_exit(&ch, 10), 2);
+	cr_assert(strstr(e, "needs a capture file and --perfetto OUT"), "%s", e);
+	free(e);
+}

@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/* abicap export FILE --perfetto OUT: a capture as a Perfetto trace. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "capfile.h"
+#include "commands.h"
+#include "perfetto.h"
+#include "util.h"
+
+const char export_usage[] =
+"Usage: abicap export FILE --perfetto OUT.pftrace [--force]\n"
+"Write a capture (abicap record) as a native Perfetto trace: ftrace event\n"
+"bundles per CPU (sched_switch, sched_wakeup, sched_waking,\n"
+"sched_wakeup_new, cpu_idle, cpu_frequency) and a process tree with the\n"
+"thread names, for ui.perfetto.dev or trace_processor.\n"
+"\n"
+"  -P, --perfetto OUT   the trace to write (created 0600; refused if it\n"
+"                       exists, unless --force)\n"
+"      --force          replace OUT\n"
+"  -h, --help           show this help\n"
+"Exit: 0 ok, 2 bad usage or not a readable capture, 4 write failure.\n";
+
+int do_export(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "perfetto", required_argument, NULL, 'P' },
+		{ "force", no_argument, NULL, 'F' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	const char *outp = NULL;
+	bool force = false;
+	char err[ERRMSG_LEN];
+	union abicap_rec *recs = NULL;
+	size_t n = 0;
+	struct capr *r;
+	json_t *meta;
+	FILE *out;
+	int ch, fd, c, ret = EXIT_OK;
+
+	optind = 0;
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, ":P:h", opts, NULL)) != -1) {
+		if (ch == 'P') {
+			outp = optarg;
+		} else if (ch == 'F') {
+			force = true;
+		} else if (ch == 'h') {
+			fputs(export_usage, stdout);
+			return EXIT_OK;
+		} else {
+			return usage_error(argc, argv, ch, "export");
+		}
+	}
+	if (argc - optind != 1 || !outp) {
+		ab_error("export needs a capture file and --perfetto OUT (see "
+			 "abicap export --help)");
+		return EXIT_USAGE;
+	}
+	r = capr_open(argv[optind], err, sizeof(err));
+	if (!r) {
+		ab_error("%s", err);
+		return EXIT_USAGE;
+	}
+	meta = json_loads(capr_meta(r), 0, NULL);
+	c = capr_load(r, &recs, &n);
+	if (c == -ENOMEM) {
+		ab_error("out of memory reading '%s'", argv[optind]);
+		ret = EXIT_RUNTIME;
+		goto out;
+	}
+	if (c < 0)
+		ab_warn("'%s': %s; exporting the %zu records before it",
+			argv[optind], capr_error(r), n);
+	else if (capr_cut_short(r))
+		ab_warn("'%s' was cut short: exporting the %zu records of its "
+			"complete chunks", argv[optind], n);
+	fd = open(outp, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC |
+		  (force ? O_TRUNC : O_EXCL), 0600);
+	if (fd < 0 || !(out = fdopen(fd, "wb"))) {
+		ab_error("cannot create '%s': %s%s", outp, strerror(errno),
+			 errno == EEXIST ? " (use --force to replace it)" : "");
+		if (fd >= 0)
+			close(fd);
+		ret = EXIT_RUNTIME;
+		goto out;
+	}
+	c = perfetto_write(out, recs, n, meta ? (int)json_integer_value(
+				   json_object_get(meta, "ncpus")) : 1024);
+	if (fclose(out) && !c)
+		c = -errno;
+	if (c) {
+		ab_error("cannot write '%s': %s", outp, strerror(-c));
+		ret = EXIT_RUNTIME;
+	} else {
+		fprintf(stderr, "abicap: wrote %zu events to %s\n", n, outp);
+	}
+out:
+	free(recs);
+	json_decref(meta);
+	capr_close(r);
+	return ret;
+}

@@ -1,0 +1,293 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * Records as a native Perfetto trace: ftrace event bundles per CPU and a
+ * process tree with the thread names. A small protobuf writer; the field
+ * numbers are Perfetto's (protos/perfetto/trace/trace_packet.proto,
+ * ftrace/ftrace_event.proto, ftrace/sched.proto, ftrace/power.proto,
+ * ps/process_tree.proto). tests/perfetto/abicap_subset.proto declares the
+ * same subset for protoc.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "perfetto.h"
+
+enum {
+	TRACE_PACKET = 1,
+	PACKET_FTRACE_EVENTS = 1, PACKET_PROCESS_TREE = 2,
+	PACKET_SEQUENCE_ID = 10,
+	BUNDLE_CPU = 1, BUNDLE_EVENT = 2,
+	EV_TIMESTAMP = 1, EV_PID = 2, EV_SCHED_SWITCH = 4,
+	EV_CPU_FREQUENCY = 11, EV_CPU_IDLE = 13, EV_SCHED_WAKEUP = 17,
+	EV_SCHED_WAKING = 20, EV_SCHED_WAKEUP_NEW = 114,
+	SW_PREV_COMM = 1, SW_PREV_PID, SW_PREV_PRIO, SW_PREV_STATE, SW_NEXT_COMM,
+	SW_NEXT_PID, SW_NEXT_PRIO,
+	WK_COMM = 1, WK_PID, WK_PRIO, WK_SUCCESS, WK_TARGET_CPU,
+	PW_STATE = 1, PW_CPU_ID = 2,
+	TREE_PROCESSES = 1, TREE_THREADS = 2,
+	PROC_PID = 1, PROC_CMDLINE = 3,
+	THREAD_TID = 1, THREAD_NAME = 2, THREAD_TGID = 3,
+};
+
+#define EVENTS_PER_BUNDLE 1000
+
+struct pb {
+	unsigned char *p;
+	size_t len, cap;
+	bool oom;
+};
+
+static void put(struct pb *b, const void *d, size_t n)
+{
+	if (b->oom)
+		return;
+	if (b->len + n > b->cap) {
+		size_t cap = b->cap ? b->cap : 4096;
+		unsigned char *np;
+
+		while (cap < b->len + n)
+			cap *= 2;
+		np = realloc(b->p, cap);
+		if (!np) {
+			b->oom = true;
+			return;
+		}
+		b->p = np;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->len, d, n);
+	b->len += n;
+}
+
+static void varint(struct pb *b, uint64_t v)
+{
+	unsigned char buf[10];
+	size_t n = 0;
+
+	do {
+		buf[n] = v & 0x7f;
+		v >>= 7;
+		if (v)
+			buf[n] |= 0x80;
+		n++;
+	} while (v);
+	put(b, buf, n);
+}
+
+static void field_uint(struct pb *b, uint32_t field, uint64_t v)
+{
+	varint(b, (uint64_t)field << 3); /* wire type 0 */
+	varint(b, v);
+}
+
+/* int32/int64 fields: negative values as 64-bit two's complement */
+static void field_int(struct pb *b, uint32_t field, int64_t v)
+{
+	field_uint(b, field, (uint64_t)v);
+}
+
+static void field_bytes(struct pb *b, uint32_t field, const void *d, size_t n)
+{
+	varint(b, (uint64_t)field << 3 | 2); /* length-delimited */
+	varint(b, n);
+	put(b, d, n);
+}
+
+static void field_str(struct pb *b, uint32_t field, const char *s, size_t max)
+{
+	field_bytes(b, field, s, strnlen(s, max));
+}
+
+static void field_msg(struct pb *b, uint32_t field, const struct pb *m)
+{
+	field_bytes(b, field, m->p, m->len);
+}
+
+static void pb_reset(struct pb *b)
+{
+	b->len = 0;
+}
+
+static void pb_free(struct pb *b)
+{
+	free(b->p);
+	memset(b, 0, sizeof(*b));
+}
+
+/* One FtraceEvent for the record into ev (reset first). */
+static void encode_event(struct pb *ev, struct pb *sub, const union abicap_rec *r)
+{
+	pb_reset(ev);
+	pb_reset(sub);
+	field_uint(ev, EV_TIMESTAMP, r->hdr.ts_ns);
+	switch (r->hdr.type) {
+	case ABICAP_EV_SCHED_SWITCH:
+		field_uint(ev, EV_PID, (uint32_t)r->sw.prev_pid);
+		field_str(sub, SW_PREV_COMM, r->sw.prev_comm, ABICAP_COMM_LEN);
+		field_int(sub, SW_PREV_PID, r->sw.prev_pid);
+		field_int(sub, SW_PREV_PRIO, r->sw.prev_prio);
+		field_int(sub, SW_PREV_STATE, r->sw.prev_state);
+		field_str(sub, SW_NEXT_COMM, r->sw.next_comm, ABICAP_COMM_LEN);
+		field_int(sub, SW_NEXT_PID, r->sw.next_pid);
+		field_int(sub, SW_NEXT_PRIO, r->sw.next_prio);
+		field_msg(ev, EV_SCHED_SWITCH, sub);
+		break;
+	case ABICAP_EV_SCHED_WAKEUP:
+	case ABICAP_EV_SCHED_WAKING:
+	case ABICAP_EV_SCHED_WAKEUP_NEW:
+		/* the event's pid is the task it ran in: the waker */
+		field_uint(ev, EV_PID, r->wk.waker_pid > 0 ? (uint32_t)r->wk.waker_pid : 0);
+		field_str(sub, WK_COMM, r->wk.comm, ABICAP_COMM_LEN);
+		field_int(sub, WK_PID, r->wk.pid);
+		field_int(sub, WK_PRIO, r->wk.prio);
+		field_int(sub, WK_SUCCESS, 1);
+		field_int(sub, WK_TARGET_CPU, r->wk.target_cpu);
+		field_msg(ev, r->hdr.type == ABICAP_EV_SCHED_WAKEUP ? EV_SCHED_WAKEUP :
+			  r->hdr.type == ABICAP_EV_SCHED_WAKING ? EV_SCHED_WAKING :
+			  EV_SCHED_WAKEUP_NEW, sub);
+		break;
+	case ABICAP_EV_CPU_IDLE:
+	case ABICAP_EV_CPU_FREQUENCY:
+		field_uint(ev, EV_PID, 0);
+		field_uint(sub, PW_STATE, r->pw.state);
+		field_uint(sub, PW_CPU_ID, r->pw.cpu_id);
+		field_msg(ev, r->hdr.type == ABICAP_EV_CPU_IDLE ? EV_CPU_IDLE :
+			  EV_CPU_FREQUENCY, sub);
+		break;
+	}
+}
+
+/* Trace.packet = TracePacket{sequence id, field = msg} */
+static int emit_packet(FILE *out, uint32_t field, const struct pb *msg)
+{
+	struct pb pkt = { 0 }, wrap = { 0 };
+	int ret = 0;
+
+	field_uint(&pkt, PACKET_SEQUENCE_ID, 1);
+	field_msg(&pkt, field, msg);
+	field_msg(&wrap, TRACE_PACKET, &pkt);
+	if (pkt.oom || wrap.oom)
+		ret = -ENOMEM;
+	else if (fwrite(wrap.p, 1, wrap.len, out) != wrap.len)
+		ret = -errno;
+	pb_free(&pkt);
+	pb_free(&wrap);
+	return ret;
+}
+
+struct thr {
+	int32_t tid, tgid;
+	char name[ABICAP_COMM_LEN];
+};
+
+static void note_thread(struct thr **v, size_t *n, size_t *cap, int32_t tid,
+			int32_t tgid, const char *name)
+{
+	if (tid <= 0)
+		return;
+	for (size_t i = *n; i-- > 0;)
+		if ((*v)[i].tid == tid) {
+			memcpy((*v)[i].name, name, ABICAP_COMM_LEN);
+			if (tgid > 0)
+				(*v)[i].tgid = tgid;
+			return;
+		}
+	if (*n == *cap) {
+		size_t c = *cap ? *cap * 2 : 256;
+		struct thr *nv = realloc(*v, c * sizeof(**v));
+
+		if (!nv)
+			return;
+		*v = nv;
+		*cap = c;
+	}
+	(*v)[*n] = (struct thr){ .tid = tid, .tgid = tgid };
+	memcpy((*v)[*n].name, name, ABICAP_COMM_LEN);
+	(*n)++;
+}
+
+/* The process tree: every thread seen, with its last name. */
+static int emit_process_tree(FILE *out, const union abicap_rec *recs, size_t n)
+{
+	struct thr *t = NULL;
+	size_t nt = 0, cap = 0;
+	struct pb tree = { 0 }, m = { 0 };
+	int ret;
+
+	for (size_t i = 0; i < n; i++) {
+		const union abicap_rec *r = &recs[i];
+
+		if (r->hdr.type == ABICAP_EV_SCHED_SWITCH) {
+			note_thread(&t, &nt, &cap, r->sw.prev_pid, r->sw.prev_tgid,
+				    r->sw.prev_comm);
+			note_thread(&t, &nt, &cap, r->sw.next_pid, r->sw.next_tgid,
+				    r->sw.next_comm);
+		} else if (r->hdr.type <= ABICAP_EV_SCHED_WAKING) {
+			note_thread(&t, &nt, &cap, r->wk.pid, r->wk.tgid, r->wk.comm);
+		}
+	}
+	for (size_t i = 0; i < nt; i++) {
+		if (t[i].tid == t[i].tgid) {
+			pb_reset(&m);
+			field_int(&m, PROC_PID, t[i].tgid);
+			field_str(&m, PROC_CMDLINE, t[i].name, ABICAP_COMM_LEN);
+			field_msg(&tree, TREE_PROCESSES, &m);
+		}
+		pb_reset(&m);
+		field_int(&m, THREAD_TID, t[i].tid);
+		field_str(&m, THREAD_NAME, t[i].name, ABICAP_COMM_LEN);
+		field_int(&m, THREAD_TGID, t[i].tgid);
+		field_msg(&tree, TREE_THREADS, &m);
+	}
+	ret = tree.oom || m.oom ? -ENOMEM : emit_packet(out, PACKET_PROCESS_TREE, &tree);
+	pb_free(&tree);
+	pb_free(&m);
+	free(t);
+	return ret;
+}
+
+int perfetto_write(FILE *out, const union abicap_rec *recs, size_t n, int ncpus)
+{
+	struct pb *bundle = calloc(ncpus, sizeof(*bundle));
+	size_t *count = calloc(ncpus, sizeof(*count));
+	struct pb ev = { 0 }, sub = { 0 };
+	int ret = 0;
+
+	if (!bundle || !count) {
+		free(bundle);
+		free(count);
+		return -ENOMEM;
+	}
+	ret = emit_process_tree(out, recs, n);
+	for (size_t i = 0; i < n && !ret; i++) {
+		uint32_t cpu = recs[i].hdr.cpu;
+
+		if (cpu >= (uint32_t)ncpus)
+			continue;
+		if (!bundle[cpu].len)
+			field_uint(&bundle[cpu], BUNDLE_CPU, cpu);
+		encode_event(&ev, &sub, &recs[i]);
+		field_msg(&bundle[cpu], BUNDLE_EVENT, &ev);
+		if (++count[cpu] == EVENTS_PER_BUNDLE) {
+			ret = emit_packet(out, PACKET_FTRACE_EVENTS, &bundle[cpu]);
+			pb_reset(&bundle[cpu]);
+			count[cpu] = 0;
+		}
+		if (ev.oom || sub.oom || bundle[cpu].oom)
+			ret = -ENOMEM;
+	}
+	for (int c = 0; c < ncpus && !ret; c++)
+		if (count[c])
+			ret = emit_packet(out, PACKET_FTRACE_EVENTS, &bundle[c]);
+	for (int c = 0; c < ncpus; c++)
+		pb_free(&bundle[c]);
+	free(bundle);
+	free(count);
+	pb_free(&ev);
+	pb_free(&sub);
+	if (!ret && fflush(out))
+		ret = -errno;
+	return ret;
+}
