@@ -23,6 +23,9 @@ extern const char export_usage[];
 extern const char diff_usage[];
 extern const char contract_usage[];
 
+/* A capture file as a Perfetto trace: an EXIT_* code, errors reported. */
+int export_perfetto(const char *cap, const char *out, bool force);
+
 /* libbpf's own messages on stderr only when asked (-v). */
 void set_libbpf_verbose(bool verbose);
 /* --contract FILE, or the built-in contract when path is NULL. */

@@ -26,44 +26,17 @@ const char export_usage[] =
 "  -h, --help           show this help\n"
 "Exit: 0 ok, 2 bad usage or not a readable capture, 4 write failure.\n";
 
-int do_export(int argc, char **argv)
+int export_perfetto(const char *cap, const char *outp, bool force)
 {
-	static const struct option opts[] = {
-		{ "perfetto", required_argument, NULL, 'P' },
-		{ "force", no_argument, NULL, 'F' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
-	const char *outp = NULL;
-	bool force = false;
 	char err[ERRMSG_LEN];
 	union abicap_rec *recs = NULL;
 	size_t n = 0;
 	struct capr *r;
 	json_t *meta;
 	FILE *out;
-	int ch, fd, c, ret = EXIT_OK;
+	int fd, c, ret = EXIT_OK;
 
-	optind = 0;
-	opterr = 0;
-	while ((ch = getopt_long(argc, argv, ":P:h", opts, NULL)) != -1) {
-		if (ch == 'P') {
-			outp = optarg;
-		} else if (ch == 'F') {
-			force = true;
-		} else if (ch == 'h') {
-			fputs(export_usage, stdout);
-			return EXIT_OK;
-		} else {
-			return usage_error(argc, argv, ch, "export");
-		}
-	}
-	if (argc - optind != 1 || !outp) {
-		ab_error("export needs a capture file and --perfetto OUT (see "
-			 "abicap export --help)");
-		return EXIT_USAGE;
-	}
-	r = capr_open(argv[optind], err, sizeof(err));
+	r = capr_open(cap, err, sizeof(err));
 	if (!r) {
 		ab_error("%s", err);
 		return EXIT_USAGE;
@@ -71,16 +44,16 @@ int do_export(int argc, char **argv)
 	meta = json_loads(capr_meta(r), 0, NULL);
 	c = capr_load(r, &recs, &n);
 	if (c == -ENOMEM) {
-		ab_error("out of memory reading '%s'", argv[optind]);
+		ab_error("out of memory reading '%s'", cap);
 		ret = EXIT_RUNTIME;
 		goto out;
 	}
 	if (c < 0)
-		ab_warn("'%s': %s; exporting the %zu records before it",
-			argv[optind], capr_error(r), n);
+		ab_warn("'%s': %s; exporting the %zu records before it", cap,
+			capr_error(r), n);
 	else if (capr_cut_short(r))
 		ab_warn("'%s' was cut short: exporting the %zu records of its "
-			"complete chunks", argv[optind], n);
+			"complete chunks", cap, n);
 	fd = open(outp, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC |
 		  (force ? O_TRUNC : O_EXCL), 0600);
 	if (fd < 0 || !(out = fdopen(fd, "wb"))) {
@@ -106,4 +79,38 @@ out:
 	json_decref(meta);
 	capr_close(r);
 	return ret;
+}
+
+int do_export(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "perfetto", required_argument, NULL, 'P' },
+		{ "force", no_argument, NULL, 'F' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	const char *outp = NULL;
+	bool force = false;
+	int ch;
+
+	optind = 0;
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, ":P:h", opts, NULL)) != -1) {
+		if (ch == 'P') {
+			outp = optarg;
+		} else if (ch == 'F') {
+			force = true;
+		} else if (ch == 'h') {
+			fputs(export_usage, stdout);
+			return EXIT_OK;
+		} else {
+			return usage_error(argc, argv, ch, "export");
+		}
+	}
+	if (argc - optind != 1 || !outp) {
+		ab_error("export needs a capture file and --perfetto OUT (see "
+			 "abicap export --help)");
+		return EXIT_USAGE;
+	}
+	return export_perfetto(argv[optind], outp, force);
 }

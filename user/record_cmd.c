@@ -29,7 +29,9 @@ const char record_usage[] =
 "\n"
 "  -o, --output FILE      the capture file (created 0600; never through a\n"
 "                         symbolic link)\n"
-"      --force            replace FILE if it exists\n"
+"      --force            replace FILE (and the --perfetto trace) if it exists\n"
+"      --perfetto OUT     also write the capture as a Perfetto trace\n"
+"                         (as abicap export --perfetto does)\n"
 "  -d, --duration SECS    stop after SECS seconds (default: Ctrl-C, or the\n"
 "                         command's exit)\n"
 "  -e, --events LIST      as for trace\n"
@@ -307,6 +309,8 @@ int do_record(int argc, char **argv)
 		}
 	}
 	capture_close(c);
+	if (!ret && o.perfetto)
+		ret = export_perfetto(o.output, o.perfetto, o.force);
 	if (child && !lo.child_exited) {
 		/* stopped by a signal or the duration: the command goes on */
 		ab_warn("the command (pid %d) is still running", child);

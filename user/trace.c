@@ -46,7 +46,7 @@ const char trace_usage[] =
 "Exit: 0 ok, 1 kernel cannot do it, 2 bad usage, 3 missing privilege,\n"
 "4 runtime failure.\n";
 
-enum { OPT_ATTACH = 256, OPT_TRANSPORT, OPT_FORCE };
+enum { OPT_ATTACH = 256, OPT_TRANSPORT, OPT_FORCE, OPT_PERFETTO };
 
 static const struct option long_opts[] = {
 	{ "format", required_argument, NULL, 'f' },
@@ -60,6 +60,7 @@ static const struct option long_opts[] = {
 	{ "transport", required_argument, NULL, OPT_TRANSPORT },
 	{ "output", required_argument, NULL, 'o' },
 	{ "force", no_argument, NULL, OPT_FORCE },
+	{ "perfetto", required_argument, NULL, OPT_PERFETTO },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ 0 },
@@ -253,6 +254,11 @@ int capture_parse_args(int argc, char **argv, bool record,
 			if (!record)
 				goto unknown;
 			o->force = true;
+			break;
+		case OPT_PERFETTO:
+			if (!record)
+				goto unknown;
+			o->perfetto = optarg;
 			break;
 		case 'v':
 			o->cap.verbose = true;

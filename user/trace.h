@@ -16,6 +16,7 @@ struct trace_opts {
 	const char *contract_path; /* NULL: the built-in contract */
 	/* record: */
 	const char *output;
+	const char *perfetto; /* also write this Perfetto trace */
 	bool force;
 	char **command; /* after --, NULL-terminated (argv's tail); NULL: none */
 	bool help;
