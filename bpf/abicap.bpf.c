@@ -21,6 +21,9 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 /* Set by the loader before load. */
 const volatile __u32 events_mask = (1u << ABICAP_EV_COUNT) - 1;
 const volatile bool filter_pids = false;
+const volatile bool filter_tids = false;
+const volatile bool filter_comm = false;
+const volatile char comm_filter[ABICAP_COMM_LEN] = {};
 const volatile bool filter_cpus = false;
 const volatile __u8 cpu_allowed[ABICAP_MAX_CPUS] = {};
 /* wake the consumer when this many bytes are queued (it also drains on a timer) */
@@ -64,6 +67,14 @@ struct {
 	__type(value, __u8);
 } pid_filter SEC(".maps");
 
+/* tids given with --tid */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, ABICAP_MAX_PIDS);
+	__type(key, __s32);
+	__type(value, __u8);
+} tid_filter SEC(".maps");
+
 struct waker {
 	__s32 pid;
 	__s32 tgid;
@@ -98,6 +109,39 @@ static __always_inline bool cpu_on(__u32 cpu)
 static __always_inline bool pid_on(__s32 tgid)
 {
 	return bpf_map_lookup_elem(&pid_filter, &tgid) != NULL;
+}
+
+/* Any task filter (-p, --tid, --comm) is set. */
+#define TASK_FILTERS (filter_pids || filter_tids || filter_comm)
+
+/* pid/tgid pass -p and --tid. */
+static __always_inline bool ids_on(__s32 pid, __s32 tgid)
+{
+	if (filter_pids && !pid_on(tgid))
+		return false;
+	if (filter_tids && !bpf_map_lookup_elem(&tid_filter, &pid))
+		return false;
+	return true;
+}
+
+/* The task passes every task filter (--comm compares its 16-byte name). */
+static __always_inline bool task_on(struct task_struct *t, __s32 pid,
+				    __s32 tgid, const bool direct)
+{
+	char comm[ABICAP_COMM_LEN];
+
+	if (!ids_on(pid, tgid))
+		return false;
+	if (!filter_comm)
+		return true;
+	task_comm(comm, t, direct);
+	for (int i = 0; i < ABICAP_COMM_LEN; i++) {
+		if (comm[i] != comm_filter[i])
+			return false;
+		if (!comm[i])
+			break;
+	}
+	return true;
 }
 
 /*
@@ -166,13 +210,16 @@ static __always_inline int on_switch(void *ctx, bool preempt,
 	__u32 cpu = bpf_get_smp_processor_id();
 	struct abicap_counter *cnt;
 	struct abicap_switch *e;
-	__s32 prev_tgid, next_tgid;
+	__s32 prev_tgid, next_tgid, prev_pid, next_pid;
 
 	if (!event_on(ABICAP_EV_SCHED_SWITCH) || !cpu_on(cpu))
 		return 0;
 	prev_tgid = TASK_FIELD(direct, prev, tgid);
 	next_tgid = TASK_FIELD(direct, next, tgid);
-	if (filter_pids && !pid_on(prev_tgid) && !pid_on(next_tgid))
+	prev_pid = TASK_FIELD(direct, prev, pid);
+	next_pid = TASK_FIELD(direct, next, pid);
+	if (TASK_FILTERS && !task_on(prev, prev_pid, prev_tgid, direct) &&
+	    !task_on(next, next_pid, next_tgid, direct))
 		return 0;
 	e = reserve(ABICAP_EV_SCHED_SWITCH, sizeof(*e), cpu, ts, &cnt);
 	if (!e)
@@ -181,10 +228,10 @@ static __always_inline int on_switch(void *ctx, bool preempt,
 		prev_state = task_state(prev, direct);
 	task_comm(e->prev_comm, prev, direct);
 	task_comm(e->next_comm, next, direct);
-	e->prev_pid = TASK_FIELD(direct, prev, pid);
+	e->prev_pid = prev_pid;
 	e->prev_tgid = prev_tgid;
 	e->prev_prio = TASK_FIELD(direct, prev, prio);
-	e->next_pid = TASK_FIELD(direct, next, pid);
+	e->next_pid = next_pid;
 	e->next_tgid = next_tgid;
 	e->next_prio = TASK_FIELD(direct, next, prio);
 	e->prev_state = report_state(preempt, prev_state,
@@ -222,7 +269,9 @@ static __always_inline int on_wakeup(void *ctx, enum abicap_event ev,
 		}
 	}
 	tgid = TASK_FIELD(direct, p, tgid);
-	if (filter_pids && !pid_on(tgid) && !pid_on(w.tgid))
+	/* the wakee by every filter; the waker by pid/tid (its name is not read) */
+	if (TASK_FILTERS && !task_on(p, pid, tgid, direct) &&
+	    (filter_comm || !ids_on(w.pid, w.tgid)))
 		return 0;
 	e = reserve(ev, sizeof(*e), cpu, ts, &cnt);
 	if (!e)
@@ -246,8 +295,8 @@ static __always_inline int on_power(void *ctx, enum abicap_event ev,
 	struct abicap_counter *cnt;
 	struct abicap_power *e;
 
-	/* power events belong to no task: a pid filter excludes them */
-	if (!event_on(ev) || !cpu_on(cpu) || filter_pids)
+	/* power events belong to no task: a task filter excludes them */
+	if (!event_on(ev) || !cpu_on(cpu) || TASK_FILTERS)
 		return 0;
 	e = reserve(ev, sizeof(*e), cpu, ts, &cnt);
 	if (!e)

@@ -462,3 +462,87 @@ Test(kernel, perfbuf_drops_are_counted, .timeout = 60)
 	drops_counted(TRANSPORT_PERFBUF);
 }
 
+
+Test(kernel, comm_filter_keeps_only_that_name, .timeout = 60)
+{
+	struct capture_opts o = { .events = EVENTS_ALL & ~(EV(ABICAP_EV_CPU_IDLE) |
+				  EV(ABICAP_EV_CPU_FREQUENCY)), .comm = "abc_ping" };
+	struct collected col = { 0 };
+	struct pingpong pp;
+	struct capture *c;
+	int switches = 0;
+
+	require_kernel();
+	c = start_capture(&o, &col);
+	pingpong_run(&pp, ROUNDS, 0);
+	poll_for(c, 100);
+	stop_and_check_lossless(c);
+	for (size_t i = 0; i < col.n; i++) {
+		const union abicap_rec *r = &col.v[i];
+
+		if (r->hdr.type == ABICAP_EV_SCHED_SWITCH) {
+			cr_assert(!strcmp(r->sw.prev_comm, "abc_ping") ||
+				  !strcmp(r->sw.next_comm, "abc_ping"),
+				  "%s -> %s", r->sw.prev_comm, r->sw.next_comm);
+			switches++;
+		} else {
+			cr_assert_str_eq(r->wk.comm, "abc_ping");
+		}
+	}
+	cr_assert_geq(switches, ROUNDS);
+	capture_close(c);
+	collected_free(&col);
+}
+
+static int go[2];
+static volatile pid_t sleeper_tid;
+
+static void *sleeper(void *arg)
+{
+	char b;
+
+	(void)arg;
+	sleeper_tid = gettid();
+	if (read(go[0], &b, 1) != 1)
+		return NULL;
+	for (int i = 0; i < 20; i++)
+		usleep(1000);
+	return NULL;
+}
+
+Test(kernel, tid_filter_keeps_only_that_thread, .timeout = 60)
+{
+	struct capture_opts o = { .events = EV(ABICAP_EV_SCHED_SWITCH) |
+				  EV(ABICAP_EV_SCHED_WAKEUP), .ntids = 1 };
+	struct collected col = { 0 };
+	struct capture *c;
+	pthread_t th;
+	int mine = 0;
+
+	require_kernel();
+	cr_assert_eq(pipe(go), 0);
+	cr_assert_eq(pthread_create(&th, NULL, sleeper, NULL), 0);
+	while (!sleeper_tid)
+		usleep(1000);
+	o.tids[0] = sleeper_tid;
+	c = start_capture(&o, &col);
+	cr_assert_eq(write(go[1], "g", 1), 1);
+	pthread_join(th, NULL);
+	poll_for(c, 100);
+	stop_and_check_lossless(c);
+	for (size_t i = 0; i < col.n; i++) {
+		const union abicap_rec *r = &col.v[i];
+
+		if (r->hdr.type == ABICAP_EV_SCHED_SWITCH) {
+			cr_assert(r->sw.prev_pid == sleeper_tid ||
+				  r->sw.next_pid == sleeper_tid);
+			mine += r->sw.prev_pid == sleeper_tid;
+		} else {
+			cr_assert(r->wk.pid == sleeper_tid ||
+				  r->wk.waker_pid == sleeper_tid);
+		}
+	}
+	cr_assert_geq(mine, 20, "%d switches away from the sleeper", mine);
+	capture_close(c);
+	collected_free(&col);
+}

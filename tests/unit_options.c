@@ -72,7 +72,7 @@ Test(trace_args, pid_filter_drops_power_events)
 	cr_assert_eq(PARSE(&o, "-p", pid), EXIT_OK, "%s", err);
 	cr_assert_eq(o.cap.events, (1u << ABICAP_EV_CPU_IDLE) - 1);
 	cr_assert_eq(PARSE(&o, "-p", pid, "-e", "cpu_idle"), EXIT_USAGE);
-	cr_assert(strstr(err, "belong to no process"), "%s", err);
+	cr_assert(strstr(err, "belong to no task"), "%s", err);
 }
 
 static void *idle_thread(void *arg)
@@ -130,6 +130,8 @@ Test(trace_args, bad_values_name_the_problem)
 		{ { "-C", "4096" }, 2, "CPU 4096 does not exist" },
 		{ { "-b", "0" }, 2, "--buffer-size '0'" },
 		{ { "--attach", "kprobe" }, 2, "--attach 'kprobe'" },
+		{ { "--tid", "x" }, 2, "--tid 'x' is not a thread id" },
+		{ { "--comm", "a-name-longer-than-15" }, 2, "a task name is 1 to 15 bytes" },
 		{ { "-d" }, 1, "option '-d' needs a value" },
 		{ { "--nope" }, 1, "unknown option '--nope'" },
 		{ { "stray" }, 1, "unexpected argument 'stray'" },
@@ -153,6 +155,7 @@ Test(trace_args, help_names_every_option)
 	static const char *opts[] = { "--format", "--duration", "--events",
 				      "--pid", "--cpu", "--buffer-size",
 				      "--attach", "--contract", "--transport",
+				      "--tid", "--comm",
 				      "--verbose",
 				      "--help" };
 

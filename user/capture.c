@@ -139,6 +139,9 @@ static void configure(struct capture *c, const struct capture_opts *o,
 
 	ro->events_mask = o->events;
 	ro->filter_pids = o->npids > 0;
+	ro->filter_tids = o->ntids > 0;
+	ro->filter_comm = o->comm[0] != 0;
+	memcpy((char *)ro->comm_filter, o->comm, ABICAP_COMM_LEN);
 	ro->filter_cpus = o->cpus != NULL;
 	for (int i = 0; o->cpus && i < o->ncpus && i < ABICAP_MAX_CPUS; i++)
 		ro->cpu_allowed[i] = o->cpus[i] ? 1 : 0;
@@ -157,6 +160,10 @@ static int fill_pid_filter(struct capture *c, const struct capture_opts *o)
 
 	for (int i = 0; i < o->npids; i++)
 		if (bpf_map_update_elem(fd, &o->pids[i], &one, BPF_ANY))
+			return -errno;
+	fd = bpf_map__fd(c->skel->maps.tid_filter);
+	for (int i = 0; i < o->ntids; i++)
+		if (bpf_map_update_elem(fd, &o->tids[i], &one, BPF_ANY))
 			return -errno;
 	return 0;
 }

@@ -21,6 +21,9 @@ struct capture_opts {
 	unsigned int events; /* mask of 1 << enum abicap_event */
 	int32_t pids[ABICAP_MAX_PIDS]; /* tgids; npids == 0: no pid filter */
 	int npids;
+	int32_t tids[ABICAP_MAX_PIDS]; /* threads; ntids == 0: no tid filter */
+	int ntids;
+	char comm[ABICAP_COMM_LEN]; /* task name; "": no comm filter */
 	const uint8_t *cpus; /* cpus[i] != 0: keep CPU i; NULL: all CPUs */
 	int ncpus; /* entries in cpus */
 	size_t ringbuf_bytes; /* 0: default; rounded up to a power of two */

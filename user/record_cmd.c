@@ -36,6 +36,8 @@ const char record_usage[] =
 "                         command's exit)\n"
 "  -e, --events LIST      as for trace\n"
 "  -p, --pid PID[,PID]    as for trace (not with a command)\n"
+"      --tid TID[,TID]    as for trace\n"
+"      --comm NAME        as for trace\n"
 "  -C, --cpu CPULIST      as for trace\n"
 "  -b, --buffer-size MB   as for trace\n"
 "      --attach MODE      as for trace\n"

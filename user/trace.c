@@ -26,6 +26,9 @@ const char trace_usage[] =
 "  -p, --pid PID[,PID]    only sched events involving these processes (as\n"
 "                         prev/next, wakee or waker; threads included);\n"
 "                         power events belong to no process and are left out\n"
+"      --tid TID[,TID]    only sched events involving these threads\n"
+"      --comm NAME        only sched events involving a task of this name\n"
+"                         (task filters combine: a task must pass each)\n"
 "  -C, --cpu CPULIST      only events on these CPUs, e.g. 0,2-3\n"
 "  -b, --buffer-size MB   ring buffer size (default 16, rounded up to a power of 2)\n"
 "      --attach MODE      auto (default: tp_btf where the kernel has it),\n"
@@ -46,7 +49,8 @@ const char trace_usage[] =
 "Exit: 0 ok, 1 kernel cannot do it, 2 bad usage, 3 missing privilege,\n"
 "4 runtime failure.\n";
 
-enum { OPT_ATTACH = 256, OPT_TRANSPORT, OPT_FORCE, OPT_PERFETTO };
+enum { OPT_ATTACH = 256, OPT_TRANSPORT, OPT_FORCE, OPT_PERFETTO, OPT_TID,
+       OPT_COMM };
 
 static const struct option long_opts[] = {
 	{ "format", required_argument, NULL, 'f' },
@@ -61,10 +65,45 @@ static const struct option long_opts[] = {
 	{ "output", required_argument, NULL, 'o' },
 	{ "force", no_argument, NULL, OPT_FORCE },
 	{ "perfetto", required_argument, NULL, OPT_PERFETTO },
+	{ "tid", required_argument, NULL, OPT_TID },
+	{ "comm", required_argument, NULL, OPT_COMM },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ 0 },
 };
+
+/* --tid TID[,TID]: thread ids that exist. */
+static int parse_tids(const char *arg, struct capture_opts *c, char *err,
+		      size_t errlen)
+{
+	char buf[256], *save, *tok;
+
+	snprintf(buf, sizeof(buf), "%s", arg);
+	for (tok = strtok_r(buf, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		long tid;
+
+		if (!parse_long(tok, 1, 0x7fffffff, &tid)) {
+			snprintf(err, errlen, "--tid '%s' is not a thread id", tok);
+			return EXIT_USAGE;
+		}
+		if (kill((pid_t)tid, 0) && errno == ESRCH) {
+			snprintf(err, errlen, "--tid %ld: no such thread", tid);
+			return EXIT_USAGE;
+		}
+		if (c->ntids == ABICAP_MAX_PIDS) {
+			snprintf(err, errlen, "--tid: at most %d threads",
+				 ABICAP_MAX_PIDS);
+			return EXIT_USAGE;
+		}
+		c->tids[c->ntids++] = (int32_t)tid;
+	}
+	if (!c->ntids) {
+		snprintf(err, errlen, "--tid needs a thread id");
+		return EXIT_USAGE;
+	}
+	return EXIT_OK;
+}
 
 /* The process a thread id belongs to (from /proc), or -1 if unknown. */
 static long tgid_of(long tid)
@@ -127,16 +166,16 @@ static int parse_pids(const char *arg, struct capture_opts *c, char *err,
 #define POWER_EVENTS \
 	((1u << ABICAP_EV_CPU_IDLE) | (1u << ABICAP_EV_CPU_FREQUENCY))
 
-/* Power events belong to no process: -p leaves them out, or refuses them. */
+/* Power events belong to no task: task filters leave them out, or refuse them. */
 static int pid_filter_events(struct capture_opts *c, bool events_given,
 			     char *err, size_t errlen)
 {
-	if (!c->npids)
+	if (!c->npids && !c->ntids && !c->comm[0])
 		return EXIT_OK;
 	if (events_given && (c->events & POWER_EVENTS)) {
-		snprintf(err, errlen, "-p cannot select cpu_idle or "
-			 "cpu_frequency (they belong to no process): leave "
-			 "them out of --events, or drop -p");
+		snprintf(err, errlen, "-p, --tid and --comm cannot select cpu_idle "
+			 "or cpu_frequency (they belong to no task): leave them "
+			 "out of --events, or drop the task filter");
 		return EXIT_USAGE;
 	}
 	c->events &= ~POWER_EVENTS;
@@ -259,6 +298,19 @@ int capture_parse_args(int argc, char **argv, bool record,
 			if (!record)
 				goto unknown;
 			o->perfetto = optarg;
+			break;
+		case OPT_TID:
+			if (parse_tids(optarg, &o->cap, err, errlen))
+				return EXIT_USAGE;
+			break;
+		case OPT_COMM:
+			if (!*optarg || strlen(optarg) >= ABICAP_COMM_LEN) {
+				snprintf(err, errlen, "--comm '%s': a task name is "
+					 "1 to %d bytes (the kernel keeps no more)",
+					 optarg, ABICAP_COMM_LEN - 1);
+				return EXIT_USAGE;
+			}
+			snprintf(o->cap.comm, sizeof(o->cap.comm), "%s", optarg);
 			break;
 		case 'v':
 			o->cap.verbose = true;
