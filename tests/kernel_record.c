@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "btf_fixture.h"
 #include "capfile.h"
 #include "harness.h"
 #include "util.h"
@@ -100,6 +101,26 @@ Test(record, sigkill_leaves_a_readable_file)
 	cr_assert(capr_cut_short(r));
 	cr_assert_null(capr_trailer(r));
 	capr_close(r);
+	/* report reads what is there, and says the file was cut short */
+	spawn(&ch, (char *[]){ (char *)abicap_bin(), "report", file, NULL });
+	{
+		char *out = read_all(ch.out_fd), *e = read_all(ch.err_fd);
+
+		cr_assert_eq(wait_exit(&ch, 60), 0, "%s", e);
+		cr_assert(strstr(out, "CUT SHORT: no trailer"), "%s", out);
+		cr_assert(strstr(e, "was cut short"), "%s", e);
+		free(out);
+		free(e);
+	}
+	write_file(path("junk"), "garbage", 7);
+	spawn(&ch, (char *[]){ (char *)abicap_bin(), "report", path("junk"), NULL });
+	{
+		char *e = read_all(ch.err_fd);
+
+		cr_assert_eq(wait_exit(&ch, 10), 2);
+		cr_assert(strstr(e, "is not an abicap capture file"), "%s", e);
+		free(e);
+	}
 }
 
 Test(record, usage_errors)
