@@ -225,24 +225,9 @@ int do_record(int argc, char **argv)
 	int ret, go_fd = -1;
 	pid_t child = 0;
 
-	ret = capture_parse_args(argc, argv, true, &o, err, sizeof(err));
-	if (ret) {
-		ab_error("%s", err);
+	ret = capture_prepare(argc, argv, true, &o, &contract);
+	if (ret || o.help)
 		return ret;
-	}
-	if (o.help) {
-		fputs(record_usage, stdout);
-		return EXIT_OK;
-	}
-	if (o.contract_path) {
-		contract = contract_load(o.contract_path, err, sizeof(err));
-		if (!contract) {
-			ab_error("%s", err);
-			return EXIT_USAGE;
-		}
-		o.cap.contract = contract;
-	}
-	loop_install_signals();
 	if (o.command) {
 		child = start_command(o.command, &go_fd);
 		if (child < 0) {

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/libbpf.h>
+#include "commands.h"
 #include "contract.h"
 #include "cpulist.h"
 #include "events.h"
@@ -405,6 +406,33 @@ static void flush_out(struct trace_state *st)
 	}
 }
 
+int capture_prepare(int argc, char **argv, bool record, struct trace_opts *o,
+		    struct contract **contract)
+{
+	char err[ERRMSG_LEN];
+	int ret = capture_parse_args(argc, argv, record, o, err, sizeof(err));
+
+	*contract = NULL;
+	if (ret) {
+		ab_error("%s", err);
+		return ret;
+	}
+	if (o->help) {
+		fputs(record ? record_usage : trace_usage, stdout);
+		return EXIT_OK;
+	}
+	if (o->contract_path) {
+		*contract = contract_load(o->contract_path, err, sizeof(err));
+		if (!*contract) {
+			ab_error("%s", err);
+			return EXIT_USAGE;
+		}
+		o->cap.contract = *contract;
+	}
+	loop_install_signals();
+	return EXIT_OK;
+}
+
 int do_trace(int argc, char **argv)
 {
 	char err[ERRMSG_LEN];
@@ -415,24 +443,9 @@ int do_trace(int argc, char **argv)
 	struct capture *c;
 	int ret;
 
-	ret = trace_parse_args(argc, argv, &o, err, sizeof(err));
-	if (ret) {
-		ab_error("%s", err);
+	ret = capture_prepare(argc, argv, false, &o, &contract);
+	if (ret || o.help)
 		return ret;
-	}
-	if (o.help) {
-		fputs(trace_usage, stdout);
-		return EXIT_OK;
-	}
-	if (o.contract_path) {
-		contract = contract_load(o.contract_path, err, sizeof(err));
-		if (!contract) {
-			ab_error("%s", err);
-			return EXIT_USAGE;
-		}
-		o.cap.contract = contract;
-	}
-	loop_install_signals();
 	st.fmt = o.fmt;
 	st.t0_ns = mono_ns();
 	c = capture_open(&o.cap, emit, &st, &ret, err, sizeof(err));

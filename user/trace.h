@@ -32,6 +32,15 @@ int trace_parse_args(int argc, char **argv, struct trace_opts *o, char *err,
 int capture_parse_args(int argc, char **argv, bool record,
 		       struct trace_opts *o, char *err, size_t errlen);
 
+/*
+ * trace and record start alike: parse, answer --help (EXIT_OK with o->help
+ * set), load --contract into *contract (the caller frees it), install the
+ * signal handlers. An exit code other than EXIT_OK means stop (reported).
+ */
+struct contract;
+int capture_prepare(int argc, char **argv, bool record, struct trace_opts *o,
+		    struct contract **contract);
+
 int do_trace(int argc, char **argv);
 
 #endif
