@@ -108,6 +108,22 @@ static void check_pingpong(const struct collected *col,
 	cr_assert_geq(wakings, ROUNDS, "only %d wakings", wakings);
 }
 
+/*
+ * Capture while the ping-pong runs on CPU 0, then stop: every event seen is
+ * received, none dropped.
+ */
+static struct capture *capture_pingpong(const struct capture_opts *o,
+					struct collected *col,
+					struct pingpong *pp)
+{
+	struct capture *c = start_capture(o, col);
+
+	pingpong_run(pp, ROUNDS, 0);
+	poll_for(c, 100);
+	stop_and_check_lossless(c);
+	return c;
+}
+
 static void run_pingpong(const struct capture_opts *o)
 {
 	struct collected col = { 0 };
@@ -115,10 +131,7 @@ static void run_pingpong(const struct capture_opts *o)
 	struct capture *c;
 
 	require_kernel();
-	c = start_capture(o, &col);
-	pingpong_run(&pp, ROUNDS, 0);
-	poll_for(c, 100);
-	stop_and_check_lossless(c);
+	c = capture_pingpong(o, &col, &pp);
 	check_pingpong(&col, &pp, o->legacy_switch);
 	capture_close(c);
 	collected_free(&col);
@@ -304,10 +317,7 @@ Test(kernel, pid_filter_keeps_only_that_process, .timeout = 60)
 
 	require_kernel();
 	o.pids[0] = me;
-	c = start_capture(&o, &col);
-	pingpong_run(&pp, ROUNDS, 0);
-	poll_for(c, 100);
-	stop_and_check_lossless(c);
+	c = capture_pingpong(&o, &col, &pp);
 	for (size_t i = 0; i < col.n; i++) {
 		const union abicap_rec *r = &col.v[i];
 
@@ -379,10 +389,7 @@ Test(kernel, wakeup_alone_still_names_waker, .timeout = 60)
 	int n = 0;
 
 	require_kernel();
-	c = start_capture(&o, &col);
-	pingpong_run(&pp, ROUNDS, 0);
-	poll_for(c, 100);
-	stop_and_check_lossless(c);
+	c = capture_pingpong(&o, &col, &pp);
 	for (size_t i = 0; i < col.n; i++) {
 		const struct abicap_wakeup *w = &col.v[i].wk;
 
@@ -473,10 +480,7 @@ Test(kernel, comm_filter_keeps_only_that_name, .timeout = 60)
 	int switches = 0;
 
 	require_kernel();
-	c = start_capture(&o, &col);
-	pingpong_run(&pp, ROUNDS, 0);
-	poll_for(c, 100);
-	stop_and_check_lossless(c);
+	c = capture_pingpong(&o, &col, &pp);
 	for (size_t i = 0; i < col.n; i++) {
 		const union abicap_rec *r = &col.v[i];
 
