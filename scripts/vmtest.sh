@@ -110,21 +110,34 @@ own_object_agrees() {
 	[ "$pred4" = "$four" ] && [ "$pred3" = true ]
 }
 
-# One kernel's booted run: prints the ABICAP-RESULT JSON, or a failure reason.
-boot() {
-	local id=$1 vmlinuz=$2 log=$OUT/$1.log rc
+# One boot of one kernel, its serial console into $log; qemu's exit status.
+boot_once() {
+	local vmlinuz=$1 log=$2
 	timeout --foreground "$TIMEOUT" qemu-system-x86_64 -accel tcg -cpu max -smp 2 -m 768 \
 		-display none -serial stdio -monitor none -no-reboot \
 		-kernel "$vmlinuz" -initrd "$OUT/initramfs.cpio.gz" \
 		-append "console=ttyS0 panic=-1 oops=panic quiet loglevel=3 rdinit=/init" \
 		< /dev/null > "$log" 2>&1
+}
+
+# One kernel's booted run: prints the ABICAP-RESULT JSON, or a failure reason.
+# A boot that does not finish is tried once more (its log kept as .log.1):
+# TCG emulation has hung here once in several dozen boots.
+boot() {
+	local id=$1 vmlinuz=$2 log=$OUT/$1.log rc res
+	boot_once "$vmlinuz" "$log"
 	rc=$?
-	local res
+	if ! grep -aq '^ABICAP-DONE' "$log"; then
+		mv "$log" "$log.1"
+		echo "vmtest: $id: the boot did not finish (exit $rc; $log.1); trying once more" >&2
+		boot_once "$vmlinuz" "$log"
+		rc=$?
+	fi
 	res=$(grep -a '^ABICAP-RESULT ' "$log" | tail -1 | cut -d' ' -f2-)
-	if [ -n "$res" ]; then
+	if [ -n "$res" ] && grep -aq '^ABICAP-DONE' "$log"; then
 		echo "$res"
 	elif [ $rc -eq 124 ]; then
-		echo "timed out after ${TIMEOUT} s (log: $log)"
+		echo "timed out after ${TIMEOUT} s, twice (logs: $log.1, $log; last object tried: $(grep -a '^ABICAP-OBJ-TRY' "$log" | tail -1 | cut -d' ' -f2 | tr -d '\r'))"
 	elif grep -aq "Kernel panic" "$log"; then
 		echo "kernel panic: $(grep -a -m1 'Kernel panic' "$log" | tr -d '\r' | cut -c1-120)"
 	else

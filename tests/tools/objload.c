@@ -34,10 +34,14 @@ int main(int argc, char **argv)
 		const char *base = strrchr(argv[i], '/');
 
 		base = base ? base + 1 : argv[i];
+		/* which one was being tried, should the kernel hang on it */
+		printf("ABICAP-OBJ-TRY %s\n", base);
+		fflush(stdout);
 		if (objload_try(argv[i], why, sizeof(why)))
 			printf("ABICAP-OBJ %s rejected %s\n", base, why);
 		else
 			printf("ABICAP-OBJ %s loads\n", base);
+		fflush(stdout);
 	}
 	return 0;
 }
