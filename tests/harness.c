@@ -145,6 +145,22 @@ void *read_file(const char *path, size_t *len)
 	return buf;
 }
 
+char *protoc_decode(const char *trace)
+{
+	char cmd[512], *out = NULL;
+	size_t len = 0;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "protoc --proto_path=tests/perfetto "
+		 "--decode=perfetto.protos.Trace tests/perfetto/abicap_subset.proto "
+		 "< %s", trace);
+	p = popen(cmd, "r");
+	cr_assert(p);
+	cr_assert_gt(getdelim(&out, &len, '\0', p), 0);
+	cr_assert_eq(pclose(p), 0, "protoc could not decode %s", trace);
+	return out;
+}
+
 const char *abicap_bin(void)
 {
 	const char *b = getenv("ABICAP_BIN");

@@ -52,6 +52,12 @@ char *scratch_path(const char *name);
 /* A whole file into a malloc'd buffer. */
 void *read_file(const char *path, size_t *len);
 
+/*
+ * A Perfetto trace decoded by protoc against tests/perfetto/abicap_subset.proto,
+ * as text (malloc'd); asserts that protoc read it.
+ */
+char *protoc_decode(const char *trace);
+
 /* The abicap binary under test ($ABICAP_BIN, default build/abicap). */
 const char *abicap_bin(void);
 

@@ -17,23 +17,6 @@
 
 TestSuite(export, .init = scratch_init, .fini = scratch_fini, .timeout = 60);
 
-static char *decode(const char *trace)
-{
-	char cmd[512];
-	FILE *p;
-	char *out = NULL;
-	size_t len = 0;
-
-	snprintf(cmd, sizeof(cmd), "protoc --proto_path=tests/perfetto "
-		 "--decode=perfetto.protos.Trace tests/perfetto/abicap_subset.proto "
-		 "< %s", trace);
-	p = popen(cmd, "r");
-	cr_assert(p);
-	cr_assert_geq(getdelim(&out, &len, '\0', p), 0);
-	cr_assert_eq(pclose(p), 0, "protoc could not decode %s", trace);
-	return out;
-}
-
 static int count(const char *s, const char *needle)
 {
 	int n = 0;
@@ -78,7 +61,7 @@ Test(export, every_event_and_field_round_trips)
 	free(read_all(ch.out_fd));
 	free(read_all(ch.err_fd));
 	cr_assert_eq(wait_exit(&ch, 30), 0);
-	txt = decode(pf);
+	txt = protoc_decode(pf);
 	/* CPU 1's bundle: the switch, then idle exit */
 	cr_assert(strstr(txt, "cpu: 1\n"), "%s", txt);
 	cr_assert(strstr(txt, "timestamp: 1000\n      pid: 11\n      sched_switch {\n"

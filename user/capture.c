@@ -12,6 +12,7 @@
 #include "abicap.skel.h"
 #include "capture.h"
 #include "checker.h"
+#include "commands.h"
 #include "contract.h"
 #include "events.h"
 #include "util.h"
@@ -33,17 +34,6 @@ struct capture {
 	uint64_t received[ABICAP_EV_COUNT];
 	uint64_t bad;
 };
-
-static bool verbose;
-
-static int libbpf_log(enum libbpf_print_level level, const char *fmt,
-		      va_list ap)
-{
-	(void)level;
-	if (!verbose)
-		return 0;
-	return vfprintf(stderr, fmt, ap);
-}
 
 static int on_sample(void *ctx, void *data, size_t size)
 {
@@ -282,8 +272,7 @@ struct capture *capture_open(const struct capture_opts *o, capture_cb cb,
 	size_t rb_bytes = ringbuf_size(o->ringbuf_bytes);
 	int ret;
 
-	verbose = o->verbose;
-	libbpf_set_print(libbpf_log);
+	set_libbpf_verbose(o->verbose);
 	*exit_code = kernel_check_privilege(err, errlen);
 	if (*exit_code)
 		return NULL;
