@@ -10,6 +10,9 @@ PKGS=(
 	jq linux-perf sudo
 	qemu-system-x86 busybox-static cpio xz-utils zstd lz4 binutils
 	protobuf-compiler
+	libmicrohttpd-dev prometheus curl
+	libcap-dev libcap2-bin bpftrace
+	libclang-rt-14-dev libfuzzer-14-dev
 )
 
 if [ "$(id -u)" -ne 0 ]; then
