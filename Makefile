@@ -17,11 +17,13 @@ CFLAGS := $(OPT_CFLAGS) -std=gnu11 -Wall -Wextra -Werror -Wno-format-truncation 
 	-DABICAP_VERSION='"$(VERSION)"'
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
 	-Ivmlinux/$(ARCH) -Ibpf
-# build/abicap is fully static: it runs where libbpf, libelf, zlib and zstd
-# are not installed (minimal VMs, initramfs).
+# build/abicap links libbpf, libelf, jansson and the compressors statically
+# and libc and libmicrohttpd (abicap serve; its TLS dependencies have no
+# static build) dynamically. build/abicap-static is fully static, without
+# serve: it runs where nothing is installed (the VM tests' initramfs).
 STATIC_LIBS := -Wl,-Bstatic -lbpf -lelf -ljansson -llzma -llz4 -lz -lzstd -Wl,-Bdynamic
-LDFLAGS_BIN ?= -static
 LIBS := -lbpf -lelf -ljansson -llzma -llz4 -lz -lzstd
+BIN_LIBS := $(STATIC_LIBS) -lmicrohttpd -lpthread
 
 ifeq ($(V),1)
 Q :=
@@ -50,7 +52,7 @@ TEST_HELPERS := $(filter-out $(UNIT_SRC) $(KERNEL_SRC),$(wildcard tests/*.c))
 
 .PHONY: all test unit-test kernel-test asan-test vmtest run setup clean
 
-all: $(OUT)/abicap $(OUT)/pingpong
+all: $(OUT)/abicap $(OUT)/abicap-static $(OUT)/pingpong
 
 $(OUT) $(OUT)/user $(OUT)/tests:
 	$(Q)mkdir -p $@
@@ -69,7 +71,15 @@ $(OUT)/user/%.o: user/%.c $(USER_HDRS) $(SKEL) | $(OUT)/user
 
 $(OUT)/abicap: $(MAIN_OBJ) $(LIB_OBJ)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS_BIN) $^ $(LIBS) -o $@
+	$(Q)$(CC) $(CFLAGS) $^ $(BIN_LIBS) -o $@
+
+$(OUT)/user/serve-static.o: user/serve.c $(USER_HDRS) $(SKEL) | $(OUT)/user
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -DABICAP_NO_SERVE -c $< -o $@
+
+$(OUT)/abicap-static: $(MAIN_OBJ) $(filter-out $(OUT)/user/serve.o,$(LIB_OBJ)) $(OUT)/user/serve-static.o
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) -static $^ $(LIBS) -o $@
 
 # the default contract is embedded from bpf/contract.json
 $(OUT)/user/%.o: user/%.S bpf/contract.json | $(OUT)/user
@@ -82,11 +92,11 @@ $(OUT)/tests/%.o: tests/%.c $(USER_HDRS) $(wildcard tests/*.h) $(SKEL) | $(OUT)/
 
 $(OUT)/test_unit: $(patsubst tests/%.c,$(OUT)/tests/%.o,$(UNIT_SRC) $(TEST_HELPERS)) $(LIB_OBJ) | $(TEST_BPF_OBJ)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) $^ -lcriterion $(STATIC_LIBS) -lpthread -o $@
+	$(Q)$(CC) $(CFLAGS) $^ -lcriterion $(BIN_LIBS) -o $@
 
 $(OUT)/test_kernel: $(patsubst tests/%.c,$(OUT)/tests/%.o,$(KERNEL_SRC) $(TEST_HELPERS)) $(LIB_OBJ) | $(TEST_BPF_OBJ)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) $^ -lcriterion $(STATIC_LIBS) -lpthread -o $@
+	$(Q)$(CC) $(CFLAGS) $^ -lcriterion $(BIN_LIBS) -o $@
 
 setup:
 	$(Q)scripts/setup.sh

@@ -7,7 +7,9 @@
  * ring buffer, or, where the contract says the ring buffer's lock could
  * sleep (PREEMPT_RT before raw_spinlock_t), to per-CPU perf buffers. Every
  * record that passes the filters is counted as seen, and as dropped when the
- * buffer is full.
+ * buffer is full. In aggregation mode (abicap serve) the same programs keep
+ * per-cgroup statistics in maps instead; an update that finds a map full is
+ * counted as dropped.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -32,6 +34,13 @@ const volatile __u64 wakeup_bytes = 1 << 20;
 const volatile bool use_perfbuf = false;
 /* add the children of filtered processes to the pid filter (record -- CMD) */
 const volatile bool follow_forks = false;
+/* --cgroup: tasks in this cgroup v2 subtree (id at depth level) only */
+const volatile bool filter_cgroup = false;
+const volatile __u64 cgroup_filter_id = 0;
+const volatile __s32 cgroup_filter_level = 0;
+/* send records (trace, record); aggregate into maps (serve) */
+const volatile bool stream = true;
+const volatile bool aggregate = false;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -75,6 +84,59 @@ struct {
 	__type(value, __u8);
 } tid_filter SEC(".maps");
 
+/* Aggregation mode; the loader shrinks these maps to 1 entry otherwise. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, ABICAP_MAX_CGROUPS_DEFAULT); /* --max-cgroups */
+	__type(key, __u64);
+	__type(value, struct abicap_cg_stats);
+} cg_stats SEC(".maps");
+
+/* a zeroed value to insert into cg_stats (never written) */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct abicap_cg_stats);
+} cg_zero SEC(".maps");
+
+/* when each runnable task was woken or preempted, by tid */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __s32);
+	__type(value, __u64);
+} queued_at SEC(".maps");
+
+struct cpu_agg {
+	__u64 running_since; /* the current task's switch-in */
+	__u64 idle_since; /* 0: not idle */
+	__u32 idle_state;
+	__u32 pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct cpu_agg);
+} cpu_agg SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, ABICAP_IDLE_STATES);
+	__type(key, __u32);
+	__type(value, struct abicap_idle_stat);
+} idle_stats SEC(".maps");
+
+/* the last cpu_frequency of each CPU, kHz */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, ABICAP_MAX_CPUS);
+	__type(key, __u32);
+	__type(value, __u32);
+} cpu_freq SEC(".maps");
+
 struct waker {
 	__s32 pid;
 	__s32 tgid;
@@ -111,8 +173,8 @@ static __always_inline bool pid_on(__s32 tgid)
 	return bpf_map_lookup_elem(&pid_filter, &tgid) != NULL;
 }
 
-/* Any task filter (-p, --tid, --comm) is set. */
-#define TASK_FILTERS (filter_pids || filter_tids || filter_comm)
+/* Any task filter (-p, --tid, --comm, --cgroup) is set. */
+#define TASK_FILTERS (filter_pids || filter_tids || filter_comm || filter_cgroup)
 
 /* pid/tgid pass -p and --tid. */
 static __always_inline bool ids_on(__s32 pid, __s32 tgid)
@@ -132,6 +194,9 @@ static __always_inline bool task_on(struct task_struct *t, __s32 pid,
 
 	if (!ids_on(pid, tgid))
 		return false;
+	if (filter_cgroup &&
+	    !task_in_cgroup(t, cgroup_filter_id, cgroup_filter_level))
+		return false;
 	if (!filter_comm)
 		return true;
 	task_comm(comm, t, direct);
@@ -144,22 +209,29 @@ static __always_inline bool task_on(struct task_struct *t, __s32 pid,
 	return true;
 }
 
+/* Count an event that passed the filters; its counter (NULL: none). */
+static __always_inline struct abicap_counter *count_seen(enum abicap_event ev)
+{
+	__u32 key = ev;
+	struct abicap_counter *c = bpf_map_lookup_elem(&counters, &key);
+
+	if (c)
+		c->seen++;
+	return c;
+}
+
 /*
- * Reserve a record and count it as seen; *cnt is the event's counter, for
- * submit(). With the ring buffer a full buffer counts as dropped here; the
- * perf buffer transport builds the record in a per-CPU scratch slot.
+ * Reserve a record (c: the event's counter, for submit()). With the ring
+ * buffer a full buffer counts as dropped here; the perf buffer transport
+ * builds the record in a per-CPU scratch slot.
  */
 static __always_inline void *reserve(enum abicap_event ev, __u32 size,
 				     __u32 cpu, __u64 ts,
-				     struct abicap_counter **cnt)
+				     struct abicap_counter *c)
 {
-	__u32 key = ev, zero = 0;
-	struct abicap_counter *c = bpf_map_lookup_elem(&counters, &key);
+	__u32 zero = 0;
 	struct abicap_hdr *h;
 
-	*cnt = c;
-	if (c)
-		c->seen++;
 	if (use_perfbuf)
 		h = bpf_map_lookup_elem(&scratch, &zero);
 	else
@@ -198,6 +270,98 @@ static __always_inline void submit(void *ctx, void *rec, __u32 size,
 	bpf_ringbuf_submit(rec, flags);
 }
 
+/* The statistics of cgroup cg, created on first use; NULL if the map is full. */
+static __always_inline struct abicap_cg_stats *
+cg_stats_of(__u64 cg, struct abicap_counter *cnt)
+{
+	struct abicap_cg_stats *st = bpf_map_lookup_elem(&cg_stats, &cg);
+	__u32 zero = 0;
+	void *z;
+
+	if (st)
+		return st;
+	z = bpf_map_lookup_elem(&cg_zero, &zero);
+	if (z)
+		bpf_map_update_elem(&cg_stats, &cg, z, BPF_NOEXIST);
+	st = bpf_map_lookup_elem(&cg_stats, &cg);
+	if (!st && cnt)
+		cnt->dropped++;
+	return st;
+}
+
+/* The histogram bucket of a run-queue latency (ABICAP_LAT_BUCKETS: +Inf). */
+static __always_inline __u32 lat_bucket(__u64 ns)
+{
+	__u32 i;
+
+#pragma unroll
+	for (i = 0; i < ABICAP_LAT_BUCKETS; i++)
+		if (ns <= (ABICAP_LAT_BUCKET0_NS << i))
+			break;
+	return i;
+}
+
+/* A task starts waiting for a CPU (woken, or preempted while runnable). */
+static __always_inline void agg_queue(__s32 pid, __u64 ts,
+				      struct abicap_counter *cnt)
+{
+	if (bpf_map_update_elem(&queued_at, &pid, &ts, BPF_ANY) && cnt)
+		cnt->dropped++;
+}
+
+/*
+ * sched_switch in aggregation mode: prev's on-CPU time and switch kind,
+ * prev queued again if still runnable, next's wait in the run queue. The
+ * idle task (pid 0) is not a cgroup's work: idle time is in idle_stats.
+ */
+static __always_inline void agg_switch(__u64 ts, __s32 prev_pid, __u64 prev_cg,
+				       bool prev_ok, __u32 state,
+				       __s32 next_pid, __u64 next_cg,
+				       bool next_ok, struct abicap_counter *cnt)
+{
+	__u32 zero = 0;
+	struct cpu_agg *ca = bpf_map_lookup_elem(&cpu_agg, &zero);
+	struct abicap_cg_stats *st;
+	__u64 since = 0, *q;
+
+	if (ca) {
+		since = ca->running_since;
+		ca->running_since = ts;
+	}
+	if (prev_pid && prev_ok) {
+		bool runnable = !(state & (ABICAP_STATE_PREEMPTED - 1));
+
+		st = cg_stats_of(prev_cg, cnt);
+		if (st) {
+			if (since && ts > since)
+				st->oncpu_ns += ts - since;
+			if (runnable)
+				st->switches_involuntary++;
+			else
+				st->switches_voluntary++;
+		}
+		if (runnable)
+			agg_queue(prev_pid, ts, cnt);
+	}
+	if (!next_pid || !next_ok)
+		return;
+	q = bpf_map_lookup_elem(&queued_at, &next_pid);
+	if (!q)
+		return;
+	since = *q;
+	bpf_map_delete_elem(&queued_at, &next_pid);
+	if (ts < since)
+		return;
+	st = cg_stats_of(next_cg, cnt);
+	if (!st)
+		return;
+	st->rq_count++;
+	st->rq_sum_ns += ts - since;
+	zero = lat_bucket(ts - since);
+	if (zero < ABICAP_LAT_BUCKETS)
+		st->rq_bucket[zero]++;
+}
+
 static __always_inline int on_switch(void *ctx, bool preempt,
 				     struct task_struct *prev,
 				     struct task_struct *next,
@@ -211,6 +375,9 @@ static __always_inline int on_switch(void *ctx, bool preempt,
 	struct abicap_counter *cnt;
 	struct abicap_switch *e;
 	__s32 prev_tgid, next_tgid, prev_pid, next_pid;
+	__u64 prev_cg, next_cg;
+	bool prev_ok = true, next_ok = true;
+	__u32 state;
 
 	if (!event_on(ABICAP_EV_SCHED_SWITCH) || !cpu_on(cpu))
 		return 0;
@@ -218,14 +385,29 @@ static __always_inline int on_switch(void *ctx, bool preempt,
 	next_tgid = TASK_FIELD(direct, next, tgid);
 	prev_pid = TASK_FIELD(direct, prev, pid);
 	next_pid = TASK_FIELD(direct, next, pid);
-	if (TASK_FILTERS && !task_on(prev, prev_pid, prev_tgid, direct) &&
-	    !task_on(next, next_pid, next_tgid, direct))
-		return 0;
-	e = reserve(ABICAP_EV_SCHED_SWITCH, sizeof(*e), cpu, ts, &cnt);
-	if (!e)
-		return 0;
+	if (TASK_FILTERS) {
+		prev_ok = task_on(prev, prev_pid, prev_tgid, direct);
+		/* a record needs one of the two, the statistics each */
+		if (!prev_ok || aggregate)
+			next_ok = task_on(next, next_pid, next_tgid, direct);
+		if (!prev_ok && !next_ok)
+			return 0;
+	}
+	cnt = count_seen(ABICAP_EV_SCHED_SWITCH);
 	if (!have_prev_state)
 		prev_state = task_state(prev, direct);
+	state = report_state(preempt, prev_state,
+			     TASK_FIELD(direct, prev, exit_state));
+	prev_cg = task_cgroup_id(prev, direct);
+	next_cg = task_cgroup_id(next, direct);
+	if (aggregate)
+		agg_switch(ts, prev_pid, prev_cg, prev_ok, state, next_pid,
+			   next_cg, next_ok, cnt);
+	if (!stream)
+		return 0;
+	e = reserve(ABICAP_EV_SCHED_SWITCH, sizeof(*e), cpu, ts, cnt);
+	if (!e)
+		return 0;
 	task_comm(e->prev_comm, prev, direct);
 	task_comm(e->next_comm, next, direct);
 	e->prev_pid = prev_pid;
@@ -234,10 +416,11 @@ static __always_inline int on_switch(void *ctx, bool preempt,
 	e->next_pid = next_pid;
 	e->next_tgid = next_tgid;
 	e->next_prio = TASK_FIELD(direct, next, prio);
-	e->prev_state = report_state(preempt, prev_state,
-				     TASK_FIELD(direct, prev, exit_state));
+	e->prev_state = state;
 	e->preempt = preempt;
 	e->pad[0] = e->pad[1] = e->pad[2] = 0;
+	e->prev_cgroup = prev_cg;
+	e->next_cgroup = next_cg;
 	submit(ctx, e, sizeof(*e), cnt);
 	return 0;
 }
@@ -269,11 +452,17 @@ static __always_inline int on_wakeup(void *ctx, enum abicap_event ev,
 		}
 	}
 	tgid = TASK_FIELD(direct, p, tgid);
-	/* the wakee by every filter; the waker by pid/tid (its name is not read) */
+	/* the wakee by every filter; the waker by pid/tid (its task is not read) */
 	if (TASK_FILTERS && !task_on(p, pid, tgid, direct) &&
-	    (filter_comm || !ids_on(w.pid, w.tgid)))
+	    (aggregate || filter_comm || filter_cgroup || !ids_on(w.pid, w.tgid)))
 		return 0;
-	e = reserve(ev, sizeof(*e), cpu, ts, &cnt);
+	cnt = count_seen(ev);
+	/* the wakee starts waiting in the run queue */
+	if (aggregate && ev != ABICAP_EV_SCHED_WAKING)
+		agg_queue(pid, ts, cnt);
+	if (!stream)
+		return 0;
+	e = reserve(ev, sizeof(*e), cpu, ts, cnt);
 	if (!e)
 		return 0;
 	task_comm(e->comm, p, direct);
@@ -283,8 +472,40 @@ static __always_inline int on_wakeup(void *ctx, enum abicap_event ev,
 	e->target_cpu = task_cpu(p, direct);
 	e->waker_pid = w.pid;
 	e->waker_tgid = w.tgid;
+	e->cgroup = task_cgroup_id(p, direct);
 	submit(ctx, e, sizeof(*e), cnt);
 	return 0;
+}
+
+/* cpu_idle: residency per idle state; cpu_frequency: the CPU's last value. */
+static __always_inline void agg_power(enum abicap_event ev, __u64 ts,
+				      __u32 state, __u32 cpu_id)
+{
+	struct abicap_idle_stat *is;
+	struct cpu_agg *ca;
+	__u32 zero = 0;
+
+	if (ev == ABICAP_EV_CPU_FREQUENCY) {
+		bpf_map_update_elem(&cpu_freq, &cpu_id, &state, BPF_ANY);
+		return;
+	}
+	ca = bpf_map_lookup_elem(&cpu_agg, &zero);
+	if (!ca)
+		return;
+	if (state != (__u32)-1) {
+		ca->idle_since = ts;
+		ca->idle_state = state;
+		return;
+	}
+	if (!ca->idle_since)
+		return;
+	zero = ca->idle_state;
+	is = bpf_map_lookup_elem(&idle_stats, &zero);
+	if (is && ts > ca->idle_since) {
+		is->ns += ts - ca->idle_since;
+		is->count++;
+	}
+	ca->idle_since = 0;
 }
 
 static __always_inline int on_power(void *ctx, enum abicap_event ev,
@@ -295,10 +516,18 @@ static __always_inline int on_power(void *ctx, enum abicap_event ev,
 	struct abicap_counter *cnt;
 	struct abicap_power *e;
 
-	/* power events belong to no task: a task filter excludes them */
-	if (!event_on(ev) || !cpu_on(cpu) || TASK_FILTERS)
+	/*
+	 * Power events belong to no task: a task filter leaves them out of
+	 * the records, but not out of the CPUs' statistics.
+	 */
+	if (!event_on(ev) || !cpu_on(cpu) || (TASK_FILTERS && !aggregate))
 		return 0;
-	e = reserve(ev, sizeof(*e), cpu, ts, &cnt);
+	cnt = count_seen(ev);
+	if (aggregate)
+		agg_power(ev, ts, state, cpu_id);
+	if (!stream || TASK_FILTERS)
+		return 0;
+	e = reserve(ev, sizeof(*e), cpu, ts, cnt);
 	if (!e)
 		return 0;
 	e->state = state;

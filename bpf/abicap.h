@@ -4,7 +4,9 @@
  *
  * Every record in the ring buffer starts with struct abicap_hdr; hdr.type
  * says which body follows and hdr.size is the size of the whole record.
- * Fixed-width types only. Bump ABICAP_RECORD_VERSION on any layout change.
+ * Fixed-width types only. Bump ABICAP_RECORD_VERSION on any layout change;
+ * fields are only ever appended (a version 1 record is a prefix of its
+ * version 2 form, and readers zero what it lacks).
  */
 #ifndef ABICAP_H
 #define ABICAP_H
@@ -13,11 +15,14 @@
 #include <linux/types.h>
 #endif
 
-#define ABICAP_RECORD_VERSION 1
+#define ABICAP_RECORD_VERSION 2 /* 2: cgroup ids appended */
+#define ABICAP_SWITCH_V1_SIZE 80
+#define ABICAP_WAKEUP_V1_SIZE 56
 #define ABICAP_COMM_LEN 16
 #define ABICAP_MAX_PIDS 64 /* given with -p */
 #define ABICAP_PID_FILTER_MAX 16384 /* with the children of a followed command */
 #define ABICAP_MAX_CPUS 1024
+#define ABICAP_CGROUP_MAX_DEPTH 32 /* --cgroup: deepest level searched */
 
 enum abicap_event {
 	ABICAP_EV_SCHED_SWITCH = 0,
@@ -55,6 +60,9 @@ struct abicap_switch {
 	__u32 prev_state; /* tracefs encoding: 0 R, 0x1 S, 0x2 D, ..., 0x100 R+ */
 	__u8 preempt; /* the switch was a preemption */
 	__u8 pad[3];
+	/* version 2: cgroup v2 ids (kernfs node ids), 0 if unknown */
+	__u64 prev_cgroup;
+	__u64 next_cgroup;
 };
 
 /* sched_wakeup, sched_wakeup_new and sched_waking. */
@@ -67,6 +75,7 @@ struct abicap_wakeup {
 	__s32 target_cpu;
 	__s32 waker_pid; /* ABICAP_PID_UNKNOWN if not seen */
 	__s32 waker_tgid;
+	__u64 cgroup; /* version 2: the wakee's cgroup v2 id, 0 if unknown */
 };
 
 /* cpu_idle (state: idle state index, (u32)-1 on exit) and cpu_frequency (kHz). */
@@ -80,6 +89,32 @@ struct abicap_power {
 struct abicap_counter {
 	__u64 seen; /* events that passed the filters: = received + dropped */
 	__u64 dropped; /* ring buffer was full */
+};
+
+/*
+ * Aggregation mode (abicap serve): no records, per-cgroup statistics in
+ * map "cg_stats" (per-CPU hash keyed by cgroup id; user space sums CPUs).
+ * Run-queue latency bucket i counts latencies of at most
+ * ABICAP_LAT_BUCKET0_NS << i; longer ones are in rq_count only (+Inf).
+ */
+#define ABICAP_LAT_BUCKETS 24
+#define ABICAP_LAT_BUCKET0_NS 1024ULL /* 1.024 us .. 8.6 s */
+#define ABICAP_IDLE_STATES 16
+#define ABICAP_MAX_CGROUPS_DEFAULT 1024
+
+struct abicap_cg_stats {
+	__u64 rq_count; /* wakeup or preemption to running */
+	__u64 rq_sum_ns;
+	__u64 rq_bucket[ABICAP_LAT_BUCKETS]; /* not cumulative */
+	__u64 switches_voluntary; /* switched out blocked (S, D, ...) */
+	__u64 switches_involuntary; /* switched out still runnable (R, R+) */
+	__u64 oncpu_ns;
+};
+
+/* Per-CPU idle residency, map "idle_stats" indexed by idle state. */
+struct abicap_idle_stat {
+	__u64 ns;
+	__u64 count;
 };
 
 #endif /* ABICAP_H */

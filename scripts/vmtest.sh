@@ -9,7 +9,7 @@
 # BTF extracted by shell tools: both must agree), with the expected verdicts
 # asserted; `abicap diff` between consecutive lines and on to the running
 # kernel. Booted: each kernel under qemu (TCG) with an initramfs holding the
-# static build/abicap, busybox, build/pingpong and build/vmcheck; the guest
+# static build/abicap-static (as abicap), busybox, build/pingpong and build/vmcheck; the guest
 # (tests/vm/init) checks the contract, captures the ping-pong workload and
 # judges it, and reports on the serial console. The running kernel runs the
 # same sequence on the host. Results: build/vmtest/matrix.{txt,json}; exit
@@ -32,7 +32,7 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-for f in build/abicap build/pingpong build/vmcheck build/objload; do
+for f in build/abicap build/abicap-static build/pingpong build/vmcheck build/objload; do
 	[ -x "$f" ] || { echo "vmtest.sh: error: $f missing: run make vmtest" >&2; exit 2; }
 done
 for t in qemu-system-x86_64 cpio jq; do
@@ -53,7 +53,8 @@ cat "$OUT/kernels.log" >&2
 root=$OUT/initramfs
 mkdir -p "$root"/{bin,dev,proc,sys,tmp,objs}
 cp "$BUSYBOX" "$root/bin/busybox"
-cp build/abicap build/pingpong build/vmcheck build/objload "$root/"
+cp build/abicap-static "$root/abicap"
+cp build/pingpong build/vmcheck build/objload "$root/"
 cp build/tests/bpf/*.bpf.o "$root/objs/"
 cp tests/vm/init "$root/init"
 chmod 755 "$root/init"

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /* The capture file: round trip, and every way a file can be damaged. */
+#define _GNU_SOURCE
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -118,17 +119,60 @@ Test(capfile, damaged_chunk_is_reported)
 	free(buf);
 }
 
+/* Cgroup names go out before the chunk that uses them and read back. */
+Test(capfile, cgroup_names_round_trip_and_damage_is_caught)
+{
+	const struct capfile_cgroup *cg;
+	struct capw *w = capw_open(path("cg.abicap"), false, "{}", err,
+				   sizeof(err));
+	union abicap_rec r = { 0 }, out;
+	struct capr *rd;
+	size_t n, len;
+	char *buf;
+
+	cr_assert(w, "%s", err);
+	r.sw.hdr = (struct abicap_hdr){ .type = ABICAP_EV_SCHED_SWITCH,
+					.size = sizeof(r.sw) };
+	r.sw.prev_cgroup = 4242;
+	cr_assert_eq(capw_add_cgroup(w, 4242, "/system.slice/docker-ab.scope"), 0);
+	cr_assert_eq(capw_add_cgroup(w, 1, "/"), 0);
+	cr_assert_eq(capw_add(w, &r, sizeof(r.sw)), 0);
+	cr_assert_eq(capw_close(w, "{}", err, sizeof(err)), 0);
+	rd = capr_open(path("cg.abicap"), err, sizeof(err));
+	cr_assert(rd, "%s", err);
+	cr_assert_eq(capr_next(rd, &out), 1);
+	cr_assert_eq(out.sw.prev_cgroup, 4242);
+	cg = capr_cgroups(rd, &n);
+	cr_assert_eq(n, 2);
+	cr_assert_eq(cg[0].id, 4242);
+	cr_assert_str_eq(cg[0].path, "/system.slice/docker-ab.scope");
+	cr_assert_str_eq(cg[1].path, "/");
+	cr_assert_eq(capr_next(rd, &out), 0);
+	capr_close(rd);
+	/* a flipped byte in the names: reported, not misread */
+	buf = read_file(path("cg.abicap"), &len);
+	*(char *)memmem(buf, len, "docker", 6) ^= 1;
+	write_file(path("cgbad.abicap"), buf, len);
+	rd = capr_open(path("cgbad.abicap"), err, sizeof(err));
+	cr_assert(rd);
+	cr_assert_eq(capr_next(rd, &out), -1);
+	cr_assert(strstr(capr_error(rd), "cgroup block fails its checksum"),
+		  "%s", capr_error(rd));
+	capr_close(rd);
+	free(buf);
+}
+
 Test(capfile, not_a_capture_and_wrong_version)
 {
-	char hdr[16] = "ABICAP\r\n\x02\0\0\0\0\0\0\0";
+	char hdr[16] = "ABICAP\r\n\x03\0\0\0\0\0\0\0";
 
 	write_file(path("x"), "hello world, not a capture", 26);
 	cr_assert_null(capr_open(path("x"), err, sizeof(err)));
 	cr_assert(strstr(err, "is not an abicap capture file"), "%s", err);
-	write_file(path("v2"), hdr, sizeof(hdr));
-	cr_assert_null(capr_open(path("v2"), err, sizeof(err)));
-	cr_assert(strstr(err, "capture format version 2; this abicap reads "
-			 "version 1"), "%s", err);
+	write_file(path("v3"), hdr, sizeof(hdr));
+	cr_assert_null(capr_open(path("v3"), err, sizeof(err)));
+	cr_assert(strstr(err, "capture format version 3; this abicap reads "
+			 "versions 1 to 2"), "%s", err);
 	write_file(path("empty"), "", 0);
 	cr_assert_null(capr_open(path("empty"), err, sizeof(err)));
 	cr_assert_null(capr_open(path("none"), err, sizeof(err)));

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include "analysis.h"
@@ -116,6 +117,45 @@ found:
 	return t;
 }
 
+const struct task *analysis_find(const struct analysis *a, int32_t pid)
+{
+	size_t i;
+
+	if (pid <= 0 || !a->index_size)
+		return NULL;
+	i = slot(a, pid);
+	return a->index[i] ? &a->tasks[a->index[i] - 1] : NULL;
+}
+
+int lat_merge(struct lat *to, const struct lat *from)
+{
+	if (to->n + from->n > to->cap) {
+		size_t cap = to->cap ? to->cap : 64;
+		uint64_t *v;
+
+		while (cap < to->n + from->n)
+			cap *= 2;
+		v = realloc(to->v, cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		to->v = v;
+		to->cap = cap;
+	}
+	if (from->n)
+		memcpy(to->v + to->n, from->v, from->n * sizeof(*from->v));
+	to->n += from->n;
+	to->total += from->total;
+	if (from->max > to->max)
+		to->max = from->max;
+	return 0;
+}
+
+void lat_free(struct lat *l)
+{
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
 static bool wanted(const struct analysis *a, const struct task *t)
 {
 	if (!t)
@@ -173,6 +213,10 @@ static void on_switch(struct analysis *a, const struct abicap_switch *s)
 		c->idle = s->next_pid == 0;
 		c->last_switch_ts = ts;
 	}
+	if (prev && s->prev_cgroup)
+		prev->cgroup = s->prev_cgroup;
+	if (next && s->next_cgroup)
+		next->cgroup = s->next_cgroup;
 	if (prev) {
 		int si = state_index(s->prev_state);
 
@@ -229,6 +273,8 @@ static void on_wakeup(struct analysis *a, const struct abicap_wakeup *w)
 	struct task *t = task(a, w->pid, w->tgid, w->comm);
 	bool waking = w->hdr.type == ABICAP_EV_SCHED_WAKING;
 
+	if (t && w->cgroup)
+		t->cgroup = w->cgroup;
 	if (!t || waking != a->from_waking)
 		return;
 	if (!t->runnable_ts) {

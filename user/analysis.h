@@ -35,6 +35,7 @@ struct task {
 	uint64_t voluntary, involuntary;
 	int32_t last_waker_pid;
 	char last_waker_comm[ABICAP_COMM_LEN];
+	uint64_t cgroup; /* the last cgroup v2 id seen for it, 0: unknown */
 };
 
 struct cpu_stat {
@@ -85,6 +86,12 @@ void analysis_add(struct analysis *a, const union abicap_rec *r);
 /* Close open intervals at the last timestamp. */
 void analysis_finish(struct analysis *a);
 void analysis_free(struct analysis *a);
+
+/* The task with this pid, NULL if never seen (before tasks are re-sorted). */
+const struct task *analysis_find(const struct analysis *a, int32_t pid);
+/* Append every sample of from to to. 0, or -ENOMEM. */
+int lat_merge(struct lat *to, const struct lat *from);
+void lat_free(struct lat *l);
 
 /* Sort the samples, then the p-th percentile (0..100). */
 uint64_t lat_percentile(struct lat *l, double p);

@@ -23,6 +23,8 @@ struct capw {
 	unsigned char *z;
 	ZSTD_CCtx *cctx;
 	uint64_t records, bytes;
+	unsigned char *names; /* cgroup names for the next CGRP block */
+	size_t names_len, names_cap;
 };
 
 static int write_all(int fd, const void *buf, size_t len)
@@ -114,14 +116,72 @@ fail:
 	return NULL;
 }
 
+static void put64(unsigned char *p, uint64_t v)
+{
+	put32(p, v);
+	put32(p + 4, v >> 32);
+}
+
+static uint64_t get64(const unsigned char *p)
+{
+	return get32(p) | (uint64_t)get32(p + 4) << 32;
+}
+
+int capw_add_cgroup(struct capw *w, uint64_t id, const char *path)
+{
+	size_t plen = strnlen(path, CAPFILE_CGROUP_PATH_MAX);
+	size_t need = w->names_len + 10 + plen;
+
+	if (need > w->names_cap) {
+		size_t cap = w->names_cap ? w->names_cap * 2 : 4096;
+		unsigned char *n;
+
+		while (cap < need)
+			cap *= 2;
+		n = realloc(w->names, cap);
+		if (!n)
+			return -ENOMEM;
+		w->names = n;
+		w->names_cap = cap;
+	}
+	put64(w->names + w->names_len, id);
+	w->names[w->names_len + 8] = plen;
+	w->names[w->names_len + 9] = plen >> 8;
+	memcpy(w->names + w->names_len + 10, path, plen);
+	w->names_len = need;
+	return 0;
+}
+
+/* The cgroup names given since the last block, before the chunk that uses them. */
+static int flush_names(struct capw *w)
+{
+	unsigned char hdr[12];
+	int e;
+
+	if (!w->names_len)
+		return 0;
+	memcpy(hdr, "CGRP", 4);
+	put32(hdr + 4, w->names_len);
+	put32(hdr + 8, crc32(0, w->names, w->names_len));
+	e = write_all(w->fd, hdr, sizeof(hdr));
+	if (!e)
+		e = write_all(w->fd, w->names, w->names_len);
+	if (e)
+		return e;
+	w->bytes += sizeof(hdr) + w->names_len;
+	w->names_len = 0;
+	return 0;
+}
+
 static int flush_chunk(struct capw *w)
 {
 	unsigned char hdr[20];
 	size_t z;
 	int e;
 
-	if (!w->nrec)
-		return 0;
+	e = flush_names(w);
+	if (e || !w->nrec)
+		return e;
 	z = ZSTD_compressCCtx(w->cctx, w->z, MAX_CHUNK_Z, w->raw, w->raw_len, 3);
 	if (ZSTD_isError(z))
 		return -EIO;
@@ -179,6 +239,7 @@ int capw_close(struct capw *w, const char *trailer, char *err, size_t errlen)
 	free(w->raw);
 	free(w->z);
 	free(w->path);
+	free(w->names);
 	free(w);
 	return e;
 }
@@ -201,6 +262,8 @@ struct capr {
 	size_t raw_len, pos;
 	bool end;
 	char error[256];
+	struct capfile_cgroup *cg; /* from the CGRP blocks read so far */
+	size_t ncg, cg_cap;
 };
 
 struct capr *capr_open(const char *path, char *err, size_t errlen)
@@ -228,9 +291,10 @@ struct capr *capr_open(const char *path, char *err, size_t errlen)
 	}
 	ver = get32(hdr + 8);
 	mlen = get32(hdr + 12);
-	if (ver != CAPFILE_VERSION) {
+	if (ver < 1 || ver > CAPFILE_VERSION) {
 		snprintf(err, errlen, "'%s' is capture format version %u; this "
-			 "abicap reads version %d", path, ver, CAPFILE_VERSION);
+			 "abicap reads versions 1 to %d (a newer abicap wrote it)",
+			 path, ver, CAPFILE_VERSION);
 		goto fail;
 	}
 	if (mlen > MAX_META || !(r->meta = calloc(1, mlen + 1)) ||
@@ -251,16 +315,87 @@ fail:
 	return NULL;
 }
 
+static int add_name(struct capr *r, uint64_t id, const unsigned char *p,
+		    size_t len)
+{
+	struct capfile_cgroup *c;
+
+	if (r->ncg == r->cg_cap) {
+		size_t cap = r->cg_cap ? r->cg_cap * 2 : 64;
+
+		c = realloc(r->cg, cap * sizeof(*c));
+		if (!c)
+			return -1;
+		r->cg = c;
+		r->cg_cap = cap;
+	}
+	c = &r->cg[r->ncg];
+	c->id = id;
+	c->path = malloc(len + 1);
+	if (!c->path)
+		return -1;
+	memcpy(c->path, p, len);
+	c->path[len] = 0;
+	r->ncg++;
+	return 0;
+}
+
+/* A CGRP block (its 8-byte header read): 1 read, 0 cut short, -1 damaged. */
+static int read_names(struct capr *r, uint32_t len)
+{
+	unsigned char crc[4], *b;
+	size_t off = 0;
+	int ret = 1;
+
+	if (len > CAPFILE_CHUNK_RAW) {
+		snprintf(r->error, sizeof(r->error), "a cgroup block is damaged "
+			 "(size out of range)");
+		return -1;
+	}
+	if (fread(crc, 1, 4, r->f) != 4 || fread(r->raw, 1, len, r->f) != len)
+		return 0;
+	b = r->raw;
+	if (crc32(0, b, len) != get32(crc)) {
+		snprintf(r->error, sizeof(r->error), "a cgroup block fails its "
+			 "checksum");
+		return -1;
+	}
+	while (ret > 0 && off < len) {
+		size_t plen;
+
+		if (len - off < 10 ||
+		    (plen = b[off + 8] | b[off + 9] << 8) > len - off - 10) {
+			snprintf(r->error, sizeof(r->error), "a cgroup block is "
+				 "damaged (an entry overruns it)");
+			return -1;
+		}
+		if (add_name(r, get64(b + off), b + off + 10, plen)) {
+			snprintf(r->error, sizeof(r->error), "out of memory");
+			return -1;
+		}
+		off += 10 + plen;
+	}
+	return ret;
+}
+
 /* Read the next chunk or the trailer: 1 chunk, 0 end, -1 damaged. */
 static int next_chunk(struct capr *r)
 {
 	unsigned char h[20];
 	uint32_t zlen, raw_len, crc;
 	size_t n;
+	int c;
 
+again:
 	n = fread(h, 1, 8, r->f);
 	if (n == 0)
 		return 0;
+	if (n == 8 && !memcmp(h, "CGRP", 4)) {
+		c = read_names(r, get32(h + 4));
+		if (c <= 0)
+			return c;
+		goto again;
+	}
 	if (n == 8 && !memcmp(h, "TRLR", 4)) {
 		uint32_t tlen = get32(h + 4);
 
@@ -273,7 +408,7 @@ static int next_chunk(struct capr *r)
 	}
 	if (n == 8 && memcmp(h, "CHNK", 4)) {
 		snprintf(r->error, sizeof(r->error), "a block that is neither a "
-			 "chunk nor the trailer: the file is damaged");
+			 "chunk, cgroup names nor the trailer: the file is damaged");
 		return -1;
 	}
 	if (n != 8 || fread(h + 8, 1, 12, r->f) != 12)
@@ -360,7 +495,16 @@ void capr_close(struct capr *r)
 	free(r->trailer);
 	free(r->z);
 	free(r->raw);
+	for (size_t i = 0; i < r->ncg; i++)
+		free(r->cg[i].path);
+	free(r->cg);
 	free(r);
+}
+
+const struct capfile_cgroup *capr_cgroups(const struct capr *r, size_t *n)
+{
+	*n = r->ncg;
+	return r->cg;
 }
 
 static int cmp_ts(const void *a, const void *b)

@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
 /*
- * The capture file (.abicap), format version 1, little-endian:
+ * The capture file (.abicap), format version 2, little-endian:
  *
  *   header   "ABICAP\r\n" u32 version, u32 meta_len, meta (JSON, meta_len bytes)
+ *   cgroups  "CGRP" u32 len, u32 crc32(entries), len bytes of entries:
+ *            u64 cgroup id, u16 path_len, path (no NUL); written before the
+ *            chunk whose records first name those ids (version 2)
  *   chunk    "CHNK" u32 zlen, u32 raw_len, u32 nrecords, u32 crc32(zstd bytes),
  *            zlen bytes: zstd of nrecords raw records (bpf/abicap.h) back to back
  *   ...
@@ -20,7 +23,8 @@
 #include <stdint.h>
 #include "record.h"
 
-#define CAPFILE_VERSION 1
+#define CAPFILE_VERSION 2 /* reads 1 as well (no cgroup names) */
+#define CAPFILE_CGROUP_PATH_MAX 4096
 #define CAPFILE_CHUNK_RAW (1u << 20) /* records per chunk: up to 1 MiB raw */
 
 struct capw;
@@ -37,6 +41,8 @@ int capw_add(struct capw *w, const void *rec, size_t len);
 /* Write the last chunk and the trailer, close: 0 or -errno (err says which). */
 int capw_close(struct capw *w, const char *trailer_json, char *err,
 	       size_t errlen);
+/* Name a cgroup id (path in the v2 hierarchy): goes out before the next chunk. */
+int capw_add_cgroup(struct capw *w, uint64_t id, const char *path);
 uint64_t capw_records(const struct capw *w);
 uint64_t capw_bytes(const struct capw *w);
 
@@ -53,6 +59,13 @@ const char *capr_trailer(const struct capr *r); /* NULL until seen, or cut short
 bool capr_cut_short(const struct capr *r); /* at the end without a trailer */
 const char *capr_error(const struct capr *r);
 void capr_close(struct capr *r);
+
+/* The cgroup names read so far (all of them after the last record). */
+struct capfile_cgroup {
+	uint64_t id;
+	char *path;
+};
+const struct capfile_cgroup *capr_cgroups(const struct capr *r, size_t *n);
 
 /*
  * Every record that reads back, sorted by time (perf buffers interleave

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 #include <errno.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -138,9 +139,24 @@ static void configure(struct capture *c, const struct capture_opts *o,
 	ro->wakeup_bytes = rb_bytes / 8;
 	ro->use_perfbuf = c->plan.perfbuf;
 	ro->follow_forks = o->follow_forks;
+	ro->filter_cgroup = o->cgroup_id != 0;
+	ro->cgroup_filter_id = o->cgroup_id;
+	ro->cgroup_filter_level = o->cgroup_level;
+	ro->aggregate = o->aggregate;
+	ro->stream = !o->aggregate;
 	/* unused with perf buffers, but the map is still created: keep it small */
-	bpf_map__set_max_entries(c->skel->maps.events, c->plan.perfbuf ?
+	bpf_map__set_max_entries(c->skel->maps.events,
+				 c->plan.perfbuf || o->aggregate ?
 				 (size_t)sysconf(_SC_PAGESIZE) : rb_bytes);
+	/* the aggregation maps take room only where they are used */
+	bpf_map__set_max_entries(c->skel->maps.cg_stats, !o->aggregate ? 1 :
+				 o->max_cgroups ? o->max_cgroups :
+						  ABICAP_MAX_CGROUPS_DEFAULT);
+	if (!o->aggregate) {
+		bpf_map__set_max_entries(c->skel->maps.queued_at, 1);
+		bpf_map__set_max_entries(c->skel->maps.cpu_freq, 1);
+		bpf_map__set_max_entries(c->skel->maps.idle_stats, 1);
+	}
 }
 
 static int fill_pid_filter(struct capture *c, const struct capture_opts *o)
@@ -251,6 +267,17 @@ static int check_kernel(const struct capture_opts *o, unsigned int load,
 	} else {
 		ret = plan_from_check(&res, load, o->mode, plan, err, errlen);
 	}
+	if (!ret && (o->aggregate || o->cgroup_id) && !plan->cgroup_ok) {
+		snprintf(err, errlen, "%s needs cgroup ids, and the contract's "
+			 "cgroup items do not hold on this kernel (run abicap "
+			 "check)", o->aggregate ? "abicap serve" : "--cgroup");
+		ret = EXIT_KERNEL;
+	} else if (!ret && o->cgroup_id && !plan->cgroup_filter_ok) {
+		snprintf(err, errlen, "--cgroup needs cgroup.level and "
+			 "cgroup.self.parent, which do not hold on this kernel "
+			 "(run abicap check)");
+		ret = EXIT_KERNEL;
+	}
 	if (!ret && o->follow_forks && !plan->fork_ok) {
 		snprintf(err, errlen, "cannot follow the command's children: the "
 			 "contract's sched_process_fork items do not hold on this "
@@ -336,7 +363,9 @@ struct capture *capture_open(const struct capture_opts *o, capture_cb cb,
 			 strerror(errno));
 		goto fail;
 	}
-	if (c->plan.perfbuf) {
+	if (o->aggregate) {
+		/* no records: user space reads the maps */
+	} else if (c->plan.perfbuf) {
 		/* the same memory in all, split across CPUs, in pages (a power of two) */
 		size_t pages = 1, want = rb_bytes / sysconf(_SC_PAGESIZE) /
 					  (c->ncpus > 0 ? c->ncpus : 1);
@@ -348,7 +377,7 @@ struct capture *capture_open(const struct capture_opts *o, capture_cb cb,
 		c->rb = ring_buffer__new(bpf_map__fd(c->skel->maps.events),
 					 on_sample, c, NULL);
 	}
-	if (!c->rb && !c->pb) {
+	if (!o->aggregate && !c->rb && !c->pb) {
 		snprintf(err, errlen, "cannot set up the %s: %s",
 			 capture_transport(c), strerror(errno));
 		goto fail;
@@ -376,13 +405,19 @@ fail:
 
 static int consume(struct capture *c)
 {
+	if (!c->pb && !c->rb)
+		return 0; /* aggregation: nothing streams */
 	return c->pb ? perf_buffer__consume(c->pb) : ring_buffer__consume(c->rb);
 }
 
 int capture_poll(struct capture *c, int timeout_ms)
 {
-	int n = c->pb ? perf_buffer__poll(c->pb, timeout_ms) :
-			ring_buffer__poll(c->rb, timeout_ms);
+	int n;
+
+	if (!c->pb && !c->rb)
+		return poll(NULL, 0, timeout_ms) < 0 && errno != EINTR ? -errno : 0;
+	n = c->pb ? perf_buffer__poll(c->pb, timeout_ms) :
+		    ring_buffer__poll(c->rb, timeout_ms);
 
 	if (n < 0 && n != -EINTR)
 		return n;
@@ -471,6 +506,11 @@ const struct kernel_plan *capture_plan(const struct capture *c)
 const struct check_result *capture_check(const struct capture *c)
 {
 	return &c->check;
+}
+
+struct bpf_object *capture_object(const struct capture *c)
+{
+	return c->skel->obj;
 }
 
 const char *capture_transport(const struct capture *c)

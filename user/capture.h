@@ -41,6 +41,12 @@ struct capture_opts {
 	/* pids[] and every process they fork from now on (record -- COMMAND) */
 	bool follow_forks;
 	bool quiet; /* no warnings for degraded contract items */
+	/* --cgroup: tasks in this cgroup v2 subtree only (0: no filter) */
+	uint64_t cgroup_id;
+	int cgroup_level; /* its depth, the root's being 0 */
+	/* abicap serve: per-cgroup statistics in maps instead of records */
+	bool aggregate;
+	unsigned int max_cgroups; /* aggregation: cgroups kept, 0: default */
 };
 
 /* Called for each record; a non-zero return stops this poll's consumption. */
@@ -81,6 +87,9 @@ const char *capture_variant(const struct capture *c, unsigned int ev);
 const struct kernel_plan *capture_plan(const struct capture *c);
 /* The contract's verdicts for this kernel (kept for the capture file). */
 const struct check_result *capture_check(const struct capture *c);
+
+/* The BPF object, for aggregation mode's maps (abicap serve). */
+struct bpf_object *capture_object(const struct capture *c);
 
 /* "ring buffer" or "perf buffer" */
 const char *capture_transport(const struct capture *c);

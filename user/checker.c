@@ -430,6 +430,31 @@ static const struct verdict *find_verdict(const struct check_result *res,
 	return NULL;
 }
 
+static const char *const cgroup_id_fields[] = {
+	"task_struct", "cgroups", "css_set", "dfl_cgrp", "cgroup", "kn",
+	"kernfs_node", "id", NULL,
+};
+static const char *const cgroup_walk_fields[] = {
+	"cgroup", "level", "cgroup", "self", "cgroup", "self.parent", NULL,
+};
+
+/* Every (struct, field) pair of the NULL-terminated list is declared and ok. */
+static bool fields_ok(const struct check_result *res, const char *const *f)
+{
+	for (; *f; f += 2) {
+		const struct verdict *v = NULL;
+
+		for (int i = 0; i < res->n && !v; i++)
+			if (res->v[i].kind == VK_FIELD &&
+			    !strcmp(res->v[i].scope, f[0]) &&
+			    !strcmp(res->v[i].item, f[1]))
+				v = &res->v[i];
+		if (!v || v->status != V_OK)
+			return false;
+	}
+	return true;
+}
+
 int plan_from_check(const struct check_result *res, unsigned int mask,
 		    enum attach_mode mode, struct kernel_plan *plan, char *err,
 		    size_t errlen)
@@ -457,6 +482,10 @@ int plan_from_check(const struct check_result *res, unsigned int mask,
 			plan->fork_ok = false;
 	v = find_verdict(res, VK_TRACEPOINT, "sched_process_fork", "tracepoint");
 	plan->fork_tp_btf = mode != ATTACH_RAW_TP && v && v->status == V_OK;
+	/* cgroup attribution, and the --cgroup filter's walk up the tree */
+	plan->cgroup_ok = fields_ok(res, cgroup_id_fields);
+	plan->cgroup_filter_ok = plan->cgroup_ok &&
+				 fields_ok(res, cgroup_walk_fields);
 	/* a ring buffer whose lock is not known to be safe: perf buffers */
 	v = find_verdict(res, VK_FIELD, "bpf_ringbuf", "spinlock");
 	plan->perfbuf = v && v->status != V_OK;

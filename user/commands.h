@@ -15,6 +15,7 @@ int do_export(int argc, char **argv);
 int do_check(int argc, char **argv);
 int do_diff(int argc, char **argv);
 int do_contract(int argc, char **argv);
+int do_serve(int argc, char **argv);
 
 extern const char check_usage[];
 extern const char record_usage[];
@@ -22,6 +23,7 @@ extern const char report_usage[];
 extern const char export_usage[];
 extern const char diff_usage[];
 extern const char contract_usage[];
+extern const char serve_usage[];
 
 /* A capture file as a Perfetto trace: an EXIT_* code, errors reported. */
 int export_perfetto(const char *cap, const char *out, bool force);

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "events.h"
+#include "cgnames.h"
 #include "format.h"
 
 void sb_init(struct sbuf *sb, char *buf, size_t cap)
@@ -148,6 +149,44 @@ const char *format_text_header(void)
 	return "    TIME(ms) CPU EVENT             DETAILS";
 }
 
+static struct cgnames *fmt_names;
+
+void format_set_cgnames(struct cgnames *n)
+{
+	fmt_names = n;
+}
+
+/* A cgroup for text: its container, else its path, else cgroup#ID. */
+static void text_cgroup(struct sbuf *sb, uint64_t id)
+{
+	if (!id)
+		sb_puts(sb, "-");
+	else if (fmt_names)
+		sb_text_str(sb, cgnames_label(fmt_names, id), SIZE_MAX);
+	else
+		sb_printf(sb, "cgroup#%llu", (unsigned long long)id);
+}
+
+/* ,"<p>cgroup_id":N,"<p>cgroup":"/path"|null,"<p>container":"label"|null */
+static void json_cgroup(struct sbuf *sb, const char *p, uint64_t id)
+{
+	const struct ct_info *ct = fmt_names ? cgnames_container(fmt_names, id) :
+					       NULL;
+	const char *path = fmt_names ? cgnames_path(fmt_names, id) : NULL;
+
+	sb_printf(sb, ",\"%scgroup_id\":%llu,\"%scgroup\":", p,
+		  (unsigned long long)id, p);
+	if (path)
+		sb_json_str(sb, path, SIZE_MAX);
+	else
+		sb_puts(sb, "null");
+	sb_printf(sb, ",\"%scontainer\":", p);
+	if (ct)
+		sb_json_str(sb, cgnames_label(fmt_names, id), SIZE_MAX);
+	else
+		sb_puts(sb, "null");
+}
+
 static void text_task(struct sbuf *sb, const char *comm, int32_t pid,
 		      int32_t prio)
 {
@@ -169,13 +208,18 @@ static void format_text(struct sbuf *sb, const union abicap_rec *r,
 		sb_printf(sb, " %s ==> ",
 			  state_str(r->sw.prev_state, st, sizeof(st)));
 		text_task(sb, r->sw.next_comm, r->sw.next_pid, r->sw.next_prio);
+		sb_puts(sb, " cg=");
+		text_cgroup(sb, r->sw.prev_cgroup);
+		sb_puts(sb, "=>");
+		text_cgroup(sb, r->sw.next_cgroup);
 		break;
 	case ABICAP_EV_SCHED_WAKEUP:
 	case ABICAP_EV_SCHED_WAKEUP_NEW:
 	case ABICAP_EV_SCHED_WAKING:
 		text_task(sb, r->wk.comm, r->wk.pid, r->wk.prio);
-		sb_printf(sb, " target_cpu=%d waker_pid=%d", r->wk.target_cpu,
+		sb_printf(sb, " target_cpu=%d waker_pid=%d cg=", r->wk.target_cpu,
 			  r->wk.waker_pid);
+		text_cgroup(sb, r->wk.cgroup);
 		break;
 	case ABICAP_EV_CPU_IDLE:
 		if (r->pw.state == UINT32_MAX)
@@ -220,6 +264,8 @@ static void format_json(struct sbuf *sb, const union abicap_rec *r)
 			  "\"next_prio\":%d,\"preempt\":%s",
 			  r->sw.next_pid, r->sw.next_tgid, r->sw.next_prio,
 			  r->sw.preempt ? "true" : "false");
+		json_cgroup(sb, "prev_", r->sw.prev_cgroup);
+		json_cgroup(sb, "next_", r->sw.next_cgroup);
 		break;
 	case ABICAP_EV_SCHED_WAKEUP:
 	case ABICAP_EV_SCHED_WAKEUP_NEW:
@@ -230,6 +276,7 @@ static void format_json(struct sbuf *sb, const union abicap_rec *r)
 			  "\"waker_tgid\":%d",
 			  r->wk.pid, r->wk.tgid, r->wk.prio, r->wk.target_cpu,
 			  r->wk.waker_pid, r->wk.waker_tgid);
+		json_cgroup(sb, "", r->wk.cgroup);
 		break;
 	case ABICAP_EV_CPU_IDLE:
 	case ABICAP_EV_CPU_FREQUENCY:

@@ -34,9 +34,16 @@ size_t utf8_seq_len(const unsigned char *s, size_t n);
  */
 const char *state_str(uint32_t prev_state, char *buf, size_t len);
 
-#define FORMAT_LINE_MAX 1024
+#define FORMAT_LINE_MAX 16384 /* two cgroup paths of up to 4096 bytes fit */
 
 enum out_format { FMT_TEXT, FMT_JSON };
+
+/*
+ * Name cgroup ids in the output (path, container) from here on; NULL: ids
+ * only ("cgroup#ID" in text, a null path in JSON).
+ */
+struct cgnames;
+void format_set_cgnames(struct cgnames *n);
 
 /* Column header for text output (no trailing newline). */
 const char *format_text_header(void);

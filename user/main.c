@@ -19,6 +19,7 @@ static const struct cmd cmds[] = {
 	{ "export", do_export, "write a capture as a Perfetto trace" },
 	{ "check", do_check, "check the ABI contract, or a BPF object, against kernels" },
 	{ "diff", do_diff, "compare two kernels' events under the append-only rule" },
+	{ "serve", do_serve, "serve Prometheus metrics aggregated in the kernel, per cgroup" },
 	{ "contract", do_contract, "show the built-in contract, snapshot a kernel's, or derive one from an object" },
 };
 

@@ -18,6 +18,19 @@ size_t record_size(unsigned int ev)
 	return 0;
 }
 
+size_t record_size_v1(unsigned int ev)
+{
+	switch (ev) {
+	case ABICAP_EV_SCHED_SWITCH:
+		return ABICAP_SWITCH_V1_SIZE;
+	case ABICAP_EV_SCHED_WAKEUP:
+	case ABICAP_EV_SCHED_WAKEUP_NEW:
+	case ABICAP_EV_SCHED_WAKING:
+		return ABICAP_WAKEUP_V1_SIZE;
+	}
+	return record_size(ev);
+}
+
 enum rec_error record_decode(const void *data, size_t len,
 			     union abicap_rec *out)
 {
@@ -30,11 +43,14 @@ enum rec_error record_decode(const void *data, size_t len,
 	want = record_size(h.type);
 	if (!want)
 		return REC_BAD_TYPE;
-	if (h.size != want)
+	/* a version 1 record: the fields appended since read as 0 */
+	if (h.size != want && h.size != record_size_v1(h.type))
 		return REC_BAD_SIZE;
-	if (len < want)
+	if (len < h.size)
 		return REC_SHORT;
-	memcpy(out, data, want);
+	memset(out, 0, want);
+	memcpy(out, data, h.size);
+	out->hdr.size = want;
 	/* the kernel's comm is NUL-terminated; a damaged record may not be */
 	if (h.type == ABICAP_EV_SCHED_SWITCH) {
 		out->sw.prev_comm[ABICAP_COMM_LEN - 1] = 0;

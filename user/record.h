@@ -23,8 +23,13 @@ enum rec_error {
 
 /* Size of the record for event type ev, 0 if ev is unknown. */
 size_t record_size(unsigned int ev);
+/* Its size in record version 1 (before the cgroup ids were appended). */
+size_t record_size_v1(unsigned int ev);
 
-/* Copy and validate one record of len bytes; comms come out NUL-terminated. */
+/*
+ * Copy and validate one record of len bytes; comms come out NUL-terminated.
+ * A version 1 record comes out in the current layout, its new fields 0.
+ */
 enum rec_error record_decode(const void *data, size_t len,
 			     union abicap_rec *out);
 

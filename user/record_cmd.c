@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <zlib.h>
 #include "capfile.h"
+#include "cgnames.h"
 #include "checker.h"
 #include "commands.h"
 #include "contract.h"
@@ -38,6 +39,7 @@ const char record_usage[] =
 "  -p, --pid PID[,PID]    as for trace (not with a command)\n"
 "      --tid TID[,TID]    as for trace\n"
 "      --comm NAME        as for trace\n"
+"      --cgroup PATH      as for trace (the cgroup v2 subtree's tasks)\n"
 "  -C, --cpu CPULIST      as for trace\n"
 "  -b, --buffer-size MB   as for trace\n"
 "      --attach MODE      as for trace\n"
@@ -53,7 +55,26 @@ const char record_usage[] =
 struct rec_state {
 	struct capw *w;
 	int werr; /* first write error, -errno */
+	struct cgnames *names; /* NULL: no cgroup v2 hierarchy to name from */
+	uint64_t last_cg; /* the last id looked at: most records repeat it */
 };
+
+/* A cgroup's path goes into the file once, before the chunk using it. */
+static void name_cgroup(struct rec_state *st, uint64_t id)
+{
+	const char *path;
+	int e;
+
+	if (!id || id == st->last_cg || !st->names)
+		return;
+	st->last_cg = id;
+	if (!cgnames_first_use(st->names, id) ||
+	    !(path = cgnames_path(st->names, id)))
+		return;
+	e = capw_add_cgroup(st->w, id, path);
+	if (e && !st->werr)
+		st->werr = e;
+}
 
 static int sink(void *ctx, const union abicap_rec *r)
 {
@@ -62,6 +83,13 @@ static int sink(void *ctx, const union abicap_rec *r)
 
 	if (st->werr)
 		return 0;
+	if (r->hdr.type == ABICAP_EV_SCHED_SWITCH) {
+		name_cgroup(st, r->sw.prev_cgroup);
+		name_cgroup(st, r->sw.next_cgroup);
+	} else if (r->hdr.type != ABICAP_EV_CPU_IDLE &&
+		   r->hdr.type != ABICAP_EV_CPU_FREQUENCY) {
+		name_cgroup(st, r->wk.cgroup);
+	}
 	e = capw_add(st->w, r, r->hdr.size);
 	if (e)
 		st->werr = e;
@@ -241,11 +269,15 @@ int do_record(int argc, char **argv)
 		o.cap.events &= ~((1u << ABICAP_EV_CPU_IDLE) |
 				  (1u << ABICAP_EV_CPU_FREQUENCY));
 	}
+	st.names = cgnames_live(err, sizeof(err));
+	if (!st.names)
+		ab_warn("cgroups will not be named in the file: %s", err);
 	t0 = mono_ns();
 	c = capture_open(&o.cap, sink, &st, &ret, err, sizeof(err));
 	contract_free(contract);
 	if (!c) {
 		ab_error("%s", err);
+		cgnames_free(st.names);
 		goto kill_child;
 	}
 	meta = metadata(c, &o, argc, argv, t0);
@@ -254,6 +286,7 @@ int do_record(int argc, char **argv)
 	if (!st.w) {
 		ab_error("%s", err);
 		capture_close(c);
+		cgnames_free(st.names);
 		ret = EXIT_RUNTIME;
 		goto kill_child;
 	}
@@ -296,6 +329,7 @@ int do_record(int argc, char **argv)
 		}
 	}
 	capture_close(c);
+	cgnames_free(st.names);
 	if (!ret && o.perfetto)
 		ret = export_perfetto(o.output, o.perfetto, o.force);
 	if (child && !lo.child_exited) {

@@ -8,11 +8,14 @@
 #include <string.h>
 #include "analysis.h"
 #include "capfile.h"
+#include "cgnames.h"
 #include "commands.h"
+#include "report_group.h"
 #include "util.h"
 
 const char report_usage[] =
 "Usage: abicap report FILE [--format text|json] [--pid PID] [--comm COMM] [--top N]\n"
+"                         [--by task|cgroup|container]\n"
 "Read a capture file (abicap record) and report, for the tasks kept by the\n"
 "filters: run-queue latency (sched_wakeup, or being preempted, until\n"
 "switched in) as a log2 histogram with p50/p90/p99/p99.9/max, overall and\n"
@@ -24,6 +27,10 @@ const char report_usage[] =
 "  -p, --pid PID      only tasks of this process (tgid)\n"
 "      --comm COMM    only tasks with this name\n"
 "  -n, --top N        rows per table (default 10)\n"
+"      --by KEY       task (default), cgroup (the cgroup v2 path each task\n"
+"                     was in) or container (Docker, containerd, CRI-O,\n"
+"                     Podman, Kubernetes pods; tasks in none are \"(host)\"):\n"
+"                     the latency, off-CPU and wakeup-chain tables by group\n"
 "  -h, --help         show this help\n"
 "\n"
 "A file cut short (no trailer: the recorder was killed) is reported up to\n"
@@ -98,8 +105,112 @@ static int by_max(const void *a, const void *b)
 	return x->max_lat < y->max_lat ? 1 : x->max_lat > y->max_lat ? -1 : 0;
 }
 
+static int groups_by_rq_total(const void *a, const void *b)
+{
+	const struct group *x = a, *y = b;
+
+	return (y->rq.total > x->rq.total) - (y->rq.total < x->rq.total);
+}
+
+static int groups_by_off_total(const void *a, const void *b)
+{
+	const struct group *x = a, *y = b;
+
+	return (y->off_total > x->off_total) - (y->off_total < x->off_total);
+}
+
+static int gchains_by_count(const void *a, const void *b)
+{
+	const struct group_chain *x = a, *y = b;
+
+	return (y->count > x->count) - (y->count < x->count);
+}
+
+/* The per-task tables of the text report, per group instead. */
+static void text_groups(FILE *f, struct grouping *g, const char *key, int top)
+{
+	qsort(g->g, g->n, sizeof(*g->g), groups_by_rq_total);
+	fprintf(f, "\nPer %s, by total run-queue latency (top %d):\n", key, top);
+	fprintf(f, "  %-40s %6s %9s %11s %9s %9s %9s | %9s %11s\n", "GROUP",
+		"TASKS", "SAMPLES", "TOTAL(ms)", "AVG(us)", "P99(us)", "MAX(us)",
+		"WAKEUPS", "DELAY(ms)");
+	for (size_t i = 0; i < g->n && i < (size_t)top; i++) {
+		struct group *r = &g->g[i];
+
+		fprintf(f, "  %-40s %6zu %9zu %11.3f %9.1f %9.1f %9.1f | %9zu %11.3f\n",
+			r->name, r->ntasks, r->rq.n, ms(r->rq.total),
+			r->rq.n ? us(r->rq.total / r->rq.n) : 0,
+			us(lat_percentile(&r->rq, 99)), us(r->rq.max), r->wake.n,
+			ms(r->wake.total));
+	}
+	qsort(g->g, g->n, sizeof(*g->g), groups_by_off_total);
+	fprintf(f, "\nOff-CPU time per %s, by the state left in (top %d):\n", key,
+		top);
+	fprintf(f, "  %-40s %11s %10s %10s %10s %10s %8s %8s\n", "GROUP",
+		"OFF(ms)", "S(ms)", "D(ms)", "R(ms)", "R+(ms)", "VOL", "INVOL");
+	for (size_t i = 0; i < g->n && i < (size_t)top; i++) {
+		struct group *r = &g->g[i];
+
+		fprintf(f, "  %-40s %11.3f %10.3f %10.3f %10.3f %10.3f %8llu %8llu\n",
+			r->name, ms(r->off_total), ms(r->off_by_state[1]),
+			ms(r->off_by_state[2]), ms(r->off_by_state[0]),
+			ms(r->off_by_state[9]), (unsigned long long)r->voluntary,
+			(unsigned long long)r->involuntary);
+	}
+	qsort(g->ch, g->nch, sizeof(*g->ch), gchains_by_count);
+	fprintf(f, "\nWakeup chains by %s, most frequent (top %d):\n", key, top);
+	for (size_t i = 0; i < g->nch && i < (size_t)top; i++)
+		fprintf(f, "  %s -> %s  %llu wakeups, avg %.1f us, max %.1f us\n",
+			g->ch[i].waker, g->ch[i].wakee,
+			(unsigned long long)g->ch[i].count,
+			g->ch[i].count ? us(g->ch[i].total_lat / g->ch[i].count) : 0,
+			us(g->ch[i].max_lat));
+}
+
+static json_t *json_groups(struct grouping *g)
+{
+	json_t *groups = json_array(), *chains = json_array();
+
+	for (size_t i = 0; i < g->n; i++) {
+		struct group *r = &g->g[i];
+		json_t *st = json_object();
+
+		for (int k = 0; k < 10; k++)
+			if (r->off_by_state[k])
+				json_object_set_new(st, state_names[k],
+					json_integer(r->off_by_state[k]));
+		json_array_append_new(groups, json_pack(
+			"{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:I, s:I}",
+			"group", r->name, "tasks", (json_int_t)r->ntasks,
+			"rq_samples", (json_int_t)r->rq.n,
+			"rq_total_ns", (json_int_t)r->rq.total,
+			"rq_p99_ns", (json_int_t)lat_percentile(&r->rq, 99),
+			"rq_max_ns", (json_int_t)r->rq.max,
+			"wakeup_delays", (json_int_t)r->wake.n,
+			"wakeup_delay_total_ns", (json_int_t)r->wake.total,
+			"off_cpu_ns", (json_int_t)r->off_total,
+			"off_cpu_by_state_ns", st,
+			"voluntary", (json_int_t)r->voluntary,
+			"involuntary", (json_int_t)r->involuntary));
+	}
+	for (size_t i = 0; i < g->nch; i++)
+		json_array_append_new(chains, json_pack("{s:s, s:s, s:I, s:I, s:I}",
+			"waker", g->ch[i].waker, "wakee", g->ch[i].wakee,
+			"count", (json_int_t)g->ch[i].count,
+			"total_latency_ns", (json_int_t)g->ch[i].total_lat,
+			"max_latency_ns", (json_int_t)g->ch[i].max_lat));
+	return json_pack("{s:o, s:o}", "groups", groups, "group_wakeup_chains",
+			 chains);
+}
+
+static void text_tasks(FILE *f, struct analysis *a, int top);
+static void text_cpus_chains(FILE *f, struct analysis *a, json_t *meta,
+			     int top, bool chains);
+
+/* g: the per-task tables per group instead (--by), named key */
 static void text_report(FILE *f, struct analysis *a, const char *path,
-			json_t *meta, json_t *trl, bool cut, int top)
+			json_t *meta, json_t *trl, bool cut, int top,
+			struct grouping *g, const char *key)
 {
 	struct lat *l = &a->rq;
 
@@ -126,6 +237,15 @@ static void text_report(FILE *f, struct analysis *a, const char *path,
 			us(lat_percentile(l, 90)), us(lat_percentile(l, 99)),
 			us(lat_percentile(l, 99.9)), us(l->max));
 	}
+	if (g)
+		text_groups(f, g, key, top);
+	else
+		text_tasks(f, a, top);
+	text_cpus_chains(f, a, meta, top, !g);
+}
+
+static void text_tasks(FILE *f, struct analysis *a, int top)
+{
 	qsort(a->tasks, a->ntasks, sizeof(*a->tasks), by_rq_total);
 	fprintf(f, "\nPer task, by total run-queue latency (top %d):\n", top);
 	fprintf(f, "  %-8s %-16s %9s %11s %9s %9s %9s | %9s %11s %9s\n", "TID",
@@ -166,6 +286,11 @@ static void text_report(FILE *f, struct analysis *a, const char *path,
 			(unsigned long long)t->involuntary);
 		shown++;
 	}
+}
+
+static void text_cpus_chains(FILE *f, struct analysis *a, json_t *meta,
+			     int top, bool chains)
+{
 	fprintf(f, "\nCPUs:\n");
 	if (json_integer_value(json_object_get(meta, "pid_filter")))
 		fprintf(f, "  not known: the capture was filtered to some "
@@ -185,6 +310,8 @@ static void text_report(FILE *f, struct analysis *a, const char *path,
 			fprintf(f, " %u kHz %.3f ms", s->freqs[k], ms(s->freq_time[k]));
 		fputc('\n', f);
 	}
+	if (!chains)
+		return;
 	qsort(a->chains, a->nchains, sizeof(*a->chains), by_count);
 	fprintf(f, "\nWakeup chains, most frequent (top %d):\n", top);
 	fprintf(f, "  %-24s    %-24s %9s %10s %10s\n", "WAKER", "WAKEE", "COUNT",
@@ -285,6 +412,27 @@ static json_t *json_report(struct analysis *a, const char *path, json_t *meta,
 			 "tasks", tasks, "cpus", cpus, "wakeup_chains", chains);
 }
 
+/* Name the capture's cgroups from its own table, then group. 0 or -ENOMEM. */
+static int report_groups(struct capr *r, struct analysis *a, enum group_by by,
+			 struct cgnames **names, struct grouping *g)
+{
+	const struct capfile_cgroup *cg;
+	size_t n;
+
+	*names = cgnames_table();
+	if (!*names)
+		return -ENOMEM;
+	cg = capr_cgroups(r, &n);
+	if (!n)
+		ab_warn("the capture names no cgroups (recorded by an abicap "
+			"before cgroup attribution, or on a kernel without it): "
+			"every task is in \"(unknown)\"");
+	for (size_t i = 0; i < n; i++)
+		if (cgnames_set(*names, cg[i].id, cg[i].path))
+			return -ENOMEM;
+	return group_analysis(a, *names, by, g);
+}
+
 int do_report(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -292,6 +440,7 @@ int do_report(int argc, char **argv)
 		{ "pid", required_argument, NULL, 'p' },
 		{ "comm", required_argument, NULL, 'c' },
 		{ "top", required_argument, NULL, 'n' },
+		{ "by", required_argument, NULL, 'b' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -304,12 +453,24 @@ int do_report(int argc, char **argv)
 	struct analysis a;
 	json_t *meta, *trl;
 	struct capr *r;
+	enum group_by by = GROUP_TASK;
+	struct grouping g = { 0 };
+	struct cgnames *names = NULL;
+	const char *key = NULL;
 	int ch, c;
 
 	optind = 0;
 	opterr = 0;
 	while ((ch = getopt_long(argc, argv, ":f:p:c:n:h", opts, NULL)) != -1) {
 		switch (ch) {
+		case 'b':
+			if (group_by_parse(optarg, &by)) {
+				ab_error("--by '%s': use task, cgroup or container",
+					 optarg);
+				return EXIT_USAGE;
+			}
+			key = optarg;
+			break;
 		case 'f':
 			if (strcmp(optarg, "text") && strcmp(optarg, "json")) {
 				ab_error("--format '%s': use text or json", optarg);
@@ -383,17 +544,35 @@ int do_report(int argc, char **argv)
 		analysis_add(&a, &recs[i]);
 	analysis_finish(&a);
 	free(recs);
+	if (by != GROUP_TASK && (c = report_groups(r, &a, by, &names, &g))) {
+		ab_error("out of memory grouping '%s'", argv[optind]);
+		analysis_free(&a);
+		json_decref(meta);
+		json_decref(trl);
+		capr_close(r);
+		return EXIT_RUNTIME;
+	}
 	if (json) {
 		json_t *out = json_report(&a, argv[optind], meta, cut);
 
 		if (trl)
 			json_object_set(out, "trailer", trl);
+		if (by != GROUP_TASK) {
+			json_t *jg = json_groups(&g);
+
+			json_object_set_new(out, "by", json_string(key));
+			json_object_update(out, jg);
+			json_decref(jg);
+		}
 		json_dumpf(out, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 		putchar('\n');
 		json_decref(out);
 	} else {
-		text_report(stdout, &a, argv[optind], meta, trl, cut, (int)top);
+		text_report(stdout, &a, argv[optind], meta, trl, cut, (int)top,
+			    by != GROUP_TASK ? &g : NULL, key);
 	}
+	grouping_free(&g);
+	cgnames_free(names);
 	analysis_free(&a);
 	json_decref(meta);
 	json_decref(trl);

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/libbpf.h>
+#include "cgnames.h"
+#include "cgroup.h"
 #include "commands.h"
 #include "contract.h"
 #include "cpulist.h"
@@ -29,7 +31,10 @@ const char trace_usage[] =
 "                         power events belong to no process and are left out\n"
 "      --tid TID[,TID]    only sched events involving these threads\n"
 "      --comm NAME        only sched events involving a task of this name\n"
-"                         (task filters combine: a task must pass each)\n"
+"      --cgroup PATH      only sched events involving a task in this cgroup v2\n"
+"                         subtree (/system.slice/x.service, or a path under\n"
+"                         the cgroup2 mount); task filters combine: a task\n"
+"                         must pass each\n"
 "  -C, --cpu CPULIST      only events on these CPUs, e.g. 0,2-3\n"
 "  -b, --buffer-size MB   ring buffer size (default 16, rounded up to a power of 2)\n"
 "      --attach MODE      auto (default: tp_btf where the kernel has it),\n"
@@ -51,7 +56,7 @@ const char trace_usage[] =
 "4 runtime failure.\n";
 
 enum { OPT_ATTACH = 256, OPT_TRANSPORT, OPT_FORCE, OPT_PERFETTO, OPT_TID,
-       OPT_COMM };
+       OPT_COMM, OPT_CGROUP };
 
 static const struct option long_opts[] = {
 	{ "format", required_argument, NULL, 'f' },
@@ -68,10 +73,28 @@ static const struct option long_opts[] = {
 	{ "perfetto", required_argument, NULL, OPT_PERFETTO },
 	{ "tid", required_argument, NULL, OPT_TID },
 	{ "comm", required_argument, NULL, OPT_COMM },
+	{ "cgroup", required_argument, NULL, OPT_CGROUP },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ 0 },
 };
+
+int parse_attach_mode(const char *arg, enum attach_mode *mode, char *err,
+		      size_t errlen)
+{
+	if (!strcmp(arg, "auto")) {
+		*mode = ATTACH_AUTO;
+	} else if (!strcmp(arg, "tp_btf")) {
+		*mode = ATTACH_TP_BTF;
+	} else if (!strcmp(arg, "raw_tp")) {
+		*mode = ATTACH_RAW_TP;
+	} else {
+		snprintf(err, errlen, "--attach '%s': use auto, tp_btf or raw_tp",
+			 arg);
+		return -1;
+	}
+	return 0;
+}
 
 /* --tid TID[,TID]: thread ids that exist. */
 static int parse_tids(const char *arg, struct capture_opts *c, char *err,
@@ -257,17 +280,11 @@ int capture_parse_args(int argc, char **argv, bool record,
 			o->cap.ringbuf_bytes = (size_t)mb << 20;
 			break;
 		case OPT_ATTACH:
-			if (!strcmp(optarg, "auto")) {
-				o->cap.mode = ATTACH_AUTO;
-			} else if (!strcmp(optarg, "tp_btf")) {
-				o->cap.mode = ATTACH_TP_BTF;
-			} else if (!strcmp(optarg, "raw_tp")) {
-				o->cap.mode = ATTACH_RAW_TP;
-			} else {
-				snprintf(err, errlen, "--attach '%s': use auto, "
-					 "tp_btf or raw_tp", optarg);
+			if (parse_attach_mode(optarg, &o->cap.mode, err, errlen))
 				return EXIT_USAGE;
-			}
+			break;
+		case OPT_CGROUP:
+			o->cgroup_path = optarg;
 			break;
 		case OPT_TRANSPORT:
 			if (!strcmp(optarg, "auto")) {
@@ -429,6 +446,21 @@ int capture_prepare(int argc, char **argv, bool record, struct trace_opts *o,
 		}
 		o->cap.contract = *contract;
 	}
+	if (o->cgroup_path) {
+		char root[4096];
+		unsigned int level;
+
+		if (cgroup_root(root, sizeof(root), err, sizeof(err))) {
+			ab_error("--cgroup: %s", err);
+			return EXIT_KERNEL;
+		}
+		if (cgroup_resolve(root, o->cgroup_path, &o->cap.cgroup_id,
+				   &level, err, sizeof(err))) {
+			ab_error("%s", err);
+			return EXIT_USAGE;
+		}
+		o->cap.cgroup_level = level;
+	}
 	loop_install_signals();
 	return EXIT_OK;
 }
@@ -440,6 +472,7 @@ int do_trace(int argc, char **argv)
 	struct trace_state st = { 0 };
 	struct loop_opts lo = { 0 };
 	struct contract *contract = NULL;
+	struct cgnames *names;
 	struct capture *c;
 	int ret;
 
@@ -447,11 +480,16 @@ int do_trace(int argc, char **argv)
 	if (ret || o.help)
 		return ret;
 	st.fmt = o.fmt;
+	names = cgnames_live(err, sizeof(err));
+	if (!names)
+		ab_warn("cgroups shown as ids: %s", err);
+	format_set_cgnames(names);
 	st.t0_ns = mono_ns();
 	c = capture_open(&o.cap, emit, &st, &ret, err, sizeof(err));
 	contract_free(contract);
 	if (!c) {
 		ab_error("%s", err);
+		cgnames_free(names);
 		return ret;
 	}
 	fprintf(stderr, "abicap: tracing %d event%s; %s to stop\n",
@@ -468,6 +506,7 @@ int do_trace(int argc, char **argv)
 	ret = run_loop(c, &lo);
 	if (ret) {
 		capture_close(c);
+		cgnames_free(names);
 		return ret;
 	}
 	capture_stop(c);
@@ -478,6 +517,8 @@ int do_trace(int argc, char **argv)
 			"written", (unsigned long long)st.written,
 			(unsigned long long)capture_received_total(c));
 	capture_close(c);
+	format_set_cgnames(NULL);
+	cgnames_free(names);
 	if (st.out_errno) {
 		ab_error("cannot write to stdout: %s", strerror(st.out_errno));
 		return EXIT_RUNTIME;

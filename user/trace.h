@@ -14,6 +14,7 @@ struct trace_opts {
 	struct capture_opts cap;
 	uint8_t cpuset[ABICAP_MAX_CPUS];
 	const char *contract_path; /* NULL: the built-in contract */
+	const char *cgroup_path; /* --cgroup, resolved by capture_prepare() */
 	/* record: */
 	const char *output;
 	const char *perfetto; /* also write this Perfetto trace */
@@ -23,6 +24,10 @@ struct trace_opts {
 };
 
 extern const char trace_usage[];
+
+/* --attach auto|tp_btf|raw_tp: 0, or -1 with err. */
+int parse_attach_mode(const char *arg, enum attach_mode *mode, char *err,
+		      size_t errlen);
 
 /* EXIT_OK (o->help may be set) or EXIT_USAGE with one line in err. */
 int trace_parse_args(int argc, char **argv, struct trace_opts *o, char *err,

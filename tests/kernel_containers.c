@@ -1,0 +1,476 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * Container-host observability on real cgroups: the test makes a cgroup v2
+ * subtree with a CPU-hungry workload in one cgroup and the latency-sensitive
+ * ping-pong in another (and in a Docker-shaped scope), then checks where
+ * trace, record/report --by and serve attribute the work, scrapes serve
+ * with promtool and a real Prometheus server, and feeds it bad input.
+ */
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "cgroup.h"
+#include "harness.h"
+
+#define DOCKER_ID "3f4e5a6b7c8d9e0f1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f7081"
+
+static char root[4096]; /* the cgroup v2 mount */
+static char base[64]; /* "/abicap-test-PID", in the hierarchy */
+static char hungry[128], latency[128], docker[256];
+static pid_t workers[8];
+static int nworkers;
+
+static void cg_dir(const char *cg, char *out, size_t len)
+{
+	snprintf(out, len, "%s%s", root, cg);
+}
+
+static void make_cgroups(void)
+{
+	char err[256], dir[4352];
+
+	require_kernel();
+	cr_assert_eq(cgroup_root(root, sizeof(root), err, sizeof(err)), 0, "%s",
+		     err);
+	snprintf(base, sizeof(base), "/abicap-test-%d", getpid());
+	snprintf(hungry, sizeof(hungry), "%s/hungry", base);
+	snprintf(latency, sizeof(latency), "%s/latency", base);
+	snprintf(docker, sizeof(docker), "%s/system.slice/docker-%s.scope", base,
+		 DOCKER_ID);
+	const char *dirs[] = { base, hungry, latency, "", docker };
+	char sys[128];
+
+	snprintf(sys, sizeof(sys), "%s/system.slice", base);
+	dirs[3] = sys;
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		cg_dir(dirs[i], dir, sizeof(dir));
+		cr_assert(!mkdir(dir, 0755) || errno == EEXIST, "mkdir %s: %s",
+			  dir, strerror(errno));
+	}
+}
+
+/* Start argv in cgroup cg (the child moves itself before exec). */
+static pid_t start_in(const char *cg, char *const argv[])
+{
+	char procs[4400];
+	pid_t pid;
+
+	cg_dir(cg, procs, sizeof(procs));
+	strcat(procs, "/cgroup.procs");
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (!pid) {
+		int fd = open(procs, O_WRONLY), null = open("/dev/null", O_RDWR);
+
+		if (fd < 0 || write(fd, "0", 1) != 1)
+			_exit(126);
+		close(fd);
+		dup2(null, 1);
+		dup2(null, 2);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	workers[nworkers++] = pid;
+	return pid;
+}
+
+/* Two CPU spinners in hungry, the ping-pong (its two threads) in latency. */
+static pid_t start_workloads(const char *pp_cg, double secs, pid_t *spinner)
+{
+	char s[32];
+
+	/* the spinners spin until stop_workloads() kills them */
+	snprintf(s, sizeof(s), "%g", secs);
+	*spinner = start_in(hungry, (char *[]){ "sh", "-c", "while :; do :; done",
+						NULL });
+	start_in(hungry, (char *[]){ "sh", "-c", "while :; do :; done", NULL });
+	return start_in(pp_cg, (char *[]){ "build/pingpong", s, "-1", NULL });
+}
+
+static void stop_workloads(void)
+{
+	for (int i = 0; i < nworkers; i++) {
+		kill(workers[i], SIGKILL);
+		waitpid(workers[i], NULL, 0);
+	}
+	nworkers = 0;
+}
+
+static void remove_cgroups(void)
+{
+	char dir[4400], sys[128];
+
+	stop_workloads();
+	snprintf(sys, sizeof(sys), "%s/system.slice", base);
+	const char *dirs[] = { docker, sys, hungry, latency, base };
+
+	for (size_t i = 0; base[0] && i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		cg_dir(dirs[i], dir, sizeof(dir));
+		/* a killed task leaves its cgroup a moment later */
+		for (int t = 0; t < 100 && rmdir(dir) && errno == EBUSY; t++)
+			usleep(20000);
+	}
+	scratch_fini();
+}
+
+static void setup(void)
+{
+	scratch_init();
+	make_cgroups();
+}
+
+TestSuite(containers, .init = setup, .fini = remove_cgroups, .timeout = 120);
+
+struct run {
+	int code;
+	char *out;
+	char *err;
+};
+
+static struct run run(char *const argv[], int timeout_s)
+{
+	struct child ch;
+	struct run r;
+
+	spawn(&ch, argv);
+	r.out = read_all(ch.out_fd);
+	r.err = read_all(ch.err_fd);
+	r.code = wait_exit(&ch, timeout_s);
+	return r;
+}
+
+static bool under(const char *path, const char *cg)
+{
+	size_t n = strlen(cg);
+
+	return path && !strncmp(path, cg, n) && (!path[n] || path[n] == '/');
+}
+
+Test(containers, trace_names_each_task_cgroup_and_filters_a_subtree)
+{
+	json_t *j, *e;
+	pid_t spinner;
+	int hungry_seen = 0, ping_seen = 0, kept = 0;
+	struct run r;
+	char *line, *save;
+
+	start_workloads(latency, 6, &spinner);
+	usleep(300000);
+	r = run((char *[]){ (char *)abicap_bin(), "trace", "-f", "json", "-d",
+			    "1.5", "-e", "sched_switch,sched_wakeup", NULL }, 30);
+	cr_assert_eq(r.code, 0, "%s", r.err);
+	for (line = strtok_r(r.out, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		j = json_loads(line, 0, NULL);
+		cr_assert(j, "not JSON: %s", line);
+		e = json_object_get(j, "next_pid");
+		if (e && json_integer_value(e) == spinner) {
+			cr_assert(under(json_string_value(json_object_get(j,
+				"next_cgroup")), hungry), "%s", line);
+			hungry_seen++;
+		}
+		e = json_object_get(j, "next_comm");
+		if (e && !strcmp(json_string_value(e), "abc_ping")) {
+			cr_assert_str_eq(json_string_value(json_object_get(j,
+				"next_cgroup")), latency, "%s", line);
+			cr_assert(json_is_null(json_object_get(j,
+				"next_container")));
+			ping_seen++;
+		}
+		json_decref(j);
+	}
+	cr_assert_gt(hungry_seen, 0, "no switch to the spinner (pid %d)", spinner);
+	cr_assert_gt(ping_seen, 10, "abc_ping ran %d times", ping_seen);
+	free(r.out);
+	free(r.err);
+
+	/* --cgroup: every event involves a task of the subtree */
+	r = run((char *[]){ (char *)abicap_bin(), "trace", "-f", "json", "-d",
+			    "1.5", "--cgroup", latency, NULL }, 30);
+	cr_assert_eq(r.code, 0, "%s", r.err);
+	for (line = strtok_r(r.out, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		j = json_loads(line, 0, NULL);
+		cr_assert(j);
+		if (json_object_get(j, "next_cgroup"))
+			cr_assert(under(json_string_value(json_object_get(j,
+				  "prev_cgroup")), latency) ||
+				  under(json_string_value(json_object_get(j,
+				  "next_cgroup")), latency), "%s", line);
+		else
+			cr_assert(under(json_string_value(json_object_get(j,
+				  "cgroup")), latency), "%s", line);
+		kept++;
+		json_decref(j);
+	}
+	cr_assert_gt(kept, 100, "only %d events in the ping-pong's cgroup: %s", kept, r.err);
+	free(r.out);
+	free(r.err);
+}
+
+Test(containers, trace_refuses_an_unknown_cgroup)
+{
+	struct run r = run((char *[]){ (char *)abicap_bin(), "trace", "-d", "1",
+				       "--cgroup", "/no/such/cgroup", NULL }, 30);
+
+	cr_assert_eq(r.code, 2, "%s", r.err);
+	cr_assert(strstr(r.err, "/no/such/cgroup"), "%s", r.err);
+	cr_assert_eq(strchr(r.err, '\n'), r.err + strlen(r.err) - 1,
+		     "one line: %s", r.err);
+}
+
+/* The group named name in a report --by, or NULL. */
+static json_t *group(json_t *rep, const char *name)
+{
+	json_t *g;
+	size_t i;
+
+	json_array_foreach(json_object_get(rep, "groups"), i, g)
+		if (!strcmp(json_string_value(json_object_get(g, "group")), name))
+			return g;
+	return NULL;
+}
+
+Test(containers, report_groups_a_recording_by_container_and_cgroup)
+{
+	char *cap = scratch_path("ct.abicap");
+	pid_t spinner;
+	json_t *rep, *g;
+	struct run r;
+
+	start_workloads(docker, 6, &spinner);
+	usleep(300000);
+	r = run((char *[]){ (char *)abicap_bin(), "record", "-o", cap, "-d", "2",
+			    NULL }, 30);
+	cr_assert_eq(r.code, 0, "%s", r.err);
+	r = run((char *[]){ (char *)abicap_bin(), "report", cap, "--by",
+			    "container", "-f", "json", NULL }, 60);
+	cr_assert_eq(r.code, 0, "%s", r.err);
+	rep = json_loads(r.out, 0, NULL);
+	cr_assert(rep);
+	g = group(rep, "docker:" "3f4e5a6b7c8d");
+	cr_assert(g, "no docker:3f4e5a6b7c8d group in %s", r.out);
+	/* abc_ping and abc_pong, nothing else */
+	cr_assert_eq(json_integer_value(json_object_get(g, "tasks")), 2);
+	cr_assert_gt(json_integer_value(json_object_get(g, "rq_samples")), 100);
+	cr_assert(group(rep, "(host)"), "the spinners are on the host");
+	json_decref(rep);
+
+	r = run((char *[]){ (char *)abicap_bin(), "report", cap, "--by",
+			    "cgroup", "-f", "json", NULL }, 60);
+	cr_assert_eq(r.code, 0, "%s", r.err);
+	rep = json_loads(r.out, 0, NULL);
+	g = group(rep, hungry);
+	cr_assert(g, "no %s group", hungry);
+	/* the two spinners (each a shell, maybe with its timeout parent) */
+	cr_assert_geq(json_integer_value(json_object_get(g, "tasks")), 2);
+	cr_assert_gt(json_integer_value(json_object_get(g, "involuntary")), 0);
+	cr_assert(group(rep, docker), "no %s group", docker);
+	json_decref(rep);
+
+	r = run((char *[]){ (char *)abicap_bin(), "report", cap, "--by", "pod",
+			    NULL }, 30);
+	cr_assert_eq(r.code, 2);
+	cr_assert(strstr(r.err, "use task, cgroup or container"), "%s", r.err);
+}
+
+static int port_base(void)
+{
+	return 20000 + getpid() % 20000;
+}
+
+/* Start serve on port; returns once it says it is serving. */
+static void start_serve(struct child *ch, int port, const char *cg)
+{
+	char listen[64], seen[1024];
+
+	snprintf(listen, sizeof(listen), "127.0.0.1:%d", port);
+	if (cg)
+		spawn(ch, (char *[]){ (char *)abicap_bin(), "serve", "--listen",
+				      listen, "--cgroup", (char *)cg, NULL });
+	else
+		spawn(ch, (char *[]){ (char *)abicap_bin(), "serve", "--listen",
+				      listen, NULL });
+	wait_for_stderr(ch, "serving http://", seen, sizeof(seen));
+}
+
+/* One raw HTTP exchange: the status code of the answer (0: none). */
+static int http(int port, const char *req, size_t len, char **body)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port) };
+	int fd = socket(AF_INET, SOCK_STREAM, 0), code = 0;
+	char *resp;
+
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	cr_assert_eq(connect(fd, (void *)&a, sizeof(a)), 0, "%s", strerror(errno));
+	cr_assert_eq(write(fd, req, len), (ssize_t)len);
+	shutdown(fd, SHUT_WR);
+	resp = read_all(fd);
+	close(fd);
+	sscanf(resp, "HTTP/1.%*d %d", &code);
+	if (body)
+		*body = resp;
+	else
+		free(resp);
+	return code;
+}
+
+static char *scrape(int port)
+{
+	char *resp, *body;
+
+	cr_assert_eq(http(port, "GET /metrics HTTP/1.0\r\n\r\n", 25, &resp), 200);
+	body = strstr(resp, "\r\n\r\n");
+	cr_assert(body);
+	body = strdup(body + 4);
+	free(resp);
+	return body;
+}
+
+/* The value of the first sample whose line starts with prefix, -1 if none. */
+static double sample(const char *text, const char *prefix)
+{
+	size_t n = strlen(prefix);
+
+	for (const char *p = text; *p; p = strchrnul(p, '\n') + (*strchrnul(p, '\n') != 0)) {
+		const char *end = strchrnul(p, '\n'), *sp = end;
+
+		if (strncmp(p, prefix, n))
+			continue;
+		while (sp > p && sp[-1] != ' ')
+			sp--;
+		return strtod(sp, NULL);
+	}
+	return -1;
+}
+
+Test(containers, serve_metrics_per_cgroup_pass_promtool_and_prometheus)
+{
+	int port = port_base(), pport = port + 1;
+	char prefix[256], cfg[8192], query[512], *text, *path;
+	struct child srv, prom;
+	pid_t spinner;
+	struct run r;
+	FILE *f;
+	bool found = false;
+
+	start_serve(&srv, port, NULL);
+	start_workloads(latency, 4, &spinner);
+	sleep(3);
+	text = scrape(port);
+	snprintf(prefix, sizeof(prefix),
+		 "abicap_runqueue_latency_seconds_count{cgroup=\"%s\"", latency);
+	cr_assert_gt(sample(text, prefix), 100, "%s", text);
+	snprintf(prefix, sizeof(prefix), "abicap_cpu_seconds_total{cgroup=\"%s\"",
+		 hungry);
+	cr_assert_gt(sample(text, prefix), 1.0, "two spinners for 3 s: %s", text);
+	snprintf(prefix, sizeof(prefix), "abicap_context_switches_total{cgroup=\"%s\"",
+		 hungry);
+	cr_assert_gt(sample(text, prefix), -1);
+	cr_assert_eq(sample(text, "abicap_abi_contract_status{event=\"sched_switch\",item=\"tracepoint\"}"), 0);
+	cr_assert_eq(sample(text, "abicap_events_lost_total{event=\"sched_switch\"}"), 0);
+
+	/* promtool reads it as valid exposition text */
+	path = scratch_path("metrics.txt");
+	f = fopen(path, "w");
+	fputs(text, f);
+	fclose(f);
+	snprintf(cfg, sizeof(cfg), "promtool check metrics < %s", path);
+	cr_assert_eq(system(cfg), 0, "promtool check metrics failed");
+	free(text);
+
+	/* a real Prometheus server scrapes it and answers PromQL */
+	path = scratch_path("prometheus.yml");
+	f = fopen(path, "w");
+	fprintf(f, "global:\n  scrape_interval: 1s\nscrape_configs:\n"
+		"  - job_name: abicap\n    static_configs:\n"
+		"      - targets: ['127.0.0.1:%d']\n", port);
+	fclose(f);
+	snprintf(cfg, sizeof(cfg), "--config.file=%s", path);
+	snprintf(query, sizeof(query), "--web.listen-address=127.0.0.1:%d", pport);
+	spawn(&prom, (char *[]){ "prometheus", cfg, query,
+				 (char *)"--storage.tsdb.path", scratch_path("tsdb"),
+				 NULL });
+	for (int t = 0; t < 60 && !found; t++) {
+		char cmd[1024];
+
+		sleep(1);
+		snprintf(cmd, sizeof(cmd), "curl -sf 'http://127.0.0.1:%d/api/v1/"
+			 "query' --data-urlencode 'query=abicap_runqueue_latency_"
+			 "seconds_count{cgroup=\"%s\"} > 0'", pport, latency);
+		r = run((char *[]){ "sh", "-c", cmd, NULL }, 10);
+		found = r.code == 0 && strstr(r.out, latency) &&
+			strstr(r.out, "\"status\":\"success\"");
+		free(r.out);
+		free(r.err);
+	}
+	kill(prom.pid, SIGTERM);
+	wait_exit(&prom, 30);
+	cr_assert(found, "Prometheus never returned the %s series", latency);
+	kill(srv.pid, SIGINT);
+	cr_assert_eq(wait_exit(&srv, 20), 0);
+}
+
+Test(containers, serve_refuses_bad_input_and_keeps_serving)
+{
+	int port = port_base() + 2, busy, code;
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	char addr[64], big[20000], seen[1024], dir[4400], *text;
+	struct child srv;
+	struct run r;
+
+	/* a port in use: exit 4 before anything loads */
+	busy = socket(AF_INET, SOCK_STREAM, 0);
+	a.sin_port = htons(port + 1);
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	cr_assert_eq(bind(busy, (void *)&a, sizeof(a)), 0);
+	cr_assert_eq(listen(busy, 1), 0);
+	snprintf(addr, sizeof(addr), "127.0.0.1:%d", port + 1);
+	r = run((char *[]){ (char *)abicap_bin(), "serve", "--listen", addr,
+			    NULL }, 30);
+	close(busy);
+	cr_assert_eq(r.code, 4, "%s", r.err);
+	cr_assert(strstr(r.err, "Address already in use") &&
+		  strstr(r.err, "--listen"), "%s", r.err);
+	r = run((char *[]){ (char *)abicap_bin(), "serve", "--listen",
+			    "example.com:80", NULL }, 30);
+	cr_assert_eq(r.code, 2, "%s", r.err);
+	r = run((char *[]){ (char *)abicap_bin(), "serve", "--cgroup",
+			    "/no/such/cgroup", NULL }, 30);
+	cr_assert_eq(r.code, 2, "%s", r.err);
+	cr_assert(strstr(r.err, "/no/such/cgroup"), "%s", r.err);
+
+	start_serve(&srv, port, latency);
+	cr_assert_eq(http(port, "POST /metrics HTTP/1.1\r\nHost: x\r\n"
+			  "Content-Length: 5\r\n\r\nhello", 55, NULL), 405);
+	cr_assert_eq(http(port, "GET /nothing HTTP/1.0\r\n\r\n", 25, NULL), 404);
+	code = http(port, "GARBAGE\r\n\r\n", 11, NULL);
+	cr_assert(code == 400 || code == 0, "a malformed request got %d", code);
+	memset(big, 'a', sizeof(big));
+	memcpy(big, "GET /metrics HTTP/1.1\r\nHost: x\r\nX-Big: ", 40);
+	memcpy(big + sizeof(big) - 4, "\r\n\r\n", 4);
+	code = http(port, big, sizeof(big), NULL);
+	cr_assert(code == 431 || code == 413 || code == 414 || code == 400,
+		  "an oversized request got %d", code);
+	/* the filtered cgroup goes away: a warning, and serving goes on */
+	cg_dir(latency, dir, sizeof(dir));
+	cr_assert_eq(rmdir(dir), 0, "%s", strerror(errno));
+	wait_for_stderr(&srv, "was removed", seen, sizeof(seen));
+	text = scrape(port);
+	cr_assert(strstr(text, "abicap_events_total"));
+	free(text);
+	kill(srv.pid, SIGTERM);
+	cr_assert_eq(wait_exit(&srv, 20), 0);
+}

@@ -1,0 +1,455 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * abicap serve: a Prometheus endpoint fed by in-kernel aggregation. The BPF
+ * programs keep per-cgroup histograms and counters in maps (no record
+ * streams to user space); each scrape reads the maps.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+#include "capture.h"
+#include "cgnames.h"
+#include "cgroup.h"
+#include "commands.h"
+#include "contract.h"
+#include "metrics.h"
+#include "runloop.h"
+#include "trace.h"
+#include "util.h"
+
+#ifndef ABICAP_NO_SERVE
+#include <microhttpd.h>
+#endif
+
+const char serve_usage[] =
+"Usage: abicap serve [OPTIONS]\n"
+"Serve Prometheus metrics of the running kernel's scheduler, aggregated in\n"
+"the kernel (per-cgroup histograms in BPF maps: no per-event streaming).\n"
+"\n"
+"  -l, --listen ADDR:PORT  where to listen (default 127.0.0.1:9464, loopback\n"
+"                          only); e.g. 0.0.0.0:9464 or [::]:9464 for every\n"
+"                          interface, which is never the default\n"
+"      --cgroup PATH       only tasks in this cgroup v2 subtree, as a path in\n"
+"                          the hierarchy (/system.slice) or under its mount\n"
+"      --max-cgroups N     cgroups kept in the kernel (default 1024); when\n"
+"                          three quarters full, removed cgroups are forgotten\n"
+"  -d, --duration SECS     stop after SECS seconds (default: until Ctrl-C)\n"
+"      --attach MODE       auto (default), tp_btf or raw_tp\n"
+"  -c, --contract FILE     ABI contract to hold the kernel to before attaching\n"
+"  -v, --verbose           print libbpf's log (verifier output) on stderr\n"
+"  -h, --help              show this help\n"
+"\n"
+"GET /metrics:\n"
+"  abicap_runqueue_latency_seconds{cgroup,container,pod,qos}  histogram\n"
+"  abicap_context_switches_total{cgroup,...,kind=voluntary|involuntary}\n"
+"  abicap_cpu_seconds_total{cgroup,...}        on-CPU time\n"
+"  abicap_cpu_idle_seconds_total{cpu,state}    idle residency\n"
+"  abicap_cpu_frequency_hertz{cpu}             last cpu_frequency\n"
+"  abicap_abi_contract_status{event,item}      0 ok, 1 degraded, 2 broken\n"
+"  abicap_events_total{event}, abicap_events_lost_total{event}\n"
+"Only GET and HEAD of / and /metrics are answered; a request with a body,\n"
+"headers over 16 KiB or another method gets an HTTP error, and the exporter\n"
+"keeps serving.\n"
+"Exit: 0 ok, 1 kernel cannot do it, 2 bad usage, 3 missing privilege,\n"
+"4 runtime failure (e.g. the port is in use).\n";
+
+#ifdef ABICAP_NO_SERVE
+int do_serve(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	ab_error("serve is not built into this binary (the static build has no "
+		 "libmicrohttpd): use build/abicap");
+	return EXIT_USAGE;
+}
+#else
+
+enum { OPT_CGROUP = 256, OPT_MAX_CGROUPS, OPT_ATTACH };
+
+static const struct option long_opts[] = {
+	{ "listen", required_argument, NULL, 'l' },
+	{ "cgroup", required_argument, NULL, OPT_CGROUP },
+	{ "max-cgroups", required_argument, NULL, OPT_MAX_CGROUPS },
+	{ "duration", required_argument, NULL, 'd' },
+	{ "attach", required_argument, NULL, OPT_ATTACH },
+	{ "contract", required_argument, NULL, 'c' },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "help", no_argument, NULL, 'h' },
+	{ 0 },
+};
+
+struct serve_opts {
+	const char *listen;
+	const char *cgroup;
+	const char *contract_path;
+	double duration;
+	struct capture_opts cap;
+};
+
+struct listen_addr {
+	struct sockaddr_storage ss;
+	socklen_t len;
+	bool loopback;
+	char text[80]; /* "127.0.0.1:9464", "[::1]:9464" */
+};
+
+/* ADDR:PORT, [V6]:PORT or localhost:PORT, numeric only. */
+static int parse_listen(const char *s, struct listen_addr *a, char *err,
+			size_t errlen)
+{
+	char host[64];
+	const char *colon, *port_s;
+	struct sockaddr_in *in4 = (void *)&a->ss;
+	struct sockaddr_in6 *in6 = (void *)&a->ss;
+	long port;
+	size_t hl;
+
+	memset(a, 0, sizeof(*a));
+	if (s[0] == '[') {
+		const char *close = strchr(s, ']');
+
+		if (!close || close[1] != ':')
+			goto bad;
+		hl = close - s - 1;
+		port_s = close + 2;
+		s++;
+	} else {
+		colon = strrchr(s, ':');
+		if (!colon)
+			goto bad;
+		hl = colon - s;
+		port_s = colon + 1;
+	}
+	if (!hl || hl >= sizeof(host) || !parse_long(port_s, 1, 65535, &port))
+		goto bad;
+	memcpy(host, s, hl);
+	host[hl] = 0;
+	if (!strcmp(host, "localhost"))
+		snprintf(host, sizeof(host), "127.0.0.1");
+	if (inet_pton(AF_INET, host, &in4->sin_addr) == 1) {
+		in4->sin_family = AF_INET;
+		in4->sin_port = htons(port);
+		a->len = sizeof(*in4);
+		a->loopback = (ntohl(in4->sin_addr.s_addr) >> 24) == 127;
+		snprintf(a->text, sizeof(a->text), "%s:%ld", host, port);
+	} else if (inet_pton(AF_INET6, host, &in6->sin6_addr) == 1) {
+		in6->sin6_family = AF_INET6;
+		in6->sin6_port = htons(port);
+		a->len = sizeof(*in6);
+		a->loopback = IN6_IS_ADDR_LOOPBACK(&in6->sin6_addr);
+		snprintf(a->text, sizeof(a->text), "[%s]:%ld", host, port);
+	} else {
+		goto bad;
+	}
+	return 0;
+bad:
+	snprintf(err, errlen, "--listen '%s': give a numeric ADDR:PORT, e.g. "
+		 "127.0.0.1:9464, [::1]:9464 or 0.0.0.0:9464", s);
+	return -1;
+}
+
+/* A listening socket, before anything loads: a busy port fails early. */
+static int open_listener(const struct listen_addr *a, char *err, size_t errlen)
+{
+	int one = 1, fd = socket(a->ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	if (fd < 0) {
+		snprintf(err, errlen, "cannot create a socket: %s",
+			 strerror(errno));
+		return -1;
+	}
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (a->ss.ss_family == AF_INET6)
+		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+	if (bind(fd, (const struct sockaddr *)&a->ss, a->len) ||
+	    listen(fd, 64)) {
+		int e = errno;
+
+		snprintf(err, errlen, "cannot listen on %s: %s%s", a->text,
+			 strerror(e), e == EADDRINUSE ? " (another exporter? "
+			 "choose another port with --listen)" :
+			 e == EADDRNOTAVAIL ? " (no interface has that address)" :
+			 "");
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static int parse_args(int argc, char **argv, struct serve_opts *o,
+		      bool *help, char *err, size_t errlen)
+{
+	long n;
+	int ch;
+
+	memset(o, 0, sizeof(*o));
+	o->listen = "127.0.0.1:9464";
+	optind = 0;
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, ":l:d:c:vh", long_opts, NULL)) != -1) {
+		switch (ch) {
+		case 'l':
+			o->listen = optarg;
+			break;
+		case OPT_CGROUP:
+			o->cgroup = optarg;
+			break;
+		case OPT_MAX_CGROUPS:
+			if (!parse_long(optarg, 16, 1 << 20, &n)) {
+				snprintf(err, errlen, "--max-cgroups '%s': give a "
+					 "number from 16 to 1048576", optarg);
+				return EXIT_USAGE;
+			}
+			o->cap.max_cgroups = n;
+			break;
+		case 'd':
+			if (!parse_seconds(optarg, &o->duration)) {
+				snprintf(err, errlen, "--duration '%s' is not a "
+					 "positive number of seconds", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case OPT_ATTACH:
+			if (parse_attach_mode(optarg, &o->cap.mode, err, errlen))
+				return EXIT_USAGE;
+			break;
+		case 'c':
+			o->contract_path = optarg;
+			break;
+		case 'v':
+			o->cap.verbose = true;
+			break;
+		case 'h':
+			*help = true;
+			return EXIT_OK;
+		default:
+			return usage_error(argc, argv, ch, "serve");
+		}
+	}
+	if (optind < argc) {
+		snprintf(err, errlen, "unexpected argument '%s' (see abicap serve "
+			 "--help)", argv[optind]);
+		return EXIT_USAGE;
+	}
+	return EXIT_OK;
+}
+
+struct server {
+	struct metrics_ctx m;
+	uint64_t scrapes, refused;
+};
+
+static enum MHD_Result reply(struct MHD_Connection *conn, unsigned int code,
+			     char *body, size_t len, bool must_free)
+{
+	struct MHD_Response *r = MHD_create_response_from_buffer(len, body,
+		must_free ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
+	enum MHD_Result ret;
+
+	if (!r) {
+		if (must_free)
+			free(body);
+		return MHD_NO;
+	}
+	MHD_add_response_header(r, "Content-Type", code == MHD_HTTP_OK && len > 64 ?
+				"text/plain; version=0.0.4; charset=utf-8" :
+				"text/plain; charset=utf-8");
+	if (code == MHD_HTTP_METHOD_NOT_ALLOWED)
+		MHD_add_response_header(r, "Allow", "GET, HEAD");
+	ret = MHD_queue_response(conn, code, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+#define TEXT(s) (char *)(s), sizeof(s) - 1, false
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
+				  const char *url, const char *method,
+				  const char *version, const char *upload,
+				  size_t *upload_len, void **req)
+{
+	struct server *s = cls;
+	char err[ERRMSG_LEN], *body;
+	size_t len;
+
+	(void)version;
+	(void)upload;
+	(void)req;
+	if (strcmp(method, "GET") && strcmp(method, "HEAD")) {
+		s->refused++;
+		return reply(conn, MHD_HTTP_METHOD_NOT_ALLOWED,
+			     TEXT("only GET and HEAD are served\n"));
+	}
+	if (*upload_len) {
+		s->refused++;
+		return reply(conn, 413,
+			     TEXT("a GET has no body\n"));
+	}
+	if (!strcmp(url, "/"))
+		return reply(conn, MHD_HTTP_OK,
+			     TEXT("abicap exporter: metrics at /metrics\n"));
+	if (strcmp(url, "/metrics")) {
+		s->refused++;
+		return reply(conn, MHD_HTTP_NOT_FOUND,
+			     TEXT("not found: metrics are at /metrics\n"));
+	}
+	body = metrics_render(&s->m, &len, err, sizeof(err));
+	if (!body) {
+		ab_warn("scrape failed: %s", err);
+		return reply(conn, MHD_HTTP_INTERNAL_SERVER_ERROR,
+			     TEXT("cannot read the metrics\n"));
+	}
+	s->scrapes++;
+	return reply(conn, MHD_HTTP_OK, body, len, true);
+}
+
+/* --cgroup: resolve the path into the capture options. */
+static int resolve_cgroup(const char *path, char *root, size_t rootlen,
+			  struct capture_opts *cap, char *err, size_t errlen)
+{
+	unsigned int level;
+
+	if (cgroup_root(root, rootlen, err, errlen))
+		return EXIT_KERNEL;
+	if (!path)
+		return EXIT_OK;
+	if (cgroup_resolve(root, path, &cap->cgroup_id, &level, err, errlen))
+		return EXIT_USAGE;
+	cap->cgroup_level = level;
+	return EXIT_OK;
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+int do_serve(int argc, char **argv)
+{
+	char err[ERRMSG_LEN], root[4096];
+	struct serve_opts o;
+	struct listen_addr la;
+	struct server srv = { 0 };
+	struct contract *contract = NULL;
+	struct capture *c;
+	struct MHD_Daemon *d;
+	struct abicap_counter cnt[ABICAP_EV_COUNT];
+	uint64_t t0, seen = 0, lost = 0;
+	bool help = false, warned_gone = false;
+	unsigned long ticks = 0;
+	int ret, fd;
+
+	ret = parse_args(argc, argv, &o, &help, err, sizeof(err));
+	if (!ret && help) {
+		fputs(serve_usage, stdout);
+		return EXIT_OK;
+	}
+	if (!ret && parse_listen(o.listen, &la, err, sizeof(err)))
+		ret = EXIT_USAGE;
+	if (!ret)
+		ret = resolve_cgroup(o.cgroup, root, sizeof(root), &o.cap, err,
+				     sizeof(err));
+	if (!ret && o.contract_path) {
+		contract = load_contract_arg(o.contract_path, err, sizeof(err));
+		if (!contract)
+			ret = EXIT_USAGE;
+		o.cap.contract = contract;
+	}
+	if (ret) {
+		ab_error("%s", err);
+		contract_free(contract);
+		return ret;
+	}
+	fd = open_listener(&la, err, sizeof(err));
+	if (fd < 0) {
+		ab_error("%s", err);
+		contract_free(contract);
+		return EXIT_RUNTIME;
+	}
+	o.cap.events = (1u << ABICAP_EV_SCHED_SWITCH) |
+		       (1u << ABICAP_EV_SCHED_WAKEUP) |
+		       (1u << ABICAP_EV_SCHED_WAKEUP_NEW) |
+		       (1u << ABICAP_EV_CPU_IDLE) |
+		       (1u << ABICAP_EV_CPU_FREQUENCY);
+	o.cap.aggregate = true;
+	loop_install_signals();
+	c = capture_open(&o.cap, NULL, NULL, &ret, err, sizeof(err));
+	contract_free(contract);
+	if (!c) {
+		ab_error("%s", err);
+		close(fd);
+		return ret;
+	}
+	srv.m.cap = c;
+	srv.m.cgroup_root = root;
+	srv.m.max_cgroups = o.cap.max_cgroups ? o.cap.max_cgroups :
+						ABICAP_MAX_CGROUPS_DEFAULT;
+	srv.m.names = cgnames_live(err, sizeof(err));
+	if (!srv.m.names) {
+		ab_error("%s", err);
+		capture_close(c);
+		close(fd);
+		return EXIT_KERNEL;
+	}
+	d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD, 0, NULL, NULL,
+			     on_request, &srv,
+			     MHD_OPTION_LISTEN_SOCKET, fd,
+			     MHD_OPTION_CONNECTION_LIMIT, (unsigned int)64,
+			     MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)16,
+			     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)10,
+			     MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)16384,
+			     MHD_OPTION_END);
+	if (!d) {
+		ab_error("cannot start the HTTP server on %s", la.text);
+		cgnames_free(srv.m.names);
+		capture_close(c);
+		close(fd);
+		return EXIT_RUNTIME;
+	}
+	if (!la.loopback)
+		ab_warn("listening on %s: the metrics are reachable from other "
+			"hosts", la.text);
+	fprintf(stderr, "abicap: serving http://%s/metrics%s; Ctrl-C to stop\n",
+		la.text, o.cgroup ? " for the cgroup subtree given" : "");
+	t0 = mono_ns();
+	while (!loop_stop_signal() &&
+	       (o.duration <= 0 || (mono_ns() - t0) / 1e9 < o.duration)) {
+		uint64_t id = 0;
+		unsigned int level;
+
+		sleep_ms(100);
+		/* once a second: is the filtered cgroup still there? */
+		if (o.cgroup && !warned_gone && !(++ticks % 10) &&
+		    (cgroup_resolve(root, o.cgroup, &id, &level, err,
+				    sizeof(err)) || id != o.cap.cgroup_id)) {
+			ab_warn("--cgroup %s was removed: no task can match it "
+				"any more (metrics keep their last values)",
+				o.cgroup);
+			warned_gone = true;
+		}
+	}
+	MHD_stop_daemon(d); /* closes the listening socket */
+	if (!capture_counters(c, -1, cnt))
+		for (int e = 0; e < ABICAP_EV_COUNT; e++) {
+			seen += cnt[e].seen;
+			lost += cnt[e].dropped;
+		}
+	fprintf(stderr, "abicap: served %llu scrapes (%llu requests refused) "
+		"in %.1f s; %llu events, %llu lost\n",
+		(unsigned long long)srv.scrapes, (unsigned long long)srv.refused,
+		(mono_ns() - t0) / 1e9, (unsigned long long)seen,
+		(unsigned long long)lost);
+	cgnames_free(srv.m.names);
+	capture_close(c);
+	return EXIT_OK;
+}
+#endif
