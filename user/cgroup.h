@@ -9,6 +9,7 @@
 #ifndef ABICAP_CGROUP_H
 #define ABICAP_CGROUP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -39,12 +40,17 @@ struct cgroup_map *cgroup_map_new_table(void);
 
 /*
  * The path inside the hierarchy ("/" for the root, "/system.slice/foo.service"),
- * or NULL when unknown even after a refresh. A miss walks the hierarchy
- * again, at most once per rescan interval (100 ms by default): a miss inside
- * the interval is NULL at once. An id still missing after a walk that this
- * miss caused is a cgroup removed since its event (ids are not reused), and
- * is remembered as such (at most CGROUP_MAP_MAX_NEG of them) so a flood of
- * removed ids costs one walk each at most, not one per call.
+ * or NULL when unknown even after a refresh.
+ * On a cgroup2 mount a miss opens the cgroup by its id (open_by_handle_at(),
+ * needs CAP_DAC_READ_SEARCH; a few microseconds where a walk costs ~40 us
+ * per cgroup): found at once, or known removed (ESTALE). Entries found this
+ * way are pruned by a walk once they outnumber the last walk's by 1024.
+ * Otherwise (no capability, not cgroupfs) a miss walks the hierarchy again,
+ * at most once per rescan interval (100 ms by default): a miss inside the
+ * interval is NULL at once. An id still missing after a walk that this miss
+ * caused is a cgroup removed since its event (ids are not reused).
+ * Removed ids are remembered (at most CGROUP_MAP_MAX_NEG of them): asking
+ * again costs nothing, not a walk or a syscall per call.
  *
  * The string belongs to the map: it stays valid while the cgroup exists
  * (later walks keep the same string), and until cgroup_map_free(). A walk
@@ -63,11 +69,14 @@ void cgroup_map_free(struct cgroup_map *m);
 
 /* Minimum time between two walks caused by misses (0: no limit). */
 void cgroup_map_set_rescan_interval(struct cgroup_map *m, uint64_t ns);
+/* Misses by handle (the default where possible) or by walks only (tests, comparison). */
+void cgroup_map_use_handles(struct cgroup_map *m, bool on);
 
 struct cgroup_map_stats {
 	uint64_t entries;   /* ids known now */
 	uint64_t negatives; /* ids known to be removed */
 	uint64_t walks;     /* walks of the hierarchy, the first one included */
+	uint64_t by_handle; /* misses found by open_by_handle_at() */
 	uint64_t limited;   /* misses answered NULL without a walk: too soon after the last */
 	uint64_t walk_errors; /* walks that could not read the root (the old table is kept) */
 };
