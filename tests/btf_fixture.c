@@ -17,7 +17,7 @@
 
 struct ids {
 	int u8, u16, s32, u32, s64, u64, boolean, chr, comm, task, task_ptr,
-		void_ptr, pid_t_;
+		void_ptr, pid_t_, css_set_ptr;
 };
 
 static void member(struct btf *b, const char *name, int type, int *off,
@@ -26,6 +26,32 @@ static void member(struct btf *b, const char *name, int type, int *off,
 	cr_assert_eq(btf__add_field(b, name, type, *off * 8, 0), 0,
 		     "btf__add_field(%s)", name);
 	*off += size;
+}
+
+/* A task's cgroup v2 id and the walk up for --cgroup (kernfs ids: 5.5+). */
+static void add_cgroups(struct btf *b, struct ids *t)
+{
+	int kn, css_fwd, css, cg, cset, off = 0;
+
+	kn = btf__add_struct(b, "kernfs_node", 8);
+	member(b, "id", t->u64, &off, 8);
+	kn = btf__add_ptr(b, kn);
+	css_fwd = btf__add_ptr(b, btf__add_fwd(b, "cgroup_subsys_state",
+					       BTF_FWD_STRUCT));
+	css = btf__add_struct(b, "cgroup_subsys_state", 16);
+	off = 0;
+	member(b, "cgroup", t->void_ptr, &off, 8);
+	member(b, "parent", css_fwd, &off, 8);
+	cg = btf__add_struct(b, "cgroup", 32);
+	off = 0;
+	member(b, "self", css, &off, 16);
+	member(b, "level", t->s32, &off, 8);
+	member(b, "kn", kn, &off, 8);
+	cg = btf__add_ptr(b, cg);
+	cset = btf__add_struct(b, "css_set", 8);
+	off = 0;
+	member(b, "dfl_cgrp", cg, &off, 8);
+	t->css_set_ptr = btf__add_ptr(b, cset);
 }
 
 static void add_task(struct btf *b, struct ids *t, const struct kfix *k)
@@ -58,6 +84,8 @@ static void add_task(struct btf *b, struct ids *t, const struct kfix *k)
 	member(b, "pid", t->pid_t_, &off, 4);
 	member(b, "tgid", k->tgid_u64 ? t->u64 : t->pid_t_, &off, 8);
 	member(b, "comm", t->comm, &off, 16);
+	if (!k->no_cgroups)
+		member(b, "cgroups", t->css_set_ptr, &off, 8);
 }
 
 /* struct bpf_ringbuf and the lock types it may use */
@@ -154,6 +182,7 @@ struct btf *kfix_build(const struct kfix *k)
 	t.comm = btf__add_array(b, t.s32, t.chr, 16);
 	t.pid_t_ = btf__add_typedef(b, "pid_t", t.s32);
 	t.void_ptr = btf__add_ptr(b, 0);
+	add_cgroups(b, &t);
 	add_task(b, &t, k);
 	t.task = btf__find_by_name_kind(b, "task_struct", BTF_KIND_STRUCT);
 	t.task_ptr = btf__add_ptr(b, t.task);

@@ -36,6 +36,7 @@ struct kfix {
 	bool switch_appended; /* sched_switch record with a field appended */
 	bool no_cpu_frequency; /* a tracepoint missing entirely */
 	bool no_trace_types; /* BTF before 5.5: no btf_trace_* at all */
+	bool no_cgroups; /* task_struct without cgroups (CONFIG_CGROUPS=n) */
 };
 
 /* A modern (6.x) kernel is { 0 }; a 5.10-era one is KFIX_5_10. */

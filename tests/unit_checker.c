@@ -57,6 +57,24 @@ static void expect(const char *scope, const char *item, enum vstatus s,
 
 #define EVENTS_BUT(ev) (EVENTS_ALL & ~(1u << (ev)))
 
+/* No cgroups in task_struct: attribution degraded, serve and --cgroup refused. */
+Test(checker, kernel_without_cgroups_is_degraded, .fini = done)
+{
+	struct kernel_plan p;
+
+	check(&(struct kfix){ .no_cgroups = true });
+	cr_assert_eq(res.count[V_BROKEN], 0);
+	cr_assert_eq(res.count[V_DEGRADED], 1);
+	cr_assert_eq(plan_from_check(&res, EVENTS_ALL, ATTACH_AUTO, &p, err,
+				     sizeof(err)), EXIT_OK);
+	cr_assert_not(p.cgroup_ok);
+	cr_assert_not(p.cgroup_filter_ok);
+	for (int i = 0; i < res.n; i++)
+		if (res.v[i].status == V_DEGRADED)
+			cr_assert(strstr(res.v[i].detail, "--cgroup and abicap serve "
+					 "are refused"), "%s", res.v[i].detail);
+}
+
 Test(checker, modern_kernel_is_all_ok, .fini = done)
 {
 	struct kernel_plan p;
@@ -65,11 +83,13 @@ Test(checker, modern_kernel_is_all_ok, .fini = done)
 	cr_assert_eq(res.count[V_BROKEN], 0);
 	cr_assert_eq(res.count[V_DEGRADED], 0);
 	/* 7 tracepoints, 13 args, 13 record fields (3 records), 7 task
-	 * fields, the ring buffer's lock */
-	cr_assert_eq(res.n, 7 + 13 + 7 + 4 + 2 + 7 + 1, "%d items", res.n);
+	 * fields, 7 cgroup fields, the ring buffer's lock */
+	cr_assert_eq(res.n, 7 + 13 + 7 + 4 + 2 + 7 + 7 + 1, "%d items", res.n);
 	cr_assert_eq(plan_from_check(&res, EVENTS_ALL, ATTACH_AUTO, &p, err,
 				     sizeof(err)), EXIT_OK);
 	cr_assert(p.switch_prev_state);
+	cr_assert(p.cgroup_ok);
+	cr_assert(p.cgroup_filter_ok);
 	cr_assert_not(p.perfbuf);
 	for (int ev = 0; ev < ABICAP_EV_COUNT; ev++)
 		cr_assert(p.tp_btf[ev]);

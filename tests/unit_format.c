@@ -3,6 +3,7 @@
 #include <criterion/criterion.h>
 #include <jansson.h>
 #include <string.h>
+#include "cgnames.h"
 #include "format.h"
 
 static union abicap_rec switch_rec(const char *prev, const char *next,
@@ -121,7 +122,7 @@ Test(json, sched_switch_has_every_field)
 	cr_assert_eq(json_integer_value(json_object_get(j, "next_tgid")), 200);
 	cr_assert_eq(json_integer_value(json_object_get(j, "next_prio")), 98);
 	cr_assert(json_is_false(json_object_get(j, "preempt")));
-	cr_assert_eq(json_object_size(j), 14);
+	cr_assert_eq(json_object_size(j), 20);
 	json_decref(j);
 }
 
@@ -160,7 +161,7 @@ Test(json, wakeups_name_wakee_and_waker)
 		cr_assert_eq(json_integer_value(json_object_get(j, "target_cpu")), 1);
 		cr_assert_eq(json_integer_value(json_object_get(j, "waker_pid")), 9);
 		cr_assert_eq(json_integer_value(json_object_get(j, "waker_tgid")), 8);
-		cr_assert_eq(json_object_size(j), 10);
+		cr_assert_eq(json_object_size(j), 13);
 		json_decref(j);
 	}
 }
@@ -277,4 +278,41 @@ Test(utf8, sequence_lengths)
 	cr_assert_eq(utf8_seq_len((const unsigned char *)"\xe0\x80\xaf", 3), 0);
 	cr_assert_eq(utf8_seq_len((const unsigned char *)"\xf4\x90\x80\x80", 4), 0);
 	cr_assert_eq(utf8_seq_len((const unsigned char *)"\xe2\x82", 2), 0);
+}
+
+/* Cgroup ids in output: named from a table, containers labelled, ids alone otherwise. */
+Test(json, cgroups_are_named_with_their_containers)
+{
+	union abicap_rec r = switch_rec("bash", "worker", 0x1, false);
+	struct cgnames *n = cgnames_table();
+	json_t *j;
+
+	cr_assert(n);
+	cr_assert_eq(cgnames_set(n, 77, "/system.slice/docker-"
+		     "3f4e5a6b7c8d9e0f1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f7081"
+		     ".scope"), 0);
+	cr_assert_eq(cgnames_set(n, 5, "/user.slice"), 0);
+	r.sw.prev_cgroup = 5;
+	r.sw.next_cgroup = 77;
+	cr_assert(strstr(render(FMT_TEXT, &r), "  cgroups cgroup#5 -> cgroup#77\n"),
+		  "%s", render(FMT_TEXT, &r));
+	format_set_cgnames(n);
+	cr_assert(strstr(render(FMT_TEXT, &r), "  cgroups systemd:user.slice -> "
+			 "docker:3f4e5a6b7c8d\n"), "%s", render(FMT_TEXT, &r));
+	j = parse_line(render(FMT_JSON, &r));
+	cr_assert_eq(json_integer_value(json_object_get(j, "next_cgroup_id")), 77);
+	cr_assert(strstr(json_string_value(json_object_get(j, "next_cgroup")),
+			 "/docker-3f4e"));
+	cr_assert_str_eq(json_string_value(json_object_get(j, "next_container")),
+			 "docker:3f4e5a6b7c8d");
+	cr_assert_str_eq(json_string_value(json_object_get(j, "prev_cgroup")),
+			 "/user.slice");
+	cr_assert(json_is_null(json_object_get(j, "prev_container")));
+	json_decref(j);
+	r.sw.next_cgroup = 999; /* not in the table */
+	j = parse_line(render(FMT_JSON, &r));
+	cr_assert(json_is_null(json_object_get(j, "next_cgroup")));
+	json_decref(j);
+	format_set_cgnames(NULL);
+	cgnames_free(n);
 }

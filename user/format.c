@@ -208,18 +208,23 @@ static void format_text(struct sbuf *sb, const union abicap_rec *r,
 		sb_printf(sb, " %s ==> ",
 			  state_str(r->sw.prev_state, st, sizeof(st)));
 		text_task(sb, r->sw.next_comm, r->sw.next_pid, r->sw.next_prio);
-		sb_puts(sb, " cg=");
-		text_cgroup(sb, r->sw.prev_cgroup);
-		sb_puts(sb, "=>");
-		text_cgroup(sb, r->sw.next_cgroup);
+		if (r->sw.prev_cgroup || r->sw.next_cgroup) {
+			sb_puts(sb, "  cgroups ");
+			text_cgroup(sb, r->sw.prev_cgroup);
+			sb_puts(sb, " -> ");
+			text_cgroup(sb, r->sw.next_cgroup);
+		}
 		break;
 	case ABICAP_EV_SCHED_WAKEUP:
 	case ABICAP_EV_SCHED_WAKEUP_NEW:
 	case ABICAP_EV_SCHED_WAKING:
 		text_task(sb, r->wk.comm, r->wk.pid, r->wk.prio);
-		sb_printf(sb, " target_cpu=%d waker_pid=%d cg=", r->wk.target_cpu,
+		sb_printf(sb, " target_cpu=%d waker_pid=%d", r->wk.target_cpu,
 			  r->wk.waker_pid);
-		text_cgroup(sb, r->wk.cgroup);
+		if (r->wk.cgroup) {
+			sb_puts(sb, "  cgroup ");
+			text_cgroup(sb, r->wk.cgroup);
+		}
 		break;
 	case ABICAP_EV_CPU_IDLE:
 		if (r->pw.state == UINT32_MAX)
