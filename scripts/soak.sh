@@ -155,7 +155,7 @@ if [[ $(jq '.trailer != null' <<< "$check") == true ]]; then
 	[[ -z $bad ]] || fail "counts do not add up: $bad"
 	seen=$(jq '[.trailer.events[].seen] | add' <<< "$check")
 	dropped=$(jq '[.trailer.events[].dropped] | add' <<< "$check")
-	dur=$(jq .trailer.duration_s <<< "$check")
+	dur=$(jq .trailer.duration_s <<< "$check" | awk '{ printf "%.1f", $1 }')
 else
 	seen=? dropped=? dur=$SECS
 fi
