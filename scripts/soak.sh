@@ -48,18 +48,18 @@ command -v jq >/dev/null && command -v bpftool >/dev/null ||
 	die "needs jq and bpftool (scripts/setup.sh installs them)"
 (( WARMUP * 4 > SECS )) && WARMUP=$(( SECS / 4 ))
 
-# abicap's programs (by name), their links and maps (by id), as JSON arrays
+# abicap's programs (by name) but those with the ids in $1, as a JSON array
 our_progs() {
-	bpftool -j prog show | jq -c '[.[] | select(.name // "" |
-		test("^(tp_btf|raw_tp)_(sched|cpu)_"))]'
+	bpftool -j prog show | jq -c --argjson old "$1" '[.[] | select(.name // "" |
+		test("^(tp_btf|raw_tp)_(sched|cpu)_")) | select(.id as $i | $old | index($i) | not)]'
 }
 ids_left() { # KIND IDS: how many of the ids exist now
 	bpftool -j "$1" show | jq --argjson ids "$2" \
 		'[.[] | select(.id as $i | $ids | index($i))] | length'
 }
 
-[[ $(our_progs | jq length) == 0 ]] ||
-	die "abicap programs are already loaded (another abicap running?): run the soak alone"
+# another abicap's programs (the recorder's are the new ones)
+others=$(our_progs '[]' | jq -c 'map(.id)')
 
 mkdir -p "$OUT"
 rm -f "$FILE" "$OUT"/samples.tsv "$OUT"/record.log "$OUT"/summary.txt
@@ -79,7 +79,7 @@ done
 grep -q "abicap: recording" "$OUT/record.log" || die "abicap record did not start in 20 s"
 t0=$(date +%s.%N)
 
-progs=$(our_progs)
+progs=$(our_progs "$others")
 prog_ids=$(jq -c 'map(.id)' <<< "$progs")
 map_ids=$(jq -c 'map(.map_ids // []) | add | unique' <<< "$progs")
 link_ids=$(bpftool -j link show | jq -c --argjson p "$prog_ids" \
