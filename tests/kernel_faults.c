@@ -1,9 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
- * Faults a production host meets: nothing of abicap left in the kernel after
- * any exit, two instances at once, a disk that fills up while recording.
+ * Faults a production host meets: signals while tracing and recording,
+ * nothing of abicap left in the kernel after any exit, two instances at
+ * once, a disk that fills up while recording, stdout closed early, and
+ * kernels abicap must refuse before attaching (no BTF, a tracepoint gone).
  */
+#define _GNU_SOURCE
+#include <bpf/bpf.h>
+#include <errno.h>
 #include <criterion/criterion.h>
+#include <jansson.h>
+#include <linux/filter.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,62 +23,334 @@
 #include "btf_fixture.h"
 #include "capfile.h"
 #include "harness.h"
+#include "events.h"
 #include "util.h"
 
 #define path(n) scratch_path(n)
 
-TestSuite(faults, .init = scratch_init, .fini = scratch_fini, .timeout = 90);
+TestSuite(faults, .init = scratch_init, .fini = scratch_fini, .timeout = 120);
 
-/* abicap's programs loaded in the kernel now (bpftool names them *_sched_*, *_cpu_*). */
-static int our_progs(void)
+/*
+ * The kernel objects of the abicap instances running now: programs by name
+ * (bpftool shows them as tp_btf_sched_switch, raw_tp_cpu_idle, ...), and
+ * the links and maps of those programs, by id. Ids are not reused soon, so
+ * "none of these ids exists any more" means they were all freed.
+ */
+#define MAX_KOBJ 256
+struct kobjs {
+	int prog[MAX_KOBJ], link[MAX_KOBJ], map[MAX_KOBJ];
+	int nprog, nlink, nmap;
+};
+
+static json_t *bpftool_list(const char *what)
 {
-	FILE *p = popen("bpftool prog show 2>/dev/null | grep -cE "
-			"'name (tp_btf|raw_tp)_(sched|cpu)'", "r");
-	int n = -1;
+	char cmd[64];
+	json_t *j;
+	FILE *p;
 
+	snprintf(cmd, sizeof(cmd), "bpftool -j %s show 2>/dev/null", what);
+	p = popen(cmd, "r");
 	cr_assert(p);
-	cr_assert_eq(fscanf(p, "%d", &n), 1);
+	j = json_loadf(p, JSON_DISABLE_EOF_CHECK, NULL);
 	pclose(p);
-	return n;
+	cr_assert(json_is_array(j), "'%s' gave no JSON list", cmd);
+	return j;
 }
 
-/* Programs are freed when their last reference goes: wait for it, 5 s at most. */
-static int progs_after_exit(void)
+static bool has(const int *ids, int n, int id)
 {
-	for (int i = 0; i < 50 && our_progs(); i++)
-		usleep(100000);
-	return our_progs();
+	for (int i = 0; i < n; i++)
+		if (ids[i] == id)
+			return true;
+	return false;
 }
 
-static void run_and_end(int sig)
+static void add_id(int *ids, int *n, int id)
+{
+	if (!has(ids, *n, id) && *n < MAX_KOBJ)
+		ids[(*n)++] = id;
+}
+
+static bool our_name(const char *name)
+{
+	return name && (!strncmp(name, "tp_btf_", 7) || !strncmp(name, "raw_tp_", 7)) &&
+	       (strstr(name, "_sched_") || strstr(name, "_cpu_"));
+}
+
+/* abicap programs there before the test (another instance on the machine) */
+static struct kobjs before;
+
+/* The abicap objects loaded since the test began. */
+static struct kobjs ours_now(void)
+{
+	json_t *progs = bpftool_list("prog"), *links = bpftool_list("link"), *o, *m;
+	struct kobjs k = { 0 };
+	size_t i, j;
+
+	json_array_foreach(progs, i, o) {
+		if (!our_name(json_string_value(json_object_get(o, "name"))) ||
+		    has(before.prog, before.nprog,
+			json_integer_value(json_object_get(o, "id"))))
+			continue;
+		add_id(k.prog, &k.nprog, json_integer_value(json_object_get(o, "id")));
+		json_array_foreach(json_object_get(o, "map_ids"), j, m)
+			add_id(k.map, &k.nmap, json_integer_value(m));
+	}
+	json_array_foreach(links, i, o)
+		if (has(k.prog, k.nprog, json_integer_value(json_object_get(o, "prog_id"))))
+			add_id(k.link, &k.nlink, json_integer_value(json_object_get(o, "id")));
+	json_decref(progs);
+	json_decref(links);
+	return k;
+}
+
+/* How many of k's objects exist now. */
+static int still_there(const char *what, const int *ids, int n)
+{
+	json_t *l = bpftool_list(what), *o;
+	int left = 0;
+	size_t i;
+
+	json_array_foreach(l, i, o)
+		left += has(ids, n, json_integer_value(json_object_get(o, "id")));
+	json_decref(l);
+	return left;
+}
+
+/* Objects are freed when their last reference goes (after RCU): 5 s at most. */
+static void assert_all_freed(const struct kobjs *k, const char *after)
+{
+	int p = 0, l = 0, m = 0;
+
+	for (int i = 0; i < 50; i++, usleep(100000)) {
+		p = still_there("prog", k->prog, k->nprog);
+		l = still_there("link", k->link, k->nlink);
+		m = still_there("map", k->map, k->nmap);
+		if (!p && !l && !m)
+			break;
+	}
+	cr_assert(!p && !l && !m, "after %s: %d of %d programs, %d of %d links, "
+		  "%d of %d maps of abicap left in the kernel", after, p,
+		  k->nprog, l, k->nlink, m, k->nmap);
+}
+
+/* While abicap runs: its programs, one link each, and their maps are there. */
+static struct kobjs assert_attached(int nprogs)
+{
+	struct kobjs k = ours_now();
+
+	cr_assert_eq(k.nprog, nprogs, "%d abicap programs loaded, not %d",
+		     k.nprog, nprogs);
+	cr_assert_eq(k.nlink, k.nprog, "%d links for %d programs", k.nlink, k.nprog);
+	cr_assert_geq(k.nmap, 4, "%d maps", k.nmap);
+	return k;
+}
+
+/*
+ * Note the abicap programs loaded now, to leave them out: those of a test
+ * before that are not freed yet, or of an abicap someone else runs.
+ */
+static void note_others(void)
+{
+	before = ours_now();
+}
+
+static void trace_and_end(int sig)
 {
 	char *argv[] = { (char *)abicap_bin(), "trace", "-f", "json", NULL };
-	char seen[4096];
+	char seen[4096], what[32];
 	struct child ch;
-	int status;
+	struct kobjs k;
 
 	spawn(&ch, argv);
 	wait_for_stderr(&ch, "abicap: tracing", seen, sizeof(seen));
-	cr_assert_gt(our_progs(), 0, "the programs are not loaded while tracing");
+	k = assert_attached(ABICAP_EV_COUNT);
 	kill(ch.pid, sig);
 	free(read_all(ch.out_fd));
 	free(read_all(ch.err_fd));
-	waitpid(ch.pid, &status, 0);
+	waitpid(ch.pid, NULL, 0);
+	snprintf(what, sizeof(what), "trace ended by %s", strsignal(sig));
+	assert_all_freed(&k, what);
 }
 
 Test(faults, nothing_left_in_the_kernel_after_any_exit)
 {
-	int before;
+	require_kernel();
+	note_others();
+	trace_and_end(SIGINT);
+	trace_and_end(SIGTERM);
+	trace_and_end(SIGKILL);
+}
+
+/* What a capture file holds, read back with the capture reader. */
+struct readback {
+	/* in the workload's window: pong switched in, pong woken by ping */
+	long long records, pp_switches, pp_wakeups;
+	int end; /* capr_next's last return: 0 clean or cut short, -1 damaged */
+	bool cut_short;
+	json_t *trailer;
+};
+
+static struct readback read_capture(const char *file, const struct pingpong *pp)
+{
+	struct readback b = { 0 };
+	union abicap_rec rec;
+	char err[ERRMSG_LEN];
+	struct capr *r = capr_open(file, err, sizeof(err));
+
+	cr_assert(r, "%s", err);
+	while ((b.end = capr_next(r, &rec)) == 1) {
+		b.records++;
+		if (!pp_window(pp, &rec))
+			continue;
+		if (rec.hdr.type == ABICAP_EV_SCHED_SWITCH &&
+		    rec.sw.next_pid == pp->pong_tid)
+			b.pp_switches++;
+		if (rec.hdr.type == ABICAP_EV_SCHED_WAKEUP &&
+		    rec.wk.pid == pp->pong_tid && rec.wk.waker_pid == pp->ping_tid)
+			b.pp_wakeups++;
+	}
+	cr_assert_eq(b.end, 0, "%s: %s", file, capr_error(r));
+	b.cut_short = capr_cut_short(r);
+	if (capr_trailer(r))
+		b.trailer = json_loads(capr_trailer(r), 0, NULL);
+	capr_close(r);
+	return b;
+}
+
+static long long jint(json_t *o, const char *a, const char *b, const char *c)
+{
+	json_t *v = json_object_get(o, a);
+
+	if (b)
+		v = json_object_get(v, b);
+	if (c)
+		v = json_object_get(v, c);
+	cr_assert(json_is_integer(v), "trailer has no %s.%s.%s", a, b ? b : "",
+		  c ? c : "");
+	return json_integer_value(v);
+}
+
+/* Every event the kernel saw is in the file, or counted as dropped. */
+static void assert_counts_add_up(const struct readback *b)
+{
+	long long received = 0, dropped = 0;
+
+	cr_assert(b->trailer, "no trailer");
+	cr_assert_eq(jint(b->trailer, "records", NULL, NULL), b->records,
+		     "the trailer counts %lld records, the file holds %lld",
+		     jint(b->trailer, "records", NULL, NULL), b->records);
+	for (unsigned int ev = 0; ev < ABICAP_EV_COUNT; ev++) {
+		const char *n = event_name(ev);
+		long long s = jint(b->trailer, "events", n, "seen"),
+			  r = jint(b->trailer, "events", n, "received"),
+			  d = jint(b->trailer, "events", n, "dropped");
+
+		cr_assert_eq(s, r + d, "%s: seen %lld, received %lld, dropped %lld",
+			     n, s, r, d);
+		received += r;
+		dropped += d;
+	}
+	cr_assert_eq(received, b->records, "%lld received, %lld in the file",
+		     received, b->records);
+	/* the workload below is far from filling 16 MiB: nothing may drop */
+	cr_assert_eq(dropped, 0, "%lld events dropped", dropped);
+}
+
+/* report on the file: exit 0, and whether it says the file was cut short. */
+static void assert_report(char *file, bool cut)
+{
+	struct child ch;
+	char *out, *err;
+
+	spawn(&ch, (char *[]){ (char *)abicap_bin(), "report", file, NULL });
+	out = read_all(ch.out_fd);
+	err = read_all(ch.err_fd);
+	cr_assert_eq(wait_exit(&ch, 60), 0, "%s", err);
+	cr_assert_eq(strstr(out, "CUT SHORT: no trailer") != NULL, cut, "%s", out);
+	cr_assert_eq(strstr(err, "was cut short") != NULL, cut, "%s", err);
+	free(out);
+	free(err);
+}
+
+/*
+ * record, the ping-pong workload (`rounds` exchanges on CPU 0), then sig.
+ * SIGINT/SIGTERM: the ring is drained, the last chunk and the trailer are
+ * written, exit 0, and the counts add up. SIGKILL: the file reads back up
+ * to its last complete chunk and report says it was cut short. After
+ * either, nothing of abicap is left in the kernel.
+ */
+static struct readback record_and_end(int sig, int rounds, struct pingpong *pp)
+{
+	char *file = path(sig == SIGKILL ? "kill.abicap" : "sig.abicap");
+	char *argv[] = { (char *)abicap_bin(), "record", "-o", file, "--force",
+			 NULL };
+	char seen[4096], what[32], *err, want[128];
+	struct readback b;
+	struct child ch;
+	struct kobjs k;
+	int status;
+
+	spawn(&ch, argv);
+	wait_for_stderr(&ch, "abicap: recording", seen, sizeof(seen));
+	k = assert_attached(ABICAP_EV_COUNT);
+	pingpong_run(pp, rounds, 0);
+	kill(ch.pid, sig);
+	free(read_all(ch.out_fd));
+	err = read_all(ch.err_fd);
+	snprintf(what, sizeof(what), "record ended by %s", strsignal(sig));
+	if (sig == SIGKILL) {
+		waitpid(ch.pid, &status, 0);
+		cr_assert(WIFSIGNALED(status));
+	} else {
+		cr_assert_eq(wait_exit(&ch, 30), 0, "%s: %s", what, err);
+	}
+	assert_all_freed(&k, what);
+	b = read_capture(file, pp);
+	if (sig != SIGKILL) {
+		snprintf(want, sizeof(want), "abicap: wrote %lld records to %s\n",
+			 b.records, file);
+		cr_assert(strstr(err, want), "%s: want '%s' in: %s", what, want, err);
+	}
+	free(err);
+	cr_assert_eq(b.cut_short, sig == SIGKILL, "%s", what);
+	assert_report(file, sig == SIGKILL);
+	return b;
+}
+
+Test(faults, record_ends_cleanly_on_sigint_and_sigterm)
+{
+	int sigs[] = { SIGINT, SIGTERM };
 
 	require_kernel();
-	before = our_progs();
-	cr_assert_eq(before, 0, "abicap programs loaded before the test");
-	run_and_end(SIGINT);
-	cr_assert_eq(progs_after_exit(), 0, "left after SIGINT");
-	run_and_end(SIGTERM);
-	cr_assert_eq(progs_after_exit(), 0, "left after SIGTERM");
-	run_and_end(SIGKILL);
-	cr_assert_eq(progs_after_exit(), 0, "left after SIGKILL");
+	note_others();
+	for (int i = 0; i < 2; i++) {
+		struct pingpong pp;
+		struct readback b = record_and_end(sigs[i], 20000, &pp);
+
+		assert_counts_add_up(&b);
+		/* one CPU: pong runs at least once per exchange */
+		cr_assert_geq(b.pp_switches, 20000, "%s: pong switched in %lld times",
+			      strsignal(sigs[i]), b.pp_switches);
+		cr_assert_gt(b.pp_wakeups, 0, "%s: no wakeup of pong by ping",
+			     strsignal(sigs[i]));
+		json_decref(b.trailer);
+	}
+}
+
+/* kill -9 in the middle: everything up to the last complete chunk reads back. */
+Test(faults, record_killed_reads_back_to_its_last_chunk)
+{
+	struct pingpong pp;
+	struct readback b;
+
+	require_kernel();
+	note_others();
+	b = record_and_end(SIGKILL, 100000, &pp); /* well past one 1 MiB chunk */
+	cr_assert_null(b.trailer);
+	cr_assert_gt(b.records, 10000, "only %lld records", b.records);
+	cr_assert_gt(b.pp_switches, 1000, "pong switched in %lld times",
+		     b.pp_switches);
 }
 
 Test(faults, two_instances_at_once)
@@ -80,14 +360,17 @@ Test(faults, two_instances_at_once)
 			 "-d", "2", NULL };
 	struct child a, b;
 	struct pingpong pp;
+	struct kobjs k;
 	char *oa, *ob;
 
 	require_kernel();
+	note_others();
 	snprintf(pid, sizeof(pid), "%d", getpid());
 	spawn(&a, argv);
 	spawn(&b, argv);
 	wait_for_stderr(&a, "abicap: tracing", seen, sizeof(seen));
 	wait_for_stderr(&b, "abicap: tracing", seen, sizeof(seen));
+	k = assert_attached(2 * 4); /* -p: the four sched events */
 	pingpong_run(&pp, 500, 0);
 	oa = read_all(a.out_fd);
 	ob = read_all(b.out_fd);
@@ -99,6 +382,7 @@ Test(faults, two_instances_at_once)
 		  "both instances see the workload");
 	free(oa);
 	free(ob);
+	assert_all_freed(&k, "two instances");
 }
 
 /* Has it exited? (without reaping it: wait_exit() wants its status) */
@@ -110,6 +394,11 @@ static bool exited(pid_t pid)
 	       si.si_pid == pid;
 }
 
+/*
+ * The disk fills up: abicap stops by itself (the kernel side detached, not
+ * left running until someone notices), exit 4, one line naming the file,
+ * and what was written before reads back.
+ */
 Test(faults, full_disk_while_recording)
 {
 	char *dir = path("tiny"), *file = path("tiny/x.abicap");
@@ -120,23 +409,30 @@ Test(faults, full_disk_while_recording)
 	struct pingpong pp;
 	struct capr *r;
 	union abicap_rec rec;
+	struct kobjs k;
 	long long n = 0;
 	int code;
 
 	require_kernel();
+	note_others();
 	cr_assert_eq(mkdir(dir, 0700), 0);
 	cr_assert_eq(mount("tmpfs", dir, "tmpfs", 0, "size=64k"), 0);
 	spawn(&ch, argv);
 	wait_for_stderr(&ch, "abicap: recording", seen, sizeof(seen));
+	k = assert_attached(3); /* with sched_waking, which finds the wakers */
 	/* far more than 64 KiB of compressed records */
 	for (int i = 0; i < 30 && !exited(ch.pid); i++)
 		pingpong_run(&pp, 20000, 0);
-	kill(ch.pid, SIGINT);
+	for (int i = 0; i < 50 && !exited(ch.pid); i++)
+		usleep(100000);
+	cr_assert(exited(ch.pid), "abicap still runs with its disk full");
 	err = read_all(ch.err_fd);
 	code = wait_exit(&ch, 30);
 	cr_assert_eq(code, 4, "exit %d: %s", code, err);
 	cr_assert(strstr(err, "No space left on device"), "%s", err);
 	cr_assert(strstr(err, file), "%s", err);
+	cr_assert_null(strstr(err, "wrote"), "%s", err);
+	assert_all_freed(&k, "a full disk");
 	/* what was written before reads back */
 	r = capr_open(file, seen, sizeof(seen));
 	cr_assert(r, "%s", seen);
@@ -146,4 +442,168 @@ Test(faults, full_disk_while_recording)
 	cr_assert_gt(n, 0);
 	free(err);
 	cr_assert_eq(umount(dir), 0);
+}
+
+/* `abicap trace | head -n 3` in a shell: both exit 0, no error on stderr. */
+Test(faults, pipe_into_head_is_a_clean_exit)
+{
+	char cmd[512];
+	char *argv[] = { "bash", "-c", cmd, NULL };
+	struct child ch;
+	char *out, *err;
+	int lines = 0;
+
+	require_kernel();
+	snprintf(cmd, sizeof(cmd), "set -o pipefail; %s trace -f json | head -n 3",
+		 abicap_bin());
+	spawn(&ch, argv);
+	out = read_all(ch.out_fd);
+	err = read_all(ch.err_fd);
+	cr_assert_eq(wait_exit(&ch, 30), 0, "%s", err);
+	for (char *p = out; (p = strchr(p, '\n')); p++)
+		lines++;
+	cr_assert_eq(lines, 3, "%s", out);
+	cr_assert_null(strstr(err, "error"), "%s", err);
+	cr_assert(strstr(err, "stdout was closed"), "%s", err);
+	/* one warning line, the summary: not a line per lost event */
+	lines = 0;
+	for (char *p = err; (p = strchr(p, '\n')); p++)
+		lines++;
+	cr_assert_lt(lines, 20, "%d lines on stderr: %s", lines, err);
+	free(out);
+	free(err);
+}
+
+/*
+ * The id the kernel gives the next BPF program and map: a trivial socket
+ * filter and a one-entry array, loaded and freed. Ids are allocated
+ * cyclically, so an id that moved by more than one between two calls means
+ * something was loaded in between.
+ */
+static void next_ids(__u32 *prog, __u32 *map)
+{
+	struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	struct bpf_prog_info pi = { 0 };
+	struct bpf_map_info mi = { 0 };
+	__u32 plen = sizeof(pi), mlen = sizeof(mi);
+	int p = bpf_prog_load(BPF_PROG_TYPE_SOCKET_FILTER, "abc_probe", "GPL",
+			      insns, 2, NULL);
+	int m = bpf_map_create(BPF_MAP_TYPE_ARRAY, "abc_probe", 4, 4, 1, NULL);
+
+	cr_assert(p >= 0 && m >= 0, "cannot load a probe program or map");
+	cr_assert_eq(bpf_obj_get_info_by_fd(p, &pi, &plen), 0);
+	cr_assert_eq(bpf_obj_get_info_by_fd(m, &mi, &mlen), 0);
+	*prog = pi.id;
+	*map = mi.id;
+	close(p);
+	close(m);
+}
+
+/*
+ * Run abicap ARGS...: exit 1, the one line `says`, and nothing loaded into
+ * the kernel meanwhile (the probe ids moved by exactly one; another loader
+ * on the machine can move them too, so three tries).
+ */
+static void expect_refused(char *const argv[], const char *says)
+{
+	bool clean = false;
+
+	for (int t = 0; t < 3 && !clean; t++) {
+		__u32 p0, m0, p1, m1;
+		struct child ch;
+		char *out, *err;
+
+		next_ids(&p0, &m0);
+		spawn(&ch, argv);
+		out = read_all(ch.out_fd);
+		err = read_all(ch.err_fd);
+		cr_assert_eq(wait_exit(&ch, 30), 1, "%s %s: %s", argv[1],
+			     argv[2], err);
+		cr_assert_str_empty(out);
+		cr_assert(strstr(err, says), "want '%s' in: %s", says, err);
+		cr_assert_null(strstr(err, "tracing"), "%s", err);
+		cr_assert_null(strstr(err, "recording"), "%s", err);
+		next_ids(&p1, &m1);
+		clean = p1 == p0 + 1 && m1 == m0 + 1;
+		free(out);
+		free(err);
+	}
+	cr_assert(clean, "%s %s loaded BPF programs or maps before refusing",
+		  argv[1], argv[2]);
+}
+
+/* A mount namespace of our own, where /sys/kernel/btf can be changed. */
+static void private_mounts(void)
+{
+	cr_assert_eq(unshare(CLONE_NEWNS), 0, "unshare: %s", strerror(errno));
+	cr_assert_eq(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), 0);
+}
+
+/*
+ * A kernel without BTF: /sys/kernel/btf hidden under an empty tmpfs (and
+ * libbpf's fallbacks, /boot/vmlinux-* and the like, absent here). trace and
+ * record refuse before loading anything, and record creates no file.
+ */
+Test(faults, kernel_without_btf_is_refused_before_loading)
+{
+	char *file = path("nobtf.abicap");
+	const char *why = "has no BTF (/sys/kernel/btf/vmlinux): abicap needs a "
+			  "kernel built with CONFIG_DEBUG_INFO_BTF=y";
+	char rel[256];
+
+	require_kernel();
+	snprintf(rel, sizeof(rel), "/boot/vmlinux-%s", kernel_release());
+	if (!access(rel, R_OK))
+		cr_skip_test("%s exists: libbpf would take its BTF", rel);
+	private_mounts();
+	cr_assert_eq(mount("tmpfs", "/sys/kernel/btf", "tmpfs", 0, "size=4k"), 0);
+	expect_refused((char *[]){ (char *)abicap_bin(), "trace", "-d", "1", NULL },
+		       why);
+	expect_refused((char *[]){ (char *)abicap_bin(), "record", "-o", file,
+				   "-d", "1", NULL }, why);
+	cr_assert_neq(access(file, F_OK), 0, "record created %s", file);
+}
+
+/*
+ * A kernel without power:cpu_frequency (proposed for removal in 2025): the
+ * running kernel's own BTF with btf_trace_cpu_frequency renamed, mounted
+ * over /sys/kernel/btf/vmlinux. Asking for the event is refused before
+ * anything loads, naming the tracepoint and the fix; leaving it out works.
+ */
+Test(faults, missing_tracepoint_is_refused_before_loading)
+{
+	static const char name[] = "\0btf_trace_cpu_frequency";
+	char *btf = path("nofreq.btf");
+	const char *why = "breaks the ABI contract 'abicap-default', nothing "
+			  "attached: cpu_frequency tracepoint: expected present, "
+			  "kernel has missing (this kernel has no tracepoint "
+			  "power:cpu_frequency: nothing of it can be captured); "
+			  "leave it out with --events";
+	struct child ch;
+	size_t len;
+	char *buf, *at, *err;
+
+	require_kernel();
+	buf = read_file("/sys/kernel/btf/vmlinux", &len);
+	at = memmem(buf, len, name, sizeof(name)); /* with its NUL */
+	cr_assert(at, "no btf_trace_cpu_frequency in this kernel's BTF");
+	at[sizeof(name) - 2] = 'X';
+	write_file(btf, buf, len);
+	free(buf);
+	private_mounts();
+	cr_assert_eq(mount(btf, "/sys/kernel/btf/vmlinux", NULL, MS_BIND, NULL), 0);
+	expect_refused((char *[]){ (char *)abicap_bin(), "trace", "-d", "1", "-e",
+				   "cpu_frequency,sched_switch", NULL }, why);
+	expect_refused((char *[]){ (char *)abicap_bin(), "trace", "-d", "1", NULL },
+		       why);
+	spawn(&ch, (char *[]){ (char *)abicap_bin(), "trace", "-d", "0.3", "-e",
+			       "sched_switch,cpu_idle", NULL });
+	free(read_all(ch.out_fd));
+	err = read_all(ch.err_fd);
+	cr_assert_eq(wait_exit(&ch, 30), 0, "%s", err);
+	cr_assert(strstr(err, "abicap: tracing 2 events"), "%s", err);
+	free(err);
 }

@@ -259,9 +259,10 @@ static int check_kernel(const struct capture_opts *o, unsigned int load,
 	if (nbroken) {
 		snprintf(err, errlen, "this kernel (%s) breaks the ABI contract "
 			 "'%s', nothing attached: %s %s: expected %s, kernel has "
-			 "%s (%s)%s", kernel_release(), con->name, first->scope,
+			 "%s (%s)%s%s", kernel_release(), con->name, first->scope,
 			 first->item, first->expected, first->actual,
-			 first->detail, nbroken > 1 ?
+			 first->detail, first->kind == VK_TRACEPOINT ?
+			 "; leave it out with --events" : "", nbroken > 1 ?
 			 "; more broken items: run abicap check" : "");
 		ret = EXIT_KERNEL;
 	} else {
