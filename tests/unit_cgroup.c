@@ -27,13 +27,18 @@ static const char *mountinfo(const char *text)
 	return p;
 }
 
-static const char *root_of(const char *text, int *ret)
+static int root_of(const char *text, char *buf, size_t len)
 {
-	static char buf[256];
-
 	err[0] = buf[0] = 0;
-	*ret = cgroup_root_from(mountinfo(text), buf, sizeof(buf), err, sizeof(err));
-	return buf;
+	return cgroup_root_from(mountinfo(text), buf, len, err, sizeof(err));
+}
+
+static void expect_root(const char *text, const char *want)
+{
+	char buf[256];
+
+	cr_assert_eq(root_of(text, buf, sizeof(buf)), 0, "%s", err);
+	cr_assert_str_eq(buf, want);
 }
 
 TestSuite(cgroup_root, .init = scratch_init, .fini = scratch_fini);
@@ -43,58 +48,41 @@ TestSuite(cgroup_root, .init = scratch_init, .fini = scratch_fini);
 
 Test(cgroup_root, pure_v2)
 {
-	int ret;
-	const char *r = root_of(PROC_SYS
-				"30 24 0:26 / /sys/fs/cgroup rw,nosuid,nodev,noexec,relatime shared:4 - cgroup2 cgroup2 rw,nsdelegate,memory_recursiveprot\n",
-				&ret);
-
-	cr_assert_eq(ret, 0, "%s", err);
-	cr_assert_str_eq(r, "/sys/fs/cgroup");
+	expect_root(PROC_SYS
+		    "30 24 0:26 / /sys/fs/cgroup rw,nosuid,nodev,noexec,relatime shared:4 - cgroup2 cgroup2 rw,nsdelegate,memory_recursiveprot\n",
+		    "/sys/fs/cgroup");
 }
 
 Test(cgroup_root, hybrid)
 {
-	int ret;
-	const char *r = root_of(PROC_SYS
-				"31 23 0:28 / /sys/fs/cgroup rw,relatime - tmpfs tmpfs rw,mode=755\n"
-				V1(32, "cpu") V1(35, "memory")
-				"41 31 0:38 / /sys/fs/cgroup/unified rw,relatime - cgroup2 cgroup2 rw\n"
-				V1(40, "systemd"),
-				&ret);
-
-	cr_assert_eq(ret, 0, "%s", err);
-	cr_assert_str_eq(r, "/sys/fs/cgroup/unified");
+	expect_root(PROC_SYS
+		    "31 23 0:28 / /sys/fs/cgroup rw,relatime - tmpfs tmpfs rw,mode=755\n"
+		    V1(32, "cpu") V1(35, "memory")
+		    "41 31 0:38 / /sys/fs/cgroup/unified rw,relatime - cgroup2 cgroup2 rw\n"
+		    V1(40, "systemd"),
+		    "/sys/fs/cgroup/unified");
 }
 
 Test(cgroup_root, elsewhere_with_escapes)
 {
-	int ret;
-	const char *r = root_of(PROC_SYS
-				"50 22 0:40 / /run/my\\040cgroups rw,relatime - cgroup2 none rw\n",
-				&ret);
-
-	cr_assert_eq(ret, 0, "%s", err);
-	cr_assert_str_eq(r, "/run/my cgroups");
+	expect_root(PROC_SYS "50 22 0:40 / /run/my\\040cgroups rw,relatime - cgroup2 none rw\n",
+		    "/run/my cgroups");
 }
 
 Test(cgroup_root, whole_hierarchy_over_a_bind_mounted_subtree)
 {
-	int ret;
 	/* a container's view of one subtree, then the host's whole hierarchy */
-	const char *r = root_of("60 22 0:26 /system.slice/foo.service /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n"
-				"61 22 0:26 / /mnt/cg rw shared:1 master:2 - cgroup2 cgroup2 rw\n",
-				&ret);
-
-	cr_assert_eq(ret, 0, "%s", err);
-	cr_assert_str_eq(r, "/mnt/cg");
+	expect_root("60 22 0:26 /system.slice/foo.service /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n"
+		    "61 22 0:26 / /mnt/cg rw shared:1 master:2 - cgroup2 cgroup2 rw\n",
+		    "/mnt/cg");
 }
 
 Test(cgroup_root, v1_only_is_an_error_with_the_fix)
 {
-	int ret;
+	char buf[256];
 
-	root_of(PROC_SYS V1(32, "cpu") V1(40, "systemd"), &ret);
-	cr_assert_eq(ret, -ENOENT);
+	cr_assert_eq(root_of(PROC_SYS V1(32, "cpu") V1(40, "systemd"), buf, sizeof(buf)),
+		     -ENOENT);
 	cr_assert(strstr(err, "no cgroup v2"), "%s", err);
 	cr_assert(strstr(err, "mount -t cgroup2"), "%s", err);
 	cr_assert_null(strchr(err, '\n'));

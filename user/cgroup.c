@@ -111,22 +111,29 @@ int cgroup_root(char *buf, size_t len, char *err, size_t errlen)
 	return cgroup_root_from("/proc/self/mountinfo", buf, len, err, errlen);
 }
 
-/* The kernel's id for the cgroup at fd: the kernfs handle, else the inode. */
-static int fd_cgroup_id(int fd, uint64_t *id)
+/* fd's 8-byte kernfs handle (cgroupfs): the kernel's id of that cgroup */
+static bool kernfs_id(int fd, uint64_t *id)
 {
 	struct {
 		struct file_handle fh;
 		unsigned char bytes[MAX_HANDLE_SZ];
-	} h;
-	struct stat st;
+	} h = { .fh.handle_bytes = MAX_HANDLE_SZ };
 	int mnt;
 
-	h.fh.handle_bytes = MAX_HANDLE_SZ;
-	if (!name_to_handle_at(fd, "", &h.fh, &mnt, AT_EMPTY_PATH) &&
-	    h.fh.handle_type == FILEID_KERNFS && h.fh.handle_bytes == 8) {
-		memcpy(id, h.fh.f_handle, 8);
+	if (name_to_handle_at(fd, "", &h.fh, &mnt, AT_EMPTY_PATH) ||
+	    h.fh.handle_type != FILEID_KERNFS || h.fh.handle_bytes != 8)
+		return false;
+	memcpy(id, h.fh.f_handle, 8);
+	return true;
+}
+
+/* The kernel's id for the cgroup at fd: the kernfs handle, else the inode. */
+static int fd_cgroup_id(int fd, uint64_t *id)
+{
+	struct stat st;
+
+	if (kernfs_id(fd, id))
 		return 0;
-	}
 	if (fstat(fd, &st))
 		return -errno;
 	*id = st.st_ino;
@@ -370,18 +377,13 @@ static ssize_t fd_link(int fd, char *buf, size_t len)
 /* Misses go by handle when root is a kernfs (cgroup2) mount and /proc names it. */
 static void handles_init(struct cgroup_map *m)
 {
-	struct {
-		struct file_handle fh;
-		unsigned char bytes[MAX_HANDLE_SZ];
-	} h = { .fh.handle_bytes = MAX_HANDLE_SZ };
-	int mnt;
+	uint64_t id;
 
 	m->mnt_fd = open(m->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (m->mnt_fd < 0)
 		return;
-	m->can_handle = !name_to_handle_at(m->mnt_fd, "", &h.fh, &mnt, AT_EMPTY_PATH) &&
-		     h.fh.handle_type == FILEID_KERNFS &&
-		     fd_link(m->mnt_fd, m->mnt_link, sizeof(m->mnt_link)) > 0;
+	m->can_handle = kernfs_id(m->mnt_fd, &id) &&
+			fd_link(m->mnt_fd, m->mnt_link, sizeof(m->mnt_link)) > 0;
 	if (!strcmp(m->mnt_link, "/"))
 		m->mnt_link[0] = 0;
 	m->handles = m->can_handle;
