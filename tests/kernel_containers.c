@@ -29,8 +29,8 @@
 static char root[4096]; /* the cgroup v2 mount */
 static char base[64]; /* "/abicap-test-PID", in the hierarchy */
 static char hungry[128], latency[128], docker[256];
-static pid_t workers[8];
-static int nworkers;
+static pid_t workers[8], daemons[4];
+static int nworkers, ndaemons;
 
 static void cg_dir(const char *cg, char *out, size_t len)
 {
@@ -101,6 +101,11 @@ static pid_t start_workloads(const char *pp_cg, double secs, pid_t *spinner)
 
 static void stop_workloads(void)
 {
+	/* serve and prometheus, in case a failed assertion left them */
+	for (int i = 0; i < ndaemons; i++)
+		if (!kill(daemons[i], SIGKILL))
+			waitpid(daemons[i], NULL, 0);
+	ndaemons = 0;
 	for (int i = 0; i < nworkers; i++) {
 		kill(workers[i], SIGKILL);
 		waitpid(workers[i], NULL, 0);
@@ -166,7 +171,7 @@ Test(containers, trace_names_each_task_cgroup_and_filters_a_subtree)
 	struct run r;
 	char *line, *save;
 
-	start_workloads(latency, 6, &spinner);
+	start_workloads(latency, 30, &spinner);
 	usleep(300000);
 	r = run((char *[]){ (char *)abicap_bin(), "trace", "-f", "json", "-d",
 			    "1.5", "-e", "sched_switch,sched_wakeup", NULL }, 30);
@@ -250,7 +255,7 @@ Test(containers, report_groups_a_recording_by_container_and_cgroup)
 	json_t *rep, *g;
 	struct run r;
 
-	start_workloads(docker, 6, &spinner);
+	start_workloads(docker, 30, &spinner);
 	usleep(300000);
 	r = run((char *[]){ (char *)abicap_bin(), "record", "-o", cap, "-d", "2",
 			    NULL }, 30);
@@ -303,6 +308,7 @@ static void start_serve(struct child *ch, int port, const char *cg)
 	else
 		spawn(ch, (char *[]){ (char *)abicap_bin(), "serve", "--listen",
 				      listen, NULL });
+	daemons[ndaemons++] = ch->pid;
 	wait_for_stderr(ch, "serving http://", seen, sizeof(seen));
 }
 
@@ -403,6 +409,7 @@ Test(containers, serve_metrics_per_cgroup_pass_promtool_and_prometheus)
 	spawn(&prom, (char *[]){ "prometheus", cfg, query,
 				 (char *)"--storage.tsdb.path", scratch_path("tsdb"),
 				 NULL });
+	daemons[ndaemons++] = prom.pid;
 	for (int t = 0; t < 60 && !found; t++) {
 		char cmd[1024];
 
