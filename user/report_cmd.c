@@ -98,13 +98,21 @@ static int by_max(const void *a, const void *b)
 	return x->max_lat < y->max_lat ? 1 : x->max_lat > y->max_lat ? -1 : 0;
 }
 
+/* qsort, but not on an empty (maybe NULL) array: undefined behaviour */
+static void sort_some(void *base, size_t n, size_t size,
+		      int (*cmp)(const void *, const void *))
+{
+	if (n)
+		qsort(base, n, size, cmp);
+}
+
 static void text_report(FILE *f, struct analysis *a, const char *path,
 			json_t *meta, json_t *trl, bool cut, int top)
 {
 	struct lat *l = &a->rq;
 
 	fprintf(f, "abicap report %s: kernel %s, %.3f s, %llu records%s\n", path,
-		json_string_value(json_object_get(meta, "kernel")),
+		json_string_value(json_object_get(meta, "kernel")) ?: "unknown",
 		(a->last_ts - a->first_ts) / 1e9, (unsigned long long)a->records,
 		cut ? "; CUT SHORT: no trailer, read up to the last complete chunk" :
 		"");
@@ -126,7 +134,7 @@ static void text_report(FILE *f, struct analysis *a, const char *path,
 			us(lat_percentile(l, 90)), us(lat_percentile(l, 99)),
 			us(lat_percentile(l, 99.9)), us(l->max));
 	}
-	qsort(a->tasks, a->ntasks, sizeof(*a->tasks), by_rq_total);
+	sort_some(a->tasks, a->ntasks, sizeof(*a->tasks), by_rq_total);
 	fprintf(f, "\nPer task, by total run-queue latency (top %d):\n", top);
 	fprintf(f, "  %-8s %-16s %9s %11s %9s %9s %9s | %9s %11s %9s\n", "TID",
 		"COMM", "SAMPLES", "TOTAL(ms)", "AVG(us)", "P99(us)", "MAX(us)",
@@ -145,7 +153,7 @@ static void text_report(FILE *f, struct analysis *a, const char *path,
 	fprintf(f, "  (right: only the waits that began with a wakeup, from %s, as "
 		"perf sched counts its delay)\n", a->from_waking ? "sched_waking" :
 		"sched_wakeup");
-	qsort(a->tasks, a->ntasks, sizeof(*a->tasks), by_off_total);
+	sort_some(a->tasks, a->ntasks, sizeof(*a->tasks), by_off_total);
 	fprintf(f, "\nOff-CPU time per task, by the state it left in (top %d):\n",
 		top);
 	fprintf(f, "  %-8s %-16s %11s %10s %10s %10s %10s %10s %8s %8s\n", "TID",
@@ -185,7 +193,7 @@ static void text_report(FILE *f, struct analysis *a, const char *path,
 			fprintf(f, " %u kHz %.3f ms", s->freqs[k], ms(s->freq_time[k]));
 		fputc('\n', f);
 	}
-	qsort(a->chains, a->nchains, sizeof(*a->chains), by_count);
+	sort_some(a->chains, a->nchains, sizeof(*a->chains), by_count);
 	fprintf(f, "\nWakeup chains, most frequent (top %d):\n", top);
 	fprintf(f, "  %-24s    %-24s %9s %10s %10s\n", "WAKER", "WAKEE", "COUNT",
 		"AVG(us)", "MAX(us)");
@@ -199,7 +207,7 @@ static void text_report(FILE *f, struct analysis *a, const char *path,
 			(unsigned long long)c->count,
 			c->count ? us(c->total_lat / c->count) : 0, us(c->max_lat));
 	}
-	qsort(a->chains, a->nchains, sizeof(*a->chains), by_max);
+	sort_some(a->chains, a->nchains, sizeof(*a->chains), by_max);
 	fprintf(f, "\nWakeup chains, slowest (top %d):\n", top);
 	for (size_t i = 0; i < a->nchains && i < (size_t)top; i++) {
 		struct chain *c = &a->chains[i];

@@ -16,6 +16,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
  */
 const char *fuzz_file(const uint8_t *data, size_t size);
 
+/*
+ * A capture file to read: an input that starts with the capture magic is
+ * the file itself; any other is "METADATA JSON\0RAW RECORDS", written out
+ * as a well-formed capture (one chunk, checksum right) so that arbitrary
+ * metadata and records get past the chunk checks to what reads them.
+ * NULL for an input of neither form.
+ */
+const char *fuzz_capture(const uint8_t *data, size_t size);
+
 /* A FILE on /dev/null for writers whose output is not looked at. */
 FILE *fuzz_null(void);
 

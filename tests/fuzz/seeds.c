@@ -108,4 +108,7 @@ Test(seeds, capture)
 	cr_assert_eq(fclose(f), 0);
 	capr_close(r);
 	free(buf);
+	buf = read_file(seed("fuzz_perfetto", "real.meta-records"), &len);
+	write_file(seed("fuzz_capfile", "real.meta-records"), buf, len);
+	free(buf);
 }
