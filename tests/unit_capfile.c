@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /* The capture file: round trip, and every way a file can be damaged. */
+#define _GNU_SOURCE /* memmem */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +9,7 @@
 #include <unistd.h>
 #include "btf_fixture.h"
 #include "capfile.h"
+#include "commands.h"
 #include "harness.h"
 #include "util.h"
 
@@ -149,4 +151,22 @@ Test(capfile, existing_files_and_symlinks)
 	cr_assert_null(capw_open(path("link"), false, "{}", err, sizeof(err)));
 	cr_assert_null(capw_open(path("link"), true, "{}", err, sizeof(err)));
 	cr_assert(strstr(err, "not a regular file"), "%s", err);
+}
+
+/* tests/fuzz/corpus/fuzz_capfile/header-only.abicap: found by fuzz_capfile */
+Test(capfile, report_without_records_or_kernel_name)
+{
+	struct capw *w = capw_open(path("e"), false, "{}", err, sizeof(err));
+	char *out;
+	size_t len;
+
+	cr_assert(w, "%s", err);
+	cr_assert_eq(capw_close(w, "{}", err, sizeof(err)), 0);
+	cr_assert(freopen(path("out"), "w", stdout));
+	cr_assert_eq(do_report(2, (char *[]){ "report", path("e"), NULL }), 0);
+	cr_assert_eq(fflush(stdout), 0);
+	out = read_file(path("out"), &len);
+	cr_assert(len && memmem(out, len, "kernel unknown, 0.000 s, 0 records",
+				 34), "%.*s", (int)len, out);
+	free(out);
 }
