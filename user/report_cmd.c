@@ -381,7 +381,7 @@ int do_report(int argc, char **argv)
 		ab_warn("'%s' was cut short (no trailer): reporting the %zu records "
 			"of its complete chunks", argv[optind], n);
 	trl = capr_trailer(r) ? json_loads(capr_trailer(r), 0, NULL) : NULL;
-	analysis_init(&a, (int)json_integer_value(json_object_get(meta, "ncpus")));
+	analysis_init(&a, meta_ncpus(meta, recs, n));
 	for (size_t i = 0; i < n && !a.from_waking; i++)
 		a.from_waking = recs[i].hdr.type == ABICAP_EV_SCHED_WAKING;
 	a.filter_tgid = (int32_t)pid;

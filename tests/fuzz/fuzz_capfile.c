@@ -7,15 +7,20 @@
  */
 #include "commands.h"
 #include "fuzz.h"
+#include "util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *text[] = { "report", (char *)fuzz_capture(data, size), NULL };
-	char *json[] = { "report", "--json", text[1], NULL };
+	char *json[] = { "report", "--format", "json", text[1], NULL };
 
 	if (!text[1])
 		return 0;
-	do_report(2, text);
-	do_report(3, json);
+	for (int i = 0; i < 2; i++) {
+		int rc = i ? do_report(4, json) : do_report(2, text);
+
+		/* read, or refused as bad input (2), or out of memory (4) */
+		FUZZ_ASSERT(rc == EXIT_OK || rc == EXIT_USAGE || rc == EXIT_RUNTIME);
+	}
 	return 0;
 }

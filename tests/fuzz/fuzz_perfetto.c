@@ -5,12 +5,16 @@
  */
 #include "commands.h"
 #include "fuzz.h"
+#include "util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const char *cap = fuzz_capture(data, size);
 
-	if (cap)
-		export_perfetto(cap, "/dev/null", true);
+	if (cap) {
+		int rc = export_perfetto(cap, "/dev/null", true);
+
+		FUZZ_ASSERT(rc == EXIT_OK || rc == EXIT_USAGE || rc == EXIT_RUNTIME);
+	}
 	return 0;
 }
