@@ -226,10 +226,11 @@ static json_t *json_report(struct analysis *a, const char *path, json_t *meta,
 
 	for (size_t i = 0; i < a->ntasks; i++) {
 		struct task *t = &a->tasks[i];
-		json_t *st = json_object();
+		json_t *st;
 
 		if (!t->rq.n && !t->off_total)
 			continue;
+		st = json_object();
 		for (int k = 0; k < 10; k++)
 			if (t->off_by_state[k])
 				json_object_set_new(st, state_names[k],
