@@ -127,3 +127,39 @@ Test(btf_source, elf_without_btf_names_the_kernel_option)
 	expect_bad("/proc/self/exe", "ELF file without a .BTF section");
 	cr_assert(strstr(err, "CONFIG_DEBUG_INFO_BTF=y"));
 }
+
+/* tests/fuzz/corpus/fuzz_btf/regress-name-off.btf: found by fuzz_btf */
+Test(btf_source, dangling_names_ids_and_typedef_loops_are_refused)
+{
+	struct btf *b = btf__new_empty();
+	const struct btf_header *h;
+	unsigned char *buf;
+	const void *raw;
+	__u32 len;
+
+	cr_assert_gt(btf__add_typedef(b, "a", 2), 0);
+	cr_assert_gt(btf__add_typedef(b, "b", 1), 0); /* a -> b -> a */
+	raw = btf__raw_data(b, &len);
+	write_file(path("loop.btf"), raw, len);
+	expect_bad(path("loop.btf"), "not valid BTF (type [1] starts a loop of "
+		   "typedefs, modifiers, pointers or arrays)");
+
+	buf = malloc(len);
+	memcpy(buf, raw, len);
+	h = (const struct btf_header *)buf;
+	/* type [1]'s name_off (its first word) past the string section */
+	memcpy(buf + h->hdr_len + h->type_off, &(__u32){ h->str_len + 100 }, 4);
+	write_file(path("name.btf"), buf, len);
+	expect_bad(path("name.btf"), "type [1] names a string or type that is "
+		   "not there");
+	free(buf);
+	btf__free(b);
+
+	b = btf__new_empty();
+	cr_assert_gt(btf__add_typedef(b, "c", 99), 0);
+	raw = btf__raw_data(b, &len);
+	write_file(path("id.btf"), raw, len);
+	expect_bad(path("id.btf"), "type [1] names a string or type that is "
+		   "not there");
+	btf__free(b);
+}

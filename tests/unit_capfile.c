@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /* The capture file: round trip, and every way a file can be damaged. */
-#define _GNU_SOURCE
+#define _GNU_SOURCE /* memmem */
 #include <criterion/criterion.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 #include <unistd.h>
 #include "btf_fixture.h"
 #include "capfile.h"
+#include "commands.h"
 #include "harness.h"
 #include "util.h"
 
@@ -193,4 +195,62 @@ Test(capfile, existing_files_and_symlinks)
 	cr_assert_null(capw_open(path("link"), false, "{}", err, sizeof(err)));
 	cr_assert_null(capw_open(path("link"), true, "{}", err, sizeof(err)));
 	cr_assert(strstr(err, "not a regular file"), "%s", err);
+}
+
+/*
+ * Found by fuzz_capfile: a capture without records or kernel name
+ * (corpus/fuzz_capfile/header-only.abicap), and one whose tasks have no
+ * latency to show (regress-json-leak.abicap: the JSON report leaked).
+ */
+Test(capfile, report_of_captures_with_little_in_them)
+{
+	struct capw *w = capw_open(path("e"), false, "{}", err, sizeof(err));
+	union abicap_rec r = { .sw = { .hdr = { .ts_ns = 5, .type =
+		ABICAP_EV_SCHED_SWITCH, .size = sizeof(r.sw) }, .prev_pid = 7,
+		.next_pid = 8 } };
+	json_t *j;
+	char *out;
+	size_t len;
+
+	cr_assert(w, "%s", err);
+	cr_assert_eq(capw_close(w, "{}", err, sizeof(err)), 0);
+	cr_assert(freopen(path("out"), "w", stdout));
+	cr_assert_eq(do_report(2, (char *[]){ "report", path("e"), NULL }), 0);
+	cr_assert_eq(fflush(stdout), 0);
+	out = read_file(path("out"), &len);
+	cr_assert(len && memmem(out, len, "kernel unknown, 0.000 s, 0 records",
+				 34), "%.*s", (int)len, out);
+	free(out);
+
+	w = capw_open(path("one"), false, "{\"ncpus\":1}", err, sizeof(err));
+	cr_assert(w, "%s", err);
+	cr_assert_eq(capw_add(w, &r, sizeof(r.sw)), 0);
+	cr_assert_eq(capw_close(w, "{}", err, sizeof(err)), 0);
+	cr_assert(freopen(path("json"), "w", stdout));
+	cr_assert_eq(do_report(4, (char *[]){ "report", "--format", "json",
+					   path("one"), NULL }), 0);
+	cr_assert_eq(fflush(stdout), 0);
+	j = json_load_file(path("json"), 0, NULL);
+	cr_assert(j);
+	cr_assert_eq(json_array_size(json_object_get(j, "tasks")), 0);
+	json_decref(j);
+}
+
+/* tests/fuzz/corpus/fuzz_capfile/regress-ncpus.meta-records: found by fuzzing */
+Test(capfile, cpu_count_from_damaged_metadata)
+{
+	union abicap_rec recs[2] = { { .hdr.cpu = 1 }, { .hdr.cpu = 70000 } };
+	json_t *ok = json_pack("{s:i}", "ncpus", 4);
+	json_t *huge = json_pack("{s:i}", "ncpus", 2000000000);
+	json_t *neg = json_pack("{s:i}", "ncpus", -3);
+
+	cr_assert_eq(meta_ncpus(ok, recs, 2), 4);
+	/* not tens of GB of per-CPU tables: what the records need */
+	cr_assert_eq(meta_ncpus(huge, recs, 2), 2);
+	cr_assert_eq(meta_ncpus(neg, recs, 1), 2);
+	cr_assert_eq(meta_ncpus(NULL, recs + 1, 1), 1);
+	cr_assert_eq(meta_ncpus(NULL, NULL, 0), 1);
+	json_decref(ok);
+	json_decref(huge);
+	json_decref(neg);
 }

@@ -11,6 +11,7 @@
 #include "btf_fixture.h"
 #include "capfile.h"
 #include "harness.h"
+#include "perfetto.h"
 #include "util.h"
 
 #define path(n) scratch_path(n)
@@ -102,4 +103,19 @@ Test(export, bad_input)
 	cr_assert_eq(wait_exit(&ch, 10), 2);
 	cr_assert(strstr(e, "needs a capture file and --perfetto OUT"), "%s", e);
 	free(e);
+}
+
+/* no records: a trace with an empty process tree (found by fuzz_perfetto) */
+Test(export, no_records)
+{
+	FILE *f = fopen(path("e.pftrace"), "wb");
+	char *txt;
+
+	cr_assert(f);
+	cr_assert_eq(perfetto_write(f, NULL, 0, 2), 0);
+	cr_assert_eq(fclose(f), 0);
+	txt = protoc_decode(path("e.pftrace"));
+	cr_assert(strstr(txt, "process_tree {\n"), "%s", txt);
+	cr_assert_eq(count(txt, "ftrace_events {"), 0, "%s", txt);
+	free(txt);
 }

@@ -16,6 +16,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "btf_source.h"
+#include "btf_util.h"
 #include "kernel.h"
 #include "util.h"
 
@@ -282,6 +283,7 @@ static struct btf *btf_from_bzimage(const unsigned char *buf, size_t len,
 
 struct btf *btf_open(const char *path, char *err, size_t errlen)
 {
+	char why[128];
 	struct btf *btf = NULL;
 	struct stat st;
 	void *map;
@@ -333,5 +335,11 @@ struct btf *btf_open(const char *path, char *err, size_t errlen)
 			 "bzImage (vmlinuz)", path);
 	}
 	munmap(map, st.st_size);
+	if (btf && !btf_well_formed(btf, why, sizeof(why))) {
+		snprintf(err, errlen, "'%s' is not valid BTF (%s): the file is "
+			 "corrupt", path, why);
+		btf__free(btf);
+		btf = NULL;
+	}
 	return btf;
 }

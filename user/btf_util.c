@@ -203,3 +203,75 @@ bool btf_has_trace_types(const struct btf *btf)
 	}
 	return false;
 }
+
+/* A type id that must name a type of this BTF (0 is void). */
+static bool id_ok(const struct btf *btf, __u32 id)
+{
+	return id < btf__type_cnt(btf);
+}
+
+static bool name_ok(const struct btf *btf, __u32 off)
+{
+	return btf__name_by_offset(btf, off) != NULL;
+}
+
+/* Does the chain of typedefs, modifiers, pointers and arrays from id end? */
+static bool chain_ends(const struct btf *btf, __u32 id)
+{
+	for (int depth = 0; depth < 32; depth++) {
+		const struct btf_type *t = btf__type_by_id(btf, id);
+
+		if (!id || !t)
+			return true;
+		if (btf_is_array(t))
+			id = btf_array(t)->type;
+		else if (btf_is_typedef(t) || btf_is_mod(t) || btf_is_ptr(t) ||
+			 btf_kind(t) == BTF_KIND_TYPE_TAG)
+			id = t->type;
+		else
+			return true;
+	}
+	return false;
+}
+
+bool btf_well_formed(const struct btf *btf, char *why, size_t len)
+{
+	__u32 n = btf__type_cnt(btf);
+
+	for (__u32 id = 1; id < n; id++) {
+		const struct btf_type *t = btf__type_by_id(btf, id);
+		bool ok = name_ok(btf, t->name_off);
+
+		switch (btf_kind(t)) {
+		case BTF_KIND_PTR: case BTF_KIND_TYPEDEF: case BTF_KIND_VOLATILE:
+		case BTF_KIND_CONST: case BTF_KIND_RESTRICT: case BTF_KIND_FUNC:
+		case BTF_KIND_VAR: case BTF_KIND_TYPE_TAG: case BTF_KIND_DECL_TAG:
+		case BTF_KIND_FUNC_PROTO:
+			ok = ok && id_ok(btf, t->type);
+			break;
+		case BTF_KIND_ARRAY:
+			ok = ok && id_ok(btf, btf_array(t)->type) &&
+			     id_ok(btf, btf_array(t)->index_type);
+			break;
+		}
+		if (btf_is_composite(t))
+			for (int i = 0; ok && i < btf_vlen(t); i++)
+				ok = name_ok(btf, btf_members(t)[i].name_off) &&
+				     id_ok(btf, btf_members(t)[i].type);
+		if (btf_is_func_proto(t))
+			for (int i = 0; ok && i < btf_vlen(t); i++)
+				ok = name_ok(btf, btf_params(t)[i].name_off) &&
+				     id_ok(btf, btf_params(t)[i].type);
+		if (!ok) {
+			snprintf(why, len, "type [%u] names a string or type "
+				 "that is not there", id);
+			return false;
+		}
+		if (!chain_ends(btf, id)) {
+			snprintf(why, len, "type [%u] starts a loop of "
+				 "typedefs, modifiers, pointers or arrays", id);
+			return false;
+		}
+	}
+	return true;
+}

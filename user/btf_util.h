@@ -37,4 +37,12 @@ const struct btf_type *btf_trace_proto(const struct btf *btf, const char *tp);
 /* Does this BTF have any btf_trace_* typedef (Linux 5.5+)? */
 bool btf_has_trace_types(const struct btf *btf);
 
+/*
+ * What the helpers here rely on, which libbpf does not check when it
+ * parses a BTF: every name offset lies in the string section, every type
+ * id names a type, chains of typedefs, modifiers, pointers and arrays end.
+ * false with why ("type [12] ...") otherwise.
+ */
+bool btf_well_formed(const struct btf *btf, char *why, size_t len);
+
 #endif

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /* What the subcommands share: libbpf logging, --contract, labels, usage errors. */
 #include <getopt.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <bpf/libbpf.h>
 #include "commands.h"
 #include "contract.h"
 #include "kernel.h"
+#include "record.h"
 #include "util.h"
 
 static int silent_log(enum libbpf_print_level l, const char *f, va_list ap)
@@ -51,4 +53,17 @@ int usage_error(int argc, char **argv, int ch, const char *cmd)
 	else
 		ab_error("unknown option '%s' (see abicap %s --help)", opt, cmd);
 	return EXIT_USAGE;
+}
+
+int meta_ncpus(json_t *meta, const union abicap_rec *recs, size_t n)
+{
+	json_int_t v = json_integer_value(json_object_get(meta, "ncpus"));
+	uint32_t max = 0;
+
+	if (v >= 1 && v <= CAPTURE_MAX_CPUS)
+		return v;
+	for (size_t i = 0; i < n; i++)
+		if (recs[i].hdr.cpu >= max && recs[i].hdr.cpu < CAPTURE_MAX_CPUS)
+			max = recs[i].hdr.cpu + 1;
+	return max ? (int)max : 1;
 }

@@ -7,6 +7,8 @@
 #include <stddef.h>
 
 struct contract;
+union abicap_rec;
+typedef struct json_t json_t;
 
 int do_trace(int argc, char **argv);
 int do_record(int argc, char **argv);
@@ -27,6 +29,14 @@ extern const char serve_usage[];
 
 /* A capture file as a Perfetto trace: an EXIT_* code, errors reported. */
 int export_perfetto(const char *cap, const char *out, bool force);
+
+/*
+ * How many CPUs' tables a capture's records need: the metadata's "ncpus"
+ * where it is 1..CAPTURE_MAX_CPUS, else (damaged or missing) one more than
+ * the highest CPU a record names, at most CAPTURE_MAX_CPUS.
+ */
+#define CAPTURE_MAX_CPUS 65536 /* Linux builds have at most 8192 (NR_CPUS) */
+int meta_ncpus(json_t *meta, const union abicap_rec *recs, size_t n);
 
 /* libbpf's own messages on stderr only when asked (-v). */
 void set_libbpf_verbose(bool verbose);

@@ -64,8 +64,7 @@ int export_perfetto(const char *cap, const char *outp, bool force)
 		ret = EXIT_RUNTIME;
 		goto out;
 	}
-	c = perfetto_write(out, recs, n, meta ? (int)json_integer_value(
-				   json_object_get(meta, "ncpus")) : 1024);
+	c = perfetto_write(out, recs, n, meta_ncpus(meta, recs, n));
 	if (fclose(out) && !c)
 		c = -errno;
 	if (c) {

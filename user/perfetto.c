@@ -41,7 +41,7 @@ struct pb {
 
 static void put(struct pb *b, const void *d, size_t n)
 {
-	if (b->oom)
+	if (b->oom || !n) /* an empty message's p is NULL: no memcpy from it */
 		return;
 	if (b->len + n > b->cap) {
 		size_t cap = b->cap ? b->cap : 4096;

@@ -105,6 +105,14 @@ static int by_max(const void *a, const void *b)
 	return x->max_lat < y->max_lat ? 1 : x->max_lat > y->max_lat ? -1 : 0;
 }
 
+/* qsort, but not on an empty (maybe NULL) array: undefined behaviour */
+static void sort_some(void *base, size_t n, size_t size,
+		      int (*cmp)(const void *, const void *))
+{
+	if (n)
+		qsort(base, n, size, cmp);
+}
+
 static int groups_by_rq_total(const void *a, const void *b)
 {
 	const struct group *x = a, *y = b;
@@ -129,7 +137,7 @@ static int gchains_by_count(const void *a, const void *b)
 /* The per-task tables of the text report, per group instead. */
 static void text_groups(FILE *f, struct grouping *g, const char *key, int top)
 {
-	qsort(g->g, g->n, sizeof(*g->g), groups_by_rq_total);
+	sort_some(g->g, g->n, sizeof(*g->g), groups_by_rq_total);
 	fprintf(f, "\nPer %s, by total run-queue latency (top %d):\n", key, top);
 	fprintf(f, "  %-40s %6s %9s %11s %9s %9s %9s | %9s %11s\n", "GROUP",
 		"TASKS", "SAMPLES", "TOTAL(ms)", "AVG(us)", "P99(us)", "MAX(us)",
@@ -143,7 +151,7 @@ static void text_groups(FILE *f, struct grouping *g, const char *key, int top)
 			us(lat_percentile(&r->rq, 99)), us(r->rq.max), r->wake.n,
 			ms(r->wake.total));
 	}
-	qsort(g->g, g->n, sizeof(*g->g), groups_by_off_total);
+	sort_some(g->g, g->n, sizeof(*g->g), groups_by_off_total);
 	fprintf(f, "\nOff-CPU time per %s, by the state left in (top %d):\n", key,
 		top);
 	fprintf(f, "  %-40s %11s %10s %10s %10s %10s %8s %8s\n", "GROUP",
@@ -157,7 +165,7 @@ static void text_groups(FILE *f, struct grouping *g, const char *key, int top)
 			ms(r->off_by_state[9]), (unsigned long long)r->voluntary,
 			(unsigned long long)r->involuntary);
 	}
-	qsort(g->ch, g->nch, sizeof(*g->ch), gchains_by_count);
+	sort_some(g->ch, g->nch, sizeof(*g->ch), gchains_by_count);
 	fprintf(f, "\nWakeup chains by %s, most frequent (top %d):\n", key, top);
 	for (size_t i = 0; i < g->nch && i < (size_t)top; i++)
 		fprintf(f, "  %s -> %s  %llu wakeups, avg %.1f us, max %.1f us\n",
@@ -215,7 +223,7 @@ static void text_report(FILE *f, struct analysis *a, const char *path,
 	struct lat *l = &a->rq;
 
 	fprintf(f, "abicap report %s: kernel %s, %.3f s, %llu records%s\n", path,
-		json_string_value(json_object_get(meta, "kernel")),
+		json_string_value(json_object_get(meta, "kernel")) ?: "unknown",
 		(a->last_ts - a->first_ts) / 1e9, (unsigned long long)a->records,
 		cut ? "; CUT SHORT: no trailer, read up to the last complete chunk" :
 		"");
@@ -246,7 +254,7 @@ static void text_report(FILE *f, struct analysis *a, const char *path,
 
 static void text_tasks(FILE *f, struct analysis *a, int top)
 {
-	qsort(a->tasks, a->ntasks, sizeof(*a->tasks), by_rq_total);
+	sort_some(a->tasks, a->ntasks, sizeof(*a->tasks), by_rq_total);
 	fprintf(f, "\nPer task, by total run-queue latency (top %d):\n", top);
 	fprintf(f, "  %-8s %-16s %9s %11s %9s %9s %9s | %9s %11s %9s\n", "TID",
 		"COMM", "SAMPLES", "TOTAL(ms)", "AVG(us)", "P99(us)", "MAX(us)",
@@ -265,7 +273,7 @@ static void text_tasks(FILE *f, struct analysis *a, int top)
 	fprintf(f, "  (right: only the waits that began with a wakeup, from %s, as "
 		"perf sched counts its delay)\n", a->from_waking ? "sched_waking" :
 		"sched_wakeup");
-	qsort(a->tasks, a->ntasks, sizeof(*a->tasks), by_off_total);
+	sort_some(a->tasks, a->ntasks, sizeof(*a->tasks), by_off_total);
 	fprintf(f, "\nOff-CPU time per task, by the state it left in (top %d):\n",
 		top);
 	fprintf(f, "  %-8s %-16s %11s %10s %10s %10s %10s %10s %8s %8s\n", "TID",
@@ -312,7 +320,7 @@ static void text_cpus_chains(FILE *f, struct analysis *a, json_t *meta,
 	}
 	if (!chains)
 		return;
-	qsort(a->chains, a->nchains, sizeof(*a->chains), by_count);
+	sort_some(a->chains, a->nchains, sizeof(*a->chains), by_count);
 	fprintf(f, "\nWakeup chains, most frequent (top %d):\n", top);
 	fprintf(f, "  %-24s    %-24s %9s %10s %10s\n", "WAKER", "WAKEE", "COUNT",
 		"AVG(us)", "MAX(us)");
@@ -326,7 +334,7 @@ static void text_cpus_chains(FILE *f, struct analysis *a, json_t *meta,
 			(unsigned long long)c->count,
 			c->count ? us(c->total_lat / c->count) : 0, us(c->max_lat));
 	}
-	qsort(a->chains, a->nchains, sizeof(*a->chains), by_max);
+	sort_some(a->chains, a->nchains, sizeof(*a->chains), by_max);
 	fprintf(f, "\nWakeup chains, slowest (top %d):\n", top);
 	for (size_t i = 0; i < a->nchains && i < (size_t)top; i++) {
 		struct chain *c = &a->chains[i];
@@ -345,10 +353,11 @@ static json_t *json_report(struct analysis *a, const char *path, json_t *meta,
 
 	for (size_t i = 0; i < a->ntasks; i++) {
 		struct task *t = &a->tasks[i];
-		json_t *st = json_object();
+		json_t *st;
 
 		if (!t->rq.n && !t->off_total)
 			continue;
+		st = json_object();
 		for (int k = 0; k < 10; k++)
 			if (t->off_by_state[k])
 				json_object_set_new(st, state_names[k],
@@ -534,7 +543,7 @@ int do_report(int argc, char **argv)
 		ab_warn("'%s' was cut short (no trailer): reporting the %zu records "
 			"of its complete chunks", argv[optind], n);
 	trl = capr_trailer(r) ? json_loads(capr_trailer(r), 0, NULL) : NULL;
-	analysis_init(&a, (int)json_integer_value(json_object_get(meta, "ncpus")));
+	analysis_init(&a, meta_ncpus(meta, recs, n));
 	for (size_t i = 0; i < n && !a.from_waking; i++)
 		a.from_waking = recs[i].hdr.type == ABICAP_EV_SCHED_WAKING;
 	a.filter_tgid = (int32_t)pid;

@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * The BTF input path (btf_open: raw BTF, an ELF's .BTF, a bzImage's gzip,
+ * xz, zstd or lz4 payload), then the default contract checked against
+ * whatever BTF it accepts, as abicap check --btf FILE does.
+ */
+#include <bpf/btf.h>
+#include <stdlib.h>
+#include "btf_source.h"
+#include "checker.h"
+#include "contract.h"
+#include "fuzz.h"
+#include "util.h"
+
+static struct contract *contract;
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	char err[ERRMSG_LEN];
+
+	(void)argc;
+	(void)argv;
+	contract = contract_default(err, sizeof(err));
+	if (!contract) {
+		fprintf(stderr, "fuzz_btf: %s\n", err);
+		exit(1);
+	}
+	return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char err[ERRMSG_LEN] = "";
+	struct check_result res = { 0 };
+	struct btf *btf;
+
+	btf = btf_open(fuzz_file(data, size), err, sizeof(err));
+	if (!btf) {
+		FUZZ_ASSERT(err[0]);
+		return 0;
+	}
+	if (!contract_check(contract, btf, &res))
+		check_worst(&res, ~0u);
+	check_result_free(&res);
+	btf__free(btf);
+	return 0;
+}

@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * Writes the generated seeds of tests/fuzz/corpus/ (tests/fuzz/mkseeds.sh
+ * runs it): the BTF fixture kernels as raw BTF, ELF and bzImages, damaged
+ * variants of a real capture, and the Perfetto target's "META\0RECORDS"
+ * form of it. A Criterion program because the BTF fixture writer
+ * (tests/btf_fixture.c) asserts with Criterion.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "btf_fixture.h"
+#include "capfile.h"
+#include "harness.h"
+#include "record.h"
+#include "util.h"
+
+static char *seed(const char *target, const char *name)
+{
+	static char path[4096];
+	const char *dir = getenv("FUZZ_SEED_DIR");
+
+	cr_assert(dir, "set FUZZ_SEED_DIR (tests/fuzz/mkseeds.sh does)");
+	snprintf(path, sizeof(path), "%s/%s/%s", dir, target, name);
+	return path;
+}
+
+Test(seeds, btf)
+{
+	static const char *const packs[] = { "xz", "zstd", "gzip", "lz4" };
+	const struct kfix modern = { 0 }, old = KFIX_5_10;
+	unsigned char *buf;
+	size_t len;
+	char name[64];
+
+	kfix_write_raw(&modern, seed("fuzz_btf", "raw-6x.btf"));
+	kfix_write_raw(&old, seed("fuzz_btf", "raw-5.10.btf"));
+	kfix_write_elf(&modern, seed("fuzz_btf", "elf-6x.elf"));
+	kfix_write_elf(&old, seed("fuzz_btf", "elf-5.10.elf"));
+	for (int i = 0; i < 4; i++) {
+		snprintf(name, sizeof(name), "bzimage-%s", packs[i]);
+		kfix_write_bzimage(&modern, seed("fuzz_btf", name), packs[i]);
+	}
+	/* cut short: raw BTF, and a bzImage inside its payload */
+	buf = read_file(seed("fuzz_btf", "raw-6x.btf"), &len);
+	write_file(seed("fuzz_btf", "cut-raw.btf"), buf, len / 2);
+	free(buf);
+	buf = read_file(seed("fuzz_btf", "bzimage-zstd"), &len);
+	write_file(seed("fuzz_btf", "cut-bzimage-zstd"), buf, len - len / 4);
+	free(buf);
+}
+
+/* The capture's chunk header after the metadata (capfile.h). */
+static size_t first_chunk(const unsigned char *buf, size_t len)
+{
+	size_t off = 16 + (buf[12] | buf[13] << 8 | buf[14] << 16 |
+			   (size_t)buf[15] << 24);
+
+	cr_assert(off + 20 < len && !memcmp(buf + off, "CHNK", 4),
+		  "FUZZ_CAPTURE has no chunk after its header");
+	return off;
+}
+
+Test(seeds, capture)
+{
+	const char *cap = getenv("FUZZ_CAPTURE");
+	union abicap_rec rec;
+	unsigned char *buf, *d;
+	char err[ERRMSG_LEN];
+	struct capr *r;
+	size_t len, chunk, tail;
+	FILE *f;
+
+	cr_assert(cap, "set FUZZ_CAPTURE to a capture (abicap record)");
+	buf = read_file(cap, &len);
+	chunk = first_chunk(buf, len);
+	write_file(seed("fuzz_capfile", "real.abicap"), buf, len);
+	write_file(seed("fuzz_perfetto", "real.abicap"), buf, len);
+	write_file(seed("fuzz_capfile", "header-only.abicap"), buf, chunk);
+	write_file(seed("fuzz_capfile", "cut-in-chunk.abicap"), buf,
+		   chunk + (len - chunk) / 2);
+	/* no trailer: everything up to "TRLR" */
+	for (tail = len - 8; tail > chunk && memcmp(buf + tail, "TRLR", 4); tail--)
+		;
+	write_file(seed("fuzz_capfile", "no-trailer.abicap"), buf, tail);
+	d = malloc(len);
+	memcpy(d, buf, len);
+	d[chunk + 20 + (len - chunk - 20) / 3] ^= 0x40; /* fails its checksum */
+	write_file(seed("fuzz_capfile", "bad-crc.abicap"), d, len);
+	memcpy(d, buf, len);
+	memcpy(d + chunk, "CHNX", 4);
+	write_file(seed("fuzz_capfile", "bad-block.abicap"), d, len);
+	memcpy(d, buf, len);
+	d[8] = 2; /* a later format version */
+	write_file(seed("fuzz_capfile", "version2.abicap"), d, len);
+	free(d);
+
+	/* the Perfetto target's own form: metadata, NUL, the raw records */
+	r = capr_open(cap, err, sizeof(err));
+	cr_assert(r, "%s", err);
+	f = fopen(seed("fuzz_perfetto", "real.meta-records"), "wb");
+	cr_assert(f);
+	fputs(capr_meta(r), f);
+	fputc(0, f);
+	while (capr_next(r, &rec) == 1)
+		fwrite(&rec, 1, rec.hdr.size, f);
+	cr_assert_eq(fclose(f), 0);
+	capr_close(r);
+	free(buf);
+	buf = read_file(seed("fuzz_perfetto", "real.meta-records"), &len);
+	write_file(seed("fuzz_capfile", "real.meta-records"), buf, len);
+	free(buf);
+}
