@@ -212,7 +212,7 @@ $(FUZZ_OUT)/obj/tests/%.o: tests/%.c $(USER_HDRS) $(wildcard tests/*.h tests/fuz
 
 $(FUZZ_OUT)/fuzz_%: $(FUZZ_OUT)/obj/tests/fuzz/fuzz_%.o $(FUZZ_OUT)/obj/tests/fuzz/fuzz_common.o $(FUZZ_LIB_OBJ)
 	$(call msg,LINK,$@)
-	$(Q)$(CLANG) $(FUZZ_SAN) -fsanitize=fuzzer $^ $(STATIC_LIBS) -lpthread -o $@
+	$(Q)$(CLANG) $(FUZZ_SAN) -fsanitize=fuzzer $^ $(BIN_LIBS) -o $@
 
 # the seed generator (tests/fuzz/mkseeds.sh)
 $(FUZZ_OUT)/seeds.o: tests/fuzz/seeds.c $(USER_HDRS) tests/btf_fixture.h $(SKEL)
@@ -223,7 +223,7 @@ $(FUZZ_OUT)/seeds.o: tests/fuzz/seeds.c $(USER_HDRS) tests/btf_fixture.h $(SKEL)
 $(FUZZ_OUT)/seeds: $(FUZZ_OUT)/seeds.o $(OUT)/tests/btf_fixture.o $(OUT)/tests/harness.o $(OUT)/tests/workload.o \
 		$(LIB_OBJ)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) $^ -lcriterion $(STATIC_LIBS) -lpthread -o $@
+	$(Q)$(CC) $(CFLAGS) $^ -lcriterion $(BIN_LIBS) -o $@
 
 # objects kept between builds (pattern-rule chains would delete them)
 .SECONDARY: $(FUZZ_LIB_OBJ) $(patsubst tests/%.c,$(FUZZ_OUT)/obj/tests/%.o,$(wildcard tests/fuzz/fuzz_*.c))
