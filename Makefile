@@ -17,11 +17,11 @@ CFLAGS := $(OPT_CFLAGS) -std=gnu11 -Wall -Wextra -Werror -Wno-format-truncation 
 	-DABICAP_VERSION='"$(VERSION)"'
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
 	-Ivmlinux/$(ARCH) -Ibpf
-# build/abicap is fully static: it runs where libbpf, libelf, zlib and zstd
-# are not installed (minimal VMs, initramfs).
-STATIC_LIBS := -Wl,-Bstatic -lbpf -lelf -ljansson -llzma -llz4 -lz -lzstd -Wl,-Bdynamic
+# build/abicap is fully static: it runs where libbpf, libelf, zlib, zstd and
+# libcap are not installed (minimal VMs, initramfs).
+STATIC_LIBS := -Wl,-Bstatic -lbpf -lelf -ljansson -llzma -llz4 -lz -lzstd -lcap -Wl,-Bdynamic
 LDFLAGS_BIN ?= -static
-LIBS := -lbpf -lelf -ljansson -llzma -llz4 -lz -lzstd
+LIBS := -lbpf -lelf -ljansson -llzma -llz4 -lz -lzstd -lcap
 
 ifeq ($(V),1)
 Q :=

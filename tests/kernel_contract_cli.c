@@ -329,7 +329,8 @@ Test(contract_cli, contract_from_object_is_checkable)
 	cr_assert(strstr(r.out, " 0 degraded, 0 broken: satisfied\n"), "%s", r.out);
 	/* the unguarded object: state is required, and gone in 6.x */
 	r = ABICAP("contract", "from-object",
-		   "build/tests/bpf/t_state_unguarded.bpf.o", "-o", con);
+		   "build/tests/bpf/t_state_unguarded.bpf.o", "-o", con,
+		   "--force");
 	cr_assert_eq(r.code, 0, "%s", r.err);
 	r = ABICAP("check", "--contract", con, "--btf", new);
 	cr_assert_eq(r.code, 1, "%s", r.out);

@@ -15,6 +15,7 @@
 #include "commands.h"
 #include "contract.h"
 #include "events.h"
+#include "privdrop.h"
 #include "util.h"
 
 struct capture {
@@ -364,6 +365,8 @@ struct capture *capture_open(const struct capture_opts *o, capture_cb cb,
 		}
 	}
 	ret = attach_all(c, err, errlen);
+	if (!ret && o->drop_privileges)
+		ret = privdrop_after_attach(err, errlen);
 	if (ret)
 		goto fail;
 	*exit_code = EXIT_OK;

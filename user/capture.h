@@ -41,6 +41,8 @@ struct capture_opts {
 	/* pids[] and every process they fork from now on (record -- COMMAND) */
 	bool follow_forks;
 	bool quiet; /* no warnings for degraded contract items */
+	/* once attached, keep no capability (privdrop.h): the commands set it */
+	bool drop_privileges;
 };
 
 /* Called for each record; a non-zero return stops this poll's consumption. */

@@ -25,6 +25,8 @@ extern const char contract_usage[];
 
 /* A capture file as a Perfetto trace: an EXIT_* code, errors reported. */
 int export_perfetto(const char *cap, const char *out, bool force);
+/* The same into fd, created at out beforehand (outfile_create); takes fd. */
+int export_perfetto_fd(const char *cap, int fd, const char *out);
 
 /* libbpf's own messages on stderr only when asked (-v). */
 void set_libbpf_verbose(bool verbose);

@@ -429,6 +429,7 @@ int capture_prepare(int argc, char **argv, bool record, struct trace_opts *o,
 		}
 		o->cap.contract = *contract;
 	}
+	o->cap.drop_privileges = true;
 	loop_install_signals();
 	return EXIT_OK;
 }
