@@ -349,7 +349,10 @@ struct capture *capture_open(const struct capture_opts *o, capture_cb cb,
 		c->rb = ring_buffer__new(bpf_map__fd(c->skel->maps.events),
 					 on_sample, c, NULL);
 	}
-	if (!c->rb && !c->pb) {
+	if (!c->rb && !c->pb && c->plan.perfbuf && errno == EPERM) {
+		ret = kernel_perfbuf_denied(rb_bytes, err, errlen);
+		goto fail;
+	} else if (!c->rb && !c->pb) {
 		snprintf(err, errlen, "cannot set up the %s: %s",
 			 capture_transport(c), strerror(errno));
 		goto fail;

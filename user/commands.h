@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 struct contract;
 
@@ -30,6 +31,8 @@ int export_perfetto_fd(const char *cap, int fd, const char *out);
 
 /* libbpf's own messages on stderr only when asked (-v). */
 void set_libbpf_verbose(bool verbose);
+/* s to out, each kernel address (0xffff and 12 more hex digits) hidden. */
+void fputs_redacted(const char *s, FILE *out);
 /* --contract FILE, or the built-in contract when path is NULL. */
 struct contract *load_contract_arg(const char *path, char *err, size_t errlen);
 /* "running kernel 6.18..." or the file's path. */

@@ -34,8 +34,20 @@ struct kernel_plan {
 	bool fork_tp_btf;
 };
 
-/* EXIT_OK, or EXIT_PRIV with the missing capability named in err. */
+/*
+ * EXIT_OK when this process may load and attach abicap's programs and
+ * use the ring buffer: CAP_BPF and CAP_PERFMON (or CAP_SYS_ADMIN, the only
+ * way before Linux 5.8). Otherwise EXIT_PRIV with the missing capability
+ * and the fix in err.
+ */
 int kernel_check_privilege(char *err, size_t errlen);
+
+/*
+ * EXIT_PRIV and the fix, for perf buffers of `bytes` in all that the
+ * kernel refused to map (EPERM): beyond perf's locked-memory allowance
+ * they need CAP_IPC_LOCK.
+ */
+int kernel_perfbuf_denied(size_t bytes, char *err, size_t errlen);
 
 /* "6.18.44-..." */
 const char *kernel_release(void);
