@@ -63,7 +63,7 @@ int outfile_create(const char *path, bool force, char *err, size_t errlen)
 				 strerror(errno));
 		return -1;
 	}
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+	fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
 		  0600);
 	if (fd >= 0)
 		return fd;

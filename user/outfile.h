@@ -10,7 +10,7 @@
 #include <stddef.h>
 
 /*
- * Create path for writing and return its descriptor, or -1 with one line
+ * Create path and return its descriptor (read-write), or -1 with one line
  * in err. Without force an existing path is refused (O_EXCL). With force an
  * existing regular file is unlinked and a new one created in its place
  * (so a hard link to another file is never written through); refused are a

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /* abicap record: capture to a file (capfile.h), optionally of one command. */
 #include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <signal.h>
 #include <stdio.h>
@@ -256,7 +257,7 @@ int do_record(int argc, char **argv)
 	struct contract *contract = NULL;
 	struct capture *c;
 	uint64_t t0;
-	int ret, go_fd = -1, out_fd = -1, pf_fd = -1;
+	int ret, go_fd = -1, out_fd = -1, pf_fd = -1, keep_fd = -1;
 	pid_t child = 0;
 
 	ret = capture_prepare(argc, argv, true, &o, &contract);
@@ -297,6 +298,8 @@ int do_record(int argc, char **argv)
 	}
 	st.w = meta ? capw_fdopen(out_fd, o.output, meta, err, sizeof(err)) : NULL;
 	free(meta);
+	if (st.w && pf_fd >= 0)
+		keep_fd = fcntl(out_fd, F_DUPFD_CLOEXEC, 0); /* for the export */
 	if (!st.w) {
 		ab_error("%s", err);
 		capture_close(c);
@@ -342,10 +345,21 @@ int do_record(int argc, char **argv)
 		}
 	}
 	capture_close(c);
-	if (!ret && pf_fd >= 0)
-		ret = export_perfetto_fd(o.output, pf_fd, o.perfetto);
-	else
+	if (!ret && pf_fd >= 0) {
+		/*
+		 * read back through the descriptor kept: without capabilities
+		 * its directory may no longer be searchable by path
+		 */
+		char self[64];
+
+		snprintf(self, sizeof(self), "/proc/self/fd/%d", keep_fd);
+		ret = export_perfetto_fd(keep_fd >= 0 ? self : o.output, pf_fd,
+					 o.perfetto);
+	} else {
 		remove_output(pf_fd, o.perfetto);
+	}
+	if (keep_fd >= 0)
+		close(keep_fd);
 	if (child && !lo.child_exited) {
 		/* stopped by a signal or the duration: the command goes on */
 		ab_warn("the command (pid %d) is still running", child);
