@@ -15,25 +15,7 @@
 
 #define path(name) scratch_path(name)
 
-struct run {
-	int code;
-	char *out;
-	char *err;
-};
-
-static struct run run(char *const argv[])
-{
-	struct child ch;
-	struct run r;
-
-	spawn(&ch, argv);
-	r.out = read_all(ch.out_fd);
-	r.err = read_all(ch.err_fd);
-	r.code = wait_exit(&ch, 30);
-	return r;
-}
-
-#define ABICAP(...) run((char *[]){ (char *)abicap_bin(), __VA_ARGS__, NULL })
+#define ABICAP(...) run_cmd((char *[]){ (char *)abicap_bin(), __VA_ARGS__, NULL })
 
 TestSuite(contract_cli, .init = scratch_init, .fini = scratch_fini,
 	  .timeout = 60);

@@ -24,24 +24,6 @@
 TestSuite(privilege, .init = scratch_init, .fini = scratch_fini,
 	  .timeout = 90);
 
-struct run {
-	int code;
-	char *out;
-	char *err;
-};
-
-static struct run run(char *const argv[])
-{
-	struct child ch;
-	struct run r;
-
-	spawn(&ch, argv);
-	r.out = read_all(ch.out_fd);
-	r.err = read_all(ch.err_fd);
-	r.code = wait_exit(&ch, 60);
-	return r;
-}
-
 /* capsh's --drop list: every capability but those in keep (comma-separated). */
 static void drop_all_but(const char *keep, char *out, size_t len)
 {
@@ -103,7 +85,7 @@ static char **under_capsh(bool as_nobody, const char *caps, char **args)
 }
 
 #define CAPSH(nobody, caps, ...) \
-	run(under_capsh(nobody, caps, (char *[]){ __VA_ARGS__, NULL }))
+	run_cmd(under_capsh(nobody, caps, (char *[]){ __VA_ARGS__, NULL }))
 
 static void expect_ok(struct run r, const char *what)
 {
@@ -133,7 +115,7 @@ Test(privilege, full_set_works)
 	struct run r;
 
 	require_kernel();
-	r = run((char *[]){ (char *)abicap_bin(), "trace", "-d", "1", NULL });
+	r = run_cmd((char *[]){ (char *)abicap_bin(), "trace", "-d", "1", NULL });
 	expect_ok(r, "trace as root");
 	expect_events(r);
 }
@@ -338,7 +320,7 @@ static struct run file_as_output(const char *path)
 }
 
 /* stderr merged into stdout: -v logs are larger than a pipe's buffer */
-#define ABICAP(...) run((char *[]){ "sh", "-c", "exec \"$0\" \"$@\" 2>&1", \
+#define ABICAP(...) run_cmd((char *[]){ "sh", "-c", "exec \"$0\" \"$@\" 2>&1", \
 				    (char *)abicap_bin(), __VA_ARGS__, NULL })
 
 Test(privilege, no_kernel_address_in_any_output)
