@@ -17,12 +17,12 @@ CFLAGS := $(OPT_CFLAGS) -std=gnu11 -Wall -Wextra -Werror -Wno-format-truncation 
 	-DABICAP_VERSION='"$(VERSION)"'
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
 	-Ivmlinux/$(ARCH) -Ibpf
-# build/abicap links libbpf, libelf, jansson and the compressors statically
-# and libc and libmicrohttpd (abicap serve; its TLS dependencies have no
+# build/abicap links libbpf, libelf, jansson, libcap and the compressors
+# statically and libc and libmicrohttpd (abicap serve; its TLS dependencies have no
 # static build) dynamically. build/abicap-static is fully static, without
 # serve: it runs where nothing is installed (the VM tests' initramfs).
-STATIC_LIBS := -Wl,-Bstatic -lbpf -lelf -ljansson -llzma -llz4 -lz -lzstd -Wl,-Bdynamic
-LIBS := -lbpf -lelf -ljansson -llzma -llz4 -lz -lzstd
+STATIC_LIBS := -Wl,-Bstatic -lbpf -lelf -ljansson -llzma -llz4 -lz -lzstd -lcap -Wl,-Bdynamic
+LIBS := -lbpf -lelf -ljansson -llzma -llz4 -lz -lzstd -lcap
 BIN_LIBS := $(STATIC_LIBS) -lmicrohttpd -lpthread
 
 ifeq ($(V),1)

@@ -258,3 +258,15 @@ int wait_exit(struct child *ch, int timeout_s)
 		  WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 	return WEXITSTATUS(status);
 }
+
+struct run run_cmd(char *const argv[])
+{
+	struct child ch;
+	struct run r;
+
+	spawn(&ch, argv);
+	r.out = read_all(ch.out_fd);
+	r.err = read_all(ch.err_fd);
+	r.code = wait_exit(&ch, 60);
+	return r;
+}

@@ -76,4 +76,12 @@ void wait_for_stderr(struct child *ch, const char *needle, char *seen,
 /* Wait for exit (at most timeout_s seconds, then SIGKILL and fail); return the exit code. */
 int wait_exit(struct child *ch, int timeout_s);
 
+/* A command run to its end (at most 60 s): exit code, stdout, stderr (malloc'd). */
+struct run {
+	int code;
+	char *out;
+	char *err;
+};
+struct run run_cmd(char *const argv[]);
+
 #endif

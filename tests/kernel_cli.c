@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
  * build/abicap as a user runs it: JSON a tool can parse, the summary on
- * Ctrl-C, stdout closed early, missing privilege, bad flags, exit codes.
+ * Ctrl-C, stdout closed early, bad flags, exit codes (missing privilege:
+ * kernel_privilege.c).
  */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
@@ -170,25 +171,6 @@ Test(cli, stdout_closed_early_is_a_clean_exit, .timeout = 60)
 	cr_assert_eq(wait_exit(&ch, 10), 0, "stderr: %s", err);
 	cr_assert_null(strstr(err, "error"), "stderr: %s", err);
 	cr_assert(strstr(err, "stdout was closed"), "stderr: %s", err);
-	free(err);
-}
-
-Test(cli, missing_capability_is_named, .timeout = 30)
-{
-	char *argv[] = { "setpriv", "--inh-caps=-all",
-			 "--bounding-set=-bpf,-perfmon,-sys_admin", "--",
-			 (char *)abicap_bin(), "trace", "-d", "1", NULL };
-	struct child ch;
-	char *err;
-
-	require_kernel();
-	spawn(&ch, argv);
-	err = read_all(ch.err_fd);
-	cr_assert_eq(wait_exit(&ch, 10), 3, "stderr: %s", err);
-	cr_assert_str_eq(err, "abicap: error: missing capability CAP_BPF and "
-			 "CAP_PERFMON: run as root (sudo abicap ...) or grant "
-			 "CAP_BPF and CAP_PERFMON (CAP_SYS_ADMIN before Linux "
-			 "5.8)\n");
 	free(err);
 }
 

@@ -15,25 +15,7 @@
 
 #define path(name) scratch_path(name)
 
-struct run {
-	int code;
-	char *out;
-	char *err;
-};
-
-static struct run run(char *const argv[])
-{
-	struct child ch;
-	struct run r;
-
-	spawn(&ch, argv);
-	r.out = read_all(ch.out_fd);
-	r.err = read_all(ch.err_fd);
-	r.code = wait_exit(&ch, 30);
-	return r;
-}
-
-#define ABICAP(...) run((char *[]){ (char *)abicap_bin(), __VA_ARGS__, NULL })
+#define ABICAP(...) run_cmd((char *[]){ (char *)abicap_bin(), __VA_ARGS__, NULL })
 
 TestSuite(contract_cli, .init = scratch_init, .fini = scratch_fini,
 	  .timeout = 60);
@@ -329,7 +311,8 @@ Test(contract_cli, contract_from_object_is_checkable)
 	cr_assert(strstr(r.out, " 0 degraded, 0 broken: satisfied\n"), "%s", r.out);
 	/* the unguarded object: state is required, and gone in 6.x */
 	r = ABICAP("contract", "from-object",
-		   "build/tests/bpf/t_state_unguarded.bpf.o", "-o", con);
+		   "build/tests/bpf/t_state_unguarded.bpf.o", "-o", con,
+		   "--force");
 	cr_assert_eq(r.code, 0, "%s", r.err);
 	r = ABICAP("check", "--contract", con, "--btf", new);
 	cr_assert_eq(r.code, 1, "%s", r.out);

@@ -9,6 +9,7 @@
 #include <zlib.h>
 #include <zstd.h>
 #include "capfile.h"
+#include "outfile.h"
 
 static const char MAGIC[8] = { 'A', 'B', 'I', 'C', 'A', 'P', '\r', '\n' };
 #define MAX_META (1u << 20)
@@ -61,32 +62,25 @@ static uint32_t get32(const unsigned char *p)
 struct capw *capw_open(const char *path, bool force, const char *meta,
 		       char *err, size_t errlen)
 {
+	int fd = outfile_create(path, force, err, errlen);
+
+	return fd < 0 ? NULL : capw_fdopen(fd, path, meta, err, errlen);
+}
+
+struct capw *capw_fdopen(int fd, const char *path, const char *meta,
+			 char *err, size_t errlen)
+{
 	struct capw *w = calloc(1, sizeof(*w));
 	unsigned char hdr[16];
-	struct stat st;
-	int flags = O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC;
 	size_t mlen = strlen(meta);
 
 	if (!w) {
 		snprintf(err, errlen, "out of memory");
+		close(fd);
+		unlink(path);
 		return NULL;
 	}
-	if (force && !lstat(path, &st) && !S_ISREG(st.st_mode)) {
-		snprintf(err, errlen, "'%s' exists and is not a regular file: "
-			 "give another path", path);
-		free(w);
-		return NULL;
-	}
-	w->fd = open(path, flags | (force ? O_TRUNC : O_EXCL), 0600);
-	if (w->fd < 0) {
-		int e = errno;
-
-		snprintf(err, errlen, "cannot create '%s': %s%s", path,
-			 strerror(e), e == EEXIST ? " (use --force to replace it)" :
-			 e == ELOOP ? " (it is a symbolic link)" : "");
-		free(w);
-		return NULL;
-	}
+	w->fd = fd;
 	w->path = strdup(path);
 	w->raw = malloc(CAPFILE_CHUNK_RAW);
 	w->z = malloc(MAX_CHUNK_Z);

@@ -31,11 +31,17 @@ struct capw;
 struct capr;
 
 /*
- * Create path (0600; refuses an existing file or a symlink unless force,
- * which replaces a regular file) and write the header. NULL with err.
+ * Create path (outfile_create: 0600, never through a symlink, an existing
+ * file only replaced with force) and write the header. NULL with err.
  */
 struct capw *capw_open(const char *path, bool force, const char *meta_json,
 		       char *err, size_t errlen);
+/*
+ * The same on fd, a file created earlier at path (by outfile_create, before
+ * privileges were dropped). Takes fd; on failure closes it and unlinks path.
+ */
+struct capw *capw_fdopen(int fd, const char *path, const char *meta_json,
+			 char *err, size_t errlen);
 /* Append one record; a full chunk is compressed and written. 0 or -errno. */
 int capw_add(struct capw *w, const void *rec, size_t len);
 /* Write the last chunk and the trailer, close: 0 or -errno (err says which). */

@@ -16,6 +16,7 @@
 #include "commands.h"
 #include "contract.h"
 #include "events.h"
+#include "privdrop.h"
 #include "util.h"
 
 struct capture {
@@ -378,7 +379,11 @@ struct capture *capture_open(const struct capture_opts *o, capture_cb cb,
 		c->rb = ring_buffer__new(bpf_map__fd(c->skel->maps.events),
 					 on_sample, c, NULL);
 	}
-	if (!o->aggregate && !c->rb && !c->pb) {
+	if (!o->aggregate && !c->rb && !c->pb && c->plan.perfbuf &&
+	    errno == EPERM) {
+		ret = kernel_perfbuf_denied(rb_bytes, err, errlen);
+		goto fail;
+	} else if (!o->aggregate && !c->rb && !c->pb) {
 		snprintf(err, errlen, "cannot set up the %s: %s",
 			 capture_transport(c), strerror(errno));
 		goto fail;
@@ -394,6 +399,8 @@ struct capture *capture_open(const struct capture_opts *o, capture_cb cb,
 		}
 	}
 	ret = attach_all(c, err, errlen);
+	if (!ret && o->drop_privileges)
+		ret = privdrop_after_attach(err, errlen);
 	if (ret)
 		goto fail;
 	*exit_code = EXIT_OK;

@@ -47,6 +47,8 @@ struct capture_opts {
 	/* abicap serve: per-cgroup statistics in maps instead of records */
 	bool aggregate;
 	unsigned int max_cgroups; /* aggregation: cgroups kept, 0: default */
+	/* once attached, keep no capability (privdrop.h): the commands set it */
+	bool drop_privileges;
 };
 
 /* Called for each record; a non-zero return stops this poll's consumption. */

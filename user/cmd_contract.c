@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <bpf/btf.h>
 #include "btf_source.h"
 #include "btf_util.h"
@@ -17,14 +18,15 @@
 #include "contract.h"
 #include "core_relo.h"
 #include "objcheck.h"
+#include "outfile.h"
 #include "events.h"
 #include "layout.h"
 #include "util.h"
 
 const char contract_usage[] =
 "Usage: abicap contract show\n"
-"       abicap contract snapshot [--btf FILE] [--events LIST] [-o FILE]\n"
-"       abicap contract from-object OBJ.bpf.o [-o FILE]\n"
+"       abicap contract snapshot [--btf FILE] [--events LIST] [-o FILE [--force]]\n"
+"       abicap contract from-object OBJ.bpf.o [-o FILE [--force]]\n"
 "\n"
 "show      print the built-in contract (bpf/contract.json) as JSON\n"
 "from-object\n"
@@ -42,20 +44,36 @@ const char contract_usage[] =
 "  -b, --btf FILE        the kernel (raw BTF, ELF vmlinux, bzImage); default:\n"
 "                        the running kernel\n"
 "  -e, --events LIST     events to include (default: all six)\n"
-"  -o, --output FILE     write there instead of stdout\n"
+"  -o, --output FILE     write there instead of stdout (created 0600; never\n"
+"                        through a symbolic link; refused if it exists)\n"
+"      --force           replace FILE if it exists\n"
 "  -v, --verbose         libbpf's log on stderr\n"
 "  -h, --help            show this help\n"
 "\n"
 "Exit: 0 ok, 1 the kernel lacks BTF, 2 bad usage or input, 4 write error.\n";
 
-/* The document, indented, to path (NULL: stdout): EXIT_OK or EXIT_RUNTIME. */
-static int write_json(json_t *doc, const char *path)
+/*
+ * The document, indented, to path (NULL: stdout; created as outfile_create
+ * does, replacing a file only with force): EXIT_OK or EXIT_RUNTIME.
+ */
+static int write_json(json_t *doc, const char *path, bool force)
 {
-	FILE *out = path ? fopen(path, "w") : stdout;
+	char err[ERRMSG_LEN];
+	FILE *out = stdout;
 
-	if (!out) {
-		ab_error("cannot write '%s': %s", path, strerror(errno));
-		return EXIT_RUNTIME;
+	if (path) {
+		int fd = outfile_create(path, force, err, sizeof(err));
+
+		if (fd < 0) {
+			ab_error("%s", err);
+			return EXIT_RUNTIME;
+		}
+		out = fdopen(fd, "w");
+		if (!out) {
+			ab_error("cannot write '%s': %s", path, strerror(errno));
+			close(fd);
+			return EXIT_RUNTIME;
+		}
 	}
 	json_dumpf(doc, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	fputc('\n', out);
@@ -197,13 +215,14 @@ static int do_snapshot(int argc, char **argv)
 		{ "btf", required_argument, NULL, 'b' },
 		{ "events", required_argument, NULL, 'e' },
 		{ "output", required_argument, NULL, 'o' },
+		{ "force", no_argument, NULL, 'F' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	const char *btf_path = NULL, *out_path = NULL;
 	unsigned int mask = EVENTS_ALL;
-	bool verbose = false;
+	bool verbose = false, force = false;
 	char err[ERRMSG_LEN], source[256];
 	struct contract *c;
 	struct btf *btf;
@@ -225,6 +244,9 @@ static int do_snapshot(int argc, char **argv)
 			break;
 		case 'o':
 			out_path = optarg;
+			break;
+		case 'F':
+			force = true;
 			break;
 		case 'v':
 			verbose = true;
@@ -255,7 +277,7 @@ static int do_snapshot(int argc, char **argv)
 	}
 	btf_source_label(btf_path, source, sizeof(source));
 	snap = snapshot(c, btf, mask, source);
-	ret = write_json(snap, out_path);
+	ret = write_json(snap, out_path, force);
 	json_decref(snap);
 	contract_free(c);
 	btf__free(btf);
@@ -457,6 +479,7 @@ static json_t *derived_fields(const struct core_object *o,
 static int do_from_object(int argc, char **argv)
 {
 	const char *out_path = NULL, *obj;
+	bool force = false;
 	char err[ERRMSG_LEN], desc[512], name[320];
 	struct core_object o;
 	struct obj_result guards;
@@ -465,6 +488,7 @@ static int do_from_object(int argc, char **argv)
 	int ch, ret = EXIT_OK;
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
+		{ "force", no_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -474,6 +498,8 @@ static int do_from_object(int argc, char **argv)
 	while ((ch = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
 		if (ch == 'o') {
 			out_path = optarg;
+		} else if (ch == 'F') {
+			force = true;
 		} else if (ch == 'h') {
 			fputs(contract_usage, stdout);
 			return EXIT_OK;
@@ -515,7 +541,7 @@ static int do_from_object(int argc, char **argv)
 			CONTRACT_VERSION, "name", name, "description", desc,
 			"events", events, "fields",
 			derived_fields(&o, &guards, events));
-	ret = write_json(doc, out_path);
+	ret = write_json(doc, out_path, force);
 	json_decref(doc);
 out:
 	obj_result_free(&guards);

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 struct contract;
 union abicap_rec;
@@ -29,6 +30,8 @@ extern const char serve_usage[];
 
 /* A capture file as a Perfetto trace: an EXIT_* code, errors reported. */
 int export_perfetto(const char *cap, const char *out, bool force);
+/* The same into fd, created at out beforehand (outfile_create); takes fd. */
+int export_perfetto_fd(const char *cap, int fd, const char *out);
 
 /*
  * How many CPUs' tables a capture's records need: the metadata's "ncpus"
@@ -40,6 +43,8 @@ int meta_ncpus(json_t *meta, const union abicap_rec *recs, size_t n);
 
 /* libbpf's own messages on stderr only when asked (-v). */
 void set_libbpf_verbose(bool verbose);
+/* s to out, each kernel address (0xffff and 12 more hex digits) hidden. */
+void fputs_redacted(const char *s, FILE *out);
 /* --contract FILE, or the built-in contract when path is NULL. */
 struct contract *load_contract_arg(const char *path, char *err, size_t errlen);
 /* "running kernel 6.18..." or the file's path. */

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /* abicap export FILE --perfetto OUT: a capture as a Perfetto trace. */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -10,6 +9,7 @@
 #include <unistd.h>
 #include "capfile.h"
 #include "commands.h"
+#include "outfile.h"
 #include "perfetto.h"
 #include "util.h"
 
@@ -26,20 +26,21 @@ const char export_usage[] =
 "  -h, --help           show this help\n"
 "Exit: 0 ok, 2 bad usage or not a readable capture, 4 write failure.\n";
 
-int export_perfetto(const char *cap, const char *outp, bool force)
+int export_perfetto_fd(const char *cap, int fd, const char *outp)
 {
 	char err[ERRMSG_LEN];
 	union abicap_rec *recs = NULL;
 	size_t n = 0;
 	struct capr *r;
-	json_t *meta;
-	FILE *out;
-	int fd, c, ret = EXIT_OK;
+	json_t *meta = NULL;
+	FILE *out = NULL;
+	int c, ret = EXIT_OK;
 
 	r = capr_open(cap, err, sizeof(err));
 	if (!r) {
 		ab_error("%s", err);
-		return EXIT_USAGE;
+		ret = EXIT_USAGE;
+		goto out;
 	}
 	meta = json_loads(capr_meta(r), 0, NULL);
 	c = capr_load(r, &recs, &n);
@@ -54,19 +55,17 @@ int export_perfetto(const char *cap, const char *outp, bool force)
 	else if (capr_cut_short(r))
 		ab_warn("'%s' was cut short: exporting the %zu records of its "
 			"complete chunks", cap, n);
-	fd = open(outp, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC |
-		  (force ? O_TRUNC : O_EXCL), 0600);
-	if (fd < 0 || !(out = fdopen(fd, "wb"))) {
-		ab_error("cannot create '%s': %s%s", outp, strerror(errno),
-			 errno == EEXIST ? " (use --force to replace it)" : "");
-		if (fd >= 0)
-			close(fd);
+	out = fdopen(fd, "wb");
+	if (!out) {
+		ab_error("cannot write '%s': %s", outp, strerror(errno));
 		ret = EXIT_RUNTIME;
 		goto out;
 	}
 	c = perfetto_write(out, recs, n, meta_ncpus(meta, recs, n));
 	if (fclose(out) && !c)
 		c = -errno;
+	out = NULL;
+	fd = -1;
 	if (c) {
 		ab_error("cannot write '%s': %s", outp, strerror(-c));
 		ret = EXIT_RUNTIME;
@@ -74,10 +73,26 @@ int export_perfetto(const char *cap, const char *outp, bool force)
 		fprintf(stderr, "abicap: wrote %zu events to %s\n", n, outp);
 	}
 out:
+	if (fd >= 0)
+		close(fd);
+	if (ret == EXIT_USAGE)
+		unlink(outp); /* nothing was written: leave no empty file */
 	free(recs);
 	json_decref(meta);
 	capr_close(r);
 	return ret;
+}
+
+int export_perfetto(const char *cap, const char *outp, bool force)
+{
+	char err[ERRMSG_LEN];
+	int fd = outfile_create(outp, force, err, sizeof(err));
+
+	if (fd < 0) {
+		ab_error("%s", err);
+		return EXIT_RUNTIME;
+	}
+	return export_perfetto_fd(cap, fd, outp);
 }
 
 int do_export(int argc, char **argv)

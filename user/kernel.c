@@ -21,12 +21,28 @@ static bool has_cap(const struct __user_cap_data_struct d[2], int cap)
 	return d[cap / 32].effective & (1u << (cap % 32));
 }
 
+bool kernel_older_than(int want_major, int want_minor)
+{
+	int major = 0, minor = 0;
+
+	if (sscanf(kernel_release(), "%d.%d", &major, &minor) != 2)
+		return false;
+	return major < want_major || (major == want_major && minor < want_minor);
+}
+
+/* Linux before 5.8 has no CAP_BPF/CAP_PERFMON: CAP_SYS_ADMIN covers both. */
+static bool before_5_8(void)
+{
+	return kernel_older_than(5, 8);
+}
+
 int kernel_check_privilege(char *err, size_t errlen)
 {
 	struct __user_cap_header_struct h = {
 		.version = _LINUX_CAPABILITY_VERSION_3,
 	};
 	struct __user_cap_data_struct d[2] = {};
+	bool bpf, perfmon;
 
 	if (syscall(SYS_capget, &h, d)) {
 		snprintf(err, errlen, "cannot read this process's capabilities: %s",
@@ -35,12 +51,31 @@ int kernel_check_privilege(char *err, size_t errlen)
 	}
 	if (has_cap(d, CAP_SYS_ADMIN))
 		return EXIT_OK;
-	if (has_cap(d, CAP_BPF) && has_cap(d, CAP_PERFMON))
+	if (before_5_8()) {
+		snprintf(err, errlen, "missing capability CAP_SYS_ADMIN: this "
+			 "kernel (%s) predates CAP_BPF and CAP_PERFMON; run as "
+			 "root (sudo abicap ...)", kernel_release());
+		return EXIT_PRIV;
+	}
+	bpf = has_cap(d, CAP_BPF);
+	perfmon = has_cap(d, CAP_PERFMON);
+	if (bpf && perfmon)
 		return EXIT_OK;
-	snprintf(err, errlen, "missing capability %s: run as root (sudo abicap ...) "
-		 "or grant CAP_BPF and CAP_PERFMON (CAP_SYS_ADMIN before Linux 5.8)",
-		 !has_cap(d, CAP_BPF) ? (!has_cap(d, CAP_PERFMON) ?
-			"CAP_BPF and CAP_PERFMON" : "CAP_BPF") : "CAP_PERFMON");
+	snprintf(err, errlen, "missing capability %s: run as root (sudo abicap "
+		 "...) or grant CAP_BPF and CAP_PERFMON (setcap "
+		 "cap_bpf,cap_perfmon+ep on the binary, or capsh --addamb)",
+		 !bpf && !perfmon ? "CAP_BPF and CAP_PERFMON" :
+		 !bpf ? "CAP_BPF" : "CAP_PERFMON");
+	return EXIT_PRIV;
+}
+
+int kernel_perfbuf_denied(size_t bytes, char *err, size_t errlen)
+{
+	snprintf(err, errlen, "missing capability CAP_IPC_LOCK: %zu MB of perf "
+		 "buffers exceed the locked-memory limit for perf "
+		 "(kernel.perf_event_mlock_kb per CPU, then ulimit -l); grant "
+		 "CAP_IPC_LOCK, raise ulimit -l, or give a smaller --buffer-size",
+		 bytes >> 20);
 	return EXIT_PRIV;
 }
 

@@ -38,8 +38,23 @@ struct kernel_plan {
 	bool cgroup_filter_ok;
 };
 
-/* EXIT_OK, or EXIT_PRIV with the missing capability named in err. */
+/*
+ * EXIT_OK when this process may load and attach abicap's programs and
+ * use the ring buffer: CAP_BPF and CAP_PERFMON (or CAP_SYS_ADMIN, the only
+ * way before Linux 5.8). Otherwise EXIT_PRIV with the missing capability
+ * and the fix in err.
+ */
 int kernel_check_privilege(char *err, size_t errlen);
+
+/*
+ * EXIT_PRIV and the fix, for perf buffers of `bytes` in all that the
+ * kernel refused to map (EPERM): beyond perf's locked-memory allowance
+ * they need CAP_IPC_LOCK.
+ */
+int kernel_perfbuf_denied(size_t bytes, char *err, size_t errlen);
+
+/* The running kernel's release is below major.minor (false if unknown). */
+bool kernel_older_than(int major, int minor);
 
 /* "6.18.44-..." */
 const char *kernel_release(void);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /* abicap record: capture to a file (capfile.h), optionally of one command. */
 #include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <signal.h>
 #include <stdio.h>
@@ -17,6 +18,7 @@
 #include "contract.h"
 #include "events.h"
 #include "kernel.h"
+#include "outfile.h"
 #include "runloop.h"
 #include "trace.h"
 #include "util.h"
@@ -210,6 +212,39 @@ static char *trailer(struct capture *c, double secs, uint64_t records,
 }
 
 /*
+ * Create the output files (outfile.h) before attaching: privileges are
+ * dropped once attached, and a root-owned abicap without CAP_DAC_OVERRIDE
+ * could not create them in, say, a user's home directory.
+ */
+static int create_outputs(const struct trace_opts *o, int *out_fd, int *pf_fd)
+{
+	char err[ERRMSG_LEN];
+
+	*out_fd = outfile_create(o->output, o->force, err, sizeof(err));
+	if (*out_fd >= 0 && o->perfetto) {
+		*pf_fd = outfile_create(o->perfetto, o->force, err, sizeof(err));
+		if (*pf_fd < 0) {
+			close(*out_fd);
+			unlink(o->output);
+			*out_fd = -1;
+		}
+	}
+	if (*out_fd < 0) {
+		ab_error("%s", err);
+		return EXIT_RUNTIME;
+	}
+	return EXIT_OK;
+}
+
+static void remove_output(int fd, const char *path)
+{
+	if (fd < 0)
+		return;
+	close(fd);
+	unlink(path);
+}
+
+/*
  * Fork the command, held on a pipe until the capture is attached, so its
  * first instruction is already traced.
  */
@@ -250,18 +285,25 @@ int do_record(int argc, char **argv)
 	struct contract *contract = NULL;
 	struct capture *c;
 	uint64_t t0;
-	int ret, go_fd = -1;
+	int ret, go_fd = -1, out_fd = -1, pf_fd = -1, keep_fd = -1;
 	pid_t child = 0;
 
 	ret = capture_prepare(argc, argv, true, &o, &contract);
 	if (ret || o.help)
 		return ret;
+	ret = create_outputs(&o, &out_fd, &pf_fd);
+	if (ret) {
+		contract_free(contract);
+		return ret;
+	}
 	if (o.command) {
 		child = start_command(o.command, &go_fd);
 		if (child < 0) {
 			ab_error("cannot start '%s': %s", o.command[0],
 				 strerror(errno));
 			contract_free(contract);
+			remove_output(out_fd, o.output);
+			remove_output(pf_fd, o.perfetto);
 			return EXIT_RUNTIME;
 		}
 		o.cap.pids[o.cap.npids++] = child;
@@ -278,11 +320,18 @@ int do_record(int argc, char **argv)
 	if (!c) {
 		ab_error("%s", err);
 		cgnames_free(st.names);
+		remove_output(out_fd, o.output);
 		goto kill_child;
 	}
 	meta = metadata(c, &o, argc, argv, t0);
-	st.w = meta ? capw_open(o.output, o.force, meta, err, sizeof(err)) : NULL;
+	if (!meta) {
+		snprintf(err, sizeof(err), "out of memory");
+		remove_output(out_fd, o.output);
+	}
+	st.w = meta ? capw_fdopen(out_fd, o.output, meta, err, sizeof(err)) : NULL;
 	free(meta);
+	if (st.w && pf_fd >= 0)
+		keep_fd = fcntl(out_fd, F_DUPFD_CLOEXEC, 0); /* for the export */
 	if (!st.w) {
 		ab_error("%s", err);
 		capture_close(c);
@@ -330,8 +379,21 @@ int do_record(int argc, char **argv)
 	}
 	capture_close(c);
 	cgnames_free(st.names);
-	if (!ret && o.perfetto)
-		ret = export_perfetto(o.output, o.perfetto, o.force);
+	if (!ret && pf_fd >= 0) {
+		/*
+		 * read back through the descriptor kept: without capabilities
+		 * its directory may no longer be searchable by path
+		 */
+		char self[64];
+
+		snprintf(self, sizeof(self), "/proc/self/fd/%d", keep_fd);
+		ret = export_perfetto_fd(keep_fd >= 0 ? self : o.output, pf_fd,
+					 o.perfetto);
+	} else {
+		remove_output(pf_fd, o.perfetto);
+	}
+	if (keep_fd >= 0)
+		close(keep_fd);
 	if (child && !lo.child_exited) {
 		/* stopped by a signal or the duration: the command goes on */
 		ab_warn("the command (pid %d) is still running", child);
@@ -345,6 +407,7 @@ int do_record(int argc, char **argv)
 	}
 	return ret;
 kill_child:
+	remove_output(pf_fd, o.perfetto);
 	if (child) {
 		close(go_fd); /* the child sees EOF and exits without running */
 		waitpid(child, NULL, 0);

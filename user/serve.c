@@ -381,6 +381,7 @@ int do_serve(int argc, char **argv)
 		       (1u << ABICAP_EV_CPU_IDLE) |
 		       (1u << ABICAP_EV_CPU_FREQUENCY);
 	o.cap.aggregate = true;
+	o.cap.drop_privileges = true;
 	loop_install_signals();
 	c = capture_open(&o.cap, NULL, NULL, &ret, err, sizeof(err));
 	contract_free(contract);

@@ -461,6 +461,7 @@ int capture_prepare(int argc, char **argv, bool record, struct trace_opts *o,
 		}
 		o->cap.cgroup_level = level;
 	}
+	o->cap.drop_privileges = true;
 	loop_install_signals();
 	return EXIT_OK;
 }
