@@ -39,26 +39,34 @@ struct pb {
 	bool oom;
 };
 
-/* Room for n more bytes at b->p + b->len, or NULL (b->oom is then set). */
-static unsigned char *reserve(struct pb *b, size_t n)
+static unsigned char *grow(struct pb *b, size_t n)
 {
+	size_t cap = b->cap ? b->cap : 4096;
+	unsigned char *np;
+
 	if (b->oom)
 		return NULL;
-	if (b->len + n > b->cap) {
-		size_t cap = b->cap ? b->cap : 4096;
-		unsigned char *np;
-
-		while (cap < b->len + n)
-			cap *= 2;
-		np = realloc(b->p, cap);
-		if (!np) {
-			b->oom = true;
-			return NULL;
-		}
-		b->p = np;
-		b->cap = cap;
+	while (cap < b->len + n)
+		cap *= 2;
+	np = realloc(b->p, cap);
+	if (!np) {
+		b->oom = true;
+		return NULL;
 	}
+	b->p = np;
+	b->cap = cap;
 	return b->p + b->len;
+}
+
+/*
+ * Room for n more bytes at b->p + b->len, or NULL (b->oom is then set; what
+ * is written after that stays inside the buffer and is thrown away).
+ */
+static inline unsigned char *reserve(struct pb *b, size_t n)
+{
+	if (b->len + n <= b->cap)
+		return b->p + b->len;
+	return grow(b, n);
 }
 
 static void put(struct pb *b, const void *d, size_t n)
