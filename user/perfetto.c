@@ -92,12 +92,18 @@ static size_t varint_enc(unsigned char *buf, uint64_t v)
 	return n;
 }
 
-static void varint(struct pb *b, uint64_t v)
+static inline void varint(struct pb *b, uint64_t v)
 {
 	unsigned char *p = reserve(b, 10);
 
-	if (p)
-		b->len += varint_enc(p, v);
+	if (!p)
+		return;
+	if (v < 0x80) { /* tags and most values: one byte */
+		*p = v;
+		b->len++;
+		return;
+	}
+	b->len += varint_enc(p, v);
 }
 
 static void field_uint(struct pb *b, uint32_t field, uint64_t v)
