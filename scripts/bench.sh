@@ -56,7 +56,7 @@ die() {
 }
 
 [ "$(id -u)" = 0 ] || die "run as root (it loads BPF programs): sudo make bench" 3
-for f in "$ABICAP" "$BPFSTATS" "$EMPTY_OBJ" "$COST_OBJ"; do
+for f in "$ABICAP" "$BPFSTATS" "$EMPTY_OBJ" "$COST_OBJ" "$ROOT/build/tests/bench/waking_cost.bpf.o"; do
 	[ -x "$f" ] || [ -f "$f" ] || die "$f is missing: run make bench-tools first" 2
 done
 command -v perf >/dev/null || die "perf is missing: run scripts/setup.sh" 2
@@ -187,7 +187,9 @@ SETUPS="none record json"
 SETUPS="$SETUPS perf"
 [ "$HAVE_BPFTRACE" = 1 ] && SETUPS="$SETUPS bt-printf bt-count"
 WORKLOADS="pipe-pinned pipe messaging"
-VARIANTS="sw_full sw_noquery sw_nocount sw_nocomm sw_small sw_rbonly sw_fields sw_ktime"
+VARIANTS="sw_full sw_noquery sw_nocount sw_nocomm sw_small sw_rbonly sw_fields sw_ktime sw_lean sw_lean32 sw_batch"
+WAKING_VARIANTS="wk_lru wk_tstore wk_nomap"
+WAKING_OBJ=$ROOT/build/tests/bench/waking_cost.bpf.o
 
 measure() {
 	local r s w v tag m t0 t1
@@ -202,6 +204,11 @@ measure() {
 		stop_tracer
 		for v in $VARIANTS; do
 			"$BPFSTATS" -l "$COST_OBJ:$v" -l "$EMPTY_OBJ:empty_sched_switch" \
+				-w "$OUT/cost/$v.$r.tsv" -- \
+				taskset -c 0 perf bench sched pipe -l "$COST_LOOPS" >/dev/null
+		done
+		for v in $WAKING_VARIANTS; do
+			"$BPFSTATS" -l "$WAKING_OBJ:$v" -l "$EMPTY_OBJ:empty_sched_waking" \
 				-w "$OUT/cost/$v.$r.tsv" -- \
 				taskset -c 0 perf bench sched pipe -l "$COST_LOOPS" >/dev/null
 		done
@@ -297,6 +304,21 @@ nsper() { # NAME FILES...: median ns/run of program NAME
 	shift
 	awk -F'\t' -v n="$name" '$1 == n {print $5}' "$@" 2>/dev/null | median
 }
+variant_table() { # TITLE EMPTY_PROG VARIANT... (the first is the base)
+	local title=$1 empty=$2 base=$3 v a e full
+	shift 2
+	echo "$title"
+	echo
+	echo "| variant | ns/event | minus empty | vs $base |"
+	echo "| --- | --- | --- | --- |"
+	full=$(nsper "$base" "$OUT"/cost/"$base".*.tsv)
+	for v in "$@"; do
+		a=$(nsper "$v" "$OUT"/cost/"$v".*.tsv)
+		e=$(nsper "$empty" "$OUT"/cost/"$v".*.tsv)
+		echo "| $v | $(fmt "$a" %.0f) | $(fmt "$(awk -v a="$a" -v e="$e" 'BEGIN {print a - e}')" %.0f) | $(fmt "$(awk -v a="$a" -v f="$full" 'BEGIN {print a - f}')" %+.0f) |"
+	done
+	echo
+}
 TABLE=$OUT/table.md
 {
 	echo "Measured $(date -u +%Y-%m-%d) on $(uname -r), $(nproc) CPUs; $ROUNDS rounds$([ "$QUICK" = 1 ] && echo ", quick mode (indicative only)"); medians."
@@ -312,17 +334,10 @@ TABLE=$OUT/table.md
 		eval "COST_$p=\$a EMPTY_$p=\$e"
 	done
 	echo
-	echo "sched_switch program variants (tests/bench/switch_cost.bpf.c, each loaded alone beside the empty program):"
-	echo
-	echo "| variant | ns/event | minus empty | vs sw_full |"
-	echo "| --- | --- | --- | --- |"
-	full=$(nsper sw_full "$OUT"/cost/sw_full.*.tsv)
-	for v in $VARIANTS; do
-		a=$(nsper "$v" "$OUT"/cost/"$v".*.tsv)
-		e=$(nsper empty_sched_switch "$OUT"/cost/"$v".*.tsv)
-		echo "| $v | $(fmt "$a" %.0f) | $(fmt "$(awk -v a="$a" -v e="$e" 'BEGIN {print a - e}')" %.0f) | $(fmt "$(awk -v a="$a" -v f="$full" 'BEGIN {print a - f}')" %+.0f) |"
-	done
-	echo
+	variant_table "sched_switch program variants (tests/bench/switch_cost.bpf.c, each loaded alone beside the empty program):" \
+		empty_sched_switch $VARIANTS
+	variant_table "sched_waking program variants (tests/bench/waking_cost.bpf.c: where the waker is kept for sched_wakeup):" \
+		empty_sched_waking $WAKING_VARIANTS
 	echo "**Workload slowdown** (ratio of medians to untraced; pipe: usecs/op, messaging: seconds; tracer output in $OUT):"
 	echo
 	hdr="| setup |" sep="| --- |"

@@ -17,6 +17,15 @@
  *   sw_fields   everything but the ring buffer (the record built in a
  *               per-CPU array)
  *   sw_ktime    bpf_ktime_get_ns() and the CPU id only
+ *   sw_lean     the full record, but drops counted only when they happen
+ *               (seen = received + dropped needs no count per event) and
+ *               the consumer woken when bits 10-18 of the time are zero
+ *               (about one record in 512) instead of asking the ring how
+ *               full it is
+ *   sw_lean32   sw_lean with the 32-byte record
+ *   sw_batch    sw_lean's record built in a per-CPU batch of 8, the batch
+ *               sent with one bpf_ringbuf_output when full (one ring
+ *               buffer reservation per 8 events)
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -42,6 +51,23 @@ RING(rb_nocount);
 RING(rb_nocomm);
 RING(rb_small);
 RING(rb_rbonly);
+RING(rb_lean);
+RING(rb_lean32);
+RING(rb_batch);
+
+#define BATCH 8
+struct batch {
+	__u32 n;
+	__u32 pad;
+	struct abicap_switch rec[BATCH];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct batch);
+} batches SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -75,6 +101,7 @@ enum {
 	F_RING = 8, /* reserve/submit (else the per-CPU scratch) */
 	F_FIELDS = 16, /* pids, tgids, prios, state */
 	F_SMALL = 32, /* the 32-byte record */
+	F_LEAN = 64, /* count drops only; wake on about 1 record in 512 */
 };
 
 static __always_inline int sw(void *ctx, void *ring, unsigned int f,
@@ -98,6 +125,8 @@ static __always_inline int sw(void *ctx, void *ring, unsigned int f,
 	else
 		e = bpf_map_lookup_elem(&scratch, &key);
 	if (!e) {
+		if (f & F_LEAN)
+			c = bpf_map_lookup_elem(&counters, &key);
 		if (c)
 			c->dropped++;
 		return 0;
@@ -136,6 +165,9 @@ static __always_inline int sw(void *ctx, void *ring, unsigned int f,
 	}
 	if (!(f & F_RING))
 		return 0;
+	/* about one record in 512: the time's bits 10-18 all zero */
+	if ((f & F_LEAN) && !((ts >> 10) & 511))
+		flags = BPF_RB_FORCE_WAKEUP;
 	if (f & F_QUERY) {
 		avail = bpf_ringbuf_query(ring, BPF_RB_AVAIL_DATA);
 		if (avail >= wakeup_bytes && avail < wakeup_bytes + size + 8)
@@ -161,6 +193,53 @@ VARIANT(sw_nocomm, &rb_nocomm, ALL & ~F_COMM)
 VARIANT(sw_small, &rb_small, F_COUNT | F_QUERY | F_RING | F_SMALL)
 VARIANT(sw_rbonly, &rb_rbonly, F_RING)
 VARIANT(sw_fields, NULL, ALL & ~(F_RING | F_QUERY))
+VARIANT(sw_lean, &rb_lean, F_LEAN | F_COMM | F_RING | F_FIELDS)
+VARIANT(sw_lean32, &rb_lean32, F_LEAN | F_RING | F_SMALL)
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(sw_batch, bool preempt, struct task_struct *prev,
+	     struct task_struct *next, unsigned int prev_state)
+{
+	__u64 ts = bpf_ktime_get_ns();
+	__u32 key = 0, i;
+	struct batch *b = bpf_map_lookup_elem(&batches, &key);
+	struct abicap_switch *e;
+	struct abicap_counter *c;
+
+	if (!b)
+		return 0;
+	i = b->n;
+	if (i >= BATCH)
+		i = 0;
+	e = &b->rec[i];
+	e->hdr.ts_ns = ts;
+	e->hdr.type = ABICAP_EV_SCHED_SWITCH;
+	e->hdr.size = sizeof(*e);
+	e->hdr.cpu = bpf_get_smp_processor_id();
+	task_comm(e->prev_comm, prev, true);
+	task_comm(e->next_comm, next, true);
+	e->prev_pid = prev->pid;
+	e->prev_tgid = prev->tgid;
+	e->prev_prio = prev->prio;
+	e->next_pid = next->pid;
+	e->next_tgid = next->tgid;
+	e->next_prio = next->prio;
+	e->prev_state = report_state(preempt, prev_state, prev->exit_state);
+	e->preempt = preempt;
+	e->pad[0] = e->pad[1] = e->pad[2] = 0;
+	b->n = i + 1;
+	if (b->n < BATCH)
+		return 0;
+	b->n = 0;
+	if (bpf_ringbuf_output(&rb_batch, b->rec, sizeof(b->rec),
+			       !((ts >> 10) & 63) ? BPF_RB_FORCE_WAKEUP :
+			       BPF_RB_NO_WAKEUP)) {
+		c = bpf_map_lookup_elem(&counters, &key);
+		if (c)
+			c->dropped += BATCH;
+	}
+	return 0;
+}
 
 /* written so that the calls are kept (a racy global is fine here) */
 __u64 sink;
