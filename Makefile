@@ -159,7 +159,7 @@ vmtest: setup
 # program). Root; takes the BPF lock while it measures.
 BENCH_BPF_OBJ := $(patsubst tests/bench/%.bpf.c,$(OUT)/tests/bench/%.bpf.o,$(wildcard tests/bench/*.bpf.c))
 
-$(OUT)/tests/bench/%.bpf.o: tests/bench/%.bpf.c $(BPF_HDRS) vmlinux/$(ARCH)/vmlinux.h
+$(OUT)/tests/bench/%.bpf.o: tests/bench/%.bpf.c tests/bench/bench.bpf.h $(BPF_HDRS) vmlinux/$(ARCH)/vmlinux.h
 	$(Q)mkdir -p $(@D)
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@

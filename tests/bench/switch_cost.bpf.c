@@ -33,17 +33,10 @@
 #include <bpf/bpf_core_read.h>
 #include "abicap.h"
 #include "core_fixes.bpf.h"
+#include "bench.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
-/* as abicap sets it for its default 16 MiB buffer: 1/8 of it */
-const volatile __u64 wakeup_bytes = 2 << 20;
-
-#define RING(name)                                                           \
-	struct {                                                             \
-		__uint(type, BPF_MAP_TYPE_RINGBUF);                          \
-		__uint(max_entries, 8 << 20);                                \
-	} name SEC(".maps")
 
 RING(rb_full);
 RING(rb_noquery);
@@ -68,13 +61,6 @@ struct {
 	__type(key, __u32);
 	__type(value, struct batch);
 } batches SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, ABICAP_EV_COUNT);
-	__type(key, __u32);
-	__type(value, struct abicap_counter);
-} counters SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -103,6 +89,23 @@ enum {
 	F_SMALL = 32, /* the 32-byte record */
 	F_LEAN = 64, /* count drops only; wake on about 1 record in 512 */
 };
+
+/* the record's ids, prios and state, as on_switch() fills them */
+static __always_inline void fill_fields(struct abicap_switch *e, bool preempt,
+					struct task_struct *prev,
+					struct task_struct *next,
+					unsigned int prev_state)
+{
+	e->prev_pid = prev->pid;
+	e->prev_tgid = prev->tgid;
+	e->prev_prio = prev->prio;
+	e->next_pid = next->pid;
+	e->next_tgid = next->tgid;
+	e->next_prio = next->prio;
+	e->prev_state = report_state(preempt, prev_state, prev->exit_state);
+	e->preempt = preempt;
+	e->pad[0] = e->pad[1] = e->pad[2] = 0;
+}
 
 static __always_inline int sw(void *ctx, void *ring, unsigned int f,
 			      bool preempt, struct task_struct *prev,
@@ -150,18 +153,8 @@ static __always_inline int sw(void *ctx, void *ring, unsigned int f,
 			task_comm(e->prev_comm, prev, true);
 			task_comm(e->next_comm, next, true);
 		}
-		if (f & F_FIELDS) {
-			e->prev_pid = prev->pid;
-			e->prev_tgid = prev->tgid;
-			e->prev_prio = prev->prio;
-			e->next_pid = next->pid;
-			e->next_tgid = next->tgid;
-			e->next_prio = next->prio;
-			e->prev_state = report_state(preempt, prev_state,
-						     prev->exit_state);
-			e->preempt = preempt;
-			e->pad[0] = e->pad[1] = e->pad[2] = 0;
-		}
+		if (f & F_FIELDS)
+			fill_fields(e, preempt, prev, next, prev_state);
 	}
 	if (!(f & F_RING))
 		return 0;
@@ -218,15 +211,7 @@ int BPF_PROG(sw_batch, bool preempt, struct task_struct *prev,
 	e->hdr.cpu = bpf_get_smp_processor_id();
 	task_comm(e->prev_comm, prev, true);
 	task_comm(e->next_comm, next, true);
-	e->prev_pid = prev->pid;
-	e->prev_tgid = prev->tgid;
-	e->prev_prio = prev->prio;
-	e->next_pid = next->pid;
-	e->next_tgid = next->tgid;
-	e->next_prio = next->prio;
-	e->prev_state = report_state(preempt, prev_state, prev->exit_state);
-	e->preempt = preempt;
-	e->pad[0] = e->pad[1] = e->pad[2] = 0;
+	fill_fields(e, preempt, prev, next, prev_state);
 	b->n = i + 1;
 	if (b->n < BATCH)
 		return 0;

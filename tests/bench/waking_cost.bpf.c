@@ -17,16 +17,10 @@
 #include <bpf/bpf_core_read.h>
 #include "abicap.h"
 #include "core_fixes.bpf.h"
+#include "bench.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
-const volatile __u64 wakeup_bytes = 2 << 20;
-
-#define RING(name)                                                           \
-	struct {                                                             \
-		__uint(type, BPF_MAP_TYPE_RINGBUF);                          \
-		__uint(max_entries, 8 << 20);                                \
-	} name SEC(".maps")
 
 RING(rb_lru);
 RING(rb_tstore);
@@ -50,13 +44,6 @@ struct {
 	__type(key, int);
 	__type(value, struct waker);
 } waker_store SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, ABICAP_EV_COUNT);
-	__type(key, __u32);
-	__type(value, struct abicap_counter);
-} counters SEC(".maps");
 
 enum { KEEP_LRU, KEEP_TSTORE, KEEP_NONE };
 
