@@ -50,7 +50,8 @@ KERNEL_SRC := $(wildcard tests/kernel_*.c)
 TEST_BPF_OBJ := $(patsubst tests/bpf/%.bpf.c,$(OUT)/tests/bpf/%.bpf.o,$(wildcard tests/bpf/*.bpf.c))
 TEST_HELPERS := $(filter-out $(UNIT_SRC) $(KERNEL_SRC),$(wildcard tests/*.c))
 
-.PHONY: all test unit-test kernel-test asan-test vmtest soak run setup clean fuzz fuzz-build
+.PHONY: all test unit-test kernel-test asan-test vmtest soak run setup clean fuzz fuzz-build \
+	bench bench-tools
 
 all: $(OUT)/abicap $(OUT)/abicap-static $(OUT)/pingpong
 
@@ -243,3 +244,24 @@ fuzz: fuzz-build
 		grep -E "^stat::(number_of_executed_units|average_exec_per_sec)" \
 			$$run/log | tr '\n' ' '; echo; \
 	done
+
+# The benchmark (scripts/bench.sh; not part of make test): build/bpfstats
+# reads bpf_stats' run time of abicap's programs and of the objects in
+# tests/bench/ (an empty program as the floor, variants of the sched_switch
+# program). Root; takes the BPF lock while it measures.
+BENCH_BPF_OBJ := $(patsubst tests/bench/%.bpf.c,$(OUT)/tests/bench/%.bpf.o,$(wildcard tests/bench/*.bpf.c))
+
+$(OUT)/tests/bench/%.bpf.o: tests/bench/%.bpf.c tests/bench/bench.bpf.h $(BPF_HDRS) vmlinux/$(ARCH)/vmlinux.h
+	$(Q)mkdir -p $(@D)
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(OUT)/bpfstats: tests/tools/bpfstats.c | $(OUT)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) -static $< $(LIBS) -o $@
+
+bench-tools: all $(OUT)/bpfstats $(BENCH_BPF_OBJ)
+
+bench: setup
+	$(Q)$(MAKE) --no-print-directory bench-tools
+	$(Q)scripts/bench.sh --update-readme

@@ -255,3 +255,62 @@ Test(capfile, cpu_count_from_damaged_metadata)
 	json_decref(huge);
 	json_decref(neg);
 }
+
+/* Records with these times, as power records whose state is their index. */
+static void write_times(const char *p, const uint64_t *ts, size_t n)
+{
+	struct capw *w = capw_open(p, false, "{}", err, sizeof(err));
+
+	cr_assert(w, "%s", err);
+	for (size_t i = 0; i < n; i++) {
+		union abicap_rec r;
+
+		memset(&r, 0, sizeof(r));
+		r.pw.hdr = (struct abicap_hdr){ .ts_ns = ts[i], .type =
+			ABICAP_EV_CPU_IDLE, .size = sizeof(r.pw) };
+		r.pw.state = i;
+		cr_assert_eq(capw_add(w, &r, r.hdr.size), 0);
+	}
+	cr_assert_eq(capw_close(w, "{}", err, sizeof(err)), 0);
+}
+
+/* capr_load gives every record once, in time order. */
+static void assert_loads_in_order(const char *p, size_t n)
+{
+	struct capr *r = capr_open(p, err, sizeof(err));
+	union abicap_rec *recs;
+	size_t got;
+	char *seen = calloc(n, 1);
+
+	cr_assert(r && seen, "%s", err);
+	cr_assert_eq(capr_load(r, &recs, &got), 0);
+	cr_assert_eq(got, n);
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			cr_assert_geq(recs[i].hdr.ts_ns, recs[i - 1].hdr.ts_ns,
+				      "record %zu is before record %zu", i, i - 1);
+		cr_assert_lt(recs[i].pw.state, n);
+		cr_assert_not(seen[recs[i].pw.state], "a record came twice");
+		seen[recs[i].pw.state] = 1;
+	}
+	free(seen);
+	free(recs);
+	capr_close(r);
+}
+
+Test(capfile, load_sorts_by_time)
+{
+	enum { N = 20000 };
+	static uint64_t ts[N];
+
+	/* as from a ring buffer: a few neighbours swapped (CPUs interleaving) */
+	for (size_t i = 0; i < N; i++)
+		ts[i] = 1000 + i * 10 - (i % 97 == 5 ? 25 : 0);
+	write_times(path("near.abicap"), ts, N);
+	assert_loads_in_order(path("near.abicap"), N);
+	/* far out of order (descending, with ties): the full sort */
+	for (size_t i = 0; i < N; i++)
+		ts[i] = (N - i) / 3;
+	write_times(path("far.abicap"), ts, N);
+	assert_loads_in_order(path("far.abicap"), N);
+}

@@ -29,6 +29,7 @@ static void lat_add(struct lat *l, uint64_t v)
 		l->cap = cap;
 	}
 	l->v[l->n++] = v;
+	l->sorted = false;
 	l->total += v;
 	if (v > l->max)
 		l->max = v;
@@ -47,7 +48,9 @@ uint64_t lat_percentile(struct lat *l, double p)
 
 	if (!l->n)
 		return 0;
-	qsort(l->v, l->n, sizeof(*l->v), cmp_u64);
+	if (!l->sorted)
+		qsort(l->v, l->n, sizeof(*l->v), cmp_u64);
+	l->sorted = true;
 	i = (size_t)(p / 100.0 * (double)(l->n - 1) + 0.5);
 	return l->v[i < l->n ? i : l->n - 1];
 }

@@ -17,6 +17,7 @@ struct lat {
 	uint64_t *v; /* ns */
 	size_t n, cap;
 	uint64_t total, max;
+	bool sorted; /* v is in order (lat_percentile sorts it once) */
 };
 
 struct task {

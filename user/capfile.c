@@ -508,6 +508,34 @@ static int cmp_ts(const void *a, const void *b)
 	return x->hdr.ts_ns < y->hdr.ts_ns ? -1 : x->hdr.ts_ns > y->hdr.ts_ns;
 }
 
+/*
+ * Records come out of one ring buffer almost in time order (a record's time
+ * is taken before its slot is reserved, so CPUs interleave by a few places):
+ * an insertion sort moves the few that are out of place, in one pass. Past a
+ * budget of n moves, false: the order is not nearly sorted, use qsort.
+ */
+static bool sort_nearly_sorted(union abicap_rec *v, size_t n)
+{
+	size_t moves = 0;
+
+	for (size_t i = 1; i < n; i++) {
+		union abicap_rec tmp;
+		size_t j = i;
+
+		if (v[i].hdr.ts_ns >= v[i - 1].hdr.ts_ns)
+			continue;
+		while (j > 0 && v[j - 1].hdr.ts_ns > v[i].hdr.ts_ns)
+			j--;
+		moves += i - j;
+		if (moves > n)
+			return false;
+		tmp = v[i];
+		memmove(&v[j + 1], &v[j], (i - j) * sizeof(*v));
+		v[j] = tmp;
+	}
+	return true;
+}
+
 int capr_load(struct capr *r, union abicap_rec **recs, size_t *n)
 {
 	size_t cap = 0;
@@ -530,6 +558,7 @@ int capr_load(struct capr *r, union abicap_rec **recs, size_t *n)
 			break;
 		(*n)++;
 	}
-	qsort(*recs, *n, sizeof(**recs), cmp_ts);
+	if (!sort_nearly_sorted(*recs, *n))
+		qsort(*recs, *n, sizeof(**recs), cmp_ts);
 	return c < 0 ? -1 : 0;
 }

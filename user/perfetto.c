@@ -39,41 +39,74 @@ struct pb {
 	bool oom;
 };
 
+static unsigned char *grow(struct pb *b, size_t n)
+{
+	size_t cap = b->cap ? b->cap : 4096;
+	unsigned char *np;
+
+	if (b->oom)
+		return NULL;
+	while (cap < b->len + n)
+		cap *= 2;
+	np = realloc(b->p, cap);
+	if (!np) {
+		b->oom = true;
+		return NULL;
+	}
+	b->p = np;
+	b->cap = cap;
+	return b->p + b->len;
+}
+
+/*
+ * Room for n more bytes at b->p + b->len, or NULL (b->oom is then set; what
+ * is written after that stays inside the buffer and is thrown away).
+ */
+static inline unsigned char *reserve(struct pb *b, size_t n)
+{
+	if (b->len + n <= b->cap)
+		return b->p + b->len;
+	return grow(b, n);
+}
+
 static void put(struct pb *b, const void *d, size_t n)
 {
-	if (b->oom || !n) /* an empty message's p is NULL: no memcpy from it */
-		return;
-	if (b->len + n > b->cap) {
-		size_t cap = b->cap ? b->cap : 4096;
-		unsigned char *np;
+	unsigned char *p;
 
-		while (cap < b->len + n)
-			cap *= 2;
-		np = realloc(b->p, cap);
-		if (!np) {
-			b->oom = true;
-			return;
-		}
-		b->p = np;
-		b->cap = cap;
-	}
-	memcpy(b->p + b->len, d, n);
+	if (!n) /* an empty message's d is NULL: no memcpy from it */
+		return;
+	p = reserve(b, n);
+	if (!p)
+		return;
+	memcpy(p, d, n);
 	b->len += n;
 }
 
-static void varint(struct pb *b, uint64_t v)
+/* v as a protobuf varint into buf (10 bytes at most); its length */
+static size_t varint_enc(unsigned char *buf, uint64_t v)
 {
-	unsigned char buf[10];
 	size_t n = 0;
 
-	do {
-		buf[n] = v & 0x7f;
+	while (v >= 0x80) {
+		buf[n++] = (v & 0x7f) | 0x80;
 		v >>= 7;
-		if (v)
-			buf[n] |= 0x80;
-		n++;
-	} while (v);
-	put(b, buf, n);
+	}
+	buf[n++] = v;
+	return n;
+}
+
+static inline void varint(struct pb *b, uint64_t v)
+{
+	unsigned char *p = reserve(b, 10);
+
+	if (!p)
+		return;
+	if (v < 0x80) { /* tags and most values: one byte */
+		*p = v;
+		b->len++;
+		return;
+	}
+	b->len += varint_enc(p, v);
 }
 
 static void field_uint(struct pb *b, uint32_t field, uint64_t v)
@@ -159,22 +192,25 @@ static void encode_event(struct pb *ev, struct pb *sub, const union abicap_rec *
 	}
 }
 
-/* Trace.packet = TracePacket{sequence id, field = msg} */
+/*
+ * Trace.packet = TracePacket{sequence id, field = msg}: the headers are
+ * encoded here and msg is written after them as it is, without a copy.
+ */
 static int emit_packet(FILE *out, uint32_t field, const struct pb *msg)
 {
-	struct pb pkt = { 0 }, wrap = { 0 };
-	int ret = 0;
+	unsigned char pkt[32], hdr[16];
+	size_t np = 0, nh = 0;
 
-	field_uint(&pkt, PACKET_SEQUENCE_ID, 1);
-	field_msg(&pkt, field, msg);
-	field_msg(&wrap, TRACE_PACKET, &pkt);
-	if (pkt.oom || wrap.oom)
-		ret = -ENOMEM;
-	else if (fwrite(wrap.p, 1, wrap.len, out) != wrap.len)
-		ret = -errno;
-	pb_free(&pkt);
-	pb_free(&wrap);
-	return ret;
+	np += varint_enc(pkt + np, PACKET_SEQUENCE_ID << 3);
+	np += varint_enc(pkt + np, 1);
+	np += varint_enc(pkt + np, (uint64_t)field << 3 | 2);
+	np += varint_enc(pkt + np, msg->len);
+	nh += varint_enc(hdr + nh, TRACE_PACKET << 3 | 2);
+	nh += varint_enc(hdr + nh, np + msg->len);
+	if (fwrite(hdr, 1, nh, out) != nh || fwrite(pkt, 1, np, out) != np ||
+	    fwrite(msg->p, 1, msg->len, out) != msg->len)
+		return -errno;
+	return 0;
 }
 
 struct thr {

@@ -1,0 +1,446 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+#
+# scripts/bench.sh [--update-readme]: abicap's benchmark on this machine
+# (make bench). Root; needs perf, and bpftrace for its rows.
+#
+#   1. per-event BPF cost of abicap's programs (bpf_stats, build/bpfstats)
+#      beside an empty program on the same tracepoint, and of variants of the
+#      sched_switch program (tests/bench/switch_cost.bpf.c)
+#   2. workload slowdown vs untraced, interleaved: every round runs every
+#      setup once on each workload, in the same order
+#   3. lossless rate: seen/dropped (kernel) vs received, 3 of 3 runs
+#   4. capture bytes per event (vs perf.data) and consumer CPU per M events
+#   5. user-space decode (export --perfetto, report) of a capture, one core
+#
+# Environment: BENCH_ROUNDS (default 7, 3 with BENCH_QUICK=1), BENCH_QUICK=1
+# (smaller loads, for development), BENCH_OUT (default /dev/shm/abicap-bench),
+# BENCH_SERVE_ARGS (abicap serve's arguments, else found from its --help).
+# The measurements hold /tmp/abicap-bpf.lock. The table goes to stdout and
+# $BENCH_OUT/table.md; --update-readme also writes it into README.md between
+# <!-- bench:begin --> and <!-- bench:end -->.
+set -u -o pipefail
+
+cd "$(dirname "$0")/.." || exit 2
+ROOT=$PWD
+ABICAP=$ROOT/build/abicap
+BPFSTATS=$ROOT/build/bpfstats
+EMPTY_OBJ=$ROOT/build/tests/bench/empty.bpf.o
+COST_OBJ=$ROOT/build/tests/bench/switch_cost.bpf.o
+OUT=${BENCH_OUT:-/dev/shm/abicap-bench}
+QUICK=${BENCH_QUICK:-0}
+if [ "$QUICK" = 1 ]; then
+	ROUNDS=${BENCH_ROUNDS:-3}
+	PIPE_LOOPS=50000 MSG_LOOPS=50 COST_LOOPS=30000 DECODE_LOOPS=200000
+else
+	ROUNDS=${BENCH_ROUNDS:-7}
+	PIPE_LOOPS=200000 MSG_LOOPS=200 COST_LOOPS=100000 DECODE_LOOPS=1000000
+fi
+UPDATE_README=0
+case "${1:-}" in
+--update-readme) UPDATE_README=1 ;;
+"") ;;
+-h | --help)
+	sed -n '3,21p' "$0" | sed 's/^# \{0,1\}//'
+	exit 0
+	;;
+*)
+	echo "bench.sh: error: unknown argument '$1' (only --update-readme)" >&2
+	exit 2
+	;;
+esac
+
+die() {
+	echo "bench.sh: error: $*" >&2
+	exit "${2:-1}"
+}
+
+[ "$(id -u)" = 0 ] || die "run as root (it loads BPF programs): sudo make bench" 3
+for f in "$ABICAP" "$BPFSTATS" "$EMPTY_OBJ" "$COST_OBJ" "$ROOT/build/tests/bench/waking_cost.bpf.o"; do
+	[ -x "$f" ] || [ -f "$f" ] || die "$f is missing: run make bench-tools first" 2
+done
+command -v perf >/dev/null || die "perf is missing: run scripts/setup.sh" 2
+HAVE_BPFTRACE=0
+command -v bpftrace >/dev/null && HAVE_BPFTRACE=1
+HAVE_SERVE=0
+if "$ABICAP" serve --help >/dev/null 2>&1; then
+	HAVE_SERVE=1
+	SERVE_PORT=19464
+	if [ -z "${BENCH_SERVE_ARGS:-}" ]; then
+		help=$("$ABICAP" serve --help 2>&1)
+		if grep -q -- '--listen' <<<"$help"; then
+			BENCH_SERVE_ARGS="--listen 127.0.0.1:$SERVE_PORT"
+		elif grep -q -- '--port' <<<"$help"; then
+			BENCH_SERVE_ARGS="--port $SERVE_PORT"
+		else
+			BENCH_SERVE_ARGS=""
+		fi
+	fi
+fi
+
+rm -rf "$OUT"
+mkdir -p "$OUT"/{cost,slow,loss,decode}
+LOG=$OUT/log.txt
+: >"$LOG"
+log() { echo "bench: $*" | tee -a "$LOG" >&2; }
+
+PERF_EVENTS="sched:sched_switch,sched:sched_wakeup,sched:sched_waking,power:cpu_idle"
+# the fields abicap's JSON carries, printed per event
+BT_PRINTF='
+tracepoint:sched:sched_switch { printf("%llu %d sched_switch %s %d %d %d ==> %s %d %d\n", nsecs, cpu, args->prev_comm, args->prev_pid, args->prev_prio, args->prev_state, args->next_comm, args->next_pid, args->next_prio); }
+tracepoint:sched:sched_wakeup, tracepoint:sched:sched_waking { printf("%llu %d %s %s %d %d %d\n", nsecs, cpu, probe, args->comm, args->pid, args->prio, args->target_cpu); }
+tracepoint:power:cpu_idle { printf("%llu %d cpu_idle %u %u\n", nsecs, cpu, args->state, args->cpu_id); }'
+BT_COUNT='
+tracepoint:sched:sched_switch, tracepoint:sched:sched_wakeup, tracepoint:sched:sched_waking, tracepoint:power:cpu_idle { @[probe] = count(); }'
+
+# ---- tracers: start_<setup> leaves TRACER_PID (the process to signal) and
+# TIME_FILE (its CPU time: "user sys", from /usr/bin/time); stop_tracer ends it.
+TRACER_PID='' TIME_PID=''
+wait_for() { # FILE PATTERN: until FILE holds PATTERN (10 s at most)
+	for _ in $(seq 200); do
+		grep -q "$2" "$1" 2>/dev/null && return 0
+		kill -0 "$TIME_PID" 2>/dev/null || return 1
+		sleep 0.05
+	done
+	return 1
+}
+timed() { # TAG CMD...: run CMD in the background under /usr/bin/time
+	local tag=$1
+	shift
+	/usr/bin/time -f "%U %S" -o "$OUT/$tag.time" "$@" &
+	TIME_PID=$!
+	for _ in $(seq 100); do
+		TRACER_PID=$(pgrep -P "$TIME_PID" | head -1)
+		[ -n "$TRACER_PID" ] && return 0
+		sleep 0.01
+	done
+	return 1
+}
+start_tracer() { # SETUP TAG
+	local setup=$1 tag=$2 err=$OUT/$2.err
+	TRACER_PID='' TIME_PID=''
+	case $setup in
+	none) return 0 ;;
+	record)
+		timed "$tag" "$ABICAP" record -o "$OUT/$tag.abicap" --force 2>"$err" || return 1
+		wait_for "$err" "abicap: recording"
+		;;
+	json)
+		timed "$tag" "$ABICAP" trace -f json 2>"$err" >/dev/null || return 1
+		wait_for "$err" "abicap: tracing"
+		;;
+	serve)
+		# shellcheck disable=SC2086
+		timed "$tag" "$ABICAP" serve $BENCH_SERVE_ARGS 2>"$err" >/dev/null || return 1
+		for _ in $(seq 100); do
+			curl -sf -o /dev/null "http://127.0.0.1:$SERVE_PORT/metrics" && return 0
+			sleep 0.05
+		done
+		sleep 1 # no answer on the port: give it a second
+		;;
+	perf)
+		timed "$tag" perf record -q -e "$PERF_EVENTS" -a -o "$OUT/$tag.perf.data" 2>"$err" || return 1
+		sleep 1 # perf says nothing when it is ready
+		;;
+	bt-printf | bt-count)
+		local prog=$BT_PRINTF
+		[ "$setup" = bt-count ] && prog=$BT_COUNT
+		# its output through a pipe into cat > /dev/null, as a user would;
+		# "Attaching N probes..." is the first line, when it is ready
+		timed "$tag" bash -c 'exec bpftrace -e "$1" 2>"$2" | { IFS= read -r l; echo "$l" >"$3"; exec cat >/dev/null; }' \
+			_ "$prog" "$err" "$OUT/$tag.ready" || return 1
+		TRACER_PID=$(pgrep -P "$TRACER_PID" -x bpftrace | head -1)
+		wait_for "$OUT/$tag.ready" "Attaching"
+		;;
+	esac
+}
+stop_tracer() {
+	[ -n "$TIME_PID" ] || return 0
+	kill -INT "$TRACER_PID" 2>/dev/null
+	wait "$TIME_PID" 2>/dev/null
+	TRACER_PID='' TIME_PID=''
+}
+# abicap's summary line: "abicap: 1.09 s: N events seen, N received, N dropped"
+summary_counts() { # ERRFILE -> "seen received dropped"
+	sed -n 's/^abicap: .* s: \([0-9]*\) events seen, \([0-9]*\) received, \([0-9]*\) dropped.*/\1 \2 \3/p' "$1" | tail -1
+}
+
+# ---- workloads: print their metric (usecs/op, or seconds) on stdout
+run_workload() { # NAME
+	case $1 in
+	pipe-pinned) taskset -c 0 perf bench sched pipe -l "$PIPE_LOOPS" | awk '/usecs\/op/ {print $1}' ;;
+	pipe) perf bench sched pipe -l "$PIPE_LOOPS" | awk '/usecs\/op/ {print $1}' ;;
+	messaging) perf bench sched messaging -g 4 -l "$MSG_LOOPS" | awk '/Total time/ {print $3}' ;;
+	pipe-2pairs)
+		# one pinned pair per CPU; the metric is the slower pair's usecs/op
+		{ taskset -c 0 perf bench sched pipe -l "$PIPE_LOOPS" &
+		  taskset -c 1 perf bench sched pipe -l "$PIPE_LOOPS"; wait; } |
+			awk '/usecs\/op/ {if ($1 > m) m = $1} END {print m}'
+		;;
+	esac
+}
+
+median() { sort -g | awk '{v[NR] = $1} END {if (NR) print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2); else print "nan"}'; }
+
+SETUPS="none record json"
+[ "$HAVE_SERVE" = 1 ] && SETUPS="$SETUPS serve"
+SETUPS="$SETUPS perf"
+[ "$HAVE_BPFTRACE" = 1 ] && SETUPS="$SETUPS bt-printf bt-count"
+WORKLOADS="pipe-pinned pipe messaging"
+VARIANTS="sw_full sw_noquery sw_nocount sw_nocomm sw_small sw_rbonly sw_fields sw_ktime sw_lean sw_lean32 sw_batch"
+WAKING_VARIANTS="wk_lru wk_tstore wk_nomap"
+WAKING_OBJ=$ROOT/build/tests/bench/waking_cost.bpf.o
+
+measure() {
+	local r s w v tag m t0 t1
+	log "$ROUNDS rounds; setups: $SETUPS; output in $OUT"
+	log "$(uname -r), $(nproc) CPUs, load: $(cut -d' ' -f1-3 /proc/loadavg)"
+	for ((r = 1; r <= ROUNDS; r++)); do
+		log "round $r/$ROUNDS"
+		# 1. BPF cost: abicap's programs while it records, empty beside them
+		start_tracer record "cost/abicap.$r" || die "abicap record did not start: $(cat "$OUT/cost/abicap.$r.err")"
+		"$BPFSTATS" -p "$TRACER_PID" -l "$EMPTY_OBJ" -w "$OUT/cost/abicap.$r.tsv" -- \
+			taskset -c 0 perf bench sched pipe -l "$COST_LOOPS" >/dev/null
+		stop_tracer
+		for v in $VARIANTS; do
+			"$BPFSTATS" -l "$COST_OBJ:$v" -l "$EMPTY_OBJ:empty_sched_switch" \
+				-w "$OUT/cost/$v.$r.tsv" -- \
+				taskset -c 0 perf bench sched pipe -l "$COST_LOOPS" >/dev/null
+		done
+		for v in $WAKING_VARIANTS; do
+			"$BPFSTATS" -l "$WAKING_OBJ:$v" -l "$EMPTY_OBJ:empty_sched_waking" \
+				-w "$OUT/cost/$v.$r.tsv" -- \
+				taskset -c 0 perf bench sched pipe -l "$COST_LOOPS" >/dev/null
+		done
+		# 2. slowdown, interleaved; 4. bytes and CPU time
+		for w in $WORKLOADS; do
+			for s in $SETUPS; do
+				tag=slow/$w.$s.$r
+				if ! start_tracer "$s" "$tag"; then
+					log "$s did not start for $w (see $OUT/$tag.err)"
+					stop_tracer
+					continue
+				fi
+				m=$(run_workload "$w")
+				stop_tracer
+				echo "$m" >"$OUT/$tag.metric"
+				case $s in record | json | serve)
+					summary_counts "$OUT/$tag.err" >"$OUT/$tag.counts" ;;
+				esac
+				[ "$s" = record ] && stat -c %s "$OUT/$tag.abicap" >"$OUT/$tag.bytes"
+				if [ "$s" = perf ]; then
+					stat -c %s "$OUT/$tag.perf.data" >"$OUT/$tag.bytes"
+					perf report -i "$OUT/$tag.perf.data" --stats 2>/dev/null |
+						awk '/SAMPLE events:/ {print $3; exit}' >"$OUT/$tag.events"
+					rm -f "$OUT/$tag.perf.data"
+				fi
+				rm -f "$OUT/$tag.abicap" # its size is kept
+			done
+		done
+	done
+	# 3. lossless: 3 runs of each at full speed, abicap record
+	for w in pipe-pinned pipe-2pairs; do
+		for r in 1 2 3; do
+			tag=loss/$w.$r
+			start_tracer record "$tag" || die "abicap record did not start"
+			t0=$(date +%s.%N)
+			run_workload "$w" >"$OUT/$tag.metric"
+			t1=$(date +%s.%N)
+			stop_tracer
+			rm -f "$OUT/$tag.abicap"
+			summary_counts "$OUT/$tag.err" >"$OUT/$tag.counts"
+			echo "$t0 $t1" >"$OUT/$tag.window"
+		done
+	done
+	# the capture the decode reads (several million events in full mode)
+	start_tracer record decode/cap || die "abicap record did not start"
+	taskset -c 0 perf bench sched pipe -l "$DECODE_LOOPS" >/dev/null
+	stop_tracer
+	summary_counts "$OUT/decode/cap.err" >"$OUT/decode/cap.counts"
+}
+
+# 5. decode: no kernel in the loop, no lock. One core (CPU 1); the rate is
+# taken from the process's CPU time (user + sys), which a busy machine
+# disturbs less than the wall time (kept too).
+decode() {
+	local cap=$OUT/decode/cap.abicap r c
+	[ -f "$cap" ] || return 0
+	for ((r = 0; r <= ROUNDS; r++)); do # round 0 warms the page cache
+		for c in export report; do
+			if [ "$c" = export ]; then
+				set -- export "$cap" --perfetto "$OUT/decode/x.pftrace" --force
+			else
+				set -- report "$cap"
+			fi
+			/usr/bin/time -f "%U %S %e" -o "$OUT/decode/$c.$r.time" \
+				taskset -c 1 "$ABICAP" "$@" >/dev/null 2>&1
+		done
+	done
+	rm -f "$OUT/decode/x.pftrace" "$OUT/decode/"*.0.time
+}
+
+log "waiting for /tmp/abicap-bpf.lock"
+exec 9>/tmp/abicap-bpf.lock
+flock 9
+START=$(date +%s)
+measure
+flock -u 9
+exec 9>&-
+log "measured in $(($(date +%s) - START)) s; lock released"
+decode
+
+# ---- the table
+col() { cat "$@" 2>/dev/null | median; }
+fmt() { awk -v v="$1" -v f="${2:-%.2f}" 'BEGIN {if (v == "nan" || v == "") print "-"; else printf f "\n", v}'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (a == "nan" || b == "nan" || a == "" || b == "" || b == 0) print "nan"; else printf "%.3f\n", a / b}'; }
+verdict() { # VALUE OP LIMIT
+	awk -v v="$1" -v op="$2" -v l="$3" 'BEGIN {
+		if (v == "nan" || v == "") {print "n/a"; exit}
+		ok = (op == "<=") ? v <= l : (op == ">=") ? v >= l : v < l
+		print ok ? "pass" : "FAIL" }'
+}
+nsper() { # NAME FILES...: median ns/run of program NAME
+	local name=$1
+	shift
+	awk -F'\t' -v n="$name" '$1 == n {print $5}' "$@" 2>/dev/null | median
+}
+variant_table() { # TITLE EMPTY_PROG VARIANT... (the first is the base)
+	local title=$1 empty=$2 base=$3 v a e full
+	shift 2
+	echo "$title"
+	echo
+	echo "| variant | ns/event | minus empty | vs $base |"
+	echo "| --- | --- | --- | --- |"
+	full=$(nsper "$base" "$OUT"/cost/"$base".*.tsv)
+	for v in "$@"; do
+		a=$(nsper "$v" "$OUT"/cost/"$v".*.tsv)
+		e=$(nsper "$empty" "$OUT"/cost/"$v".*.tsv)
+		echo "| $v | $(fmt "$a" %.0f) | $(fmt "$(awk -v a="$a" -v e="$e" 'BEGIN {print a - e}')" %.0f) | $(fmt "$(awk -v a="$a" -v f="$full" 'BEGIN {print a - f}')" %+.0f) |"
+	done
+	echo
+}
+TABLE=$OUT/table.md
+{
+	echo "Measured $(date -u +%Y-%m-%d) on $(uname -r), $(nproc) CPUs; $ROUNDS rounds$([ "$QUICK" = 1 ] && echo ", quick mode (indicative only)"); medians."
+	echo
+	echo "**BPF cost per event** (bpf_stats run_time_ns/run_cnt, \`taskset -c 0 perf bench sched pipe\`, abicap record running; bpf_stats itself adds ~20 ns):"
+	echo
+	echo "| program | ns/event | empty program, same tracepoint | ratio |"
+	echo "| --- | --- | --- | --- |"
+	for p in sched_switch sched_wakeup sched_waking; do
+		a=$(nsper "tp_btf_$p" "$OUT"/cost/abicap.*.tsv)
+		e=$(nsper "empty_$p" "$OUT"/cost/abicap.*.tsv)
+		echo "| tp_btf_$p | $(fmt "$a" %.0f) | $(fmt "$e" %.0f) | $(fmt "$(ratio "$a" "$e")") |"
+		eval "COST_$p=\$a EMPTY_$p=\$e"
+	done
+	echo
+	variant_table "sched_switch program variants (tests/bench/switch_cost.bpf.c, each loaded alone beside the empty program):" \
+		empty_sched_switch $VARIANTS
+	variant_table "sched_waking program variants (tests/bench/waking_cost.bpf.c: where the waker is kept for sched_wakeup):" \
+		empty_sched_waking $WAKING_VARIANTS
+	echo "**Workload slowdown** (ratio of medians to untraced; pipe: usecs/op, messaging: seconds; tracer output in $OUT):"
+	echo
+	hdr="| setup |" sep="| --- |"
+	for w in $WORKLOADS; do hdr="$hdr $w |"; sep="$sep --- |"; done
+	echo "$hdr consumer CPU s per M events (pipe-pinned) |"
+	echo "$sep --- |"
+	for s in $SETUPS; do
+		line="| $s |"
+		for w in $WORKLOADS; do
+			m=$(col "$OUT/slow/$w.$s".*.metric)
+			base=$(col "$OUT"/slow/"$w".none.*.metric)
+			rt=$(ratio "$m" "$base")
+			eval "RATIO_${w//-/_}_${s//-/_}=\$rt"
+			if [ "$s" = none ]; then
+				line="$line $(fmt "$m" %.3g) |"
+			else
+				line="$line $(fmt "$rt") ($(fmt "$m" %.3g)) |"
+			fi
+		done
+		cpu=-
+		if [ "$s" != none ]; then
+			# CPU seconds / events, events from abicap's own counts or perf's,
+			# else those of the record runs of the same rounds
+			cpu=$(for r in $(seq "$ROUNDS"); do
+				f=$OUT/slow/pipe-pinned.$s.$r
+				ev=$(awk '{print $1}' "$f.counts" 2>/dev/null)
+				[ -n "$ev" ] || ev=$(cat "$f.events" 2>/dev/null)
+				[ -n "$ev" ] || ev=$(awk '{print $1}' "$OUT/slow/pipe-pinned.record.$r.counts" 2>/dev/null)
+				[ -f "$f.time" ] && [ -n "$ev" ] && tail -1 "$f.time" | awk -v e="$ev" 'e > 0 {print ($1 + $2) / e * 1e6}'
+			done | median)
+			cpu=$(fmt "$cpu")
+		fi
+		echo "$line $cpu |"
+	done
+	echo
+	echo "**Loss** (abicap record at full speed, 3 runs each; pass = dropped 0 and received = seen in every run):"
+	echo
+	echo "| workload | events/s | seen (last run) | received | dropped | runs lossless |"
+	echo "| --- | --- | --- | --- | --- | --- |"
+	best=0
+	for w in pipe-pinned pipe-2pairs; do
+		ok=0 rates="" last=""
+		for r in 1 2 3; do
+			f=$OUT/loss/$w.$r
+			read -r se re dr <"$f.counts" 2>/dev/null || continue
+			read -r t0 t1 <"$f.window"
+			rates="$rates $(awk -v e="$se" -v a="$t0" -v b="$t1" 'BEGIN {print e / (b - a)}')"
+			[ "$dr" = 0 ] && [ "$se" = "$re" ] && ok=$((ok + 1))
+			last="$se | $re | $dr"
+		done
+		rate=$(tr ' ' '\n' <<<"$rates" | grep . | median)
+		echo "| $w | $(fmt "$rate" %.0f) | ${last:-- | - | -} | $ok of 3 |"
+		eval "LOSS_${w//-/_}=\$ok"
+		[ "$ok" = 3 ] && best=$(awk -v a="$best" -v b="$rate" 'BEGIN {print (b > a) ? b : a}')
+	done
+	echo
+	echo "Highest rate lossless in 3 of 3 runs: $(fmt "$best" %.0f) events/s (the fastest of these workloads that passed)."
+	echo
+	bpe=$(for r in $(seq "$ROUNDS"); do
+		f=$OUT/slow/pipe-pinned.record.$r
+		[ -f "$f.bytes" ] && awk -v b="$(cat "$f.bytes")" '{if ($2 > 0) print b / $2}' "$f.counts"
+	done | median)
+	pbpe=$(for r in $(seq "$ROUNDS"); do
+		f=$OUT/slow/pipe-pinned.perf.$r
+		[ -s "$f.events" ] && awk -v b="$(cat "$f.bytes")" '{if ($1 > 0) print b / $1}' "$f.events"
+	done | median)
+	nrec=$(awk '{print $2}' "$OUT/decode/cap.counts" 2>/dev/null)
+	dec_rate() { # export|report WHICH(cpu|wall): median M events/s
+		for f in "$OUT/decode/$1".*.time; do
+			[ -f "$f" ] && tail -1 "$f" | awk -v n="${nrec:-0}" -v w="$2" '{t = (w == "cpu") ? $1 + $2 : $3; if (t > 0 && n > 0) print n / t / 1e6}'
+		done | median
+	}
+	exp_rate=$(dec_rate export cpu)
+	rep_rate=$(dec_rate report cpu)
+	echo "**Capture size**: $(fmt "$bpe") bytes/event in the capture file (pinned pipe), perf.data $(fmt "$pbpe" %.0f) bytes/event in the same rounds."
+	echo
+	echo "**Decode** of a ${nrec:-?}-event capture on one core, no kernel in the loop (events / CPU time; by wall time in brackets): \`abicap export --perfetto\` $(fmt "$exp_rate") M events/s ($(fmt "$(dec_rate export wall)")), \`abicap report\` $(fmt "$rep_rate") M events/s ($(fmt "$(dec_rate report wall)"))."
+	echo
+	echo "**Targets**:"
+	echo
+	echo "| target | measured | result |"
+	echo "| --- | --- | --- |"
+	r=$(ratio "$COST_sched_switch" "$EMPTY_sched_switch")
+	echo "| sched_switch program <= 1.5x the empty program | $(fmt "$r")x | $(verdict "$r" "<=" 1.5) |"
+	echo "| pinned pipe slowdown with record <= 1.10x | $(fmt "$RATIO_pipe_pinned_record")x | $(verdict "$RATIO_pipe_pinned_record" "<=" 1.10) |"
+	if [ "$HAVE_SERVE" = 1 ]; then
+		echo "| pinned pipe slowdown in aggregation mode (serve) <= 1.05x | $(fmt "${RATIO_pipe_pinned_serve:-}")x | $(verdict "${RATIO_pipe_pinned_serve:-}" "<=" 1.05) |"
+	else
+		echo "| pinned pipe slowdown in aggregation mode (serve) <= 1.05x | - (this abicap has no serve) | n/a |"
+	fi
+	lower=$(awk -v r="$RATIO_pipe_pinned_record" -v p="${RATIO_pipe_pinned_perf:-nan}" -v b="${RATIO_pipe_pinned_bt_printf:-nan}" 'BEGIN {
+		if (r == "nan" || p == "nan" || b == "nan") print "n/a"; else print (r < p && r < b) ? "pass" : "FAIL" }')
+	echo "| pinned pipe: record lower than perf record and bpftrace printf | $(fmt "$RATIO_pipe_pinned_record")x vs $(fmt "${RATIO_pipe_pinned_perf:-}")x, $(fmt "${RATIO_pipe_pinned_bt_printf:-}")x | $lower |"
+	echo "| zero loss at pinned pipe and two pipe pairs | ${LOSS_pipe_pinned:-0}/3, ${LOSS_pipe_2pairs:-0}/3 | $([ "${LOSS_pipe_pinned:-0}" = 3 ] && [ "${LOSS_pipe_2pairs:-0}" = 3 ] && echo pass || echo FAIL) |"
+	echo "| capture file <= 24 bytes/event | $(fmt "$bpe") | $(verdict "$bpe" "<=" 24) |"
+	echo "| decode >= 5 M events/s (export --perfetto) | $(fmt "$exp_rate") M/s | $(verdict "$exp_rate" ">=" 5) |"
+} >"$TABLE"
+cat "$TABLE"
+
+if [ "$UPDATE_README" = 1 ]; then
+	awk -v table="$TABLE" '
+		/<!-- bench:begin/ { print "<!-- bench:begin (scripts/bench.sh --update-readme) -->"; while ((getline l < table) > 0) print l; skip = 1; next }
+		/<!-- bench:end -->/ { skip = 0 }
+		!skip' README.md >"$OUT/README.md" && cp "$OUT/README.md" README.md
+	log "README.md updated"
+fi

@@ -1,0 +1,292 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * build/bpfstats: the kernel's own run time per event of BPF programs over
+ * one run of a command (scripts/bench.sh).
+ *
+ *   bpfstats [-p PID]... [-l OBJ[:PROG,...]]... [-w FILE] -- COMMAND [ARGS...]
+ *
+ * Turns on bpf_stats (BPF_STATS_RUN_TIME, for as long as this runs), loads
+ * and attaches every program of each OBJ (or only the PROGs named), takes
+ * the programs of each PID (found through /proc/PID/fdinfo: abicap's, while
+ * it runs) and of the objects, reads run_cnt and run_time_ns, runs COMMAND,
+ * and reads them again. The ring buffers of the objects are drained while
+ * COMMAND runs. One line per program on FILE (default stdout):
+ *
+ *   NAME <tab> FROM <tab> RUN_CNT <tab> RUN_TIME_NS <tab> NS_PER_RUN
+ *
+ * FROM is "pid" or "obj". NAME is the program's full name (from its BTF;
+ * the kernel keeps only 15 characters). Exit 0, or 1 on any failure; the
+ * command's exit status is not ours.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+
+#define MAX_PROGS 64
+
+struct prog {
+	int fd;
+	char name[128];
+	const char *from;
+	__u64 cnt0, time0;
+};
+
+static struct prog progs[MAX_PROGS];
+static int nprogs;
+
+static int quiet(enum libbpf_print_level l, const char *f, va_list ap)
+{
+	if (l == LIBBPF_WARN)
+		return vfprintf(stderr, f, ap);
+	return 0;
+}
+
+static int die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "bpfstats: error: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(1);
+}
+
+/* The full name from the program's BTF, else the kernel's 15 characters. */
+static void full_name(int fd, const struct bpf_prog_info *info, char *out,
+		      size_t len)
+{
+	struct bpf_prog_info fi = { 0 };
+	struct bpf_func_info f = { 0 };
+	__u32 flen = sizeof(fi);
+	struct btf *btf;
+
+	snprintf(out, len, "%s", info->name);
+	if (!info->btf_id || !info->nr_func_info)
+		return;
+	fi.nr_func_info = 1;
+	fi.func_info_rec_size = sizeof(f);
+	fi.func_info = (__u64)(unsigned long)&f;
+	if (bpf_obj_get_info_by_fd(fd, &fi, &flen))
+		return;
+	btf = btf__load_from_kernel_by_id(info->btf_id);
+	if (!btf)
+		return;
+	if (btf__type_by_id(btf, f.type_id))
+		snprintf(out, len, "%s", btf__name_by_offset(btf,
+			 btf__type_by_id(btf, f.type_id)->name_off));
+	btf__free(btf);
+}
+
+static void add_prog(int fd, const char *from)
+{
+	struct bpf_prog_info info = { 0 };
+	__u32 len = sizeof(info);
+
+	if (nprogs == MAX_PROGS)
+		die("more than %d programs", MAX_PROGS);
+	if (bpf_obj_get_info_by_fd(fd, &info, &len))
+		die("cannot read a program's info: %s", strerror(errno));
+	for (int i = 0; i < nprogs; i++) {
+		struct bpf_prog_info o = { 0 };
+		__u32 olen = sizeof(o);
+
+		if (!bpf_obj_get_info_by_fd(progs[i].fd, &o, &olen) &&
+		    o.id == info.id)
+			return; /* the same program through another fd */
+	}
+	progs[nprogs].fd = fd;
+	progs[nprogs].from = from;
+	full_name(fd, &info, progs[nprogs].name, sizeof(progs[nprogs].name));
+	nprogs++;
+}
+
+/* Every BPF program PID holds an fd of ("prog_id:" in its fdinfo). */
+static void add_pid(const char *pid)
+{
+	char path[256], line[256];
+	struct dirent *d;
+	DIR *dir;
+	int found = 0;
+
+	snprintf(path, sizeof(path), "/proc/%s/fdinfo", pid);
+	dir = opendir(path);
+	if (!dir)
+		die("cannot read %s: %s (is process %s running?)", path,
+		    strerror(errno), pid);
+	while ((d = readdir(dir))) {
+		FILE *f;
+		unsigned int id;
+
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/fdinfo/%s", pid,
+			 d->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		while (fgets(line, sizeof(line), f)) {
+			int fd;
+
+			if (sscanf(line, "prog_id: %u", &id) != 1)
+				continue;
+			fd = bpf_prog_get_fd_by_id(id);
+			if (fd < 0)
+				die("cannot open program %u: %s", id,
+				    strerror(errno));
+			add_prog(fd, "pid");
+			found++;
+		}
+		fclose(f);
+	}
+	closedir(dir);
+	if (!found)
+		die("process %s holds no BPF program", pid);
+}
+
+static int on_record(void *ctx, void *data, size_t len)
+{
+	(void)ctx;
+	(void)data;
+	(void)len;
+	return 0;
+}
+
+/* Load OBJ[:PROG,...], attach, and add its ring buffers to *rb. */
+static void load_obj(char *spec, struct ring_buffer **rb)
+{
+	char *only = strchr(spec, ':');
+	struct bpf_object *obj;
+	struct bpf_program *p;
+	struct bpf_map *m;
+
+	if (only)
+		*only++ = 0;
+	obj = bpf_object__open_file(spec, NULL);
+	if (!obj)
+		die("cannot open %s: %s", spec, strerror(errno));
+	bpf_object__for_each_program(p, obj) {
+		char list[512], key[160];
+		bool want = !only;
+
+		if (only) {
+			snprintf(list, sizeof(list), ",%s,", only);
+			snprintf(key, sizeof(key), ",%s,", bpf_program__name(p));
+			want = strstr(list, key) != NULL;
+		}
+		bpf_program__set_autoload(p, want);
+	}
+	if (bpf_object__load(obj))
+		die("cannot load %s: %s", spec, strerror(errno));
+	bpf_object__for_each_program(p, obj) {
+		if (!bpf_program__autoload(p))
+			continue;
+		if (!bpf_program__attach(p))
+			die("cannot attach %s: %s", bpf_program__name(p),
+			    strerror(errno));
+		add_prog(bpf_program__fd(p), "obj");
+	}
+	bpf_object__for_each_map(m, obj) {
+		int fd = bpf_map__fd(m);
+
+		if (bpf_map__type(m) != BPF_MAP_TYPE_RINGBUF)
+			continue;
+		if (!*rb)
+			*rb = ring_buffer__new(fd, on_record, NULL, NULL);
+		else if (ring_buffer__add(*rb, fd, on_record, NULL))
+			die("cannot read ring buffer %s", bpf_map__name(m));
+		if (!*rb)
+			die("cannot read ring buffer %s", bpf_map__name(m));
+	}
+	/* the object stays loaded until we exit */
+}
+
+static void snapshot(bool after, FILE *out)
+{
+	for (int i = 0; i < nprogs; i++) {
+		struct bpf_prog_info info = { 0 };
+		__u32 len = sizeof(info);
+		__u64 cnt, t;
+
+		if (bpf_obj_get_info_by_fd(progs[i].fd, &info, &len))
+			die("cannot read %s's stats: %s", progs[i].name,
+			    strerror(errno));
+		if (!after) {
+			progs[i].cnt0 = info.run_cnt;
+			progs[i].time0 = info.run_time_ns;
+			continue;
+		}
+		cnt = info.run_cnt - progs[i].cnt0;
+		t = info.run_time_ns - progs[i].time0;
+		fprintf(out, "%s\t%s\t%llu\t%llu\t%.1f\n", progs[i].name,
+			progs[i].from, (unsigned long long)cnt,
+			(unsigned long long)t, cnt ? (double)t / cnt : 0.0);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	struct ring_buffer *rb = NULL;
+	const char *wpath = NULL;
+	FILE *out = stdout;
+	int opt, stats_fd, status;
+	pid_t child;
+
+	libbpf_set_print(quiet);
+	while ((opt = getopt(argc, argv, "+p:l:w:")) != -1) {
+		if (opt == 'p')
+			add_pid(optarg);
+		else if (opt == 'l')
+			load_obj(optarg, &rb);
+		else if (opt == 'w')
+			wpath = optarg;
+		else
+			die("usage: bpfstats [-p PID]... [-l OBJ[:PROG,...]]... "
+			    "[-w FILE] -- COMMAND [ARGS...]");
+	}
+	if (optind >= argc)
+		die("no command to run (bpfstats ... -- COMMAND)");
+	if (!nprogs)
+		die("no programs to measure: give -p PID or -l OBJ");
+	if (wpath && !(out = fopen(wpath, "w")))
+		die("cannot create %s: %s", wpath, strerror(errno));
+	stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+	if (stats_fd < 0)
+		die("cannot enable bpf_stats: %s", strerror(errno));
+	snapshot(false, out);
+	child = fork();
+	if (child < 0)
+		die("fork: %s", strerror(errno));
+	if (!child) {
+		execvp(argv[optind], argv + optind);
+		fprintf(stderr, "bpfstats: error: cannot run %s: %s\n",
+			argv[optind], strerror(errno));
+		_exit(127);
+	}
+	for (;;) {
+		pid_t w = waitpid(child, &status, rb ? WNOHANG : 0);
+
+		if (w == child)
+			break;
+		if (w < 0 && errno != EINTR)
+			die("waitpid: %s", strerror(errno));
+		if (rb && ring_buffer__poll(rb, 10) < 0 && errno != EINTR)
+			die("reading the ring buffers failed");
+	}
+	snapshot(true, out);
+	if (rb)
+		ring_buffer__consume(rb);
+	close(stats_fd);
+	if (out != stdout)
+		fclose(out);
+	return 0;
+}
