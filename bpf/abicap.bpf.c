@@ -28,8 +28,12 @@ const volatile bool filter_comm = false;
 const volatile char comm_filter[ABICAP_COMM_LEN] = {};
 const volatile bool filter_cpus = false;
 const volatile __u8 cpu_allowed[ABICAP_MAX_CPUS] = {};
-/* wake the consumer when this many bytes are queued (it also drains on a timer) */
-const volatile __u64 wakeup_bytes = 1 << 20;
+/*
+ * Wake the consumer once every wakeup_mask + 1 records of an event on a CPU
+ * (a power of two, chosen by the loader so all of them together fill an
+ * eighth of the ring at most); it also drains on a timer.
+ */
+const volatile __u64 wakeup_mask = 1023;
 /* the perf buffer transport instead of the ring buffer */
 const volatile bool use_perfbuf = false;
 /* add the children of filtered processes to the pid filter (record -- CMD) */
@@ -249,14 +253,15 @@ static __always_inline void *reserve(enum abicap_event ev, __u32 size,
 }
 
 /*
- * Ring buffer: no wakeup per record; wake the consumer only when this record
- * takes the queue past wakeup_bytes (it drains on a timer as well). Perf
- * buffer: a failed output (the CPU's buffer is full) counts as dropped.
+ * Ring buffer: no wakeup per record; the event's per-CPU count, already at
+ * hand, says when to wake the consumer (cheaper than bpf_ringbuf_query()
+ * per record). Perf buffer: a failed output (the CPU's buffer is full)
+ * counts as dropped.
  */
 static __always_inline void submit(void *ctx, void *rec, __u32 size,
 				   struct abicap_counter *cnt)
 {
-	__u64 avail, flags = BPF_RB_NO_WAKEUP;
+	__u64 flags = BPF_RB_NO_WAKEUP;
 
 	if (use_perfbuf) {
 		if (bpf_perf_event_output(ctx, &events_pb, BPF_F_CURRENT_CPU,
@@ -264,8 +269,7 @@ static __always_inline void submit(void *ctx, void *rec, __u32 size,
 			cnt->dropped++;
 		return;
 	}
-	avail = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA);
-	if (avail >= wakeup_bytes && avail < wakeup_bytes + size + 8)
+	if (!cnt || !(cnt->seen & wakeup_mask))
 		flags = BPF_RB_FORCE_WAKEUP;
 	bpf_ringbuf_submit(rec, flags);
 }

@@ -138,24 +138,6 @@ static void setup(void)
 
 TestSuite(containers, .init = setup, .fini = remove_cgroups, .timeout = 120);
 
-struct run {
-	int code;
-	char *out;
-	char *err;
-};
-
-static struct run run(char *const argv[], int timeout_s)
-{
-	struct child ch;
-	struct run r;
-
-	spawn(&ch, argv);
-	r.out = read_all(ch.out_fd);
-	r.err = read_all(ch.err_fd);
-	r.code = wait_exit(&ch, timeout_s);
-	return r;
-}
-
 static bool under(const char *path, const char *cg)
 {
 	size_t n = strlen(cg);
@@ -173,8 +155,8 @@ Test(containers, trace_names_each_task_cgroup_and_filters_a_subtree)
 
 	start_workloads(latency, 30, &spinner);
 	usleep(300000);
-	r = run((char *[]){ (char *)abicap_bin(), "trace", "-f", "json", "-d",
-			    "1.5", "-e", "sched_switch,sched_wakeup", NULL }, 30);
+	r = run_cmd((char *[]){ (char *)abicap_bin(), "trace", "-f", "json", "-d",
+			    "1.5", "-e", "sched_switch,sched_wakeup", NULL });
 	cr_assert_eq(r.code, 0, "%s", r.err);
 	for (line = strtok_r(r.out, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
@@ -202,8 +184,8 @@ Test(containers, trace_names_each_task_cgroup_and_filters_a_subtree)
 	free(r.err);
 
 	/* --cgroup: every event involves a task of the subtree */
-	r = run((char *[]){ (char *)abicap_bin(), "trace", "-f", "json", "-d",
-			    "1.5", "--cgroup", latency, NULL }, 30);
+	r = run_cmd((char *[]){ (char *)abicap_bin(), "trace", "-f", "json", "-d",
+			    "1.5", "--cgroup", latency, NULL });
 	cr_assert_eq(r.code, 0, "%s", r.err);
 	for (line = strtok_r(r.out, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
@@ -227,8 +209,8 @@ Test(containers, trace_names_each_task_cgroup_and_filters_a_subtree)
 
 Test(containers, trace_refuses_an_unknown_cgroup)
 {
-	struct run r = run((char *[]){ (char *)abicap_bin(), "trace", "-d", "1",
-				       "--cgroup", "/no/such/cgroup", NULL }, 30);
+	struct run r = run_cmd((char *[]){ (char *)abicap_bin(), "trace", "-d", "1",
+				       "--cgroup", "/no/such/cgroup", NULL });
 
 	cr_assert_eq(r.code, 2, "%s", r.err);
 	cr_assert(strstr(r.err, "/no/such/cgroup"), "%s", r.err);
@@ -257,11 +239,11 @@ Test(containers, report_groups_a_recording_by_container_and_cgroup)
 
 	start_workloads(docker, 30, &spinner);
 	usleep(300000);
-	r = run((char *[]){ (char *)abicap_bin(), "record", "-o", cap, "-d", "2",
-			    NULL }, 30);
+	r = run_cmd((char *[]){ (char *)abicap_bin(), "record", "-o", cap, "-d", "2",
+			    NULL });
 	cr_assert_eq(r.code, 0, "%s", r.err);
-	r = run((char *[]){ (char *)abicap_bin(), "report", cap, "--by",
-			    "container", "-f", "json", NULL }, 60);
+	r = run_cmd((char *[]){ (char *)abicap_bin(), "report", cap, "--by",
+			    "container", "-f", "json", NULL });
 	cr_assert_eq(r.code, 0, "%s", r.err);
 	rep = json_loads(r.out, 0, NULL);
 	cr_assert(rep);
@@ -273,8 +255,8 @@ Test(containers, report_groups_a_recording_by_container_and_cgroup)
 	cr_assert(group(rep, "(host)"), "the spinners are on the host");
 	json_decref(rep);
 
-	r = run((char *[]){ (char *)abicap_bin(), "report", cap, "--by",
-			    "cgroup", "-f", "json", NULL }, 60);
+	r = run_cmd((char *[]){ (char *)abicap_bin(), "report", cap, "--by",
+			    "cgroup", "-f", "json", NULL });
 	cr_assert_eq(r.code, 0, "%s", r.err);
 	rep = json_loads(r.out, 0, NULL);
 	g = group(rep, hungry);
@@ -285,8 +267,8 @@ Test(containers, report_groups_a_recording_by_container_and_cgroup)
 	cr_assert(group(rep, docker), "no %s group", docker);
 	json_decref(rep);
 
-	r = run((char *[]){ (char *)abicap_bin(), "report", cap, "--by", "pod",
-			    NULL }, 30);
+	r = run_cmd((char *[]){ (char *)abicap_bin(), "report", cap, "--by", "pod",
+			    NULL });
 	cr_assert_eq(r.code, 2);
 	cr_assert(strstr(r.err, "use task, cgroup or container"), "%s", r.err);
 }
@@ -417,7 +399,7 @@ Test(containers, serve_metrics_per_cgroup_pass_promtool_and_prometheus)
 		snprintf(cmd, sizeof(cmd), "curl -sf 'http://127.0.0.1:%d/api/v1/"
 			 "query' --data-urlencode 'query=abicap_runqueue_latency_"
 			 "seconds_count{cgroup=\"%s\"} > 0'", pport, latency);
-		r = run((char *[]){ "sh", "-c", cmd, NULL }, 10);
+		r = run_cmd((char *[]){ "sh", "-c", cmd, NULL });
 		found = r.code == 0 && strstr(r.out, latency) &&
 			strstr(r.out, "\"status\":\"success\"");
 		free(r.out);
@@ -445,17 +427,17 @@ Test(containers, serve_refuses_bad_input_and_keeps_serving)
 	cr_assert_eq(bind(busy, (void *)&a, sizeof(a)), 0);
 	cr_assert_eq(listen(busy, 1), 0);
 	snprintf(addr, sizeof(addr), "127.0.0.1:%d", port + 1);
-	r = run((char *[]){ (char *)abicap_bin(), "serve", "--listen", addr,
-			    NULL }, 30);
+	r = run_cmd((char *[]){ (char *)abicap_bin(), "serve", "--listen", addr,
+			    NULL });
 	close(busy);
 	cr_assert_eq(r.code, 4, "%s", r.err);
 	cr_assert(strstr(r.err, "Address already in use") &&
 		  strstr(r.err, "--listen"), "%s", r.err);
-	r = run((char *[]){ (char *)abicap_bin(), "serve", "--listen",
-			    "example.com:80", NULL }, 30);
+	r = run_cmd((char *[]){ (char *)abicap_bin(), "serve", "--listen",
+			    "example.com:80", NULL });
 	cr_assert_eq(r.code, 2, "%s", r.err);
-	r = run((char *[]){ (char *)abicap_bin(), "serve", "--cgroup",
-			    "/no/such/cgroup", NULL }, 30);
+	r = run_cmd((char *[]){ (char *)abicap_bin(), "serve", "--cgroup",
+			    "/no/such/cgroup", NULL });
 	cr_assert_eq(r.code, 2, "%s", r.err);
 	cr_assert(strstr(r.err, "/no/such/cgroup"), "%s", r.err);
 

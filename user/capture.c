@@ -124,6 +124,21 @@ static struct bpf_program *pick(struct abicap_bpf *s,
 	return bpf_object__find_program_by_name(s->obj, name);
 }
 
+/*
+ * Records between wakeups, per event and CPU, less one: a power of two such
+ * that every event on every CPU at that count fills an eighth of the ring.
+ */
+static __u64 wakeup_mask(size_t rb_bytes, int ncpus)
+{
+	size_t per = rb_bytes / 8 / ((ncpus > 0 ? ncpus : 1) * ABICAP_EV_COUNT *
+				     sizeof(struct abicap_switch));
+	__u64 n = 1;
+
+	while (n * 2 <= per && n < 4096)
+		n *= 2;
+	return n - 1;
+}
+
 static void configure(struct capture *c, const struct capture_opts *o,
 		      size_t rb_bytes)
 {
@@ -137,7 +152,7 @@ static void configure(struct capture *c, const struct capture_opts *o,
 	ro->filter_cpus = o->cpus != NULL;
 	for (int i = 0; o->cpus && i < o->ncpus && i < ABICAP_MAX_CPUS; i++)
 		ro->cpu_allowed[i] = o->cpus[i] ? 1 : 0;
-	ro->wakeup_bytes = rb_bytes / 8;
+	ro->wakeup_mask = wakeup_mask(rb_bytes, c->ncpus);
 	ro->use_perfbuf = c->plan.perfbuf;
 	ro->follow_forks = o->follow_forks;
 	ro->filter_cgroup = o->cgroup_id != 0;
