@@ -158,6 +158,19 @@ struct {
 	__type(value, struct waker);
 } wakers SEC(".maps");
 
+/*
+ * The same in the wakee's own task storage: half the cost of the LRU hash
+ * per sched_waking. tp_btf only (a trusted task pointer), and only where
+ * the loader finds task storage usable from tracing programs (6.0+);
+ * elsewhere it is not created and the *_ts programs are not loaded.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct waker);
+} waker_of SEC(".maps");
+
 static __always_inline bool event_on(enum abicap_event ev)
 {
 	return events_mask & (1u << ev);
@@ -430,7 +443,8 @@ static __always_inline int on_switch(void *ctx, bool preempt,
 }
 
 static __always_inline int on_wakeup(void *ctx, enum abicap_event ev,
-				     struct task_struct *p, const bool direct)
+				     struct task_struct *p, const bool direct,
+				     const bool tstore)
 {
 	__u64 ts = bpf_ktime_get_ns();
 	__u32 cpu = bpf_get_smp_processor_id();
@@ -442,12 +456,21 @@ static __always_inline int on_wakeup(void *ctx, enum abicap_event ev,
 	__s32 pid, tgid;
 
 	pid = TASK_FIELD(direct, p, pid);
-	if (ev == ABICAP_EV_SCHED_WAKING && event_on(ABICAP_EV_SCHED_WAKEUP))
-		bpf_map_update_elem(&wakers, &pid, &w, BPF_ANY);
+	if (ev == ABICAP_EV_SCHED_WAKING && event_on(ABICAP_EV_SCHED_WAKEUP)) {
+		if (tstore) {
+			known = bpf_task_storage_get(&waker_of, p, 0,
+					BPF_LOCAL_STORAGE_GET_F_CREATE);
+			if (known)
+				*known = w;
+		} else {
+			bpf_map_update_elem(&wakers, &pid, &w, BPF_ANY);
+		}
+	}
 	if (!event_on(ev) || !cpu_on(cpu))
 		return 0;
 	if (ev == ABICAP_EV_SCHED_WAKEUP) {
-		known = bpf_map_lookup_elem(&wakers, &pid);
+		known = tstore ? bpf_task_storage_get(&waker_of, p, 0, 0) :
+				 bpf_map_lookup_elem(&wakers, &pid);
 		if (known) {
 			w = *known;
 		} else {
@@ -607,17 +630,30 @@ int BPF_PROG(raw_tp_sched_switch_3, bool preempt, struct task_struct *prev,
 	SEC("tp_btf/" #name)                                                 \
 	int BPF_PROG(tp_btf_##name, struct task_struct *p)                   \
 	{                                                                    \
-		return on_wakeup(ctx, ev, p, true);                               \
+		return on_wakeup(ctx, ev, p, true, false);                        \
 	}                                                                    \
 	SEC("raw_tp/" #name)                                                 \
 	int BPF_PROG(raw_tp_##name, struct task_struct *p)                   \
 	{                                                                    \
-		return on_wakeup(ctx, ev, p, false);                              \
+		return on_wakeup(ctx, ev, p, false, false);                       \
 	}
 
 WAKEUP_PROGS(sched_wakeup, ABICAP_EV_SCHED_WAKEUP)
 WAKEUP_PROGS(sched_wakeup_new, ABICAP_EV_SCHED_WAKEUP_NEW)
 WAKEUP_PROGS(sched_waking, ABICAP_EV_SCHED_WAKING)
+
+/* sched_waking and sched_wakeup with the waker in task storage */
+SEC("tp_btf/sched_waking")
+int BPF_PROG(tp_btf_sched_waking_ts, struct task_struct *p)
+{
+	return on_wakeup(ctx, ABICAP_EV_SCHED_WAKING, p, true, true);
+}
+
+SEC("tp_btf/sched_wakeup")
+int BPF_PROG(tp_btf_sched_wakeup_ts, struct task_struct *p)
+{
+	return on_wakeup(ctx, ABICAP_EV_SCHED_WAKEUP, p, true, true);
+}
 
 #define POWER_PROGS(name, ev)                                                \
 	SEC("tp_btf/" #name)                                                 \

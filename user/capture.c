@@ -30,6 +30,7 @@ struct capture {
 	struct bpf_link *fork_link;
 	struct check_result check; /* the contract's verdicts */
 	struct kernel_plan plan;
+	bool tstore; /* the waker in task storage (the *_ts programs) */
 	capture_cb cb;
 	void *ctx;
 	int ncpus;
@@ -114,14 +115,32 @@ static size_t ringbuf_size(size_t want)
  * them <tp_btf|raw_tp>_<event>, with "_3" for the 3-argument sched_switch.
  */
 static struct bpf_program *pick(struct abicap_bpf *s,
-				const struct kernel_plan *p, unsigned int ev)
+				const struct kernel_plan *p, bool tstore,
+				unsigned int ev)
 {
 	char name[64];
 
 	snprintf(name, sizeof(name), "%s_%s%s",
 		 p->tp_btf[ev] ? "tp_btf" : "raw_tp", event_name(ev),
-		 ev == ABICAP_EV_SCHED_SWITCH && !p->switch_prev_state ? "_3" : "");
+		 ev == ABICAP_EV_SCHED_SWITCH && !p->switch_prev_state ? "_3" :
+		 tstore && (ev == ABICAP_EV_SCHED_WAKING ||
+			    ev == ABICAP_EV_SCHED_WAKEUP) ? "_ts" : "");
 	return bpf_object__find_program_by_name(s->obj, name);
+}
+
+/*
+ * sched_waking keeps each wakee's waker for sched_wakeup in the task's own
+ * storage where both are tp_btf programs (a trusted task pointer) and the
+ * kernel has task storage safe to use from tracing programs (6.0+: its
+ * recursion guard); in an LRU hash by pid elsewhere.
+ */
+static bool use_task_storage(const struct kernel_plan *p, unsigned int load)
+{
+	if (!(load & (1u << ABICAP_EV_SCHED_WAKEUP)) ||
+	    !p->tp_btf[ABICAP_EV_SCHED_WAKING] ||
+	    !p->tp_btf[ABICAP_EV_SCHED_WAKEUP] || kernel_older_than(6, 0))
+		return false;
+	return libbpf_probe_bpf_map_type(BPF_MAP_TYPE_TASK_STORAGE, NULL) == 1;
 }
 
 /*
@@ -350,10 +369,15 @@ struct capture *capture_open(const struct capture_opts *o, capture_cb cb,
 	}
 	bpf_object__for_each_program(p, c->skel->obj)
 		bpf_program__set_autoload(p, false);
+	c->tstore = !o->aggregate && use_task_storage(&c->plan, load);
+	if (c->tstore)
+		bpf_map__set_max_entries(c->skel->maps.wakers, 1);
+	else
+		bpf_map__set_autocreate(c->skel->maps.waker_of, false);
 	for (unsigned int ev = 0; ev < ABICAP_EV_COUNT; ev++) {
 		if (!(load & (1u << ev)))
 			continue;
-		c->prog[ev] = pick(c->skel, &c->plan, ev);
+		c->prog[ev] = pick(c->skel, &c->plan, c->tstore, ev);
 		if (!c->prog[ev]) {
 			snprintf(err, errlen, "internal error: no %s program "
 				 "for %s in the BPF object", c->plan.tp_btf[ev] ?

@@ -207,8 +207,9 @@ static int emit_packet(FILE *out, uint32_t field, const struct pb *msg)
 	np += varint_enc(pkt + np, msg->len);
 	nh += varint_enc(hdr + nh, TRACE_PACKET << 3 | 2);
 	nh += varint_enc(hdr + nh, np + msg->len);
+	/* an empty message has no buffer: nothing to write from it */
 	if (fwrite(hdr, 1, nh, out) != nh || fwrite(pkt, 1, np, out) != np ||
-	    fwrite(msg->p, 1, msg->len, out) != msg->len)
+	    (msg->len && fwrite(msg->p, 1, msg->len, out) != msg->len))
 		return -errno;
 	return 0;
 }
