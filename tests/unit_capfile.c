@@ -314,3 +314,48 @@ Test(capfile, load_sorts_by_time)
 	write_times(path("far.abicap"), ts, N);
 	assert_loads_in_order(path("far.abicap"), N);
 }
+
+struct order {
+	uint64_t ts[16];
+	int n;
+};
+
+static int note_ts(void *ctx, const union abicap_rec *r)
+{
+	struct order *o = ctx;
+
+	o->ts[o->n++] = r->hdr.ts_ns;
+	return 0;
+}
+
+/* capr_each: time order within the window, order read for ties, late ones counted. */
+Test(capfile, each_sorts_within_a_window)
+{
+	static const uint64_t in[] = { 100, 50, 300, 200, 200, 5000, 60, 7000 };
+	static const uint64_t want[] = { 50, 100, 200, 200, 300, 60, 5000, 7000 };
+	struct capw *w = capw_open(path("w.abicap"), false, "{}", err, sizeof(err));
+	struct order o = { .n = 0 };
+	struct capr *r;
+	uint64_t late;
+
+	cr_assert(w, "%s", err);
+	for (size_t i = 0; i < sizeof(in) / sizeof(in[0]); i++) {
+		union abicap_rec rec = { 0 };
+
+		rec.pw.hdr = (struct abicap_hdr){ .ts_ns = in[i], .size = sizeof(rec.pw),
+						  .type = ABICAP_EV_CPU_IDLE };
+		rec.pw.state = i;
+		cr_assert_eq(capw_add(w, &rec, sizeof(rec.pw)), 0);
+	}
+	cr_assert_eq(capw_close(w, "{}", err, sizeof(err)), 0);
+	r = capr_open(path("w.abicap"), err, sizeof(err));
+	cr_assert(r, "%s", err);
+	/* a 1000 ns window: 60 comes after 300 has been passed on at 5000 */
+	cr_assert_eq(capr_each(r, 1000, note_ts, &o, &late), 0);
+	cr_assert_eq(o.n, 8);
+	for (int i = 0; i < 8; i++)
+		cr_assert_eq(o.ts[i], want[i], "position %d: %llu", i,
+			     (unsigned long long)o.ts[i]);
+	cr_assert_eq(late, 1);
+	capr_close(r);
+}

@@ -562,3 +562,100 @@ int capr_load(struct capr *r, union abicap_rec **recs, size_t *n)
 		qsort(*recs, *n, sizeof(**recs), cmp_ts);
 	return c < 0 ? -1 : 0;
 }
+
+/* The window of capr_each(): a binary min-heap on (time, order read). */
+struct held {
+	union abicap_rec rec;
+	uint64_t seq;
+};
+
+static bool held_before(const struct held *a, const struct held *b)
+{
+	return a->rec.hdr.ts_ns < b->rec.hdr.ts_ns ||
+	       (a->rec.hdr.ts_ns == b->rec.hdr.ts_ns && a->seq < b->seq);
+}
+
+static void heap_up(struct held *h, size_t i)
+{
+	while (i) {
+		size_t p = (i - 1) / 2;
+		struct held t;
+
+		if (!held_before(&h[i], &h[p]))
+			break;
+		t = h[i];
+		h[i] = h[p];
+		h[p] = t;
+		i = p;
+	}
+}
+
+static void heap_down(struct held *h, size_t n)
+{
+	size_t i = 0;
+
+	for (;;) {
+		size_t l = 2 * i + 1, m = i;
+		struct held t;
+
+		if (l < n && held_before(&h[l], &h[m]))
+			m = l;
+		if (l + 1 < n && held_before(&h[l + 1], &h[m]))
+			m = l + 1;
+		if (m == i)
+			return;
+		t = h[i];
+		h[i] = h[m];
+		h[m] = t;
+		i = m;
+	}
+}
+
+int capr_each(struct capr *r, uint64_t window_ns, capr_cb cb, void *ctx,
+	      uint64_t *late)
+{
+	struct held *h = NULL;
+	size_t n = 0, cap = 0;
+	uint64_t seq = 0, newest = 0, passed = 0;
+	int c, stop = 0;
+
+	*late = 0;
+	for (;;) {
+		if (n == cap) {
+			struct held *nh;
+
+			cap = cap ? cap * 2 : 4096;
+			nh = realloc(h, cap * sizeof(*h));
+			if (!nh) {
+				free(h);
+				return -ENOMEM;
+			}
+			h = nh;
+		}
+		c = capr_next(r, &h[n].rec);
+		if (c != 1)
+			break;
+		h[n].seq = seq++;
+		if (h[n].rec.hdr.ts_ns > newest)
+			newest = h[n].rec.hdr.ts_ns;
+		if (passed && h[n].rec.hdr.ts_ns < passed)
+			(*late)++; /* older than the window: passed on as it is */
+		heap_up(h, n++);
+		/* pass on what no record to come should precede */
+		while (n && !stop && h[0].rec.hdr.ts_ns + window_ns < newest) {
+			passed = h[0].rec.hdr.ts_ns;
+			stop = cb(ctx, &h[0].rec);
+			h[0] = h[--n];
+			heap_down(h, n);
+		}
+		if (stop)
+			break;
+	}
+	while (n && !stop) {
+		stop = cb(ctx, &h[0].rec);
+		h[0] = h[--n];
+		heap_down(h, n);
+	}
+	free(h);
+	return c < 0 ? -1 : 0;
+}

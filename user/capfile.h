@@ -80,4 +80,19 @@ const struct capfile_cgroup *capr_cgroups(const struct capr *r, size_t *n);
  */
 int capr_load(struct capr *r, union abicap_rec **recs, size_t *n);
 
+/*
+ * Every record in time order, holding only a window of them: a record is
+ * passed to cb once one newer by window_ns has been read (a ring buffer's
+ * records are nearly in order; perf buffers interleave CPUs within a drain
+ * period), ties in the order read. Memory: the records of one window,
+ * whatever the file's size. A record older than one already passed on is
+ * passed on at once and counted in *late. cb's non-zero return stops.
+ * 0 at a clean end or cut short, -1 for a damaged chunk (the records before
+ * it were passed on; capr_error() says what), -ENOMEM.
+ */
+typedef int (*capr_cb)(void *ctx, const union abicap_rec *rec);
+#define CAPR_WINDOW_NS 1000000000ULL
+int capr_each(struct capr *r, uint64_t window_ns, capr_cb cb, void *ctx,
+	      uint64_t *late);
+
 #endif

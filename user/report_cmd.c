@@ -421,6 +421,75 @@ static json_t *json_report(struct analysis *a, const char *path, json_t *meta,
 			 "tasks", tasks, "cpus", cpus, "wakeup_chains", chains);
 }
 
+/* --pid, --comm */
+static void set_filters(struct analysis *a, int32_t pid, const char *comm)
+{
+	a->filter_tgid = pid;
+	if (comm)
+		snprintf(a->filter_comm, sizeof(a->filter_comm), "%s", comm);
+}
+
+static int add_record(void *ctx, const union abicap_rec *rec)
+{
+	analysis_add(ctx, rec);
+	return 0;
+}
+
+/* Whether the metadata lists the events; *waking: sched_waking among them. */
+static bool meta_lists_events(json_t *meta, bool *waking)
+{
+	json_t *evs = json_object_get(meta, "events"), *e;
+	size_t i;
+
+	if (!json_is_array(evs))
+		return false;
+	*waking = false;
+	json_array_foreach(evs, i, e)
+		if (json_is_string(e) &&
+		    !strcmp(json_string_value(e), "sched_waking"))
+			*waking = true;
+	return true;
+}
+
+/*
+ * Every record of the capture into the analysis a (initialised here, the
+ * filters set after), in time order. Where the metadata says how many CPUs
+ * and which events, the records stream through a one-second reordering
+ * window (memory: one window, whatever the file's size); otherwise they are
+ * all loaded to find those out. *n: records read. As capr_load() returns.
+ */
+static int read_records(struct capr *r, json_t *meta, struct analysis *a,
+			size_t *n, int32_t pid, const char *comm)
+{
+	json_int_t ncpus = json_integer_value(json_object_get(meta, "ncpus"));
+	union abicap_rec *recs = NULL;
+	uint64_t late = 0;
+	bool waking;
+	int c;
+
+	if (ncpus >= 1 && ncpus <= CAPTURE_MAX_CPUS &&
+	    meta_lists_events(meta, &waking)) {
+		analysis_init(a, (int)ncpus);
+		a->from_waking = waking;
+		set_filters(a, pid, comm);
+		c = capr_each(r, CAPR_WINDOW_NS, add_record, a, &late);
+		*n = a->records;
+		if (late)
+			ab_warn("%llu records arrived over a second late and were "
+				"taken out of time order", (unsigned long long)late);
+		return c;
+	}
+	c = capr_load(r, &recs, n);
+	analysis_init(a, meta_ncpus(meta, recs, *n));
+	for (size_t i = 0; i < *n && !a->from_waking; i++)
+		a->from_waking = recs[i].hdr.type == ABICAP_EV_SCHED_WAKING;
+	set_filters(a, pid, comm);
+	for (size_t i = 0; i < *n; i++)
+		analysis_add(a, &recs[i]);
+	free(recs);
+	return c;
+}
+
 /* Name the capture's cgroups from its own table, then group. 0 or -ENOMEM. */
 static int report_groups(struct capr *r, struct analysis *a, enum group_by by,
 			 struct cgnames **names, struct grouping *g)
@@ -457,7 +526,6 @@ int do_report(int argc, char **argv)
 	bool json = false, cut;
 	long top = 10, pid = 0;
 	const char *comm = NULL;
-	union abicap_rec *recs = NULL;
 	size_t n = 0;
 	struct analysis a;
 	json_t *meta, *trl;
@@ -526,11 +594,10 @@ int do_report(int argc, char **argv)
 		capr_close(r);
 		return EXIT_USAGE;
 	}
-	/* all records, in time order (perf buffers interleave CPUs) */
-	c = capr_load(r, &recs, &n);
+	c = read_records(r, meta, &a, &n, (int32_t)pid, comm);
 	if (c == -ENOMEM) {
 		ab_error("out of memory reading '%s'", argv[optind]);
-		free(recs);
+		analysis_free(&a);
 		capr_close(r);
 		json_decref(meta);
 		return EXIT_RUNTIME;
@@ -543,16 +610,7 @@ int do_report(int argc, char **argv)
 		ab_warn("'%s' was cut short (no trailer): reporting the %zu records "
 			"of its complete chunks", argv[optind], n);
 	trl = capr_trailer(r) ? json_loads(capr_trailer(r), 0, NULL) : NULL;
-	analysis_init(&a, meta_ncpus(meta, recs, n));
-	for (size_t i = 0; i < n && !a.from_waking; i++)
-		a.from_waking = recs[i].hdr.type == ABICAP_EV_SCHED_WAKING;
-	a.filter_tgid = (int32_t)pid;
-	if (comm)
-		snprintf(a.filter_comm, sizeof(a.filter_comm), "%s", comm);
-	for (size_t i = 0; i < n; i++)
-		analysis_add(&a, &recs[i]);
 	analysis_finish(&a);
-	free(recs);
 	if (by != GROUP_TASK && (c = report_groups(r, &a, by, &names, &g))) {
 		ab_error("out of memory grouping '%s'", argv[optind]);
 		analysis_free(&a);
