@@ -159,17 +159,24 @@ struct {
 } wakers SEC(".maps");
 
 /*
- * The same in the wakee's own task storage: half the cost of the LRU hash
- * per sched_waking. tp_btf only (a trusted task pointer), and only where
- * the loader finds task storage usable from tracing programs (6.0+);
- * elsewhere it is not created and the *_ts programs are not loaded.
+ * What wakers and queued_at keep by pid, in each task's own storage
+ * instead: half the cost of the LRU hash per sched_waking, no hash update
+ * and delete per run-queue wait. tp_btf only (trusted task pointers), and
+ * only where the loader finds task storage usable from tracing programs
+ * (6.0+); elsewhere the map is not created and the *_ts programs are not
+ * loaded.
  */
+struct task_note {
+	struct waker w; /* sched_waking for sched_wakeup */
+	__u64 queued_at; /* aggregation: waiting to run since, 0: not */
+};
+
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, int);
-	__type(value, struct waker);
-} waker_of SEC(".maps");
+	__type(value, struct task_note);
+} task_notes SEC(".maps");
 
 static __always_inline bool event_on(enum abicap_event ev)
 {
@@ -319,11 +326,46 @@ static __always_inline __u32 lat_bucket(__u64 ns)
 }
 
 /* A task starts waiting for a CPU (woken, or preempted while runnable). */
-static __always_inline void agg_queue(__s32 pid, __u64 ts,
-				      struct abicap_counter *cnt)
+static __always_inline void agg_queue(struct task_struct *t, __s32 pid,
+				      __u64 ts, struct abicap_counter *cnt,
+				      const bool tstore)
 {
+	struct task_note *n;
+
+	if (tstore) {
+		n = bpf_task_storage_get(&task_notes, t, 0,
+					 BPF_LOCAL_STORAGE_GET_F_CREATE);
+		if (n)
+			n->queued_at = ts;
+		else if (cnt)
+			cnt->dropped++;
+		return;
+	}
 	if (bpf_map_update_elem(&queued_at, &pid, &ts, BPF_ANY) && cnt)
 		cnt->dropped++;
+}
+
+/* When next started waiting (and it no longer is), 0 if unknown. */
+static __always_inline __u64 agg_dequeue(struct task_struct *t, __s32 pid,
+					 const bool tstore)
+{
+	struct task_note *n;
+	__u64 since, *q;
+
+	if (tstore) {
+		n = bpf_task_storage_get(&task_notes, t, 0, 0);
+		if (!n)
+			return 0;
+		since = n->queued_at;
+		n->queued_at = 0;
+		return since;
+	}
+	q = bpf_map_lookup_elem(&queued_at, &pid);
+	if (!q)
+		return 0;
+	since = *q;
+	bpf_map_delete_elem(&queued_at, &pid);
+	return since;
 }
 
 /*
@@ -331,15 +373,18 @@ static __always_inline void agg_queue(__s32 pid, __u64 ts,
  * prev queued again if still runnable, next's wait in the run queue. The
  * idle task (pid 0) is not a cgroup's work: idle time is in idle_stats.
  */
-static __always_inline void agg_switch(__u64 ts, __s32 prev_pid, __u64 prev_cg,
+static __always_inline void agg_switch(__u64 ts, struct task_struct *prev,
+				       __s32 prev_pid, __u64 prev_cg,
 				       bool prev_ok, __u32 state,
-				       __s32 next_pid, __u64 next_cg,
-				       bool next_ok, struct abicap_counter *cnt)
+				       struct task_struct *next, __s32 next_pid,
+				       __u64 next_cg, bool next_ok,
+				       struct abicap_counter *cnt,
+				       const bool tstore)
 {
 	__u32 zero = 0;
 	struct cpu_agg *ca = bpf_map_lookup_elem(&cpu_agg, &zero);
-	struct abicap_cg_stats *st;
-	__u64 since = 0, *q;
+	struct abicap_cg_stats *st = NULL;
+	__u64 since = 0;
 
 	if (ca) {
 		since = ca->running_since;
@@ -358,18 +403,16 @@ static __always_inline void agg_switch(__u64 ts, __s32 prev_pid, __u64 prev_cg,
 				st->switches_voluntary++;
 		}
 		if (runnable)
-			agg_queue(prev_pid, ts, cnt);
+			agg_queue(prev, prev_pid, ts, cnt, tstore);
 	}
 	if (!next_pid || !next_ok)
 		return;
-	q = bpf_map_lookup_elem(&queued_at, &next_pid);
-	if (!q)
+	since = agg_dequeue(next, next_pid, tstore);
+	if (!since || ts < since)
 		return;
-	since = *q;
-	bpf_map_delete_elem(&queued_at, &next_pid);
-	if (ts < since)
-		return;
-	st = cg_stats_of(next_cg, cnt);
+	/* most switches stay in one cgroup: one lookup then */
+	if (!st || next_cg != prev_cg)
+		st = cg_stats_of(next_cg, cnt);
 	if (!st)
 		return;
 	st->rq_count++;
@@ -384,7 +427,7 @@ static __always_inline int on_switch(void *ctx, bool preempt,
 				     struct task_struct *next,
 				     unsigned int prev_state,
 				     const bool have_prev_state,
-				     const bool direct)
+				     const bool direct, const bool tstore)
 {
 	/* the time first: the event happened at the tracepoint, not after our work */
 	__u64 ts = bpf_ktime_get_ns();
@@ -418,8 +461,8 @@ static __always_inline int on_switch(void *ctx, bool preempt,
 	prev_cg = task_cgroup_id(prev, direct);
 	next_cg = task_cgroup_id(next, direct);
 	if (aggregate)
-		agg_switch(ts, prev_pid, prev_cg, prev_ok, state, next_pid,
-			   next_cg, next_ok, cnt);
+		agg_switch(ts, prev, prev_pid, prev_cg, prev_ok, state, next,
+			   next_pid, next_cg, next_ok, cnt, tstore);
 	if (!stream)
 		return 0;
 	e = reserve(ABICAP_EV_SCHED_SWITCH, sizeof(*e), cpu, ts, cnt);
@@ -452,25 +495,32 @@ static __always_inline int on_wakeup(void *ctx, enum abicap_event ev,
 	struct waker w = { .pid = (__s32)id, .tgid = (__s32)(id >> 32) };
 	struct abicap_counter *cnt;
 	struct abicap_wakeup *e;
+	struct task_note *note;
 	struct waker *known;
 	__s32 pid, tgid;
 
 	pid = TASK_FIELD(direct, p, pid);
-	if (ev == ABICAP_EV_SCHED_WAKING && event_on(ABICAP_EV_SCHED_WAKEUP)) {
+	/* wakers for sched_wakeup's records (no records: no wakers) */
+	if (stream && ev == ABICAP_EV_SCHED_WAKING &&
+	    event_on(ABICAP_EV_SCHED_WAKEUP)) {
 		if (tstore) {
-			known = bpf_task_storage_get(&waker_of, p, 0,
+			note = bpf_task_storage_get(&task_notes, p, 0,
 					BPF_LOCAL_STORAGE_GET_F_CREATE);
-			if (known)
-				*known = w;
+			if (note)
+				note->w = w;
 		} else {
 			bpf_map_update_elem(&wakers, &pid, &w, BPF_ANY);
 		}
 	}
 	if (!event_on(ev) || !cpu_on(cpu))
 		return 0;
-	if (ev == ABICAP_EV_SCHED_WAKEUP) {
-		known = tstore ? bpf_task_storage_get(&waker_of, p, 0, 0) :
-				 bpf_map_lookup_elem(&wakers, &pid);
+	if (stream && ev == ABICAP_EV_SCHED_WAKEUP) {
+		if (tstore) {
+			note = bpf_task_storage_get(&task_notes, p, 0, 0);
+			known = note ? &note->w : NULL;
+		} else {
+			known = bpf_map_lookup_elem(&wakers, &pid);
+		}
 		if (known) {
 			w = *known;
 		} else {
@@ -486,7 +536,7 @@ static __always_inline int on_wakeup(void *ctx, enum abicap_event ev,
 	cnt = count_seen(ev);
 	/* the wakee starts waiting in the run queue */
 	if (aggregate && ev != ABICAP_EV_SCHED_WAKING)
-		agg_queue(pid, ts, cnt);
+		agg_queue(p, pid, ts, cnt, tstore);
 	if (!stream)
 		return 0;
 	e = reserve(ev, sizeof(*e), cpu, ts, cnt);
@@ -602,28 +652,43 @@ SEC("tp_btf/sched_switch")
 int BPF_PROG(tp_btf_sched_switch, bool preempt, struct task_struct *prev,
 	     struct task_struct *next, unsigned int prev_state)
 {
-	return on_switch(ctx, preempt, prev, next, prev_state, true, true);
+	return on_switch(ctx, preempt, prev, next, prev_state, true, true, false);
 }
 
 SEC("tp_btf/sched_switch")
 int BPF_PROG(tp_btf_sched_switch_3, bool preempt, struct task_struct *prev,
 	     struct task_struct *next)
 {
-	return on_switch(ctx, preempt, prev, next, 0, false, true);
+	return on_switch(ctx, preempt, prev, next, 0, false, true, false);
 }
 
 SEC("raw_tp/sched_switch")
 int BPF_PROG(raw_tp_sched_switch, bool preempt, struct task_struct *prev,
 	     struct task_struct *next, unsigned int prev_state)
 {
-	return on_switch(ctx, preempt, prev, next, prev_state, true, false);
+	return on_switch(ctx, preempt, prev, next, prev_state, true, false, false);
 }
 
 SEC("raw_tp/sched_switch")
 int BPF_PROG(raw_tp_sched_switch_3, bool preempt, struct task_struct *prev,
 	     struct task_struct *next)
 {
-	return on_switch(ctx, preempt, prev, next, 0, false, false);
+	return on_switch(ctx, preempt, prev, next, 0, false, false, false);
+}
+
+/* The same, with task storage (tp_btf, 6.0+: see task_notes) */
+SEC("tp_btf/sched_switch")
+int BPF_PROG(tp_btf_sched_switch_ts, bool preempt, struct task_struct *prev,
+	     struct task_struct *next, unsigned int prev_state)
+{
+	return on_switch(ctx, preempt, prev, next, prev_state, true, true, true);
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(tp_btf_sched_switch_3_ts, bool preempt, struct task_struct *prev,
+	     struct task_struct *next)
+{
+	return on_switch(ctx, preempt, prev, next, 0, false, true, true);
 }
 
 #define WAKEUP_PROGS(name, ev)                                               \
@@ -642,18 +707,17 @@ WAKEUP_PROGS(sched_wakeup, ABICAP_EV_SCHED_WAKEUP)
 WAKEUP_PROGS(sched_wakeup_new, ABICAP_EV_SCHED_WAKEUP_NEW)
 WAKEUP_PROGS(sched_waking, ABICAP_EV_SCHED_WAKING)
 
-/* sched_waking and sched_wakeup with the waker in task storage */
-SEC("tp_btf/sched_waking")
-int BPF_PROG(tp_btf_sched_waking_ts, struct task_struct *p)
-{
-	return on_wakeup(ctx, ABICAP_EV_SCHED_WAKING, p, true, true);
-}
+/* The wakeup programs with task storage (tp_btf, 6.0+: see task_notes) */
+#define WAKEUP_PROG_TS(name, ev)                                             \
+	SEC("tp_btf/" #name)                                                 \
+	int BPF_PROG(tp_btf_##name##_ts, struct task_struct *p)              \
+	{                                                                    \
+		return on_wakeup(ctx, ev, p, true, true);                         \
+	}
 
-SEC("tp_btf/sched_wakeup")
-int BPF_PROG(tp_btf_sched_wakeup_ts, struct task_struct *p)
-{
-	return on_wakeup(ctx, ABICAP_EV_SCHED_WAKEUP, p, true, true);
-}
+WAKEUP_PROG_TS(sched_wakeup, ABICAP_EV_SCHED_WAKEUP)
+WAKEUP_PROG_TS(sched_wakeup_new, ABICAP_EV_SCHED_WAKEUP_NEW)
+WAKEUP_PROG_TS(sched_waking, ABICAP_EV_SCHED_WAKING)
 
 #define POWER_PROGS(name, ev)                                                \
 	SEC("tp_btf/" #name)                                                 \

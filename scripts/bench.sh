@@ -328,9 +328,12 @@ TABLE=$OUT/table.md
 	echo "| program | ns/event | empty program, same tracepoint | ratio |"
 	echo "| --- | --- | --- | --- |"
 	for p in sched_switch sched_wakeup sched_waking; do
-		a=$(nsper "tp_btf_$p" "$OUT"/cost/abicap.*.tsv)
+		# the task-storage variant where the kernel has it (6.0+)
+		n=tp_btf_${p}_ts
+		a=$(nsper "$n" "$OUT"/cost/abicap.*.tsv)
+		[ "$a" != nan ] || { n=tp_btf_$p; a=$(nsper "$n" "$OUT"/cost/abicap.*.tsv); }
 		e=$(nsper "empty_$p" "$OUT"/cost/abicap.*.tsv)
-		echo "| tp_btf_$p | $(fmt "$a" %.0f) | $(fmt "$e" %.0f) | $(fmt "$(ratio "$a" "$e")") |"
+		echo "| $n | $(fmt "$a" %.0f) | $(fmt "$e" %.0f) | $(fmt "$(ratio "$a" "$e")") |"
 		eval "COST_$p=\$a EMPTY_$p=\$e"
 	done
 	echo

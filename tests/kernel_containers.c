@@ -267,6 +267,30 @@ Test(containers, report_groups_a_recording_by_container_and_cgroup)
 	cr_assert(group(rep, docker), "no %s group", docker);
 	json_decref(rep);
 
+	/* without --by, each task says where it ran */
+	r = run_cmd((char *[]){ (char *)abicap_bin(), "report", cap, "-f", "json",
+				NULL });
+	cr_assert_eq(r.code, 0, "%s", r.err);
+	rep = json_loads(r.out, 0, NULL);
+	{
+		json_t *t;
+		size_t i;
+		int pings = 0;
+
+		json_array_foreach(json_object_get(rep, "tasks"), i, t) {
+			if (strcmp(json_string_value(json_object_get(t, "comm")),
+				   "abc_ping"))
+				continue;
+			cr_assert_str_eq(json_string_value(json_object_get(t,
+					 "cgroup")), docker);
+			cr_assert_str_eq(json_string_value(json_object_get(t,
+					 "container")), "docker:3f4e5a6b7c8d");
+			pings++;
+		}
+		cr_assert_eq(pings, 1);
+	}
+	json_decref(rep);
+
 	r = run_cmd((char *[]){ (char *)abicap_bin(), "report", cap, "--by", "pod",
 			    NULL });
 	cr_assert_eq(r.code, 2);

@@ -120,25 +120,26 @@ static struct bpf_program *pick(struct abicap_bpf *s,
 {
 	char name[64];
 
-	snprintf(name, sizeof(name), "%s_%s%s",
+	snprintf(name, sizeof(name), "%s_%s%s%s",
 		 p->tp_btf[ev] ? "tp_btf" : "raw_tp", event_name(ev),
-		 ev == ABICAP_EV_SCHED_SWITCH && !p->switch_prev_state ? "_3" :
-		 tstore && (ev == ABICAP_EV_SCHED_WAKING ||
-			    ev == ABICAP_EV_SCHED_WAKEUP) ? "_ts" : "");
+		 ev == ABICAP_EV_SCHED_SWITCH && !p->switch_prev_state ? "_3" : "",
+		 tstore && ev <= ABICAP_EV_SCHED_WAKING ? "_ts" : "");
 	return bpf_object__find_program_by_name(s->obj, name);
 }
 
 /*
- * sched_waking keeps each wakee's waker for sched_wakeup in the task's own
- * storage where both are tp_btf programs (a trusted task pointer) and the
- * kernel has task storage safe to use from tracing programs (6.0+: its
- * recursion guard); in an LRU hash by pid elsewhere.
+ * The sched programs keep what they note per task (sched_waking's waker for
+ * sched_wakeup; in aggregation, when a task began to wait) in the task's
+ * own storage where every one of them is a tp_btf program (trusted task
+ * pointers) and the kernel has task storage safe to use from tracing
+ * programs (6.0+: its recursion guard); in hashes by pid elsewhere.
  */
 static bool use_task_storage(const struct kernel_plan *p, unsigned int load)
 {
-	if (!(load & (1u << ABICAP_EV_SCHED_WAKEUP)) ||
-	    !p->tp_btf[ABICAP_EV_SCHED_WAKING] ||
-	    !p->tp_btf[ABICAP_EV_SCHED_WAKEUP] || kernel_older_than(6, 0))
+	for (unsigned int ev = 0; ev <= ABICAP_EV_SCHED_WAKING; ev++)
+		if ((load & (1u << ev)) && !p->tp_btf[ev])
+			return false;
+	if (kernel_older_than(6, 0))
 		return false;
 	return libbpf_probe_bpf_map_type(BPF_MAP_TYPE_TASK_STORAGE, NULL) == 1;
 }
@@ -348,9 +349,9 @@ struct capture *capture_open(const struct capture_opts *o, capture_cb cb,
 	c->cb = cb;
 	c->ctx = ctx;
 	c->ncpus = libbpf_num_possible_cpus();
-	/* sched_waking's program also feeds sched_wakeup's waker */
+	/* sched_waking's program also feeds sched_wakeup's waker (records only) */
 	load = o->events;
-	if (load & (1u << ABICAP_EV_SCHED_WAKEUP))
+	if ((load & (1u << ABICAP_EV_SCHED_WAKEUP)) && !o->aggregate)
 		load |= 1u << ABICAP_EV_SCHED_WAKING;
 	ret = check_kernel(o, load, &c->plan, &c->check, err, errlen);
 	if (ret)
@@ -369,11 +370,13 @@ struct capture *capture_open(const struct capture_opts *o, capture_cb cb,
 	}
 	bpf_object__for_each_program(p, c->skel->obj)
 		bpf_program__set_autoload(p, false);
-	c->tstore = !o->aggregate && use_task_storage(&c->plan, load);
-	if (c->tstore)
+	c->tstore = use_task_storage(&c->plan, load);
+	if (c->tstore) {
 		bpf_map__set_max_entries(c->skel->maps.wakers, 1);
-	else
-		bpf_map__set_autocreate(c->skel->maps.waker_of, false);
+		bpf_map__set_max_entries(c->skel->maps.queued_at, 1);
+	} else {
+		bpf_map__set_autocreate(c->skel->maps.task_notes, false);
+	}
 	for (unsigned int ev = 0; ev < ABICAP_EV_COUNT; ev++) {
 		if (!(load & (1u << ev)))
 			continue;

@@ -211,14 +211,15 @@ static json_t *json_groups(struct grouping *g)
 			 chains);
 }
 
-static void text_tasks(FILE *f, struct analysis *a, int top);
+static void text_tasks(FILE *f, struct analysis *a, int top,
+		       struct cgnames *names);
 static void text_cpus_chains(FILE *f, struct analysis *a, json_t *meta,
 			     int top, bool chains);
 
 /* g: the per-task tables per group instead (--by), named key */
 static void text_report(FILE *f, struct analysis *a, const char *path,
 			json_t *meta, json_t *trl, bool cut, int top,
-			struct grouping *g, const char *key)
+			struct grouping *g, const char *key, struct cgnames *names)
 {
 	struct lat *l = &a->rq;
 
@@ -248,26 +249,34 @@ static void text_report(FILE *f, struct analysis *a, const char *path,
 	if (g)
 		text_groups(f, g, key, top);
 	else
-		text_tasks(f, a, top);
+		text_tasks(f, a, top, names);
 	text_cpus_chains(f, a, meta, top, !g);
 }
 
-static void text_tasks(FILE *f, struct analysis *a, int top)
+/* The task's cgroup for a table: container label, else path, else "-". */
+static const char *task_cgroup(struct cgnames *names, const struct task *t)
+{
+	return names && t->cgroup ? cgnames_label(names, t->cgroup) : "-";
+}
+
+static void text_tasks(FILE *f, struct analysis *a, int top,
+		       struct cgnames *names)
 {
 	sort_some(a->tasks, a->ntasks, sizeof(*a->tasks), by_rq_total);
 	fprintf(f, "\nPer task, by total run-queue latency (top %d):\n", top);
-	fprintf(f, "  %-8s %-16s %9s %11s %9s %9s %9s | %9s %11s %9s\n", "TID",
+	fprintf(f, "  %-8s %-16s %9s %11s %9s %9s %9s | %9s %11s %9s  %s\n", "TID",
 		"COMM", "SAMPLES", "TOTAL(ms)", "AVG(us)", "P99(us)", "MAX(us)",
-		"WAKEUPS", "DELAY(ms)", "MAX(us)");
+		"WAKEUPS", "DELAY(ms)", "MAX(us)", "CGROUP");
 	for (size_t i = 0, shown = 0; i < a->ntasks && shown < (size_t)top; i++) {
 		struct task *t = &a->tasks[i];
 
 		if (!t->rq.n)
 			continue;
 		fprintf(f, "  %-8d %-16s %9zu %11.3f %9.1f %9.1f %9.1f | %9zu %11.3f "
-			"%9.1f\n", t->pid, t->comm, t->rq.n, ms(t->rq.total),
+			"%9.1f  %s\n", t->pid, t->comm, t->rq.n, ms(t->rq.total),
 			us(t->rq.total / t->rq.n), us(lat_percentile(&t->rq, 99)),
-			us(t->rq.max), t->wake.n, ms(t->wake.total), us(t->wake.max));
+			us(t->rq.max), t->wake.n, ms(t->wake.total), us(t->wake.max),
+			task_cgroup(names, t));
 		shown++;
 	}
 	fprintf(f, "  (right: only the waits that began with a wakeup, from %s, as "
@@ -345,8 +354,22 @@ static void text_cpus_chains(FILE *f, struct analysis *a, json_t *meta,
 	}
 }
 
+/* "cgroup_id", "cgroup" (path or null), "container" (label or null) */
+static void json_cgroup_fields(json_t *o, struct cgnames *names, uint64_t id)
+{
+	const struct ct_info *ct = id ? cgnames_container(names, id) : NULL;
+	const char *p = id ? cgnames_path(names, id) : NULL;
+
+	if (!o)
+		return;
+	json_object_set_new(o, "cgroup_id", json_integer((json_int_t)id));
+	json_object_set_new(o, "cgroup", p ? json_string(p) : json_null());
+	json_object_set_new(o, "container", ct ?
+			    json_string(cgnames_label(names, id)) : json_null());
+}
+
 static json_t *json_report(struct analysis *a, const char *path, json_t *meta,
-			   bool cut)
+			   bool cut, struct cgnames *names)
 {
 	json_t *tasks = json_array(), *cpus = json_array(), *chains = json_array();
 	struct lat *l = &a->rq;
@@ -375,6 +398,8 @@ static json_t *json_report(struct analysis *a, const char *path, json_t *meta,
 			"off_cpu_ns", (json_int_t)t->off_total, "off_cpu_by_state_ns", st,
 			"voluntary", (json_int_t)t->voluntary,
 			"involuntary", (json_int_t)t->involuntary));
+		json_cgroup_fields(json_array_get(tasks, json_array_size(tasks) - 1),
+				   names, t->cgroup);
 	}
 	for (int c = 0; c < a->ncpus; c++) {
 		json_t *res = json_object(), *fr = json_object();
@@ -490,25 +515,26 @@ static int read_records(struct capr *r, json_t *meta, struct analysis *a,
 	return c;
 }
 
-/* Name the capture's cgroups from its own table, then group. 0 or -ENOMEM. */
-static int report_groups(struct capr *r, struct analysis *a, enum group_by by,
-			 struct cgnames **names, struct grouping *g)
+/* The capture's own cgroup names (read with its records); NULL: no memory. */
+static struct cgnames *capture_names(struct capr *r, bool grouping)
 {
+	struct cgnames *names = cgnames_table();
 	const struct capfile_cgroup *cg;
 	size_t n;
 
-	*names = cgnames_table();
-	if (!*names)
-		return -ENOMEM;
+	if (!names)
+		return NULL;
 	cg = capr_cgroups(r, &n);
-	if (!n)
+	if (!n && grouping)
 		ab_warn("the capture names no cgroups (recorded by an abicap "
 			"before cgroup attribution, or on a kernel without it): "
 			"every task is in \"(unknown)\"");
 	for (size_t i = 0; i < n; i++)
-		if (cgnames_set(*names, cg[i].id, cg[i].path))
-			return -ENOMEM;
-	return group_analysis(a, *names, by, g);
+		if (cgnames_set(names, cg[i].id, cg[i].path)) {
+			cgnames_free(names);
+			return NULL;
+		}
+	return names;
 }
 
 int do_report(int argc, char **argv)
@@ -611,8 +637,10 @@ int do_report(int argc, char **argv)
 			"of its complete chunks", argv[optind], n);
 	trl = capr_trailer(r) ? json_loads(capr_trailer(r), 0, NULL) : NULL;
 	analysis_finish(&a);
-	if (by != GROUP_TASK && (c = report_groups(r, &a, by, &names, &g))) {
+	names = capture_names(r, by != GROUP_TASK);
+	if (!names || (by != GROUP_TASK && group_analysis(&a, names, by, &g))) {
 		ab_error("out of memory grouping '%s'", argv[optind]);
+		cgnames_free(names);
 		analysis_free(&a);
 		json_decref(meta);
 		json_decref(trl);
@@ -620,7 +648,7 @@ int do_report(int argc, char **argv)
 		return EXIT_RUNTIME;
 	}
 	if (json) {
-		json_t *out = json_report(&a, argv[optind], meta, cut);
+		json_t *out = json_report(&a, argv[optind], meta, cut, names);
 
 		if (trl)
 			json_object_set(out, "trailer", trl);
@@ -636,7 +664,7 @@ int do_report(int argc, char **argv)
 		json_decref(out);
 	} else {
 		text_report(stdout, &a, argv[optind], meta, trl, cut, (int)top,
-			    by != GROUP_TASK ? &g : NULL, key);
+			    by != GROUP_TASK ? &g : NULL, key, names);
 	}
 	grouping_free(&g);
 	cgnames_free(names);
