@@ -51,12 +51,18 @@ Test(seeds, btf)
 	free(buf);
 }
 
-/* The capture's chunk header after the metadata (capfile.h). */
+static size_t le32(const unsigned char *p)
+{
+	return p[0] | p[1] << 8 | p[2] << 16 | (size_t)p[3] << 24;
+}
+
+/* The first chunk header, after the metadata and any cgroup names (capfile.h). */
 static size_t first_chunk(const unsigned char *buf, size_t len)
 {
-	size_t off = 16 + (buf[12] | buf[13] << 8 | buf[14] << 16 |
-			   (size_t)buf[15] << 24);
+	size_t off = 16 + le32(buf + 12);
 
+	while (off + 12 < len && !memcmp(buf + off, "CGRP", 4))
+		off += 12 + le32(buf + off + 4);
 	cr_assert(off + 20 < len && !memcmp(buf + off, "CHNK", 4),
 		  "FUZZ_CAPTURE has no chunk after its header");
 	return off;
@@ -92,8 +98,8 @@ Test(seeds, capture)
 	memcpy(d + chunk, "CHNX", 4);
 	write_file(seed("fuzz_capfile", "bad-block.abicap"), d, len);
 	memcpy(d, buf, len);
-	d[8] = 2; /* a later format version */
-	write_file(seed("fuzz_capfile", "version2.abicap"), d, len);
+	d[8] = 3; /* a later format version */
+	write_file(seed("fuzz_capfile", "version3.abicap"), d, len);
 	free(d);
 
 	/* the Perfetto target's own form: metadata, NUL, the raw records */
