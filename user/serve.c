@@ -210,11 +210,8 @@ static int parse_args(int argc, char **argv, struct serve_opts *o,
 			o->cap.max_cgroups = n;
 			break;
 		case 'd':
-			if (!parse_seconds(optarg, &o->duration)) {
-				snprintf(err, errlen, "--duration '%s' is not a "
-					 "positive number of seconds", optarg);
+			if (parse_duration(optarg, &o->duration, err, errlen))
 				return EXIT_USAGE;
-			}
 			break;
 		case OPT_ATTACH:
 			if (parse_attach_mode(optarg, &o->cap.mode, err, errlen))

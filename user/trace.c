@@ -79,6 +79,15 @@ static const struct option long_opts[] = {
 	{ 0 },
 };
 
+int parse_duration(const char *arg, double *secs, char *err, size_t errlen)
+{
+	if (parse_seconds(arg, secs))
+		return 0;
+	snprintf(err, errlen, "--duration '%s' is not a positive number of "
+		 "seconds", arg);
+	return -1;
+}
+
 int parse_attach_mode(const char *arg, enum attach_mode *mode, char *err,
 		      size_t errlen)
 {
@@ -243,11 +252,8 @@ int capture_parse_args(int argc, char **argv, bool record,
 			}
 			break;
 		case 'd':
-			if (!parse_seconds(optarg, &o->duration)) {
-				snprintf(err, errlen, "--duration '%s' is not a "
-					 "positive number of seconds", optarg);
+			if (parse_duration(optarg, &o->duration, err, errlen))
 				return EXIT_USAGE;
-			}
 			break;
 		case 'e':
 			if (!parse_event_list(optarg, &o->cap.events, err,

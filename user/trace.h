@@ -25,6 +25,9 @@ struct trace_opts {
 
 extern const char trace_usage[];
 
+/* --duration SECS: 0, or -1 with err. */
+int parse_duration(const char *arg, double *secs, char *err, size_t errlen);
+
 /* --attach auto|tp_btf|raw_tp: 0, or -1 with err. */
 int parse_attach_mode(const char *arg, enum attach_mode *mode, char *err,
 		      size_t errlen);
