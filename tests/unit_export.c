@@ -84,6 +84,26 @@ Test(export, every_event_and_field_round_trips)
 			 "      tgid: 10\n"), "%s", txt);
 	cr_assert_eq(count(txt, "ftrace_events {"), 2);
 	free(txt);
+
+	/* streamed in two passes (as a capture over the size limit is): the same bytes */
+	{
+		char *pf2 = path("k2.pftrace"), *a, *b;
+		size_t la, lb;
+
+		setenv("ABICAP_EXPORT_STREAM_MB", "0", 1);
+		spawn(&ch, (char *[]){ (char *)abicap_bin(), "export", cap,
+				       "--perfetto", pf2, NULL });
+		unsetenv("ABICAP_EXPORT_STREAM_MB");
+		free(read_all(ch.out_fd));
+		free(read_all(ch.err_fd));
+		cr_assert_eq(wait_exit(&ch, 30), 0);
+		a = read_file(pf, &la);
+		b = read_file(pf2, &lb);
+		cr_assert_eq(la, lb);
+		cr_assert_eq(memcmp(a, b, la), 0, "the streamed export differs");
+		free(a);
+		free(b);
+	}
 }
 
 Test(export, bad_input)

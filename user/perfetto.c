@@ -245,86 +245,128 @@ static void note_thread(struct thr **v, size_t *n, size_t *cap, int32_t tid,
 	(*n)++;
 }
 
-/* The process tree: every thread seen, with its last name. */
-static int emit_process_tree(FILE *out, const union abicap_rec *recs, size_t n)
+struct perfetto {
+	FILE *out;
+	int ncpus;
+	struct thr *t; /* every thread seen, with its last name */
+	size_t nt, tcap;
+	struct pb *bundle; /* per CPU: the FtraceEventBundle being filled */
+	size_t *count;
+	struct pb ev, sub;
+	int err;
+};
+
+struct perfetto *perfetto_new(FILE *out, int ncpus)
 {
-	struct thr *t = NULL;
-	size_t nt = 0, cap = 0;
+	struct perfetto *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	p->out = out;
+	p->ncpus = ncpus;
+	p->bundle = calloc(ncpus, sizeof(*p->bundle));
+	p->count = calloc(ncpus, sizeof(*p->count));
+	if (!p->bundle || !p->count) {
+		free(p->bundle);
+		free(p->count);
+		free(p);
+		return NULL;
+	}
+	return p;
+}
+
+void perfetto_thread(struct perfetto *p, const union abicap_rec *r)
+{
+	if (r->hdr.type == ABICAP_EV_SCHED_SWITCH) {
+		note_thread(&p->t, &p->nt, &p->tcap, r->sw.prev_pid,
+			    r->sw.prev_tgid, r->sw.prev_comm);
+		note_thread(&p->t, &p->nt, &p->tcap, r->sw.next_pid,
+			    r->sw.next_tgid, r->sw.next_comm);
+	} else if (r->hdr.type <= ABICAP_EV_SCHED_WAKING) {
+		note_thread(&p->t, &p->nt, &p->tcap, r->wk.pid, r->wk.tgid,
+			    r->wk.comm);
+	}
+}
+
+int perfetto_tree(struct perfetto *p)
+{
 	struct pb tree = { 0 }, m = { 0 };
 	int ret;
 
-	for (size_t i = 0; i < n; i++) {
-		const union abicap_rec *r = &recs[i];
-
-		if (r->hdr.type == ABICAP_EV_SCHED_SWITCH) {
-			note_thread(&t, &nt, &cap, r->sw.prev_pid, r->sw.prev_tgid,
-				    r->sw.prev_comm);
-			note_thread(&t, &nt, &cap, r->sw.next_pid, r->sw.next_tgid,
-				    r->sw.next_comm);
-		} else if (r->hdr.type <= ABICAP_EV_SCHED_WAKING) {
-			note_thread(&t, &nt, &cap, r->wk.pid, r->wk.tgid, r->wk.comm);
-		}
-	}
-	for (size_t i = 0; i < nt; i++) {
-		if (t[i].tid == t[i].tgid) {
+	for (size_t i = 0; i < p->nt; i++) {
+		if (p->t[i].tid == p->t[i].tgid) {
 			pb_reset(&m);
-			field_int(&m, PROC_PID, t[i].tgid);
-			field_str(&m, PROC_CMDLINE, t[i].name, ABICAP_COMM_LEN);
+			field_int(&m, PROC_PID, p->t[i].tgid);
+			field_str(&m, PROC_CMDLINE, p->t[i].name, ABICAP_COMM_LEN);
 			field_msg(&tree, TREE_PROCESSES, &m);
 		}
 		pb_reset(&m);
-		field_int(&m, THREAD_TID, t[i].tid);
-		field_str(&m, THREAD_NAME, t[i].name, ABICAP_COMM_LEN);
-		field_int(&m, THREAD_TGID, t[i].tgid);
+		field_int(&m, THREAD_TID, p->t[i].tid);
+		field_str(&m, THREAD_NAME, p->t[i].name, ABICAP_COMM_LEN);
+		field_int(&m, THREAD_TGID, p->t[i].tgid);
 		field_msg(&tree, TREE_THREADS, &m);
 	}
-	ret = tree.oom || m.oom ? -ENOMEM : emit_packet(out, PACKET_PROCESS_TREE, &tree);
+	ret = tree.oom || m.oom ? -ENOMEM :
+	      emit_packet(p->out, PACKET_PROCESS_TREE, &tree);
 	pb_free(&tree);
 	pb_free(&m);
-	free(t);
+	if (ret && !p->err)
+		p->err = ret;
+	return ret;
+}
+
+int perfetto_event(struct perfetto *p, const union abicap_rec *r)
+{
+	uint32_t cpu = r->hdr.cpu;
+
+	if (p->err || cpu >= (uint32_t)p->ncpus)
+		return p->err;
+	if (!p->bundle[cpu].len)
+		field_uint(&p->bundle[cpu], BUNDLE_CPU, cpu);
+	encode_event(&p->ev, &p->sub, r);
+	field_msg(&p->bundle[cpu], BUNDLE_EVENT, &p->ev);
+	if (++p->count[cpu] == EVENTS_PER_BUNDLE) {
+		p->err = emit_packet(p->out, PACKET_FTRACE_EVENTS,
+				     &p->bundle[cpu]);
+		pb_reset(&p->bundle[cpu]);
+		p->count[cpu] = 0;
+	}
+	if (p->ev.oom || p->sub.oom || p->bundle[cpu].oom)
+		p->err = -ENOMEM;
+	return p->err;
+}
+
+int perfetto_finish(struct perfetto *p)
+{
+	int ret = p->err;
+
+	for (int c = 0; c < p->ncpus && !ret; c++)
+		if (p->count[c])
+			ret = emit_packet(p->out, PACKET_FTRACE_EVENTS,
+					  &p->bundle[c]);
+	for (int c = 0; c < p->ncpus; c++)
+		pb_free(&p->bundle[c]);
+	free(p->bundle);
+	free(p->count);
+	pb_free(&p->ev);
+	pb_free(&p->sub);
+	free(p->t);
+	if (!ret && fflush(p->out))
+		ret = -errno;
+	free(p);
 	return ret;
 }
 
 int perfetto_write(FILE *out, const union abicap_rec *recs, size_t n, int ncpus)
 {
-	struct pb *bundle = calloc(ncpus, sizeof(*bundle));
-	size_t *count = calloc(ncpus, sizeof(*count));
-	struct pb ev = { 0 }, sub = { 0 };
-	int ret = 0;
+	struct perfetto *p = perfetto_new(out, ncpus);
 
-	if (!bundle || !count) {
-		free(bundle);
-		free(count);
+	if (!p)
 		return -ENOMEM;
-	}
-	ret = emit_process_tree(out, recs, n);
-	for (size_t i = 0; i < n && !ret; i++) {
-		uint32_t cpu = recs[i].hdr.cpu;
-
-		if (cpu >= (uint32_t)ncpus)
-			continue;
-		if (!bundle[cpu].len)
-			field_uint(&bundle[cpu], BUNDLE_CPU, cpu);
-		encode_event(&ev, &sub, &recs[i]);
-		field_msg(&bundle[cpu], BUNDLE_EVENT, &ev);
-		if (++count[cpu] == EVENTS_PER_BUNDLE) {
-			ret = emit_packet(out, PACKET_FTRACE_EVENTS, &bundle[cpu]);
-			pb_reset(&bundle[cpu]);
-			count[cpu] = 0;
-		}
-		if (ev.oom || sub.oom || bundle[cpu].oom)
-			ret = -ENOMEM;
-	}
-	for (int c = 0; c < ncpus && !ret; c++)
-		if (count[c])
-			ret = emit_packet(out, PACKET_FTRACE_EVENTS, &bundle[c]);
-	for (int c = 0; c < ncpus; c++)
-		pb_free(&bundle[c]);
-	free(bundle);
-	free(count);
-	pb_free(&ev);
-	pb_free(&sub);
-	if (!ret && fflush(out))
-		ret = -errno;
-	return ret;
+	for (size_t i = 0; i < n; i++)
+		perfetto_thread(p, &recs[i]);
+	perfetto_tree(p);
+	for (size_t i = 0; i < n; i++)
+		perfetto_event(p, &recs[i]);
+	return perfetto_finish(p);
 }
