@@ -145,18 +145,23 @@ static struct cg_entry *find(struct cgnames *n, uint64_t id)
 	return &n->e[slot_of(n, id)];
 }
 
+bool cgnames_get(struct cgnames *n, uint64_t id, struct cgname *out)
+{
+	struct cg_entry *e = find(n, id);
+
+	if (!e)
+		return false;
+	out->path = e->path;
+	out->ct = e->is_ct ? &e->ct : NULL;
+	out->label = e->label;
+	return true;
+}
+
 const char *cgnames_path(struct cgnames *n, uint64_t id)
 {
 	struct cg_entry *e = find(n, id);
 
 	return e ? e->path : NULL;
-}
-
-const struct ct_info *cgnames_container(struct cgnames *n, uint64_t id)
-{
-	struct cg_entry *e = find(n, id);
-
-	return e && e->is_ct ? &e->ct : NULL;
 }
 
 const char *cgnames_label(struct cgnames *n, uint64_t id)

@@ -23,10 +23,17 @@ struct cgnames *cgnames_table(void);
 void cgnames_free(struct cgnames *n);
 
 int cgnames_set(struct cgnames *n, uint64_t id, const char *path);
+/* Everything known of a cgroup, in one lookup. */
+struct cgname {
+	const char *path; /* "/system.slice/foo.service" */
+	const struct ct_info *ct; /* its container, NULL: in none */
+	const char *label; /* the container label, else the path */
+};
+/* false (out untouched) if the id is 0 or unknown; the strings live in n. */
+bool cgnames_get(struct cgnames *n, uint64_t id, struct cgname *out);
+
 /* "/system.slice/foo.service", NULL if unknown */
 const char *cgnames_path(struct cgnames *n, uint64_t id);
-/* The container, NULL if the cgroup is in none (or unknown). */
-const struct ct_info *cgnames_container(struct cgnames *n, uint64_t id);
 /* For tables: the container label, else the path, else "cgroup#ID". */
 const char *cgnames_label(struct cgnames *n, uint64_t id);
 /*

@@ -84,12 +84,19 @@ int usage_error(int argc, char **argv, int ch, const char *cmd)
 	return EXIT_USAGE;
 }
 
-int meta_ncpus(json_t *meta, const union abicap_rec *recs, size_t n)
+int meta_ncpus_given(json_t *meta)
 {
 	json_int_t v = json_integer_value(json_object_get(meta, "ncpus"));
+
+	return v >= 1 && v <= CAPTURE_MAX_CPUS ? (int)v : 0;
+}
+
+int meta_ncpus(json_t *meta, const union abicap_rec *recs, size_t n)
+{
+	int v = meta_ncpus_given(meta);
 	uint32_t max = 0;
 
-	if (v >= 1 && v <= CAPTURE_MAX_CPUS)
+	if (v)
 		return v;
 	for (size_t i = 0; i < n; i++)
 		if (recs[i].hdr.cpu >= max && recs[i].hdr.cpu < CAPTURE_MAX_CPUS)

@@ -40,6 +40,8 @@ int export_perfetto_fd(const char *cap, int fd, const char *out);
  */
 #define CAPTURE_MAX_CPUS 65536 /* Linux builds have at most 8192 (NR_CPUS) */
 int meta_ncpus(json_t *meta, const union abicap_rec *recs, size_t n);
+/* The metadata's "ncpus" where it is 1..CAPTURE_MAX_CPUS, else 0. */
+int meta_ncpus_given(json_t *meta);
 
 /* libbpf's own messages on stderr only when asked (-v). */
 void set_libbpf_verbose(bool verbose);

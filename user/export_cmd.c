@@ -89,7 +89,7 @@ int export_perfetto_fd(const char *cap, int fd, const char *outp)
 	struct capr *r;
 	json_t *meta = NULL;
 	FILE *out = NULL;
-	json_int_t ncpus;
+	int ncpus;
 	struct stat st;
 	bool streamed;
 	int c, werr = 0, ret = EXIT_OK;
@@ -101,7 +101,6 @@ int export_perfetto_fd(const char *cap, int fd, const char *outp)
 		goto out;
 	}
 	meta = json_loads(capr_meta(r), 0, NULL);
-	ncpus = json_integer_value(json_object_get(meta, "ncpus"));
 	out = fdopen(fd, "wb");
 	if (!out) {
 		ab_error("cannot write '%s': %s", outp, strerror(errno));
@@ -115,10 +114,10 @@ int export_perfetto_fd(const char *cap, int fd, const char *outp)
 	 * passes instead, in a few tens of MB. Without a CPU count to trust,
 	 * the records say it: loaded.
 	 */
-	streamed = ncpus >= 1 && ncpus <= CAPTURE_MAX_CPUS &&
-		   !stat(cap, &st) && st.st_size > stream_bytes();
+	ncpus = meta_ncpus_given(meta);
+	streamed = ncpus && !stat(cap, &st) && st.st_size > stream_bytes();
 	if (streamed)
-		c = export_stream(cap, r, out, (int)ncpus, &n, &werr);
+		c = export_stream(cap, r, out, ncpus, &n, &werr);
 	else
 		c = capr_load(r, &recs, &n);
 	if (c == -ENOMEM) {

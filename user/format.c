@@ -170,19 +170,19 @@ static void text_cgroup(struct sbuf *sb, uint64_t id)
 /* ,"<p>cgroup_id":N,"<p>cgroup":"/path"|null,"<p>container":"label"|null */
 static void json_cgroup(struct sbuf *sb, const char *p, uint64_t id)
 {
-	const struct ct_info *ct = fmt_names ? cgnames_container(fmt_names, id) :
-					       NULL;
-	const char *path = fmt_names ? cgnames_path(fmt_names, id) : NULL;
+	struct cgname c = { 0 };
 
+	if (fmt_names)
+		cgnames_get(fmt_names, id, &c);
 	sb_printf(sb, ",\"%scgroup_id\":%llu,\"%scgroup\":", p,
 		  (unsigned long long)id, p);
-	if (path)
-		sb_json_str(sb, path, SIZE_MAX);
+	if (c.path)
+		sb_json_str(sb, c.path, SIZE_MAX);
 	else
 		sb_puts(sb, "null");
 	sb_printf(sb, ",\"%scontainer\":", p);
-	if (ct)
-		sb_json_str(sb, cgnames_label(fmt_names, id), SIZE_MAX);
+	if (c.ct)
+		sb_json_str(sb, c.label, SIZE_MAX);
 	else
 		sb_puts(sb, "null");
 }

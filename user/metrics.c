@@ -22,7 +22,6 @@ struct cg_row {
 	char container[128];
 	char pod[40];
 	const char *qos;
-	bool gone; /* the cgroup's directory no longer exists */
 };
 
 /* A Prometheus label value: backslash, quote and newline escaped. */
@@ -77,28 +76,32 @@ static int cmp_rows(const void *a, const void *b)
 	return c ? c : (x->id > y->id) - (x->id < y->id);
 }
 
-/* Name a row; a cgroup the hierarchy no longer has is marked gone. */
+/* Name a row: path, container, pod, QoS class. */
 static void describe_row(struct metrics_ctx *m, struct cg_row *r)
 {
-	const struct ct_info *ct = cgnames_container(m->names, r->id);
-	const char *path = cgnames_path(m->names, r->id);
-	char dir[4096];
+	struct cgname c = { 0 };
 
-	r->path = path;
+	cgnames_get(m->names, r->id, &c);
+	r->path = c.path;
 	snprintf(r->idname, sizeof(r->idname), "cgroup#%" PRIu64, r->id);
 	r->container[0] = r->pod[0] = 0;
 	r->qos = "";
-	if (ct) {
-		ct_label(ct, path, r->container, sizeof(r->container));
-		snprintf(r->pod, sizeof(r->pod), "%s", ct->pod_uid);
-		r->qos = ct_qos_name(ct->qos);
+	if (c.ct) {
+		snprintf(r->container, sizeof(r->container), "%s", c.label);
+		snprintf(r->pod, sizeof(r->pod), "%s", c.ct->pod_uid);
+		r->qos = ct_qos_name(c.ct->qos);
 	}
-	if (path && m->cgroup_root) {
-		snprintf(dir, sizeof(dir), "%s%s", m->cgroup_root, path);
-		r->gone = access(dir, F_OK) && errno == ENOENT;
-	} else {
-		r->gone = !path;
-	}
+}
+
+/* The row's cgroup is no longer in the hierarchy (only asked when pruning). */
+static bool row_gone(const struct metrics_ctx *m, const struct cg_row *r)
+{
+	char dir[4096];
+
+	if (!r->path || !m->cgroup_root)
+		return !r->path;
+	snprintf(dir, sizeof(dir), "%s%s", m->cgroup_root, r->path);
+	return access(dir, F_OK) && errno == ENOENT;
 }
 
 /* Every cgroup in the map, summed over CPUs; *n rows, malloc'd. */
@@ -304,7 +307,8 @@ char *metrics_render(struct metrics_ctx *m, size_t *len, char *err,
 	/* shown one last time: make room by forgetting removed cgroups */
 	if (buf && n * 4 >= (size_t)m->max_cgroups * 3)
 		for (size_t i = 0; i < n; i++)
-			if (rows[i].gone && !bpf_map_delete_elem(fd, &rows[i].id))
+			if (row_gone(m, &rows[i]) &&
+			    !bpf_map_delete_elem(fd, &rows[i].id))
 				m->pruned++;
 	free(rows);
 	return buf;

@@ -357,15 +357,16 @@ static void text_cpus_chains(FILE *f, struct analysis *a, json_t *meta,
 /* "cgroup_id", "cgroup" (path or null), "container" (label or null) */
 static void json_cgroup_fields(json_t *o, struct cgnames *names, uint64_t id)
 {
-	const struct ct_info *ct = id ? cgnames_container(names, id) : NULL;
-	const char *p = id ? cgnames_path(names, id) : NULL;
+	struct cgname c = { 0 };
 
 	if (!o)
 		return;
+	cgnames_get(names, id, &c);
 	json_object_set_new(o, "cgroup_id", json_integer((json_int_t)id));
-	json_object_set_new(o, "cgroup", p ? json_string(p) : json_null());
-	json_object_set_new(o, "container", ct ?
-			    json_string(cgnames_label(names, id)) : json_null());
+	json_object_set_new(o, "cgroup", c.path ? json_string(c.path) :
+						  json_null());
+	json_object_set_new(o, "container", c.ct ? json_string(c.label) :
+						   json_null());
 }
 
 static json_t *json_report(struct analysis *a, const char *path, json_t *meta,
@@ -486,15 +487,14 @@ static bool meta_lists_events(json_t *meta, bool *waking)
 static int read_records(struct capr *r, json_t *meta, struct analysis *a,
 			size_t *n, int32_t pid, const char *comm)
 {
-	json_int_t ncpus = json_integer_value(json_object_get(meta, "ncpus"));
+	int ncpus = meta_ncpus_given(meta);
 	union abicap_rec *recs = NULL;
 	uint64_t late = 0;
 	bool waking;
 	int c;
 
-	if (ncpus >= 1 && ncpus <= CAPTURE_MAX_CPUS &&
-	    meta_lists_events(meta, &waking)) {
-		analysis_init(a, (int)ncpus);
+	if (ncpus && meta_lists_events(meta, &waking)) {
+		analysis_init(a, ncpus);
 		a->from_waking = waking;
 		set_filters(a, pid, comm);
 		c = capr_each(r, CAPR_WINDOW_NS, add_record, a, &late);

@@ -23,26 +23,24 @@ int group_by_parse(const char *s, enum group_by *by)
 static void group_name(struct cgnames *names, enum group_by by, uint64_t cg,
 		       char *out, size_t len)
 {
-	const struct ct_info *ct;
-	const char *path;
+	struct cgname c = { 0 };
 
 	if (!cg) {
 		snprintf(out, len, "(unknown)");
 		return;
 	}
-	path = cgnames_path(names, cg);
+	cgnames_get(names, cg, &c);
 	if (by == GROUP_CGROUP) {
-		if (path)
-			snprintf(out, len, "%s", path);
+		if (c.path)
+			snprintf(out, len, "%s", c.path);
 		else
 			snprintf(out, len, "cgroup#%" PRIu64, cg);
 		return;
 	}
-	ct = cgnames_container(names, cg);
-	if (ct)
-		ct_label(ct, path, out, len);
+	if (c.ct)
+		snprintf(out, len, "%s", c.label);
 	else
-		snprintf(out, len, path ? "(host)" : "(unknown)");
+		snprintf(out, len, c.path ? "(host)" : "(unknown)");
 }
 
 static struct group *find_group(struct grouping *g, const char *name)

@@ -307,22 +307,6 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 	return reply(conn, MHD_HTTP_OK, body, len, true);
 }
 
-/* --cgroup: resolve the path into the capture options. */
-static int resolve_cgroup(const char *path, char *root, size_t rootlen,
-			  struct capture_opts *cap, char *err, size_t errlen)
-{
-	unsigned int level;
-
-	if (cgroup_root(root, rootlen, err, errlen))
-		return EXIT_KERNEL;
-	if (!path)
-		return EXIT_OK;
-	if (cgroup_resolve(root, path, &cap->cgroup_id, &level, err, errlen))
-		return EXIT_USAGE;
-	cap->cgroup_level = level;
-	return EXIT_OK;
-}
-
 static void sleep_ms(long ms)
 {
 	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
@@ -353,8 +337,8 @@ int do_serve(int argc, char **argv)
 	if (!ret && parse_listen(o.listen, &la, err, sizeof(err)))
 		ret = EXIT_USAGE;
 	if (!ret)
-		ret = resolve_cgroup(o.cgroup, root, sizeof(root), &o.cap, err,
-				     sizeof(err));
+		ret = resolve_cgroup_option(o.cgroup, root, sizeof(root),
+					    &o.cap, err, sizeof(err));
 	if (!ret && o.contract_path) {
 		contract = load_contract_arg(o.contract_path, err, sizeof(err));
 		if (!contract)

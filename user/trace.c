@@ -79,6 +79,24 @@ static const struct option long_opts[] = {
 	{ 0 },
 };
 
+int resolve_cgroup_option(const char *path, char *root, size_t rootlen,
+			  struct capture_opts *cap, char *err, size_t errlen)
+{
+	char why[ERRMSG_LEN];
+	unsigned int level;
+
+	if (cgroup_root(root, rootlen, why, sizeof(why))) {
+		snprintf(err, errlen, "%s%s", path ? "--cgroup: " : "", why);
+		return EXIT_KERNEL;
+	}
+	if (!path)
+		return EXIT_OK;
+	if (cgroup_resolve(root, path, &cap->cgroup_id, &level, err, errlen))
+		return EXIT_USAGE;
+	cap->cgroup_level = level;
+	return EXIT_OK;
+}
+
 int parse_duration(const char *arg, double *secs, char *err, size_t errlen)
 {
 	if (parse_seconds(arg, secs))
@@ -454,18 +472,13 @@ int capture_prepare(int argc, char **argv, bool record, struct trace_opts *o,
 	}
 	if (o->cgroup_path) {
 		char root[4096];
-		unsigned int level;
 
-		if (cgroup_root(root, sizeof(root), err, sizeof(err))) {
-			ab_error("--cgroup: %s", err);
-			return EXIT_KERNEL;
-		}
-		if (cgroup_resolve(root, o->cgroup_path, &o->cap.cgroup_id,
-				   &level, err, sizeof(err))) {
+		ret = resolve_cgroup_option(o->cgroup_path, root, sizeof(root),
+					    &o->cap, err, sizeof(err));
+		if (ret) {
 			ab_error("%s", err);
-			return EXIT_USAGE;
+			return ret;
 		}
-		o->cap.cgroup_level = level;
 	}
 	o->cap.drop_privileges = true;
 	loop_install_signals();

@@ -25,6 +25,14 @@ struct trace_opts {
 
 extern const char trace_usage[];
 
+/*
+ * The cgroup v2 mount into root, and --cgroup PATH (NULL: none) into
+ * cap's filter. EXIT_OK, EXIT_KERNEL (no cgroup2 mount) or EXIT_USAGE (no
+ * such cgroup), with one line in err.
+ */
+int resolve_cgroup_option(const char *path, char *root, size_t rootlen,
+			  struct capture_opts *cap, char *err, size_t errlen);
+
 /* --duration SECS: 0, or -1 with err. */
 int parse_duration(const char *arg, double *secs, char *err, size_t errlen);
 
