@@ -171,7 +171,8 @@ static void text_groups(FILE *f, struct grouping *g, const char *key, int top)
 		fprintf(f, "  %s -> %s  %llu wakeups, avg %.1f us, max %.1f us\n",
 			g->ch[i].waker, g->ch[i].wakee,
 			(unsigned long long)g->ch[i].count,
-			g->ch[i].count ? us(g->ch[i].total_lat / g->ch[i].count) : 0,
+			g->ch[i].measured ?
+			us(g->ch[i].total_lat / g->ch[i].measured) : 0,
 			us(g->ch[i].max_lat));
 }
 
@@ -341,7 +342,8 @@ static void text_cpus_chains(FILE *f, struct analysis *a, json_t *meta,
 		snprintf(e, sizeof(e), "%s:%d", c->wakee_comm, c->wakee);
 		fprintf(f, "  %-24s -> %-24s %9llu %10.1f %10.1f\n", w, e,
 			(unsigned long long)c->count,
-			c->count ? us(c->total_lat / c->count) : 0, us(c->max_lat));
+			c->measured ? us(c->total_lat / c->measured) : 0,
+			us(c->max_lat));
 	}
 	sort_some(a->chains, a->nchains, sizeof(*a->chains), by_max);
 	fprintf(f, "\nWakeup chains, slowest (top %d):\n", top);

@@ -25,7 +25,7 @@ struct group {
 
 struct group_chain {
 	char waker[GROUP_NAME_MAX], wakee[GROUP_NAME_MAX];
-	uint64_t count, total_lat, max_lat;
+	uint64_t count, measured, total_lat, max_lat;
 };
 
 struct grouping {
