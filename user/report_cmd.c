@@ -10,6 +10,7 @@
 #include "capfile.h"
 #include "cgnames.h"
 #include "commands.h"
+#include "format.h"
 #include "report_group.h"
 #include "util.h"
 
@@ -46,6 +47,27 @@ static double ms(uint64_t ns)
 {
 	return ns / 1e6;
 }
+
+/*
+ * A comm or cgroup path for output, text or JSON: printable ASCII and valid
+ * UTF-8 as they are, any other byte as the text \xHH (format.c's escaping,
+ * as trace prints them), so a terminal gets no control bytes and JSON only
+ * valid UTF-8. Each call has its own buffer of the ring: four at a time.
+ */
+static const char *esc(const char *s, size_t n)
+{
+	static char ring[4][4 * 4096 + 1];
+	static int next;
+	char *buf = ring[next++ % 4];
+	struct sbuf sb;
+
+	sb_init(&sb, buf, sizeof(ring[0]));
+	sb_text_str(&sb, s ? s : "", n);
+	return buf;
+}
+
+#define ESC_COMM(c) esc((c), ABICAP_COMM_LEN)
+#define ESC(s) esc((s), 4096)
 
 /* log2 histogram of microseconds, like runqlat's */
 static void histogram(FILE *f, const struct lat *l)
@@ -146,7 +168,7 @@ static void text_groups(FILE *f, struct grouping *g, const char *key, int top)
 		struct group *r = &g->g[i];
 
 		fprintf(f, "  %-40s %6zu %9zu %11.3f %9.1f %9.1f %9.1f | %9zu %11.3f\n",
-			r->name, r->ntasks, r->rq.n, ms(r->rq.total),
+			ESC(r->name), r->ntasks, r->rq.n, ms(r->rq.total),
 			r->rq.n ? us(r->rq.total / r->rq.n) : 0,
 			us(lat_percentile(&r->rq, 99)), us(r->rq.max), r->wake.n,
 			ms(r->wake.total));
@@ -160,7 +182,7 @@ static void text_groups(FILE *f, struct grouping *g, const char *key, int top)
 		struct group *r = &g->g[i];
 
 		fprintf(f, "  %-40s %11.3f %10.3f %10.3f %10.3f %10.3f %8llu %8llu\n",
-			r->name, ms(r->off_total), ms(r->off_by_state[1]),
+			ESC(r->name), ms(r->off_total), ms(r->off_by_state[1]),
 			ms(r->off_by_state[2]), ms(r->off_by_state[0]),
 			ms(r->off_by_state[9]), (unsigned long long)r->voluntary,
 			(unsigned long long)r->involuntary);
@@ -169,7 +191,7 @@ static void text_groups(FILE *f, struct grouping *g, const char *key, int top)
 	fprintf(f, "\nWakeup chains by %s, most frequent (top %d):\n", key, top);
 	for (size_t i = 0; i < g->nch && i < (size_t)top; i++)
 		fprintf(f, "  %s -> %s  %llu wakeups, avg %.1f us, max %.1f us\n",
-			g->ch[i].waker, g->ch[i].wakee,
+			ESC(g->ch[i].waker), ESC(g->ch[i].wakee),
 			(unsigned long long)g->ch[i].count,
 			g->ch[i].measured ?
 			us(g->ch[i].total_lat / g->ch[i].measured) : 0,
@@ -190,7 +212,7 @@ static json_t *json_groups(struct grouping *g)
 					json_integer(r->off_by_state[k]));
 		json_array_append_new(groups, json_pack(
 			"{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:I, s:I}",
-			"group", r->name, "tasks", (json_int_t)r->ntasks,
+			"group", ESC(r->name), "tasks", (json_int_t)r->ntasks,
 			"rq_samples", (json_int_t)r->rq.n,
 			"rq_total_ns", (json_int_t)r->rq.total,
 			"rq_p99_ns", (json_int_t)lat_percentile(&r->rq, 99),
@@ -204,7 +226,7 @@ static json_t *json_groups(struct grouping *g)
 	}
 	for (size_t i = 0; i < g->nch; i++)
 		json_array_append_new(chains, json_pack("{s:s, s:s, s:I, s:I, s:I}",
-			"waker", g->ch[i].waker, "wakee", g->ch[i].wakee,
+			"waker", ESC(g->ch[i].waker), "wakee", ESC(g->ch[i].wakee),
 			"count", (json_int_t)g->ch[i].count,
 			"total_latency_ns", (json_int_t)g->ch[i].total_lat,
 			"max_latency_ns", (json_int_t)g->ch[i].max_lat));
@@ -257,7 +279,7 @@ static void text_report(FILE *f, struct analysis *a, const char *path,
 /* The task's cgroup for a table: container label, else path, else "-". */
 static const char *task_cgroup(struct cgnames *names, const struct task *t)
 {
-	return names && t->cgroup ? cgnames_label(names, t->cgroup) : "-";
+	return names && t->cgroup ? ESC(cgnames_label(names, t->cgroup)) : "-";
 }
 
 static void text_tasks(FILE *f, struct analysis *a, int top,
@@ -274,7 +296,8 @@ static void text_tasks(FILE *f, struct analysis *a, int top,
 		if (!t->rq.n)
 			continue;
 		fprintf(f, "  %-8d %-16s %9zu %11.3f %9.1f %9.1f %9.1f | %9zu %11.3f "
-			"%9.1f  %s\n", t->pid, t->comm, t->rq.n, ms(t->rq.total),
+			"%9.1f  %s\n", t->pid, ESC_COMM(t->comm), t->rq.n,
+			ms(t->rq.total),
 			us(t->rq.total / t->rq.n), us(lat_percentile(&t->rq, 99)),
 			us(t->rq.max), t->wake.n, ms(t->wake.total), us(t->wake.max),
 			task_cgroup(names, t));
@@ -295,7 +318,7 @@ static void text_tasks(FILE *f, struct analysis *a, int top,
 		if (!t->off_total)
 			continue;
 		fprintf(f, "  %-8d %-16s %11.3f %10.3f %10.3f %10.3f %10.3f %10.3f "
-			"%8llu %8llu\n", t->pid, t->comm, ms(t->off_total),
+			"%8llu %8llu\n", t->pid, ESC_COMM(t->comm), ms(t->off_total),
 			ms(t->off_by_state[1]), ms(t->off_by_state[2]),
 			ms(t->off_by_state[0]), ms(t->off_by_state[9]),
 			ms(t->off_total - t->off_by_state[0] - t->off_by_state[1] -
@@ -336,10 +359,10 @@ static void text_cpus_chains(FILE *f, struct analysis *a, json_t *meta,
 		"AVG(us)", "MAX(us)");
 	for (size_t i = 0; i < a->nchains && i < (size_t)top; i++) {
 		struct chain *c = &a->chains[i];
-		char w[48], e[48];
+		char w[4 * ABICAP_COMM_LEN + 16], e[4 * ABICAP_COMM_LEN + 16];
 
-		snprintf(w, sizeof(w), "%s:%d", c->waker_comm, c->waker);
-		snprintf(e, sizeof(e), "%s:%d", c->wakee_comm, c->wakee);
+		snprintf(w, sizeof(w), "%s:%d", ESC_COMM(c->waker_comm), c->waker);
+		snprintf(e, sizeof(e), "%s:%d", ESC_COMM(c->wakee_comm), c->wakee);
 		fprintf(f, "  %-24s -> %-24s %9llu %10.1f %10.1f\n", w, e,
 			(unsigned long long)c->count,
 			c->measured ? us(c->total_lat / c->measured) : 0,
@@ -351,8 +374,9 @@ static void text_cpus_chains(FILE *f, struct analysis *a, json_t *meta,
 		struct chain *c = &a->chains[i];
 
 		fprintf(f, "  %s:%d -> %s:%d  max %.1f us over %llu wakeups\n",
-			c->waker_comm, c->waker, c->wakee_comm, c->wakee,
-			us(c->max_lat), (unsigned long long)c->count);
+			ESC_COMM(c->waker_comm), c->waker,
+			ESC_COMM(c->wakee_comm), c->wakee, us(c->max_lat),
+			(unsigned long long)c->count);
 	}
 }
 
@@ -365,9 +389,9 @@ static void json_cgroup_fields(json_t *o, struct cgnames *names, uint64_t id)
 		return;
 	cgnames_get(names, id, &c);
 	json_object_set_new(o, "cgroup_id", json_integer((json_int_t)id));
-	json_object_set_new(o, "cgroup", c.path ? json_string(c.path) :
+	json_object_set_new(o, "cgroup", c.path ? json_string(ESC(c.path)) :
 						  json_null());
-	json_object_set_new(o, "container", c.ct ? json_string(c.label) :
+	json_object_set_new(o, "container", c.ct ? json_string(ESC(c.label)) :
 						   json_null());
 }
 
@@ -390,7 +414,7 @@ static json_t *json_report(struct analysis *a, const char *path, json_t *meta,
 					json_integer(t->off_by_state[k]));
 		json_array_append_new(tasks, json_pack(
 			"{s:i, s:i, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:I, s:I}",
-			"tid", t->pid, "tgid", t->tgid, "comm", t->comm,
+			"tid", t->pid, "tgid", t->tgid, "comm", ESC_COMM(t->comm),
 			"rq_samples", (json_int_t)t->rq.n,
 			"rq_total_ns", (json_int_t)t->rq.total,
 			"rq_p99_ns", (json_int_t)lat_percentile(&t->rq, 99),
@@ -429,8 +453,10 @@ static json_t *json_report(struct analysis *a, const char *path, json_t *meta,
 	for (size_t i = 0; i < a->nchains; i++)
 		json_array_append_new(chains, json_pack(
 			"{s:i, s:s, s:i, s:s, s:I, s:I, s:I}",
-			"waker", a->chains[i].waker, "waker_comm", a->chains[i].waker_comm,
-			"wakee", a->chains[i].wakee, "wakee_comm", a->chains[i].wakee_comm,
+			"waker", a->chains[i].waker,
+			"waker_comm", ESC_COMM(a->chains[i].waker_comm),
+			"wakee", a->chains[i].wakee,
+			"wakee_comm", ESC_COMM(a->chains[i].wakee_comm),
 			"count", (json_int_t)a->chains[i].count,
 			"total_latency_ns", (json_int_t)a->chains[i].total_lat,
 			"max_latency_ns", (json_int_t)a->chains[i].max_lat));

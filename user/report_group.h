@@ -12,7 +12,8 @@
 
 enum group_by { GROUP_TASK, GROUP_CGROUP, GROUP_CONTAINER };
 
-#define GROUP_NAME_MAX 256
+/* a whole cgroup v2 path (capfile.h): never cut, groups never merged */
+#define GROUP_NAME_MAX (4096 + 1)
 
 struct group {
 	char name[GROUP_NAME_MAX];

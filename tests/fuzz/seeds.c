@@ -56,12 +56,16 @@ static size_t le32(const unsigned char *p)
 	return p[0] | p[1] << 8 | p[2] << 16 | (size_t)p[3] << 24;
 }
 
-/* The first chunk header, after the metadata and any cgroup names (capfile.h). */
+/*
+ * The first chunk header, after the metadata and any cgroup names or drop
+ * windows (capfile.h).
+ */
 static size_t first_chunk(const unsigned char *buf, size_t len)
 {
 	size_t off = 16 + le32(buf + 12);
 
-	while (off + 12 < len && !memcmp(buf + off, "CGRP", 4))
+	while (off + 12 < len && (!memcmp(buf + off, "CGRP", 4) ||
+				  !memcmp(buf + off, "DROP", 4)))
 		off += 12 + le32(buf + off + 4);
 	cr_assert(off + 20 < len && !memcmp(buf + off, "CHNK", 4),
 		  "FUZZ_CAPTURE has no chunk after its header");
