@@ -69,6 +69,88 @@ static const char *esc(const char *s, size_t n)
 #define ESC_COMM(c) esc((c), ABICAP_COMM_LEN)
 #define ESC(s) esc((s), 4096)
 
+/* What the capture's metadata and blocks say about its filters and losses. */
+struct capinfo {
+	bool task_filtered; /* some tasks only: not every switch of a CPU */
+	bool flags; /* switch records say which side passed (record version 3) */
+	bool untrusted; /* filtered without the flags: waits may be invented */
+	json_t *cpus; /* the CPUs captured (-C), NULL: all */
+	struct drop_window *drops;
+	size_t ndrops;
+	uint64_t dropped_in_windows;
+	bool drops_unplaced; /* lost records the file has no windows for */
+};
+
+/* An option of the recorder's command line that filters tasks (older files). */
+static bool filter_option(const char *arg)
+{
+	static const char *const opts[] = { "-p", "--pid", "--tid", "--comm",
+					    "--cgroup", "--" };
+
+	for (size_t i = 0; i < sizeof(opts) / sizeof(*opts); i++) {
+		size_t n = strlen(opts[i]);
+
+		if (!strncmp(arg, opts[i], n) &&
+		    (!arg[n] || arg[n] == '=' || (n == 2 && arg[1] == 'p')))
+			return true;
+	}
+	return false;
+}
+
+static int cmp_drop(const void *a, const void *b)
+{
+	const struct drop_window *x = a, *y = b;
+
+	return (x->start_ns > y->start_ns) - (x->start_ns < y->start_ns);
+}
+
+static int capinfo_read(struct capinfo *ci, json_t *meta, struct capr *r)
+{
+	json_t *f = json_object_get(meta, "filter"), *v;
+	const struct capfile_drop *d;
+	size_t i, n;
+
+	memset(ci, 0, sizeof(*ci));
+	ci->flags = json_integer_value(json_object_get(meta, "record_format")) >= 3;
+	if (json_is_object(f)) {
+		ci->task_filtered = json_is_true(json_object_get(f, "tasks"));
+		if (json_is_array(json_object_get(f, "cpus")))
+			ci->cpus = json_object_get(f, "cpus");
+	} else {
+		ci->task_filtered = json_integer_value(json_object_get(meta,
+							"pid_filter")) != 0;
+		json_array_foreach(json_object_get(meta, "command_line"), i, v)
+			if (json_is_string(v) && filter_option(json_string_value(v)))
+				ci->task_filtered = true;
+	}
+	ci->untrusted = ci->task_filtered && !ci->flags;
+	d = capr_drops(r, &n);
+	ci->drops = n ? malloc(n * sizeof(*ci->drops)) : NULL;
+	if (n && !ci->drops)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		ci->drops[i] = (struct drop_window){ d[i].start_ns, d[i].end_ns,
+						     d[i].count };
+		ci->dropped_in_windows += d[i].count;
+	}
+	ci->ndrops = n;
+	if (n)
+		qsort(ci->drops, n, sizeof(*ci->drops), cmp_drop);
+	return 0;
+}
+
+/* The trailer's count of lost records (0 without a trailer). */
+static uint64_t trailer_dropped(json_t *trl)
+{
+	json_t *evs = json_object_get(trl, "events"), *v;
+	const char *k;
+	uint64_t drop = 0;
+
+	json_object_foreach(evs, k, v)
+		drop += json_integer_value(json_object_get(v, "dropped"));
+	return drop;
+}
+
 /* log2 histogram of microseconds, like runqlat's */
 static void histogram(FILE *f, const struct lat *l)
 {
@@ -236,30 +318,58 @@ static json_t *json_groups(struct grouping *g)
 
 static void text_tasks(FILE *f, struct analysis *a, int top,
 		       struct cgnames *names);
-static void text_cpus_chains(FILE *f, struct analysis *a, json_t *meta,
-			     int top, bool chains);
+static void text_cpus_chains(FILE *f, struct analysis *a,
+			     const struct capinfo *ci, int top, bool chains);
+
+/* The capture's filter and events, as the metadata says, in one line each. */
+static void text_filter(FILE *f, json_t *meta)
+{
+	json_t *flt = json_object_get(meta, "filter"), *evs;
+	char *s;
+
+	evs = json_object_get(meta, "events");
+	if (json_is_array(evs) && (s = json_dumps(evs, JSON_COMPACT))) {
+		fprintf(f, "events captured: %s\n", s);
+		free(s);
+	}
+	if (json_is_object(flt) && (s = json_dumps(flt, JSON_COMPACT |
+						     JSON_PRESERVE_ORDER))) {
+		fprintf(f, "filter: %s\n", s);
+		free(s);
+	}
+}
 
 /* g: the per-task tables per group instead (--by), named key */
 static void text_report(FILE *f, struct analysis *a, const char *path,
 			json_t *meta, json_t *trl, bool cut, int top,
-			struct grouping *g, const char *key, struct cgnames *names)
+			struct grouping *g, const char *key, struct cgnames *names,
+			const struct capinfo *ci)
 {
 	struct lat *l = &a->rq;
 
-	fprintf(f, "abicap report %s: kernel %s, %.3f s, %llu records%s\n", path,
-		json_string_value(json_object_get(meta, "kernel")) ?: "unknown",
+	fprintf(f, "abicap report %s: kernel %s, %.3f s, %llu records%s\n",
+		ESC(path), ESC(json_string_value(json_object_get(meta, "kernel")) ?:
+			       "unknown"),
 		(a->last_ts - a->first_ts) / 1e9, (unsigned long long)a->records,
 		cut ? "; CUT SHORT: no trailer, read up to the last complete chunk" :
 		"");
-	if (trl) {
-		json_t *evs = json_object_get(trl, "events"), *v;
-		const char *k;
-		json_int_t drop = 0;
-
-		json_object_foreach(evs, k, v)
-			drop += json_integer_value(json_object_get(v, "dropped"));
-		fprintf(f, "dropped while recording: %lld\n", (long long)drop);
-	}
+	text_filter(f, meta);
+	if (trl)
+		fprintf(f, "dropped while recording: %llu\n",
+			(unsigned long long)trailer_dropped(trl));
+	if (ci->ndrops || a->waits_dropped || a->off_dropped)
+		fprintf(f, "lost: %llu records in %zu windows; left out as they "
+			"span one: %llu waits, %llu off-CPU intervals\n",
+			(unsigned long long)ci->dropped_in_windows, a->ndrops,
+			(unsigned long long)a->waits_dropped,
+			(unsigned long long)a->off_dropped);
+	if (ci->drops_unplaced)
+		fprintf(f, "WARNING: records were lost outside any drop window: "
+			"waits spanning them may be too long\n");
+	if (ci->untrusted)
+		fprintf(f, "WARNING: filtered capture without filter flags (an "
+			"older abicap): latency and off-CPU figures not "
+			"trustworthy\n");
 	fprintf(f, "\nRun-queue latency (wakeup or preemption -> running): %zu samples\n",
 		l->n);
 	if (l->n) {
@@ -273,7 +383,7 @@ static void text_report(FILE *f, struct analysis *a, const char *path,
 		text_groups(f, g, key, top);
 	else
 		text_tasks(f, a, top, names);
-	text_cpus_chains(f, a, meta, top, !g);
+	text_cpus_chains(f, a, ci, top, !g);
 }
 
 /* The task's cgroup for a table: container label, else path, else "-". */
@@ -329,20 +439,38 @@ static void text_tasks(FILE *f, struct analysis *a, int top,
 	}
 }
 
-static void text_cpus_chains(FILE *f, struct analysis *a, json_t *meta,
-			     int top, bool chains)
+/* Whether CPU c was captured (-C). */
+static bool cpu_captured(const struct capinfo *ci, int c)
+{
+	json_t *v;
+	size_t i;
+
+	if (!ci->cpus)
+		return true;
+	json_array_foreach(ci->cpus, i, v)
+		if (json_integer_value(v) == c)
+			return true;
+	return false;
+}
+
+#define CPUS_NOT_KNOWN "the capture was filtered to some tasks (-p, --tid, " \
+	"--comm, --cgroup or a command) and does not see every switch on a " \
+	"CPU; record without them for CPU time"
+
+static void text_cpus_chains(FILE *f, struct analysis *a,
+			     const struct capinfo *ci, int top, bool chains)
 {
 	fprintf(f, "\nCPUs:\n");
-	if (json_integer_value(json_object_get(meta, "pid_filter")))
-		fprintf(f, "  not known: the capture was filtered to some "
-			"processes (record without -p or a command for CPU time)\n");
+	if (ci->task_filtered)
+		fprintf(f, "  not shown: %s\n", CPUS_NOT_KNOWN);
 	else
 		fprintf(f, "  %-4s %11s %11s  %s\n", "CPU", "BUSY(ms)", "IDLE(ms)",
 			"IDLE-STATE AND FREQUENCY RESIDENCY");
-	for (int c = 0; c < a->ncpus &&
-	     !json_integer_value(json_object_get(meta, "pid_filter")); c++) {
+	for (int c = 0; c < a->ncpus && !ci->task_filtered; c++) {
 		struct cpu_stat *s = &a->cpus[c];
 
+		if (!cpu_captured(ci, c))
+			continue;
 		fprintf(f, "  %-4d %11.3f %11.3f ", c, ms(s->busy), ms(s->idle_time));
 		for (int k = 0; k < MAX_IDLE_STATES; k++)
 			if (s->residency[k])
@@ -396,8 +524,10 @@ static void json_cgroup_fields(json_t *o, struct cgnames *names, uint64_t id)
 }
 
 static json_t *json_report(struct analysis *a, const char *path, json_t *meta,
-			   bool cut, struct cgnames *names)
+			   bool cut, struct cgnames *names,
+			   const struct capinfo *ci)
 {
+	json_t *out;
 	json_t *tasks = json_array(), *cpus = json_array(), *chains = json_array();
 	struct lat *l = &a->rq;
 
@@ -428,8 +558,13 @@ static json_t *json_report(struct analysis *a, const char *path, json_t *meta,
 		json_cgroup_fields(json_array_get(tasks, json_array_size(tasks) - 1),
 				   names, t->cgroup);
 	}
-	for (int c = 0; c < a->ncpus; c++) {
-		json_t *res = json_object(), *fr = json_object();
+	for (int c = 0; c < a->ncpus && !ci->task_filtered; c++) {
+		json_t *res, *fr;
+
+		if (!cpu_captured(ci, c))
+			continue;
+		res = json_object();
+		fr = json_object();
 
 		for (int k = 0; k < MAX_IDLE_STATES; k++)
 			if (a->cpus[c].residency[k]) {
@@ -460,9 +595,9 @@ static json_t *json_report(struct analysis *a, const char *path, json_t *meta,
 			"count", (json_int_t)a->chains[i].count,
 			"total_latency_ns", (json_int_t)a->chains[i].total_lat,
 			"max_latency_ns", (json_int_t)a->chains[i].max_lat));
-	return json_pack("{s:s, s:O, s:b, s:s, s:I, s:I, s:{s:I, s:I, s:I, s:I, s:I, s:I}, "
+	out = json_pack("{s:s, s:O, s:b, s:s, s:I, s:I, s:{s:I, s:I, s:I, s:I, s:I, s:I}, "
 			 "s:o, s:o, s:o}",
-			 "file", path, "capture", meta, "cut_short", cut,
+			 "file", ESC(path), "capture", meta, "cut_short", cut,
 			 "wakeup_from", a->from_waking ? "sched_waking" : "sched_wakeup",
 			 "records", (json_int_t)a->records,
 			 "duration_ns", (json_int_t)(a->last_ts - a->first_ts),
@@ -473,14 +608,34 @@ static json_t *json_report(struct analysis *a, const char *path, json_t *meta,
 			 "p999_ns", (json_int_t)lat_percentile(l, 99.9),
 			 "max_ns", (json_int_t)l->max,
 			 "tasks", tasks, "cpus", cpus, "wakeup_chains", chains);
+	if (!out)
+		return NULL;
+	if (ci->task_filtered) {
+		json_object_set_new(out, "cpus", json_null());
+		json_object_set_new(out, "cpus_not_shown", json_string(CPUS_NOT_KNOWN));
+	}
+	json_object_set(out, "filter", json_object_get(meta, "filter") ?:
+			json_null());
+	json_object_set_new(out, "figures_trustworthy", json_boolean(
+		!ci->untrusted && !ci->drops_unplaced));
+	json_object_set_new(out, "lost", json_pack("{s:I, s:I, s:I, s:I, s:b}",
+		"drop_windows", (json_int_t)a->ndrops,
+		"records_in_windows", (json_int_t)ci->dropped_in_windows,
+		"waits_left_out", (json_int_t)a->waits_dropped,
+		"off_cpu_intervals_left_out", (json_int_t)a->off_dropped,
+		"outside_windows", ci->drops_unplaced));
+	return out;
 }
 
-/* --pid, --comm */
-static void set_filters(struct analysis *a, int32_t pid, const char *comm)
+/* --pid, --comm, and what the capture says (capinfo) */
+static int set_filters(struct analysis *a, int32_t pid, const char *comm,
+		       const struct capinfo *ci)
 {
 	a->filter_tgid = pid;
 	if (comm)
 		snprintf(a->filter_comm, sizeof(a->filter_comm), "%s", comm);
+	a->switch_flags = ci->flags;
+	return analysis_set_drops(a, ci->drops, ci->ndrops);
 }
 
 static int add_record(void *ctx, const union abicap_rec *rec)
@@ -513,7 +668,8 @@ static bool meta_lists_events(json_t *meta, bool *waking)
  * all loaded to find those out. *n: records read. As capr_load() returns.
  */
 static int read_records(struct capr *r, json_t *meta, struct analysis *a,
-			size_t *n, int32_t pid, const char *comm)
+			size_t *n, int32_t pid, const char *comm,
+			const struct capinfo *ci)
 {
 	int ncpus = meta_ncpus_given(meta);
 	union abicap_rec *recs = NULL;
@@ -524,7 +680,8 @@ static int read_records(struct capr *r, json_t *meta, struct analysis *a,
 	if (ncpus && meta_lists_events(meta, &waking)) {
 		analysis_init(a, ncpus);
 		a->from_waking = waking;
-		set_filters(a, pid, comm);
+		if (set_filters(a, pid, comm, ci))
+			return -ENOMEM;
 		c = capr_each(r, CAPR_WINDOW_NS, add_record, a, &late);
 		*n = a->records;
 		if (late)
@@ -536,7 +693,10 @@ static int read_records(struct capr *r, json_t *meta, struct analysis *a,
 	analysis_init(a, meta_ncpus(meta, recs, *n));
 	for (size_t i = 0; i < *n && !a->from_waking; i++)
 		a->from_waking = recs[i].hdr.type == ABICAP_EV_SCHED_WAKING;
-	set_filters(a, pid, comm);
+	if (set_filters(a, pid, comm, ci)) {
+		free(recs);
+		return -ENOMEM;
+	}
 	for (size_t i = 0; i < *n; i++)
 		analysis_add(a, &recs[i]);
 	free(recs);
@@ -588,6 +748,7 @@ int do_report(int argc, char **argv)
 	struct grouping g = { 0 };
 	struct cgnames *names = NULL;
 	const char *key = NULL;
+	struct capinfo ci;
 	int ch, c;
 
 	optind = 0;
@@ -648,8 +809,15 @@ int do_report(int argc, char **argv)
 		capr_close(r);
 		return EXIT_USAGE;
 	}
-	c = read_records(r, meta, &a, &n, (int32_t)pid, comm);
+	if (capinfo_read(&ci, meta, r)) {
+		ab_error("out of memory reading '%s'", argv[optind]);
+		capr_close(r);
+		json_decref(meta);
+		return EXIT_RUNTIME;
+	}
+	c = read_records(r, meta, &a, &n, (int32_t)pid, comm, &ci);
 	if (c == -ENOMEM) {
+		free(ci.drops);
 		ab_error("out of memory reading '%s'", argv[optind]);
 		analysis_free(&a);
 		capr_close(r);
@@ -665,9 +833,29 @@ int do_report(int argc, char **argv)
 			"of its complete chunks", argv[optind], n);
 	trl = capr_trailer(r) ? json_loads(capr_trailer(r), 0, NULL) : NULL;
 	analysis_finish(&a);
+	/* a file's windows are all found at open: any more lost are unplaced */
+	ci.drops_unplaced = trailer_dropped(trl) > ci.dropped_in_windows;
+	if (ci.drops_unplaced)
+		ab_warn("'%s' lost %llu records %s: waits and off-CPU times "
+			"spanning them cannot be left out and may be too long "
+			"(record it again with this abicap)", argv[optind],
+			(unsigned long long)(trailer_dropped(trl) -
+					     ci.dropped_in_windows),
+			capr_version(r) < 3 ? "and its format (version 2 or "
+			"older) has no drop windows" : "outside any drop window");
+	if (ci.untrusted)
+		ab_warn("'%s' was filtered to some tasks by an abicap whose "
+			"records do not say which side of a switch passed the "
+			"filter: its run-queue latency and off-CPU figures are "
+			"not trustworthy (record it again with this abicap)",
+			argv[optind]);
+	if (a.oom)
+		ab_warn("out of memory: some samples are not in the "
+			"percentiles and tables");
 	names = capture_names(r, by != GROUP_TASK);
 	if (!names || (by != GROUP_TASK && group_analysis(&a, names, by, &g))) {
 		ab_error("out of memory grouping '%s'", argv[optind]);
+		free(ci.drops);
 		cgnames_free(names);
 		analysis_free(&a);
 		json_decref(meta);
@@ -676,7 +864,14 @@ int do_report(int argc, char **argv)
 		return EXIT_RUNTIME;
 	}
 	if (json) {
-		json_t *out = json_report(&a, argv[optind], meta, cut, names);
+		json_t *out = json_report(&a, argv[optind], meta, cut, names,
+					  &ci);
+
+		if (!out) {
+			ab_error("out of memory writing the report of '%s'",
+				 argv[optind]);
+			out = json_object();
+		}
 
 		if (trl)
 			json_object_set(out, "trailer", trl);
@@ -692,11 +887,12 @@ int do_report(int argc, char **argv)
 		json_decref(out);
 	} else {
 		text_report(stdout, &a, argv[optind], meta, trl, cut, (int)top,
-			    by != GROUP_TASK ? &g : NULL, key, names);
+			    by != GROUP_TASK ? &g : NULL, key, names, &ci);
 	}
 	grouping_free(&g);
 	cgnames_free(names);
 	analysis_free(&a);
+	free(ci.drops);
 	json_decref(meta);
 	json_decref(trl);
 	capr_close(r);
