@@ -4,6 +4,7 @@
 #include <jansson.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -148,4 +149,97 @@ Test(record, perfetto_export_keeps_every_event)
 	}
 	cr_assert(strstr(txt, "name: \"abc_ping\""));
 	free(txt);
+}
+
+/* report --format json of file: the parsed output. */
+static json_t *report_json(const char *file)
+{
+	struct run r = run_cmd((char *[]){ (char *)abicap_bin(), "report",
+					   "--format", "json", (char *)file, NULL });
+	json_t *j;
+
+	cr_assert_eq(r.code, 0, "%s", r.err);
+	j = json_loads(r.out, 0, NULL);
+	cr_assert(j, "report --format json: not JSON: %.300s", r.out);
+	free(r.out);
+	free(r.err);
+	return j;
+}
+
+static json_t *task_named(json_t *rep, const char *comm)
+{
+	json_t *t;
+	size_t i;
+
+	json_array_foreach(json_object_get(rep, "tasks"), i, t)
+		if (!strcmp(json_string_value(json_object_get(t, "comm")), comm))
+			return t;
+	cr_assert_fail("no task %s in the report", comm);
+	return NULL;
+}
+
+#define JI(o, k) json_integer_value(json_object_get((o), (k)))
+
+/*
+ * Issue 17: `record -- build/pingpong 2` while an unfiltered capture
+ * records the same window. The filtered report's tasks are the command's
+ * only (unrelated tasks woken by it were reported with waits of seconds:
+ * their switch-ins are not in a filtered capture), it shows no CPU table,
+ * and abc_ping's and abc_pong's waits agree with the unfiltered capture's:
+ * the same count, the same longest (within the few microseconds between
+ * two programs' timestamps).
+ */
+Test(record, filtered_report_agrees_with_unfiltered)
+{
+	char *all = path("all.abicap"), *pp = path("pp.abicap"), seen[4096];
+	struct child ch;
+	struct run r;
+	json_t *fa, *fp, *t;
+	size_t i;
+
+	require_kernel();
+	spawn(&ch, (char *[]){ (char *)abicap_bin(), "record", "-o", all, NULL });
+	wait_for_stderr(&ch, "abicap: recording", seen, sizeof(seen));
+	r = run_cmd((char *[]){ (char *)abicap_bin(), "record", "-o", pp, "--",
+				"build/pingpong", "2", NULL });
+	kill(ch.pid, SIGINT);
+	read_all(ch.out_fd);
+	free(read_all(ch.err_fd));
+	cr_assert_eq(wait_exit(&ch, 30), 0);
+	cr_assert_eq(r.code, 0, "%s", r.err);
+	free(r.out);
+	free(r.err);
+	fa = report_json(all);
+	fp = report_json(pp);
+	cr_assert(json_is_true(json_object_get(json_object_get(fp, "filter"),
+					       "tasks")));
+	cr_assert(json_is_null(json_object_get(fp, "cpus")));
+	cr_assert(json_is_true(json_object_get(fp, "figures_trustworthy")));
+	json_array_foreach(json_object_get(fp, "tasks"), i, t) {
+		const char *c = json_string_value(json_object_get(t, "comm"));
+
+		cr_assert(!strcmp(c, "pingpong") || !strcmp(c, "abc_ping") ||
+			  !strcmp(c, "abc_pong"), "task %s (tid %lld) in a "
+			  "capture of build/pingpong", c, JI(t, "tid"));
+	}
+	cr_assert_lt(JI(json_object_get(fp, "runqueue_latency"), "max_ns"),
+		     1000000000, "a wait of a second or more: invented");
+	for (int k = 0; k < 2; k++) {
+		const char *c = k ? "abc_pong" : "abc_ping";
+		json_t *a = task_named(fa, c), *p = task_named(fp, c);
+		long long lost = JI(json_object_get(fa, "lost"), "waits_left_out") +
+				 JI(json_object_get(fp, "lost"), "waits_left_out");
+		long long ma = JI(a, "rq_max_ns"), mp = JI(p, "rq_max_ns");
+
+		cr_assert_gt(JI(p, "rq_samples"), 1000, "%s", c);
+		if (!lost) /* else either left out different waits */
+			cr_assert_eq(JI(a, "rq_samples"), JI(p, "rq_samples"),
+				     "%s: %lld waits unfiltered, %lld filtered",
+				     c, JI(a, "rq_samples"), JI(p, "rq_samples"));
+		cr_assert_leq(llabs(ma - mp), 50000 + ma / 50, "%s: longest "
+			      "wait %lld ns unfiltered, %lld ns filtered", c,
+			      ma, mp);
+	}
+	json_decref(fa);
+	json_decref(fp);
 }

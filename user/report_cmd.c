@@ -491,10 +491,13 @@ static void text_cpus_chains(FILE *f, struct analysis *a,
 
 		snprintf(w, sizeof(w), "%s:%d", ESC_COMM(c->waker_comm), c->waker);
 		snprintf(e, sizeof(e), "%s:%d", ESC_COMM(c->wakee_comm), c->wakee);
-		fprintf(f, "  %-24s -> %-24s %9llu %10.1f %10.1f\n", w, e,
-			(unsigned long long)c->count,
-			c->measured ? us(c->total_lat / c->measured) : 0,
-			us(c->max_lat));
+		if (!c->measured) /* none of its waits was seen to the end */
+			fprintf(f, "  %-24s -> %-24s %9llu %10s %10s\n", w, e,
+				(unsigned long long)c->count, "-", "-");
+		else
+			fprintf(f, "  %-24s -> %-24s %9llu %10.1f %10.1f\n", w, e,
+				(unsigned long long)c->count,
+				us(c->total_lat / c->measured), us(c->max_lat));
 	}
 	sort_some(a->chains, a->nchains, sizeof(*a->chains), by_max);
 	fprintf(f, "\nWakeup chains, slowest (top %d):\n", top);
@@ -595,6 +598,9 @@ static json_t *json_report(struct analysis *a, const char *path, json_t *meta,
 			"count", (json_int_t)a->chains[i].count,
 			"total_latency_ns", (json_int_t)a->chains[i].total_lat,
 			"max_latency_ns", (json_int_t)a->chains[i].max_lat));
+	for (size_t i = 0; i < a->nchains; i++)
+		json_object_set_new(json_array_get(chains, i), "measured",
+				    json_integer((json_int_t)a->chains[i].measured));
 	out = json_pack("{s:s, s:O, s:b, s:s, s:I, s:I, s:{s:I, s:I, s:I, s:I, s:I, s:I}, "
 			 "s:o, s:o, s:o}",
 			 "file", ESC(path), "capture", meta, "cut_short", cut,
