@@ -17,7 +17,7 @@
 #include "commands.h"
 #include "contract.h"
 #include "events.h"
-#include "format.h"
+#include "escape.h"
 #include "kernel.h"
 #include "outfile.h"
 #include "runloop.h"
@@ -156,23 +156,6 @@ static json_t *btf_identity(void)
 	return json_pack("{s:I, s:s}", "size", (json_int_t)size, "crc32", hex);
 }
 
-/* An argument as a JSON string, bytes that are not UTF-8 as \xHH text. */
-static json_t *json_arg(const char *arg)
-{
-	size_t n = strlen(arg);
-	char *buf = malloc(4 * n + 1);
-	struct sbuf sb;
-	json_t *j;
-
-	if (!buf)
-		return NULL;
-	sb_init(&sb, buf, 4 * n + 1);
-	sb_text_str(&sb, arg, n);
-	j = json_string(buf);
-	free(buf);
-	return j;
-}
-
 /* -p, --tid, --comm, --cgroup or a followed command */
 static bool task_filtered(const struct capture_opts *c)
 {
@@ -195,8 +178,6 @@ static json_t *int_array(const int32_t *v, int n)
 static json_t *filter_json(const struct trace_opts *o, pid_t child)
 {
 	json_t *cpus = json_null(), *cmd = json_null(), *cg = json_null();
-	char comm[4 * ABICAP_COMM_LEN + 1];
-	struct sbuf sb;
 
 	if (o->cap.cpus) {
 		cpus = json_array();
@@ -207,19 +188,18 @@ static json_t *filter_json(const struct trace_opts *o, pid_t child)
 	if (o->command) {
 		cmd = json_array();
 		for (char **a = o->command; *a; a++)
-			json_array_append_new(cmd, json_arg(*a));
+			json_array_append_new(cmd, json_escaped(*a, SIZE_MAX));
 	}
 	if (o->cap.cgroup_id)
 		cg = json_pack("{s:I, s:o}", "id", (json_int_t)o->cap.cgroup_id,
-			       "path", o->cgroup_path ? json_arg(o->cgroup_path) :
-			       json_null());
-	sb_init(&sb, comm, sizeof(comm));
-	sb_text_str(&sb, o->cap.comm, ABICAP_COMM_LEN);
-	return json_pack("{s:b, s:o, s:o, s:s?, s:o, s:o, s:o, s:I}",
+			       "path", o->cgroup_path ?
+			       json_escaped(o->cgroup_path, SIZE_MAX) : json_null());
+	return json_pack("{s:b, s:o, s:o, s:o, s:o, s:o, s:o, s:I}",
 		"tasks", task_filtered(&o->cap),
 		"pids", int_array(o->cap.pids, child ? 0 : o->cap.npids),
 		"tids", int_array(o->cap.tids, o->cap.ntids),
-		"comm", o->cap.comm[0] ? comm : NULL,
+		"comm", o->cap.comm[0] ? json_escaped(o->cap.comm,
+				ABICAP_COMM_LEN) : json_null(),
 		"cgroup", cg, "cpus", cpus, "command", cmd,
 		"command_pid", (json_int_t)child);
 }
@@ -253,7 +233,7 @@ static char *metadata(struct capture *c, const struct trace_opts *o, int argc,
 				"scope", res->v[i].scope, "item", res->v[i].item,
 				"verdict", vstatus_str(res->v[i].status)));
 	for (int i = 0; i < argc; i++)
-		json_array_append_new(cmdline, json_arg(argv[i]));
+		json_array_append_new(cmdline, json_escaped(argv[i], SIZE_MAX));
 	m = json_pack("{s:i, s:i, s:s, s:o, s:{s:i, s:i, s:i, s:o}, s:o, s:s, "
 		      "s:s, s:I, s:I, s:i, s:o, s:o, s:I}",
 		      "capture_format", CAPFILE_VERSION,

@@ -10,7 +10,7 @@
 #include "capfile.h"
 #include "cgnames.h"
 #include "commands.h"
-#include "format.h"
+#include "escape.h"
 #include "report_group.h"
 #include "util.h"
 
@@ -48,26 +48,10 @@ static double ms(uint64_t ns)
 	return ns / 1e6;
 }
 
-/*
- * A comm or cgroup path for output, text or JSON: printable ASCII and valid
- * UTF-8 as they are, any other byte as the text \xHH (format.c's escaping,
- * as trace prints them), so a terminal gets no control bytes and JSON only
- * valid UTF-8. Each call has its own buffer of the ring: four at a time.
- */
-static const char *esc(const char *s, size_t n)
-{
-	static char ring[4][4 * 4096 + 1];
-	static int next;
-	char *buf = ring[next++ % 4];
-	struct sbuf sb;
-
-	sb_init(&sb, buf, sizeof(ring[0]));
-	sb_text_str(&sb, s ? s : "", n);
-	return buf;
-}
-
-#define ESC_COMM(c) esc((c), ABICAP_COMM_LEN)
-#define ESC(s) esc((s), 4096)
+#define ESC_COMM(c) text_escaped((c), ABICAP_COMM_LEN)
+#define ESC(s) text_escaped((s), ESCAPE_MAX)
+#define JESC_COMM(c) json_escaped((c), ABICAP_COMM_LEN)
+#define JESC(s) json_escaped((s), SIZE_MAX)
 
 /* What the capture's metadata and blocks say about its filters and losses. */
 struct capinfo {
@@ -293,8 +277,8 @@ static json_t *json_groups(struct grouping *g)
 				json_object_set_new(st, state_names[k],
 					json_integer(r->off_by_state[k]));
 		json_array_append_new(groups, json_pack(
-			"{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:I, s:I}",
-			"group", ESC(r->name), "tasks", (json_int_t)r->ntasks,
+			"{s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:I, s:I}",
+			"group", JESC(r->name), "tasks", (json_int_t)r->ntasks,
 			"rq_samples", (json_int_t)r->rq.n,
 			"rq_total_ns", (json_int_t)r->rq.total,
 			"rq_p99_ns", (json_int_t)lat_percentile(&r->rq, 99),
@@ -307,8 +291,8 @@ static json_t *json_groups(struct grouping *g)
 			"involuntary", (json_int_t)r->involuntary));
 	}
 	for (size_t i = 0; i < g->nch; i++)
-		json_array_append_new(chains, json_pack("{s:s, s:s, s:I, s:I, s:I}",
-			"waker", ESC(g->ch[i].waker), "wakee", ESC(g->ch[i].wakee),
+		json_array_append_new(chains, json_pack("{s:o, s:o, s:I, s:I, s:I}",
+			"waker", JESC(g->ch[i].waker), "wakee", JESC(g->ch[i].wakee),
 			"count", (json_int_t)g->ch[i].count,
 			"total_latency_ns", (json_int_t)g->ch[i].total_lat,
 			"max_latency_ns", (json_int_t)g->ch[i].max_lat));
@@ -520,10 +504,8 @@ static void json_cgroup_fields(json_t *o, struct cgnames *names, uint64_t id)
 		return;
 	cgnames_get(names, id, &c);
 	json_object_set_new(o, "cgroup_id", json_integer((json_int_t)id));
-	json_object_set_new(o, "cgroup", c.path ? json_string(ESC(c.path)) :
-						  json_null());
-	json_object_set_new(o, "container", c.ct ? json_string(ESC(c.label)) :
-						   json_null());
+	json_object_set_new(o, "cgroup", c.path ? JESC(c.path) : json_null());
+	json_object_set_new(o, "container", c.ct ? JESC(c.label) : json_null());
 }
 
 static json_t *json_report(struct analysis *a, const char *path, json_t *meta,
@@ -546,8 +528,8 @@ static json_t *json_report(struct analysis *a, const char *path, json_t *meta,
 				json_object_set_new(st, state_names[k],
 					json_integer(t->off_by_state[k]));
 		json_array_append_new(tasks, json_pack(
-			"{s:i, s:i, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:I, s:I}",
-			"tid", t->pid, "tgid", t->tgid, "comm", ESC_COMM(t->comm),
+			"{s:i, s:i, s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:I, s:I}",
+			"tid", t->pid, "tgid", t->tgid, "comm", JESC_COMM(t->comm),
 			"rq_samples", (json_int_t)t->rq.n,
 			"rq_total_ns", (json_int_t)t->rq.total,
 			"rq_p99_ns", (json_int_t)lat_percentile(&t->rq, 99),
@@ -590,20 +572,20 @@ static json_t *json_report(struct analysis *a, const char *path, json_t *meta,
 	}
 	for (size_t i = 0; i < a->nchains; i++)
 		json_array_append_new(chains, json_pack(
-			"{s:i, s:s, s:i, s:s, s:I, s:I, s:I}",
+			"{s:i, s:o, s:i, s:o, s:I, s:I, s:I}",
 			"waker", a->chains[i].waker,
-			"waker_comm", ESC_COMM(a->chains[i].waker_comm),
+			"waker_comm", JESC_COMM(a->chains[i].waker_comm),
 			"wakee", a->chains[i].wakee,
-			"wakee_comm", ESC_COMM(a->chains[i].wakee_comm),
+			"wakee_comm", JESC_COMM(a->chains[i].wakee_comm),
 			"count", (json_int_t)a->chains[i].count,
 			"total_latency_ns", (json_int_t)a->chains[i].total_lat,
 			"max_latency_ns", (json_int_t)a->chains[i].max_lat));
 	for (size_t i = 0; i < a->nchains; i++)
 		json_object_set_new(json_array_get(chains, i), "measured",
 				    json_integer((json_int_t)a->chains[i].measured));
-	out = json_pack("{s:s, s:O, s:b, s:s, s:I, s:I, s:{s:I, s:I, s:I, s:I, s:I, s:I}, "
+	out = json_pack("{s:o, s:O, s:b, s:s, s:I, s:I, s:{s:I, s:I, s:I, s:I, s:I, s:I}, "
 			 "s:o, s:o, s:o}",
-			 "file", ESC(path), "capture", meta, "cut_short", cut,
+			 "file", JESC(path), "capture", meta, "cut_short", cut,
 			 "wakeup_from", a->from_waking ? "sched_waking" : "sched_wakeup",
 			 "records", (json_int_t)a->records,
 			 "duration_ns", (json_int_t)(a->last_ts - a->first_ts),

@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * abicap report on hand-written captures: names that are not UTF-8 or hold
+ * control bytes, drop windows, filtered captures, as a user reads them.
+ */
+#define _GNU_SOURCE /* memmem */
+#include <criterion/criterion.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "capfile.h"
+#include "commands.h"
+#include "harness.h"
+#include "util.h"
+
+#define path(n) scratch_path(n)
+static char err[ERRMSG_LEN];
+
+TestSuite(report, .init = scratch_init, .fini = scratch_fini);
+
+#define S 0x1
+
+static void add_sw(struct capw *w, uint64_t ts, int32_t prev,
+		   const char *pcomm, uint32_t state, int32_t next,
+		   const char *ncomm, uint8_t flags)
+{
+	union abicap_rec r;
+
+	memset(&r, 0, sizeof(r));
+	r.sw.hdr = (struct abicap_hdr){ .ts_ns = ts, .type =
+		ABICAP_EV_SCHED_SWITCH, .size = sizeof(r.sw) };
+	r.sw.prev_pid = r.sw.prev_tgid = prev;
+	r.sw.next_pid = r.sw.next_tgid = next;
+	memcpy(r.sw.prev_comm, pcomm, strnlen(pcomm, ABICAP_COMM_LEN - 1));
+	memcpy(r.sw.next_comm, ncomm, strnlen(ncomm, ABICAP_COMM_LEN - 1));
+	r.sw.prev_state = state;
+	r.sw.flags = flags;
+	cr_assert_eq(capw_add(w, &r, r.hdr.size), 0);
+}
+
+static void add_wk(struct capw *w, uint64_t ts, int32_t pid, const char *comm,
+		   int32_t waker)
+{
+	union abicap_rec r;
+
+	memset(&r, 0, sizeof(r));
+	r.wk.hdr = (struct abicap_hdr){ .ts_ns = ts, .type =
+		ABICAP_EV_SCHED_WAKEUP, .size = sizeof(r.wk) };
+	r.wk.pid = r.wk.tgid = pid;
+	r.wk.waker_pid = r.wk.waker_tgid = waker;
+	memcpy(r.wk.comm, comm, strnlen(comm, ABICAP_COMM_LEN - 1));
+	cr_assert_eq(capw_add(w, &r, r.hdr.size), 0);
+}
+
+/* do_report's stdout for these arguments. */
+static char *report(int argc, char **argv, size_t *len)
+{
+	cr_assert(freopen(path("out"), "w", stdout));
+	cr_assert_eq(do_report(argc, argv), 0);
+	cr_assert_eq(fflush(stdout), 0);
+	return read_file(path("out"), len);
+}
+
+#define META "{\"ncpus\":1,\"record_format\":3,\"events\":[\"sched_switch\"," \
+	"\"sched_wakeup\"]}"
+#define BAD "bad\xff\xfe" "name"
+#define ESCNAME "esc\x1b[31mred"
+
+/* Two tasks each with one 1 us wait: one named BAD, one ESCNAME. */
+static void odd_names(const char *p)
+{
+	struct capw *w = capw_open(p, false, META, err, sizeof(err));
+
+	cr_assert(w, "%s", err);
+	add_sw(w, 1000, 100, BAD, S, 200, ESCNAME, 3);
+	add_wk(w, 2000, 100, BAD, 200);
+	add_sw(w, 3000, 200, ESCNAME, S, 100, BAD, 3);
+	add_wk(w, 4000, 200, ESCNAME, 100);
+	add_sw(w, 5000, 100, BAD, S, 200, ESCNAME, 3);
+	cr_assert_eq(capw_close(w, "{}", err, sizeof(err)), 0);
+}
+
+/*
+ * A comm that is not UTF-8 (prctl PR_SET_NAME takes any bytes) is escaped,
+ * not dropped (the JSON report left its task out).
+ */
+Test(report, json_keeps_a_task_whose_name_is_not_utf8)
+{
+	json_t *j, *t, *names = json_array();
+	size_t len, i;
+	char *out;
+
+	odd_names(path("odd.abicap"));
+	out = report(4, (char *[]){ "report", "--format", "json",
+				    path("odd.abicap"), NULL }, &len);
+	j = json_loadb(out, len, 0, NULL);
+	cr_assert(j, "not JSON: %.*s", (int)len, out);
+	cr_assert_eq(json_array_size(json_object_get(j, "tasks")), 2,
+		     "%.*s", (int)len, out);
+	json_array_foreach(json_object_get(j, "tasks"), i, t)
+		json_array_append(names, json_object_get(t, "comm"));
+	/* as trace's JSON: bytes not UTF-8 as the text \xHH, ESC as \u001b */
+	cr_assert(json_equal(names, json_pack("[s, s]", "bad\\xff\\xfename",
+					      ESCNAME)) ||
+		  json_equal(names, json_pack("[s, s]", ESCNAME,
+					      "bad\\xff\\xfename")),
+		  "%s", json_dumps(names, 0));
+	json_array_foreach(json_object_get(j, "wakeup_chains"), i, t)
+		cr_assert(json_is_string(json_object_get(t, "waker_comm")));
+	cr_assert_eq(json_array_size(json_object_get(j, "wakeup_chains")), 2);
+	json_decref(j);
+	free(out);
+}
+
+/* No control byte reaches the terminal: ESC comes out as the text \x1b. */
+Test(report, text_escapes_control_bytes)
+{
+	size_t len;
+	char *out;
+
+	odd_names(path("odd.abicap"));
+	out = report(2, (char *[]){ "report", path("odd.abicap"), NULL }, &len);
+	cr_assert_null(memchr(out, 0x1b, len), "%.*s", (int)len, out);
+	cr_assert_null(memchr(out, 0xff, len));
+	cr_assert(memmem(out, len, "esc\\x1b[31mred", 14), "%.*s", (int)len, out);
+	cr_assert(memmem(out, len, "bad\\xff\\xfename", 15), "%.*s", (int)len,
+		  out);
+	free(out);
+}
