@@ -20,7 +20,7 @@ int state_index(uint32_t st)
 static void lat_add(struct lat *l, uint64_t v)
 {
 	if (l->n == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 256;
+		size_t cap = l->cap ? l->cap * 2 : 4; /* most tasks wait a few times */
 		uint64_t *nv = realloc(l->v, cap * sizeof(*nv));
 
 		if (!nv) {
