@@ -243,3 +243,83 @@ Test(record, filtered_report_agrees_with_unfiltered)
 	json_decref(fa);
 	json_decref(fp);
 }
+
+/* The recorder's first child (its command), 0 if none yet. */
+static pid_t first_child(pid_t pid)
+{
+	char p[64], buf[64] = "";
+	FILE *f;
+
+	snprintf(p, sizeof(p), "/proc/%d/task/%d/children", pid, pid);
+	f = fopen(p, "r");
+	if (f) {
+		if (!fgets(buf, sizeof(buf), f))
+			buf[0] = 0;
+		fclose(f);
+	}
+	return atoi(buf);
+}
+
+/*
+ * Issue 17, "report invents latencies across drops": the recorder stopped
+ * for half a second while ping-pong fills its 1 MiB ring. The file holds
+ * drop windows accounting for every lost record; report leaves out (and
+ * counts) the waits and off-CPU intervals that span one, and what it
+ * measures stays short (a wait across the gap would be ~0.5 s).
+ */
+Test(record, drops_leave_out_what_spans_them)
+{
+	char *file = path("drop.abicap"), seen[4096];
+	const struct capfile_drop *d;
+	uint64_t in_windows = 0, dropped = 0;
+	json_t *trl, *rep, *lost, *v;
+	struct child ch;
+	struct capr *r;
+	union abicap_rec rec;
+	const char *k;
+	size_t n;
+	int tries = 0;
+
+	require_kernel();
+	spawn(&ch, (char *[]){ (char *)abicap_bin(), "record", "-o", file, "-b",
+			       "1", "--", "build/pingpong", "3", NULL });
+	wait_for_stderr(&ch, "abicap: recording", seen, sizeof(seen));
+	while (!first_child(ch.pid) && tries++ < 500)
+		usleep(10000);
+	usleep(200000); /* ping-pong under way */
+	kill(ch.pid, SIGSTOP);
+	usleep(500000);
+	kill(ch.pid, SIGCONT);
+	read_all(ch.out_fd);
+	free(read_all(ch.err_fd));
+	cr_assert_eq(wait_exit(&ch, 60), 0);
+	r = capr_open(file, err, sizeof(err));
+	cr_assert(r, "%s", err);
+	while (capr_next(r, &rec) == 1)
+		;
+	trl = json_loads(capr_trailer(r), 0, NULL);
+	cr_assert(trl);
+	json_object_foreach(json_object_get(trl, "events"), k, v)
+		dropped += JI(v, "dropped");
+	cr_assert_gt(dropped, 0, "the ring did not overflow in 0.5 s stopped");
+	d = capr_drops(r, &n);
+	cr_assert_gt(n, 0);
+	for (size_t i = 0; i < n; i++) {
+		cr_assert_lt(d[i].start_ns, d[i].end_ns);
+		cr_assert(!i || d[i].start_ns >= d[i - 1].end_ns - 1000000);
+		in_windows += d[i].count;
+	}
+	cr_assert_eq(in_windows, dropped, "every lost record in a window");
+	capr_close(r);
+	rep = report_json(file);
+	lost = json_object_get(rep, "lost");
+	cr_assert_eq(JI(lost, "records_in_windows"), (long long)dropped);
+	cr_assert(json_is_false(json_object_get(lost, "outside_windows")));
+	cr_assert(json_is_true(json_object_get(rep, "figures_trustworthy")));
+	cr_assert_gt(JI(lost, "waits_left_out"), 0);
+	cr_assert_gt(JI(lost, "off_cpu_intervals_left_out"), 0);
+	cr_assert_lt(JI(json_object_get(rep, "runqueue_latency"), "max_ns"),
+		     250000000, "a wait across the gap was measured");
+	json_decref(rep);
+	json_decref(trl);
+}
