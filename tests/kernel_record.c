@@ -323,3 +323,44 @@ Test(record, drops_leave_out_what_spans_them)
 	json_decref(rep);
 	json_decref(trl);
 }
+
+/*
+ * A task filter drops power events in the kernel (they belong to no task):
+ * the metadata lists only the events captured, and the filter itself.
+ */
+Test(record, metadata_lists_the_filter_and_only_events_captured)
+{
+	char *file = path("comm.abicap");
+	struct run r = run_cmd((char *[]){ (char *)abicap_bin(), "record", "-o",
+		file, "--cgroup", "/", "-d", "0.3", NULL });
+	json_t *meta, *e, *f;
+	struct capr *cr;
+	size_t i;
+
+	require_kernel();
+	cr_assert_eq(r.code, 0, "%s", r.err);
+	free(r.out);
+	free(r.err);
+	cr = capr_open(file, err, sizeof(err));
+	cr_assert(cr, "%s", err);
+	meta = json_loads(capr_meta(cr), 0, NULL);
+	cr_assert(meta);
+	cr_assert_gt(json_array_size(json_object_get(meta, "events")), 0);
+	json_array_foreach(json_object_get(meta, "events"), i, e)
+		cr_assert(strncmp(json_string_value(e), "cpu_", 4), "%s listed "
+			  "by a --cgroup capture", json_string_value(e));
+	f = json_object_get(meta, "filter");
+	cr_assert(json_is_true(json_object_get(f, "tasks")));
+	cr_assert(json_is_null(json_object_get(f, "comm")));
+	cr_assert_str_eq(json_string_value(json_object_get(json_object_get(f,
+			 "cgroup"), "path")), "/");
+	cr_assert_eq(JI(meta, "record_format"), 3);
+	json_decref(meta);
+	capr_close(cr);
+	r = run_cmd((char *[]){ (char *)abicap_bin(), "record", "-o",
+		path("idle.abicap"), "-e", "cpu_idle", "--comm", "x", NULL });
+	cr_assert_eq(r.code, 2, "%s", r.err);
+	cr_assert(strstr(r.err, "belong to no task"), "%s", r.err);
+	free(r.out);
+	free(r.err);
+}

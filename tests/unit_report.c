@@ -128,3 +128,107 @@ Test(report, text_escapes_control_bytes)
 		  out);
 	free(out);
 }
+
+/* Two CPUs' worth of switches, one wait of task 100 (1 us), into p. */
+static void two_cpus(const char *p, const char *meta)
+{
+	struct capw *w = capw_open(p, true, meta, err, sizeof(err));
+	union abicap_rec r;
+
+	cr_assert(w, "%s", err);
+	add_sw(w, 1000, 100, "t100", S, 0, "swapper", 3);
+	add_wk(w, 2000, 100, "t100", 0);
+	add_sw(w, 3000, 0, "swapper", 0, 100, "t100", 3);
+	memset(&r, 0, sizeof(r));
+	r.sw.hdr = (struct abicap_hdr){ .ts_ns = 4000, .type =
+		ABICAP_EV_SCHED_SWITCH, .size = sizeof(r.sw), .cpu = 1 };
+	r.sw.next_pid = r.sw.next_tgid = 300;
+	r.sw.flags = 3;
+	cr_assert_eq(capw_add(w, &r, r.hdr.size), 0);
+	cr_assert_eq(capw_close(w, "{}", err, sizeof(err)), 0);
+}
+
+#define EVS "\"events\":[\"sched_switch\",\"sched_wakeup\"]"
+
+/* Any task filter hides the CPU table (it does not see every switch), saying why. */
+Test(report, cpu_table_not_shown_for_a_task_filtered_capture)
+{
+	size_t len;
+	char *out;
+	json_t *j;
+
+	two_cpus(path("comm.abicap"), "{\"ncpus\":2,\"record_format\":3," EVS
+		 ",\"filter\":{\"tasks\":true,\"comm\":\"t100\"}}");
+	out = report(2, (char *[]){ "report", path("comm.abicap"), NULL }, &len);
+	cr_assert(memmem(out, len, "not shown: the capture was filtered to "
+			 "some tasks", 40), "%.*s", (int)len, out);
+	cr_assert_null(memmem(out, len, "BUSY(ms)", 8));
+	cr_assert(memmem(out, len, "\"comm\":\"t100\"", 13), "the filter is "
+		  "shown: %.*s", (int)len, out);
+	free(out);
+	out = report(4, (char *[]){ "report", "--format", "json",
+				    path("comm.abicap"), NULL }, &len);
+	j = json_loadb(out, len, 0, NULL);
+	cr_assert(j);
+	cr_assert(json_is_null(json_object_get(j, "cpus")));
+	cr_assert(json_is_string(json_object_get(j, "cpus_not_shown")));
+	cr_assert_str_eq(json_string_value(json_object_get(json_object_get(j,
+			 "filter"), "comm")), "t100");
+	cr_assert(json_is_true(json_object_get(j, "figures_trustworthy")));
+	json_decref(j);
+	free(out);
+}
+
+/* -C 1: only CPU 1's row. */
+Test(report, cpu_table_shows_only_the_cpus_captured)
+{
+	size_t len;
+	char *out;
+	json_t *j;
+
+	two_cpus(path("cpu.abicap"), "{\"ncpus\":2,\"record_format\":3," EVS
+		 ",\"filter\":{\"tasks\":false,\"cpus\":[1]}}");
+	out = report(4, (char *[]){ "report", "--format", "json",
+				    path("cpu.abicap"), NULL }, &len);
+	j = json_loadb(out, len, 0, NULL);
+	cr_assert(j);
+	cr_assert_eq(json_array_size(json_object_get(j, "cpus")), 1, "%.*s",
+		     (int)len, out);
+	cr_assert_eq(json_integer_value(json_object_get(json_array_get(
+		json_object_get(j, "cpus"), 0), "cpu")), 1);
+	json_decref(j);
+	free(out);
+}
+
+/*
+ * A filtered capture of an older abicap (record format 2: no flags says
+ * which side of a switch passed the filter): figures said untrustworthy.
+ */
+Test(report, older_filtered_capture_is_flagged)
+{
+	size_t len;
+	char *out;
+	json_t *j;
+
+	two_cpus(path("old.abicap"), "{\"ncpus\":2,\"record_format\":2," EVS
+		 ",\"pid_filter\":0,\"command_line\":[\"abicap\",\"record\","
+		 "\"-o\",\"x\",\"--comm\",\"t100\"]}");
+	out = report(4, (char *[]){ "report", "--format", "json",
+				    path("old.abicap"), NULL }, &len);
+	j = json_loadb(out, len, 0, NULL);
+	cr_assert(j);
+	cr_assert(json_is_false(json_object_get(j, "figures_trustworthy")));
+	cr_assert(json_is_null(json_object_get(j, "cpus")));
+	json_decref(j);
+	free(out);
+	two_cpus(path("old.abicap"), "{\"ncpus\":2,\"record_format\":2," EVS
+		 ",\"pid_filter\":0,\"command_line\":[\"abicap\",\"record\","
+		 "\"-o\",\"x\"]}");
+	out = report(4, (char *[]){ "report", "--format", "json",
+				    path("old.abicap"), NULL }, &len);
+	j = json_loadb(out, len, 0, NULL);
+	cr_assert(json_is_true(json_object_get(j, "figures_trustworthy")));
+	cr_assert_eq(json_array_size(json_object_get(j, "cpus")), 2);
+	json_decref(j);
+	free(out);
+}
