@@ -299,3 +299,22 @@ Test(analysis, many_wakeup_chains, .timeout = 30)
 		cr_assert_eq(a.chains[i].count, 1);
 	analysis_free(&a);
 }
+
+/* A CPU's time across a drop window is neither busy nor idle: lost. */
+Test(analysis, cpu_time_across_a_drop_window_is_lost)
+{
+	struct drop_window d[] = { { 2500, 2600, 1 } };
+	struct analysis a;
+
+	analysis_init(&a, 1);
+	cr_assert_eq(analysis_set_drops(&a, d, 1), 0);
+	sw(&a, 1000, 0, 0, 100, ALL);
+	sw(&a, 2000, 100, S, 0, ALL); /* busy 1000 */
+	sw(&a, 3000, 0, 0, 100, ALL); /* idle 1000, but spans the window */
+	sw(&a, 3500, 100, S, 0, ALL); /* busy 500 */
+	analysis_finish(&a);
+	cr_assert_eq(a.cpus[0].busy, 1500);
+	cr_assert_eq(a.cpus[0].idle_time, 0);
+	cr_assert_eq(a.cpus[0].lost_time, 1000);
+	analysis_free(&a);
+}

@@ -297,6 +297,31 @@ static bool spans_drop(const struct analysis *a, uint64_t from, uint64_t to)
 	return lo < a->ndrops && a->drops[lo].start_ns < to;
 }
 
+/* The CPU's time since its last switch: busy, idle, or lost to a drop. */
+static void cpu_account(const struct analysis *a, struct cpu_stat *c,
+			uint64_t ts)
+{
+	uint64_t d = ts - c->last_switch_ts;
+
+	if (!c->known)
+		return;
+	if (spans_drop(a, c->last_switch_ts, ts))
+		c->lost_time += d;
+	else if (c->idle)
+		c->idle_time += d;
+	else
+		c->busy += d;
+}
+
+/* Idle-state residency up to ts, unless a drop window hides part of it. */
+static void idle_account(const struct analysis *a, struct cpu_stat *c,
+			 uint64_t ts)
+{
+	if (c->state >= 0 && c->state < MAX_IDLE_STATES &&
+	    !spans_drop(a, c->state_enter_ts, ts))
+		c->residency[c->state] += ts - c->state_enter_ts;
+}
+
 /*
  * Run-queue latency, per task: a wait starts at a wakeup of a task that is
  * not on a CPU (the latest one wins) or at a switch-out still runnable (R,
@@ -316,12 +341,7 @@ static void on_switch(struct analysis *a, const struct abicap_switch *s)
 	bool next_ok = !a->switch_flags || (s->flags & ABICAP_SWITCH_NEXT_OK);
 
 	if (c) {
-		if (c->known) {
-			if (c->idle)
-				c->idle_time += ts - c->last_switch_ts;
-			else
-				c->busy += ts - c->last_switch_ts;
-		}
+		cpu_account(a, c, ts);
 		c->known = true;
 		c->idle = s->next_pid == 0;
 		c->last_switch_ts = ts;
@@ -450,7 +470,8 @@ static void freq_account(struct analysis *a, struct cpu_stat *c, uint64_t ts)
 		c->freqs[c->nfreqs] = c->freq_khz;
 		c->freq_time[c->nfreqs++] = 0;
 	}
-	c->freq_time[i] += ts - c->freq_since;
+	if (!spans_drop(a, c->freq_since, ts))
+		c->freq_time[i] += ts - c->freq_since;
 }
 
 /*
@@ -506,8 +527,7 @@ void analysis_add(struct analysis *a, const union abicap_rec *r)
 		if (r->pw.cpu_id >= (uint32_t)a->ncpus)
 			break;
 		c = &a->cpus[r->pw.cpu_id];
-		if (c->state >= 0 && c->state < MAX_IDLE_STATES)
-			c->residency[c->state] += ts - c->state_enter_ts;
+		idle_account(a, c, ts);
 		c->state = r->pw.state == UINT32_MAX ? -1 : (int32_t)r->pw.state;
 		c->state_enter_ts = ts;
 		break;
@@ -527,17 +547,10 @@ void analysis_finish(struct analysis *a)
 	for (int i = 0; i < a->ncpus; i++) {
 		struct cpu_stat *c = &a->cpus[i];
 
-		if (c->known) {
-			if (c->idle)
-				c->idle_time += a->last_ts - c->last_switch_ts;
-			else
-				c->busy += a->last_ts - c->last_switch_ts;
-			c->last_switch_ts = a->last_ts;
-		}
-		if (c->state >= 0 && c->state < MAX_IDLE_STATES) {
-			c->residency[c->state] += a->last_ts - c->state_enter_ts;
-			c->state_enter_ts = a->last_ts;
-		}
+		cpu_account(a, c, a->last_ts);
+		c->last_switch_ts = a->last_ts;
+		idle_account(a, c, a->last_ts);
+		c->state_enter_ts = a->last_ts;
 		freq_account(a, c, a->last_ts);
 		c->freq_since = a->last_ts;
 	}

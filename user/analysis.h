@@ -52,6 +52,7 @@ struct cpu_stat {
 	bool idle; /* the idle task runs */
 	bool known;
 	uint64_t busy, idle_time;
+	uint64_t lost_time; /* spans a drop window: neither busy nor idle known */
 	uint64_t state_enter_ts;
 	int32_t state; /* current idle state, -1 none */
 	uint64_t residency[MAX_IDLE_STATES];

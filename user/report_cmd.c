@@ -448,14 +448,15 @@ static void text_cpus_chains(FILE *f, struct analysis *a,
 	if (ci->task_filtered)
 		fprintf(f, "  not shown: %s\n", CPUS_NOT_KNOWN);
 	else
-		fprintf(f, "  %-4s %11s %11s  %s\n", "CPU", "BUSY(ms)", "IDLE(ms)",
-			"IDLE-STATE AND FREQUENCY RESIDENCY");
+		fprintf(f, "  %-4s %11s %11s %11s  %s\n", "CPU", "BUSY(ms)",
+			"IDLE(ms)", "LOST(ms)", "IDLE-STATE AND FREQUENCY RESIDENCY");
 	for (int c = 0; c < a->ncpus && !ci->task_filtered; c++) {
 		struct cpu_stat *s = &a->cpus[c];
 
 		if (!cpu_captured(ci, c))
 			continue;
-		fprintf(f, "  %-4d %11.3f %11.3f ", c, ms(s->busy), ms(s->idle_time));
+		fprintf(f, "  %-4d %11.3f %11.3f %11.3f ", c, ms(s->busy),
+			ms(s->idle_time), ms(s->lost_time));
 		for (int k = 0; k < MAX_IDLE_STATES; k++)
 			if (s->residency[k])
 				fprintf(f, " state%d %.3f ms", k, ms(s->residency[k]));
@@ -565,9 +566,10 @@ static json_t *json_report(struct analysis *a, const char *path, json_t *meta,
 			snprintf(key, sizeof(key), "%u", a->cpus[c].freqs[k]);
 			json_object_set_new(fr, key, json_integer(a->cpus[c].freq_time[k]));
 		}
-		json_array_append_new(cpus, json_pack("{s:i, s:I, s:I, s:o, s:o}",
+		json_array_append_new(cpus, json_pack("{s:i, s:I, s:I, s:I, s:o, s:o}",
 			"cpu", c, "busy_ns", (json_int_t)a->cpus[c].busy,
 			"idle_ns", (json_int_t)a->cpus[c].idle_time,
+			"lost_ns", (json_int_t)a->cpus[c].lost_time,
 			"idle_state_residency_ns", res, "frequency_residency_ns", fr));
 	}
 	for (size_t i = 0; i < a->nchains; i++)
