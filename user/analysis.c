@@ -17,15 +17,19 @@ int state_index(uint32_t st)
 	return 0;
 }
 
-static void lat_add(struct lat *l, uint64_t v)
+/* false: no memory for the sample (counted in total and lost, not in v) */
+static bool lat_add(struct lat *l, uint64_t v)
 {
 	if (l->n == l->cap) {
 		size_t cap = l->cap ? l->cap * 2 : 4; /* most tasks wait a few times */
 		uint64_t *nv = realloc(l->v, cap * sizeof(*nv));
 
 		if (!nv) {
-			l->lost++; /* totals kept; percentiles miss it */
-			return;
+			l->lost++;
+			l->total += v;
+			if (v > l->max)
+				l->max = v;
+			return false;
 		}
 		l->v = nv;
 		l->cap = cap;
@@ -35,6 +39,7 @@ static void lat_add(struct lat *l, uint64_t v)
 	l->total += v;
 	if (v > l->max)
 		l->max = v;
+	return true;
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -101,15 +106,19 @@ static struct task *task(struct analysis *a, int32_t pid, int32_t tgid,
 
 	if (pid <= 0)
 		return NULL;
-	if ((a->ntasks + 1) * 2 > a->index_size && !grow_index(a))
+	if ((a->ntasks + 1) * 2 > a->index_size && !grow_index(a)) {
+		a->oom = true;
 		return NULL;
+	}
 	i = slot(a, pid);
 	if (a->index[i]) {
 		t = &a->tasks[a->index[i] - 1];
 		goto found;
 	}
-	if (a->ntasks == a->cap)
-		return NULL; /* reserve() ran out of memory */
+	if (a->ntasks == a->cap) {
+		a->oom = true; /* reserve() ran out of memory */
+		return NULL;
+	}
 	t = &a->tasks[a->ntasks++];
 	memset(t, 0, sizeof(*t));
 	t->pid = pid;
@@ -391,10 +400,13 @@ static void on_switch(struct analysis *a, const struct abicap_switch *s)
 		if (spans_drop(a, next->runnable_ts, ts)) {
 			a->waits_dropped++;
 		} else {
-			lat_add(&next->rq, lat);
-			lat_add(&a->rq, lat);
+			bool ok = lat_add(&next->rq, lat);
+
+			ok &= lat_add(&a->rq, lat);
 			if (next->runnable_by_wakeup)
-				lat_add(&next->wake, lat);
+				ok &= lat_add(&next->wake, lat);
+			if (!ok)
+				a->oom = true;
 			ch = next->runnable_by_wakeup && next->last_waker_pid > 0 ?
 			     chain_find(a, next->last_waker_pid, next->pid) : NULL;
 			if (ch) {
