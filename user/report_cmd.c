@@ -18,8 +18,8 @@ const char report_usage[] =
 "Usage: abicap report FILE [--format text|json] [--pid PID] [--comm COMM] [--top N]\n"
 "                         [--by task|cgroup|container]\n"
 "Read a capture file (abicap record) and report, for the tasks kept by the\n"
-"filters: run-queue latency (sched_wakeup, or being preempted, until\n"
-"switched in) as a log2 histogram with p50/p90/p99/p99.9/max, overall and\n"
+"filters: run-queue latency (a wakeup of a task not on a CPU, or being\n"
+"preempted, until switched in) as a log2 histogram with p50/p90/p99/p99.9/max, overall and\n"
 "per task; off-CPU time per task by the state it left in, and voluntary\n"
 "and involuntary switches; per-CPU busy and idle time, idle-state and\n"
 "frequency residency; wakeup chains, most frequent and slowest.\n"
@@ -34,6 +34,10 @@ const char report_usage[] =
 "                     the latency, off-CPU and wakeup-chain tables by group\n"
 "  -h, --help         show this help\n"
 "\n"
+"A wait is measured only where both its ends are in the file; in a capture\n"
+"filtered to some tasks, only for those that passed the filter; and not\n"
+"where it spans a window in which records were lost (such waits are counted\n"
+"as left out). A task-filtered capture shows no CPU table.\n"
 "A file cut short (no trailer: the recorder was killed) is reported up to\n"
 "its last complete chunk, and says so.\n"
 "Exit: 0 ok, 2 bad usage or a file that is not a readable capture.\n";
@@ -607,7 +611,7 @@ static json_t *json_report(struct analysis *a, const char *path, json_t *meta,
 	json_object_set(out, "filter", json_object_get(meta, "filter") ?:
 			json_null());
 	json_object_set_new(out, "figures_trustworthy", json_boolean(
-		!ci->untrusted && !ci->drops_unplaced));
+		!ci->untrusted && !ci->drops_unplaced && !a->oom));
 	json_object_set_new(out, "lost", json_pack("{s:I, s:I, s:I, s:I, s:b}",
 		"drop_windows", (json_int_t)a->ndrops,
 		"records_in_windows", (json_int_t)ci->dropped_in_windows,
