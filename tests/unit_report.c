@@ -39,18 +39,24 @@ static void add_sw(struct capw *w, uint64_t ts, int32_t prev,
 	cr_assert_eq(capw_add(w, &r, r.hdr.size), 0);
 }
 
-static void add_wk(struct capw *w, uint64_t ts, int32_t pid, const char *comm,
-		   int32_t waker)
+static void add_wk_type(struct capw *w, unsigned int type, uint64_t ts,
+			int32_t pid, const char *comm, int32_t waker)
 {
 	union abicap_rec r;
 
 	memset(&r, 0, sizeof(r));
-	r.wk.hdr = (struct abicap_hdr){ .ts_ns = ts, .type =
-		ABICAP_EV_SCHED_WAKEUP, .size = sizeof(r.wk) };
+	r.wk.hdr = (struct abicap_hdr){ .ts_ns = ts, .type = type,
+		.size = sizeof(r.wk) };
 	r.wk.pid = r.wk.tgid = pid;
 	r.wk.waker_pid = r.wk.waker_tgid = waker;
 	memcpy(r.wk.comm, comm, strnlen(comm, ABICAP_COMM_LEN - 1));
 	cr_assert_eq(capw_add(w, &r, r.hdr.size), 0);
+}
+
+static void add_wk(struct capw *w, uint64_t ts, int32_t pid, const char *comm,
+		   int32_t waker)
+{
+	add_wk_type(w, ABICAP_EV_SCHED_WAKEUP, ts, pid, comm, waker);
 }
 
 /* do_report's stdout for these arguments. */
@@ -231,4 +237,57 @@ Test(report, older_filtered_capture_is_flagged)
 	cr_assert_eq(json_array_size(json_object_get(j, "cpus")), 2);
 	json_decref(j);
 	free(out);
+}
+
+/* The JSON report of argv, parsed. */
+static json_t *report_json(int argc, char **argv)
+{
+	size_t len;
+	char *out = report(argc, argv, &len);
+	json_t *j = json_loadb(out, len, 0, NULL);
+
+	cr_assert(j, "not JSON: %.*s", (int)len, out);
+	free(out);
+	return j;
+}
+
+/*
+ * A wait after a wakeup starts at sched_wakeup (as runqlat and the tracefs
+ * oracle count), or with --from-waking at sched_waking (as perf sched).
+ */
+Test(report, wakeup_or_waking)
+{
+	struct capw *w = capw_open(path("wk.abicap"), false, "{\"ncpus\":1,"
+		"\"record_format\":3,\"events\":[\"sched_switch\","
+		"\"sched_wakeup\",\"sched_waking\"]}", err, sizeof(err));
+	json_t *j;
+
+	cr_assert(w, "%s", err);
+	add_sw(w, 1000, 100, "t100", S, 0, "swapper", 3);
+	add_wk_type(w, ABICAP_EV_SCHED_WAKING, 2000, 100, "t100", 0);
+	add_wk(w, 2500, 100, "t100", 0);
+	add_sw(w, 3000, 0, "swapper", 0, 100, "t100", 3);
+	cr_assert_eq(capw_close(w, "{}", err, sizeof(err)), 0);
+	j = report_json(4, (char *[]){ "report", "--format", "json",
+				       path("wk.abicap"), NULL });
+	cr_assert_str_eq(json_string_value(json_object_get(j, "wakeup_from")),
+			 "sched_wakeup");
+	cr_assert_eq(json_integer_value(json_object_get(json_object_get(j,
+		     "runqueue_latency"), "max_ns")), 500);
+	json_decref(j);
+	j = report_json(5, (char *[]){ "report", "--format", "json",
+				       "--from-waking", path("wk.abicap"), NULL });
+	cr_assert_str_eq(json_string_value(json_object_get(j, "wakeup_from")),
+			 "sched_waking");
+	cr_assert_eq(json_integer_value(json_object_get(json_object_get(j,
+		     "runqueue_latency"), "max_ns")), 1000);
+	json_decref(j);
+}
+
+/* --from-waking on a capture without sched_waking: exit 2, saying so. */
+Test(report, from_waking_needs_sched_waking)
+{
+	odd_names(path("odd.abicap"));
+	cr_assert_eq(do_report(3, (char *[]){ "report", "--from-waking",
+					   path("odd.abicap"), NULL }), 2);
 }

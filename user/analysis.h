@@ -90,9 +90,10 @@ struct analysis {
 	struct lat rq; /* all run-queue latency samples */
 	uint64_t first_ts, last_ts, records;
 	/*
-	 * A wakeup starts when the task is chosen to be woken (sched_waking,
-	 * as perf sched counts it) where the capture has sched_waking, else
-	 * when it is queued (sched_wakeup, as runqlat counts it).
+	 * A wait after a wakeup starts when the task is queued (sched_wakeup,
+	 * as runqlat counts it), or with from_waking (report --from-waking)
+	 * when it is chosen to be woken (sched_waking, as perf sched counts
+	 * it). sched_wakeup_new starts one either way.
 	 */
 	bool from_waking;
 	int32_t filter_tgid; /* 0: none */

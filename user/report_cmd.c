@@ -16,7 +16,7 @@
 
 const char report_usage[] =
 "Usage: abicap report FILE [--format text|json] [--pid PID] [--comm COMM] [--top N]\n"
-"                         [--by task|cgroup|container]\n"
+"                         [--by task|cgroup|container] [--from-waking]\n"
 "Read a capture file (abicap record) and report, for the tasks kept by the\n"
 "filters: run-queue latency (a wakeup of a task not on a CPU, or being\n"
 "preempted, until switched in) as a log2 histogram with p50/p90/p99/\n"
@@ -33,6 +33,10 @@ const char report_usage[] =
 "                     was in) or container (Docker, containerd, CRI-O,\n"
 "                     Podman, Kubernetes pods; tasks in none are \"(host)\"):\n"
 "                     the latency, off-CPU and wakeup-chain tables by group\n"
+"      --from-waking  a wait after a wakeup starts at sched_waking (when the\n"
+"                     waker chose to wake it, as perf sched counts its \"sch\n"
+"                     delay\"), not at sched_wakeup (when it was queued, as\n"
+"                     runqlat counts); the capture must have sched_waking\n"
 "  -h, --help         show this help\n"
 "\n"
 "A wait is measured only where both its ends are in the file; in a capture\n"
@@ -664,7 +668,7 @@ static bool meta_lists_events(json_t *meta, bool *waking)
  */
 static int read_records(struct capr *r, json_t *meta, struct analysis *a,
 			size_t *n, int32_t pid, const char *comm,
-			const struct capinfo *ci)
+			const struct capinfo *ci, bool from_waking)
 {
 	int ncpus = meta_ncpus_given(meta);
 	union abicap_rec *recs = NULL;
@@ -674,7 +678,9 @@ static int read_records(struct capr *r, json_t *meta, struct analysis *a,
 
 	if (ncpus && meta_lists_events(meta, &waking)) {
 		analysis_init(a, ncpus);
-		a->from_waking = waking;
+		if (from_waking && !waking)
+			return -ENOENT;
+		a->from_waking = from_waking;
 		if (set_filters(a, pid, comm, ci))
 			return -ENOMEM;
 		c = capr_each(r, CAPR_WINDOW_NS, add_record, a, &late);
@@ -686,8 +692,14 @@ static int read_records(struct capr *r, json_t *meta, struct analysis *a,
 	}
 	c = capr_load(r, &recs, n);
 	analysis_init(a, meta_ncpus(meta, recs, *n));
-	for (size_t i = 0; i < *n && !a->from_waking; i++)
-		a->from_waking = recs[i].hdr.type == ABICAP_EV_SCHED_WAKING;
+	waking = false;
+	for (size_t i = 0; i < *n && !waking; i++)
+		waking = recs[i].hdr.type == ABICAP_EV_SCHED_WAKING;
+	if (from_waking && !waking) {
+		free(recs);
+		return -ENOENT;
+	}
+	a->from_waking = from_waking;
 	if (set_filters(a, pid, comm, ci)) {
 		free(recs);
 		return -ENOMEM;
@@ -728,11 +740,12 @@ int do_report(int argc, char **argv)
 		{ "comm", required_argument, NULL, 'c' },
 		{ "top", required_argument, NULL, 'n' },
 		{ "by", required_argument, NULL, 'b' },
+		{ "from-waking", no_argument, NULL, 'w' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	char err[ERRMSG_LEN];
-	bool json = false, cut;
+	bool json = false, cut, from_waking = false;
 	long top = 10, pid = 0;
 	const char *comm = NULL;
 	size_t n = 0;
@@ -781,6 +794,9 @@ int do_report(int argc, char **argv)
 				return EXIT_USAGE;
 			}
 			break;
+		case 'w':
+			from_waking = true;
+			break;
 		case 'h':
 			fputs(report_usage, stdout);
 			return EXIT_OK;
@@ -810,7 +826,17 @@ int do_report(int argc, char **argv)
 		json_decref(meta);
 		return EXIT_RUNTIME;
 	}
-	c = read_records(r, meta, &a, &n, (int32_t)pid, comm, &ci);
+	c = read_records(r, meta, &a, &n, (int32_t)pid, comm, &ci, from_waking);
+	if (c == -ENOENT) {
+		ab_error("'%s' has no sched_waking events for --from-waking: "
+			 "record with -e including sched_waking, or leave "
+			 "--from-waking out", argv[optind]);
+		free(ci.drops);
+		analysis_free(&a);
+		capr_close(r);
+		json_decref(meta);
+		return EXIT_USAGE;
+	}
 	if (c == -ENOMEM) {
 		free(ci.drops);
 		ab_error("out of memory reading '%s'", argv[optind]);
