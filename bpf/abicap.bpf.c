@@ -46,6 +46,13 @@ const volatile __s32 cgroup_filter_level = 0;
 const volatile bool stream = true;
 const volatile bool aggregate = false;
 
+/*
+ * Every record lost (either transport), for user space to read through the
+ * skeleton's mmap'd .bss after each drain: when it grew, it knows a window
+ * in which records are missing.
+ */
+__u64 dropped_total = 0;
+
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 16 << 20); /* resized by the loader */
@@ -263,6 +270,7 @@ static __always_inline void *reserve(enum abicap_event ev, __u32 size,
 	if (!h) {
 		if (c)
 			c->dropped++;
+		__sync_fetch_and_add(&dropped_total, 1);
 		return NULL;
 	}
 	h->ts_ns = ts;
@@ -285,8 +293,11 @@ static __always_inline void submit(void *ctx, void *rec, __u32 size,
 
 	if (use_perfbuf) {
 		if (bpf_perf_event_output(ctx, &events_pb, BPF_F_CURRENT_CPU,
-					  rec, size) && cnt)
-			cnt->dropped++;
+					  rec, size)) {
+			if (cnt)
+				cnt->dropped++;
+			__sync_fetch_and_add(&dropped_total, 1);
+		}
 		return;
 	}
 	if (!cnt || !(cnt->seen & wakeup_mask))
@@ -446,10 +457,9 @@ static __always_inline int on_switch(void *ctx, bool preempt,
 	prev_pid = TASK_FIELD(direct, prev, pid);
 	next_pid = TASK_FIELD(direct, next, pid);
 	if (TASK_FILTERS) {
+		/* each side: the record says which passed (report needs both) */
 		prev_ok = task_on(prev, prev_pid, prev_tgid, direct);
-		/* a record needs one of the two, the statistics each */
-		if (!prev_ok || aggregate)
-			next_ok = task_on(next, next_pid, next_tgid, direct);
+		next_ok = task_on(next, next_pid, next_tgid, direct);
 		if (!prev_ok && !next_ok)
 			return 0;
 	}
@@ -478,7 +488,9 @@ static __always_inline int on_switch(void *ctx, bool preempt,
 	e->next_prio = TASK_FIELD(direct, next, prio);
 	e->prev_state = state;
 	e->preempt = preempt;
-	e->pad[0] = e->pad[1] = e->pad[2] = 0;
+	e->flags = (prev_ok ? ABICAP_SWITCH_PREV_OK : 0) |
+		   (next_ok ? ABICAP_SWITCH_NEXT_OK : 0);
+	e->pad[0] = e->pad[1] = 0;
 	e->prev_cgroup = prev_cg;
 	e->next_cgroup = next_cg;
 	submit(ctx, e, sizeof(*e), cnt);

@@ -15,7 +15,11 @@
 #include <linux/types.h>
 #endif
 
-#define ABICAP_RECORD_VERSION 2 /* 2: cgroup ids appended */
+/*
+ * 2: cgroup ids appended; 3: abicap_switch.flags says which side passed the
+ * task filter (the layout is unchanged: it was padding, 0 before)
+ */
+#define ABICAP_RECORD_VERSION 3
 #define ABICAP_SWITCH_V1_SIZE 80
 #define ABICAP_WAKEUP_V1_SIZE 56
 #define ABICAP_COMM_LEN 16
@@ -59,11 +63,21 @@ struct abicap_switch {
 	__s32 next_prio;
 	__u32 prev_state; /* tracefs encoding: 0 R, 0x1 S, 0x2 D, ..., 0x100 R+ */
 	__u8 preempt; /* the switch was a preemption */
-	__u8 pad[3];
+	__u8 flags; /* version 3: ABICAP_SWITCH_*_OK */
+	__u8 pad[2];
 	/* version 2: cgroup v2 ids (kernfs node ids), 0 if unknown */
 	__u64 prev_cgroup;
 	__u64 next_cgroup;
 };
+
+/*
+ * abicap_switch.flags: prev / next passed the task filters (-p, --tid,
+ * --comm, --cgroup, a followed command); both when there are none. A side
+ * without its flag is in the record only because the other side passed:
+ * the capture does not see all of that task's switches.
+ */
+#define ABICAP_SWITCH_PREV_OK 0x1
+#define ABICAP_SWITCH_NEXT_OK 0x2
 
 /* sched_wakeup, sched_wakeup_new and sched_waking. */
 struct abicap_wakeup {

@@ -147,7 +147,7 @@ Test(perf, report_agrees_with_perf_sched, .timeout = 180,
 	cr_assert_geq(rounds, 50, "the ping-pong never ran steadily (%ld round "
 		      "trips)", rounds);
 	spawn(&report, (char *[]){ (char *)abicap_bin(), "report", cap,
-				   "--format", "json", NULL });
+				   "--format", "json", "--from-waking", NULL });
 	rep = read_all(report.out_fd);
 	cr_assert_eq(wait_exit(&report, 60), 0);
 	j = json_loads(rep, 0, NULL);

@@ -121,6 +121,103 @@ Test(capfile, damaged_chunk_is_reported)
 	free(buf);
 }
 
+/*
+ * Drop windows (format 3): written at once between chunks; all of them
+ * known at open, before the first record; kept in a file cut short right
+ * after one; a damaged one is an error, not a window misread.
+ */
+static struct capr *drops_file(const char *p, size_t keep, bool flip)
+{
+	struct capw *w = capw_open(p, true, "{}", err, sizeof(err));
+	union abicap_rec rec = { 0 };
+	size_t len;
+	char *buf;
+
+	cr_assert(w, "%s", err);
+	rec.pw.hdr = (struct abicap_hdr){ .ts_ns = 10, .type =
+		ABICAP_EV_CPU_IDLE, .size = sizeof(rec.pw) };
+	cr_assert_eq(capw_add(w, &rec, rec.hdr.size), 0);
+	cr_assert_eq(capw_add_drop(w, 100, 200, 7), 0);
+	for (int i = 0; i < 40000; i++) { /* a chunk or two */
+		rec.hdr.ts_ns = 300 + i;
+		cr_assert_eq(capw_add(w, &rec, rec.hdr.size), 0);
+	}
+	cr_assert_eq(capw_add_drop(w, 50000, 60000, 3), 0);
+	cr_assert_eq(capw_close(w, "{}", err, sizeof(err)), 0);
+	buf = read_file(p, &len);
+	if (flip) /* the first window's end, in its DROP block */
+		buf[(char *)memmem(buf, len, "DROP", 4) - buf + 22] ^= 1;
+	write_file(p, buf, keep ? keep : len);
+	free(buf);
+	w = NULL;
+	return capr_open(p, err, sizeof(err));
+}
+
+Test(capfile, drop_windows_round_trip)
+{
+	const struct capfile_drop *d;
+	union abicap_rec out;
+	struct capr *r = drops_file(path("d.abicap"), 0, false);
+	size_t n;
+	int c, recs = 0;
+
+	cr_assert(r, "%s", err);
+	cr_assert_eq(capr_version(r), 3);
+	d = capr_drops(r, &n);
+	cr_assert_eq(n, 2, "both windows before any record is read");
+	cr_assert_eq(d[0].start_ns, 100);
+	cr_assert_eq(d[0].end_ns, 200);
+	cr_assert_eq(d[0].count, 7);
+	cr_assert_eq(d[1].start_ns, 50000);
+	cr_assert_eq(d[1].count, 3);
+	while ((c = capr_next(r, &out)) == 1)
+		recs++;
+	cr_assert_eq(c, 0, "%s", capr_error(r));
+	cr_assert_eq(recs, 40001);
+	d = capr_drops(r, &n);
+	cr_assert_eq(n, 2, "not counted twice");
+	capr_close(r);
+}
+
+Test(capfile, drop_window_kept_in_a_file_cut_short)
+{
+	const struct capfile_drop *d;
+	struct capr *r;
+	size_t len, n;
+	char *buf;
+
+	r = drops_file(path("d.abicap"), 0, false);
+	capr_close(r);
+	buf = read_file(path("d.abicap"), &len);
+	/* cut just after the first DROP block: no chunk holds the 40000 */
+	r = drops_file(path("d.abicap"), (char *)memmem(buf, len, "DROP", 4) -
+		       buf + 36, false);
+	free(buf);
+	cr_assert(r, "%s", err);
+	d = capr_drops(r, &n);
+	cr_assert_eq(n, 1);
+	cr_assert_eq(d[0].count, 7);
+	capr_close(r);
+}
+
+Test(capfile, damaged_drop_window_is_an_error)
+{
+	union abicap_rec out;
+	struct capr *r = drops_file(path("d.abicap"), 0, true);
+	size_t n;
+	int c;
+
+	cr_assert(r, "%s", err);
+	capr_drops(r, &n);
+	cr_assert_eq(n, 0, "a window failing its checksum is not trusted");
+	while ((c = capr_next(r, &out)) == 1)
+		;
+	cr_assert_eq(c, -1);
+	cr_assert(strstr(capr_error(r), "drop block fails its checksum"), "%s",
+		  capr_error(r));
+	capr_close(r);
+}
+
 /* Cgroup names go out before the chunk that uses them and read back. */
 Test(capfile, cgroup_names_round_trip_and_damage_is_caught)
 {
@@ -166,15 +263,15 @@ Test(capfile, cgroup_names_round_trip_and_damage_is_caught)
 
 Test(capfile, not_a_capture_and_wrong_version)
 {
-	char hdr[16] = "ABICAP\r\n\x03\0\0\0\0\0\0\0";
+	char hdr[16] = "ABICAP\r\n\x04\0\0\0\0\0\0\0";
 
 	write_file(path("x"), "hello world, not a capture", 26);
 	cr_assert_null(capr_open(path("x"), err, sizeof(err)));
 	cr_assert(strstr(err, "is not an abicap capture file"), "%s", err);
-	write_file(path("v3"), hdr, sizeof(hdr));
-	cr_assert_null(capr_open(path("v3"), err, sizeof(err)));
-	cr_assert(strstr(err, "capture format version 3; this abicap reads "
-			 "versions 1 to 2"), "%s", err);
+	write_file(path("v4"), hdr, sizeof(hdr));
+	cr_assert_null(capr_open(path("v4"), err, sizeof(err)));
+	cr_assert(strstr(err, "capture format version 4; this abicap reads "
+			 "versions 1 to 3"), "%s", err);
 	write_file(path("empty"), "", 0);
 	cr_assert_null(capr_open(path("empty"), err, sizeof(err)));
 	cr_assert_null(capr_open(path("none"), err, sizeof(err)));

@@ -17,14 +17,20 @@ int state_index(uint32_t st)
 	return 0;
 }
 
-static void lat_add(struct lat *l, uint64_t v)
+/* false: no memory for the sample (counted in total and lost, not in v) */
+static bool lat_add(struct lat *l, uint64_t v)
 {
 	if (l->n == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 256;
+		size_t cap = l->cap ? l->cap * 2 : 4; /* most tasks wait a few times */
 		uint64_t *nv = realloc(l->v, cap * sizeof(*nv));
 
-		if (!nv)
-			return; /* keep totals even without the sample */
+		if (!nv) {
+			l->lost++;
+			l->total += v;
+			if (v > l->max)
+				l->max = v;
+			return false;
+		}
 		l->v = nv;
 		l->cap = cap;
 	}
@@ -33,6 +39,7 @@ static void lat_add(struct lat *l, uint64_t v)
 	l->total += v;
 	if (v > l->max)
 		l->max = v;
+	return true;
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -99,15 +106,19 @@ static struct task *task(struct analysis *a, int32_t pid, int32_t tgid,
 
 	if (pid <= 0)
 		return NULL;
-	if ((a->ntasks + 1) * 2 > a->index_size && !grow_index(a))
+	if ((a->ntasks + 1) * 2 > a->index_size && !grow_index(a)) {
+		a->oom = true;
 		return NULL;
+	}
 	i = slot(a, pid);
 	if (a->index[i]) {
 		t = &a->tasks[a->index[i] - 1];
 		goto found;
 	}
-	if (a->ntasks == a->cap)
-		return NULL; /* reserve() ran out of memory */
+	if (a->ntasks == a->cap) {
+		a->oom = true; /* reserve() ran out of memory */
+		return NULL;
+	}
 	t = &a->tasks[a->ntasks++];
 	memset(t, 0, sizeof(*t));
 	t->pid = pid;
@@ -170,21 +181,61 @@ static bool wanted(const struct analysis *a, const struct task *t)
 	return true;
 }
 
+static size_t chain_slot(const struct analysis *a, int32_t waker,
+			 int32_t wakee)
+{
+	uint64_t k = (uint64_t)(uint32_t)waker << 32 | (uint32_t)wakee;
+	size_t i = (size_t)((k * 0x9e3779b97f4a7c15ull) >> 32) &
+		   (a->chain_index_size - 1);
+
+	while (a->chain_index[i] &&
+	       (a->chains[a->chain_index[i] - 1].waker != waker ||
+		a->chains[a->chain_index[i] - 1].wakee != wakee))
+		i = (i + 1) & (a->chain_index_size - 1);
+	return i;
+}
+
+static bool grow_chain_index(struct analysis *a)
+{
+	size_t size = a->chain_index_size ? a->chain_index_size * 2 : 1024;
+	uint32_t *old = a->chain_index;
+
+	a->chain_index = calloc(size, sizeof(*a->chain_index));
+	if (!a->chain_index) {
+		a->chain_index = old;
+		return false;
+	}
+	a->chain_index_size = size;
+	for (size_t i = 0; i < a->nchains; i++)
+		a->chain_index[chain_slot(a, a->chains[i].waker,
+					  a->chains[i].wakee)] = i + 1;
+	free(old);
+	return true;
+}
+
+/* The chain waker -> wakee, created (comms from the tasks) on first sight. */
 static struct chain *chain(struct analysis *a, const struct task *waker,
 			   const struct task *wakee)
 {
 	struct chain *c;
+	size_t i;
 
-	for (size_t i = 0; i < a->nchains; i++)
-		if (a->chains[i].waker == waker->pid &&
-		    a->chains[i].wakee == wakee->pid)
-			return &a->chains[i];
+	if ((a->nchains + 1) * 2 > a->chain_index_size &&
+	    !grow_chain_index(a)) {
+		a->oom = true;
+		return NULL;
+	}
+	i = chain_slot(a, waker->pid, wakee->pid);
+	if (a->chain_index[i])
+		return &a->chains[a->chain_index[i] - 1];
 	if (a->nchains == a->chains_cap) {
 		size_t cap = a->chains_cap ? a->chains_cap * 2 : 256;
 		struct chain *nc = realloc(a->chains, cap * sizeof(*nc));
 
-		if (!nc)
+		if (!nc) {
+			a->oom = true;
 			return NULL;
+		}
 		a->chains = nc;
 		a->chains_cap = cap;
 	}
@@ -194,9 +245,100 @@ static struct chain *chain(struct analysis *a, const struct task *waker,
 	c->wakee = wakee->pid;
 	memcpy(c->waker_comm, waker->comm, ABICAP_COMM_LEN);
 	memcpy(c->wakee_comm, wakee->comm, ABICAP_COMM_LEN);
+	a->chain_index[i] = a->nchains;
 	return c;
 }
 
+/* The chain waker -> wakee if there is one (no task needed). */
+static struct chain *chain_find(struct analysis *a, int32_t waker,
+				int32_t wakee)
+{
+	size_t i;
+
+	if (!a->chain_index_size)
+		return NULL;
+	i = chain_slot(a, waker, wakee);
+	return a->chain_index[i] ? &a->chains[a->chain_index[i] - 1] : NULL;
+}
+
+int analysis_set_drops(struct analysis *a, const struct drop_window *d,
+		       size_t n)
+{
+	struct drop_window *v = n ? malloc(n * sizeof(*v)) : NULL;
+	size_t k = 0;
+
+	if (n && !v)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		/* in time order (the recorder writes them so); merge overlaps */
+		if (k && d[i].start_ns <= v[k - 1].end_ns) {
+			if (d[i].end_ns > v[k - 1].end_ns)
+				v[k - 1].end_ns = d[i].end_ns;
+			v[k - 1].count += d[i].count;
+			continue;
+		}
+		if (k && d[i].start_ns < v[k - 1].start_ns) {
+			free(v);
+			return -EINVAL;
+		}
+		v[k++] = d[i];
+	}
+	free(a->drops);
+	a->drops = v;
+	a->ndrops = k;
+	return 0;
+}
+
+/* Some events of [from, to] may be missing: a drop window overlaps it. */
+static bool spans_drop(const struct analysis *a, uint64_t from, uint64_t to)
+{
+	size_t lo = 0, hi = a->ndrops;
+
+	/* the first window ending at or after from */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (a->drops[mid].end_ns < from)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < a->ndrops && a->drops[lo].start_ns < to;
+}
+
+/* The CPU's time since its last switch: busy, idle, or lost to a drop. */
+static void cpu_account(const struct analysis *a, struct cpu_stat *c,
+			uint64_t ts)
+{
+	uint64_t d = ts - c->last_switch_ts;
+
+	if (!c->known)
+		return;
+	if (spans_drop(a, c->last_switch_ts, ts))
+		c->lost_time += d;
+	else if (c->idle)
+		c->idle_time += d;
+	else
+		c->busy += d;
+}
+
+/* Idle-state residency up to ts, unless a drop window hides part of it. */
+static void idle_account(const struct analysis *a, struct cpu_stat *c,
+			 uint64_t ts)
+{
+	if (c->state >= 0 && c->state < MAX_IDLE_STATES &&
+	    !spans_drop(a, c->state_enter_ts, ts))
+		c->residency[c->state] += ts - c->state_enter_ts;
+}
+
+/*
+ * Run-queue latency, per task: a wait starts at a wakeup of a task that is
+ * not on a CPU (the latest one wins) or at a switch-out still runnable (R,
+ * R+); a switch-out blocked (S, D, ...) ends it unmeasured; the switch-in
+ * ends and measures it. Only waits whose both ends are in the capture, on
+ * a task that passed its filter at both, and that span no drop window are
+ * measured; off-CPU intervals likewise.
+ */
 static void on_switch(struct analysis *a, const struct abicap_switch *s)
 {
 	uint64_t ts = s->hdr.ts_ns;
@@ -204,14 +346,11 @@ static void on_switch(struct analysis *a, const struct abicap_switch *s)
 	struct task *next = task(a, s->next_pid, s->next_tgid, s->next_comm);
 	struct cpu_stat *c = s->hdr.cpu < (uint32_t)a->ncpus ?
 			     &a->cpus[s->hdr.cpu] : NULL;
+	bool prev_ok = !a->switch_flags || (s->flags & ABICAP_SWITCH_PREV_OK);
+	bool next_ok = !a->switch_flags || (s->flags & ABICAP_SWITCH_NEXT_OK);
 
 	if (c) {
-		if (c->known) {
-			if (c->idle)
-				c->idle_time += ts - c->last_switch_ts;
-			else
-				c->busy += ts - c->last_switch_ts;
-		}
+		cpu_account(a, c, ts);
 		c->known = true;
 		c->idle = s->next_pid == 0;
 		c->last_switch_ts = ts;
@@ -223,53 +362,71 @@ static void on_switch(struct analysis *a, const struct abicap_switch *s)
 	if (prev) {
 		int si = state_index(s->prev_state);
 
+		prev->on_cpu = false;
+		prev->followed = prev_ok ? FOLLOW_YES : FOLLOW_NO;
 		prev->out_ts = ts;
+		prev->out_ok = prev_ok;
 		prev->out_state = s->prev_state;
+		prev->last_waker_pid = 0;
 		/* preempted, or still runnable: back on the run queue now */
 		if (si == 0 || si == 9) {
 			prev->runnable_ts = ts;
 			prev->runnable_by_wakeup = false;
-			prev->involuntary++;
+			prev->runnable_ok = prev_ok;
+			prev->involuntary += prev_ok;
 		} else {
-			prev->voluntary++;
+			prev->runnable_ts = 0; /* asleep: a pending wait ends here */
+			prev->voluntary += prev_ok;
 		}
 	}
-	if (next) {
-		if (next->out_ts && wanted(a, next)) {
-			uint64_t off = ts - next->out_ts;
+	if (!next)
+		return;
+	next->followed = next_ok ? FOLLOW_YES : FOLLOW_NO;
+	if (next->out_ts && next->out_ok && next_ok && wanted(a, next)) {
+		uint64_t off = ts - next->out_ts;
 
+		if (spans_drop(a, next->out_ts, ts)) {
+			a->off_dropped++;
+		} else {
 			next->off_total += off;
 			next->off_by_state[state_index(next->out_state)] += off;
 		}
-		next->out_ts = 0;
-		if (next->runnable_ts && wanted(a, next)) {
-			uint64_t lat = ts - next->runnable_ts;
-			struct chain *ch;
+	}
+	if (next->runnable_ts && next->runnable_ok && next_ok &&
+	    wanted(a, next)) {
+		uint64_t lat = ts - next->runnable_ts;
+		struct chain *ch;
 
-			lat_add(&next->rq, lat);
-			lat_add(&a->rq, lat);
+		if (spans_drop(a, next->runnable_ts, ts)) {
+			a->waits_dropped++;
+		} else {
+			bool ok = lat_add(&next->rq, lat);
+
+			ok &= lat_add(&a->rq, lat);
 			if (next->runnable_by_wakeup)
-				lat_add(&next->wake, lat);
-			if (next->last_waker_pid > 0) {
-				struct task *w = task(a, next->last_waker_pid, 0,
-						      NULL);
-
-				ch = w ? chain(a, w, next) : NULL;
-				if (ch) {
-					ch->total_lat += lat;
-					if (lat > ch->max_lat)
-						ch->max_lat = lat;
-				}
+				ok &= lat_add(&next->wake, lat);
+			if (!ok)
+				a->oom = true;
+			ch = next->runnable_by_wakeup && next->last_waker_pid > 0 ?
+			     chain_find(a, next->last_waker_pid, next->pid) : NULL;
+			if (ch) {
+				ch->total_lat += lat;
+				ch->measured++;
+				if (lat > ch->max_lat)
+					ch->max_lat = lat;
 			}
 		}
-		next->runnable_ts = 0;
-		next->last_waker_pid = 0;
 	}
+	next->on_cpu = true;
+	next->out_ts = 0;
+	next->runnable_ts = 0;
+	next->last_waker_pid = 0;
 }
 
 /*
- * sched_waking (with from_waking), sched_wakeup, sched_wakeup_new: runnable
- * from now, unless it already was (preempted, or an earlier wakeup).
+ * sched_waking (with from_waking), sched_wakeup, sched_wakeup_new: waiting
+ * to run from now, unless the task is on a CPU (it has not gone to sleep
+ * yet: the wakeup only stops it from sleeping).
  */
 static void on_wakeup(struct analysis *a, const struct abicap_wakeup *w)
 {
@@ -278,14 +435,14 @@ static void on_wakeup(struct analysis *a, const struct abicap_wakeup *w)
 
 	if (t && w->cgroup)
 		t->cgroup = w->cgroup;
-	if (!t || waking != a->from_waking)
+	if (!t || waking != a->from_waking || t->on_cpu)
 		return;
-	if (!t->runnable_ts) {
-		t->runnable_ts = w->hdr.ts_ns;
-		t->runnable_by_wakeup = true;
-	}
+	t->runnable_ts = w->hdr.ts_ns;
+	t->runnable_by_wakeup = true;
+	/* a task seen outside the filter: its switch-in will not be seen */
+	t->runnable_ok = t->followed != FOLLOW_NO;
 	t->last_waker_pid = w->waker_pid;
-	if (w->waker_pid > 0 && wanted(a, t)) {
+	if (w->waker_pid > 0 && t->runnable_ok && wanted(a, t)) {
 		struct task *waker = task(a, w->waker_pid, w->waker_tgid, NULL);
 		struct chain *c = waker ? chain(a, waker, t) : NULL;
 
@@ -298,7 +455,7 @@ static void on_wakeup(struct analysis *a, const struct abicap_wakeup *w)
 	}
 }
 
-static void freq_account(struct cpu_stat *c, uint64_t ts)
+static void freq_account(struct analysis *a, struct cpu_stat *c, uint64_t ts)
 {
 	int i;
 
@@ -307,11 +464,26 @@ static void freq_account(struct cpu_stat *c, uint64_t ts)
 	for (i = 0; i < c->nfreqs && c->freqs[i] != c->freq_khz; i++)
 		;
 	if (i == c->nfreqs) {
-		if (c->nfreqs == 32)
-			return;
-		c->freqs[c->nfreqs++] = c->freq_khz;
+		if (c->nfreqs == c->freqs_cap) {
+			int cap = c->freqs_cap ? c->freqs_cap * 2 : 16;
+			uint32_t *f = realloc(c->freqs, cap * sizeof(*f));
+			uint64_t *t;
+
+			if (f)
+				c->freqs = f;
+			t = f ? realloc(c->freq_time, cap * sizeof(*t)) : NULL;
+			if (!t) {
+				a->oom = true;
+				return;
+			}
+			c->freq_time = t;
+			c->freqs_cap = cap;
+		}
+		c->freqs[c->nfreqs] = c->freq_khz;
+		c->freq_time[c->nfreqs++] = 0;
 	}
-	c->freq_time[i] += ts - c->freq_since;
+	if (!spans_drop(a, c->freq_since, ts))
+		c->freq_time[i] += ts - c->freq_since;
 }
 
 /*
@@ -330,6 +502,8 @@ static void reserve(struct analysis *a)
 	if (nt) {
 		a->tasks = nt;
 		a->cap = cap;
+	} else {
+		a->oom = true;
 	}
 }
 
@@ -365,8 +539,7 @@ void analysis_add(struct analysis *a, const union abicap_rec *r)
 		if (r->pw.cpu_id >= (uint32_t)a->ncpus)
 			break;
 		c = &a->cpus[r->pw.cpu_id];
-		if (c->state >= 0 && c->state < MAX_IDLE_STATES)
-			c->residency[c->state] += ts - c->state_enter_ts;
+		idle_account(a, c, ts);
 		c->state = r->pw.state == UINT32_MAX ? -1 : (int32_t)r->pw.state;
 		c->state_enter_ts = ts;
 		break;
@@ -374,7 +547,7 @@ void analysis_add(struct analysis *a, const union abicap_rec *r)
 		if (r->pw.cpu_id >= (uint32_t)a->ncpus)
 			break;
 		c = &a->cpus[r->pw.cpu_id];
-		freq_account(c, ts);
+		freq_account(a, c, ts);
 		c->freq_khz = r->pw.state;
 		c->freq_since = ts;
 		break;
@@ -386,18 +559,11 @@ void analysis_finish(struct analysis *a)
 	for (int i = 0; i < a->ncpus; i++) {
 		struct cpu_stat *c = &a->cpus[i];
 
-		if (c->known) {
-			if (c->idle)
-				c->idle_time += a->last_ts - c->last_switch_ts;
-			else
-				c->busy += a->last_ts - c->last_switch_ts;
-			c->last_switch_ts = a->last_ts;
-		}
-		if (c->state >= 0 && c->state < MAX_IDLE_STATES) {
-			c->residency[c->state] += a->last_ts - c->state_enter_ts;
-			c->state_enter_ts = a->last_ts;
-		}
-		freq_account(c, a->last_ts);
+		cpu_account(a, c, a->last_ts);
+		c->last_switch_ts = a->last_ts;
+		idle_account(a, c, a->last_ts);
+		c->state_enter_ts = a->last_ts;
+		freq_account(a, c, a->last_ts);
 		c->freq_since = a->last_ts;
 	}
 }
@@ -408,10 +574,16 @@ void analysis_free(struct analysis *a)
 		free(a->tasks[i].rq.v);
 		free(a->tasks[i].wake.v);
 	}
+	for (int i = 0; a->cpus && i < a->ncpus; i++) {
+		free(a->cpus[i].freqs);
+		free(a->cpus[i].freq_time);
+	}
 	free(a->tasks);
 	free(a->index);
 	free(a->cpus);
 	free(a->chains);
+	free(a->chain_index);
+	free(a->drops);
 	free(a->rq.v);
 	memset(a, 0, sizeof(*a));
 }

@@ -238,6 +238,24 @@ int capw_close(struct capw *w, const char *trailer, char *err, size_t errlen)
 	return e;
 }
 
+int capw_add_drop(struct capw *w, uint64_t start_ns, uint64_t end_ns,
+		  uint64_t count)
+{
+	unsigned char b[12 + 24];
+	int e;
+
+	memcpy(b, "DROP", 4);
+	put32(b + 4, 24);
+	put64(b + 12, start_ns);
+	put64(b + 20, end_ns);
+	put64(b + 28, count);
+	put32(b + 8, crc32(0, b + 12, 24));
+	e = write_all(w->fd, b, sizeof(b));
+	if (!e)
+		w->bytes += sizeof(b);
+	return e;
+}
+
 uint64_t capw_records(const struct capw *w)
 {
 	return w->records;
@@ -258,7 +276,97 @@ struct capr {
 	char error[256];
 	struct capfile_cgroup *cg; /* from the CGRP blocks read so far */
 	size_t ncg, cg_cap;
+	unsigned int version;
+	struct capfile_drop *drops;
+	size_t ndrops, drops_cap;
+	bool drops_scanned; /* all of them found at open */
 };
+
+static int add_drop(struct capr *r, const unsigned char *p)
+{
+	if (r->ndrops == r->drops_cap) {
+		size_t cap = r->drops_cap ? r->drops_cap * 2 : 64;
+		struct capfile_drop *d = realloc(r->drops, cap * sizeof(*d));
+
+		if (!d)
+			return -1;
+		r->drops = d;
+		r->drops_cap = cap;
+	}
+	r->drops[r->ndrops++] = (struct capfile_drop){ .start_ns = get64(p),
+		.end_ns = get64(p + 8), .count = get64(p + 16) };
+	return 0;
+}
+
+/*
+ * A DROP block after its 8-byte header (in buf, up to CAPFILE_CHUNK_RAW):
+ * 1 read (kept when keep), 0 cut short, -1 damaged (r->error says why).
+ */
+static int read_drops(struct capr *r, uint32_t len, unsigned char *buf,
+		      bool keep)
+{
+	unsigned char crc[4];
+
+	if (len % 24 || len > CAPFILE_CHUNK_RAW) {
+		snprintf(r->error, sizeof(r->error), "a drop block is damaged "
+			 "(size out of range)");
+		return -1;
+	}
+	if (fread(crc, 1, 4, r->f) != 4 || fread(buf, 1, len, r->f) != len)
+		return 0;
+	if (crc32(0, buf, len) != get32(crc)) {
+		snprintf(r->error, sizeof(r->error), "a drop block fails its "
+			 "checksum");
+		return -1;
+	}
+	for (uint32_t off = 0; keep && off < len; off += 24)
+		if (add_drop(r, buf + off)) {
+			snprintf(r->error, sizeof(r->error), "out of memory");
+			return -1;
+		}
+	return 1;
+}
+
+/*
+ * Every DROP block of the file, skipping over the rest, then back to where
+ * the records start. Stops quietly at anything odd: reading the records
+ * reports it there.
+ */
+static void scan_drops(struct capr *r)
+{
+	long start = ftell(r->f);
+	unsigned char h[20];
+
+	if (start < 0)
+		return;
+	for (;;) {
+		uint32_t len;
+
+		if (fread(h, 1, 8, r->f) != 8)
+			break;
+		len = get32(h + 4);
+		if (!memcmp(h, "CHNK", 4)) {
+			if (fread(h + 8, 1, 12, r->f) != 12 || len > MAX_CHUNK_Z ||
+			    fseek(r->f, len, SEEK_CUR))
+				break;
+		} else if (!memcmp(h, "CGRP", 4)) {
+			if (len > CAPFILE_CHUNK_RAW ||
+			    fseek(r->f, 4 + (long)len, SEEK_CUR))
+				break;
+		} else if (!memcmp(h, "DROP", 4)) {
+			if (read_drops(r, len, r->raw, true) <= 0)
+				break;
+		} else {
+			break;
+		}
+	}
+	r->error[0] = 0;
+	clearerr(r->f);
+	if (!fseek(r->f, start, SEEK_SET))
+		r->drops_scanned = true;
+	else
+		r->ndrops = 0; /* read them with the records instead */
+}
 
 struct capr *capr_open(const char *path, char *err, size_t errlen)
 {
@@ -303,6 +411,9 @@ struct capr *capr_open(const char *path, char *err, size_t errlen)
 		snprintf(err, errlen, "out of memory");
 		goto fail;
 	}
+	r->version = ver;
+	if (ver >= 3)
+		scan_drops(r);
 	return r;
 fail:
 	capr_close(r);
@@ -390,6 +501,12 @@ again:
 			return c;
 		goto again;
 	}
+	if (n == 8 && !memcmp(h, "DROP", 4)) {
+		c = read_drops(r, get32(h + 4), r->raw, !r->drops_scanned);
+		if (c <= 0)
+			return c;
+		goto again;
+	}
 	if (n == 8 && !memcmp(h, "TRLR", 4)) {
 		uint32_t tlen = get32(h + 4);
 
@@ -402,7 +519,8 @@ again:
 	}
 	if (n == 8 && memcmp(h, "CHNK", 4)) {
 		snprintf(r->error, sizeof(r->error), "a block that is neither a "
-			 "chunk, cgroup names nor the trailer: the file is damaged");
+			 "chunk, cgroup names, drops nor the trailer: the file "
+			 "is damaged");
 		return -1;
 	}
 	if (n != 8 || fread(h + 8, 1, 12, r->f) != 12)
@@ -492,7 +610,19 @@ void capr_close(struct capr *r)
 	for (size_t i = 0; i < r->ncg; i++)
 		free(r->cg[i].path);
 	free(r->cg);
+	free(r->drops);
 	free(r);
+}
+
+const struct capfile_drop *capr_drops(const struct capr *r, size_t *n)
+{
+	*n = r->ndrops;
+	return r->drops;
+}
+
+unsigned int capr_version(const struct capr *r)
+{
+	return r->version;
 }
 
 const struct capfile_cgroup *capr_cgroups(const struct capr *r, size_t *n)

@@ -1,11 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
 /*
- * The capture file (.abicap), format version 2, little-endian:
+ * The capture file (.abicap), format version 3, little-endian:
  *
  *   header   "ABICAP\r\n" u32 version, u32 meta_len, meta (JSON, meta_len bytes)
  *   cgroups  "CGRP" u32 len, u32 crc32(entries), len bytes of entries:
  *            u64 cgroup id, u16 path_len, path (no NUL); written before the
  *            chunk whose records first name those ids (version 2)
+ *   drops    "DROP" u32 len, u32 crc32(entries), len bytes of entries (24
+ *            each): u64 start_ns, u64 end_ns, u64 count: count records were
+ *            lost in the window (start_ns, end_ns] (CLOCK_MONOTONIC, the
+ *            records' clock); written as soon as the recorder sees the
+ *            loss, so a file cut short keeps it; anywhere between chunks,
+ *            in time order (version 3)
  *   chunk    "CHNK" u32 zlen, u32 raw_len, u32 nrecords, u32 crc32(zstd bytes),
  *            zlen bytes: zstd of nrecords raw records (bpf/abicap.h) back to back
  *   ...
@@ -23,7 +29,7 @@
 #include <stdint.h>
 #include "record.h"
 
-#define CAPFILE_VERSION 2 /* reads 1 as well (no cgroup names) */
+#define CAPFILE_VERSION 3 /* reads 1 (no cgroup names) and 2 (no drop windows) */
 #define CAPFILE_CGROUP_PATH_MAX 4096
 #define CAPFILE_CHUNK_RAW (1u << 20) /* records per chunk: up to 1 MiB raw */
 
@@ -49,6 +55,9 @@ int capw_close(struct capw *w, const char *trailer_json, char *err,
 	       size_t errlen);
 /* Name a cgroup id (path in the v2 hierarchy): goes out before the next chunk. */
 int capw_add_cgroup(struct capw *w, uint64_t id, const char *path);
+/* Records were lost in (start_ns, end_ns]: a DROP block, written now. 0 or -errno. */
+int capw_add_drop(struct capw *w, uint64_t start_ns, uint64_t end_ns,
+		  uint64_t count);
 uint64_t capw_records(const struct capw *w);
 uint64_t capw_bytes(const struct capw *w);
 
@@ -72,6 +81,19 @@ struct capfile_cgroup {
 	char *path;
 };
 const struct capfile_cgroup *capr_cgroups(const struct capr *r, size_t *n);
+
+/*
+ * The drop windows (DROP blocks) of the whole file, in time order: the
+ * reader finds them all at open (it skips over the chunks), so a record's
+ * consumer knows them before the first record; those read so far where the
+ * file cannot seek.
+ */
+struct capfile_drop {
+	uint64_t start_ns, end_ns, count;
+};
+const struct capfile_drop *capr_drops(const struct capr *r, size_t *n);
+/* The file's format version (1 .. CAPFILE_VERSION). */
+unsigned int capr_version(const struct capr *r);
 
 /*
  * Every record that reads back, sorted by time (perf buffers interleave

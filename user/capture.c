@@ -536,6 +536,22 @@ uint64_t capture_received(const struct capture *c, unsigned int ev)
 	return ev < ABICAP_EV_COUNT ? c->received[ev] : 0;
 }
 
+uint64_t capture_dropped_total(struct capture *c)
+{
+	struct abicap_counter sum[ABICAP_EV_COUNT];
+	uint64_t d = 0;
+
+	/* the .bss is mmap'd where the kernel can (5.5+): no system call */
+	if (c->skel->bss)
+		return __atomic_load_n(&c->skel->bss->dropped_total,
+				       __ATOMIC_RELAXED);
+	if (capture_counters(c, -1, sum))
+		return 0;
+	for (int ev = 0; ev < ABICAP_EV_COUNT; ev++)
+		d += sum[ev].dropped;
+	return d;
+}
+
 uint64_t capture_bad_records(const struct capture *c)
 {
 	return c->bad;

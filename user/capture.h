@@ -83,6 +83,8 @@ int capture_counters(struct capture *c, int cpu, struct abicap_counter *out);
 /* Records received in user space per event, and records that failed to decode. */
 uint64_t capture_received(const struct capture *c, unsigned int ev);
 uint64_t capture_bad_records(const struct capture *c);
+/* Records lost so far, either transport (cheap: read after every drain). */
+uint64_t capture_dropped_total(struct capture *c);
 
 /* "tp_btf" or "raw_tp": the variant attached for ev; NULL if not attached. */
 const char *capture_variant(const struct capture *c, unsigned int ev);

@@ -17,6 +17,7 @@
 #include "commands.h"
 #include "contract.h"
 #include "events.h"
+#include "escape.h"
 #include "kernel.h"
 #include "outfile.h"
 #include "runloop.h"
@@ -28,7 +29,8 @@ const char record_usage[] =
 "Capture scheduler and power events into a capture file (zstd chunks with\n"
 "checksums; a header saying what was captured and how; a trailer with the\n"
 "counts). With a COMMAND, start it, follow it and every process it forks\n"
-"(in the kernel), and stop when it exits; power events are then left out.\n"
+"(in the kernel), and stop when it exits. Power events belong to no task:\n"
+"any task filter (-p, --tid, --comm, --cgroup, a command) leaves them out.\n"
 "\n"
 "  -o, --output FILE      the capture file (created 0600; never through a\n"
 "                         symbolic link)\n"
@@ -59,7 +61,38 @@ struct rec_state {
 	int werr; /* first write error, -errno */
 	struct cgnames *names; /* NULL: no cgroup v2 hierarchy to name from */
 	uint64_t last_cg; /* the last id looked at: most records repeat it */
+	struct capture *c;
+	uint64_t drops; /* records lost, as of the last look */
+	uint64_t looked_ns; /* when that was */
 };
+
+/*
+ * Between a BPF program taking its record's time and counting the record
+ * as lost: the program's run, a few microseconds; a drop counted just
+ * after a look may belong to a record stamped just before it.
+ */
+#define DROP_SLACK_NS 1000000ull
+
+/*
+ * After each drain: records lost since the last look go into the file as a
+ * drop window (capfile.h) at once, so report can leave out what spans it.
+ */
+static void note_drops(void *ctx)
+{
+	struct rec_state *st = ctx;
+	uint64_t d = capture_dropped_total(st->c), now = mono_ns(), from;
+	int e;
+
+	if (d > st->drops && !st->werr) {
+		from = st->looked_ns > DROP_SLACK_NS ?
+		       st->looked_ns - DROP_SLACK_NS : 0;
+		e = capw_add_drop(st->w, from, now, d - st->drops);
+		if (e)
+			st->werr = e;
+	}
+	st->drops = d;
+	st->looked_ns = now;
+}
 
 /* A cgroup's path goes into the file once, before the chunk using it. */
 static void name_cgroup(struct rec_state *st, uint64_t id)
@@ -123,8 +156,56 @@ static json_t *btf_identity(void)
 	return json_pack("{s:I, s:s}", "size", (json_int_t)size, "crc32", hex);
 }
 
+/* -p, --tid, --comm, --cgroup or a followed command */
+static bool task_filtered(const struct capture_opts *c)
+{
+	return c->npids || c->ntids || c->comm[0] || c->cgroup_id;
+}
+
+static json_t *int_array(const int32_t *v, int n)
+{
+	json_t *a = json_array();
+
+	for (int i = 0; i < n; i++)
+		json_array_append_new(a, json_integer(v[i]));
+	return a;
+}
+
+/*
+ * What the capture was filtered to, for report: task filters mean a
+ * capture does not see every switch of a CPU, or every task's.
+ */
+static json_t *filter_json(const struct trace_opts *o, pid_t child)
+{
+	json_t *cpus = json_null(), *cmd = json_null(), *cg = json_null();
+
+	if (o->cap.cpus) {
+		cpus = json_array();
+		for (int i = 0; i < o->cap.ncpus; i++)
+			if (o->cap.cpus[i])
+				json_array_append_new(cpus, json_integer(i));
+	}
+	if (o->command) {
+		cmd = json_array();
+		for (char **a = o->command; *a; a++)
+			json_array_append_new(cmd, json_escaped(*a, SIZE_MAX));
+	}
+	if (o->cap.cgroup_id)
+		cg = json_pack("{s:I, s:o}", "id", (json_int_t)o->cap.cgroup_id,
+			       "path", o->cgroup_path ?
+			       json_escaped(o->cgroup_path, SIZE_MAX) : json_null());
+	return json_pack("{s:b, s:o, s:o, s:o, s:o, s:o, s:o, s:I}",
+		"tasks", task_filtered(&o->cap),
+		"pids", int_array(o->cap.pids, child ? 0 : o->cap.npids),
+		"tids", int_array(o->cap.tids, o->cap.ntids),
+		"comm", o->cap.comm[0] ? json_escaped(o->cap.comm,
+				ABICAP_COMM_LEN) : json_null(),
+		"cgroup", cg, "cpus", cpus, "command", cmd,
+		"command_pid", (json_int_t)child);
+}
+
 static char *metadata(struct capture *c, const struct trace_opts *o, int argc,
-		      char **argv, uint64_t t0)
+		      char **argv, uint64_t t0, pid_t child)
 {
 	const struct check_result *res = capture_check(c);
 	const struct kernel_plan *plan = capture_plan(c);
@@ -152,7 +233,7 @@ static char *metadata(struct capture *c, const struct trace_opts *o, int argc,
 				"scope", res->v[i].scope, "item", res->v[i].item,
 				"verdict", vstatus_str(res->v[i].status)));
 	for (int i = 0; i < argc; i++)
-		json_array_append_new(cmdline, json_string(argv[i]));
+		json_array_append_new(cmdline, json_escaped(argv[i], SIZE_MAX));
 	m = json_pack("{s:i, s:i, s:s, s:o, s:{s:i, s:i, s:i, s:o}, s:o, s:s, "
 		      "s:s, s:I, s:I, s:i, s:o, s:o, s:I}",
 		      "capture_format", CAPFILE_VERSION,
@@ -170,6 +251,8 @@ static char *metadata(struct capture *c, const struct trace_opts *o, int argc,
 		      "ncpus", capture_ncpus(c), "events", events,
 		      "command_line", cmdline,
 		      "pid_filter", (json_int_t)(o->cap.npids ? o->cap.pids[0] : 0));
+	if (m)
+		json_object_set_new(m, "filter", filter_json(o, child));
 	s = json_dumps(m, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	json_decref(m);
 	return s;
@@ -291,6 +374,17 @@ int do_record(int argc, char **argv)
 	ret = capture_prepare(argc, argv, true, &o, &contract);
 	if (ret || o.help)
 		return ret;
+	/* power events belong to no task: any task filter leaves them out */
+	if (task_filtered(&o.cap) || o.command)
+		o.cap.events &= ~((1u << ABICAP_EV_CPU_IDLE) |
+				  (1u << ABICAP_EV_CPU_FREQUENCY));
+	if (!o.cap.events) {
+		ab_error("cpu_idle and cpu_frequency belong to no task: with -p, "
+			 "--tid, --comm, --cgroup or a command, add a sched event "
+			 "to --events or drop the filter");
+		contract_free(contract);
+		return EXIT_USAGE;
+	}
 	ret = create_outputs(&o, &out_fd, &pf_fd);
 	if (ret) {
 		contract_free(contract);
@@ -308,9 +402,8 @@ int do_record(int argc, char **argv)
 		}
 		o.cap.pids[o.cap.npids++] = child;
 		o.cap.follow_forks = true;
-		o.cap.events &= ~((1u << ABICAP_EV_CPU_IDLE) |
-				  (1u << ABICAP_EV_CPU_FREQUENCY));
 	}
+
 	st.names = cgnames_live(err, sizeof(err));
 	if (!st.names)
 		ab_warn("cgroups will not be named in the file: %s", err);
@@ -323,7 +416,7 @@ int do_record(int argc, char **argv)
 		remove_output(out_fd, o.output);
 		goto kill_child;
 	}
-	meta = metadata(c, &o, argc, argv, t0);
+	meta = metadata(c, &o, argc, argv, t0, child);
 	if (!meta) {
 		snprintf(err, sizeof(err), "out of memory");
 		remove_output(out_fd, o.output);
@@ -354,9 +447,13 @@ int do_record(int argc, char **argv)
 	lo.t0_ns = t0;
 	lo.child = child;
 	lo.done = sink_done;
+	lo.flush = note_drops;
 	lo.ctx = &st;
+	st.c = c;
+	st.looked_ns = t0;
 	ret = run_loop(c, &lo);
 	capture_stop(c);
+	note_drops(&st);
 	print_summary(c, o.cap.events, (mono_ns() - t0) / 1e9);
 	trl = trailer(c, (mono_ns() - t0) / 1e9, capw_records(st.w), &lo);
 	{

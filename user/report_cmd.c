@@ -10,18 +10,20 @@
 #include "capfile.h"
 #include "cgnames.h"
 #include "commands.h"
+#include "escape.h"
 #include "report_group.h"
 #include "util.h"
 
 const char report_usage[] =
 "Usage: abicap report FILE [--format text|json] [--pid PID] [--comm COMM] [--top N]\n"
-"                         [--by task|cgroup|container]\n"
+"                         [--by task|cgroup|container] [--from-waking]\n"
 "Read a capture file (abicap record) and report, for the tasks kept by the\n"
-"filters: run-queue latency (sched_wakeup, or being preempted, until\n"
-"switched in) as a log2 histogram with p50/p90/p99/p99.9/max, overall and\n"
-"per task; off-CPU time per task by the state it left in, and voluntary\n"
-"and involuntary switches; per-CPU busy and idle time, idle-state and\n"
-"frequency residency; wakeup chains, most frequent and slowest.\n"
+"filters: run-queue latency (a wakeup of a task not on a CPU, or being\n"
+"preempted, until switched in) as a log2 histogram with p50/p90/p99/\n"
+"p99.9/max, overall and per task; off-CPU time per task by the state it\n"
+"left in, and voluntary and involuntary switches; per-CPU busy and idle\n"
+"time, idle-state and frequency residency; wakeup chains, most frequent\n"
+"and slowest.\n"
 "\n"
 "  -f, --format FMT   text (default) or json\n"
 "  -p, --pid PID      only tasks of this process (tgid)\n"
@@ -31,8 +33,16 @@ const char report_usage[] =
 "                     was in) or container (Docker, containerd, CRI-O,\n"
 "                     Podman, Kubernetes pods; tasks in none are \"(host)\"):\n"
 "                     the latency, off-CPU and wakeup-chain tables by group\n"
+"      --from-waking  a wait after a wakeup starts at sched_waking (when the\n"
+"                     waker chose to wake it, as perf sched counts its \"sch\n"
+"                     delay\"), not at sched_wakeup (when it was queued, as\n"
+"                     runqlat counts); the capture must have sched_waking\n"
 "  -h, --help         show this help\n"
 "\n"
+"A wait is measured only where both its ends are in the file; in a capture\n"
+"filtered to some tasks, only for those that passed the filter; and not\n"
+"where it spans a window in which records were lost (such waits are counted\n"
+"as left out). A task-filtered capture shows no CPU table.\n"
 "A file cut short (no trailer: the recorder was killed) is reported up to\n"
 "its last complete chunk, and says so.\n"
 "Exit: 0 ok, 2 bad usage or a file that is not a readable capture.\n";
@@ -45,6 +55,93 @@ static double us(uint64_t ns)
 static double ms(uint64_t ns)
 {
 	return ns / 1e6;
+}
+
+#define ESC_COMM(c) text_escaped((c), ABICAP_COMM_LEN)
+#define ESC(s) text_escaped((s), ESCAPE_MAX)
+#define JESC_COMM(c) json_escaped((c), ABICAP_COMM_LEN)
+#define JESC(s) json_escaped((s), SIZE_MAX)
+
+/* What the capture's metadata and blocks say about its filters and losses. */
+struct capinfo {
+	bool task_filtered; /* some tasks only: not every switch of a CPU */
+	bool flags; /* switch records say which side passed (record version 3) */
+	bool untrusted; /* filtered without the flags: waits may be invented */
+	json_t *cpus; /* the CPUs captured (-C), NULL: all */
+	struct drop_window *drops;
+	size_t ndrops;
+	uint64_t dropped_in_windows;
+	bool drops_unplaced; /* lost records the file has no windows for */
+};
+
+/* An option of the recorder's command line that filters tasks (older files). */
+static bool filter_option(const char *arg)
+{
+	static const char *const opts[] = { "-p", "--pid", "--tid", "--comm",
+					    "--cgroup", "--" };
+
+	for (size_t i = 0; i < sizeof(opts) / sizeof(*opts); i++) {
+		size_t n = strlen(opts[i]);
+
+		if (!strncmp(arg, opts[i], n) &&
+		    (!arg[n] || arg[n] == '=' || (n == 2 && arg[1] == 'p')))
+			return true;
+	}
+	return false;
+}
+
+static int cmp_drop(const void *a, const void *b)
+{
+	const struct drop_window *x = a, *y = b;
+
+	return (x->start_ns > y->start_ns) - (x->start_ns < y->start_ns);
+}
+
+static int capinfo_read(struct capinfo *ci, json_t *meta, struct capr *r)
+{
+	json_t *f = json_object_get(meta, "filter"), *v;
+	const struct capfile_drop *d;
+	size_t i, n;
+
+	memset(ci, 0, sizeof(*ci));
+	ci->flags = json_integer_value(json_object_get(meta, "record_format")) >= 3;
+	if (json_is_object(f)) {
+		ci->task_filtered = json_is_true(json_object_get(f, "tasks"));
+		if (json_is_array(json_object_get(f, "cpus")))
+			ci->cpus = json_object_get(f, "cpus");
+	} else {
+		ci->task_filtered = json_integer_value(json_object_get(meta,
+							"pid_filter")) != 0;
+		json_array_foreach(json_object_get(meta, "command_line"), i, v)
+			if (json_is_string(v) && filter_option(json_string_value(v)))
+				ci->task_filtered = true;
+	}
+	ci->untrusted = ci->task_filtered && !ci->flags;
+	d = capr_drops(r, &n);
+	ci->drops = n ? malloc(n * sizeof(*ci->drops)) : NULL;
+	if (n && !ci->drops)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		ci->drops[i] = (struct drop_window){ d[i].start_ns, d[i].end_ns,
+						     d[i].count };
+		ci->dropped_in_windows += d[i].count;
+	}
+	ci->ndrops = n;
+	if (n)
+		qsort(ci->drops, n, sizeof(*ci->drops), cmp_drop);
+	return 0;
+}
+
+/* The trailer's count of lost records (0 without a trailer). */
+static uint64_t trailer_dropped(json_t *trl)
+{
+	json_t *evs = json_object_get(trl, "events"), *v;
+	const char *k;
+	uint64_t drop = 0;
+
+	json_object_foreach(evs, k, v)
+		drop += json_integer_value(json_object_get(v, "dropped"));
+	return drop;
 }
 
 /* log2 histogram of microseconds, like runqlat's */
@@ -146,7 +243,7 @@ static void text_groups(FILE *f, struct grouping *g, const char *key, int top)
 		struct group *r = &g->g[i];
 
 		fprintf(f, "  %-40s %6zu %9zu %11.3f %9.1f %9.1f %9.1f | %9zu %11.3f\n",
-			r->name, r->ntasks, r->rq.n, ms(r->rq.total),
+			ESC(r->name), r->ntasks, r->rq.n, ms(r->rq.total),
 			r->rq.n ? us(r->rq.total / r->rq.n) : 0,
 			us(lat_percentile(&r->rq, 99)), us(r->rq.max), r->wake.n,
 			ms(r->wake.total));
@@ -160,7 +257,7 @@ static void text_groups(FILE *f, struct grouping *g, const char *key, int top)
 		struct group *r = &g->g[i];
 
 		fprintf(f, "  %-40s %11.3f %10.3f %10.3f %10.3f %10.3f %8llu %8llu\n",
-			r->name, ms(r->off_total), ms(r->off_by_state[1]),
+			ESC(r->name), ms(r->off_total), ms(r->off_by_state[1]),
 			ms(r->off_by_state[2]), ms(r->off_by_state[0]),
 			ms(r->off_by_state[9]), (unsigned long long)r->voluntary,
 			(unsigned long long)r->involuntary);
@@ -169,9 +266,10 @@ static void text_groups(FILE *f, struct grouping *g, const char *key, int top)
 	fprintf(f, "\nWakeup chains by %s, most frequent (top %d):\n", key, top);
 	for (size_t i = 0; i < g->nch && i < (size_t)top; i++)
 		fprintf(f, "  %s -> %s  %llu wakeups, avg %.1f us, max %.1f us\n",
-			g->ch[i].waker, g->ch[i].wakee,
+			ESC(g->ch[i].waker), ESC(g->ch[i].wakee),
 			(unsigned long long)g->ch[i].count,
-			g->ch[i].count ? us(g->ch[i].total_lat / g->ch[i].count) : 0,
+			g->ch[i].measured ?
+			us(g->ch[i].total_lat / g->ch[i].measured) : 0,
 			us(g->ch[i].max_lat));
 }
 
@@ -188,8 +286,8 @@ static json_t *json_groups(struct grouping *g)
 				json_object_set_new(st, state_names[k],
 					json_integer(r->off_by_state[k]));
 		json_array_append_new(groups, json_pack(
-			"{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:I, s:I}",
-			"group", r->name, "tasks", (json_int_t)r->ntasks,
+			"{s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:I, s:I}",
+			"group", JESC(r->name), "tasks", (json_int_t)r->ntasks,
 			"rq_samples", (json_int_t)r->rq.n,
 			"rq_total_ns", (json_int_t)r->rq.total,
 			"rq_p99_ns", (json_int_t)lat_percentile(&r->rq, 99),
@@ -202,8 +300,8 @@ static json_t *json_groups(struct grouping *g)
 			"involuntary", (json_int_t)r->involuntary));
 	}
 	for (size_t i = 0; i < g->nch; i++)
-		json_array_append_new(chains, json_pack("{s:s, s:s, s:I, s:I, s:I}",
-			"waker", g->ch[i].waker, "wakee", g->ch[i].wakee,
+		json_array_append_new(chains, json_pack("{s:o, s:o, s:I, s:I, s:I}",
+			"waker", JESC(g->ch[i].waker), "wakee", JESC(g->ch[i].wakee),
 			"count", (json_int_t)g->ch[i].count,
 			"total_latency_ns", (json_int_t)g->ch[i].total_lat,
 			"max_latency_ns", (json_int_t)g->ch[i].max_lat));
@@ -213,30 +311,58 @@ static json_t *json_groups(struct grouping *g)
 
 static void text_tasks(FILE *f, struct analysis *a, int top,
 		       struct cgnames *names);
-static void text_cpus_chains(FILE *f, struct analysis *a, json_t *meta,
-			     int top, bool chains);
+static void text_cpus_chains(FILE *f, struct analysis *a,
+			     const struct capinfo *ci, int top, bool chains);
+
+/* The capture's filter and events, as the metadata says, in one line each. */
+static void text_filter(FILE *f, json_t *meta)
+{
+	json_t *flt = json_object_get(meta, "filter"), *evs;
+	char *s;
+
+	evs = json_object_get(meta, "events");
+	if (json_is_array(evs) && (s = json_dumps(evs, JSON_COMPACT))) {
+		fprintf(f, "events captured: %s\n", s);
+		free(s);
+	}
+	if (json_is_object(flt) && (s = json_dumps(flt, JSON_COMPACT |
+						     JSON_PRESERVE_ORDER))) {
+		fprintf(f, "filter: %s\n", s);
+		free(s);
+	}
+}
 
 /* g: the per-task tables per group instead (--by), named key */
 static void text_report(FILE *f, struct analysis *a, const char *path,
 			json_t *meta, json_t *trl, bool cut, int top,
-			struct grouping *g, const char *key, struct cgnames *names)
+			struct grouping *g, const char *key, struct cgnames *names,
+			const struct capinfo *ci)
 {
 	struct lat *l = &a->rq;
 
-	fprintf(f, "abicap report %s: kernel %s, %.3f s, %llu records%s\n", path,
-		json_string_value(json_object_get(meta, "kernel")) ?: "unknown",
+	fprintf(f, "abicap report %s: kernel %s, %.3f s, %llu records%s\n",
+		ESC(path), ESC(json_string_value(json_object_get(meta, "kernel")) ?:
+			       "unknown"),
 		(a->last_ts - a->first_ts) / 1e9, (unsigned long long)a->records,
 		cut ? "; CUT SHORT: no trailer, read up to the last complete chunk" :
 		"");
-	if (trl) {
-		json_t *evs = json_object_get(trl, "events"), *v;
-		const char *k;
-		json_int_t drop = 0;
-
-		json_object_foreach(evs, k, v)
-			drop += json_integer_value(json_object_get(v, "dropped"));
-		fprintf(f, "dropped while recording: %lld\n", (long long)drop);
-	}
+	text_filter(f, meta);
+	if (trl)
+		fprintf(f, "dropped while recording: %llu\n",
+			(unsigned long long)trailer_dropped(trl));
+	if (ci->ndrops || a->waits_dropped || a->off_dropped)
+		fprintf(f, "lost: %llu records in %zu windows; left out as they "
+			"span one: %llu waits, %llu off-CPU intervals\n",
+			(unsigned long long)ci->dropped_in_windows, a->ndrops,
+			(unsigned long long)a->waits_dropped,
+			(unsigned long long)a->off_dropped);
+	if (ci->drops_unplaced)
+		fprintf(f, "WARNING: records were lost outside any drop window: "
+			"waits spanning them may be too long\n");
+	if (ci->untrusted)
+		fprintf(f, "WARNING: filtered capture without filter flags (an "
+			"older abicap): latency and off-CPU figures not "
+			"trustworthy\n");
 	fprintf(f, "\nRun-queue latency (wakeup or preemption -> running): %zu samples\n",
 		l->n);
 	if (l->n) {
@@ -250,13 +376,13 @@ static void text_report(FILE *f, struct analysis *a, const char *path,
 		text_groups(f, g, key, top);
 	else
 		text_tasks(f, a, top, names);
-	text_cpus_chains(f, a, meta, top, !g);
+	text_cpus_chains(f, a, ci, top, !g);
 }
 
 /* The task's cgroup for a table: container label, else path, else "-". */
 static const char *task_cgroup(struct cgnames *names, const struct task *t)
 {
-	return names && t->cgroup ? cgnames_label(names, t->cgroup) : "-";
+	return names && t->cgroup ? ESC(cgnames_label(names, t->cgroup)) : "-";
 }
 
 static void text_tasks(FILE *f, struct analysis *a, int top,
@@ -273,7 +399,8 @@ static void text_tasks(FILE *f, struct analysis *a, int top,
 		if (!t->rq.n)
 			continue;
 		fprintf(f, "  %-8d %-16s %9zu %11.3f %9.1f %9.1f %9.1f | %9zu %11.3f "
-			"%9.1f  %s\n", t->pid, t->comm, t->rq.n, ms(t->rq.total),
+			"%9.1f  %s\n", t->pid, ESC_COMM(t->comm), t->rq.n,
+			ms(t->rq.total),
 			us(t->rq.total / t->rq.n), us(lat_percentile(&t->rq, 99)),
 			us(t->rq.max), t->wake.n, ms(t->wake.total), us(t->wake.max),
 			task_cgroup(names, t));
@@ -294,7 +421,7 @@ static void text_tasks(FILE *f, struct analysis *a, int top,
 		if (!t->off_total)
 			continue;
 		fprintf(f, "  %-8d %-16s %11.3f %10.3f %10.3f %10.3f %10.3f %10.3f "
-			"%8llu %8llu\n", t->pid, t->comm, ms(t->off_total),
+			"%8llu %8llu\n", t->pid, ESC_COMM(t->comm), ms(t->off_total),
 			ms(t->off_by_state[1]), ms(t->off_by_state[2]),
 			ms(t->off_by_state[0]), ms(t->off_by_state[9]),
 			ms(t->off_total - t->off_by_state[0] - t->off_by_state[1] -
@@ -305,21 +432,40 @@ static void text_tasks(FILE *f, struct analysis *a, int top,
 	}
 }
 
-static void text_cpus_chains(FILE *f, struct analysis *a, json_t *meta,
-			     int top, bool chains)
+/* Whether CPU c was captured (-C). */
+static bool cpu_captured(const struct capinfo *ci, int c)
+{
+	json_t *v;
+	size_t i;
+
+	if (!ci->cpus)
+		return true;
+	json_array_foreach(ci->cpus, i, v)
+		if (json_integer_value(v) == c)
+			return true;
+	return false;
+}
+
+#define CPUS_NOT_KNOWN "the capture was filtered to some tasks (-p, --tid, " \
+	"--comm, --cgroup or a command) and does not see every switch on a " \
+	"CPU; record without them for CPU time"
+
+static void text_cpus_chains(FILE *f, struct analysis *a,
+			     const struct capinfo *ci, int top, bool chains)
 {
 	fprintf(f, "\nCPUs:\n");
-	if (json_integer_value(json_object_get(meta, "pid_filter")))
-		fprintf(f, "  not known: the capture was filtered to some "
-			"processes (record without -p or a command for CPU time)\n");
+	if (ci->task_filtered)
+		fprintf(f, "  not shown: %s\n", CPUS_NOT_KNOWN);
 	else
-		fprintf(f, "  %-4s %11s %11s  %s\n", "CPU", "BUSY(ms)", "IDLE(ms)",
-			"IDLE-STATE AND FREQUENCY RESIDENCY");
-	for (int c = 0; c < a->ncpus &&
-	     !json_integer_value(json_object_get(meta, "pid_filter")); c++) {
+		fprintf(f, "  %-4s %11s %11s %11s  %s\n", "CPU", "BUSY(ms)",
+			"IDLE(ms)", "LOST(ms)", "IDLE-STATE AND FREQUENCY RESIDENCY");
+	for (int c = 0; c < a->ncpus && !ci->task_filtered; c++) {
 		struct cpu_stat *s = &a->cpus[c];
 
-		fprintf(f, "  %-4d %11.3f %11.3f ", c, ms(s->busy), ms(s->idle_time));
+		if (!cpu_captured(ci, c))
+			continue;
+		fprintf(f, "  %-4d %11.3f %11.3f %11.3f ", c, ms(s->busy),
+			ms(s->idle_time), ms(s->lost_time));
 		for (int k = 0; k < MAX_IDLE_STATES; k++)
 			if (s->residency[k])
 				fprintf(f, " state%d %.3f ms", k, ms(s->residency[k]));
@@ -335,13 +481,17 @@ static void text_cpus_chains(FILE *f, struct analysis *a, json_t *meta,
 		"AVG(us)", "MAX(us)");
 	for (size_t i = 0; i < a->nchains && i < (size_t)top; i++) {
 		struct chain *c = &a->chains[i];
-		char w[48], e[48];
+		char w[4 * ABICAP_COMM_LEN + 16], e[4 * ABICAP_COMM_LEN + 16];
 
-		snprintf(w, sizeof(w), "%s:%d", c->waker_comm, c->waker);
-		snprintf(e, sizeof(e), "%s:%d", c->wakee_comm, c->wakee);
-		fprintf(f, "  %-24s -> %-24s %9llu %10.1f %10.1f\n", w, e,
-			(unsigned long long)c->count,
-			c->count ? us(c->total_lat / c->count) : 0, us(c->max_lat));
+		snprintf(w, sizeof(w), "%s:%d", ESC_COMM(c->waker_comm), c->waker);
+		snprintf(e, sizeof(e), "%s:%d", ESC_COMM(c->wakee_comm), c->wakee);
+		if (!c->measured) /* none of its waits was seen to the end */
+			fprintf(f, "  %-24s -> %-24s %9llu %10s %10s\n", w, e,
+				(unsigned long long)c->count, "-", "-");
+		else
+			fprintf(f, "  %-24s -> %-24s %9llu %10.1f %10.1f\n", w, e,
+				(unsigned long long)c->count,
+				us(c->total_lat / c->measured), us(c->max_lat));
 	}
 	sort_some(a->chains, a->nchains, sizeof(*a->chains), by_max);
 	fprintf(f, "\nWakeup chains, slowest (top %d):\n", top);
@@ -349,8 +499,9 @@ static void text_cpus_chains(FILE *f, struct analysis *a, json_t *meta,
 		struct chain *c = &a->chains[i];
 
 		fprintf(f, "  %s:%d -> %s:%d  max %.1f us over %llu wakeups\n",
-			c->waker_comm, c->waker, c->wakee_comm, c->wakee,
-			us(c->max_lat), (unsigned long long)c->count);
+			ESC_COMM(c->waker_comm), c->waker,
+			ESC_COMM(c->wakee_comm), c->wakee, us(c->max_lat),
+			(unsigned long long)c->count);
 	}
 }
 
@@ -363,15 +514,15 @@ static void json_cgroup_fields(json_t *o, struct cgnames *names, uint64_t id)
 		return;
 	cgnames_get(names, id, &c);
 	json_object_set_new(o, "cgroup_id", json_integer((json_int_t)id));
-	json_object_set_new(o, "cgroup", c.path ? json_string(c.path) :
-						  json_null());
-	json_object_set_new(o, "container", c.ct ? json_string(c.label) :
-						   json_null());
+	json_object_set_new(o, "cgroup", c.path ? JESC(c.path) : json_null());
+	json_object_set_new(o, "container", c.ct ? JESC(c.label) : json_null());
 }
 
 static json_t *json_report(struct analysis *a, const char *path, json_t *meta,
-			   bool cut, struct cgnames *names)
+			   bool cut, struct cgnames *names,
+			   const struct capinfo *ci)
 {
+	json_t *out;
 	json_t *tasks = json_array(), *cpus = json_array(), *chains = json_array();
 	struct lat *l = &a->rq;
 
@@ -387,8 +538,8 @@ static json_t *json_report(struct analysis *a, const char *path, json_t *meta,
 				json_object_set_new(st, state_names[k],
 					json_integer(t->off_by_state[k]));
 		json_array_append_new(tasks, json_pack(
-			"{s:i, s:i, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:I, s:I}",
-			"tid", t->pid, "tgid", t->tgid, "comm", t->comm,
+			"{s:i, s:i, s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:I, s:I}",
+			"tid", t->pid, "tgid", t->tgid, "comm", JESC_COMM(t->comm),
 			"rq_samples", (json_int_t)t->rq.n,
 			"rq_total_ns", (json_int_t)t->rq.total,
 			"rq_p99_ns", (json_int_t)lat_percentile(&t->rq, 99),
@@ -402,8 +553,13 @@ static json_t *json_report(struct analysis *a, const char *path, json_t *meta,
 		json_cgroup_fields(json_array_get(tasks, json_array_size(tasks) - 1),
 				   names, t->cgroup);
 	}
-	for (int c = 0; c < a->ncpus; c++) {
-		json_t *res = json_object(), *fr = json_object();
+	for (int c = 0; c < a->ncpus && !ci->task_filtered; c++) {
+		json_t *res, *fr;
+
+		if (!cpu_captured(ci, c))
+			continue;
+		res = json_object();
+		fr = json_object();
 
 		for (int k = 0; k < MAX_IDLE_STATES; k++)
 			if (a->cpus[c].residency[k]) {
@@ -419,22 +575,28 @@ static json_t *json_report(struct analysis *a, const char *path, json_t *meta,
 			snprintf(key, sizeof(key), "%u", a->cpus[c].freqs[k]);
 			json_object_set_new(fr, key, json_integer(a->cpus[c].freq_time[k]));
 		}
-		json_array_append_new(cpus, json_pack("{s:i, s:I, s:I, s:o, s:o}",
+		json_array_append_new(cpus, json_pack("{s:i, s:I, s:I, s:I, s:o, s:o}",
 			"cpu", c, "busy_ns", (json_int_t)a->cpus[c].busy,
 			"idle_ns", (json_int_t)a->cpus[c].idle_time,
+			"lost_ns", (json_int_t)a->cpus[c].lost_time,
 			"idle_state_residency_ns", res, "frequency_residency_ns", fr));
 	}
 	for (size_t i = 0; i < a->nchains; i++)
 		json_array_append_new(chains, json_pack(
-			"{s:i, s:s, s:i, s:s, s:I, s:I, s:I}",
-			"waker", a->chains[i].waker, "waker_comm", a->chains[i].waker_comm,
-			"wakee", a->chains[i].wakee, "wakee_comm", a->chains[i].wakee_comm,
+			"{s:i, s:o, s:i, s:o, s:I, s:I, s:I}",
+			"waker", a->chains[i].waker,
+			"waker_comm", JESC_COMM(a->chains[i].waker_comm),
+			"wakee", a->chains[i].wakee,
+			"wakee_comm", JESC_COMM(a->chains[i].wakee_comm),
 			"count", (json_int_t)a->chains[i].count,
 			"total_latency_ns", (json_int_t)a->chains[i].total_lat,
 			"max_latency_ns", (json_int_t)a->chains[i].max_lat));
-	return json_pack("{s:s, s:O, s:b, s:s, s:I, s:I, s:{s:I, s:I, s:I, s:I, s:I, s:I}, "
+	for (size_t i = 0; i < a->nchains; i++)
+		json_object_set_new(json_array_get(chains, i), "measured",
+				    json_integer((json_int_t)a->chains[i].measured));
+	out = json_pack("{s:o, s:O, s:b, s:s, s:I, s:I, s:{s:I, s:I, s:I, s:I, s:I, s:I}, "
 			 "s:o, s:o, s:o}",
-			 "file", path, "capture", meta, "cut_short", cut,
+			 "file", JESC(path), "capture", meta, "cut_short", cut,
 			 "wakeup_from", a->from_waking ? "sched_waking" : "sched_wakeup",
 			 "records", (json_int_t)a->records,
 			 "duration_ns", (json_int_t)(a->last_ts - a->first_ts),
@@ -445,14 +607,34 @@ static json_t *json_report(struct analysis *a, const char *path, json_t *meta,
 			 "p999_ns", (json_int_t)lat_percentile(l, 99.9),
 			 "max_ns", (json_int_t)l->max,
 			 "tasks", tasks, "cpus", cpus, "wakeup_chains", chains);
+	if (!out)
+		return NULL;
+	if (ci->task_filtered) {
+		json_object_set_new(out, "cpus", json_null());
+		json_object_set_new(out, "cpus_not_shown", json_string(CPUS_NOT_KNOWN));
+	}
+	json_object_set(out, "filter", json_object_get(meta, "filter") ?:
+			json_null());
+	json_object_set_new(out, "figures_trustworthy", json_boolean(
+		!ci->untrusted && !ci->drops_unplaced && !a->oom));
+	json_object_set_new(out, "lost", json_pack("{s:I, s:I, s:I, s:I, s:b}",
+		"drop_windows", (json_int_t)a->ndrops,
+		"records_in_windows", (json_int_t)ci->dropped_in_windows,
+		"waits_left_out", (json_int_t)a->waits_dropped,
+		"off_cpu_intervals_left_out", (json_int_t)a->off_dropped,
+		"outside_windows", ci->drops_unplaced));
+	return out;
 }
 
-/* --pid, --comm */
-static void set_filters(struct analysis *a, int32_t pid, const char *comm)
+/* --pid, --comm, and what the capture says (capinfo) */
+static int set_filters(struct analysis *a, int32_t pid, const char *comm,
+		       const struct capinfo *ci)
 {
 	a->filter_tgid = pid;
 	if (comm)
 		snprintf(a->filter_comm, sizeof(a->filter_comm), "%s", comm);
+	a->switch_flags = ci->flags;
+	return analysis_set_drops(a, ci->drops, ci->ndrops);
 }
 
 static int add_record(void *ctx, const union abicap_rec *rec)
@@ -485,7 +667,8 @@ static bool meta_lists_events(json_t *meta, bool *waking)
  * all loaded to find those out. *n: records read. As capr_load() returns.
  */
 static int read_records(struct capr *r, json_t *meta, struct analysis *a,
-			size_t *n, int32_t pid, const char *comm)
+			size_t *n, int32_t pid, const char *comm,
+			const struct capinfo *ci, bool from_waking)
 {
 	int ncpus = meta_ncpus_given(meta);
 	union abicap_rec *recs = NULL;
@@ -495,8 +678,11 @@ static int read_records(struct capr *r, json_t *meta, struct analysis *a,
 
 	if (ncpus && meta_lists_events(meta, &waking)) {
 		analysis_init(a, ncpus);
-		a->from_waking = waking;
-		set_filters(a, pid, comm);
+		if (from_waking && !waking)
+			return -ENOENT;
+		a->from_waking = from_waking;
+		if (set_filters(a, pid, comm, ci))
+			return -ENOMEM;
 		c = capr_each(r, CAPR_WINDOW_NS, add_record, a, &late);
 		*n = a->records;
 		if (late)
@@ -506,9 +692,18 @@ static int read_records(struct capr *r, json_t *meta, struct analysis *a,
 	}
 	c = capr_load(r, &recs, n);
 	analysis_init(a, meta_ncpus(meta, recs, *n));
-	for (size_t i = 0; i < *n && !a->from_waking; i++)
-		a->from_waking = recs[i].hdr.type == ABICAP_EV_SCHED_WAKING;
-	set_filters(a, pid, comm);
+	waking = false;
+	for (size_t i = 0; i < *n && !waking; i++)
+		waking = recs[i].hdr.type == ABICAP_EV_SCHED_WAKING;
+	if (from_waking && !waking) {
+		free(recs);
+		return -ENOENT;
+	}
+	a->from_waking = from_waking;
+	if (set_filters(a, pid, comm, ci)) {
+		free(recs);
+		return -ENOMEM;
+	}
 	for (size_t i = 0; i < *n; i++)
 		analysis_add(a, &recs[i]);
 	free(recs);
@@ -545,11 +740,12 @@ int do_report(int argc, char **argv)
 		{ "comm", required_argument, NULL, 'c' },
 		{ "top", required_argument, NULL, 'n' },
 		{ "by", required_argument, NULL, 'b' },
+		{ "from-waking", no_argument, NULL, 'w' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	char err[ERRMSG_LEN];
-	bool json = false, cut;
+	bool json = false, cut, from_waking = false;
 	long top = 10, pid = 0;
 	const char *comm = NULL;
 	size_t n = 0;
@@ -560,6 +756,7 @@ int do_report(int argc, char **argv)
 	struct grouping g = { 0 };
 	struct cgnames *names = NULL;
 	const char *key = NULL;
+	struct capinfo ci;
 	int ch, c;
 
 	optind = 0;
@@ -597,6 +794,9 @@ int do_report(int argc, char **argv)
 				return EXIT_USAGE;
 			}
 			break;
+		case 'w':
+			from_waking = true;
+			break;
 		case 'h':
 			fputs(report_usage, stdout);
 			return EXIT_OK;
@@ -620,8 +820,25 @@ int do_report(int argc, char **argv)
 		capr_close(r);
 		return EXIT_USAGE;
 	}
-	c = read_records(r, meta, &a, &n, (int32_t)pid, comm);
+	if (capinfo_read(&ci, meta, r)) {
+		ab_error("out of memory reading '%s'", argv[optind]);
+		capr_close(r);
+		json_decref(meta);
+		return EXIT_RUNTIME;
+	}
+	c = read_records(r, meta, &a, &n, (int32_t)pid, comm, &ci, from_waking);
+	if (c == -ENOENT) {
+		ab_error("'%s' has no sched_waking events for --from-waking: "
+			 "record with -e including sched_waking, or leave "
+			 "--from-waking out", argv[optind]);
+		free(ci.drops);
+		analysis_free(&a);
+		capr_close(r);
+		json_decref(meta);
+		return EXIT_USAGE;
+	}
 	if (c == -ENOMEM) {
+		free(ci.drops);
 		ab_error("out of memory reading '%s'", argv[optind]);
 		analysis_free(&a);
 		capr_close(r);
@@ -637,9 +854,29 @@ int do_report(int argc, char **argv)
 			"of its complete chunks", argv[optind], n);
 	trl = capr_trailer(r) ? json_loads(capr_trailer(r), 0, NULL) : NULL;
 	analysis_finish(&a);
+	/* a file's windows are all found at open: any more lost are unplaced */
+	ci.drops_unplaced = trailer_dropped(trl) > ci.dropped_in_windows;
+	if (ci.drops_unplaced)
+		ab_warn("'%s' lost %llu records %s: waits and off-CPU times "
+			"spanning them cannot be left out and may be too long "
+			"(record it again with this abicap)", argv[optind],
+			(unsigned long long)(trailer_dropped(trl) -
+					     ci.dropped_in_windows),
+			capr_version(r) < 3 ? "and its format (version 2 or "
+			"older) has no drop windows" : "outside any drop window");
+	if (ci.untrusted)
+		ab_warn("'%s' was filtered to some tasks by an abicap whose "
+			"records do not say which side of a switch passed the "
+			"filter: its run-queue latency and off-CPU figures are "
+			"not trustworthy (record it again with this abicap)",
+			argv[optind]);
+	if (a.oom)
+		ab_warn("out of memory: some samples are not in the "
+			"percentiles and tables");
 	names = capture_names(r, by != GROUP_TASK);
 	if (!names || (by != GROUP_TASK && group_analysis(&a, names, by, &g))) {
 		ab_error("out of memory grouping '%s'", argv[optind]);
+		free(ci.drops);
 		cgnames_free(names);
 		analysis_free(&a);
 		json_decref(meta);
@@ -648,7 +885,14 @@ int do_report(int argc, char **argv)
 		return EXIT_RUNTIME;
 	}
 	if (json) {
-		json_t *out = json_report(&a, argv[optind], meta, cut, names);
+		json_t *out = json_report(&a, argv[optind], meta, cut, names,
+					  &ci);
+
+		if (!out) {
+			ab_error("out of memory writing the report of '%s'",
+				 argv[optind]);
+			out = json_object();
+		}
 
 		if (trl)
 			json_object_set(out, "trailer", trl);
@@ -664,11 +908,12 @@ int do_report(int argc, char **argv)
 		json_decref(out);
 	} else {
 		text_report(stdout, &a, argv[optind], meta, trl, cut, (int)top,
-			    by != GROUP_TASK ? &g : NULL, key, names);
+			    by != GROUP_TASK ? &g : NULL, key, names, &ci);
 	}
 	grouping_free(&g);
 	cgnames_free(names);
 	analysis_free(&a);
+	free(ci.drops);
 	json_decref(meta);
 	json_decref(trl);
 	capr_close(r);

@@ -121,6 +121,7 @@ int group_analysis(const struct analysis *a, struct cgnames *names,
 		if (!gc)
 			goto oom;
 		gc->count += c->count;
+		gc->measured += c->measured;
 		gc->total_lat += c->total_lat;
 		if (c->max_lat > gc->max_lat)
 			gc->max_lat = c->max_lat;

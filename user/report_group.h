@@ -12,7 +12,8 @@
 
 enum group_by { GROUP_TASK, GROUP_CGROUP, GROUP_CONTAINER };
 
-#define GROUP_NAME_MAX 256
+/* a whole cgroup v2 path (capfile.h): never cut, groups never merged */
+#define GROUP_NAME_MAX (4096 + 1)
 
 struct group {
 	char name[GROUP_NAME_MAX];
@@ -25,7 +26,7 @@ struct group {
 
 struct group_chain {
 	char waker[GROUP_NAME_MAX], wakee[GROUP_NAME_MAX];
-	uint64_t count, total_lat, max_lat;
+	uint64_t count, measured, total_lat, max_lat;
 };
 
 struct grouping {

@@ -104,7 +104,8 @@ static __always_inline void fill_fields(struct abicap_switch *e, bool preempt,
 	e->next_prio = next->prio;
 	e->prev_state = report_state(preempt, prev_state, prev->exit_state);
 	e->preempt = preempt;
-	e->pad[0] = e->pad[1] = e->pad[2] = 0;
+	e->flags = 0;
+	e->pad[0] = e->pad[1] = 0;
 }
 
 static __always_inline int sw(void *ctx, void *ring, unsigned int f,

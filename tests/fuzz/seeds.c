@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 #include "btf_fixture.h"
 #include "capfile.h"
 #include "harness.h"
@@ -56,12 +57,22 @@ static size_t le32(const unsigned char *p)
 	return p[0] | p[1] << 8 | p[2] << 16 | (size_t)p[3] << 24;
 }
 
-/* The first chunk header, after the metadata and any cgroup names (capfile.h). */
+static void put_le32(unsigned char *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = v >> (8 * i);
+}
+
+/*
+ * The first chunk header, after the metadata and any cgroup names or drop
+ * windows (capfile.h).
+ */
 static size_t first_chunk(const unsigned char *buf, size_t len)
 {
 	size_t off = 16 + le32(buf + 12);
 
-	while (off + 12 < len && !memcmp(buf + off, "CGRP", 4))
+	while (off + 12 < len && (!memcmp(buf + off, "CGRP", 4) ||
+				  !memcmp(buf + off, "DROP", 4)))
 		off += 12 + le32(buf + off + 4);
 	cr_assert(off + 20 < len && !memcmp(buf + off, "CHNK", 4),
 		  "FUZZ_CAPTURE has no chunk after its header");
@@ -98,8 +109,22 @@ Test(seeds, capture)
 	memcpy(d + chunk, "CHNX", 4);
 	write_file(seed("fuzz_capfile", "bad-block.abicap"), d, len);
 	memcpy(d, buf, len);
-	d[8] = 3; /* a later format version */
-	write_file(seed("fuzz_capfile", "version3.abicap"), d, len);
+	d[8] = CAPFILE_VERSION + 1; /* a later format version */
+	write_file(seed("fuzz_capfile", "version-later.abicap"), d, len);
+	free(d);
+	/* a drop window before the first chunk (format 3), and one damaged */
+	d = malloc(len + 36);
+	memcpy(d, buf, chunk);
+	memcpy(d + chunk, "DROP\x18\0\0\0", 8);
+	for (int i = 0; i < 24; i++) /* start 1 ms, end 2 ms, count 5 */
+		d[chunk + 12 + i] = i < 8 ? (1000000ull >> (8 * i)) & 0xff :
+				    i < 16 ? (2000000ull >> (8 * (i - 8))) & 0xff :
+				    i == 16 ? 5 : 0;
+	put_le32(d + chunk + 8, crc32(0, d + chunk + 12, 24));
+	memcpy(d + chunk + 36, buf + chunk, len - chunk);
+	write_file(seed("fuzz_capfile", "drops.abicap"), d, len + 36);
+	d[chunk + 20] ^= 1;
+	write_file(seed("fuzz_capfile", "bad-drop.abicap"), d, len + 36);
 	free(d);
 
 	/* the Perfetto target's own form: metadata, NUL, the raw records */

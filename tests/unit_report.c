@@ -1,0 +1,293 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * abicap report on hand-written captures: names that are not UTF-8 or hold
+ * control bytes, drop windows, filtered captures, as a user reads them.
+ */
+#define _GNU_SOURCE /* memmem */
+#include <criterion/criterion.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "capfile.h"
+#include "commands.h"
+#include "harness.h"
+#include "util.h"
+
+#define path(n) scratch_path(n)
+static char err[ERRMSG_LEN];
+
+TestSuite(report, .init = scratch_init, .fini = scratch_fini);
+
+#define S 0x1
+
+static void add_sw(struct capw *w, uint64_t ts, int32_t prev,
+		   const char *pcomm, uint32_t state, int32_t next,
+		   const char *ncomm, uint8_t flags)
+{
+	union abicap_rec r;
+
+	memset(&r, 0, sizeof(r));
+	r.sw.hdr = (struct abicap_hdr){ .ts_ns = ts, .type =
+		ABICAP_EV_SCHED_SWITCH, .size = sizeof(r.sw) };
+	r.sw.prev_pid = r.sw.prev_tgid = prev;
+	r.sw.next_pid = r.sw.next_tgid = next;
+	memcpy(r.sw.prev_comm, pcomm, strnlen(pcomm, ABICAP_COMM_LEN - 1));
+	memcpy(r.sw.next_comm, ncomm, strnlen(ncomm, ABICAP_COMM_LEN - 1));
+	r.sw.prev_state = state;
+	r.sw.flags = flags;
+	cr_assert_eq(capw_add(w, &r, r.hdr.size), 0);
+}
+
+static void add_wk_type(struct capw *w, unsigned int type, uint64_t ts,
+			int32_t pid, const char *comm, int32_t waker)
+{
+	union abicap_rec r;
+
+	memset(&r, 0, sizeof(r));
+	r.wk.hdr = (struct abicap_hdr){ .ts_ns = ts, .type = type,
+		.size = sizeof(r.wk) };
+	r.wk.pid = r.wk.tgid = pid;
+	r.wk.waker_pid = r.wk.waker_tgid = waker;
+	memcpy(r.wk.comm, comm, strnlen(comm, ABICAP_COMM_LEN - 1));
+	cr_assert_eq(capw_add(w, &r, r.hdr.size), 0);
+}
+
+static void add_wk(struct capw *w, uint64_t ts, int32_t pid, const char *comm,
+		   int32_t waker)
+{
+	add_wk_type(w, ABICAP_EV_SCHED_WAKEUP, ts, pid, comm, waker);
+}
+
+/* do_report's stdout for these arguments. */
+static char *report(int argc, char **argv, size_t *len)
+{
+	cr_assert(freopen(path("out"), "w", stdout));
+	cr_assert_eq(do_report(argc, argv), 0);
+	cr_assert_eq(fflush(stdout), 0);
+	return read_file(path("out"), len);
+}
+
+#define META "{\"ncpus\":1,\"record_format\":3,\"events\":[\"sched_switch\"," \
+	"\"sched_wakeup\"]}"
+#define BAD "bad\xff\xfe" "name"
+#define ESCNAME "esc\x1b[31mred"
+
+/* Two tasks each with one 1 us wait: one named BAD, one ESCNAME. */
+static void odd_names(const char *p)
+{
+	struct capw *w = capw_open(p, false, META, err, sizeof(err));
+
+	cr_assert(w, "%s", err);
+	add_sw(w, 1000, 100, BAD, S, 200, ESCNAME, 3);
+	add_wk(w, 2000, 100, BAD, 200);
+	add_sw(w, 3000, 200, ESCNAME, S, 100, BAD, 3);
+	add_wk(w, 4000, 200, ESCNAME, 100);
+	add_sw(w, 5000, 100, BAD, S, 200, ESCNAME, 3);
+	cr_assert_eq(capw_close(w, "{}", err, sizeof(err)), 0);
+}
+
+/*
+ * A comm that is not UTF-8 (prctl PR_SET_NAME takes any bytes) is escaped,
+ * not dropped (the JSON report left its task out).
+ */
+Test(report, json_keeps_a_task_whose_name_is_not_utf8)
+{
+	json_t *j, *t, *names = json_array();
+	size_t len, i;
+	char *out;
+
+	odd_names(path("odd.abicap"));
+	out = report(4, (char *[]){ "report", "--format", "json",
+				    path("odd.abicap"), NULL }, &len);
+	j = json_loadb(out, len, 0, NULL);
+	cr_assert(j, "not JSON: %.*s", (int)len, out);
+	cr_assert_eq(json_array_size(json_object_get(j, "tasks")), 2,
+		     "%.*s", (int)len, out);
+	json_array_foreach(json_object_get(j, "tasks"), i, t)
+		json_array_append(names, json_object_get(t, "comm"));
+	/* as trace's JSON: bytes not UTF-8 as the text \xHH, ESC as \u001b */
+	cr_assert(json_equal(names, json_pack("[s, s]", "bad\\xff\\xfename",
+					      ESCNAME)) ||
+		  json_equal(names, json_pack("[s, s]", ESCNAME,
+					      "bad\\xff\\xfename")),
+		  "%s", json_dumps(names, 0));
+	json_array_foreach(json_object_get(j, "wakeup_chains"), i, t)
+		cr_assert(json_is_string(json_object_get(t, "waker_comm")));
+	cr_assert_eq(json_array_size(json_object_get(j, "wakeup_chains")), 2);
+	json_decref(j);
+	free(out);
+}
+
+/* No control byte reaches the terminal: ESC comes out as the text \x1b. */
+Test(report, text_escapes_control_bytes)
+{
+	size_t len;
+	char *out;
+
+	odd_names(path("odd.abicap"));
+	out = report(2, (char *[]){ "report", path("odd.abicap"), NULL }, &len);
+	cr_assert_null(memchr(out, 0x1b, len), "%.*s", (int)len, out);
+	cr_assert_null(memchr(out, 0xff, len));
+	cr_assert(memmem(out, len, "esc\\x1b[31mred", 14), "%.*s", (int)len, out);
+	cr_assert(memmem(out, len, "bad\\xff\\xfename", 15), "%.*s", (int)len,
+		  out);
+	free(out);
+}
+
+/* Two CPUs' worth of switches, one wait of task 100 (1 us), into p. */
+static void two_cpus(const char *p, const char *meta)
+{
+	struct capw *w = capw_open(p, true, meta, err, sizeof(err));
+	union abicap_rec r;
+
+	cr_assert(w, "%s", err);
+	add_sw(w, 1000, 100, "t100", S, 0, "swapper", 3);
+	add_wk(w, 2000, 100, "t100", 0);
+	add_sw(w, 3000, 0, "swapper", 0, 100, "t100", 3);
+	memset(&r, 0, sizeof(r));
+	r.sw.hdr = (struct abicap_hdr){ .ts_ns = 4000, .type =
+		ABICAP_EV_SCHED_SWITCH, .size = sizeof(r.sw), .cpu = 1 };
+	r.sw.next_pid = r.sw.next_tgid = 300;
+	r.sw.flags = 3;
+	cr_assert_eq(capw_add(w, &r, r.hdr.size), 0);
+	cr_assert_eq(capw_close(w, "{}", err, sizeof(err)), 0);
+}
+
+#define EVS "\"events\":[\"sched_switch\",\"sched_wakeup\"]"
+
+/* Any task filter hides the CPU table (it does not see every switch), saying why. */
+Test(report, cpu_table_not_shown_for_a_task_filtered_capture)
+{
+	size_t len;
+	char *out;
+	json_t *j;
+
+	two_cpus(path("comm.abicap"), "{\"ncpus\":2,\"record_format\":3," EVS
+		 ",\"filter\":{\"tasks\":true,\"comm\":\"t100\"}}");
+	out = report(2, (char *[]){ "report", path("comm.abicap"), NULL }, &len);
+	cr_assert(memmem(out, len, "not shown: the capture was filtered to "
+			 "some tasks", 40), "%.*s", (int)len, out);
+	cr_assert_null(memmem(out, len, "BUSY(ms)", 8));
+	cr_assert(memmem(out, len, "\"comm\":\"t100\"", 13), "the filter is "
+		  "shown: %.*s", (int)len, out);
+	free(out);
+	out = report(4, (char *[]){ "report", "--format", "json",
+				    path("comm.abicap"), NULL }, &len);
+	j = json_loadb(out, len, 0, NULL);
+	cr_assert(j);
+	cr_assert(json_is_null(json_object_get(j, "cpus")));
+	cr_assert(json_is_string(json_object_get(j, "cpus_not_shown")));
+	cr_assert_str_eq(json_string_value(json_object_get(json_object_get(j,
+			 "filter"), "comm")), "t100");
+	cr_assert(json_is_true(json_object_get(j, "figures_trustworthy")));
+	json_decref(j);
+	free(out);
+}
+
+/* -C 1: only CPU 1's row. */
+Test(report, cpu_table_shows_only_the_cpus_captured)
+{
+	size_t len;
+	char *out;
+	json_t *j;
+
+	two_cpus(path("cpu.abicap"), "{\"ncpus\":2,\"record_format\":3," EVS
+		 ",\"filter\":{\"tasks\":false,\"cpus\":[1]}}");
+	out = report(4, (char *[]){ "report", "--format", "json",
+				    path("cpu.abicap"), NULL }, &len);
+	j = json_loadb(out, len, 0, NULL);
+	cr_assert(j);
+	cr_assert_eq(json_array_size(json_object_get(j, "cpus")), 1, "%.*s",
+		     (int)len, out);
+	cr_assert_eq(json_integer_value(json_object_get(json_array_get(
+		json_object_get(j, "cpus"), 0), "cpu")), 1);
+	json_decref(j);
+	free(out);
+}
+
+/*
+ * A filtered capture of an older abicap (record format 2: no flags says
+ * which side of a switch passed the filter): figures said untrustworthy.
+ */
+Test(report, older_filtered_capture_is_flagged)
+{
+	size_t len;
+	char *out;
+	json_t *j;
+
+	two_cpus(path("old.abicap"), "{\"ncpus\":2,\"record_format\":2," EVS
+		 ",\"pid_filter\":0,\"command_line\":[\"abicap\",\"record\","
+		 "\"-o\",\"x\",\"--comm\",\"t100\"]}");
+	out = report(4, (char *[]){ "report", "--format", "json",
+				    path("old.abicap"), NULL }, &len);
+	j = json_loadb(out, len, 0, NULL);
+	cr_assert(j);
+	cr_assert(json_is_false(json_object_get(j, "figures_trustworthy")));
+	cr_assert(json_is_null(json_object_get(j, "cpus")));
+	json_decref(j);
+	free(out);
+	two_cpus(path("old.abicap"), "{\"ncpus\":2,\"record_format\":2," EVS
+		 ",\"pid_filter\":0,\"command_line\":[\"abicap\",\"record\","
+		 "\"-o\",\"x\"]}");
+	out = report(4, (char *[]){ "report", "--format", "json",
+				    path("old.abicap"), NULL }, &len);
+	j = json_loadb(out, len, 0, NULL);
+	cr_assert(json_is_true(json_object_get(j, "figures_trustworthy")));
+	cr_assert_eq(json_array_size(json_object_get(j, "cpus")), 2);
+	json_decref(j);
+	free(out);
+}
+
+/* The JSON report of argv, parsed. */
+static json_t *report_json(int argc, char **argv)
+{
+	size_t len;
+	char *out = report(argc, argv, &len);
+	json_t *j = json_loadb(out, len, 0, NULL);
+
+	cr_assert(j, "not JSON: %.*s", (int)len, out);
+	free(out);
+	return j;
+}
+
+/*
+ * A wait after a wakeup starts at sched_wakeup (as runqlat and the tracefs
+ * oracle count), or with --from-waking at sched_waking (as perf sched).
+ */
+Test(report, wakeup_or_waking)
+{
+	struct capw *w = capw_open(path("wk.abicap"), false, "{\"ncpus\":1,"
+		"\"record_format\":3,\"events\":[\"sched_switch\","
+		"\"sched_wakeup\",\"sched_waking\"]}", err, sizeof(err));
+	json_t *j;
+
+	cr_assert(w, "%s", err);
+	add_sw(w, 1000, 100, "t100", S, 0, "swapper", 3);
+	add_wk_type(w, ABICAP_EV_SCHED_WAKING, 2000, 100, "t100", 0);
+	add_wk(w, 2500, 100, "t100", 0);
+	add_sw(w, 3000, 0, "swapper", 0, 100, "t100", 3);
+	cr_assert_eq(capw_close(w, "{}", err, sizeof(err)), 0);
+	j = report_json(4, (char *[]){ "report", "--format", "json",
+				       path("wk.abicap"), NULL });
+	cr_assert_str_eq(json_string_value(json_object_get(j, "wakeup_from")),
+			 "sched_wakeup");
+	cr_assert_eq(json_integer_value(json_object_get(json_object_get(j,
+		     "runqueue_latency"), "max_ns")), 500);
+	json_decref(j);
+	j = report_json(5, (char *[]){ "report", "--format", "json",
+				       "--from-waking", path("wk.abicap"), NULL });
+	cr_assert_str_eq(json_string_value(json_object_get(j, "wakeup_from")),
+			 "sched_waking");
+	cr_assert_eq(json_integer_value(json_object_get(json_object_get(j,
+		     "runqueue_latency"), "max_ns")), 1000);
+	json_decref(j);
+}
+
+/* --from-waking on a capture without sched_waking: exit 2, saying so. */
+Test(report, from_waking_needs_sched_waking)
+{
+	odd_names(path("odd.abicap"));
+	cr_assert_eq(do_report(3, (char *[]){ "report", "--from-waking",
+					   path("odd.abicap"), NULL }), 2);
+}
