@@ -202,7 +202,12 @@ Test(report, cpu_table_shows_only_the_cpus_captured)
 		     (int)len, out);
 	cr_assert_eq(json_integer_value(json_object_get(json_array_get(
 		json_object_get(j, "cpus"), 0), "cpu")), 1);
+	/* tasks may run on the CPUs not captured: said, not hidden */
+	cr_assert(json_is_false(json_object_get(j, "figures_trustworthy")));
 	json_decref(j);
+	free(out);
+	out = report(2, (char *[]){ "report", path("cpu.abicap"), NULL }, &len);
+	cr_assert(strstr(out, "WARNING: some CPUs only (-C)"), "%s", out);
 	free(out);
 }
 

@@ -68,6 +68,11 @@ struct capinfo {
 	bool flags; /* switch records say which side passed (record version 3) */
 	bool untrusted; /* filtered without the flags: waits may be invented */
 	json_t *cpus; /* the CPUs captured (-C), NULL: all */
+	/*
+	 * -C: a task's switches on the other CPUs are not in the file, so a
+	 * wait or off-CPU time may span runs that were not captured
+	 */
+	bool cpus_partial;
 	struct drop_window *drops;
 	size_t ndrops;
 	uint64_t dropped_in_windows;
@@ -117,6 +122,7 @@ static int capinfo_read(struct capinfo *ci, json_t *meta, struct capr *r)
 				ci->task_filtered = true;
 	}
 	ci->untrusted = ci->task_filtered && !ci->flags;
+	ci->cpus_partial = ci->cpus != NULL;
 	d = capr_drops(r, &n);
 	ci->drops = n ? malloc(n * sizeof(*ci->drops)) : NULL;
 	if (n && !ci->drops)
@@ -363,6 +369,10 @@ static void text_report(FILE *f, struct analysis *a, const char *path,
 		fprintf(f, "WARNING: filtered capture without filter flags (an "
 			"older abicap): latency and off-CPU figures not "
 			"trustworthy\n");
+	if (ci->cpus_partial)
+		fprintf(f, "WARNING: some CPUs only (-C): a task's runs on the "
+			"other CPUs are not seen, latency and off-CPU figures "
+			"of tasks that ran there are not trustworthy\n");
 	fprintf(f, "\nRun-queue latency (wakeup or preemption -> running): %zu samples\n",
 		l->n);
 	if (l->n) {
@@ -616,7 +626,8 @@ static json_t *json_report(struct analysis *a, const char *path, json_t *meta,
 	json_object_set(out, "filter", json_object_get(meta, "filter") ?:
 			json_null());
 	json_object_set_new(out, "figures_trustworthy", json_boolean(
-		!ci->untrusted && !ci->drops_unplaced && !a->oom));
+		!ci->untrusted && !ci->cpus_partial && !ci->drops_unplaced &&
+		!a->oom));
 	json_object_set_new(out, "lost", json_pack("{s:I, s:I, s:I, s:I, s:b}",
 		"drop_windows", (json_int_t)a->ndrops,
 		"records_in_windows", (json_int_t)ci->dropped_in_windows,
@@ -870,6 +881,10 @@ int do_report(int argc, char **argv)
 			"filter: its run-queue latency and off-CPU figures are "
 			"not trustworthy (record it again with this abicap)",
 			argv[optind]);
+	if (ci.cpus_partial)
+		ab_warn("'%s' was captured on some CPUs only (-C): waits and "
+			"off-CPU times of tasks that also ran on other CPUs may "
+			"span runs that were not captured", argv[optind]);
 	if (a.oom)
 		ab_warn("out of memory: some samples are not in the "
 			"percentiles and tables");
