@@ -13,7 +13,7 @@ ARCH := x86
 VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 
 OPT_CFLAGS ?= -O2 -g
-CFLAGS := $(OPT_CFLAGS) -std=gnu11 -Wall -Wextra -Werror -Wno-format-truncation -I$(OUT) -Ibpf -Iuser \
+CFLAGS := $(OPT_CFLAGS) -std=gnu11 -Wall -Wextra -Werror -I$(OUT) -Ibpf -Iuser \
 	-DABICAP_VERSION='"$(VERSION)"'
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
 	-Ivmlinux/$(ARCH) -Ibpf

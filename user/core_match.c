@@ -13,6 +13,7 @@
 #include <bpf/btf.h>
 #include "btf_util.h"
 #include "core_match.h"
+#include "strfit.h"
 
 static size_t essential_len(const char *name)
 {
@@ -387,9 +388,9 @@ void core_match(const struct btf *local, const struct core_access *a,
 {
 	memset(r, 0, sizeof(*r));
 	if (core_kind_is_field(a->kind))
-		snprintf(r->what, sizeof(r->what), "%s.%s", a->flavour, a->path);
+		strfit(r->what, sizeof(r->what), "%s.%s", a->flavour, a->path);
 	else
-		snprintf(r->what, sizeof(r->what), "%s", a->flavour);
+		strfit(r->what, sizeof(r->what), "%s", a->flavour);
 	if (core_kind_is_field(a->kind))
 		match_field(local, a, target, r);
 	else if (a->kind == CORE_ENUMVAL_EXISTS || a->kind == CORE_ENUMVAL_VALUE)
