@@ -200,7 +200,7 @@ static char *trailer(struct capture *c, double secs, uint64_t records,
 			cpu, "seen", (json_int_t)seen, "dropped", (json_int_t)drop));
 	}
 	t = json_pack("{s:f, s:I, s:I, s:o, s:o}", "duration_s", secs,
-		      "end_ns", (json_int_t)mono_ns(), "records", (json_int_t)records,
+		      "end_ns", (json_int_t)capture_end_ns(c), "records", (json_int_t)records,
 		      "events", evs, "cpus", cpus);
 	if (lo->child_exited)
 		json_object_set_new(t, "command_status", json_integer(
@@ -284,7 +284,6 @@ int do_record(int argc, char **argv)
 	struct loop_opts lo = { 0 };
 	struct contract *contract = NULL;
 	struct capture *c;
-	uint64_t t0;
 	int ret, go_fd = -1, out_fd = -1, pf_fd = -1, keep_fd = -1;
 	pid_t child = 0;
 
@@ -314,7 +313,6 @@ int do_record(int argc, char **argv)
 	st.names = cgnames_live(err, sizeof(err));
 	if (!st.names)
 		ab_warn("cgroups will not be named in the file: %s", err);
-	t0 = mono_ns();
 	c = capture_open(&o.cap, sink, &st, &ret, err, sizeof(err));
 	contract_free(contract);
 	if (!c) {
@@ -323,7 +321,7 @@ int do_record(int argc, char **argv)
 		remove_output(out_fd, o.output);
 		goto kill_child;
 	}
-	meta = metadata(c, &o, argc, argv, t0);
+	meta = metadata(c, &o, argc, argv, capture_start_ns(c));
 	if (!meta) {
 		snprintf(err, sizeof(err), "out of memory");
 		remove_output(out_fd, o.output);
@@ -351,14 +349,13 @@ int do_record(int argc, char **argv)
 		go_fd = -1;
 	}
 	lo.duration = o.duration;
-	lo.t0_ns = t0;
 	lo.child = child;
 	lo.done = sink_done;
 	lo.ctx = &st;
 	ret = run_loop(c, &lo);
 	capture_stop(c);
-	print_summary(c, o.cap.events, (mono_ns() - t0) / 1e9);
-	trl = trailer(c, (mono_ns() - t0) / 1e9, capw_records(st.w), &lo);
+	print_summary(c, o.cap.events, capture_secs(c));
+	trl = trailer(c, capture_secs(c), capw_records(st.w), &lo);
 	{
 		uint64_t recs = capw_records(st.w);
 		int e = capw_close(st.w, trl ? trl : "{}", err, sizeof(err));

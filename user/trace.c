@@ -490,7 +490,6 @@ int do_trace(int argc, char **argv)
 	if (!names)
 		ab_warn("cgroups shown as ids: %s", err);
 	format_set_cgnames(names);
-	st.t0_ns = mono_ns();
 	c = capture_open(&o.cap, emit, &st, &ret, err, sizeof(err));
 	contract_free(contract);
 	if (!c) {
@@ -498,6 +497,8 @@ int do_trace(int argc, char **argv)
 		cgnames_free(names);
 		return ret;
 	}
+	/* no record is handed over before the first poll */
+	st.t0_ns = capture_start_ns(c);
 	fprintf(stderr, "abicap: tracing %d event%s; %s to stop\n",
 		__builtin_popcount(o.cap.events),
 		__builtin_popcount(o.cap.events) == 1 ? "" : "s",
@@ -505,7 +506,6 @@ int do_trace(int argc, char **argv)
 	if (o.fmt == FMT_TEXT)
 		printf("%s\n", format_text_header());
 	lo.duration = o.duration;
-	lo.t0_ns = st.t0_ns;
 	lo.flush = flush_out_cb;
 	lo.done = out_done_cb;
 	lo.ctx = &st;
@@ -517,7 +517,7 @@ int do_trace(int argc, char **argv)
 	}
 	capture_stop(c);
 	flush_out(&st);
-	print_summary(c, o.cap.events, (mono_ns() - st.t0_ns) / 1e9);
+	print_summary(c, o.cap.events, capture_secs(c));
 	if (st.out_closed)
 		ab_warn("stdout was closed: %llu of %llu received events were "
 			"written", (unsigned long long)st.written,
