@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "btf_fixture.h"
 #include "capfile.h"
 #include "harness.h"
@@ -132,10 +133,83 @@ Test(export, no_records)
 	char *txt;
 
 	cr_assert(f);
-	cr_assert_eq(perfetto_write(f, NULL, 0, 2), 0);
+	cr_assert_eq(perfetto_write(f, NULL, 0, 2, NULL), 0);
 	cr_assert_eq(fclose(f), 0);
 	txt = protoc_decode(path("e.pftrace"));
 	cr_assert(strstr(txt, "process_tree {\n"), "%s", txt);
 	cr_assert_eq(count(txt, "ftrace_events {"), 0, "%s", txt);
 	free(txt);
+}
+
+/* A capture of one switch on CPU 0 with this metadata, exported; its text. */
+static char *export_with_meta(const char *meta, char **stderr_out)
+{
+	char err[ERRMSG_LEN], *cap = path("m.abicap"), *pf = path("m.pftrace");
+	struct capw *w;
+	union abicap_rec r;
+	struct child ch;
+
+	unlink(cap);
+	unlink(pf);
+	w = capw_open(cap, false, meta, err, sizeof(err));
+	cr_assert(w, "%s", err);
+	memset(&r, 0, sizeof(r));
+	r.sw = (struct abicap_switch){ .hdr = { 1000, ABICAP_EV_SCHED_SWITCH,
+		sizeof(r.sw), 0 }, .prev_comm = "abc_ping", .next_comm = "abc_pong",
+		.prev_pid = 11, .prev_tgid = 10, .next_pid = 12, .next_tgid = 10,
+		.prev_state = 0x100 };
+	cr_assert_eq(capw_add(w, &r, r.hdr.size), 0);
+	cr_assert_eq(capw_close(w, "{}", err, sizeof(err)), 0);
+	spawn(&ch, (char *[]){ (char *)abicap_bin(), "export", cap, "--perfetto",
+			       pf, NULL });
+	free(read_all(ch.out_fd));
+	*stderr_out = read_all(ch.err_fd);
+	cr_assert_eq(wait_exit(&ch, 30), 0, "%s", *stderr_out);
+	return protoc_decode(pf);
+}
+
+/*
+ * issue 17: without the kernel's release Perfetto decodes prev_state with
+ * the 4.4 layout (R+ shown as W). The release is the capturing kernel's,
+ * from the capture's metadata, not the exporting machine's; it comes first.
+ */
+Test(export, system_info_names_the_capturing_kernel)
+{
+	char *err_out, *txt = export_with_meta("{\"ncpus\":1,\"kernel\":"
+		"\"5.10.0-99-capturer\",\"uname\":{\"sysname\":\"Linux\","
+		"\"version\":\"#1 SMP Debian 5.10.999-1\",\"machine\":\"aarch64\"}}",
+		&err_out);
+	const char *si = strstr(txt, "system_info {\n    utsname {\n"
+		"      sysname: \"Linux\"\n      version: \"#1 SMP Debian 5.10.999-1\"\n"
+		"      release: \"5.10.0-99-capturer\"\n      machine: \"aarch64\"\n");
+
+	cr_assert(si, "%s", txt);
+	cr_assert_lt(si, strstr(txt, "process_tree {"), "%s", txt);
+	cr_assert_lt(si, strstr(txt, "ftrace_events {"), "%s", txt);
+	cr_assert_eq(count(txt, "system_info {"), 1);
+	free(txt);
+	free(err_out);
+}
+
+/* a capture from before the uname block: the release alone */
+Test(export, system_info_from_the_release_alone)
+{
+	char *err_out, *txt = export_with_meta("{\"ncpus\":1,\"kernel\":"
+		"\"6.1.0-7-amd64\"}", &err_out);
+
+	cr_assert(strstr(txt, "system_info {\n    utsname {\n"
+			 "      release: \"6.1.0-7-amd64\"\n    }\n"), "%s", txt);
+	free(txt);
+	free(err_out);
+}
+
+/* no release at all: no guess, and the user is told what Perfetto will do */
+Test(export, no_release_is_said)
+{
+	char *err_out, *txt = export_with_meta("{\"ncpus\":1}", &err_out);
+
+	cr_assert_not(strstr(txt, "system_info"), "%s", txt);
+	cr_assert(strstr(err_out, "no kernel release"), "%s", err_out);
+	free(txt);
+	free(err_out);
 }

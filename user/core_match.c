@@ -286,8 +286,8 @@ static void match_field(const struct btf *lb, const struct core_access *a,
 	}
 	if (a->kind == CORE_FIELD_EXISTS) {
 		r->outcome = CORE_ABSENT;
-		snprintf(r->detail, sizeof(r->detail), "%s.%s does not exist "
-			 "here (the guard is false)", a->root, a->path);
+		strfit(r->detail, sizeof(r->detail), "%s.%s does not exist "
+		       "here (the guard is false)", a->root, a->path);
 		return;
 	}
 	r->outcome = CORE_FAILED;
@@ -302,9 +302,9 @@ static void match_field(const struct btf *lb, const struct core_access *a,
 		walk_spec(lb, a->type_id, a->access, tb, cands[0], &w);
 		similar_members(tb, cands[0], w.failed_at, a->root, similar,
 				sizeof(similar));
-		snprintf(r->detail, sizeof(r->detail), "%s.%s: %s%s", a->root,
-			 a->path, w.incompatible ? "has an incompatible type" :
-			 "not found", similar);
+		strfit(r->detail, sizeof(r->detail), "%s.%s: %s%s", a->root,
+		       a->path, w.incompatible ? "has an incompatible type" :
+		       "not found", similar);
 	}
 }
 

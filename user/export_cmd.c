@@ -53,7 +53,8 @@ static int add_event(void *ctx, const union abicap_rec *rec)
  * As capr_load() returns; *werr: a write error (-errno).
  */
 static int export_stream(const char *cap, struct capr *r, FILE *out,
-			 int ncpus, size_t *n, int *werr)
+			 int ncpus, const struct perfetto_uts *uts, size_t *n,
+			 int *werr)
 {
 	struct perfetto *p = perfetto_new(out, ncpus);
 	union abicap_rec rec;
@@ -64,6 +65,7 @@ static int export_stream(const char *cap, struct capr *r, FILE *out,
 
 	if (!p)
 		return -ENOMEM;
+	perfetto_system(p, uts);
 	while ((c = capr_next(r, &rec)) == 1) {
 		perfetto_thread(p, &rec);
 		(*n)++;
@@ -81,8 +83,28 @@ static int export_stream(const char *cap, struct capr *r, FILE *out,
 	return c < 0 ? -1 : 0;
 }
 
+/* A non-empty string member, or NULL. */
+static const char *meta_str(json_t *o, const char *key)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+
+	return s && *s ? s : NULL;
+}
+
+/* The capturing kernel's uname from the metadata: "kernel" and "uname". */
+static void meta_uts(json_t *meta, struct perfetto_uts *u)
+{
+	json_t *un = json_object_get(meta, "uname");
+
+	u->release = meta_str(meta, "kernel");
+	u->sysname = meta_str(un, "sysname");
+	u->version = meta_str(un, "version");
+	u->machine = meta_str(un, "machine");
+}
+
 int export_perfetto_fd(const char *cap, int fd, const char *outp)
 {
+	struct perfetto_uts uts;
 	char err[ERRMSG_LEN];
 	union abicap_rec *recs = NULL;
 	size_t n = 0;
@@ -114,10 +136,15 @@ int export_perfetto_fd(const char *cap, int fd, const char *outp)
 	 * passes instead, in a few tens of MB. Without a CPU count to trust,
 	 * the records say it: loaded.
 	 */
+	meta_uts(meta, &uts);
+	if (!uts.release)
+		ab_warn("'%s' names no kernel release: Perfetto will decode "
+			"sched_switch prev_state as on Linux 4.4 (R+ shown as "
+			"W, I as K)", cap);
 	ncpus = meta_ncpus_given(meta);
 	streamed = ncpus && !stat(cap, &st) && st.st_size > stream_bytes();
 	if (streamed)
-		c = export_stream(cap, r, out, ncpus, &n, &werr);
+		c = export_stream(cap, r, out, ncpus, &uts, &n, &werr);
 	else
 		c = capr_load(r, &recs, &n);
 	if (c == -ENOMEM) {
@@ -132,7 +159,7 @@ int export_perfetto_fd(const char *cap, int fd, const char *outp)
 		ab_warn("'%s' was cut short: exporting the %zu records of its "
 			"complete chunks", cap, n);
 	c = streamed ? werr :
-	    perfetto_write(out, recs, n, meta_ncpus(meta, recs, n));
+	    perfetto_write(out, recs, n, meta_ncpus(meta, recs, n), &uts);
 	if (fclose(out) && !c)
 		c = -errno;
 	out = NULL;

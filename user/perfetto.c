@@ -4,7 +4,8 @@
  * process tree with the thread names. A small protobuf writer; the field
  * numbers are Perfetto's (protos/perfetto/trace/trace_packet.proto,
  * ftrace/ftrace_event.proto, ftrace/sched.proto, ftrace/power.proto,
- * ps/process_tree.proto). tests/perfetto/abicap_subset.proto declares the
+ * ps/process_tree.proto, system_info.proto). tests/perfetto/abicap_subset.proto
+ * declares the
  * same subset for protoc.
  */
 #include <errno.h>
@@ -17,7 +18,9 @@
 enum {
 	TRACE_PACKET = 1,
 	PACKET_FTRACE_EVENTS = 1, PACKET_PROCESS_TREE = 2,
-	PACKET_SEQUENCE_ID = 10,
+	PACKET_SEQUENCE_ID = 10, PACKET_SYSTEM_INFO = 45,
+	SYSINFO_UTSNAME = 1,
+	UTS_SYSNAME = 1, UTS_VERSION = 2, UTS_RELEASE = 3, UTS_MACHINE = 4,
 	BUNDLE_CPU = 1, BUNDLE_EVENT = 2,
 	EV_TIMESTAMP = 1, EV_PID = 2, EV_SCHED_SWITCH = 4,
 	EV_CPU_FREQUENCY = 11, EV_CPU_IDLE = 13, EV_SCHED_WAKEUP = 17,
@@ -288,6 +291,32 @@ void perfetto_thread(struct perfetto *p, const union abicap_rec *r)
 	}
 }
 
+int perfetto_system(struct perfetto *p, const struct perfetto_uts *uts)
+{
+	struct pb info = { 0 }, u = { 0 };
+	int ret = 0;
+
+	if (!uts || (!uts->sysname && !uts->release && !uts->version &&
+		     !uts->machine))
+		return 0;
+	if (uts->sysname)
+		field_bytes(&u, UTS_SYSNAME, uts->sysname, strlen(uts->sysname));
+	if (uts->version)
+		field_bytes(&u, UTS_VERSION, uts->version, strlen(uts->version));
+	if (uts->release)
+		field_bytes(&u, UTS_RELEASE, uts->release, strlen(uts->release));
+	if (uts->machine)
+		field_bytes(&u, UTS_MACHINE, uts->machine, strlen(uts->machine));
+	field_msg(&info, SYSINFO_UTSNAME, &u);
+	ret = info.oom || u.oom ? -ENOMEM :
+	      emit_packet(p->out, PACKET_SYSTEM_INFO, &info);
+	pb_free(&info);
+	pb_free(&u);
+	if (ret && !p->err)
+		p->err = ret;
+	return ret;
+}
+
 int perfetto_tree(struct perfetto *p)
 {
 	struct pb tree = { 0 }, m = { 0 };
@@ -357,12 +386,14 @@ int perfetto_finish(struct perfetto *p)
 	return ret;
 }
 
-int perfetto_write(FILE *out, const union abicap_rec *recs, size_t n, int ncpus)
+int perfetto_write(FILE *out, const union abicap_rec *recs, size_t n, int ncpus,
+		   const struct perfetto_uts *uts)
 {
 	struct perfetto *p = perfetto_new(out, ncpus);
 
 	if (!p)
 		return -ENOMEM;
+	perfetto_system(p, uts);
 	for (size_t i = 0; i < n; i++)
 		perfetto_thread(p, &recs[i]);
 	perfetto_tree(p);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -131,6 +132,7 @@ static char *metadata(struct capture *c, const struct trace_opts *o, int argc,
 	json_t *variants = json_object(), *degraded = json_array(), *cmdline =
 		json_array(), *events = json_array(), *m;
 	struct timespec rt;
+	struct utsname uts;
 	char *s;
 
 	clock_gettime(CLOCK_REALTIME, &rt);
@@ -153,11 +155,17 @@ static char *metadata(struct capture *c, const struct trace_opts *o, int argc,
 				"verdict", vstatus_str(res->v[i].status)));
 	for (int i = 0; i < argc; i++)
 		json_array_append_new(cmdline, json_string(argv[i]));
-	m = json_pack("{s:i, s:i, s:s, s:o, s:{s:i, s:i, s:i, s:o}, s:o, s:s, "
+	if (uname(&uts))
+		memset(&uts, 0, sizeof(uts));
+	/* the whole uname: exporters (Perfetto) pick layouts by the release */
+	m = json_pack("{s:i, s:i, s:s, s:{s:s, s:s, s:s}, s:o, "
+		      "s:{s:i, s:i, s:i, s:o}, s:o, s:s, "
 		      "s:s, s:I, s:I, s:i, s:o, s:o, s:I}",
 		      "capture_format", CAPFILE_VERSION,
 		      "record_format", ABICAP_RECORD_VERSION,
-		      "kernel", kernel_release(), "btf", btf_identity(),
+		      "kernel", kernel_release(), "uname", "sysname", uts.sysname,
+		      "version", uts.version, "machine", uts.machine,
+		      "btf", btf_identity(),
 		      "contract", "ok", res->count[V_OK], "degraded",
 		      res->count[V_DEGRADED], "broken", res->count[V_BROKEN],
 		      "not_ok", degraded, "variants", variants,
