@@ -170,6 +170,12 @@ $(OUT)/capcheck: tests/tools/capcheck.c $(OUT)/user/capfile.o $(OUT)/user/record
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ -ljansson -lzstd -lz -o $@
 
+# build/capgen: crafted captures for the report/export cost checks (scripts/bench.sh)
+$(OUT)/capgen: tests/tools/capgen.c $(OUT)/user/capfile.o $(OUT)/user/record.o \
+		$(OUT)/user/events.o $(OUT)/user/util.o $(OUT)/user/outfile.o
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $^ -ljansson -lzstd -lz -o $@
+
 # The soak test (scripts/soak.sh): SOAK_SECONDS of recording the ping-pong
 # workload; RSS and fds flat after warm-up, every event in the file or
 # counted as dropped, the file complete. Root; not part of `make test`.
