@@ -213,3 +213,84 @@ Test(export, no_release_is_said)
 	free(txt);
 	free(err_out);
 }
+
+/*
+ * issue 17: the thread table was searched linearly per record (a capture of
+ * 300 k switches between new threads took 63 s). Many threads, tids with a
+ * common stride (the worst case for a weak hash): each once in the tree,
+ * with its last name, in the order first seen.
+ */
+Test(export, many_threads_each_once_with_its_last_name)
+{
+	enum { N = 20000 };
+	char err[ERRMSG_LEN], *cap = path("t.abicap"), *pf = path("t.pftrace");
+	char *txt, *out, want[128];
+	struct capw *w = capw_open(cap, false, "{\"ncpus\":1,\"kernel\":\"6.1.0\"}",
+				   err, sizeof(err));
+	union abicap_rec r;
+	struct child ch;
+	const char *a, *b;
+
+	cr_assert(w, "%s", err);
+	for (int i = 0; i < N; i++) {
+		memset(&r, 0, sizeof(r));
+		r.sw = (struct abicap_switch){ .hdr = { 1000 + i,
+			ABICAP_EV_SCHED_SWITCH, sizeof(r.sw), 0 },
+			.prev_pid = 1024 * (i + 1), .prev_tgid = 1024 * (i + 1),
+			.next_pid = 1024 * (i + 2), .next_tgid = 1024 * (i + 2) };
+		snprintf(r.sw.prev_comm, sizeof(r.sw.prev_comm), "t%d", i);
+		snprintf(r.sw.next_comm, sizeof(r.sw.next_comm), "n%d", i + 1);
+		cr_assert_eq(capw_add(w, &r, r.hdr.size), 0);
+	}
+	cr_assert_eq(capw_close(w, "{}", err, sizeof(err)), 0);
+	spawn(&ch, (char *[]){ (char *)abicap_bin(), "export", cap, "--perfetto",
+			       pf, NULL });
+	free(read_all(ch.out_fd));
+	out = read_all(ch.err_fd);
+	cr_assert_eq(wait_exit(&ch, 30), 0, "%s", out);
+	txt = protoc_decode(pf);
+	cr_assert_eq(count(txt, "threads {"), N + 1);
+	cr_assert_eq(count(txt, "processes {"), N + 1);
+	/* 1024 * 5: seen as next "n4", then as prev "t4": the last name */
+	snprintf(want, sizeof(want), "threads {\n      tid: %d\n      name: \"t4\"\n",
+		 1024 * 5);
+	cr_assert(strstr(txt, want), "no %s", want);
+	/* first seen order: 1024 before 2048 before 3072 */
+	a = strstr(txt, "tid: 1024\n");
+	b = strstr(txt, "tid: 2048\n");
+	cr_assert(a && b && a < b && b < strstr(txt, "tid: 3072\n"));
+	free(txt);
+	free(out);
+}
+
+/* a record on a CPU past the capture's count is left out, and said */
+Test(export, record_on_a_cpu_past_the_count_is_counted)
+{
+	char err[ERRMSG_LEN], *cap = path("c.abicap"), *pf = path("c.pftrace");
+	struct capw *w = capw_open(cap, false, "{\"ncpus\":2,\"kernel\":\"6.1.0\"}",
+				   err, sizeof(err));
+	union abicap_rec r;
+	struct child ch;
+	char *out, *txt;
+
+	cr_assert(w, "%s", err);
+	for (int cpu = 0; cpu < 4; cpu++) {
+		memset(&r, 0, sizeof(r));
+		r.pw = (struct abicap_power){ .hdr = { 1000 + cpu, ABICAP_EV_CPU_IDLE,
+			sizeof(r.pw), cpu }, .state = 1, .cpu_id = cpu };
+		cr_assert_eq(capw_add(w, &r, r.hdr.size), 0);
+	}
+	cr_assert_eq(capw_close(w, "{}", err, sizeof(err)), 0);
+	spawn(&ch, (char *[]){ (char *)abicap_bin(), "export", cap, "--perfetto",
+			       pf, NULL });
+	free(read_all(ch.out_fd));
+	out = read_all(ch.err_fd);
+	cr_assert_eq(wait_exit(&ch, 30), 0, "%s", out);
+	cr_assert(strstr(out, "2 records name a CPU past the capture's 2 and "
+			 "were left out"), "%s", out);
+	cr_assert(strstr(out, "wrote 2 events"), "%s", out);
+	txt = protoc_decode(pf);
+	cr_assert_eq(count(txt, "cpu_idle {"), 2);
+	free(txt);
+	free(out);
+}

@@ -3,6 +3,7 @@
 #ifndef ABICAP_PERFETTO_H
 #define ABICAP_PERFETTO_H
 
+#include <stdint.h>
 #include <stdio.h>
 #include "record.h"
 
@@ -33,5 +34,7 @@ void perfetto_thread(struct perfetto *p, const union abicap_rec *r);
 int perfetto_tree(struct perfetto *p);
 int perfetto_event(struct perfetto *p, const union abicap_rec *r);
 int perfetto_finish(struct perfetto *p);
+/* Records left out for naming a CPU past ncpus (before perfetto_finish). */
+uint64_t perfetto_bad_cpu(const struct perfetto *p);
 
 #endif
