@@ -477,19 +477,71 @@ static bool meta_lists_events(json_t *meta, bool *waking)
 	return true;
 }
 
+/* Records loaded at most (96 MiB); a capture with more streams. */
+#define REPORT_LOAD_MAX ((size_t)1 << 20)
+
+static int stream_records(struct capr *r, struct analysis *a, size_t *n)
+{
+	uint64_t late = 0;
+	int c = capr_each(r, CAPR_WINDOW_NS, add_record, a, &late);
+
+	*n = a->records;
+	if (late)
+		ab_warn("%llu records arrived over a second late (or past the "
+			"%u-record window) and were taken out of time order",
+			(unsigned long long)late, CAPR_WINDOW_MAX);
+	return c;
+}
+
+/*
+ * Without the metadata's CPU count and events: one pass to find them out,
+ * then the records stream from a second reader, which replaces *r.
+ */
+static int scan_then_stream(struct capr **r, const char *path,
+			    struct analysis *a, size_t *n, int32_t pid,
+			    const char *comm)
+{
+	char err[ERRMSG_LEN];
+	union abicap_rec rec;
+	struct capr *scan = capr_open(path, err, sizeof(err));
+	uint32_t max = 0;
+	bool waking = false;
+
+	analysis_init(a, 1); /* freed by the caller on failure */
+	if (!scan)
+		return -ENOMEM;
+	while (capr_next(scan, &rec) == 1) {
+		if (rec.hdr.cpu >= max && rec.hdr.cpu < CAPTURE_MAX_CPUS)
+			max = rec.hdr.cpu + 1;
+		waking |= rec.hdr.type == ABICAP_EV_SCHED_WAKING;
+	}
+	capr_close(scan);
+	capr_close(*r);
+	*r = capr_open(path, err, sizeof(err));
+	if (!*r)
+		return -ENOMEM;
+	analysis_free(a);
+	analysis_init(a, max ? (int)max : 1);
+	a->from_waking = waking;
+	set_filters(a, pid, comm);
+	return stream_records(*r, a, n);
+}
+
 /*
  * Every record of the capture into the analysis a (initialised here, the
  * filters set after), in time order. Where the metadata says how many CPUs
- * and which events, the records stream through a one-second reordering
- * window (memory: one window, whatever the file's size); otherwise they are
- * all loaded to find those out. *n: records read. As capr_load() returns.
+ * and which events, the records stream through the reordering window
+ * (memory: one window, whatever the file's size); otherwise they are
+ * loaded to find those out, up to REPORT_LOAD_MAX records, past which they
+ * are read twice instead (*r is then another reader of path). *n: records
+ * read. As capr_load() returns.
  */
-static int read_records(struct capr *r, json_t *meta, struct analysis *a,
-			size_t *n, int32_t pid, const char *comm)
+static int read_records(struct capr **r, const char *path, json_t *meta,
+			struct analysis *a, size_t *n, int32_t pid,
+			const char *comm)
 {
 	int ncpus = meta_ncpus_given(meta);
 	union abicap_rec *recs = NULL;
-	uint64_t late = 0;
 	bool waking;
 	int c;
 
@@ -497,14 +549,11 @@ static int read_records(struct capr *r, json_t *meta, struct analysis *a,
 		analysis_init(a, ncpus);
 		a->from_waking = waking;
 		set_filters(a, pid, comm);
-		c = capr_each(r, CAPR_WINDOW_NS, add_record, a, &late);
-		*n = a->records;
-		if (late)
-			ab_warn("%llu records arrived over a second late and were "
-				"taken out of time order", (unsigned long long)late);
-		return c;
+		return stream_records(*r, a, n);
 	}
-	c = capr_load(r, &recs, n);
+	c = capr_load_max(*r, &recs, n, REPORT_LOAD_MAX);
+	if (c == -E2BIG)
+		return scan_then_stream(r, path, a, n, pid, comm);
 	analysis_init(a, meta_ncpus(meta, recs, *n));
 	for (size_t i = 0; i < *n && !a->from_waking; i++)
 		a->from_waking = recs[i].hdr.type == ABICAP_EV_SCHED_WAKING;
@@ -620,7 +669,7 @@ int do_report(int argc, char **argv)
 		capr_close(r);
 		return EXIT_USAGE;
 	}
-	c = read_records(r, meta, &a, &n, (int32_t)pid, comm);
+	c = read_records(&r, argv[optind], meta, &a, &n, (int32_t)pid, comm);
 	if (c == -ENOMEM) {
 		ab_error("out of memory reading '%s'", argv[optind]);
 		analysis_free(&a);
