@@ -27,8 +27,8 @@ const char export_usage[] =
 "      --force          replace OUT\n"
 "  -h, --help           show this help\n"
 "A capture over 64 MiB (ABICAP_EXPORT_STREAM_MB) or over a million records\n"
-"is read twice instead of held in memory: some 60 MB whatever its size or\n"
-"content, half the speed.\n"
+"is read twice instead of held in memory: a bounded window of records (and\n"
+"an entry per thread) whatever its size or content, half the speed.\n"
 "Exit: 0 ok, 2 bad usage or not a readable capture, 4 write failure.\n";
 
 /* Captures with more records than this stream (96 MiB loaded). */
