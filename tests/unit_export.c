@@ -19,12 +19,14 @@
 
 TestSuite(export, .init = scratch_init, .fini = scratch_fini, .timeout = 60);
 
+/* one pass: a sanitizer's strstr measures the whole text at every call */
 static int count(const char *s, const char *needle)
 {
+	size_t len = strlen(needle);
 	int n = 0;
 
-	for (; (s = strstr(s, needle)); s++)
-		n++;
+	for (; *s; s++)
+		n += *s == *needle && !strncmp(s, needle, len);
 	return n;
 }
 
