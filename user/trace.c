@@ -184,10 +184,10 @@ static int parse_id_list(const char *arg, bool tids, int32_t *ids, int *n,
 			dup |= ids[i] == id;
 		if (!dup) {
 			if (*n == ABICAP_MAX_PIDS) {
-				snprintf(err, errlen, "%s: at most %d %ss (the "
+				snprintf(err, errlen, "%s: at most %d %s (the "
 					 "filter map's size); filter by --cgroup "
 					 "or --comm instead", opt, ABICAP_MAX_PIDS,
-					 what);
+					 tids ? "threads" : "processes");
 				return EXIT_USAGE;
 			}
 			ids[(*n)++] = (int32_t)id;
