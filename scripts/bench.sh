@@ -13,7 +13,8 @@
 #   4. capture bytes per event (vs perf.data) and consumer CPU per M events
 #   5. user-space decode (export --perfetto, report) of a capture, one core
 #   6. report and export of crafted captures (build/capgen: equal times, a
-#      new task per record, times reversed or scattered), at two sizes: time
+#      new task per record (ids consecutive, or 1024 apart), times reversed or
+#      scattered), at two sizes: time
 #      and peak memory must grow linearly and stay bounded. Alone, without
 #      root or BPF: scripts/bench.sh --crafted [--update-readme] (its table
 #      goes between <!-- crafted:begin --> and <!-- crafted:end -->)
@@ -76,7 +77,7 @@ crafted() { # DIR: the table on stdout
 	echo
 	echo "| capture | records | file KB | report s | report MB | export s | export MB |"
 	echo "| --- | --- | --- | --- | --- | --- | --- |"
-	for spec in same-ts same-ts/nometa many-pids reverse shuffled; do
+	for spec in same-ts same-ts/nometa many-pids stride-pids reverse shuffled; do
 		kind=${spec%/*} meta=meta
 		[ "$spec" != "$kind" ] && meta=${spec#*/}
 		for n in $CRAFT_SIZES; do

@@ -208,7 +208,8 @@ static char *trailer(struct capture *c, double secs, uint64_t records,
 			cpu, "seen", (json_int_t)seen, "dropped", (json_int_t)drop));
 	}
 	t = json_pack("{s:f, s:I, s:I, s:o, s:o}", "duration_s", secs,
-		      "end_ns", (json_int_t)capture_end_ns(c), "records", (json_int_t)records,
+		      "end_ns", (json_int_t)capture_end_ns(c),
+		      "records", (json_int_t)records,
 		      "events", evs, "cpus", cpus);
 	if (lo->child_exited)
 		json_object_set_new(t, "command_status", json_integer(

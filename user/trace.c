@@ -158,9 +158,12 @@ static int parse_id_list(const char *arg, bool tids, int32_t *ids, int *n,
 		long id, tgid;
 		bool dup = false;
 
-		if (!len || len >= sizeof(tok) ||
-		    (memcpy(tok, p, len), tok[len] = 0,
-		     !parse_long(tok, 1, 0x7fffffff, &id))) {
+		tok[0] = 0;
+		if (len < sizeof(tok)) {
+			memcpy(tok, p, len);
+			tok[len] = 0;
+		}
+		if (!tok[0] || !parse_long(tok, 1, 0x7fffffff, &id)) {
 			/* a long bad token is shown cut, and marked so */
 			snprintf(err, errlen, "%s '%.*s%s' is not a %s id (a "
 				 "positive number)", opt, (int)(len > 40 ? 40 : len),

@@ -4,6 +4,8 @@
  * the report and export cost checks (scripts/bench.sh, tests):
  *   same-ts    every record at the same time, two tasks switching
  *   many-pids  every switch between two tasks never seen before
+ *   stride-pids  the same, task ids 1024 apart (hash tables keyed by the
+ *              low bits of a product collide)
  *   reverse    times counting down, a second apart
  *   shuffled   times scattered over N seconds
  * "meta" (default) writes the metadata abicap record does (CPU count,
@@ -33,10 +35,11 @@ int main(int argc, char **argv)
 	uint64_t seed = 88172645463325252ull;
 	long n;
 
-	if ((argc != 4 && argc != 5) || !parse_long(argv[2], 1, 1L << 40, &n) ||
+	/* stride-pids: ids up to 1024 * (2 n + 2) stay below 2^31 */
+	if ((argc != 4 && argc != 5) || !parse_long(argv[2], 1, 1000000, &n) ||
 	    (argc == 5 && strcmp(argv[4], "meta") && strcmp(argv[4], "nometa"))) {
-		fprintf(stderr, "usage: capgen same-ts|many-pids|reverse|shuffled "
-			"N OUT [meta|nometa]\n");
+		fprintf(stderr, "usage: capgen same-ts|many-pids|stride-pids|"
+			"reverse|shuffled N OUT [meta|nometa]\n");
 		return 2;
 	}
 	w = capw_open(argv[3], true, argc == 5 && !strcmp(argv[4], "nometa") ?
@@ -53,6 +56,10 @@ int main(int argc, char **argv)
 			ts += (uint64_t)i * 1000;
 			a = 100 + (int32_t)(2 * i);
 			b = a + 1;
+		} else if (!strcmp(argv[1], "stride-pids")) {
+			ts += (uint64_t)i * 1000;
+			a = 1024 * (int32_t)(2 * i + 1);
+			b = a + 1024;
 		} else if (!strcmp(argv[1], "reverse")) {
 			ts += (uint64_t)(n - i) * 1000000000ull;
 		} else if (!strcmp(argv[1], "shuffled")) {
