@@ -166,7 +166,7 @@ vmtest: setup
 
 # build/capcheck: reads a capture file through, record by record (scripts/soak.sh)
 $(OUT)/capcheck: tests/tools/capcheck.c $(OUT)/user/capfile.o $(OUT)/user/record.o \
-		$(OUT)/user/events.o
+		$(OUT)/user/events.o $(OUT)/user/outfile.o
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ -ljansson -lzstd -lz -o $@
 
@@ -266,7 +266,7 @@ $(OUT)/bpfstats: tests/tools/bpfstats.c | $(OUT)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) -static $< $(LIBS) -o $@
 
-bench-tools: all $(OUT)/bpfstats $(BENCH_BPF_OBJ)
+bench-tools: all $(OUT)/bpfstats $(OUT)/capgen $(BENCH_BPF_OBJ)
 
 bench: setup
 	$(Q)$(MAKE) --no-print-directory bench-tools
