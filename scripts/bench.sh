@@ -12,6 +12,12 @@
 #   3. lossless rate: seen/dropped (kernel) vs received, 3 of 3 runs
 #   4. capture bytes per event (vs perf.data) and consumer CPU per M events
 #   5. user-space decode (export --perfetto, report) of a capture, one core
+#   6. report and export of crafted captures (build/capgen: equal times, a
+#      new task per record (ids consecutive, or 1024 apart), times reversed or
+#      scattered), at two sizes: time
+#      and peak memory must grow linearly and stay bounded. Alone, without
+#      root or BPF: scripts/bench.sh --crafted [--update-readme] (its table
+#      goes between <!-- crafted:begin --> and <!-- crafted:end -->)
 #
 # Environment: BENCH_ROUNDS (default 7, 3 with BENCH_QUICK=1), BENCH_QUICK=1
 # (smaller loads, for development), BENCH_OUT (default /dev/shm/abicap-bench),
@@ -36,24 +42,78 @@ else
 	ROUNDS=${BENCH_ROUNDS:-7}
 	PIPE_LOOPS=200000 MSG_LOOPS=200 COST_LOOPS=100000 DECODE_LOOPS=1000000
 fi
-UPDATE_README=0
-case "${1:-}" in
---update-readme) UPDATE_README=1 ;;
-"") ;;
--h | --help)
-	sed -n '3,21p' "$0" | sed 's/^# \{0,1\}//'
-	exit 0
-	;;
-*)
-	echo "bench.sh: error: unknown argument '$1' (only --update-readme)" >&2
-	exit 2
-	;;
-esac
+if [ "$QUICK" = 1 ]; then
+	CRAFT_SIZES="100000 400000"
+else
+	CRAFT_SIZES="250000 1000000"
+fi
+UPDATE_README=0 CRAFTED_ONLY=0
+for arg in "$@"; do
+	case "$arg" in
+	--update-readme) UPDATE_README=1 ;;
+	--crafted) CRAFTED_ONLY=1 ;;
+	-h | --help)
+		sed -n '3,26p' "$0" | sed 's/^# \{0,1\}//'
+		exit 0
+		;;
+	*)
+		echo "bench.sh: error: unknown argument '$arg' (--crafted, --update-readme)" >&2
+		exit 2
+		;;
+	esac
+done
 
 die() {
 	echo "bench.sh: error: $*" >&2
 	exit "${2:-1}"
 }
+
+# 6. crafted captures: report and export, one core, wall time and peak RSS
+crafted() { # DIR: the table on stdout
+	local dir=$1 spec kind meta n f sz rep exp
+	mkdir -p "$dir" || die "cannot create $dir"
+	[ -x "$ROOT/build/capgen" ] || die "build/capgen is missing: make build/capgen" 2
+	echo "**Crafted captures** (build/capgen; \`report\` and \`export --perfetto\` on one core: wall seconds / peak RSS MB; at the larger size time should be about 4x, memory bounded):"
+	echo
+	echo "| capture | records | file KB | report s | report MB | export s | export MB |"
+	echo "| --- | --- | --- | --- | --- | --- | --- |"
+	for spec in same-ts same-ts/nometa many-pids stride-pids reverse shuffled; do
+		kind=${spec%/*} meta=meta
+		[ "$spec" != "$kind" ] && meta=${spec#*/}
+		for n in $CRAFT_SIZES; do
+			f=$dir/$kind.$meta.$n.abicap
+			"$ROOT/build/capgen" "$kind" "$n" "$f" "$meta" || die "capgen $spec $n failed"
+			sz=$(($(stat -c %s "$f") / 1024))
+			/usr/bin/time -f "%e %M" -o "$dir/report.time" \
+				taskset -c 1 "$ABICAP" report "$f" >/dev/null 2>&1
+			/usr/bin/time -f "%e %M" -o "$dir/export.time" \
+				taskset -c 1 "$ABICAP" export "$f" --perfetto "$dir/x.pftrace" --force >/dev/null 2>&1
+			rep=$(tail -1 "$dir/report.time") exp=$(tail -1 "$dir/export.time")
+			echo "| $spec | $n | $sz | ${rep% *} | $((${rep#* } / 1024)) | ${exp% *} | $((${exp#* } / 1024)) |"
+			rm -f "$f" "$dir/x.pftrace"
+		done
+	done
+}
+
+crafted_readme() { # TABLE: into README.md between the crafted markers
+	awk -v table="$1" '
+		/<!-- crafted:begin/ { print "<!-- crafted:begin (scripts/bench.sh --crafted --update-readme) -->"; while ((getline l < table) > 0) print l; skip = 1; next }
+		/<!-- crafted:end -->/ { skip = 0 }
+		!skip' README.md >"$OUT/README.crafted.md" && cp "$OUT/README.crafted.md" README.md
+}
+
+if [ "$CRAFTED_ONLY" = 1 ]; then
+	[ -x "$ABICAP" ] || die "$ABICAP is missing: run make first" 2
+	mkdir -p "$OUT" || die "cannot create $OUT"
+	{
+		echo "Measured $(date +%F) on $(uname -r), $(nproc) CPUs."
+		echo
+		crafted "$OUT/crafted"
+	} >"$OUT/crafted.md"
+	cat "$OUT/crafted.md"
+	[ "$UPDATE_README" = 1 ] && crafted_readme "$OUT/crafted.md" && echo "bench: README.md updated" >&2
+	exit 0
+fi
 
 [ "$(id -u)" = 0 ] || die "run as root (it loads BPF programs): sudo make bench" 3
 for f in "$ABICAP" "$BPFSTATS" "$EMPTY_OBJ" "$COST_OBJ" "$ROOT/build/tests/bench/waking_cost.bpf.o"; do
@@ -288,6 +348,7 @@ flock -u 9
 exec 9>&-
 log "measured in $(($(date +%s) - START)) s; lock released"
 decode
+crafted "$OUT/crafted" >"$OUT/crafted.md"
 
 # ---- the table
 col() { cat "$@" 2>/dev/null | median; }
@@ -439,11 +500,19 @@ TABLE=$OUT/table.md
 	echo "| decode >= 5 M events/s (export --perfetto) | $(fmt "$exp_rate") M/s | $(verdict "$exp_rate" ">=" 5) |"
 } >"$TABLE"
 cat "$TABLE"
+echo
+cat "$OUT/crafted.md"
 
 if [ "$UPDATE_README" = 1 ]; then
 	awk -v table="$TABLE" '
 		/<!-- bench:begin/ { print "<!-- bench:begin (scripts/bench.sh --update-readme) -->"; while ((getline l < table) > 0) print l; skip = 1; next }
 		/<!-- bench:end -->/ { skip = 0 }
 		!skip' README.md >"$OUT/README.md" && cp "$OUT/README.md" README.md
+	{
+		echo "Measured $(date +%F) on $(uname -r), $(nproc) CPUs."
+		echo
+		cat "$OUT/crafted.md"
+	} >"$OUT/crafted.full.md"
+	crafted_readme "$OUT/crafted.full.md"
 	log "README.md updated"
 fi

@@ -26,7 +26,7 @@ static int nmade;
 
 static void cg_fini(void)
 {
-	char procs[600];
+	char procs[sizeof(root) + sizeof(home) + sizeof("/cgroup.procs")];
 	FILE *f;
 
 	if (home[0]) {

@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include "harness.h"
 
@@ -226,4 +228,64 @@ Test(cli, help_and_version_exit_0)
 	cr_assert_eq(wait_exit(&ch, 10), 0);
 	cr_assert(!strncmp(out, "abicap ", 7), "%s", out);
 	free(out);
+}
+
+/*
+ * issue 17: a -p list over 255 bytes was cut there and the cut list
+ * followed (exit 0). 63 idle processes, then the one that switches: its
+ * events are there; 65 processes are an exit-2 error naming the limit.
+ */
+Test(cli, long_pid_list_is_followed_to_its_end, .timeout = 60)
+{
+	enum { IDLE = 63 };
+	pid_t kids[IDLE + 2];
+	char list[(IDLE + 2) * 12], *out, *err;
+	size_t used = 0;
+	struct child ch;
+	int ticks = 0, code;
+
+	require_kernel();
+	for (int i = 0; i < IDLE + 2; i++) {
+		kids[i] = fork();
+		cr_assert_geq(kids[i], 0);
+		if (!kids[i]) {
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			for (;;) {
+				if (i == IDLE) /* the one to follow: switches often */
+					usleep(1000);
+				else
+					pause();
+			}
+		}
+		if (i <= IDLE)
+			used += snprintf(list + used, sizeof(list) - used, "%s%d",
+					 i ? "," : "", kids[i]);
+	}
+	cr_assert_gt(strlen(list), 255);
+	spawn(&ch, (char *[]){ (char *)abicap_bin(), "trace", "-f", "json", "-e",
+			       "sched_switch", "-p", list, "-d", "1", NULL });
+	out = read_all(ch.out_fd);
+	err = read_all(ch.err_fd);
+	code = wait_exit(&ch, 30);
+	for (const char *p = out; (p = strstr(p, "\"prev_pid\":")); p++)
+		ticks += atoi(p + 11) == kids[IDLE];
+	cr_assert_eq(code, 0, "%s", err);
+	cr_assert_gt(ticks, 100, "%d switches of the last pid in the list", ticks);
+	free(out);
+	free(err);
+
+	snprintf(list + used, sizeof(list) - used, ",%d", kids[IDLE + 1]);
+	spawn(&ch, (char *[]){ (char *)abicap_bin(), "trace", "-p", list, "-d",
+			       "1", NULL });
+	out = read_all(ch.out_fd);
+	err = read_all(ch.err_fd);
+	code = wait_exit(&ch, 30);
+	for (int i = 0; i < IDLE + 2; i++) {
+		kill(kids[i], SIGKILL);
+		waitpid(kids[i], NULL, 0);
+	}
+	cr_assert_eq(code, 2, "%s", err);
+	cr_assert(strstr(err, "at most 64 processes"), "%s", err);
+	free(out);
+	free(err);
 }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "btf_fixture.h"
@@ -148,6 +149,18 @@ Test(record, perfetto_export_keeps_every_event)
 			     kinds[k], got, want[k]);
 	}
 	cr_assert(strstr(txt, "name: \"abc_ping\""));
+	/* the capturing kernel's uname, for Perfetto's prev_state layout */
+	{
+		struct utsname u;
+		char want_uts[1024];
+
+		cr_assert_eq(uname(&u), 0);
+		snprintf(want_uts, sizeof(want_uts), "utsname {\n      sysname: "
+			 "\"%s\"\n      version: \"%s\"\n      release: \"%s\"\n"
+			 "      machine: \"%s\"\n", u.sysname, u.version, u.release,
+			 u.machine);
+		cr_assert(strstr(txt, want_uts), "no %s", want_uts);
+	}
 	free(txt);
 }
 

@@ -4,8 +4,11 @@
 #include <criterion/criterion.h>
 #include <getopt.h>
 #include <pthread.h>
+#include <signal.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <bpf/libbpf.h>
 #include "cpulist.h"
 #include "events.h"
@@ -215,4 +218,112 @@ Test(numbers, strict)
 	cr_assert_float_eq(d, 0.5, 1e-12);
 	cr_assert_not(parse_seconds("inf", &d));
 	cr_assert_not(parse_seconds("0", &d));
+}
+
+/* n children that wait for SIGKILL; their pids as "a,b,c" into list. */
+static void spawn_idle(pid_t *kids, int n, char *list, size_t len)
+{
+	size_t used = 0;
+
+	list[0] = 0;
+	for (int i = 0; i < n; i++) {
+		kids[i] = fork();
+		cr_assert_geq(kids[i], 0);
+		if (!kids[i]) {
+			/* gone with the test, even when an assertion ends it */
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			for (;;)
+				pause();
+		}
+		used += snprintf(list + used, len - used, "%s%d", i ? "," : "",
+				 kids[i]);
+		cr_assert_lt(used, len);
+	}
+}
+
+static void reap(pid_t *kids, int n)
+{
+	for (int i = 0; i < n; i++) {
+		kill(kids[i], SIGKILL);
+		waitpid(kids[i], NULL, 0);
+	}
+}
+
+/* issue 17: a list over 255 bytes was cut there, and the cut followed */
+Test(trace_args, long_pid_list_parsed_whole)
+{
+	enum { N = ABICAP_MAX_PIDS - 1 }; /* with ours: the limit exactly */
+	struct trace_opts o;
+	pid_t kids[N];
+	char list[N * 12 + 16], tail[16];
+	int ret;
+
+	spawn_idle(kids, N, list, sizeof(list));
+	snprintf(tail, sizeof(tail), ",%d", getpid());
+	strcat(list, tail);
+	cr_assert_gt(strlen(list), 255);
+	ret = PARSE(&o, "-p", list);
+	reap(kids, N);
+	cr_assert_eq(ret, EXIT_OK, "%s", err);
+	cr_assert_eq(o.cap.npids, N + 1);
+	for (int i = 0; i < N; i++)
+		cr_assert_eq(o.cap.pids[i], kids[i]);
+	cr_assert_eq(o.cap.pids[N], getpid());
+}
+
+Test(trace_args, long_tid_list_parsed_whole)
+{
+	enum { N = ABICAP_MAX_PIDS - 1 }; /* with ours: the limit exactly */
+	struct trace_opts o;
+	pid_t kids[N];
+	char list[N * 12 + 16], tail[16];
+	int ret;
+
+	spawn_idle(kids, N, list, sizeof(list));
+	snprintf(tail, sizeof(tail), ",%d", getpid());
+	strcat(list, tail);
+	cr_assert_gt(strlen(list), 255);
+	ret = PARSE(&o, "--tid", list);
+	reap(kids, N);
+	cr_assert_eq(ret, EXIT_OK, "%s", err);
+	cr_assert_eq(o.cap.ntids, N + 1);
+	cr_assert_eq(o.cap.tids[N], getpid());
+}
+
+Test(trace_args, too_many_pids_is_an_error)
+{
+	enum { N = ABICAP_MAX_PIDS + 1 };
+	struct trace_opts o;
+	pid_t kids[N];
+	char list[N * 12 + 16], want[64];
+	int ret, ret2;
+
+	spawn_idle(kids, N, list, sizeof(list));
+	char err1[ERRMSG_LEN];
+
+	ret = PARSE(&o, "-p", list);
+	snprintf(err1, sizeof(err1), "%s", err);
+	ret2 = PARSE(&o, "--tid", list);
+	reap(kids, N);
+	snprintf(want, sizeof(want), "at most %d", ABICAP_MAX_PIDS);
+	cr_assert_eq(ret, EXIT_USAGE);
+	cr_assert(strstr(err1, want), "%s", err1);
+	cr_assert_eq(ret2, EXIT_USAGE);
+	cr_assert(strstr(err, want), "%s", err);
+}
+
+/* the same pid twice is one pid: the limit counts processes */
+Test(trace_args, repeated_pid_counts_once)
+{
+	struct trace_opts o;
+	char list[ABICAP_MAX_PIDS * 24];
+	size_t used = 0;
+
+	for (int i = 0; i < ABICAP_MAX_PIDS + 5; i++)
+		used += snprintf(list + used, sizeof(list) - used, "%s%d",
+				 i ? "," : "", getpid());
+	cr_assert_eq(PARSE(&o, "-p", list), EXIT_OK, "%s", err);
+	cr_assert_eq(o.cap.npids, 1);
+	cr_assert_eq(PARSE(&o, "-p", "1", "-p", "1"), EXIT_OK, "%s", err);
+	cr_assert_eq(o.cap.npids, 1);
 }

@@ -668,6 +668,12 @@ static bool sort_nearly_sorted(union abicap_rec *v, size_t n)
 
 int capr_load(struct capr *r, union abicap_rec **recs, size_t *n)
 {
+	return capr_load_max(r, recs, n, SIZE_MAX);
+}
+
+int capr_load_max(struct capr *r, union abicap_rec **recs, size_t *n,
+		  size_t max)
+{
 	size_t cap = 0;
 	int c;
 
@@ -678,15 +684,26 @@ int capr_load(struct capr *r, union abicap_rec **recs, size_t *n)
 			union abicap_rec *nr;
 
 			cap = cap ? cap * 2 : 65536;
+			if (cap > max)
+				cap = max + 1; /* room to see one too many */
 			nr = realloc(*recs, cap * sizeof(**recs));
-			if (!nr)
+			if (!nr) {
+				free(*recs);
+				*recs = NULL;
+				*n = 0;
 				return -ENOMEM;
+			}
 			*recs = nr;
 		}
 		c = capr_next(r, &(*recs)[*n]);
 		if (c != 1)
 			break;
-		(*n)++;
+		if (++(*n) > max) {
+			free(*recs);
+			*recs = NULL;
+			*n = 0;
+			return -E2BIG;
+		}
 	}
 	if (!sort_nearly_sorted(*recs, *n))
 		qsort(*recs, *n, sizeof(**recs), cmp_ts);
@@ -741,20 +758,44 @@ static void heap_down(struct held *h, size_t n)
 	}
 }
 
-int capr_each(struct capr *r, uint64_t window_ns, capr_cb cb, void *ctx,
-	      uint64_t *late)
+/* Pass the oldest held record on: false when cb says stop. */
+static bool pass_oldest(struct held *h, size_t *n, uint64_t *passed,
+			capr_cb cb, void *ctx)
 {
+	int stop;
+
+	*passed = h[0].rec.hdr.ts_ns;
+	stop = cb(ctx, &h[0].rec);
+	h[0] = h[--(*n)];
+	heap_down(h, *n);
+	return !stop;
+}
+
+int capr_each_window(struct capr *r, struct capr_window *w, capr_cb cb,
+		     void *ctx)
+{
+	size_t max = w->max ? w->max : CAPR_WINDOW_MAX;
 	struct held *h = NULL;
 	size_t n = 0, cap = 0;
 	uint64_t seq = 0, newest = 0, passed = 0;
-	int c, stop = 0;
+	bool go = true;
+	int c;
 
-	*late = 0;
+	w->late = 0;
+	w->peak = 0;
 	for (;;) {
+		/* full: the oldest goes on, whatever the times */
+		if (n == max && !pass_oldest(h, &n, &passed, cb, ctx)) {
+			go = false;
+			c = 0;
+			break;
+		}
 		if (n == cap) {
 			struct held *nh;
 
 			cap = cap ? cap * 2 : 4096;
+			if (cap > max)
+				cap = max;
 			nh = realloc(h, cap * sizeof(*h));
 			if (!nh) {
 				free(h);
@@ -769,23 +810,28 @@ int capr_each(struct capr *r, uint64_t window_ns, capr_cb cb, void *ctx,
 		if (h[n].rec.hdr.ts_ns > newest)
 			newest = h[n].rec.hdr.ts_ns;
 		if (passed && h[n].rec.hdr.ts_ns < passed)
-			(*late)++; /* older than the window: passed on as it is */
+			w->late++; /* older than one passed on: on as it is */
 		heap_up(h, n++);
+		if (n > w->peak)
+			w->peak = n;
 		/* pass on what no record to come should precede */
-		while (n && !stop && h[0].rec.hdr.ts_ns + window_ns < newest) {
-			passed = h[0].rec.hdr.ts_ns;
-			stop = cb(ctx, &h[0].rec);
-			h[0] = h[--n];
-			heap_down(h, n);
-		}
-		if (stop)
+		while (go && n && h[0].rec.hdr.ts_ns + w->ns < newest)
+			go = pass_oldest(h, &n, &passed, cb, ctx);
+		if (!go)
 			break;
 	}
-	while (n && !stop) {
-		stop = cb(ctx, &h[0].rec);
-		h[0] = h[--n];
-		heap_down(h, n);
-	}
+	while (go && n)
+		go = pass_oldest(h, &n, &passed, cb, ctx);
 	free(h);
 	return c < 0 ? -1 : 0;
+}
+
+int capr_each(struct capr *r, uint64_t window_ns, capr_cb cb, void *ctx,
+	      uint64_t *late)
+{
+	struct capr_window w = { .ns = window_ns };
+	int ret = capr_each_window(r, &w, cb, ctx);
+
+	*late = w.late;
+	return ret;
 }

@@ -101,20 +101,41 @@ unsigned int capr_version(const struct capr *r);
  * chunk (the records before it are there; capr_error() says what), -ENOMEM.
  */
 int capr_load(struct capr *r, union abicap_rec **recs, size_t *n);
+/*
+ * The same, holding no more than max records: -E2BIG (nothing kept) for a
+ * capture with more. A small file can hold millions of records (they
+ * compress well): callers that must stay bounded stream instead.
+ */
+int capr_load_max(struct capr *r, union abicap_rec **recs, size_t *n,
+		  size_t max);
 
 /*
  * Every record in time order, holding only a window of them: a record is
  * passed to cb once one newer by window_ns has been read (a ring buffer's
  * records are nearly in order; perf buffers interleave CPUs within a drain
- * period), ties in the order read. Memory: the records of one window,
- * whatever the file's size. A record older than one already passed on is
- * passed on at once and counted in *late. cb's non-zero return stops.
- * 0 at a clean end or cut short, -1 for a damaged chunk (the records before
- * it were passed on; capr_error() says what), -ENOMEM.
+ * period), ties in the order read. Memory: the records of one window, and
+ * never more than CAPR_WINDOW_MAX of them, whatever the file's size or
+ * times: when the window is full the oldest goes on. A record older than
+ * one already passed on is passed on at once and counted in *late. cb's
+ * non-zero return stops. 0 at a clean end or cut short, -1 for a damaged
+ * chunk (the records before it were passed on; capr_error() says what),
+ * -ENOMEM.
  */
 typedef int (*capr_cb)(void *ctx, const union abicap_rec *rec);
 #define CAPR_WINDOW_NS 1000000000ULL
+/* 512 Ki records, 52 MiB: a perf buffer drain on a large machine fits */
+#define CAPR_WINDOW_MAX (1u << 19)
 int capr_each(struct capr *r, uint64_t window_ns, capr_cb cb, void *ctx,
 	      uint64_t *late);
+
+/* capr_each() with its window given and measured. */
+struct capr_window {
+	uint64_t ns; /* in: the window by time */
+	size_t max; /* in: records held at most (0: CAPR_WINDOW_MAX) */
+	uint64_t late; /* out: records passed on out of time order */
+	size_t peak; /* out: the most records held at once */
+};
+int capr_each_window(struct capr *r, struct capr_window *w, capr_cb cb,
+		     void *ctx);
 
 #endif

@@ -36,6 +36,8 @@ struct capture {
 	int ncpus;
 	uint64_t received[ABICAP_EV_COUNT];
 	uint64_t bad;
+	uint64_t start_ns; /* the first attach: events flow from here */
+	uint64_t end_ns; /* the last detach (capture_stop) */
 };
 
 static int on_sample(void *ctx, void *data, size_t size)
@@ -430,6 +432,7 @@ struct capture *capture_open(const struct capture_opts *o, capture_cb cb,
 			 capture_transport(c), strerror(errno));
 		goto fail;
 	}
+	c->start_ns = mono_ns();
 	if (c->fork_prog) {
 		/* before the others: no child may fork unseen once events flow */
 		c->fork_link = bpf_program__attach(c->fork_prog);
@@ -483,6 +486,8 @@ int capture_stop(struct capture *c)
 	}
 	bpf_link__destroy(c->fork_link);
 	c->fork_link = NULL;
+	if (!c->end_ns)
+		c->end_ns = mono_ns();
 	return consume(c);
 }
 
@@ -498,6 +503,21 @@ void capture_close(struct capture *c)
 	perf_buffer__free(c->pb);
 	abicap_bpf__destroy(c->skel);
 	free(c);
+}
+
+uint64_t capture_start_ns(const struct capture *c)
+{
+	return c->start_ns;
+}
+
+uint64_t capture_end_ns(const struct capture *c)
+{
+	return c->end_ns;
+}
+
+double capture_secs(const struct capture *c)
+{
+	return ((c->end_ns ? c->end_ns : mono_ns()) - c->start_ns) / 1e9;
 }
 
 int capture_ncpus(const struct capture *c)

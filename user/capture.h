@@ -72,6 +72,15 @@ int capture_stop(struct capture *c);
 
 void capture_close(struct capture *c);
 
+/*
+ * The capture's span (CLOCK_MONOTONIC): from the first attach, when events
+ * start to flow, to the last detach (capture_stop; 0 before it). -d counts
+ * from the start; summaries and trailers report capture_secs().
+ */
+uint64_t capture_start_ns(const struct capture *c);
+uint64_t capture_end_ns(const struct capture *c);
+double capture_secs(const struct capture *c); /* to now if not stopped */
+
 int capture_ncpus(const struct capture *c);
 
 /*

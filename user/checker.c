@@ -7,6 +7,7 @@
 #include <bpf/btf.h>
 #include "btf_util.h"
 #include "checker.h"
+#include "strfit.h"
 #include "events.h"
 #include "layout.h"
 #include "util.h"
@@ -66,7 +67,7 @@ static void set(struct check_result *r, struct verdict *v, enum vstatus s,
 	v->status = s;
 	r->count[s]++;
 	va_start(ap, fmt);
-	vsnprintf(v->detail, sizeof(v->detail), fmt, ap);
+	vstrfit(v->detail, sizeof(v->detail), fmt, ap);
 	va_end(ap);
 }
 
@@ -81,9 +82,9 @@ static void actual_str(const struct btf *btf, __u32 id, char *out, size_t len)
 
 	btf_type_str(btf, id, canon, sizeof(canon), cname, sizeof(cname));
 	if (cname[0])
-		snprintf(out, len, "%s (%s)", canon, cname);
+		strfit(out, len, "%s (%s)", canon, cname);
 	else
-		snprintf(out, len, "%s", canon);
+		strfit(out, len, "%s", canon);
 }
 
 static int check_args(const struct c_event *e, const struct btf *btf,
@@ -344,13 +345,13 @@ static int check_field(const struct c_field *f, const struct btf *btf,
 			continue;
 		if (a->requires && !requirement_met(btf, a->requires)) {
 			/* there, but not the kind it may stand in for */
-			snprintf(v->actual, sizeof(v->actual), "%s: %s", a->field,
-				 alt_actual);
+			strfit(v->actual, sizeof(v->actual), "%s: %s", a->field,
+			       alt_actual);
 			unmet = a;
 			continue;
 		}
-		snprintf(v->actual, sizeof(v->actual), "%s: %s", a->field,
-			 alt_actual);
+		strfit(v->actual, sizeof(v->actual), "%s: %s", a->field,
+		       alt_actual);
 		if (a->equivalent) {
 			set(r, v, V_OK, "%s.%s (%s) serves as well here%s%s",
 			    f->struct_name, a->field, a->type,

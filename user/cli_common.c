@@ -11,6 +11,7 @@
 #include "contract.h"
 #include "kernel.h"
 #include "record.h"
+#include "strfit.h"
 #include "util.h"
 
 static int silent_log(enum libbpf_print_level l, const char *f, va_list ap)
@@ -66,10 +67,11 @@ struct contract *load_contract_arg(const char *path, char *err, size_t errlen)
 
 void btf_source_label(const char *path, char *out, size_t len)
 {
+	/* a path too long for the label shows cut, marked "..." */
 	if (path)
-		snprintf(out, len, "%s", path);
+		strfit(out, len, "%s", path);
 	else
-		snprintf(out, len, "running kernel %s", kernel_release());
+		strfit(out, len, "running kernel %s", kernel_release());
 }
 
 int usage_error(int argc, char **argv, int ch, const char *cmd)

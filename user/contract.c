@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "contract.h"
+#include "strfit.h"
 #include "events.h"
 
 /* bpf/contract.json, embedded by user/contract_data.S */
@@ -163,7 +164,7 @@ static void parse_record(struct parser *p, json_t *o, const char *path,
 	r->nfields = json_array_size(fields);
 	r->fields = calloc(r->nfields + 1, sizeof(*r->fields));
 	json_array_foreach(fields, i, f) {
-		snprintf(fp, sizeof(fp), "%s.fields[%zu]", path, i);
+		strfit(fp, sizeof(fp), "%s.fields[%zu]", path, i);
 		if (!json_is_object(f)) {
 			fail(p, fp, "must be an object");
 			return;

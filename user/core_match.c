@@ -13,6 +13,7 @@
 #include <bpf/btf.h>
 #include "btf_util.h"
 #include "core_match.h"
+#include "strfit.h"
 
 static size_t essential_len(const char *name)
 {
@@ -285,8 +286,8 @@ static void match_field(const struct btf *lb, const struct core_access *a,
 	}
 	if (a->kind == CORE_FIELD_EXISTS) {
 		r->outcome = CORE_ABSENT;
-		snprintf(r->detail, sizeof(r->detail), "%s.%s does not exist "
-			 "here (the guard is false)", a->root, a->path);
+		strfit(r->detail, sizeof(r->detail), "%s.%s does not exist "
+		       "here (the guard is false)", a->root, a->path);
 		return;
 	}
 	r->outcome = CORE_FAILED;
@@ -301,9 +302,9 @@ static void match_field(const struct btf *lb, const struct core_access *a,
 		walk_spec(lb, a->type_id, a->access, tb, cands[0], &w);
 		similar_members(tb, cands[0], w.failed_at, a->root, similar,
 				sizeof(similar));
-		snprintf(r->detail, sizeof(r->detail), "%s.%s: %s%s", a->root,
-			 a->path, w.incompatible ? "has an incompatible type" :
-			 "not found", similar);
+		strfit(r->detail, sizeof(r->detail), "%s.%s: %s%s", a->root,
+		       a->path, w.incompatible ? "has an incompatible type" :
+		       "not found", similar);
 	}
 }
 
@@ -387,9 +388,9 @@ void core_match(const struct btf *local, const struct core_access *a,
 {
 	memset(r, 0, sizeof(*r));
 	if (core_kind_is_field(a->kind))
-		snprintf(r->what, sizeof(r->what), "%s.%s", a->flavour, a->path);
+		strfit(r->what, sizeof(r->what), "%s.%s", a->flavour, a->path);
 	else
-		snprintf(r->what, sizeof(r->what), "%s", a->flavour);
+		strfit(r->what, sizeof(r->what), "%s", a->flavour);
 	if (core_kind_is_field(a->kind))
 		match_field(local, a, target, r);
 	else if (a->kind == CORE_ENUMVAL_EXISTS || a->kind == CORE_ENUMVAL_VALUE)

@@ -4,7 +4,8 @@
  * process tree with the thread names. A small protobuf writer; the field
  * numbers are Perfetto's (protos/perfetto/trace/trace_packet.proto,
  * ftrace/ftrace_event.proto, ftrace/sched.proto, ftrace/power.proto,
- * ps/process_tree.proto). tests/perfetto/abicap_subset.proto declares the
+ * ps/process_tree.proto, system_info.proto). tests/perfetto/abicap_subset.proto
+ * declares the
  * same subset for protoc.
  */
 #include <errno.h>
@@ -17,7 +18,9 @@
 enum {
 	TRACE_PACKET = 1,
 	PACKET_FTRACE_EVENTS = 1, PACKET_PROCESS_TREE = 2,
-	PACKET_SEQUENCE_ID = 10,
+	PACKET_SEQUENCE_ID = 10, PACKET_SYSTEM_INFO = 45,
+	SYSINFO_UTSNAME = 1,
+	UTS_SYSNAME = 1, UTS_VERSION = 2, UTS_RELEASE = 3, UTS_MACHINE = 4,
 	BUNDLE_CPU = 1, BUNDLE_EVENT = 2,
 	EV_TIMESTAMP = 1, EV_PID = 2, EV_SCHED_SWITCH = 4,
 	EV_CPU_FREQUENCY = 11, EV_CPU_IDLE = 13, EV_SCHED_WAKEUP = 17,
@@ -219,40 +222,94 @@ struct thr {
 	char name[ABICAP_COMM_LEN];
 };
 
-static void note_thread(struct thr **v, size_t *n, size_t *cap, int32_t tid,
-			int32_t tgid, const char *name)
+/*
+ * Every thread seen, in the order first seen (the process tree's order),
+ * with an open-addressing index by tid: a lookup per record costs the same
+ * however many threads there are.
+ */
+struct threads {
+	struct thr *v;
+	size_t n, cap;
+	uint32_t *index; /* 1 + position in v; 0: empty */
+	size_t index_size; /* a power of 2, at least twice n */
+	bool oom;
+};
+
+static size_t thr_slot(const struct threads *t, int32_t tid)
 {
-	if (tid <= 0)
+	/* the product's high bits: tids with a common stride spread out */
+	uint64_t h = (uint64_t)(uint32_t)tid * 0x9e3779b97f4a7c15ull;
+	size_t mask = t->index_size - 1, i = (size_t)(h >> 32) & mask;
+
+	while (t->index[i] && t->v[t->index[i] - 1].tid != tid)
+		i = (i + 1) & mask;
+	return i;
+}
+
+static bool thr_grow(struct threads *t)
+{
+	size_t size = t->index_size ? t->index_size * 2 : 1024;
+	uint32_t *old = t->index;
+
+	if (size > UINT32_MAX)
+		return false;
+	t->index = calloc(size, sizeof(*t->index));
+	if (!t->index) {
+		t->index = old;
+		return false;
+	}
+	t->index_size = size;
+	for (size_t i = 0; i < t->n; i++)
+		t->index[thr_slot(t, t->v[i].tid)] = i + 1;
+	free(old);
+	return true;
+}
+
+static void note_thread(struct threads *t, int32_t tid, int32_t tgid,
+			const char *name)
+{
+	struct thr *th;
+	size_t i;
+
+	if (tid <= 0 || t->oom)
 		return;
-	for (size_t i = *n; i-- > 0;)
-		if ((*v)[i].tid == tid) {
-			memcpy((*v)[i].name, name, ABICAP_COMM_LEN);
-			if (tgid > 0)
-				(*v)[i].tgid = tgid;
+	if ((t->n + 1) * 2 > t->index_size && !thr_grow(t)) {
+		t->oom = true;
+		return;
+	}
+	i = thr_slot(t, tid);
+	if (t->index[i]) {
+		th = &t->v[t->index[i] - 1];
+		memcpy(th->name, name, ABICAP_COMM_LEN);
+		if (tgid > 0)
+			th->tgid = tgid;
+		return;
+	}
+	if (t->n == t->cap) {
+		size_t c = t->cap ? t->cap * 2 : 256;
+		struct thr *nv = realloc(t->v, c * sizeof(*t->v));
+
+		if (!nv) {
+			t->oom = true;
 			return;
 		}
-	if (*n == *cap) {
-		size_t c = *cap ? *cap * 2 : 256;
-		struct thr *nv = realloc(*v, c * sizeof(**v));
-
-		if (!nv)
-			return;
-		*v = nv;
-		*cap = c;
+		t->v = nv;
+		t->cap = c;
 	}
-	(*v)[*n] = (struct thr){ .tid = tid, .tgid = tgid };
-	memcpy((*v)[*n].name, name, ABICAP_COMM_LEN);
-	(*n)++;
+	th = &t->v[t->n];
+	*th = (struct thr){ .tid = tid, .tgid = tgid };
+	memcpy(th->name, name, ABICAP_COMM_LEN);
+	t->index[i] = ++t->n;
 }
 
 struct perfetto {
 	FILE *out;
 	int ncpus;
-	struct thr *t; /* every thread seen, with its last name */
-	size_t nt, tcap;
+	struct threads t; /* every thread seen, with its last name */
 	struct pb *bundle; /* per CPU: the FtraceEventBundle being filled */
 	size_t *count;
 	struct pb ev, sub;
+	uint64_t bad_cpu; /* records naming a CPU past ncpus: left out */
 	int err;
 };
 
@@ -278,35 +335,61 @@ struct perfetto *perfetto_new(FILE *out, int ncpus)
 void perfetto_thread(struct perfetto *p, const union abicap_rec *r)
 {
 	if (r->hdr.type == ABICAP_EV_SCHED_SWITCH) {
-		note_thread(&p->t, &p->nt, &p->tcap, r->sw.prev_pid,
-			    r->sw.prev_tgid, r->sw.prev_comm);
-		note_thread(&p->t, &p->nt, &p->tcap, r->sw.next_pid,
-			    r->sw.next_tgid, r->sw.next_comm);
+		note_thread(&p->t, r->sw.prev_pid, r->sw.prev_tgid,
+			    r->sw.prev_comm);
+		note_thread(&p->t, r->sw.next_pid, r->sw.next_tgid,
+			    r->sw.next_comm);
 	} else if (r->hdr.type <= ABICAP_EV_SCHED_WAKING) {
-		note_thread(&p->t, &p->nt, &p->tcap, r->wk.pid, r->wk.tgid,
-			    r->wk.comm);
+		note_thread(&p->t, r->wk.pid, r->wk.tgid, r->wk.comm);
 	}
+}
+
+int perfetto_system(struct perfetto *p, const struct perfetto_uts *uts)
+{
+	struct pb info = { 0 }, u = { 0 };
+	int ret = 0;
+
+	if (!uts || (!uts->sysname && !uts->release && !uts->version &&
+		     !uts->machine))
+		return 0;
+	if (uts->sysname)
+		field_bytes(&u, UTS_SYSNAME, uts->sysname, strlen(uts->sysname));
+	if (uts->version)
+		field_bytes(&u, UTS_VERSION, uts->version, strlen(uts->version));
+	if (uts->release)
+		field_bytes(&u, UTS_RELEASE, uts->release, strlen(uts->release));
+	if (uts->machine)
+		field_bytes(&u, UTS_MACHINE, uts->machine, strlen(uts->machine));
+	field_msg(&info, SYSINFO_UTSNAME, &u);
+	ret = info.oom || u.oom ? -ENOMEM :
+	      emit_packet(p->out, PACKET_SYSTEM_INFO, &info);
+	pb_free(&info);
+	pb_free(&u);
+	if (ret && !p->err)
+		p->err = ret;
+	return ret;
 }
 
 int perfetto_tree(struct perfetto *p)
 {
+	const struct thr *t = p->t.v;
 	struct pb tree = { 0 }, m = { 0 };
 	int ret;
 
-	for (size_t i = 0; i < p->nt; i++) {
-		if (p->t[i].tid == p->t[i].tgid) {
+	for (size_t i = 0; i < p->t.n; i++) {
+		if (t[i].tid == t[i].tgid) {
 			pb_reset(&m);
-			field_int(&m, PROC_PID, p->t[i].tgid);
-			field_str(&m, PROC_CMDLINE, p->t[i].name, ABICAP_COMM_LEN);
+			field_int(&m, PROC_PID, t[i].tgid);
+			field_str(&m, PROC_CMDLINE, t[i].name, ABICAP_COMM_LEN);
 			field_msg(&tree, TREE_PROCESSES, &m);
 		}
 		pb_reset(&m);
-		field_int(&m, THREAD_TID, p->t[i].tid);
-		field_str(&m, THREAD_NAME, p->t[i].name, ABICAP_COMM_LEN);
-		field_int(&m, THREAD_TGID, p->t[i].tgid);
+		field_int(&m, THREAD_TID, t[i].tid);
+		field_str(&m, THREAD_NAME, t[i].name, ABICAP_COMM_LEN);
+		field_int(&m, THREAD_TGID, t[i].tgid);
 		field_msg(&tree, TREE_THREADS, &m);
 	}
-	ret = tree.oom || m.oom ? -ENOMEM :
+	ret = p->t.oom || tree.oom || m.oom ? -ENOMEM :
 	      emit_packet(p->out, PACKET_PROCESS_TREE, &tree);
 	pb_free(&tree);
 	pb_free(&m);
@@ -319,8 +402,12 @@ int perfetto_event(struct perfetto *p, const union abicap_rec *r)
 {
 	uint32_t cpu = r->hdr.cpu;
 
-	if (p->err || cpu >= (uint32_t)p->ncpus)
+	if (p->err)
 		return p->err;
+	if (cpu >= (uint32_t)p->ncpus) {
+		p->bad_cpu++;
+		return 0;
+	}
 	if (!p->bundle[cpu].len)
 		field_uint(&p->bundle[cpu], BUNDLE_CPU, cpu);
 	encode_event(&p->ev, &p->sub, r);
@@ -334,6 +421,11 @@ int perfetto_event(struct perfetto *p, const union abicap_rec *r)
 	if (p->ev.oom || p->sub.oom || p->bundle[cpu].oom)
 		p->err = -ENOMEM;
 	return p->err;
+}
+
+uint64_t perfetto_bad_cpu(const struct perfetto *p)
+{
+	return p->bad_cpu;
 }
 
 int perfetto_finish(struct perfetto *p)
@@ -350,19 +442,22 @@ int perfetto_finish(struct perfetto *p)
 	free(p->count);
 	pb_free(&p->ev);
 	pb_free(&p->sub);
-	free(p->t);
+	free(p->t.v);
+	free(p->t.index);
 	if (!ret && fflush(p->out))
 		ret = -errno;
 	free(p);
 	return ret;
 }
 
-int perfetto_write(FILE *out, const union abicap_rec *recs, size_t n, int ncpus)
+int perfetto_write(FILE *out, const union abicap_rec *recs, size_t n, int ncpus,
+		   const struct perfetto_uts *uts)
 {
 	struct perfetto *p = perfetto_new(out, ncpus);
 
 	if (!p)
 		return -ENOMEM;
+	perfetto_system(p, uts);
 	for (size_t i = 0; i < n; i++)
 		perfetto_thread(p, &recs[i]);
 	perfetto_tree(p);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -212,6 +213,7 @@ static char *metadata(struct capture *c, const struct trace_opts *o, int argc,
 	json_t *variants = json_object(), *degraded = json_array(), *cmdline =
 		json_array(), *events = json_array(), *m;
 	struct timespec rt;
+	struct utsname uts;
 	char *s;
 
 	clock_gettime(CLOCK_REALTIME, &rt);
@@ -234,11 +236,17 @@ static char *metadata(struct capture *c, const struct trace_opts *o, int argc,
 				"verdict", vstatus_str(res->v[i].status)));
 	for (int i = 0; i < argc; i++)
 		json_array_append_new(cmdline, json_escaped(argv[i], SIZE_MAX));
-	m = json_pack("{s:i, s:i, s:s, s:o, s:{s:i, s:i, s:i, s:o}, s:o, s:s, "
+	if (uname(&uts))
+		memset(&uts, 0, sizeof(uts));
+	/* the whole uname: exporters (Perfetto) pick layouts by the release */
+	m = json_pack("{s:i, s:i, s:s, s:{s:s, s:s, s:s}, s:o, "
+		      "s:{s:i, s:i, s:i, s:o}, s:o, s:s, "
 		      "s:s, s:I, s:I, s:i, s:o, s:o, s:I}",
 		      "capture_format", CAPFILE_VERSION,
 		      "record_format", ABICAP_RECORD_VERSION,
-		      "kernel", kernel_release(), "btf", btf_identity(),
+		      "kernel", kernel_release(), "uname", "sysname", uts.sysname,
+		      "version", uts.version, "machine", uts.machine,
+		      "btf", btf_identity(),
 		      "contract", "ok", res->count[V_OK], "degraded",
 		      res->count[V_DEGRADED], "broken", res->count[V_BROKEN],
 		      "not_ok", degraded, "variants", variants,
@@ -283,7 +291,8 @@ static char *trailer(struct capture *c, double secs, uint64_t records,
 			cpu, "seen", (json_int_t)seen, "dropped", (json_int_t)drop));
 	}
 	t = json_pack("{s:f, s:I, s:I, s:o, s:o}", "duration_s", secs,
-		      "end_ns", (json_int_t)mono_ns(), "records", (json_int_t)records,
+		      "end_ns", (json_int_t)capture_end_ns(c),
+		      "records", (json_int_t)records,
 		      "events", evs, "cpus", cpus);
 	if (lo->child_exited)
 		json_object_set_new(t, "command_status", json_integer(
@@ -367,7 +376,6 @@ int do_record(int argc, char **argv)
 	struct loop_opts lo = { 0 };
 	struct contract *contract = NULL;
 	struct capture *c;
-	uint64_t t0;
 	int ret, go_fd = -1, out_fd = -1, pf_fd = -1, keep_fd = -1;
 	pid_t child = 0;
 
@@ -407,7 +415,6 @@ int do_record(int argc, char **argv)
 	st.names = cgnames_live(err, sizeof(err));
 	if (!st.names)
 		ab_warn("cgroups will not be named in the file: %s", err);
-	t0 = mono_ns();
 	c = capture_open(&o.cap, sink, &st, &ret, err, sizeof(err));
 	contract_free(contract);
 	if (!c) {
@@ -416,7 +423,7 @@ int do_record(int argc, char **argv)
 		remove_output(out_fd, o.output);
 		goto kill_child;
 	}
-	meta = metadata(c, &o, argc, argv, t0, child);
+	meta = metadata(c, &o, argc, argv, capture_start_ns(c), child);
 	if (!meta) {
 		snprintf(err, sizeof(err), "out of memory");
 		remove_output(out_fd, o.output);
@@ -444,18 +451,17 @@ int do_record(int argc, char **argv)
 		go_fd = -1;
 	}
 	lo.duration = o.duration;
-	lo.t0_ns = t0;
 	lo.child = child;
 	lo.done = sink_done;
 	lo.flush = note_drops;
 	lo.ctx = &st;
 	st.c = c;
-	st.looked_ns = t0;
+	st.looked_ns = capture_start_ns(c);
 	ret = run_loop(c, &lo);
 	capture_stop(c);
 	note_drops(&st);
-	print_summary(c, o.cap.events, (mono_ns() - t0) / 1e9);
-	trl = trailer(c, (mono_ns() - t0) / 1e9, capw_records(st.w), &lo);
+	print_summary(c, o.cap.events, capture_secs(c));
+	trl = trailer(c, capture_secs(c), capw_records(st.w), &lo);
 	{
 		uint64_t recs = capw_records(st.w);
 		int e = capw_close(st.w, trl ? trl : "{}", err, sizeof(err));

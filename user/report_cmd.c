@@ -638,14 +638,21 @@ static json_t *json_report(struct analysis *a, const char *path, json_t *meta,
 }
 
 /* --pid, --comm, and what the capture says (capinfo) */
-static int set_filters(struct analysis *a, int32_t pid, const char *comm,
-		       const struct capinfo *ci)
+/* How report reads a capture: its own filters and the capture's facts. */
+struct read_opts {
+	int32_t pid; /* -p: one process only (0: all) */
+	const char *comm; /* --comm, NULL: all */
+	const struct capinfo *ci;
+	bool from_waking;
+};
+
+static int set_filters(struct analysis *a, const struct read_opts *o)
 {
-	a->filter_tgid = pid;
-	if (comm)
-		snprintf(a->filter_comm, sizeof(a->filter_comm), "%s", comm);
-	a->switch_flags = ci->flags;
-	return analysis_set_drops(a, ci->drops, ci->ndrops);
+	a->filter_tgid = o->pid;
+	if (o->comm)
+		snprintf(a->filter_comm, sizeof(a->filter_comm), "%s", o->comm);
+	a->switch_flags = o->ci->flags;
+	return analysis_set_drops(a, o->ci->drops, o->ci->ndrops);
 }
 
 static int add_record(void *ctx, const union abicap_rec *rec)
@@ -670,48 +677,99 @@ static bool meta_lists_events(json_t *meta, bool *waking)
 	return true;
 }
 
+/* Records loaded at most (96 MiB); a capture with more streams. */
+#define REPORT_LOAD_MAX ((size_t)1 << 20)
+
+static int stream_records(struct capr *r, struct analysis *a, size_t *n)
+{
+	uint64_t late = 0;
+	int c = capr_each(r, CAPR_WINDOW_NS, add_record, a, &late);
+
+	*n = a->records;
+	if (late)
+		ab_warn("%llu records arrived over a second late (or past the "
+			"%u-record window) and were taken out of time order",
+			(unsigned long long)late, CAPR_WINDOW_MAX);
+	return c;
+}
+
+/*
+ * Without the metadata's CPU count and events: one pass to find them out,
+ * then the records stream from a second reader, which replaces *r.
+ */
+static int scan_then_stream(struct capr **r, const char *path,
+			    struct analysis *a, size_t *n,
+			    const struct read_opts *o)
+{
+	char err[ERRMSG_LEN];
+	union abicap_rec rec;
+	struct capr *scan = capr_open(path, err, sizeof(err));
+	uint32_t max = 0;
+	bool waking = false;
+
+	analysis_init(a, 1); /* freed by the caller on failure */
+	if (!scan)
+		return -ENOMEM;
+	while (capr_next(scan, &rec) == 1) {
+		if (rec.hdr.cpu >= max && rec.hdr.cpu < CAPTURE_MAX_CPUS)
+			max = rec.hdr.cpu + 1;
+		waking |= rec.hdr.type == ABICAP_EV_SCHED_WAKING;
+	}
+	capr_close(scan);
+	if (o->from_waking && !waking)
+		return -ENOENT;
+	capr_close(*r);
+	*r = capr_open(path, err, sizeof(err));
+	if (!*r)
+		return -ENOMEM;
+	analysis_free(a);
+	analysis_init(a, max ? (int)max : 1);
+	a->from_waking = o->from_waking;
+	if (set_filters(a, o))
+		return -ENOMEM;
+	return stream_records(*r, a, n);
+}
+
 /*
  * Every record of the capture into the analysis a (initialised here, the
  * filters set after), in time order. Where the metadata says how many CPUs
- * and which events, the records stream through a one-second reordering
- * window (memory: one window, whatever the file's size); otherwise they are
- * all loaded to find those out. *n: records read. As capr_load() returns.
+ * and which events, the records stream through the reordering window
+ * (memory: one window, whatever the file's size); otherwise they are
+ * loaded to find those out, up to REPORT_LOAD_MAX records, past which they
+ * are read twice instead (*r is then another reader of path). *n: records
+ * read. As capr_load() returns; -ENOENT: --from-waking without sched_waking.
  */
-static int read_records(struct capr *r, json_t *meta, struct analysis *a,
-			size_t *n, int32_t pid, const char *comm,
-			const struct capinfo *ci, bool from_waking)
+static int read_records(struct capr **r, const char *path, json_t *meta,
+			struct analysis *a, size_t *n,
+			const struct read_opts *o)
 {
 	int ncpus = meta_ncpus_given(meta);
 	union abicap_rec *recs = NULL;
-	uint64_t late = 0;
 	bool waking;
 	int c;
 
 	if (ncpus && meta_lists_events(meta, &waking)) {
 		analysis_init(a, ncpus);
-		if (from_waking && !waking)
+		if (o->from_waking && !waking)
 			return -ENOENT;
-		a->from_waking = from_waking;
-		if (set_filters(a, pid, comm, ci))
+		a->from_waking = o->from_waking;
+		if (set_filters(a, o))
 			return -ENOMEM;
-		c = capr_each(r, CAPR_WINDOW_NS, add_record, a, &late);
-		*n = a->records;
-		if (late)
-			ab_warn("%llu records arrived over a second late and were "
-				"taken out of time order", (unsigned long long)late);
-		return c;
+		return stream_records(*r, a, n);
 	}
-	c = capr_load(r, &recs, n);
+	c = capr_load_max(*r, &recs, n, REPORT_LOAD_MAX);
+	if (c == -E2BIG)
+		return scan_then_stream(r, path, a, n, o);
 	analysis_init(a, meta_ncpus(meta, recs, *n));
 	waking = false;
 	for (size_t i = 0; i < *n && !waking; i++)
 		waking = recs[i].hdr.type == ABICAP_EV_SCHED_WAKING;
-	if (from_waking && !waking) {
+	if (o->from_waking && !waking) {
 		free(recs);
 		return -ENOENT;
 	}
-	a->from_waking = from_waking;
-	if (set_filters(a, pid, comm, ci)) {
+	a->from_waking = o->from_waking;
+	if (set_filters(a, o)) {
 		free(recs);
 		return -ENOMEM;
 	}
@@ -768,6 +826,7 @@ int do_report(int argc, char **argv)
 	struct cgnames *names = NULL;
 	const char *key = NULL;
 	struct capinfo ci;
+	struct read_opts ro;
 	int ch, c;
 
 	optind = 0;
@@ -837,7 +896,8 @@ int do_report(int argc, char **argv)
 		json_decref(meta);
 		return EXIT_RUNTIME;
 	}
-	c = read_records(r, meta, &a, &n, (int32_t)pid, comm, &ci, from_waking);
+	ro = (struct read_opts){ (int32_t)pid, comm, &ci, from_waking };
+	c = read_records(&r, argv[optind], meta, &a, &n, &ro);
 	if (c == -ENOENT) {
 		ab_error("'%s' has no sched_waking events for --from-waking: "
 			 "record with -e including sched_waking, or leave "

@@ -116,12 +116,17 @@ int run_loop(struct capture *c, struct loop_opts *o)
 	int ret;
 
 	if (o->duration > 0)
-		deadline = o->t0_ns + (uint64_t)(o->duration * 1e9);
+		deadline = capture_start_ns(c) + (uint64_t)(o->duration * 1e9);
 	next_check = mono_ns() + 1000000000ull;
 	while (!stop_signal && !(o->done && o->done(o->ctx))) {
-		uint64_t now;
+		uint64_t now = mono_ns();
+		int timeout = 100;
 
-		ret = capture_poll(c, 100);
+		/* wake for the deadline itself: -d is the capture's length */
+		if (deadline && deadline - now < 100000000ull)
+			timeout = now >= deadline ? 0 :
+				  (int)((deadline - now + 999999) / 1000000);
+		ret = capture_poll(c, timeout);
 		if (ret < 0) {
 			ab_error("reading the ring buffer failed: %s",
 				 strerror(-ret));

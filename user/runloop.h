@@ -9,8 +9,7 @@
 #include "capture.h"
 
 struct loop_opts {
-	double duration; /* seconds; 0: no limit */
-	uint64_t t0_ns; /* the capture's start (CLOCK_MONOTONIC) */
+	double duration; /* seconds from capture_start_ns(); 0: no limit */
 	pid_t child; /* stop when this child exits (0: none) */
 	void (*flush)(void *ctx); /* after each drain */
 	bool (*done)(void *ctx); /* the sink wants to stop (NULL: never) */

@@ -123,39 +123,6 @@ int parse_attach_mode(const char *arg, enum attach_mode *mode, char *err,
 	return 0;
 }
 
-/* --tid TID[,TID]: thread ids that exist. */
-static int parse_tids(const char *arg, struct capture_opts *c, char *err,
-		      size_t errlen)
-{
-	char buf[256], *save, *tok;
-
-	snprintf(buf, sizeof(buf), "%s", arg);
-	for (tok = strtok_r(buf, ",", &save); tok;
-	     tok = strtok_r(NULL, ",", &save)) {
-		long tid;
-
-		if (!parse_long(tok, 1, 0x7fffffff, &tid)) {
-			snprintf(err, errlen, "--tid '%s' is not a thread id", tok);
-			return EXIT_USAGE;
-		}
-		if (kill((pid_t)tid, 0) && errno == ESRCH) {
-			snprintf(err, errlen, "--tid %ld: no such thread", tid);
-			return EXIT_USAGE;
-		}
-		if (c->ntids == ABICAP_MAX_PIDS) {
-			snprintf(err, errlen, "--tid: at most %d threads",
-				 ABICAP_MAX_PIDS);
-			return EXIT_USAGE;
-		}
-		c->tids[c->ntids++] = (int32_t)tid;
-	}
-	if (!c->ntids) {
-		snprintf(err, errlen, "--tid needs a thread id");
-		return EXIT_USAGE;
-	}
-	return EXIT_OK;
-}
-
 /* The process a thread id belongs to (from /proc), or -1 if unknown. */
 static long tgid_of(long tid)
 {
@@ -174,44 +141,64 @@ static long tgid_of(long tid)
 	return tgid;
 }
 
-static int parse_pids(const char *arg, struct capture_opts *c, char *err,
-		      size_t errlen)
+/*
+ * -p PID[,PID] (tids false) or --tid TID[,TID]: ids that exist, each once,
+ * appended to ids[*n]; read in place, whatever the list's length.
+ */
+static int parse_id_list(const char *arg, bool tids, int32_t *ids, int *n,
+			 char *err, size_t errlen)
 {
-	char buf[256], *save, *tok;
+	const char *opt = tids ? "--tid" : "-p";
+	const char *what = tids ? "thread" : "process";
+	const char *p = arg;
 
-	snprintf(buf, sizeof(buf), "%s", arg);
-	for (tok = strtok_r(buf, ",", &save); tok;
-	     tok = strtok_r(NULL, ",", &save)) {
-		long pid, tgid;
+	for (;;) {
+		size_t len = strcspn(p, ",");
+		char tok[16];
+		long id, tgid;
+		bool dup = false;
 
-		if (!parse_long(tok, 1, 0x7fffffff, &pid)) {
-			snprintf(err, errlen, "-p '%s' is not a process id "
-				 "(a positive number)", tok);
+		tok[0] = 0;
+		if (len < sizeof(tok)) {
+			memcpy(tok, p, len);
+			tok[len] = 0;
+		}
+		if (!tok[0] || !parse_long(tok, 1, 0x7fffffff, &id)) {
+			/* a long bad token is shown cut, and marked so */
+			snprintf(err, errlen, "%s '%.*s%s' is not a %s id (a "
+				 "positive number)", opt, (int)(len > 40 ? 40 : len),
+				 p, len > 40 ? "..." : "", what);
 			return EXIT_USAGE;
 		}
-		if (kill((pid_t)pid, 0) && errno == ESRCH) {
-			snprintf(err, errlen, "-p %ld: no such process", pid);
+		if (kill((pid_t)id, 0) && errno == ESRCH) {
+			snprintf(err, errlen, "%s %ld: no such %s", opt, id, what);
 			return EXIT_USAGE;
 		}
-		tgid = tgid_of(pid);
-		if (tgid > 0 && tgid != pid) {
-			snprintf(err, errlen, "-p %ld is a thread of process "
-				 "%ld: give the process id (-p %ld)", pid, tgid,
-				 tgid);
-			return EXIT_USAGE;
+		if (!tids) {
+			tgid = tgid_of(id);
+			if (tgid > 0 && tgid != id) {
+				snprintf(err, errlen, "-p %ld is a thread of "
+					 "process %ld: give the process id (-p %ld)",
+					 id, tgid, tgid);
+				return EXIT_USAGE;
+			}
 		}
-		if (c->npids == ABICAP_MAX_PIDS) {
-			snprintf(err, errlen, "-p: at most %d processes",
-				 ABICAP_MAX_PIDS);
-			return EXIT_USAGE;
+		for (int i = 0; i < *n; i++)
+			dup |= ids[i] == id;
+		if (!dup) {
+			if (*n == ABICAP_MAX_PIDS) {
+				snprintf(err, errlen, "%s: at most %d %s (the "
+					 "filter map's size); filter by --cgroup "
+					 "or --comm instead", opt, ABICAP_MAX_PIDS,
+					 tids ? "threads" : "processes");
+				return EXIT_USAGE;
+			}
+			ids[(*n)++] = (int32_t)id;
 		}
-		c->pids[c->npids++] = (int32_t)pid;
+		if (!p[len])
+			return EXIT_OK;
+		p += len + 1;
 	}
-	if (!c->npids) {
-		snprintf(err, errlen, "-p needs a process id");
-		return EXIT_USAGE;
-	}
-	return EXIT_OK;
 }
 
 #define POWER_EVENTS \
@@ -280,7 +267,8 @@ int capture_parse_args(int argc, char **argv, bool record,
 			events_given = true;
 			break;
 		case 'p':
-			if (parse_pids(optarg, &o->cap, err, errlen))
+			if (parse_id_list(optarg, false, o->cap.pids,
+					  &o->cap.npids, err, errlen))
 				return EXIT_USAGE;
 			break;
 		case 'C':
@@ -342,7 +330,8 @@ int capture_parse_args(int argc, char **argv, bool record,
 			o->perfetto = optarg;
 			break;
 		case OPT_TID:
-			if (parse_tids(optarg, &o->cap, err, errlen))
+			if (parse_id_list(optarg, true, o->cap.tids,
+					  &o->cap.ntids, err, errlen))
 				return EXIT_USAGE;
 			break;
 		case OPT_COMM:
@@ -504,7 +493,6 @@ int do_trace(int argc, char **argv)
 	if (!names)
 		ab_warn("cgroups shown as ids: %s", err);
 	format_set_cgnames(names);
-	st.t0_ns = mono_ns();
 	c = capture_open(&o.cap, emit, &st, &ret, err, sizeof(err));
 	contract_free(contract);
 	if (!c) {
@@ -512,6 +500,8 @@ int do_trace(int argc, char **argv)
 		cgnames_free(names);
 		return ret;
 	}
+	/* no record is handed over before the first poll */
+	st.t0_ns = capture_start_ns(c);
 	fprintf(stderr, "abicap: tracing %d event%s; %s to stop\n",
 		__builtin_popcount(o.cap.events),
 		__builtin_popcount(o.cap.events) == 1 ? "" : "s",
@@ -519,7 +509,6 @@ int do_trace(int argc, char **argv)
 	if (o.fmt == FMT_TEXT)
 		printf("%s\n", format_text_header());
 	lo.duration = o.duration;
-	lo.t0_ns = st.t0_ns;
 	lo.flush = flush_out_cb;
 	lo.done = out_done_cb;
 	lo.ctx = &st;
@@ -531,7 +520,7 @@ int do_trace(int argc, char **argv)
 	}
 	capture_stop(c);
 	flush_out(&st);
-	print_summary(c, o.cap.events, (mono_ns() - st.t0_ns) / 1e9);
+	print_summary(c, o.cap.events, capture_secs(c));
 	if (st.out_closed)
 		ab_warn("stdout was closed: %llu of %llu received events were "
 			"written", (unsigned long long)st.written,
