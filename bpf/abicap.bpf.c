@@ -17,6 +17,7 @@
 #include <bpf/bpf_core_read.h>
 #include "abicap.h"
 #include "core_fixes.bpf.h"
+#include "task_state.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -456,8 +457,8 @@ static __always_inline int on_switch(void *ctx, bool preempt,
 	cnt = count_seen(ABICAP_EV_SCHED_SWITCH);
 	if (!have_prev_state)
 		prev_state = task_state(prev, direct);
-	state = report_state(preempt, prev_state,
-			     TASK_FIELD(direct, prev, exit_state));
+	state = abicap_report_state(preempt, prev_state,
+				    TASK_FIELD(direct, prev, exit_state));
 	prev_cg = task_cgroup_id(prev, direct);
 	next_cg = task_cgroup_id(next, direct);
 	if (aggregate)
@@ -595,9 +596,11 @@ static __always_inline int on_power(void *ctx, enum abicap_event ev,
 
 	/*
 	 * Power events belong to no task: a task filter leaves them out of
-	 * the records, but not out of the CPUs' statistics.
+	 * the records, but not out of the CPUs' statistics. -C keeps them by
+	 * the CPU they are about: cpufreq emits cpu_frequency for every CPU
+	 * of a policy from whichever CPU changed it.
 	 */
-	if (!event_on(ev) || !cpu_on(cpu) || (TASK_FILTERS && !aggregate))
+	if (!event_on(ev) || !cpu_on(cpu_id) || (TASK_FILTERS && !aggregate))
 		return 0;
 	cnt = count_seen(ev);
 	if (aggregate)

@@ -63,39 +63,6 @@ static __always_inline void task_comm(char dst[16], struct task_struct *t,
 }
 
 /*
- * sched_switch's prev_state as the tracefs record shows it
- * (__trace_sched_switch_state, Linux 4.14+): a preempted task is
- * TASK_REPORT_MAX ("R+"); otherwise the highest TASK_REPORT bit of
- * state | exit_state, with TASK_IDLE reported as 0x80 ("I") and
- * TASK_RTLOCK_WAIT (5.15+) as TASK_UNINTERRUPTIBLE.
- */
-#define K_TASK_UNINTERRUPTIBLE 0x0002
-#define K_TASK_NOLOAD 0x0400
-#define K_TASK_RTLOCK_WAIT 0x1000
-#define K_TASK_REPORT 0x007f
-#define K_TASK_REPORT_IDLE 0x0080
-#define K_TASK_IDLE (K_TASK_UNINTERRUPTIBLE | K_TASK_NOLOAD)
-
-static __always_inline __u32 report_state(bool preempt, unsigned int state,
-					  int exit_state)
-{
-	__u32 s;
-
-	if (preempt)
-		return 0x100;
-	s = (state | (unsigned int)exit_state) & K_TASK_REPORT;
-	if (state == K_TASK_IDLE)
-		s = K_TASK_REPORT_IDLE;
-	else if (state == K_TASK_RTLOCK_WAIT)
-		s = K_TASK_UNINTERRUPTIBLE;
-	/* keep the highest set bit, as the kernel's fls() does */
-	s |= s >> 1;
-	s |= s >> 2;
-	s |= s >> 4;
-	return s - (s >> 1);
-}
-
-/*
  * The task's cgroup v2 id: the kernfs node id of its default-hierarchy
  * cgroup, what bpf_get_current_cgroup_id() returns for current (a u64 since
  * Linux 5.5) and the inode number of the cgroup's directory. 0 where the
