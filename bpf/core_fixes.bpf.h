@@ -107,4 +107,70 @@ static __always_inline bool task_in_cgroup(struct task_struct *t, __u64 id,
 	return BPF_CORE_READ(cg, kn, id) == id;
 }
 
+/*
+ * The CPU is serving an interrupt (hardirq, NMI or softirq), where
+ * "current" is whatever task it interrupted, not the one that caused the
+ * event. preempt_count would say so, but x86 keeps it in a per-CPU variable
+ * (__preempt_count; pcpu_hot.preempt_count 6.2-6.14) that BPF reaches only
+ * as a typed ksym, which the verifier resolves through kallsyms: absent
+ * without CONFIG_KALLSYMS_ALL (this project's 6.18 machine). The stack says
+ * it too, on every kernel: x86-64 and arm64 run hardirqs, NMIs and softirqs
+ * (from irq exit and from local_bh_enable) on per-CPU interrupt stacks, and
+ * a BPF program's frame (JIT or interpreter) is on the stack it was called
+ * on. Outside task_struct.stack's THREAD_SIZE bytes: an interrupt.
+ * ksoftirqd, and every softirq on PREEMPT_RT, run in task context on the
+ * task's stack and count as that task, as tracefs's common_pid does.
+ *
+ * THREAD_SIZE (16 KiB, 32 KiB with KASAN) is not in BTF: sched_switch,
+ * which always runs on the switching task's own stack, learns it as the
+ * power of two above its frame's offset in that stack (frames sit near the
+ * top, the stack is THREAD_SIZE-aligned).
+ *
+ * Reading our own stack address as a number leaks a kernel pointer, which
+ * the verifier allows programs loaded with CAP_PERFMON (bpf_allow_ptr_leaks);
+ * abicap needs it anyway.
+ */
+__u64 thread_size = 0; /* .bss: 0 until sched_switch has measured it */
+
+/*
+ * Our frame's offset in task t's stack (huge when not on it). The address
+ * goes through a probe read to become a plain number: the verifier allows
+ * no arithmetic between a frame pointer and an unbounded value.
+ */
+static __always_inline __u64 stack_offset(struct task_struct *t)
+{
+	volatile int marker = 0;
+	void *where = (void *)&marker;
+	__u64 sp = 0;
+
+	bpf_probe_read_kernel(&sp, sizeof(sp), &where);
+	return sp - (__u64)(long)BPF_CORE_READ(t, stack);
+}
+
+static __always_inline void learn_thread_size(struct task_struct *prev)
+{
+	__u64 off, sz = 4096;
+
+	if (thread_size || !bpf_core_field_exists(prev->stack))
+		return;
+	off = stack_offset(prev);
+	for (int i = 0; i < 8; i++)
+		if (off >= sz)
+			sz <<= 1;
+	/* not a plausible stack offset: leave it unknown */
+	if (off < sz)
+		thread_size = sz;
+}
+
+/* 1: interrupt context, 0: task context, -1: cannot tell (yet). */
+static __always_inline int in_irq_context(void)
+{
+	struct task_struct *cur = (void *)bpf_get_current_task();
+	__u64 sz = thread_size;
+
+	if (!sz || !bpf_core_field_exists(cur->stack))
+		return -1;
+	return stack_offset(cur) >= sz;
+}
+
 #endif /* CORE_FIXES_BPF_H */

@@ -28,6 +28,8 @@ struct capture {
 	struct bpf_link *link[ABICAP_EV_COUNT];
 	struct bpf_program *fork_prog; /* following children */
 	struct bpf_link *fork_link;
+	struct bpf_program *free_prog; /* forgetting freed processes (-p) */
+	struct bpf_link *free_link;
 	struct check_result check; /* the contract's verdicts */
 	struct kernel_plan plan;
 	bool tstore; /* the waker in task storage (the *_ts programs) */
@@ -198,10 +200,11 @@ static void configure(struct capture *c, const struct capture_opts *o,
 static int fill_pid_filter(struct capture *c, const struct capture_opts *o)
 {
 	int fd = bpf_map__fd(c->skel->maps.pid_filter);
+	__u64 any = 0; /* the pid the user gave, whatever process it is */
 	__u8 one = 1;
 
 	for (int i = 0; i < o->npids; i++)
-		if (bpf_map_update_elem(fd, &o->pids[i], &one, BPF_ANY))
+		if (bpf_map_update_elem(fd, &o->pids[i], &any, BPF_ANY))
 			return -errno;
 	fd = bpf_map__fd(c->skel->maps.tid_filter);
 	for (int i = 0; i < o->ntids; i++)
@@ -315,6 +318,13 @@ static int check_kernel(const struct capture_opts *o, unsigned int load,
 			 "(run abicap check)");
 		ret = EXIT_KERNEL;
 	}
+	if (!ret && o->npids && !plan->free_ok) {
+		snprintf(err, errlen, "cannot filter by process: the contract's "
+			 "sched_process_free items do not hold on this kernel, and "
+			 "without them a reused pid would be taken for the process "
+			 "(run abicap check)");
+		ret = EXIT_KERNEL;
+	}
 	if (!ret && o->follow_forks && !plan->fork_ok) {
 		snprintf(err, errlen, "cannot follow the command's children: the "
 			 "contract's sched_process_fork items do not hold on this "
@@ -372,7 +382,8 @@ struct capture *capture_open(const struct capture_opts *o, capture_cb cb,
 		bpf_program__set_autoload(p, false);
 	c->tstore = use_task_storage(&c->plan, load);
 	if (c->tstore) {
-		bpf_map__set_max_entries(c->skel->maps.wakers, 1);
+		/* only where task storage cannot be created */
+		bpf_map__set_max_entries(c->skel->maps.wakers, 1024);
 		bpf_map__set_max_entries(c->skel->maps.queued_at, 1);
 	} else {
 		bpf_map__set_autocreate(c->skel->maps.task_notes, false);
@@ -394,6 +405,12 @@ struct capture *capture_open(const struct capture_opts *o, capture_cb cb,
 				c->plan.fork_tp_btf ? "tp_btf_sched_process_fork" :
 						      "raw_tp_sched_process_fork");
 		bpf_program__set_autoload(c->fork_prog, true);
+	}
+	if (o->npids) {
+		c->free_prog = bpf_object__find_program_by_name(c->skel->obj,
+				c->plan.free_tp_btf ? "tp_btf_sched_process_free" :
+						      "raw_tp_sched_process_free");
+		bpf_program__set_autoload(c->free_prog, true);
 	}
 	configure(c, o, rb_bytes);
 	if (abicap_bpf__load(c->skel)) {
@@ -435,6 +452,15 @@ struct capture *capture_open(const struct capture_opts *o, capture_cb cb,
 		c->fork_link = bpf_program__attach(c->fork_prog);
 		if (!c->fork_link) {
 			snprintf(err, errlen, "cannot attach to sched:sched_process_fork: "
+				 "%s", strerror(errno));
+			ret = EXIT_RUNTIME;
+			goto fail;
+		}
+	}
+	if (c->free_prog) {
+		c->free_link = bpf_program__attach(c->free_prog);
+		if (!c->free_link) {
+			snprintf(err, errlen, "cannot attach to sched:sched_process_free: "
 				 "%s", strerror(errno));
 			ret = EXIT_RUNTIME;
 			goto fail;
@@ -483,6 +509,8 @@ int capture_stop(struct capture *c)
 	}
 	bpf_link__destroy(c->fork_link);
 	c->fork_link = NULL;
+	bpf_link__destroy(c->free_link);
+	c->free_link = NULL;
 	return consume(c);
 }
 
@@ -493,6 +521,7 @@ void capture_close(struct capture *c)
 	for (unsigned int ev = 0; ev < ABICAP_EV_COUNT; ev++)
 		bpf_link__destroy(c->link[ev]);
 	bpf_link__destroy(c->fork_link);
+	bpf_link__destroy(c->free_link);
 	check_result_free(&c->check);
 	ring_buffer__free(c->rb);
 	perf_buffer__free(c->pb);
@@ -526,6 +555,28 @@ int capture_counters(struct capture *c, int cpu, struct abicap_counter *out)
 			out[ev].seen += v[i].seen;
 			out[ev].dropped += v[i].dropped;
 		}
+	}
+	free(v);
+	return 0;
+}
+
+int capture_aux(struct capture *c, uint64_t out[ABICAP_AUX_COUNT])
+{
+	int fd = bpf_map__fd(c->skel->maps.aux_counters);
+	uint64_t *v = calloc(c->ncpus, sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	for (__u32 i = 0; i < ABICAP_AUX_COUNT; i++) {
+		out[i] = 0;
+		if (bpf_map_lookup_elem(fd, &i, v)) {
+			int e = -errno;
+
+			free(v);
+			return e;
+		}
+		for (int cpu = 0; cpu < c->ncpus; cpu++)
+			out[i] += v[cpu];
 	}
 	free(v);
 	return 0;
