@@ -480,7 +480,6 @@ static __always_inline int on_switch(void *ctx, bool preempt,
 	bool prev_ok = true, next_ok = true;
 	__u32 state;
 
-	learn_thread_size(prev);
 	if (!event_on(ABICAP_EV_SCHED_SWITCH) || !cpu_on(cpu))
 		return 0;
 	prev_tgid = TASK_FIELD(direct, prev, tgid);

@@ -109,6 +109,13 @@ enum abicap_aux {
 	ABICAP_AUX_COUNT = 5,
 };
 
+/* Where the programs find preempt_count (rodata pc_where, set by the loader). */
+enum abicap_pc_where {
+	ABICAP_PC_NONE = 0, /* not found: the waker's context is unknown */
+	ABICAP_PC_TASK = 1, /* at pc_off in the task (thread_info, arm64) */
+	ABICAP_PC_PERCPU = 2, /* at pc_off from the CPU's run queue (x86) */
+};
+
 /*
  * Aggregation mode (abicap serve): no records, per-cgroup statistics in
  * map "cg_stats" (per-CPU hash keyed by cgroup id; user space sums CPUs).

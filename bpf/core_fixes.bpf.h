@@ -110,67 +110,51 @@ static __always_inline bool task_in_cgroup(struct task_struct *t, __u64 id,
 /*
  * The CPU is serving an interrupt (hardirq, NMI or softirq), where
  * "current" is whatever task it interrupted, not the one that caused the
- * event. preempt_count would say so, but x86 keeps it in a per-CPU variable
- * (__preempt_count; pcpu_hot.preempt_count 6.2-6.14) that BPF reaches only
- * as a typed ksym, which the verifier resolves through kallsyms: absent
- * without CONFIG_KALLSYMS_ALL (this project's 6.18 machine). The stack says
- * it too, on every kernel: x86-64 and arm64 run hardirqs, NMIs and softirqs
- * (from irq exit and from local_bh_enable) on per-CPU interrupt stacks, and
- * a BPF program's frame (JIT or interpreter) is on the stack it was called
- * on. Outside task_struct.stack's THREAD_SIZE bytes: an interrupt.
- * ksoftirqd, and every softirq on PREEMPT_RT, run in task context on the
- * task's stack and count as that task, as tracefs's common_pid does.
- *
- * THREAD_SIZE (16 KiB, 32 KiB with KASAN) is not in BTF: sched_switch,
- * which always runs on the switching task's own stack, learns it as the
- * power of two above its frame's offset in that stack (frames sit near the
- * top, the stack is THREAD_SIZE-aligned).
- *
- * Reading our own stack address as a number leaks a kernel pointer, which
- * the verifier allows programs loaded with CAP_PERFMON (bpf_allow_ptr_leaks);
- * abicap needs it anyway.
+ * event: preempt_count says so (HARDIRQ_MASK 0x000f0000, NMI_MASK
+ * 0x00f00000 or 0x00100000 before 5.11, SOFTIRQ_OFFSET 0x100 while serving
+ * softirqs; a bh-disabled section in task context is not an interrupt).
+ * Where it is (the loader finds it in BTF and sets pc_where):
+ * - arm64 and others: task_struct.thread_info.preempt_count, at a byte
+ *   offset from the task (pc_off);
+ * - x86: a per-CPU variable, __preempt_count (to 6.1, and again 6.15+) or
+ *   pcpu_hot.preempt_count (6.2-6.14). A typed ksym would need the symbol
+ *   in kallsyms (CONFIG_KALLSYMS_ALL; this project's 6.18 machine has
+ *   none), so the loader gives instead its distance (pc_off), in the per-CPU
+ *   section (BTF DATASEC .data..percpu), from the per-CPU run queue
+ *   `runqueues`, which current's sched_entity points into (through its
+ *   cfs_rq, on this CPU while current runs).
+ * The stack cannot tell: x86 runs an interrupt from user mode on the
+ * task's own stack. PREEMPT_RT (5.12+, "softirq: Make softirq control and
+ * processing RT aware") runs softirqs in task context and counts them in
+ * task_struct.softirq_disable_cnt, not read: a wakeup from a softirq there
+ * is the running task's, as tracefs's common_pid says; so is one from
+ * ksoftirqd, except while it serves one (SOFTIRQ_OFFSET set, on every
+ * non-RT kernel).
+ * Returns 1 in interrupt context, 0 in task context, -1 where it cannot be
+ * read (the caller must not guess then).
  */
-__u64 thread_size = 0; /* .bss: 0 until sched_switch has measured it */
+#define K_IRQ_CONTEXT_MASK 0x00ff0000u
+#define K_SOFTIRQ_OFFSET 0x00000100u
 
-/*
- * Our frame's offset in task t's stack (huge when not on it). The address
- * goes through a probe read to become a plain number: the verifier allows
- * no arithmetic between a frame pointer and an unbounded value.
- */
-static __always_inline __u64 stack_offset(struct task_struct *t)
-{
-	volatile int marker = 0;
-	void *where = (void *)&marker;
-	__u64 sp = 0;
+/* set by the loader from BTF (user/capture.c, preempt_count_place) */
+const volatile __u32 pc_where = ABICAP_PC_NONE;
+const volatile __s64 pc_off = 0;
 
-	bpf_probe_read_kernel(&sp, sizeof(sp), &where);
-	return sp - (__u64)(long)BPF_CORE_READ(t, stack);
-}
-
-static __always_inline void learn_thread_size(struct task_struct *prev)
-{
-	__u64 off, sz = 4096;
-
-	if (thread_size || !bpf_core_field_exists(prev->stack))
-		return;
-	off = stack_offset(prev);
-	for (int i = 0; i < 8; i++)
-		if (off >= sz)
-			sz <<= 1;
-	/* not a plausible stack offset: leave it unknown */
-	if (off < sz)
-		thread_size = sz;
-}
-
-/* 1: interrupt context, 0: task context, -1: cannot tell (yet). */
 static __always_inline int in_irq_context(void)
 {
 	struct task_struct *cur = (void *)bpf_get_current_task();
-	__u64 sz = thread_size;
+	unsigned int pc = 0;
+	void *base;
 
-	if (!sz || !bpf_core_field_exists(cur->stack))
+	if (pc_where == ABICAP_PC_TASK)
+		base = cur;
+	else if (pc_where == ABICAP_PC_PERCPU && bpf_core_field_exists(cur->se.cfs_rq))
+		base = BPF_CORE_READ(cur, se.cfs_rq, rq);
+	else
 		return -1;
-	return stack_offset(cur) >= sz;
+	if (!base || bpf_probe_read_kernel(&pc, sizeof(pc), base + pc_off))
+		return -1;
+	return (pc & K_IRQ_CONTEXT_MASK) || (pc & K_SOFTIRQ_OFFSET);
 }
 
 #endif /* CORE_FIXES_BPF_H */

@@ -59,8 +59,20 @@ static void add_task(struct btf *b, struct ids *t, const struct kfix *k)
 	/* every type a member uses exists before its struct: fields attach to the last type added */
 	int vol_long = btf__add_volatile(b, t->s64), ti, off = 0, leader;
 
+	int rq, cfs, se;
+
 	/* group_leader points at a task_struct, declared ahead as in vmlinux */
 	leader = btf__add_ptr(b, btf__add_fwd(b, "task_struct", BTF_FWD_STRUCT));
+	/* se.cfs_rq->rq: the CPU's run queue (x86's preempt_count is near) */
+	/* only declared, as a test expects no struct rq here */
+	rq = btf__add_ptr(b, btf__add_fwd(b, "rq", BTF_FWD_STRUCT));
+	cfs = btf__add_struct(b, "cfs_rq", 8);
+	member(b, "rq", rq, &off, 8);
+	cfs = btf__add_ptr(b, cfs);
+	off = 0;
+	se = btf__add_struct(b, "sched_entity", 8);
+	member(b, "cfs_rq", cfs, &off, 8);
+	off = 0;
 
 	ti = btf__add_struct(b, "thread_info", k->old_cpu ? 12 : 24);
 	off = 0;
@@ -91,7 +103,7 @@ static void add_task(struct btf *b, struct ids *t, const struct kfix *k)
 		member(b, "cgroups", t->css_set_ptr, &off, 8);
 	member(b, "start_time", t->u64, &off, 8);
 	member(b, "group_leader", leader, &off, 8);
-	member(b, "stack", t->void_ptr, &off, 8);
+	member(b, "se", se, &off, 8);
 }
 
 /* struct bpf_ringbuf and the lock types it may use */

@@ -20,6 +20,8 @@
 #include <unistd.h>
 #include "harness.h"
 #include "util.h"
+#include <bpf/libbpf.h>
+#include <pthread.h>
 
 #define EV(e) (1u << (e))
 
@@ -210,6 +212,336 @@ Test(truth_bpf, follow_survives_many_forks_and_ignores_reused_pids,
 	close(m.req);
 	close(m.resp);
 	waitpid(m.pid, NULL, 0);
+	capture_close(c);
+	collected_free(&col);
+}
+
+/* ---- a private tracefs instance as the oracle ---- */
+
+#define TRACEFS "/sys/kernel/tracing"
+
+struct tinst {
+	char dir[256];
+};
+
+static void tput(const struct tinst *t, const char *file, const char *val)
+{
+	char path[512];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", t->dir, file);
+	fd = open(path, O_WRONLY | O_TRUNC);
+	cr_assert_geq(fd, 0, "%s: %s", path, strerror(errno));
+	cr_assert_eq(write(fd, val, strlen(val)), (ssize_t)strlen(val),
+		     "%s <- %s: %s", path, val, strerror(errno));
+	close(fd);
+}
+
+/* An instance of its own with the given events, mono clock, not yet on. */
+static void tinst_open(struct tinst *t, const char *const *events)
+{
+	char f[256];
+
+	if (access(TRACEFS "/instances", F_OK))
+		cr_skip_test("tracefs is not mounted at " TRACEFS);
+	snprintf(t->dir, sizeof(t->dir), TRACEFS "/instances/abicap_bpffix_%d",
+		 getpid());
+	cr_assert(!mkdir(t->dir, 0700) || errno == EEXIST, "%s: %s", t->dir,
+		  strerror(errno));
+	tput(t, "tracing_on", "0");
+	tput(t, "trace_clock", "mono");
+	tput(t, "buffer_size_kb", "8192");
+	tput(t, "trace", "");
+	for (int i = 0; events[i]; i++) {
+		snprintf(f, sizeof(f), "events/%s/enable", events[i]);
+		tput(t, f, "1");
+	}
+}
+
+static void tinst_close(struct tinst *t)
+{
+	tput(t, "tracing_on", "0");
+	rmdir(t->dir);
+}
+
+/* No event of the instance was lost (overrun, or dropped while full). */
+static void tinst_check_no_overrun(const struct tinst *t)
+{
+	char path[512], line[256];
+
+	for (int cpu = 0; cpu < libbpf_num_possible_cpus(); cpu++) {
+		FILE *f;
+
+		snprintf(path, sizeof(path), "%s/per_cpu/cpu%d/stats", t->dir, cpu);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		while (fgets(line, sizeof(line), f)) {
+			unsigned long long n;
+
+			if ((sscanf(line, "overrun: %llu", &n) == 1 ||
+			     sscanf(line, "dropped events: %llu", &n) == 1) && n)
+				cr_assert_fail("tracefs lost %llu events on cpu%d: "
+					       "%s", n, cpu, line);
+		}
+		fclose(f);
+	}
+}
+
+/* One event line of the instance's trace file. */
+struct tline {
+	char comm[64]; /* common comm, as printed */
+	int common_pid;
+	char ctx; /* flags column's irq context: '.', 'h', 's', 'H', 'z', 'Z' */
+	uint64_t ts_ns;
+	char event[32];
+	const char *payload; /* into the line buffer, after "event: " */
+};
+
+/*
+ * "  comm-pid  [cpu] flags  secs.usecs: event: payload": parsed from the
+ * event name backwards, since comms may hold spaces and dashes.
+ */
+static bool tline_parse(char *line, struct tline *t)
+{
+	char *colon, *ts, *flags, *cpu, *dash, *end;
+	unsigned long long s, us;
+
+	/* the timestamp is the last token before the first ": " after ']' */
+	cpu = strstr(line, "] ");
+	if (!cpu)
+		return false;
+	colon = strstr(cpu, ": ");
+	if (!colon)
+		return false;
+	*colon = 0;
+	ts = strrchr(cpu, ' ');
+	if (!ts || sscanf(ts + 1, "%llu.%llu", &s, &us) != 2)
+		return false;
+	t->ts_ns = s * 1000000000ull + us * 1000;
+	while (ts > cpu && ts[-1] == ' ')
+		ts--;
+	*ts = 0;
+	flags = strrchr(cpu, ' ');
+	if (!flags || strlen(flags + 1) < 3)
+		return false;
+	t->ctx = flags[3];
+	end = strstr(colon + 2, ": ");
+	if (!end || end - (colon + 2) >= (long)sizeof(t->event))
+		return false;
+	snprintf(t->event, sizeof(t->event), "%.*s", (int)(end - (colon + 2)),
+		 colon + 2);
+	t->payload = end + 2;
+	/* back from the cpu bracket to "comm-pid" */
+	cpu = strrchr(line, '[');
+	while (cpu > line && cpu[-1] == ' ')
+		cpu--;
+	*cpu = 0;
+	dash = strrchr(line, '-');
+	if (!dash)
+		return false;
+	t->common_pid = atoi(dash + 1);
+	*dash = 0;
+	while (*line == ' ')
+		line++;
+	snprintf(t->comm, sizeof(t->comm), "%s", line);
+	return true;
+}
+
+struct tlines {
+	struct tline *v;
+	char **bufs;
+	size_t n;
+};
+
+static void tinst_read(const struct tinst *t, const char *event,
+		       struct tlines *out)
+{
+	char path[512], *line = NULL;
+	size_t cap = 0, len = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/trace", t->dir);
+	f = fopen(path, "r");
+	cr_assert(f, "%s: %s", path, strerror(errno));
+	memset(out, 0, sizeof(*out));
+	while (getline(&line, &len, f) > 0) {
+		struct tline tl;
+		char *copy;
+
+		if (line[0] == '#')
+			continue;
+		copy = strdup(line);
+		if (!tline_parse(copy, &tl) || strcmp(tl.event, event)) {
+			free(copy);
+			continue;
+		}
+		if (out->n == cap) {
+			cap = cap ? cap * 2 : 1024;
+			out->v = realloc(out->v, cap * sizeof(*out->v));
+			out->bufs = realloc(out->bufs, cap * sizeof(*out->bufs));
+			cr_assert(out->v && out->bufs);
+		}
+		out->v[out->n] = tl;
+		out->bufs[out->n++] = copy;
+	}
+	free(line);
+	fclose(f);
+}
+
+static void tlines_free(struct tlines *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->bufs[i]);
+	free(l->v);
+	free(l->bufs);
+}
+
+/* An integer field "name=N" of a payload (-1: absent). */
+static long payload_int(const char *payload, const char *name)
+{
+	char key[40];
+	const char *p;
+
+	snprintf(key, sizeof(key), " %s=", name);
+	p = strstr(payload, key);
+	return p ? strtol(p + strlen(key), NULL, 10) : -1;
+}
+
+/* The tracefs line of event `pidfield`=pid nearest to ts, within 200 us. */
+static const struct tline *tline_near(const struct tlines *l, const char *pidfield,
+				      int pid, uint64_t ts)
+{
+	const struct tline *best = NULL;
+	uint64_t bestd = 200000;
+
+	for (size_t i = 0; i < l->n; i++) {
+		uint64_t d = l->v[i].ts_ns > ts ? l->v[i].ts_ns - ts :
+						   ts - l->v[i].ts_ns;
+
+		if (d < bestd && payload_int(l->v[i].payload - 1, pidfield) == pid) {
+			best = &l->v[i];
+			bestd = d;
+		}
+	}
+	return best;
+}
+
+/* ---- wakers against tracefs's sched_waking ---- */
+
+static volatile int stop_busy;
+
+/* Keeps a CPU busy: interrupts there interrupt a followed task. */
+static void *busy(void *arg)
+{
+	(void)arg;
+	prctl(PR_SET_NAME, "abc_busy");
+	while (!stop_busy)
+		;
+	return NULL;
+}
+
+/* Sleeps 1 ms at a time: woken by the hrtimer interrupt. */
+static void *napper(void *arg)
+{
+	(void)arg;
+	prctl(PR_SET_NAME, "abc_nap");
+	for (int i = 0; i < 200 && !stop_busy; i++)
+		sleep_us(1000);
+	return NULL;
+}
+
+static const char *ctx_name(char c)
+{
+	return c == '.' ? "task" : c == 's' ? "softirq" : "hardirq/NMI";
+}
+
+/*
+ * A filtered capture (-p this process) while one of its threads spins and
+ * another sleeps on timers: every sched_waking abicap keeps agrees with
+ * tracefs's line for it. In task context the waker is tracefs's
+ * common_pid; in a hardirq or NMI it is -2 (interrupt); in a softirq -2,
+ * or ksoftirqd running it in task context. No wakeup of another process
+ * is kept on account of an interrupted followed task.
+ */
+Test(truth_bpf, wakers_agree_with_tracefs_sched_waking, .timeout = 120)
+{
+	static const char *const evs[] = { "sched/sched_waking", NULL };
+	struct capture_opts o = {
+		.events = EV(ABICAP_EV_SCHED_WAKING) | EV(ABICAP_EV_SCHED_WAKEUP),
+		.npids = 1,
+	};
+	struct collected col = { 0 };
+	struct tlines tl;
+	struct tinst ti;
+	struct capture *c;
+	pthread_t b1, b2, n1;
+	pid_t me = getpid();
+	int matched = 0, irq = 0, task = 0, strangers = 0;
+
+	require_kernel();
+	o.pids[0] = me;
+	tinst_open(&ti, evs);
+	c = start_capture(&o, &col);
+	/* sched_switch has to have run once for the stack check (any CPU) */
+	sleep_us(2000);
+	tput(&ti, "tracing_on", "1");
+	stop_busy = 0;
+	cr_assert_eq(pthread_create(&b1, NULL, busy, NULL), 0);
+	cr_assert_eq(pthread_create(&b2, NULL, busy, NULL), 0);
+	cr_assert_eq(pthread_create(&n1, NULL, napper, NULL), 0);
+	poll_for(c, 400);
+	stop_busy = 1;
+	pthread_join(b1, NULL);
+	pthread_join(b2, NULL);
+	pthread_join(n1, NULL);
+	poll_for(c, 20);
+	tput(&ti, "tracing_on", "0");
+	stop_and_check_lossless(c);
+	tinst_check_no_overrun(&ti);
+	tinst_read(&ti, "sched_waking", &tl);
+	cr_assert_gt(tl.n, 0, "tracefs recorded no sched_waking");
+	for (size_t i = 0; i < col.n; i++) {
+		const struct abicap_wakeup *w = &col.v[i].wk;
+		const struct tline *t;
+
+		if (w->hdr.type != ABICAP_EV_SCHED_WAKING ||
+		    w->hdr.ts_ns < tl.v[0].ts_ns ||
+		    w->hdr.ts_ns > tl.v[tl.n - 1].ts_ns)
+			continue;
+		t = tline_near(&tl, "pid", w->pid, w->hdr.ts_ns);
+		cr_assert(t, "abicap's sched_waking of %s %d at %llu has no "
+			  "tracefs line", w->comm, w->pid,
+			  (unsigned long long)w->hdr.ts_ns);
+		matched++;
+		if (w->tgid != me)
+			strangers++;
+		if (t->ctx == '.' || (t->ctx == 's' &&
+				      !strncmp(t->comm, "ksoftirqd/", 10))) {
+			task++;
+			cr_assert_eq(w->waker_pid, t->common_pid, "waking of %s "
+				     "%d in task context: abicap's waker %d, "
+				     "tracefs's %s-%d", w->comm, w->pid,
+				     w->waker_pid, t->comm, t->common_pid);
+		} else {
+			irq++;
+			cr_assert_eq(w->waker_pid, ABICAP_PID_INTERRUPT,
+				     "waking of %s %d in %s context (tracefs "
+				     "flags '%c', interrupted %s-%d): abicap's "
+				     "waker %d, expected -2", w->comm, w->pid,
+				     ctx_name(t->ctx), t->ctx, t->comm,
+				     t->common_pid, w->waker_pid);
+			cr_assert_eq(w->tgid, me, "%s %d woken in an interrupt "
+				     "was kept by the filter", w->comm, w->pid);
+		}
+	}
+	cr_log_info("%d wakings matched: %d in task context, %d in "
+		    "interrupts, %d of other processes", matched, task, irq,
+		    strangers);
+	/* the napper's timer wakeups come from the hrtimer interrupt */
+	cr_assert_geq(irq, 50, "only %d wakings from interrupts", irq);
+	tlines_free(&tl);
+	tinst_close(&ti);
 	capture_close(c);
 	collected_free(&col);
 }

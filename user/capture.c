@@ -12,6 +12,7 @@
 #include <bpf/libbpf.h>
 #include "abicap.skel.h"
 #include "capture.h"
+#include "btf_util.h"
 #include "checker.h"
 #include "commands.h"
 #include "contract.h"
@@ -161,6 +162,54 @@ static __u64 wakeup_mask(size_t rb_bytes, int ncpus)
 	return n - 1;
 }
 
+/*
+ * Where the kernel keeps preempt_count (bpf/core_fixes.bpf.h,
+ * in_irq_context), from its BTF: task_struct.thread_info.preempt_count
+ * (arm64 and others), or on x86 a per-CPU variable, __preempt_count or
+ * pcpu_hot.preempt_count (6.2-6.14), given as its distance in the per-CPU
+ * section from the run queue `runqueues`.
+ */
+static enum abicap_pc_where preempt_count_place(__s64 *off)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	long long rq = -1, pc = -1;
+	const struct btf_type *t;
+	__u32 bits = 0;
+	int id;
+
+	if (!btf)
+		return ABICAP_PC_NONE;
+	if (btf_find_member(btf, btf_find_struct(btf, "task_struct"),
+			    "thread_info.preempt_count", &bits)) {
+		btf__free(btf);
+		*off = bits / 8;
+		return ABICAP_PC_TASK;
+	}
+	id = btf__find_by_name_kind(btf, ".data..percpu", BTF_KIND_DATASEC);
+	t = id > 0 ? btf__type_by_id(btf, id) : NULL;
+	for (int i = 0; t && i < btf_vlen(t); i++) {
+		const struct btf_var_secinfo *v = btf_var_secinfos(t) + i;
+		const char *name = btf__name_by_offset(btf,
+				btf__type_by_id(btf, v->type)->name_off);
+
+		if (!strcmp(name, "runqueues"))
+			rq = v->offset;
+		else if (!strcmp(name, "__preempt_count"))
+			pc = v->offset;
+		else if (!strcmp(name, "pcpu_hot") && pc < 0 &&
+			 btf_find_member(btf, btf_find_struct(btf, "pcpu_hot"),
+					 "preempt_count", &bits))
+			pc = v->offset + bits / 8;
+	}
+	btf__free(btf);
+	if (rq < 0 || pc < 0)
+		return ABICAP_PC_NONE;
+	*off = pc - rq;
+	return ABICAP_PC_PERCPU;
+}
+
+#define TASK_FILTERED(o) ((o)->npids || (o)->ntids)
+
 static void configure(struct capture *c, const struct capture_opts *o,
 		      size_t rb_bytes)
 {
@@ -182,6 +231,11 @@ static void configure(struct capture *c, const struct capture_opts *o,
 	ro->cgroup_filter_level = o->cgroup_level;
 	ro->aggregate = o->aggregate;
 	ro->stream = !o->aggregate;
+	ro->pc_where = preempt_count_place((__s64 *)&ro->pc_off);
+	if (ro->pc_where == ABICAP_PC_NONE && TASK_FILTERED(o) && !o->quiet)
+		ab_warn("this kernel's BTF does not say where preempt_count is: "
+			"wakeups are kept by the task filter on the wakee's "
+			"account only, never on the waker's");
 	/* unused with perf buffers, but the map is still created: keep it small */
 	bpf_map__set_max_entries(c->skel->maps.events,
 				 c->plan.perfbuf || o->aggregate ?
