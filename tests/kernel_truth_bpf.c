@@ -545,3 +545,168 @@ Test(truth_bpf, wakers_agree_with_tracefs_sched_waking, .timeout = 120)
 	capture_close(c);
 	collected_free(&col);
 }
+
+/* ---- prev_state of frozen tasks against tracefs's sched_switch ---- */
+
+static void put_file(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY);
+
+	cr_assert_geq(fd, 0, "%s: %s", path, strerror(errno));
+	cr_assert_eq(write(fd, val, strlen(val)), (ssize_t)strlen(val),
+		     "%s <- %s: %s", path, val, strerror(errno));
+	close(fd);
+}
+
+/* Wait up to 3 s for file to contain `want`. */
+static void wait_contains(const char *path, const char *want)
+{
+	char buf[512];
+
+	for (int i = 0; i < 300; i++) {
+		int fd = open(path, O_RDONLY);
+		ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+
+		if (fd >= 0)
+			close(fd);
+		if (n > 0) {
+			buf[n] = 0;
+			if (strstr(buf, want))
+				return;
+		}
+		sleep_us(10000);
+	}
+	cr_assert_fail("%s never said %s", path, want);
+}
+
+/* tracefs's letters for abicap's prev_state */
+static const char *state_letters(uint32_t s)
+{
+	static const char *const l[] = { "S", "D", "T", "t", "X", "Z", "P", "I" };
+
+	if (s == 0)
+		return "R";
+	if (s == ABICAP_STATE_PREEMPTED)
+		return "R+";
+	for (int i = 0; i < 8; i++)
+		if (s == 1u << i)
+			return l[i];
+	return "?";
+}
+
+/*
+ * Freeze a sleeping process with the cgroup v1 freezer (v1) or cgroup v2's
+ * cgroup.freeze, thaw it, and compare the prev_state of each of its
+ * switch-outs with tracefs's. The freezer's own switch-out must be there
+ * (frozen: "D" on 6.1+ with f718faf3940e; v2's freeze trap: "S").
+ */
+static void frozen_states_agree(bool v1)
+{
+	static const char *const evs[] = { "sched/sched_switch", NULL };
+	struct capture_opts o = { .events = EV(ABICAP_EV_SCHED_SWITCH), .npids = 1 };
+	char dir[256], path[300], pidstr[32];
+	struct collected col = { 0 };
+	int compared = 0, frozen_seen = 0;
+	struct tlines tl;
+	struct tinst ti;
+	struct capture *c;
+	pid_t child;
+
+	require_kernel();
+	snprintf(dir, sizeof(dir), v1 ? "/sys/fs/cgroup/freezer/abicap_bpffix_%d" :
+		 "/sys/fs/cgroup/unified/abicap_bpffix_%d", getpid());
+	if (access(v1 ? "/sys/fs/cgroup/freezer" : "/sys/fs/cgroup/unified", F_OK))
+		cr_skip_test("no %s freezer here", v1 ? "cgroup v1" : "cgroup v2");
+	cr_assert(!mkdir(dir, 0755) || errno == EEXIST, "%s: %s", dir,
+		  strerror(errno));
+	child = fork();
+	cr_assert_geq(child, 0);
+	/*
+	 * v1: a spinning process, which the freezer's fake signal sends into
+	 * the refrigerator (a switch-out as TASK_FROZEN); one asleep in a
+	 * freezable sleep (nanosleep, 6.1+) would be frozen where it sleeps,
+	 * without a switch. v2: a sleeping one, which cgroup.freeze traps.
+	 */
+	if (child == 0 && v1) {
+		prctl(PR_SET_NAME, "abc_frozen");
+		for (;;)
+			;
+	}
+	if (child == 0)
+		sleeper_body("abc_frozen", 1000000);
+	snprintf(pidstr, sizeof(pidstr), "%d", child);
+	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+	put_file(path, pidstr);
+	o.pids[0] = child;
+	tinst_open(&ti, evs);
+	c = start_capture(&o, &col);
+	tput(&ti, "tracing_on", "1");
+	sleep_us(20000);
+	if (v1) {
+		snprintf(path, sizeof(path), "%s/freezer.state", dir);
+		put_file(path, "FROZEN");
+		wait_contains(path, "FROZEN");
+	} else {
+		snprintf(path, sizeof(path), "%s/cgroup.freeze", dir);
+		put_file(path, "1");
+		snprintf(path, sizeof(path), "%s/cgroup.events", dir);
+		wait_contains(path, "frozen 1");
+	}
+	poll_for(c, 100);
+	if (v1) {
+		snprintf(path, sizeof(path), "%s/freezer.state", dir);
+		put_file(path, "THAWED");
+	} else {
+		snprintf(path, sizeof(path), "%s/cgroup.freeze", dir);
+		put_file(path, "0");
+	}
+	poll_for(c, 50);
+	tput(&ti, "tracing_on", "0");
+	stop_and_check_lossless(c);
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	rmdir(dir);
+	tinst_check_no_overrun(&ti);
+	tinst_read(&ti, "sched_switch", &tl);
+	for (size_t i = 0; i < col.n; i++) {
+		const struct abicap_switch *s = &col.v[i].sw;
+		const struct tline *t;
+		const char *st;
+		char want[8] = "";
+
+		if (s->hdr.type != ABICAP_EV_SCHED_SWITCH || s->prev_pid != child)
+			continue;
+		t = tline_near(&tl, "prev_pid", child, s->hdr.ts_ns);
+		if (!t)
+			continue; /* before or after tracefs's window */
+		st = strstr(t->payload, "prev_state=");
+		cr_assert(st);
+		sscanf(st + strlen("prev_state="), "%7s", want);
+		compared++;
+		cr_assert_str_eq(state_letters(s->prev_state), want,
+				 "switch-out of the %s process at %llu: abicap "
+				 "%s (%#x), tracefs %s", v1 ? "v1-frozen" :
+				 "v2-frozen", (unsigned long long)s->hdr.ts_ns,
+				 state_letters(s->prev_state), s->prev_state, want);
+		frozen_seen += !strcmp(want, "D");
+	}
+	cr_log_info("%d switch-outs compared, %d D", compared, frozen_seen);
+	cr_assert_geq(compared, v1 ? 1 : 10, "only %d switch-outs compared",
+		      compared);
+	if (v1)
+		cr_assert_geq(frozen_seen, 1, "the frozen switch-out is missing");
+	tlines_free(&tl);
+	tinst_close(&ti);
+	capture_close(c);
+	collected_free(&col);
+}
+
+Test(truth_bpf, frozen_state_v1_freezer_agrees_with_tracefs, .timeout = 60)
+{
+	frozen_states_agree(true);
+}
+
+Test(truth_bpf, frozen_state_v2_freeze_agrees_with_tracefs, .timeout = 60)
+{
+	frozen_states_agree(false);
+}
