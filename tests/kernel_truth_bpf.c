@@ -710,3 +710,63 @@ Test(truth_bpf, frozen_state_v2_freeze_agrees_with_tracefs, .timeout = 60)
 {
 	frozen_states_agree(false);
 }
+
+/* ---- sched_wakeup's waker for new threads (task storage) ---- */
+
+/*
+ * perf bench sched messaging -t creates threads that are woken right
+ * away: each sched_wakeup of the workload, all after the capture started,
+ * names the waker that its sched_waking saw; any waker that could not be
+ * kept is counted (WAKER_LOST), never a silent -1.
+ */
+Test(truth_bpf, new_threads_wakeups_name_their_waker, .timeout = 120)
+{
+	struct capture_opts o = {
+		.events = EV(ABICAP_EV_SCHED_WAKEUP) | EV(ABICAP_EV_SCHED_WAKING),
+	};
+	struct collected col = { 0 };
+	uint64_t aux[ABICAP_AUX_COUNT], unknown = 0, wakeups = 0;
+	struct capture *c;
+	pid_t child;
+	int status;
+
+	require_kernel();
+	if (access("/usr/bin/perf", X_OK))
+		cr_skip_test("no perf");
+	c = start_capture(&o, &col);
+	child = fork();
+	cr_assert_geq(child, 0);
+	if (child == 0) {
+		int null = open("/dev/null", O_WRONLY);
+
+		dup2(null, 1);
+		execl("/usr/bin/perf", "perf", "bench", "sched", "messaging", "-t",
+		      "-g", "4", "-l", "200", (char *)NULL);
+		_exit(127);
+	}
+	while (waitpid(child, &status, WNOHANG) == 0)
+		cr_assert_geq(capture_poll(c, 20), 0);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	poll_for(c, 50);
+	stop_and_check_lossless(c);
+	cr_assert_eq(capture_aux(c, aux), 0);
+	for (size_t i = 0; i < col.n; i++) {
+		const struct abicap_wakeup *w = &col.v[i].wk;
+
+		if (w->hdr.type != ABICAP_EV_SCHED_WAKEUP || w->tgid != child)
+			continue;
+		wakeups++;
+		unknown += w->waker_pid == ABICAP_PID_UNKNOWN;
+	}
+	cr_log_info("%llu wakeups of the workload, %llu with waker -1, %llu "
+		    "wakers lost (counted)", (unsigned long long)wakeups,
+		    (unsigned long long)unknown,
+		    (unsigned long long)aux[ABICAP_AUX_WAKER_LOST]);
+	cr_assert_gt(wakeups, 1000);
+	cr_assert_leq(unknown, aux[ABICAP_AUX_WAKER_LOST], "%llu wakeups with "
+		      "waker -1, only %llu counted as lost",
+		      (unsigned long long)unknown,
+		      (unsigned long long)aux[ABICAP_AUX_WAKER_LOST]);
+	capture_close(c);
+	collected_free(&col);
+}
