@@ -574,6 +574,7 @@ static __always_inline void note_waker(struct task_struct *p, __s32 pid,
 			note->w.valid = 1;
 			return;
 		}
+		count_aux(ABICAP_AUX_WAKER_IN_HASH);
 	}
 	if (bpf_map_update_elem(&wakers, &pid, w, BPF_ANY))
 		count_aux(ABICAP_AUX_WAKER_LOST);

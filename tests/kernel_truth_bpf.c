@@ -759,9 +759,11 @@ Test(truth_bpf, new_threads_wakeups_name_their_waker, .timeout = 120)
 		unknown += w->waker_pid == ABICAP_PID_UNKNOWN;
 	}
 	cr_log_info("%llu wakeups of the workload, %llu with waker -1, %llu "
-		    "wakers lost (counted)", (unsigned long long)wakeups,
+		    "wakers lost (counted), %llu kept in the hash as task "
+		    "storage failed", (unsigned long long)wakeups,
 		    (unsigned long long)unknown,
-		    (unsigned long long)aux[ABICAP_AUX_WAKER_LOST]);
+		    (unsigned long long)aux[ABICAP_AUX_WAKER_LOST],
+		    (unsigned long long)aux[ABICAP_AUX_WAKER_IN_HASH]);
 	cr_assert_gt(wakeups, 1000);
 	cr_assert_leq(unknown, aux[ABICAP_AUX_WAKER_LOST], "%llu wakeups with "
 		      "waker -1, only %llu counted as lost",

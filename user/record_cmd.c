@@ -205,11 +205,12 @@ static char *trailer(struct capture *c, double secs, uint64_t records,
 		      "events", evs, "cpus", cpus);
 	if (!capture_aux(c, aux))
 		json_object_set_new(t, "bookkeeping", json_pack(
-			"{s:I, s:I, s:I, s:I, s:I}",
+			"{s:I, s:I, s:I, s:I, s:I, s:I}",
 			"followed", (json_int_t)aux[ABICAP_AUX_FOLLOW_ADDED],
 			"follow_failed", (json_int_t)aux[ABICAP_AUX_FOLLOW_FAILED],
 			"followed_gone", (json_int_t)aux[ABICAP_AUX_FOLLOW_REMOVED],
 			"wakers_lost", (json_int_t)aux[ABICAP_AUX_WAKER_LOST],
+			"wakers_in_hash", (json_int_t)aux[ABICAP_AUX_WAKER_IN_HASH],
 			"waker_context_unknown",
 			(json_int_t)aux[ABICAP_AUX_IRQ_UNKNOWN]));
 	if (lo->child_exited)
