@@ -77,9 +77,9 @@ void warn_aux(struct capture *c, bool summary)
 		ab_warn("%llu wakers could not be kept for sched_wakeup (waker_pid "
 			"-1 there)", (unsigned long long)a[ABICAP_AUX_WAKER_LOST]);
 	if (a[ABICAP_AUX_IRQ_UNKNOWN])
-		ab_warn("%llu wakings before the interrupt-stack check was ready: "
-			"not kept on their waker's account by the task filter",
-			(unsigned long long)a[ABICAP_AUX_IRQ_UNKNOWN]);
+		ab_warn("%llu wakings whose context (task or interrupt) could "
+			"not be read: kept by the task filter on the wakee's "
+			"account only", (unsigned long long)a[ABICAP_AUX_IRQ_UNKNOWN]);
 }
 
 void print_summary(struct capture *c, unsigned int mask, double secs)
