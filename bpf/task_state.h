@@ -19,14 +19,15 @@
  * - 6.1 (f5d39b020809): bit tests, since TASK_FREEZABLE may now accompany
  *   TASK_IDLE (a freezable idle kthread is "I", not "D");
  * - f718faf3940e ("freezer, sched: Report frozen tasks as 'D' instead of
- *   'R'", 6.15, backported to stable 6.6/6.12): TASK_FROZEN reports as
- *   TASK_UNINTERRUPTIBLE. Before it a frozen task's state (0x8000 alone)
- *   printed "R".
+ *   'R'", 2025; stable backports seen for 6.12.y; this machine's 6.18 has
+ *   it): TASK_FROZEN reports as TASK_UNINTERRUPTIBLE. Before it a frozen
+ *   task's state (0x8000 alone) printed "R". No BTF fact tells whether a
+ *   kernel has it (an inline function).
  * One function covers every kernel of the matrix: before 6.1 no bit that
  * the bit tests would add to TASK_IDLE or TASK_RTLOCK_WAIT can be set (none
  * exists above TASK_STATE_MAX), so bit tests and == agree there. A frozen
- * task is reported "D" everywhere, where tracefs of a 6.1-6.14 kernel
- * without the f718faf3940e backport says "R": a frozen task is not
+ * task is reported "D" everywhere, where tracefs of a 6.1+ kernel
+ * without f718faf3940e says "R": a frozen task is not
  * runnable, and reporting it R would count its frozen time as run-queue
  * wait.
  */
