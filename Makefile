@@ -34,7 +34,7 @@ msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
 BPF_SRC := bpf/abicap.bpf.c
-BPF_HDRS := bpf/abicap.h bpf/core_fixes.bpf.h
+BPF_HDRS := bpf/abicap.h bpf/core_fixes.bpf.h bpf/task_state.h
 BPF_OBJ := $(OUT)/abicap.bpf.o
 SKEL := $(OUT)/abicap.skel.h
 
@@ -42,7 +42,7 @@ SKEL := $(OUT)/abicap.skel.h
 LIB_SRC := $(filter-out user/main.c,$(wildcard user/*.c)) $(wildcard user/*.S)
 LIB_OBJ := $(patsubst user/%,$(OUT)/user/%.o,$(basename $(LIB_SRC)))
 MAIN_OBJ := $(OUT)/user/main.o
-USER_HDRS := $(wildcard user/*.h) bpf/abicap.h
+USER_HDRS := $(wildcard user/*.h) bpf/abicap.h bpf/task_state.h
 
 UNIT_SRC := $(wildcard tests/unit_*.c)
 KERNEL_SRC := $(wildcard tests/kernel_*.c)

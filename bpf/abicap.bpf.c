@@ -17,6 +17,7 @@
 #include <bpf/bpf_core_read.h>
 #include "abicap.h"
 #include "core_fixes.bpf.h"
+#include "task_state.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -79,13 +80,25 @@ struct {
 	__type(value, struct abicap_counter);
 } counters SEC(".maps");
 
-/* tgids given with -p, and the children of a followed command */
+/*
+ * tgids given with -p (value 0: that pid, whoever it is), and the processes
+ * a followed command forks (value: the process's start_time, so that a
+ * stranger reusing the pid does not match). Removed when the process is
+ * freed (sched_process_free of its leader).
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, ABICAP_PID_FILTER_MAX);
 	__type(key, __s32);
-	__type(value, __u8);
+	__type(value, __u64);
 } pid_filter SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, ABICAP_AUX_COUNT);
+	__type(key, __u32);
+	__type(value, __u64);
+} aux_counters SEC(".maps");
 
 /* tids given with --tid */
 struct {
@@ -149,8 +162,11 @@ struct {
 } cpu_freq SEC(".maps");
 
 struct waker {
-	__s32 pid;
+	__s32 pid; /* ABICAP_PID_INTERRUPT: sched_waking ran in an interrupt */
 	__s32 tgid;
+	__u8 on; /* the waker passed -p/--tid at sched_waking */
+	__u8 valid; /* task storage: not yet taken by sched_wakeup */
+	__u16 pad;
 };
 
 /*
@@ -199,18 +215,43 @@ static __always_inline bool cpu_on(__u32 cpu)
 	return cpu_allowed[cpu];
 }
 
-static __always_inline bool pid_on(__s32 tgid)
+static __always_inline void count_aux(enum abicap_aux i)
 {
-	return bpf_map_lookup_elem(&pid_filter, &tgid) != NULL;
+	__u32 key = i;
+	__u64 *v = bpf_map_lookup_elem(&aux_counters, &key);
+
+	if (v)
+		(*v)++;
+}
+
+/* When the process of t started: its thread group leader's start_time. */
+static __always_inline __u64 process_start(struct task_struct *t,
+					   const bool direct)
+{
+	if (direct)
+		return t->group_leader->start_time;
+	return BPF_CORE_READ(t, group_leader, start_time);
+}
+
+/* The process of t (tgid) is followed: its pid, and for a child its start. */
+static __always_inline bool pid_on(struct task_struct *t, __s32 tgid,
+				   const bool direct)
+{
+	__u64 *v = bpf_map_lookup_elem(&pid_filter, &tgid);
+
+	if (!v)
+		return false;
+	return !*v || *v == process_start(t, direct);
 }
 
 /* Any task filter (-p, --tid, --comm, --cgroup) is set. */
 #define TASK_FILTERS (filter_pids || filter_tids || filter_comm || filter_cgroup)
 
-/* pid/tgid pass -p and --tid. */
-static __always_inline bool ids_on(__s32 pid, __s32 tgid)
+/* Task t (pid/tgid) passes -p and --tid. */
+static __always_inline bool ids_on(struct task_struct *t, __s32 pid,
+				   __s32 tgid, const bool direct)
 {
-	if (filter_pids && !pid_on(tgid))
+	if (filter_pids && !pid_on(t, tgid, direct))
 		return false;
 	if (filter_tids && !bpf_map_lookup_elem(&tid_filter, &pid))
 		return false;
@@ -223,7 +264,7 @@ static __always_inline bool task_on(struct task_struct *t, __s32 pid,
 {
 	char comm[ABICAP_COMM_LEN];
 
-	if (!ids_on(pid, tgid))
+	if (!ids_on(t, pid, tgid, direct))
 		return false;
 	if (filter_cgroup &&
 	    !task_in_cgroup(t, cgroup_filter_id, cgroup_filter_level))
@@ -466,8 +507,8 @@ static __always_inline int on_switch(void *ctx, bool preempt,
 	cnt = count_seen(ABICAP_EV_SCHED_SWITCH);
 	if (!have_prev_state)
 		prev_state = task_state(prev, direct);
-	state = report_state(preempt, prev_state,
-			     TASK_FIELD(direct, prev, exit_state));
+	state = abicap_report_state(preempt, prev_state,
+				    TASK_FIELD(direct, prev, exit_state));
 	prev_cg = task_cgroup_id(prev, direct);
 	next_cg = task_cgroup_id(next, direct);
 	if (aggregate)
@@ -497,53 +538,112 @@ static __always_inline int on_switch(void *ctx, bool preempt,
 	return 0;
 }
 
+/*
+ * The waker of a wakeup that runs in its context (sched_waking,
+ * sched_wakeup_new): current, unless the CPU is serving an interrupt. Its
+ * `on` says whether it passes -p/--tid, decided here where its task is at
+ * hand; where the context cannot be told (no preempt_count: see
+ * in_irq_context) a filter never keeps a wakeup on the waker's account.
+ */
+static __always_inline struct waker current_waker(enum abicap_event ev)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	struct waker w = { .pid = (__s32)id, .tgid = (__s32)(id >> 32) };
+	int irq = 0;
+
+	/* sched_wakeup_new runs in the parent's fork, never in an interrupt */
+	if (ev == ABICAP_EV_SCHED_WAKING)
+		irq = in_irq_context();
+	if (irq > 0) {
+		w.pid = w.tgid = ABICAP_PID_INTERRUPT;
+		return w;
+	}
+	if (!TASK_FILTERS || aggregate)
+		return w;
+	if (irq < 0)
+		count_aux(ABICAP_AUX_IRQ_UNKNOWN);
+	else
+		w.on = ids_on((void *)bpf_get_current_task(), w.pid, w.tgid,
+			      false);
+	return w;
+}
+
+/*
+ * Keep sched_waking's waker for sched_wakeup: in the wakee's task storage,
+ * or where that cannot be created (allocation or the storage's recursion
+ * guard failing), in the wakers hash; counted if neither works.
+ */
+static __always_inline void note_waker(struct task_struct *p, __s32 pid,
+				       struct waker *w, const bool tstore)
+{
+	struct task_note *note;
+
+	if (tstore) {
+		note = bpf_task_storage_get(&task_notes, p, 0,
+					    BPF_LOCAL_STORAGE_GET_F_CREATE);
+		if (note) {
+			note->w = *w;
+			note->w.valid = 1;
+			return;
+		}
+		count_aux(ABICAP_AUX_WAKER_IN_HASH);
+	}
+	if (bpf_map_update_elem(&wakers, &pid, w, BPF_ANY))
+		count_aux(ABICAP_AUX_WAKER_LOST);
+}
+
+/* sched_waking's waker of p, taken once; unknown if none was kept. */
+static __always_inline struct waker take_waker(struct task_struct *p,
+					       __s32 pid, const bool tstore)
+{
+	struct waker w = { .pid = ABICAP_PID_UNKNOWN,
+			   .tgid = ABICAP_PID_UNKNOWN };
+	struct task_note *note;
+	struct waker *known;
+
+	if (tstore) {
+		note = bpf_task_storage_get(&task_notes, p, 0, 0);
+		if (note && note->w.valid) {
+			note->w.valid = 0;
+			return note->w;
+		}
+	}
+	known = bpf_map_lookup_elem(&wakers, &pid);
+	if (known) {
+		w = *known;
+		/* the LRU keeps the raw_tp path's; the fallback's go */
+		if (tstore)
+			bpf_map_delete_elem(&wakers, &pid);
+	}
+	return w;
+}
+
 static __always_inline int on_wakeup(void *ctx, enum abicap_event ev,
 				     struct task_struct *p, const bool direct,
 				     const bool tstore)
 {
 	__u64 ts = bpf_ktime_get_ns();
 	__u32 cpu = bpf_get_smp_processor_id();
-	__u64 id = bpf_get_current_pid_tgid();
-	struct waker w = { .pid = (__s32)id, .tgid = (__s32)(id >> 32) };
 	struct abicap_counter *cnt;
 	struct abicap_wakeup *e;
-	struct task_note *note;
-	struct waker *known;
+	struct waker w = {};
 	__s32 pid, tgid;
 
 	pid = TASK_FIELD(direct, p, pid);
+	if (ev != ABICAP_EV_SCHED_WAKEUP)
+		w = current_waker(ev);
 	/* wakers for sched_wakeup's records (no records: no wakers) */
 	if (stream && ev == ABICAP_EV_SCHED_WAKING &&
-	    event_on(ABICAP_EV_SCHED_WAKEUP)) {
-		if (tstore) {
-			note = bpf_task_storage_get(&task_notes, p, 0,
-					BPF_LOCAL_STORAGE_GET_F_CREATE);
-			if (note)
-				note->w = w;
-		} else {
-			bpf_map_update_elem(&wakers, &pid, &w, BPF_ANY);
-		}
-	}
+	    event_on(ABICAP_EV_SCHED_WAKEUP))
+		note_waker(p, pid, &w, tstore);
 	if (!event_on(ev) || !cpu_on(cpu))
 		return 0;
-	if (stream && ev == ABICAP_EV_SCHED_WAKEUP) {
-		if (tstore) {
-			note = bpf_task_storage_get(&task_notes, p, 0, 0);
-			known = note ? &note->w : NULL;
-		} else {
-			known = bpf_map_lookup_elem(&wakers, &pid);
-		}
-		if (known) {
-			w = *known;
-		} else {
-			w.pid = ABICAP_PID_UNKNOWN;
-			w.tgid = ABICAP_PID_UNKNOWN;
-		}
-	}
+	if (stream && ev == ABICAP_EV_SCHED_WAKEUP)
+		w = take_waker(p, pid, tstore);
 	tgid = TASK_FIELD(direct, p, tgid);
-	/* the wakee by every filter; the waker by pid/tid (its task is not read) */
+	/* the wakee by every filter; the waker by pid/tid, judged at waking */
 	if (TASK_FILTERS && !task_on(p, pid, tgid, direct) &&
-	    (aggregate || filter_comm || filter_cgroup || !ids_on(w.pid, w.tgid)))
+	    (aggregate || filter_comm || filter_cgroup || !w.on))
 		return 0;
 	cnt = count_seen(ev);
 	/* the wakee starts waiting in the run queue */
@@ -607,9 +707,11 @@ static __always_inline int on_power(void *ctx, enum abicap_event ev,
 
 	/*
 	 * Power events belong to no task: a task filter leaves them out of
-	 * the records, but not out of the CPUs' statistics.
+	 * the records, but not out of the CPUs' statistics. -C keeps them by
+	 * the CPU they are about: cpufreq emits cpu_frequency for every CPU
+	 * of a policy from whichever CPU changed it.
 	 */
-	if (!event_on(ev) || !cpu_on(cpu) || (TASK_FILTERS && !aggregate))
+	if (!event_on(ev) || !cpu_on(cpu_id) || (TASK_FILTERS && !aggregate))
 		return 0;
 	cnt = count_seen(ev);
 	if (aggregate)
@@ -627,21 +729,47 @@ static __always_inline int on_power(void *ctx, enum abicap_event ev,
 
 /*
  * sched_process_fork: a new process whose parent is followed is followed
- * too (threads share their tgid and need nothing). No record is emitted.
+ * too (threads share their tgid and need nothing). No record is emitted;
+ * a process that cannot be added (the map is full) is counted.
  */
 static __always_inline int on_fork(struct task_struct *parent,
 				   struct task_struct *child, const bool direct)
 {
 	__s32 ptgid, ctgid;
-	__u8 one = 1;
+	__u64 start;
 
 	if (!follow_forks)
 		return 0;
 	ptgid = TASK_FIELD(direct, parent, tgid);
-	if (!pid_on(ptgid))
-		return 0;
 	ctgid = TASK_FIELD(direct, child, tgid);
-	bpf_map_update_elem(&pid_filter, &ctgid, &one, BPF_ANY);
+	if (ctgid == ptgid || !pid_on(parent, ptgid, direct))
+		return 0;
+	/* a new process is its own leader; start_time is set by now */
+	start = TASK_FIELD(direct, child, start_time);
+	if (bpf_map_update_elem(&pid_filter, &ctgid, &start, BPF_ANY))
+		count_aux(ABICAP_AUX_FOLLOW_FAILED);
+	else
+		count_aux(ABICAP_AUX_FOLLOW_ADDED);
+	return 0;
+}
+
+/*
+ * sched_process_free of a followed process's leader: every thread is gone
+ * and its pid is about to be (or already is) free for reuse; the start
+ * time in the entry makes sure a newer process with that pid keeps its own.
+ */
+static __always_inline int on_free(struct task_struct *p, const bool direct)
+{
+	__s32 tgid = TASK_FIELD(direct, p, tgid);
+	__u64 *v;
+
+	if (TASK_FIELD(direct, p, pid) != tgid)
+		return 0;
+	v = bpf_map_lookup_elem(&pid_filter, &tgid);
+	if (!v || (*v && *v != TASK_FIELD(direct, p, start_time)))
+		return 0;
+	if (!bpf_map_delete_elem(&pid_filter, &tgid))
+		count_aux(ABICAP_AUX_FOLLOW_REMOVED);
 	return 0;
 }
 
@@ -657,6 +785,18 @@ int BPF_PROG(raw_tp_sched_process_fork, struct task_struct *parent,
 	     struct task_struct *child)
 {
 	return on_fork(parent, child, false);
+}
+
+SEC("tp_btf/sched_process_free")
+int BPF_PROG(tp_btf_sched_process_free, struct task_struct *p)
+{
+	return on_free(p, true);
+}
+
+SEC("raw_tp/sched_process_free")
+int BPF_PROG(raw_tp_sched_process_free, struct task_struct *p)
+{
+	return on_free(p, false);
 }
 
 /* sched_switch: 4 arguments since Linux 5.18 (prev_state last), 3 before. */

@@ -43,6 +43,11 @@ enum abicap_event {
 
 /* Value of waker_pid/waker_tgid when the waker could not be seen. */
 #define ABICAP_PID_UNKNOWN (-1)
+/*
+ * Value of waker_pid/waker_tgid when sched_waking ran in interrupt context
+ * (hardirq, softirq, NMI): the task it interrupted is not the waker.
+ */
+#define ABICAP_PID_INTERRUPT (-2)
 
 struct abicap_hdr {
 	__u64 ts_ns; /* bpf_ktime_get_ns(): CLOCK_MONOTONIC */
@@ -103,6 +108,27 @@ struct abicap_power {
 struct abicap_counter {
 	__u64 seen; /* events that passed the filters: = received + dropped */
 	__u64 dropped; /* ring buffer was full */
+};
+
+/*
+ * Per-CPU bookkeeping counters, map "aux_counters" (one __u64 per index):
+ * what the programs could not do, so that nothing is lost silently.
+ */
+enum abicap_aux {
+	ABICAP_AUX_FOLLOW_ADDED = 0, /* processes added to the pid filter */
+	ABICAP_AUX_FOLLOW_FAILED = 1, /* a new process could not be added (map full) */
+	ABICAP_AUX_FOLLOW_REMOVED = 2, /* followed processes gone (sched_process_free) */
+	ABICAP_AUX_WAKER_LOST = 3, /* sched_waking's waker could not be stored */
+	ABICAP_AUX_IRQ_UNKNOWN = 4, /* filtered wakings whose context was unknown */
+	ABICAP_AUX_WAKER_IN_HASH = 5, /* task storage failed: waker kept in a hash */
+	ABICAP_AUX_COUNT = 6,
+};
+
+/* Where the programs find preempt_count (rodata pc_where, set by the loader). */
+enum abicap_pc_where {
+	ABICAP_PC_NONE = 0, /* not found: the waker's context is unknown */
+	ABICAP_PC_TASK = 1, /* at pc_off in the task (thread_info, arm64) */
+	ABICAP_PC_PERCPU = 2, /* at pc_off from the CPU's run queue (x86) */
 };
 
 /*

@@ -63,39 +63,6 @@ static __always_inline void task_comm(char dst[16], struct task_struct *t,
 }
 
 /*
- * sched_switch's prev_state as the tracefs record shows it
- * (__trace_sched_switch_state, Linux 4.14+): a preempted task is
- * TASK_REPORT_MAX ("R+"); otherwise the highest TASK_REPORT bit of
- * state | exit_state, with TASK_IDLE reported as 0x80 ("I") and
- * TASK_RTLOCK_WAIT (5.15+) as TASK_UNINTERRUPTIBLE.
- */
-#define K_TASK_UNINTERRUPTIBLE 0x0002
-#define K_TASK_NOLOAD 0x0400
-#define K_TASK_RTLOCK_WAIT 0x1000
-#define K_TASK_REPORT 0x007f
-#define K_TASK_REPORT_IDLE 0x0080
-#define K_TASK_IDLE (K_TASK_UNINTERRUPTIBLE | K_TASK_NOLOAD)
-
-static __always_inline __u32 report_state(bool preempt, unsigned int state,
-					  int exit_state)
-{
-	__u32 s;
-
-	if (preempt)
-		return 0x100;
-	s = (state | (unsigned int)exit_state) & K_TASK_REPORT;
-	if (state == K_TASK_IDLE)
-		s = K_TASK_REPORT_IDLE;
-	else if (state == K_TASK_RTLOCK_WAIT)
-		s = K_TASK_UNINTERRUPTIBLE;
-	/* keep the highest set bit, as the kernel's fls() does */
-	s |= s >> 1;
-	s |= s >> 2;
-	s |= s >> 4;
-	return s - (s >> 1);
-}
-
-/*
  * The task's cgroup v2 id: the kernfs node id of its default-hierarchy
  * cgroup, what bpf_get_current_cgroup_id() returns for current (a u64 since
  * Linux 5.5) and the inode number of the cgroup's directory. 0 where the
@@ -138,6 +105,56 @@ static __always_inline bool task_in_cgroup(struct task_struct *t, __u64 id,
 		cg = (void *)css - bpf_core_field_offset(struct cgroup, self);
 	}
 	return BPF_CORE_READ(cg, kn, id) == id;
+}
+
+/*
+ * The CPU is serving an interrupt (hardirq, NMI or softirq), where
+ * "current" is whatever task it interrupted, not the one that caused the
+ * event: preempt_count says so (HARDIRQ_MASK 0x000f0000, NMI_MASK
+ * 0x00f00000 or 0x00100000 before 5.11, SOFTIRQ_OFFSET 0x100 while serving
+ * softirqs; a bh-disabled section in task context is not an interrupt).
+ * Where it is (the loader finds it in BTF and sets pc_where):
+ * - arm64 and others: task_struct.thread_info.preempt_count, at a byte
+ *   offset from the task (pc_off);
+ * - x86: a per-CPU variable, __preempt_count (to 6.1, and again 6.15+) or
+ *   pcpu_hot.preempt_count (6.2-6.14). A typed ksym would need the symbol
+ *   in kallsyms (CONFIG_KALLSYMS_ALL; this project's 6.18 machine has
+ *   none), so the loader gives instead its distance (pc_off), in the per-CPU
+ *   section (BTF DATASEC .data..percpu), from the per-CPU run queue
+ *   `runqueues`, which current's sched_entity points into (through its
+ *   cfs_rq, on this CPU while current runs).
+ * The stack cannot tell: x86 runs an interrupt from user mode on the
+ * task's own stack. PREEMPT_RT (5.12+, "softirq: Make softirq control and
+ * processing RT aware") runs softirqs in task context and counts them in
+ * task_struct.softirq_disable_cnt, not read: a wakeup from a softirq there
+ * is the running task's, as tracefs's common_pid says; so is one from
+ * ksoftirqd, except while it serves one (SOFTIRQ_OFFSET set, on every
+ * non-RT kernel).
+ * Returns 1 in interrupt context, 0 in task context, -1 where it cannot be
+ * read (the caller must not guess then).
+ */
+#define K_IRQ_CONTEXT_MASK 0x00ff0000u
+#define K_SOFTIRQ_OFFSET 0x00000100u
+
+/* set by the loader from BTF (user/capture.c, preempt_count_place) */
+const volatile __u32 pc_where = ABICAP_PC_NONE;
+const volatile __s64 pc_off = 0;
+
+static __always_inline int in_irq_context(void)
+{
+	struct task_struct *cur = (void *)bpf_get_current_task();
+	unsigned int pc = 0;
+	void *base;
+
+	if (pc_where == ABICAP_PC_TASK)
+		base = cur;
+	else if (pc_where == ABICAP_PC_PERCPU && bpf_core_field_exists(cur->se.cfs_rq))
+		base = BPF_CORE_READ(cur, se.cfs_rq, rq);
+	else
+		return -1;
+	if (!base || bpf_probe_read_kernel(&pc, sizeof(pc), base + pc_off))
+		return -1;
+	return (pc & K_IRQ_CONTEXT_MASK) || (pc & K_SOFTIRQ_OFFSET);
 }
 
 #endif /* CORE_FIXES_BPF_H */

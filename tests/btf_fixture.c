@@ -57,7 +57,22 @@ static void add_cgroups(struct btf *b, struct ids *t)
 static void add_task(struct btf *b, struct ids *t, const struct kfix *k)
 {
 	/* every type a member uses exists before its struct: fields attach to the last type added */
-	int vol_long = btf__add_volatile(b, t->s64), ti, off = 0;
+	int vol_long = btf__add_volatile(b, t->s64), ti, off = 0, leader;
+
+	int rq, cfs, se;
+
+	/* group_leader points at a task_struct, declared ahead as in vmlinux */
+	leader = btf__add_ptr(b, btf__add_fwd(b, "task_struct", BTF_FWD_STRUCT));
+	/* se.cfs_rq->rq: the CPU's run queue (x86's preempt_count is near) */
+	/* only declared, as a test expects no struct rq here */
+	rq = btf__add_ptr(b, btf__add_fwd(b, "rq", BTF_FWD_STRUCT));
+	cfs = btf__add_struct(b, "cfs_rq", 8);
+	member(b, "rq", rq, &off, 8);
+	cfs = btf__add_ptr(b, cfs);
+	off = 0;
+	se = btf__add_struct(b, "sched_entity", 8);
+	member(b, "cfs_rq", cfs, &off, 8);
+	off = 0;
 
 	ti = btf__add_struct(b, "thread_info", k->old_cpu ? 12 : 24);
 	off = 0;
@@ -86,6 +101,9 @@ static void add_task(struct btf *b, struct ids *t, const struct kfix *k)
 	member(b, "comm", t->comm, &off, 16);
 	if (!k->no_cgroups)
 		member(b, "cgroups", t->css_set_ptr, &off, 8);
+	member(b, "start_time", t->u64, &off, 8);
+	member(b, "group_leader", leader, &off, 8);
+	member(b, "se", se, &off, 8);
 }
 
 /* struct bpf_ringbuf and the lock types it may use */
@@ -202,6 +220,7 @@ struct btf *kfix_build(const struct kfix *k)
 		add_tp(b, &t, "sched_waking", (int[]){ t.task_ptr }, 1);
 		add_tp(b, &t, "sched_process_fork",
 		       (int[]){ t.task_ptr, t.task_ptr }, 2);
+		add_tp(b, &t, "sched_process_free", (int[]){ t.task_ptr }, 1);
 		add_tp(b, &t, "cpu_idle", (int[]){ t.u32, t.u32 }, 2);
 		if (!k->no_cpu_frequency)
 			add_tp(b, &t, "cpu_frequency", (int[]){ t.u32, t.u32 }, 2);

@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
 #include <pthread.h>
+#include <sched.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <unistd.h>
@@ -547,6 +548,54 @@ Test(kernel, tid_filter_keeps_only_that_thread, .timeout = 60)
 		}
 	}
 	cr_assert_geq(mine, 20, "%d switches away from the sleeper", mine);
+	capture_close(c);
+	collected_free(&col);
+}
+
+static void pin_to_cpu(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	cr_assert_eq(sched_setaffinity(0, sizeof(set), &set), 0);
+}
+
+/*
+ * cpu_frequency may be emitted on one CPU for another (cpufreq's
+ * policy->cpus): -C keeps it by the CPU it is about (cpu_id), not by the
+ * CPU the program ran on.
+ */
+Test(kernel, cpu_filter_keeps_cpu_frequency_by_cpu_id, .timeout = 60)
+{
+	uint8_t cpus[ABICAP_MAX_CPUS] = { 0 };
+	struct capture_opts o = {
+		.events = EV(ABICAP_EV_CPU_FREQUENCY),
+		.mode = ATTACH_RAW_TP,
+		.cpus = cpus,
+	};
+	uint64_t for_cpu1[2] = { 1800000, 1 }, for_cpu0[2] = { 2400000, 0 };
+	struct collected col = { 0 };
+	struct capture *c;
+
+	require_kernel();
+	if (libbpf_num_possible_cpus() < 2)
+		cr_skip_test("needs two CPUs");
+	o.ncpus = libbpf_num_possible_cpus();
+	cpus[0] = 1;
+	c = start_capture(&o, &col);
+	/* on the kept CPU, about the other: left out */
+	pin_to_cpu(0);
+	cr_assert_eq(capture_test_run(c, ABICAP_EV_CPU_FREQUENCY, for_cpu1, 2), 0);
+	/* on the other CPU, about the kept one: kept */
+	pin_to_cpu(1);
+	cr_assert_eq(capture_test_run(c, ABICAP_EV_CPU_FREQUENCY, for_cpu0, 2), 0);
+	poll_for(c, 50);
+	stop_and_check_lossless(c);
+	cr_assert_eq(col.n, 1, "%zu records", col.n);
+	cr_assert_eq(col.v[0].pw.cpu_id, 0);
+	cr_assert_eq(col.v[0].pw.state, 2400000);
+	cr_assert_eq(col.v[0].hdr.cpu, 1);
 	capture_close(c);
 	collected_free(&col);
 }

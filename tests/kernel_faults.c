@@ -370,7 +370,8 @@ Test(faults, two_instances_at_once)
 	spawn(&b, argv);
 	wait_for_stderr(&a, "abicap: tracing", seen, sizeof(seen));
 	wait_for_stderr(&b, "abicap: tracing", seen, sizeof(seen));
-	k = assert_attached(2 * 4); /* -p: the four sched events */
+	/* -p: the four sched events and sched_process_free, in each */
+	k = assert_attached(2 * 5);
 	pingpong_run(&pp, 500, 0);
 	oa = read_all(a.out_fd);
 	ob = read_all(b.out_fd);

@@ -19,8 +19,13 @@ Test(contract, builtin_parses_and_covers_every_event)
 	cr_assert(c, "%s", err);
 	cr_assert_eq(c->version, 1);
 	cr_assert_str_eq(c->name, "abicap-default");
-	/* the six captured events, and sched_process_fork for record -- CMD */
-	cr_assert_eq(c->nevents, ABICAP_EV_COUNT + 1);
+	/*
+	 * the six captured events, sched_process_fork for record -- CMD and
+	 * sched_process_free for the pid filter
+	 */
+	cr_assert_eq(c->nevents, ABICAP_EV_COUNT + 2);
+	cr_assert_eq(contract_event(c, "sched_process_free")->ev, -1);
+	cr_assert_eq(contract_event(c, "sched_process_free")->nargs, 1);
 	cr_assert_eq(contract_event(c, "sched_process_fork")->ev, -1);
 	cr_assert_eq(contract_event(c, "sched_process_fork")->nargs, 2);
 	for (int ev = 0; ev < ABICAP_EV_COUNT; ev++) {
@@ -95,7 +100,8 @@ Test(contract, declares_exactly_what_the_bpf_object_reads)
 			  "program reads", c->fields[f].struct_name,
 			  c->fields[f].field);
 		for (int k = 0; k < c->fields[f].nalts; k++)
-			cr_assert(used[f][k + 1], "the contract declares "
+			cr_assert(used[f][k + 1],
+				  "the contract declares "
 				  "alternative %s.%s, which no program reads",
 				  c->fields[f].struct_name,
 				  c->fields[f].alts[k].field);
@@ -223,7 +229,7 @@ Test(contract, derived_from_own_object_matches_builtin)
 	cr_assert_eq(pclose(p), 0);
 	d = contract_parse(out, strlen(out), "derived", err, sizeof(err));
 	cr_assert(d, "%s", err);
-	cr_assert_eq(d->nfields, 14);
+	cr_assert_eq(d->nfields, 18);
 	for (int i = 0; i < d->nfields; i++) {
 		bool found = false;
 

@@ -12,6 +12,7 @@
 #include <bpf/libbpf.h>
 #include "abicap.skel.h"
 #include "capture.h"
+#include "btf_util.h"
 #include "checker.h"
 #include "commands.h"
 #include "contract.h"
@@ -28,6 +29,8 @@ struct capture {
 	struct bpf_link *link[ABICAP_EV_COUNT];
 	struct bpf_program *fork_prog; /* following children */
 	struct bpf_link *fork_link;
+	struct bpf_program *free_prog; /* forgetting freed processes (-p) */
+	struct bpf_link *free_link;
 	struct check_result check; /* the contract's verdicts */
 	struct kernel_plan plan;
 	bool tstore; /* the waker in task storage (the *_ts programs) */
@@ -161,6 +164,54 @@ static __u64 wakeup_mask(size_t rb_bytes, int ncpus)
 	return n - 1;
 }
 
+/*
+ * Where the kernel keeps preempt_count (bpf/core_fixes.bpf.h,
+ * in_irq_context), from its BTF: task_struct.thread_info.preempt_count
+ * (arm64 and others), or on x86 a per-CPU variable, __preempt_count or
+ * pcpu_hot.preempt_count (6.2-6.14), given as its distance in the per-CPU
+ * section from the run queue `runqueues`.
+ */
+static enum abicap_pc_where preempt_count_place(__s64 *off)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	long long rq = -1, pc = -1;
+	const struct btf_type *t;
+	__u32 bits = 0;
+	int id;
+
+	if (!btf)
+		return ABICAP_PC_NONE;
+	if (btf_find_member(btf, btf_find_struct(btf, "task_struct"),
+			    "thread_info.preempt_count", &bits)) {
+		btf__free(btf);
+		*off = bits / 8;
+		return ABICAP_PC_TASK;
+	}
+	id = btf__find_by_name_kind(btf, ".data..percpu", BTF_KIND_DATASEC);
+	t = id > 0 ? btf__type_by_id(btf, id) : NULL;
+	for (int i = 0; t && i < btf_vlen(t); i++) {
+		const struct btf_var_secinfo *v = btf_var_secinfos(t) + i;
+		const char *name = btf__name_by_offset(btf,
+				btf__type_by_id(btf, v->type)->name_off);
+
+		if (!strcmp(name, "runqueues"))
+			rq = v->offset;
+		else if (!strcmp(name, "__preempt_count"))
+			pc = v->offset;
+		else if (!strcmp(name, "pcpu_hot") && pc < 0 &&
+			 btf_find_member(btf, btf_find_struct(btf, "pcpu_hot"),
+					 "preempt_count", &bits))
+			pc = v->offset + bits / 8;
+	}
+	btf__free(btf);
+	if (rq < 0 || pc < 0)
+		return ABICAP_PC_NONE;
+	*off = pc - rq;
+	return ABICAP_PC_PERCPU;
+}
+
+#define TASK_FILTERED(o) ((o)->npids || (o)->ntids)
+
 static void configure(struct capture *c, const struct capture_opts *o,
 		      size_t rb_bytes)
 {
@@ -182,6 +233,11 @@ static void configure(struct capture *c, const struct capture_opts *o,
 	ro->cgroup_filter_level = o->cgroup_level;
 	ro->aggregate = o->aggregate;
 	ro->stream = !o->aggregate;
+	ro->pc_where = preempt_count_place((__s64 *)&ro->pc_off);
+	if (ro->pc_where == ABICAP_PC_NONE && TASK_FILTERED(o) && !o->quiet)
+		ab_warn("this kernel's BTF does not say where preempt_count is: "
+			"wakeups are kept by the task filter on the wakee's "
+			"account only, never on the waker's");
 	/* unused with perf buffers, but the map is still created: keep it small */
 	bpf_map__set_max_entries(c->skel->maps.events,
 				 c->plan.perfbuf || o->aggregate ?
@@ -200,10 +256,11 @@ static void configure(struct capture *c, const struct capture_opts *o,
 static int fill_pid_filter(struct capture *c, const struct capture_opts *o)
 {
 	int fd = bpf_map__fd(c->skel->maps.pid_filter);
+	__u64 any = 0; /* the pid the user gave, whatever process it is */
 	__u8 one = 1;
 
 	for (int i = 0; i < o->npids; i++)
-		if (bpf_map_update_elem(fd, &o->pids[i], &one, BPF_ANY))
+		if (bpf_map_update_elem(fd, &o->pids[i], &any, BPF_ANY))
 			return -errno;
 	fd = bpf_map__fd(c->skel->maps.tid_filter);
 	for (int i = 0; i < o->ntids; i++)
@@ -317,6 +374,13 @@ static int check_kernel(const struct capture_opts *o, unsigned int load,
 			 "(run abicap check)");
 		ret = EXIT_KERNEL;
 	}
+	if (!ret && o->npids && !plan->free_ok) {
+		snprintf(err, errlen, "cannot filter by process: the contract's "
+			 "sched_process_free items do not hold on this kernel, and "
+			 "without them a reused pid would be taken for the process "
+			 "(run abicap check)");
+		ret = EXIT_KERNEL;
+	}
 	if (!ret && o->follow_forks && !plan->fork_ok) {
 		snprintf(err, errlen, "cannot follow the command's children: the "
 			 "contract's sched_process_fork items do not hold on this "
@@ -374,7 +438,8 @@ struct capture *capture_open(const struct capture_opts *o, capture_cb cb,
 		bpf_program__set_autoload(p, false);
 	c->tstore = use_task_storage(&c->plan, load);
 	if (c->tstore) {
-		bpf_map__set_max_entries(c->skel->maps.wakers, 1);
+		/* only where task storage cannot be created */
+		bpf_map__set_max_entries(c->skel->maps.wakers, 1024);
 		bpf_map__set_max_entries(c->skel->maps.queued_at, 1);
 	} else {
 		bpf_map__set_autocreate(c->skel->maps.task_notes, false);
@@ -396,6 +461,12 @@ struct capture *capture_open(const struct capture_opts *o, capture_cb cb,
 				c->plan.fork_tp_btf ? "tp_btf_sched_process_fork" :
 						      "raw_tp_sched_process_fork");
 		bpf_program__set_autoload(c->fork_prog, true);
+	}
+	if (o->npids) {
+		c->free_prog = bpf_object__find_program_by_name(c->skel->obj,
+				c->plan.free_tp_btf ? "tp_btf_sched_process_free" :
+						      "raw_tp_sched_process_free");
+		bpf_program__set_autoload(c->free_prog, true);
 	}
 	configure(c, o, rb_bytes);
 	if (abicap_bpf__load(c->skel)) {
@@ -438,6 +509,15 @@ struct capture *capture_open(const struct capture_opts *o, capture_cb cb,
 		c->fork_link = bpf_program__attach(c->fork_prog);
 		if (!c->fork_link) {
 			snprintf(err, errlen, "cannot attach to sched:sched_process_fork: "
+				 "%s", strerror(errno));
+			ret = EXIT_RUNTIME;
+			goto fail;
+		}
+	}
+	if (c->free_prog) {
+		c->free_link = bpf_program__attach(c->free_prog);
+		if (!c->free_link) {
+			snprintf(err, errlen, "cannot attach to sched:sched_process_free: "
 				 "%s", strerror(errno));
 			ret = EXIT_RUNTIME;
 			goto fail;
@@ -486,6 +566,8 @@ int capture_stop(struct capture *c)
 	}
 	bpf_link__destroy(c->fork_link);
 	c->fork_link = NULL;
+	bpf_link__destroy(c->free_link);
+	c->free_link = NULL;
 	if (!c->end_ns)
 		c->end_ns = mono_ns();
 	return consume(c);
@@ -498,6 +580,7 @@ void capture_close(struct capture *c)
 	for (unsigned int ev = 0; ev < ABICAP_EV_COUNT; ev++)
 		bpf_link__destroy(c->link[ev]);
 	bpf_link__destroy(c->fork_link);
+	bpf_link__destroy(c->free_link);
 	check_result_free(&c->check);
 	ring_buffer__free(c->rb);
 	perf_buffer__free(c->pb);
@@ -546,6 +629,28 @@ int capture_counters(struct capture *c, int cpu, struct abicap_counter *out)
 			out[ev].seen += v[i].seen;
 			out[ev].dropped += v[i].dropped;
 		}
+	}
+	free(v);
+	return 0;
+}
+
+int capture_aux(struct capture *c, uint64_t out[ABICAP_AUX_COUNT])
+{
+	int fd = bpf_map__fd(c->skel->maps.aux_counters);
+	uint64_t *v = calloc(c->ncpus, sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	for (__u32 i = 0; i < ABICAP_AUX_COUNT; i++) {
+		out[i] = 0;
+		if (bpf_map_lookup_elem(fd, &i, v)) {
+			int e = -errno;
+
+			free(v);
+			return e;
+		}
+		for (int cpu = 0; cpu < c->ncpus; cpu++)
+			out[i] += v[cpu];
 	}
 	free(v);
 	return 0;

@@ -89,6 +89,12 @@ int capture_ncpus(const struct capture *c);
  */
 int capture_counters(struct capture *c, int cpu, struct abicap_counter *out);
 
+/*
+ * The programs' bookkeeping counters summed over CPUs (enum abicap_aux):
+ * processes followed and not followed, wakers lost.
+ */
+int capture_aux(struct capture *c, uint64_t out[ABICAP_AUX_COUNT]);
+
 /* Records received in user space per event, and records that failed to decode. */
 uint64_t capture_received(const struct capture *c, unsigned int ev);
 uint64_t capture_bad_records(const struct capture *c);

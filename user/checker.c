@@ -483,6 +483,14 @@ int plan_from_check(const struct check_result *res, unsigned int mask,
 			plan->fork_ok = false;
 	v = find_verdict(res, VK_TRACEPOINT, "sched_process_fork", "tracepoint");
 	plan->fork_tp_btf = mode != ATTACH_RAW_TP && v && v->status == V_OK;
+	plan->free_ok = find_verdict(res, VK_TRACEPOINT, "sched_process_free",
+				     "tracepoint") != NULL;
+	for (int i = 0; i < res->n; i++)
+		if (!strcmp(res->v[i].scope, "sched_process_free") &&
+		    res->v[i].status == V_BROKEN)
+			plan->free_ok = false;
+	v = find_verdict(res, VK_TRACEPOINT, "sched_process_free", "tracepoint");
+	plan->free_tp_btf = mode != ATTACH_RAW_TP && v && v->status == V_OK;
 	/* cgroup attribution, and the --cgroup filter's walk up the tree */
 	plan->cgroup_ok = fields_ok(res, cgroup_id_fields);
 	plan->cgroup_filter_ok = plan->cgroup_ok &&

@@ -32,6 +32,9 @@ struct kernel_plan {
 	/* sched_process_fork (following a command's children): usable, tp_btf */
 	bool fork_ok;
 	bool fork_tp_btf;
+	/* sched_process_free (the pid filter forgets freed processes) */
+	bool free_ok;
+	bool free_tp_btf;
 	/* cgroup ids (task_struct.cgroups -> ... -> kernfs_node.id) hold */
 	bool cgroup_ok;
 	/* and so does the walk --cgroup needs (cgroup.level, self.parent) */

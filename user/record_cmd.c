@@ -270,6 +270,7 @@ static char *trailer(struct capture *c, double secs, uint64_t records,
 		     const struct loop_opts *lo)
 {
 	struct abicap_counter sum[ABICAP_EV_COUNT], per[ABICAP_EV_COUNT];
+	uint64_t aux[ABICAP_AUX_COUNT];
 	json_t *evs = json_object(), *cpus = json_array(), *t;
 	char *s;
 
@@ -294,6 +295,16 @@ static char *trailer(struct capture *c, double secs, uint64_t records,
 		      "end_ns", (json_int_t)capture_end_ns(c),
 		      "records", (json_int_t)records,
 		      "events", evs, "cpus", cpus);
+	if (!capture_aux(c, aux))
+		json_object_set_new(t, "bookkeeping", json_pack(
+			"{s:I, s:I, s:I, s:I, s:I, s:I}",
+			"followed", (json_int_t)aux[ABICAP_AUX_FOLLOW_ADDED],
+			"follow_failed", (json_int_t)aux[ABICAP_AUX_FOLLOW_FAILED],
+			"followed_gone", (json_int_t)aux[ABICAP_AUX_FOLLOW_REMOVED],
+			"wakers_lost", (json_int_t)aux[ABICAP_AUX_WAKER_LOST],
+			"wakers_in_hash", (json_int_t)aux[ABICAP_AUX_WAKER_IN_HASH],
+			"waker_context_unknown",
+			(json_int_t)aux[ABICAP_AUX_IRQ_UNKNOWN]));
 	if (lo->child_exited)
 		json_object_set_new(t, "command_status", json_integer(
 			WIFEXITED(lo->child_status) ? WEXITSTATUS(lo->child_status) :

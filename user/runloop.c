@@ -51,6 +51,37 @@ static uint64_t total_dropped(struct capture *c)
 	return d;
 }
 
+/*
+ * What the programs could not do (enum abicap_aux): one line each, and the
+ * processes followed when there are any (summary: the full picture).
+ */
+void warn_aux(struct capture *c, bool summary)
+{
+	uint64_t a[ABICAP_AUX_COUNT];
+
+	if (capture_aux(c, a)) {
+		ab_warn("cannot read the kernel's bookkeeping counters: %s",
+			strerror(errno));
+		return;
+	}
+	if (summary && (a[ABICAP_AUX_FOLLOW_ADDED] || a[ABICAP_AUX_FOLLOW_REMOVED]))
+		fprintf(stderr, "  followed processes: %llu added, %llu gone\n",
+			(unsigned long long)a[ABICAP_AUX_FOLLOW_ADDED],
+			(unsigned long long)a[ABICAP_AUX_FOLLOW_REMOVED]);
+	if (a[ABICAP_AUX_FOLLOW_FAILED])
+		ab_warn("%llu new processes of the command were NOT followed: "
+			"the in-kernel pid filter (%d processes) was full; their "
+			"events are missing", (unsigned long long)
+			a[ABICAP_AUX_FOLLOW_FAILED], ABICAP_PID_FILTER_MAX);
+	if (a[ABICAP_AUX_WAKER_LOST])
+		ab_warn("%llu wakers could not be kept for sched_wakeup (waker_pid "
+			"-1 there)", (unsigned long long)a[ABICAP_AUX_WAKER_LOST]);
+	if (a[ABICAP_AUX_IRQ_UNKNOWN])
+		ab_warn("%llu wakings whose context (task or interrupt) could "
+			"not be read: kept by the task filter on the wakee's "
+			"account only", (unsigned long long)a[ABICAP_AUX_IRQ_UNKNOWN]);
+}
+
 void print_summary(struct capture *c, unsigned int mask, double secs)
 {
 	struct abicap_counter sum[ABICAP_EV_COUNT], per[ABICAP_EV_COUNT];
@@ -107,6 +138,7 @@ void print_summary(struct capture *c, unsigned int mask, double secs)
 	if (capture_bad_records(c))
 		ab_warn("%llu records could not be decoded",
 			(unsigned long long)capture_bad_records(c));
+	warn_aux(c, true);
 }
 
 

@@ -30,6 +30,12 @@ int loop_stop_signal(void);
  */
 int run_loop(struct capture *c, struct loop_opts *o);
 
+/*
+ * Warnings for what the programs could not do (followed processes left out,
+ * wakers lost); with summary, also the processes followed.
+ */
+void warn_aux(struct capture *c, bool summary);
+
 /* The summary on stderr: seen, received, dropped per event and per CPU. */
 void print_summary(struct capture *c, unsigned int mask, double secs);
 
