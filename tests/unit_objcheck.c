@@ -122,3 +122,45 @@ Test(objcheck, every_relocation_kind_is_read)
 	cr_assert_eq(relo("task_struct.tgid", 2)->r.outcome, CORE_RESOLVED);
 	cr_assert_eq(relo("rq", 8)->r.outcome, CORE_ABSENT);
 }
+
+/*
+ * Issue 17: an exists-check guards only the branch it decides. Reading the
+ * old state where __state exists (the branches swapped) is reached, and
+ * rejected, on modern kernels; on 5.10 the branch is dead and it loads.
+ */
+Test(objcheck, swapped_branches_are_rejected_where_the_read_is_reached)
+{
+	const struct obj_relo *x;
+
+	run("build/tests/bpf/t_state_wrong_guard.bpf.o", &(struct kfix){ 0 });
+	cr_assert_not(r.loads);
+	cr_assert_eq(r.failed, 1);
+	x = relo("task_struct___o.state", 0);
+	cr_assert_eq(x->r.outcome, CORE_FAILED);
+	cr_assert(x->reachable);
+	fini();
+	run("build/tests/bpf/t_state_wrong_guard.bpf.o", &KFIX_5_10);
+	cr_assert(r.loads);
+	cr_assert_eq(r.failed, 0);
+	/* pid is read in the other branch, which is the live one here */
+	cr_assert(relo("task_struct.pid", 0)->reachable);
+	cr_assert_not(relo("task_struct___o.state", 0)->reachable);
+}
+
+/* An exists-check on another field (pid, always there) guards nothing. */
+Test(objcheck, a_guard_on_another_field_guards_nothing)
+{
+	const struct obj_relo *x;
+
+	run("build/tests/bpf/t_other_guard.bpf.o", &(struct kfix){ 0 });
+	cr_assert_not(r.loads);
+	cr_assert_eq(r.failed, 1);
+	cr_assert_eq(r.failed_guarded, 0);
+	x = relo("task_struct___o.state", 0);
+	cr_assert(x->reachable);
+	fini();
+	run("build/tests/bpf/t_other_guard.bpf.o", &KFIX_5_10);
+	cr_assert(r.loads);
+	cr_assert_eq(relo("task_struct___o.state", 0)->r.outcome,
+		     CORE_RESOLVED_DIFFERENT);
+}

@@ -138,6 +138,7 @@ int objcheck(const struct core_object *o, const struct btf *btf,
 
 		core_match(o->btf, a, btf, &r->r);
 		r->guarded = guarded(o, a);
+		r->reachable = !r->guarded;
 		if (r->r.outcome != CORE_FAILED)
 			continue;
 		if (r->guarded) {

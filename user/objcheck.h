@@ -12,6 +12,7 @@
 struct obj_relo {
 	struct core_result r;
 	bool guarded; /* behind an exists-check in its program */
+	bool reachable; /* by the verifier, on this kernel */
 };
 
 struct obj_prog {
