@@ -234,12 +234,22 @@ static int read_progs(const char *path, struct core_object *o, char *err,
 			p->size = sym.st_size;
 			parse_section(p);
 			pd = elf_getdata(ps, NULL);
-			if ((!strcmp(p->attach, "raw_tp") ||
-			     !strcmp(p->attach, "tp_btf")) && pd && pd->d_buf &&
-			    p->off + p->size <= pd->d_size)
-				p->ctx_args = ctx_args_read(
-					(const struct bpf_insn *)((char *)pd->d_buf + p->off),
-					p->size / sizeof(struct bpf_insn));
+			if (!pd || !pd->d_buf || p->size % sizeof(struct bpf_insn) ||
+			    (size_t)p->off + p->size > pd->d_size) {
+				snprintf(err, errlen, "'%s': program %s is not "
+					 "whole in section %s: a broken object; "
+					 "rebuild it", path, p->name, sec);
+				goto out;
+			}
+			p->insns = malloc(p->size + 1);
+			if (!p->insns) {
+				snprintf(err, errlen, "out of memory");
+				goto out;
+			}
+			memcpy(p->insns, (char *)pd->d_buf + p->off, p->size);
+			if (!strcmp(p->attach, "raw_tp") || !strcmp(p->attach, "tp_btf"))
+				p->ctx_args = ctx_args_read(p->insns, p->size /
+							    sizeof(struct bpf_insn));
 		}
 	}
 	ret = 0;
@@ -250,14 +260,13 @@ out:
 	return ret;
 }
 
-static const char *prog_at(const struct core_object *o, const char *sec,
-			   __u32 off)
+static int prog_at(const struct core_object *o, const char *sec, __u32 off)
 {
 	for (int i = 0; i < o->nprogs; i++)
 		if (!strcmp(o->progs[i].section, sec) && off >= o->progs[i].off &&
 		    off < o->progs[i].off + o->progs[i].size)
-			return o->progs[i].name;
-	return "?";
+			return i;
+	return -1;
 }
 
 static int read_relos(const struct btf_ext *ext, struct core_object *o,
@@ -305,8 +314,9 @@ static int read_relos(const struct btf_ext *ext, struct core_object *o,
 			a = &o->relos[o->nrelos++];
 			memset(a, 0, sizeof(*a));
 			snprintf(a->section, sizeof(a->section), "%s", sec ? sec : "?");
+			a->prog = prog_at(o, a->section, r.insn_off);
 			snprintf(a->program, sizeof(a->program), "%s",
-				 prog_at(o, a->section, r.insn_off));
+				 a->prog >= 0 ? o->progs[a->prog].name : "?");
 			a->insn_off = r.insn_off;
 			a->type_id = r.type_id;
 			a->kind = r.kind;
@@ -338,8 +348,10 @@ int core_object_open(const char *obj, struct core_object *o, char *err,
 			 strerror(errno));
 		return -1;
 	}
-	if (read_progs(obj, o, err, errlen))
+	if (read_progs(obj, o, err, errlen)) {
+		core_object_close(o);
 		return -1;
+	}
 	o->btf = btf__parse_elf(obj, &ext);
 	if (!o->btf) {
 		snprintf(err, errlen, "'%s' has no BTF: build it with clang -g",
@@ -359,6 +371,8 @@ int core_object_open(const char *obj, struct core_object *o, char *err,
 void core_object_close(struct core_object *o)
 {
 	btf__free(o->btf);
+	for (int i = 0; i < o->nprogs; i++)
+		free(o->progs[i].insns);
 	free(o->relos);
 	free(o->progs);
 	memset(o, 0, sizeof(*o));
