@@ -6,6 +6,7 @@
  * that the contract chooses must be predicted to load.
  */
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <glob.h>
 #include <string.h>
 #include <bpf/btf.h>
@@ -114,5 +115,97 @@ Test(object, own_object_agrees_with_the_contract, .timeout = 60)
 	core_object_close(&o);
 	check_result_free(&res);
 	contract_free(c);
+	btf__free(btf);
+}
+
+/* libbpf's poison: a call to helper 0xbad2310, which no kernel has. */
+#define POISON_HELPER 195896080
+
+/*
+ * The instructions the prediction reasons about are libbpf's: after libbpf
+ * relocates each test object for this kernel (load tried for real), every
+ * relocated instruction holds the value check --object used, and every
+ * relocation it says fails is poisoned by libbpf.
+ */
+Test(object, relocated_values_are_libbpfs, .timeout = 60)
+{
+	struct btf *btf;
+	glob_t g;
+	int checked = 0, poisoned = 0;
+
+	require_kernel();
+	set_libbpf_verbose(false);
+	btf = btf__load_vmlinux_btf();
+	cr_assert(btf);
+	cr_assert_eq(glob("build/tests/bpf/*.bpf.o", 0, NULL, &g), 0);
+	for (size_t f = 0; f < g.gl_pathc; f++) {
+		const char *path = g.gl_pathv[f];
+		struct bpf_object *obj = bpf_object__open_file(path, NULL);
+		struct core_object o;
+		struct obj_result r;
+		char err[ERRMSG_LEN];
+		struct bpf_program *p;
+
+		cr_assert(obj, "%s: %s", path, strerror(errno));
+		bpf_object__load(obj); /* relocates, whatever the verifier says */
+		cr_assert_eq(core_object_open(path, &o, err, sizeof(err)), 0, "%s", err);
+		cr_assert_eq(objcheck(&o, btf, &r), 0);
+		bpf_object__for_each_program(p, obj) {
+			const struct bpf_insn *ins = bpf_program__insns(p);
+			size_t n = bpf_program__insn_cnt(p);
+			int k;
+
+			for (k = 0; k < o.nprogs &&
+			     strcmp(o.progs[k].name, bpf_program__name(p)); k++)
+				;
+			cr_assert_lt(k, o.nprogs, "%s: no program %s", path,
+				     bpf_program__name(p));
+			for (int i = 0; i < o.nrelos; i++) {
+				const struct core_access *a = &o.relos[i];
+				size_t at = (a->insn_off - o.progs[k].off) / 8;
+				const struct bpf_insn *in = &ins[at];
+				__u64 v;
+
+				if (a->prog != k)
+					continue;
+				cr_assert_lt(at, n);
+				if (r.relos[i].r.outcome == CORE_FAILED) {
+					cr_assert(in->code == (BPF_JMP | BPF_CALL) &&
+						  in->imm == POISON_HELPER,
+						  "%s: %s insn %zu: predicted to fail, "
+						  "libbpf did not poison it", path,
+						  r.relos[i].r.what, at);
+					poisoned++;
+					continue;
+				}
+				cr_assert_neq(in->imm, POISON_HELPER);
+				if (!core_relo_value(a, &r.relos[i].r, &v))
+					continue;
+				if (BPF_CLASS(in->code) == BPF_LDX ||
+				    BPF_CLASS(in->code) == BPF_ST ||
+				    BPF_CLASS(in->code) == BPF_STX)
+					cr_assert_eq((__u64)in->off, v, "%s: %s (%s) "
+						     "insn %zu: libbpf %d, predicted "
+						     "%llu", path, r.relos[i].r.what,
+						     core_kind_str(a->kind), at,
+						     in->off, (unsigned long long)v);
+				else
+					cr_assert_eq((__u32)in->imm, (__u32)v,
+						     "%s: %s (%s) insn %zu: libbpf "
+						     "%d, predicted %llu", path,
+						     r.relos[i].r.what,
+						     core_kind_str(a->kind), at,
+						     in->imm, (unsigned long long)v);
+				checked++;
+			}
+		}
+		obj_result_free(&r);
+		core_object_close(&o);
+		bpf_object__close(obj);
+	}
+	/* the unguarded, wrongly and rightly guarded state reads */
+	cr_assert_geq(poisoned, 4);
+	cr_assert_geq(checked, 15);
+	globfree(&g);
 	btf__free(btf);
 }

@@ -14,30 +14,6 @@
 #include "core_reach.h"
 #include "objcheck.h"
 
-/* The value libbpf writes into a relocated instruction, where it is known here. */
-static bool relo_value(const struct core_access *a, const struct core_result *r,
-		       __u64 *v)
-{
-	switch (a->kind) {
-	case CORE_FIELD_EXISTS:
-	case CORE_TYPE_EXISTS:
-	case CORE_ENUMVAL_EXISTS:
-		*v = r->outcome != CORE_ABSENT;
-		return r->outcome != CORE_FAILED;
-	case CORE_FIELD_BYTE_OFFSET:
-	case CORE_FIELD_BYTE_SIZE:
-	case CORE_TYPE_SIZE:
-	case CORE_ENUMVAL_VALUE:
-		*v = r->target;
-		return r->outcome == CORE_RESOLVED ||
-		       r->outcome == CORE_RESOLVED_DIFFERENT;
-	case CORE_TYPE_ID_LOCAL:
-		*v = a->type_id;
-		return true;
-	}
-	return false; /* signedness, shifts, target type ids, type matches */
-}
-
 /* Write v where libbpf writes it: an ALU immediate or a 64-bit immediate. */
 static void patch(struct bpf_insn *in, size_t left, __u64 v)
 {
@@ -120,7 +96,7 @@ static int reach_on_kernel(const struct core_object *o, int pi,
 			continue;
 		if (res->relos[i].r.outcome == CORE_FAILED)
 			v.mark[at] = REACH_POISON;
-		else if (relo_value(&o->relos[i], &res->relos[i].r, &val))
+		else if (core_relo_value(&o->relos[i], &res->relos[i].r, &val))
 			patch(&v.insns[at], v.n - at, val);
 		else
 			v.mark[at] = REACH_UNKNOWN;
