@@ -5,6 +5,7 @@
  * kernel, with the outcome of every relocation that decides the load.
  */
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <string.h>
 #include <bpf/btf.h>
 #include "btf_fixture.h"
@@ -261,6 +262,6 @@ Test(objcheck, reach_refuses_a_jump_out_of_the_program)
 	struct reach_result res;
 	char err[128];
 
-	cr_assert_eq(core_reach(p, 2, mark, reach, &res, err, sizeof(err)), -1);
+	cr_assert_eq(core_reach(p, 2, mark, reach, &res, err, sizeof(err)), -EINVAL);
 	cr_assert(strstr(err, "instruction 0"), "%s", err);
 }

@@ -16,6 +16,7 @@
  * dead that the verifier would walk. Its error is a false "rejected",
  * never a false "loads".
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -237,7 +238,7 @@ int core_reach(const struct bpf_insn *insns, size_t n,
 {
 	struct walk w = { .insns = insns, .n = n };
 	struct state entry = { .set = true };
-	int ret = -1;
+	int ret = -ENOMEM;
 
 	res->calls_subprog = false;
 	res->first_poison = -1;
@@ -260,6 +261,7 @@ int core_reach(const struct bpf_insn *insns, size_t n,
 		if (step(&w, pc, mark, res)) {
 			snprintf(err, errlen, "instruction %zu: a jump out of the "
 				 "program or an invalid register", pc);
+			ret = -EINVAL;
 			goto out;
 		}
 	}

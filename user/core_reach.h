@@ -24,7 +24,8 @@ struct reach_result {
 
 /*
  * Mark reach[i] for each of the n instructions the verifier can get to,
- * with mark[i] for each: 0, or -1 with err (a jump out of the program).
+ * with mark[i] for each: 0, -EINVAL with err (a jump out of the program),
+ * or -ENOMEM.
  */
 int core_reach(const struct bpf_insn *insns, size_t n,
 	       const enum reach_mark *mark, bool *reach,

@@ -4,6 +4,7 @@
  * CO-RE relocation resolved by libbpf's rules, every attach point looked up,
  * and a prediction per program and per kernel.
  */
+#include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,7 +85,7 @@ static int reach_on_kernel(const struct core_object *o, int pi,
 	struct prog_view v;
 	struct reach_result rr;
 	char err[128];
-	int ret = -1;
+	int ret = -1, rc;
 
 	if (view_init(&v, &o->progs[pi]))
 		goto out;
@@ -101,9 +102,11 @@ static int reach_on_kernel(const struct core_object *o, int pi,
 		else
 			v.mark[at] = REACH_UNKNOWN;
 	}
-	if (core_reach(v.insns, v.n, v.mark, v.reach, &rr, err, sizeof(err))) {
-		if (!strcmp(err, "out of memory"))
-			goto out;
+	err[0] = 0;
+	rc = core_reach(v.insns, v.n, v.mark, v.reach, &rr, err, sizeof(err));
+	if (rc == -ENOMEM)
+		goto out;
+	if (rc) {
 		/* not analysable: every relocation counts as reached */
 		snprintf(op->reach_detail, sizeof(op->reach_detail),
 			 "branches not followed (%s): every relocation counted "
@@ -116,8 +119,9 @@ static int reach_on_kernel(const struct core_object *o, int pi,
 	for (int i = 0; i < o->nrelos; i++) {
 		long at = relo_insn(o, &o->relos[i]);
 
-		if (o->relos[i].prog == pi && at >= 0)
-			res->relos[i].reachable = v.reach[at];
+		/* off an instruction boundary: counted as reached */
+		if (o->relos[i].prog == pi)
+			res->relos[i].reachable = at < 0 || v.reach[at];
 	}
 	ret = 0;
 out:
@@ -135,7 +139,7 @@ static int guards_of(const struct core_object *o, int pi, struct obj_result *res
 	struct prog_view v;
 	struct reach_result rr;
 	char err[128];
-	int ret = -1;
+	int ret = -1, rc;
 
 	if (view_init(&v, &o->progs[pi]))
 		goto out;
@@ -155,12 +159,12 @@ static int guards_of(const struct core_object *o, int pi, struct obj_result *res
 			}
 			v.mark[gat] = REACH_PLAIN;
 			patch(&v.insns[gat], v.n - gat, answer);
-			if (core_reach(v.insns, v.n, v.mark, v.reach, &rr, err,
-				       sizeof(err))) {
-				if (!strcmp(err, "out of memory"))
-					goto out;
+			rc = core_reach(v.insns, v.n, v.mark, v.reach, &rr, err,
+					sizeof(err));
+			if (rc == -ENOMEM)
+				goto out;
+			if (rc)
 				break; /* reported by reach_on_kernel() */
-			}
 			for (int i = 0; i < o->nrelos; i++) {
 				long at = relo_insn(o, &o->relos[i]);
 
