@@ -8,6 +8,7 @@
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <glob.h>
+#include <jansson.h>
 #include <string.h>
 #include <bpf/btf.h>
 #include "btf_fixture.h"
@@ -244,4 +245,61 @@ Test(object, relocated_values_are_libbpfs, .init = scratch_init,
 	cr_log_info("modern fixture: %d poisoned", n);
 	cr_assert_geq(n, 4);
 	btf__free(btf);
+}
+
+#define ABICAP(...) run_cmd((char *[]){ (char *)abicap_bin(), __VA_ARGS__, NULL })
+
+/*
+ * As a user sees it: the swapped branches are rejected on a modern kernel
+ * (exit 1) and load on 5.10; the right way round, the failing read is shown
+ * as never reached; JSON says which relocation the verifier reaches.
+ */
+Test(object, cli_names_the_reached_failure, .init = scratch_init,
+     .fini = scratch_fini, .timeout = 60)
+{
+	char *old = scratch_path("5.10.btf"), *modern = scratch_path("6.x.btf");
+	char *obj = "build/tests/bpf/t_state_wrong_guard.bpf.o";
+	json_t *j, *k, *relos;
+	struct run r;
+	int reached = 0;
+
+	kfix_write_raw(&KFIX_5_10, old);
+	kfix_write_raw(&(struct kfix){ 0 }, modern);
+	r = ABICAP("check", "--object", obj, "--btf", old, "--btf", modern);
+	cr_assert_eq(r.code, 1, "%s%s", r.out, r.err);
+	cr_assert(strstr(r.out, "5.10.btf                 loads\n"), "%s", r.out);
+	cr_assert(strstr(r.out, "6.x.btf                  REJECTED: on_switch: "
+			 "task_struct.state: not found; this kernel has "
+			 "task_struct.__state (u32)\n"), "%s", r.out);
+	/* the right way round, the same failing read is dead code */
+	r = ABICAP("check", "--object", "build/tests/bpf/t_state_guarded.bpf.o",
+		   "--btf", modern);
+	cr_assert_eq(r.code, 0, "%s%s", r.out, r.err);
+	cr_assert(strstr(r.out, "task_struct___o.state                  "
+			 "field_byte_offset  FAILS (never reached here): "
+			 "task_struct.state: not found"), "%s", r.out);
+	cr_assert(strstr(r.out, "prediction: loads (1 failing relocation in "
+			 "code the verifier never reaches here)\n"), "%s", r.out);
+	r = ABICAP("check", "--object", obj, "--btf", modern, "--format", "json");
+	cr_assert_eq(r.code, 1, "%s%s", r.out, r.err);
+	j = json_loads(r.out, 0, NULL);
+	cr_assert(j, "%s", r.out);
+	k = json_array_get(json_object_get(j, "kernels"), 0);
+	cr_assert(json_is_false(json_object_get(k, "loads")));
+	relos = json_object_get(k, "relocations");
+	for (size_t i = 0; i < json_array_size(relos); i++) {
+		json_t *x = json_array_get(relos, i);
+
+		if (!strcmp(json_string_value(json_object_get(x, "access")),
+			    "task_struct.pid"))
+			cr_assert(json_is_false(json_object_get(x, "reachable")));
+		if (!strcmp(json_string_value(json_object_get(x, "access")),
+			    "task_struct___o.state")) {
+			cr_assert(json_is_true(json_object_get(x, "reachable")));
+			cr_assert(json_is_true(json_object_get(x, "guarded")));
+			reached++;
+		}
+	}
+	cr_assert_eq(reached, 1, "%s", r.out);
+	json_decref(j);
 }
