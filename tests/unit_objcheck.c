@@ -238,6 +238,26 @@ Test(objcheck, reach_compares_like_the_verifier)
 	cr_assert_eq(first_poison(alu32, 5, 3, -1), -1);
 }
 
+/* Arithmetic the verifier follows on constants, and what 5.10's does not. */
+Test(objcheck, reach_computes_only_what_the_verifier_knows)
+{
+	struct bpf_insn p[] = {
+		MOV64(1, 3), I(BPF_ALU64 | BPF_LSH | BPF_K, 1, 0, 0, 2),
+		I(BPF_ALU64 | BPF_ADD | BPF_K, 1, 0, 0, -2),
+		JK(BPF_JEQ, 1, 10, 1), POISON, EXIT,
+	};
+
+	cr_assert_eq(first_poison(p, 6, 4, -1), -1);
+	/* 48 / 4 is 12 to the CPU, unknown to the verifier: both ways */
+	p[0] = MOV64(1, 48);
+	p[1] = I(BPF_ALU64 | BPF_DIV | BPF_K, 1, 0, 0, 4);
+	cr_assert_eq(first_poison(p, 6, 4, -1), 4);
+	/* a shift by the width or more is undefined (not 12 << 0): unknown */
+	p[0] = MOV64(1, 12);
+	p[1] = I(BPF_ALU64 | BPF_LSH | BPF_K, 1, 0, 0, 64);
+	cr_assert_eq(first_poison(p, 6, 4, -1), 4);
+}
+
 /* Paths that disagree about a register leave it unknown where they join. */
 Test(objcheck, reach_merges_paths_that_disagree)
 {

@@ -37,9 +37,16 @@ static bool is_ldimm64(const struct bpf_insn *in)
 	return in->code == (BPF_LD | BPF_IMM | BPF_DW);
 }
 
-/* dst OP src on 64 bits (alu64) or on the low 32, zero-extended; false if unknown. */
-static bool alu(__u8 op, bool alu64, __u64 d, __u64 s, __s16 off, __u64 *out)
+/*
+ * dst OP src on 64 bits (alu64) or on the low 32, zero-extended; false
+ * where the verifier of the oldest kernel that matters (5.10) stops knowing
+ * the value: division, modulo and negation (adjust_scalar_min_max_vals()
+ * leaves them unknown), shifts by the width or more.
+ */
+static bool alu(__u8 op, bool alu64, __u64 d, __u64 s, __u64 *out)
 {
+	unsigned int width = alu64 ? 64 : 32;
+
 	if (!alu64) {
 		d = (__u32)d;
 		s = (__u32)s;
@@ -51,24 +58,22 @@ static bool alu(__u8 op, bool alu64, __u64 d, __u64 s, __s16 off, __u64 *out)
 	case BPF_OR: d |= s; break;
 	case BPF_AND: d &= s; break;
 	case BPF_XOR: d ^= s; break;
-	case BPF_LSH: d = d << (s & (alu64 ? 63 : 31)); break;
-	case BPF_RSH: d = d >> (s & (alu64 ? 63 : 31)); break;
+	case BPF_LSH:
+	case BPF_RSH:
 	case BPF_ARSH:
-		if (alu64)
-			d = (__u64)((__s64)d >> (s & 63));
-		else
-			d = (__u32)((__s32)d >> (s & 31));
-		break;
-	case BPF_NEG: d = -d; break;
-	case BPF_DIV:
-	case BPF_MOD:
-		/* off 1 is the signed form (cpu v4); division by 0 has its own rules */
-		if (off || !s)
+		if (s >= width)
 			return false;
-		d = op == BPF_DIV ? d / s : d % s;
+		if (op == BPF_LSH)
+			d <<= s;
+		else if (op == BPF_RSH)
+			d >>= s;
+		else if (alu64)
+			d = (__u64)((__s64)d >> s);
+		else
+			d = (__u32)((__s32)d >> s);
 		break;
 	default:
-		return false; /* byte swaps and anything newer */
+		return false;
 	}
 	*out = alu64 ? d : (__u32)d;
 	return true;
@@ -179,9 +184,9 @@ static int step(struct walk *w, size_t pc, const enum reach_mark *mark,
 		} else if (op == BPF_END) {
 			dst->known = false;
 		} else {
-			dst->known = dst->known && (src.known || op == BPF_NEG) &&
+			dst->known = dst->known && src.known &&
 				     alu(op, cls == BPF_ALU64, dst->val, src.val,
-					 in->off, &dst->val);
+					 &dst->val);
 		}
 		return flow(w, pc + 1, &s);
 	case BPF_LD:
