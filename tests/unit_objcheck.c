@@ -285,3 +285,23 @@ Test(objcheck, reach_refuses_a_jump_out_of_the_program)
 	cr_assert_eq(core_reach(p, 2, mark, reach, &res, err, sizeof(err)), -EINVAL);
 	cr_assert(strstr(err, "instruction 0"), "%s", err);
 }
+
+/*
+ * A failing read in a BPF-to-BPF subprogram (.text) counts against the
+ * program that calls it; its branches are not followed.
+ */
+Test(objcheck, a_subprogram_fails_the_program_that_calls_it)
+{
+	const struct obj_relo *x;
+
+	run("build/tests/bpf/t_subprog_state.bpf.o", &(struct kfix){ 0 });
+	cr_assert_not(r.loads);
+	cr_assert_not(r.progs[0].loads);
+	cr_assert(r.progs[0].calls_subprog);
+	x = relo("task_struct___o.state", 0);
+	cr_assert(x->reachable);
+	cr_assert_str_eq(o.relos[x - r.relos].program, "old_state (subprogram)");
+	fini();
+	run("build/tests/bpf/t_subprog_state.bpf.o", &KFIX_5_10);
+	cr_assert(r.loads);
+}

@@ -169,6 +169,22 @@ static int ctx_args_read(const struct bpf_insn *insn, size_t n)
 	return max;
 }
 
+static int add_subprog(struct core_object *o, const char *name,
+		       const GElf_Sym *sym)
+{
+	struct core_subprog *s = realloc(o->subprogs, (o->nsubprogs + 1) *
+					 sizeof(*s));
+
+	if (!s)
+		return -1;
+	o->subprogs = s;
+	s = &o->subprogs[o->nsubprogs++];
+	snprintf(s->name, sizeof(s->name), "%s", name ? name : "?");
+	s->off = sym->st_value;
+	s->size = sym->st_size;
+	return 0;
+}
+
 /* Programs: FUNC symbols in executable sections, from the ELF symbol table. */
 static int read_progs(const char *path, struct core_object *o, char *err,
 		      size_t errlen)
@@ -214,8 +230,17 @@ static int read_progs(const char *path, struct core_object *o, char *err,
 			    !(psh.sh_flags & SHF_EXECINSTR))
 				continue;
 			sec = elf_strptr(elf, shstrndx, psh.sh_name);
-			if (!sec || !strcmp(sec, ".text"))
-				continue; /* subprograms, not programs */
+			if (!sec)
+				continue;
+			if (!strcmp(sec, ".text")) {
+				if (add_subprog(o, elf_strptr(elf, sh.sh_link,
+							      sym.st_name),
+						&sym)) {
+					snprintf(err, errlen, "out of memory");
+					goto out;
+				}
+				continue;
+			}
 			if (o->nprogs == cap) {
 				cap = cap ? cap * 2 : 16;
 				o->progs = realloc(o->progs, cap * sizeof(*p));
@@ -269,6 +294,18 @@ static int prog_at(const struct core_object *o, const char *sec, __u32 off)
 	return -1;
 }
 
+static const char *subprog_at(const struct core_object *o, const char *sec,
+			      __u32 off)
+{
+	if (strcmp(sec, ".text"))
+		return "?";
+	for (int i = 0; i < o->nsubprogs; i++)
+		if (off >= o->subprogs[i].off &&
+		    off < o->subprogs[i].off + o->subprogs[i].size)
+			return o->subprogs[i].name;
+	return "?";
+}
+
 static int read_relos(const struct btf_ext *ext, struct core_object *o,
 		      char *err, size_t errlen)
 {
@@ -315,8 +352,13 @@ static int read_relos(const struct btf_ext *ext, struct core_object *o,
 			memset(a, 0, sizeof(*a));
 			snprintf(a->section, sizeof(a->section), "%s", sec ? sec : "?");
 			a->prog = prog_at(o, a->section, r.insn_off);
-			snprintf(a->program, sizeof(a->program), "%s",
-				 a->prog >= 0 ? o->progs[a->prog].name : "?");
+			if (a->prog >= 0)
+				snprintf(a->program, sizeof(a->program), "%s",
+					 o->progs[a->prog].name);
+			else
+				snprintf(a->program, sizeof(a->program),
+					 "%s (subprogram)",
+					 subprog_at(o, a->section, r.insn_off));
 			a->insn_off = r.insn_off;
 			a->type_id = r.type_id;
 			a->kind = r.kind;
@@ -375,6 +417,7 @@ void core_object_close(struct core_object *o)
 		free(o->progs[i].insns);
 	free(o->relos);
 	free(o->progs);
+	free(o->subprogs);
 	memset(o, 0, sizeof(*o));
 }
 

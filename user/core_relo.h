@@ -15,7 +15,7 @@ struct btf;
 
 struct core_access {
 	char section[64]; /* program section, e.g. tp_btf/sched_switch */
-	char program[64]; /* the function (program) holding the instruction */
+	char program[80]; /* the program holding the instruction, or "F (subprogram)" */
 	__u32 insn_off; /* byte offset in the section */
 	int prog; /* index in core_object.progs; -1 in a subprogram (.text) */
 	__u32 type_id; /* root type in the object's BTF */
@@ -38,12 +38,20 @@ struct core_prog {
 	struct bpf_insn *insns; /* its instructions as compiled, size / 8 */
 };
 
+/* A function in .text: only loaded into the programs that call it. */
+struct core_subprog {
+	char name[64];
+	__u32 off, size;
+};
+
 struct core_object {
 	struct btf *btf; /* the object's own BTF (local types) */
 	struct core_access *relos;
 	int nrelos;
 	struct core_prog *progs;
 	int nprogs;
+	struct core_subprog *subprogs; /* BPF-to-BPF functions in .text */
+	int nsubprogs;
 };
 
 /* Read OBJ's programs and CO-RE relocations: 0, or -1 with err. */
