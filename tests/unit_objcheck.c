@@ -5,9 +5,11 @@
  * kernel, with the outcome of every relocation that decides the load.
  */
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <string.h>
 #include <bpf/btf.h>
 #include "btf_fixture.h"
+#include "core_reach.h"
 #include "objcheck.h"
 #include "util.h"
 
@@ -72,6 +74,7 @@ Test(objcheck, unguarded_state_fails_on_modern_kernels)
 	x = relo("task_struct___o.state", 0);
 	cr_assert_eq(x->r.outcome, CORE_FAILED);
 	cr_assert_not(x->guarded);
+	cr_assert(x->reachable);
 	cr_assert_str_eq(x->r.detail, "task_struct.state: not found; this "
 			 "kernel has task_struct.__state (u32)");
 }
@@ -98,8 +101,9 @@ Test(objcheck, guarded_pair_loads_everywhere)
 	x = relo("task_struct___o.state", 0);
 	cr_assert_eq(x->r.outcome, CORE_FAILED);
 	cr_assert(x->guarded);
+	cr_assert_not(x->reachable);
 	cr_assert_eq(r.failed, 0);
-	cr_assert_eq(r.failed_guarded, 1);
+	cr_assert_eq(r.failed_unreached, 1);
 	fini();
 	run("build/tests/bpf/t_state_guarded.bpf.o", &KFIX_5_10);
 	cr_assert(r.loads);
@@ -121,4 +125,183 @@ Test(objcheck, every_relocation_kind_is_read)
 	/* field_exists on tgid resolves; the fixture has no struct rq */
 	cr_assert_eq(relo("task_struct.tgid", 2)->r.outcome, CORE_RESOLVED);
 	cr_assert_eq(relo("rq", 8)->r.outcome, CORE_ABSENT);
+}
+
+/*
+ * Issue 17: an exists-check guards only the branch it decides. Reading the
+ * old state where __state exists (the branches swapped) is reached, and
+ * rejected, on modern kernels; on 5.10 the branch is dead and it loads.
+ */
+Test(objcheck, swapped_branches_are_rejected_where_the_read_is_reached)
+{
+	const struct obj_relo *x;
+
+	run("build/tests/bpf/t_state_wrong_guard.bpf.o", &(struct kfix){ 0 });
+	cr_assert_not(r.loads);
+	cr_assert_eq(r.failed, 1);
+	x = relo("task_struct___o.state", 0);
+	cr_assert_eq(x->r.outcome, CORE_FAILED);
+	cr_assert(x->reachable);
+	fini();
+	run("build/tests/bpf/t_state_wrong_guard.bpf.o", &KFIX_5_10);
+	cr_assert(r.loads);
+	cr_assert_eq(r.failed, 0);
+	/* pid is read in the other branch, which is the live one here */
+	cr_assert(relo("task_struct.pid", 0)->reachable);
+	cr_assert_not(relo("task_struct___o.state", 0)->reachable);
+}
+
+/* An exists-check on another field (pid, always there) guards nothing. */
+Test(objcheck, a_guard_on_another_field_guards_nothing)
+{
+	const struct obj_relo *x;
+
+	run("build/tests/bpf/t_other_guard.bpf.o", &(struct kfix){ 0 });
+	cr_assert_not(r.loads);
+	cr_assert_eq(r.failed, 1);
+	cr_assert_eq(r.failed_unreached, 0);
+	x = relo("task_struct___o.state", 0);
+	cr_assert(x->reachable);
+	fini();
+	run("build/tests/bpf/t_other_guard.bpf.o", &KFIX_5_10);
+	cr_assert(r.loads);
+	cr_assert_eq(relo("task_struct___o.state", 0)->r.outcome,
+		     CORE_RESOLVED_DIFFERENT);
+}
+
+/* Instructions for core_reach(), spelled out. */
+#define I(c, d, s_, o, i) ((struct bpf_insn){ .code = (c), .dst_reg = (d), \
+					      .src_reg = (s_), .off = (o), .imm = (i) })
+#define MOV64(d, i) I(BPF_ALU64 | BPF_MOV | BPF_K, d, 0, 0, i)
+#define MOV32(d, i) I(BPF_ALU | BPF_MOV | BPF_K, d, 0, 0, i)
+#define LDX(d, s_) I(BPF_LDX | BPF_MEM | BPF_DW, d, s_, 0, 0)
+#define JK(op, d, i, o) I(BPF_JMP | (op) | BPF_K, d, 0, o, i)
+#define J32K(op, d, i, o) I(BPF_JMP32 | (op) | BPF_K, d, 0, o, i)
+#define JA(o) I(BPF_JMP | BPF_JA, 0, 0, o, 0)
+#define POISON I(BPF_JMP | BPF_CALL, 0, 0, 0, 195896080)
+#define EXIT I(BPF_JMP | BPF_EXIT, 0, 0, 0, 0)
+
+/* The first poisoned instruction reached, -1 if none; insn `poison` is poisoned. */
+static int first_poison(const struct bpf_insn *in, size_t n, int poison,
+			int unknown)
+{
+	enum reach_mark mark[16] = { 0 };
+	bool reach[16];
+	struct reach_result res;
+	char err[128];
+
+	cr_assert_leq(n, 16);
+	mark[poison] = REACH_POISON;
+	if (unknown >= 0)
+		mark[unknown] = REACH_UNKNOWN;
+	cr_assert_eq(core_reach(in, n, mark, reach, &res, err, sizeof(err)), 0,
+		     "%s", err);
+	return res.first_poison;
+}
+
+Test(objcheck, reach_follows_a_constant_branch_one_way)
+{
+	struct bpf_insn p[] = {
+		MOV64(1, 1), JK(BPF_JEQ, 1, 0, 1), POISON, EXIT,
+	};
+
+	/* exists == 1: the read behind it is reached */
+	cr_assert_eq(first_poison(p, 4, 2, -1), 2);
+	p[0].imm = 0;
+	cr_assert_eq(first_poison(p, 4, 2, -1), -1);
+	/* a value this analysis does not know: both ways */
+	cr_assert_eq(first_poison(p, 4, 2, 0), 2);
+}
+
+Test(objcheck, reach_compares_like_the_verifier)
+{
+	/* 1 << 32: zero in the low 32 bits that jmp32 compares */
+	struct bpf_insn wide[] = {
+		I(BPF_LD | BPF_IMM | BPF_DW, 1, 0, 0, 0), I(0, 0, 0, 0, 1),
+		J32K(BPF_JEQ, 1, 0, 1), POISON, EXIT,
+	};
+	/* -1 signed is below 0; unsigned it is not */
+	struct bpf_insn sign[] = {
+		MOV64(1, -1), JK(BPF_JSLT, 1, 0, 1), POISON,
+		JK(BPF_JLT, 1, 0, 1), EXIT, POISON, EXIT,
+	};
+	/* w1 = -1 is 0xffffffff, not the sign-extended -1 of a 64-bit compare */
+	struct bpf_insn alu32[] = {
+		MOV32(1, -1), JK(BPF_JEQ, 1, -1, 1), EXIT, POISON, EXIT,
+	};
+
+	cr_assert_eq(first_poison(wide, 5, 3, -1), -1);
+	wide[2].code = BPF_JMP | BPF_JEQ | BPF_K;
+	cr_assert_eq(first_poison(wide, 5, 3, -1), 3);
+	cr_assert_eq(first_poison(sign, 7, 2, -1), -1);
+	cr_assert_eq(first_poison(sign, 7, 5, -1), -1);
+	cr_assert_eq(first_poison(alu32, 5, 3, -1), -1);
+}
+
+/* Arithmetic the verifier follows on constants, and what 5.10's does not. */
+Test(objcheck, reach_computes_only_what_the_verifier_knows)
+{
+	struct bpf_insn p[] = {
+		MOV64(1, 3), I(BPF_ALU64 | BPF_LSH | BPF_K, 1, 0, 0, 2),
+		I(BPF_ALU64 | BPF_ADD | BPF_K, 1, 0, 0, -2),
+		JK(BPF_JEQ, 1, 10, 1), POISON, EXIT,
+	};
+
+	cr_assert_eq(first_poison(p, 6, 4, -1), -1);
+	/* 48 / 4 is 12 to the CPU, unknown to the verifier: both ways */
+	p[0] = MOV64(1, 48);
+	p[1] = I(BPF_ALU64 | BPF_DIV | BPF_K, 1, 0, 0, 4);
+	cr_assert_eq(first_poison(p, 6, 4, -1), 4);
+	/* a shift by the width or more is undefined (not 12 << 0): unknown */
+	p[0] = MOV64(1, 12);
+	p[1] = I(BPF_ALU64 | BPF_LSH | BPF_K, 1, 0, 0, 64);
+	cr_assert_eq(first_poison(p, 6, 4, -1), 4);
+}
+
+/* Paths that disagree about a register leave it unknown where they join. */
+Test(objcheck, reach_merges_paths_that_disagree)
+{
+	struct bpf_insn p[] = {
+		LDX(2, 1), MOV64(1, 0), JK(BPF_JEQ, 2, 0, 1), MOV64(1, 1),
+		JK(BPF_JEQ, 1, 0, 1), POISON, EXIT,
+	};
+	struct bpf_insn agree[] = {
+		LDX(2, 1), MOV64(1, 0), JK(BPF_JEQ, 2, 0, 1), MOV64(1, 0),
+		JK(BPF_JEQ, 1, 0, 1), POISON, EXIT,
+	};
+
+	cr_assert_eq(first_poison(p, 7, 5, -1), 5);
+	cr_assert_eq(first_poison(agree, 7, 5, -1), -1);
+}
+
+Test(objcheck, reach_refuses_a_jump_out_of_the_program)
+{
+	struct bpf_insn p[] = { JA(5), EXIT };
+	enum reach_mark mark[2] = { 0 };
+	bool reach[2];
+	struct reach_result res;
+	char err[128];
+
+	cr_assert_eq(core_reach(p, 2, mark, reach, &res, err, sizeof(err)), -EINVAL);
+	cr_assert(strstr(err, "instruction 0"), "%s", err);
+}
+
+/*
+ * A failing read in a BPF-to-BPF subprogram (.text) counts against the
+ * program that calls it; its branches are not followed.
+ */
+Test(objcheck, a_subprogram_fails_the_program_that_calls_it)
+{
+	const struct obj_relo *x;
+
+	run("build/tests/bpf/t_subprog_state.bpf.o", &(struct kfix){ 0 });
+	cr_assert_not(r.loads);
+	cr_assert_not(r.progs[0].loads);
+	cr_assert(r.progs[0].calls_subprog);
+	x = relo("task_struct___o.state", 0);
+	cr_assert(x->reachable);
+	cr_assert_str_eq(o.relos[x - r.relos].program, "old_state (subprogram)");
+	fini();
+	run("build/tests/bpf/t_subprog_state.bpf.o", &KFIX_5_10);
+	cr_assert(r.loads);
 }

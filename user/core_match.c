@@ -399,6 +399,30 @@ void core_match(const struct btf *local, const struct core_access *a,
 		match_type(local, a, target, r);
 }
 
+/* The value libbpf writes into a relocated instruction, where it is known here. */
+bool core_relo_value(const struct core_access *a, const struct core_result *r,
+		     __u64 *v)
+{
+	switch (a->kind) {
+	case CORE_FIELD_EXISTS:
+	case CORE_TYPE_EXISTS:
+	case CORE_ENUMVAL_EXISTS:
+		*v = r->outcome != CORE_ABSENT;
+		return r->outcome != CORE_FAILED;
+	case CORE_FIELD_BYTE_OFFSET:
+	case CORE_FIELD_BYTE_SIZE:
+	case CORE_TYPE_SIZE:
+	case CORE_ENUMVAL_VALUE:
+		*v = r->target;
+		return r->outcome == CORE_RESOLVED ||
+		       r->outcome == CORE_RESOLVED_DIFFERENT;
+	case CORE_TYPE_ID_LOCAL:
+		*v = a->type_id;
+		return true;
+	}
+	return false; /* signedness, shifts, target type ids, type matches */
+}
+
 bool core_kind_is_guard(__u32 kind)
 {
 	return kind == CORE_FIELD_EXISTS || kind == CORE_TYPE_EXISTS ||

@@ -40,6 +40,13 @@ struct core_result {
 void core_match(const struct btf *local, const struct core_access *a,
 		const struct btf *target, struct core_result *r);
 
+/*
+ * The value libbpf writes into the relocated instruction (an immediate, or
+ * a load's offset), where this matching knows it: true with *v set.
+ */
+bool core_relo_value(const struct core_access *a, const struct core_result *r,
+		     __u64 *v);
+
 /* field_exists, type_exists, enumval_exists: checks, never failures. */
 bool core_kind_is_guard(__u32 kind);
 const char *core_outcome_str(enum core_outcome o);

@@ -169,6 +169,22 @@ static int ctx_args_read(const struct bpf_insn *insn, size_t n)
 	return max;
 }
 
+static int add_subprog(struct core_object *o, const char *name,
+		       const GElf_Sym *sym)
+{
+	struct core_subprog *s = realloc(o->subprogs, (o->nsubprogs + 1) *
+					 sizeof(*s));
+
+	if (!s)
+		return -1;
+	o->subprogs = s;
+	s = &o->subprogs[o->nsubprogs++];
+	snprintf(s->name, sizeof(s->name), "%s", name ? name : "?");
+	s->off = sym->st_value;
+	s->size = sym->st_size;
+	return 0;
+}
+
 /* Programs: FUNC symbols in executable sections, from the ELF symbol table. */
 static int read_progs(const char *path, struct core_object *o, char *err,
 		      size_t errlen)
@@ -214,8 +230,17 @@ static int read_progs(const char *path, struct core_object *o, char *err,
 			    !(psh.sh_flags & SHF_EXECINSTR))
 				continue;
 			sec = elf_strptr(elf, shstrndx, psh.sh_name);
-			if (!sec || !strcmp(sec, ".text"))
-				continue; /* subprograms, not programs */
+			if (!sec)
+				continue;
+			if (!strcmp(sec, ".text")) {
+				if (add_subprog(o, elf_strptr(elf, sh.sh_link,
+							      sym.st_name),
+						&sym)) {
+					snprintf(err, errlen, "out of memory");
+					goto out;
+				}
+				continue;
+			}
 			if (o->nprogs == cap) {
 				cap = cap ? cap * 2 : 16;
 				o->progs = realloc(o->progs, cap * sizeof(*p));
@@ -234,12 +259,22 @@ static int read_progs(const char *path, struct core_object *o, char *err,
 			p->size = sym.st_size;
 			parse_section(p);
 			pd = elf_getdata(ps, NULL);
-			if ((!strcmp(p->attach, "raw_tp") ||
-			     !strcmp(p->attach, "tp_btf")) && pd && pd->d_buf &&
-			    p->off + p->size <= pd->d_size)
-				p->ctx_args = ctx_args_read(
-					(const struct bpf_insn *)((char *)pd->d_buf + p->off),
-					p->size / sizeof(struct bpf_insn));
+			if (!pd || !pd->d_buf || p->size % sizeof(struct bpf_insn) ||
+			    (size_t)p->off + p->size > pd->d_size) {
+				snprintf(err, errlen, "'%s': program %s is not "
+					 "whole in section %s: a broken object; "
+					 "rebuild it", path, p->name, sec);
+				goto out;
+			}
+			p->insns = malloc(p->size + 1);
+			if (!p->insns) {
+				snprintf(err, errlen, "out of memory");
+				goto out;
+			}
+			memcpy(p->insns, (char *)pd->d_buf + p->off, p->size);
+			if (!strcmp(p->attach, "raw_tp") || !strcmp(p->attach, "tp_btf"))
+				p->ctx_args = ctx_args_read(p->insns, p->size /
+							    sizeof(struct bpf_insn));
 		}
 	}
 	ret = 0;
@@ -250,13 +285,24 @@ out:
 	return ret;
 }
 
-static const char *prog_at(const struct core_object *o, const char *sec,
-			   __u32 off)
+static int prog_at(const struct core_object *o, const char *sec, __u32 off)
 {
 	for (int i = 0; i < o->nprogs; i++)
 		if (!strcmp(o->progs[i].section, sec) && off >= o->progs[i].off &&
 		    off < o->progs[i].off + o->progs[i].size)
-			return o->progs[i].name;
+			return i;
+	return -1;
+}
+
+static const char *subprog_at(const struct core_object *o, const char *sec,
+			      __u32 off)
+{
+	if (strcmp(sec, ".text"))
+		return "?";
+	for (int i = 0; i < o->nsubprogs; i++)
+		if (off >= o->subprogs[i].off &&
+		    off < o->subprogs[i].off + o->subprogs[i].size)
+			return o->subprogs[i].name;
 	return "?";
 }
 
@@ -305,8 +351,14 @@ static int read_relos(const struct btf_ext *ext, struct core_object *o,
 			a = &o->relos[o->nrelos++];
 			memset(a, 0, sizeof(*a));
 			snprintf(a->section, sizeof(a->section), "%s", sec ? sec : "?");
-			snprintf(a->program, sizeof(a->program), "%s",
-				 prog_at(o, a->section, r.insn_off));
+			a->prog = prog_at(o, a->section, r.insn_off);
+			if (a->prog >= 0)
+				snprintf(a->program, sizeof(a->program), "%s",
+					 o->progs[a->prog].name);
+			else
+				snprintf(a->program, sizeof(a->program),
+					 "%s (subprogram)",
+					 subprog_at(o, a->section, r.insn_off));
 			a->insn_off = r.insn_off;
 			a->type_id = r.type_id;
 			a->kind = r.kind;
@@ -338,8 +390,10 @@ int core_object_open(const char *obj, struct core_object *o, char *err,
 			 strerror(errno));
 		return -1;
 	}
-	if (read_progs(obj, o, err, errlen))
+	if (read_progs(obj, o, err, errlen)) {
+		core_object_close(o);
 		return -1;
+	}
 	o->btf = btf__parse_elf(obj, &ext);
 	if (!o->btf) {
 		snprintf(err, errlen, "'%s' has no BTF: build it with clang -g",
@@ -359,8 +413,11 @@ int core_object_open(const char *obj, struct core_object *o, char *err,
 void core_object_close(struct core_object *o)
 {
 	btf__free(o->btf);
+	for (int i = 0; i < o->nprogs; i++)
+		free(o->progs[i].insns);
 	free(o->relos);
 	free(o->progs);
+	free(o->subprogs);
 	memset(o, 0, sizeof(*o));
 }
 

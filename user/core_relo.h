@@ -8,14 +8,16 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <linux/bpf.h>
 #include <linux/types.h>
 
 struct btf;
 
 struct core_access {
 	char section[64]; /* program section, e.g. tp_btf/sched_switch */
-	char program[64]; /* the function (program) holding the instruction */
+	char program[80]; /* the program holding the instruction, or "F (subprogram)" */
 	__u32 insn_off; /* byte offset in the section */
+	int prog; /* index in core_object.progs; -1 in a subprogram (.text) */
 	__u32 type_id; /* root type in the object's BTF */
 	__u32 kind; /* enum bpf_core_relo_kind */
 	char root[64]; /* the root type, ___flavour suffix stripped */
@@ -33,6 +35,13 @@ struct core_prog {
 	int ctx_args; /* raw_tp, tp_btf: how many u64 arguments it reads from ctx */
 	__u32 sec_idx; /* ELF section */
 	__u32 off, size; /* bytes within the section */
+	struct bpf_insn *insns; /* its instructions as compiled, size / 8 */
+};
+
+/* A function in .text: only loaded into the programs that call it. */
+struct core_subprog {
+	char name[64];
+	__u32 off, size;
 };
 
 struct core_object {
@@ -41,6 +50,8 @@ struct core_object {
 	int nrelos;
 	struct core_prog *progs;
 	int nprogs;
+	struct core_subprog *subprogs; /* BPF-to-BPF functions in .text */
+	int nsubprogs;
 };
 
 /* Read OBJ's programs and CO-RE relocations: 0, or -1 with err. */

@@ -4,6 +4,7 @@
  * CO-RE relocation resolved by libbpf's rules, every attach point looked up,
  * and a prediction per program and per kernel.
  */
+#include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,37 +12,171 @@
 #include <bpf/btf.h>
 #include "btf_util.h"
 #include "core_match.h"
+#include "core_reach.h"
 #include "objcheck.h"
 
-/*
- * A relocation is guarded when its program asks first whether the thing
- * exists, so libbpf's poisoned instruction sits in a branch that is dead
- * wherever the answer is no: an exists-check of the same field (or type, or
- * enumerator) guards the access itself; an exists-check on the same root
- * type also guards accesses made through a ___flavour of it, the usual way
- * to write the other branch (task_struct___o.state beside __state). Only
- * what the relocations show is used: the branch structure is not analysed.
- */
-static bool guarded(const struct core_object *o, const struct core_access *a)
+/* Write v where libbpf writes it: an ALU immediate or a 64-bit immediate. */
+static void patch(struct bpf_insn *in, size_t left, __u64 v)
 {
-	bool flavoured = strcmp(a->root, a->flavour) != 0;
+	__u8 cls = BPF_CLASS(in->code);
 
-	if (core_kind_is_guard(a->kind))
-		return true;
-	for (int i = 0; i < o->nrelos; i++) {
-		const struct core_access *g = &o->relos[i];
-
-		if (!core_kind_is_guard(g->kind) || strcmp(g->program, a->program) ||
-		    strcmp(g->root, a->root))
-			continue;
-		if (flavoured && core_kind_is_field(g->kind) &&
-		    core_kind_is_field(a->kind))
-			return true;
-		if (!strcmp(g->flavour, a->flavour) && !strcmp(g->path, a->path) &&
-		    (core_kind_is_field(a->kind) || !strcmp(g->access, a->access)))
-			return true;
+	if (in->code == (BPF_LD | BPF_IMM | BPF_DW) && left > 1) {
+		in[0].imm = (__u32)v;
+		in[1].imm = (__u32)(v >> 32);
+	} else if ((cls == BPF_ALU || cls == BPF_ALU64) &&
+		   BPF_SRC(in->code) == BPF_K) {
+		in->imm = (__s32)v;
 	}
-	return false;
+}
+
+/*
+ * The program's instructions as libbpf hands them to the verifier, as far
+ * as branches go: every relocated instruction holds its value (set), is
+ * unknown, or is poisoned (fail). mark[] gets one entry per instruction.
+ */
+struct prog_view {
+	struct bpf_insn *insns;
+	enum reach_mark *mark;
+	bool *reach;
+	size_t n;
+};
+
+static int view_init(struct prog_view *v, const struct core_prog *p)
+{
+	v->n = p->size / sizeof(struct bpf_insn);
+	v->insns = malloc(p->size + 1);
+	v->mark = calloc(v->n + 1, sizeof(*v->mark));
+	v->reach = calloc(v->n + 1, sizeof(*v->reach));
+	if (!v->insns || !v->mark || !v->reach)
+		return -1;
+	memcpy(v->insns, p->insns, p->size);
+	return 0;
+}
+
+static void view_free(struct prog_view *v)
+{
+	free(v->insns);
+	free(v->mark);
+	free(v->reach);
+}
+
+/* The relocation's instruction in its program, or -1. */
+static long relo_insn(const struct core_object *o, const struct core_access *a)
+{
+	const struct core_prog *p;
+
+	if (a->prog < 0 || a->insn_off % sizeof(struct bpf_insn))
+		return -1;
+	p = &o->progs[a->prog];
+	if (a->insn_off < p->off || a->insn_off >= p->off + p->size)
+		return -1;
+	return (a->insn_off - p->off) / sizeof(struct bpf_insn);
+}
+
+/*
+ * Which relocations of program pi the verifier reaches on this kernel:
+ * libbpf's values in, poison where a relocation fails, branches on the
+ * constants followed one way. 0, or -1 (out of memory).
+ */
+static int reach_on_kernel(const struct core_object *o, int pi,
+			   struct obj_result *res)
+{
+	struct obj_prog *op = &res->progs[pi];
+	struct prog_view v;
+	struct reach_result rr;
+	char err[128];
+	int ret = -1, rc;
+
+	if (view_init(&v, &o->progs[pi]))
+		goto out;
+	for (int i = 0; i < o->nrelos; i++) {
+		long at = relo_insn(o, &o->relos[i]);
+		__u64 val;
+
+		if (o->relos[i].prog != pi || at < 0)
+			continue;
+		if (res->relos[i].r.outcome == CORE_FAILED)
+			v.mark[at] = REACH_POISON;
+		else if (core_relo_value(&o->relos[i], &res->relos[i].r, &val))
+			patch(&v.insns[at], v.n - at, val);
+		else
+			v.mark[at] = REACH_UNKNOWN;
+	}
+	err[0] = 0;
+	rc = core_reach(v.insns, v.n, v.mark, v.reach, &rr, err, sizeof(err));
+	if (rc == -ENOMEM)
+		goto out;
+	if (rc) {
+		/* not analysable: every relocation counts as reached */
+		snprintf(op->reach_detail, sizeof(op->reach_detail),
+			 "branches not followed (%s): every relocation counted "
+			 "as reached", err);
+		for (size_t i = 0; i < v.n; i++)
+			v.reach[i] = true;
+		rr.calls_subprog = true;
+	}
+	op->calls_subprog = rr.calls_subprog;
+	for (int i = 0; i < o->nrelos; i++) {
+		long at = relo_insn(o, &o->relos[i]);
+
+		/* off an instruction boundary: counted as reached */
+		if (o->relos[i].prog == pi)
+			res->relos[i].reachable = at < 0 || v.reach[at];
+	}
+	ret = 0;
+out:
+	view_free(&v);
+	return ret;
+}
+
+/*
+ * Whether each relocation of program pi sits behind an exists-check, on any
+ * kernel: with one check's answer fixed to 0 or 1 and every other relocated
+ * value unknown, the verifier would not reach it.
+ */
+static int guards_of(const struct core_object *o, int pi, struct obj_result *res)
+{
+	struct prog_view v;
+	struct reach_result rr;
+	char err[128];
+	int ret = -1, rc;
+
+	if (view_init(&v, &o->progs[pi]))
+		goto out;
+	for (int g = 0; g < o->nrelos; g++) {
+		long gat = relo_insn(o, &o->relos[g]);
+
+		if (o->relos[g].prog != pi || gat < 0 ||
+		    !core_kind_is_guard(o->relos[g].kind))
+			continue;
+		for (__u64 answer = 0; answer <= 1; answer++) {
+			memcpy(v.insns, o->progs[pi].insns, o->progs[pi].size);
+			for (int i = 0; i < o->nrelos; i++) {
+				long at = relo_insn(o, &o->relos[i]);
+
+				if (o->relos[i].prog == pi && at >= 0)
+					v.mark[at] = REACH_UNKNOWN;
+			}
+			v.mark[gat] = REACH_PLAIN;
+			patch(&v.insns[gat], v.n - gat, answer);
+			rc = core_reach(v.insns, v.n, v.mark, v.reach, &rr, err,
+					sizeof(err));
+			if (rc == -ENOMEM)
+				goto out;
+			if (rc)
+				break; /* reported by reach_on_kernel() */
+			for (int i = 0; i < o->nrelos; i++) {
+				long at = relo_insn(o, &o->relos[i]);
+
+				if (o->relos[i].prog == pi && at >= 0 && !v.reach[at])
+					res->relos[i].guarded = true;
+			}
+		}
+	}
+	ret = 0;
+out:
+	view_free(&v);
+	return ret;
 }
 
 static bool has_func(const struct btf *btf, const char *name)
@@ -118,6 +253,8 @@ static bool check_attach(const struct core_prog *p, const struct btf *btf,
 int objcheck(const struct core_object *o, const struct btf *btf,
 	     struct obj_result *res)
 {
+	bool subprog_calls = false;
+
 	memset(res, 0, sizeof(*res));
 	res->nprogs = o->nprogs;
 	res->progs = calloc(o->nprogs + 1, sizeof(*res->progs));
@@ -133,20 +270,35 @@ int objcheck(const struct core_object *o, const struct btf *btf,
 						       sizeof(p->attach_detail));
 	}
 	for (int i = 0; i < o->nrelos; i++) {
+		core_match(o->btf, &o->relos[i], btf, &res->relos[i].r);
+		res->relos[i].guarded = core_kind_is_guard(o->relos[i].kind);
+	}
+	for (int i = 0; i < o->nprogs; i++) {
+		if (reach_on_kernel(o, i, res) || guards_of(o, i, res))
+			return -1;
+		subprog_calls |= res->progs[i].calls_subprog;
+	}
+	for (int i = 0; i < o->nrelos; i++) {
 		const struct core_access *a = &o->relos[i];
 		struct obj_relo *r = &res->relos[i];
 
-		core_match(o->btf, a, btf, &r->r);
-		r->guarded = guarded(o, a);
+		/*
+		 * A subprogram (.text) is loaded only into the programs that
+		 * call it, and its branches are not followed here: reached if
+		 * any program calls one.
+		 */
+		if (a->prog < 0)
+			r->reachable = subprog_calls;
 		if (r->r.outcome != CORE_FAILED)
 			continue;
-		if (r->guarded) {
-			res->failed_guarded++;
+		if (!r->reachable) {
+			res->failed_unreached++;
 			continue;
 		}
 		res->failed++;
 		for (int k = 0; k < o->nprogs; k++)
-			if (!strcmp(o->progs[k].name, a->program))
+			if (k == a->prog ||
+			    (a->prog < 0 && res->progs[k].calls_subprog))
 				res->progs[k].loads = false;
 	}
 	for (int i = 0; i < o->nprogs; i++)
@@ -172,7 +324,7 @@ static void first_reason(const struct core_object *o, const struct obj_result *r
 			return;
 		}
 	for (int i = 0; i < o->nrelos; i++)
-		if (r->relos[i].r.outcome == CORE_FAILED && !r->relos[i].guarded) {
+		if (r->relos[i].r.outcome == CORE_FAILED && r->relos[i].reachable) {
 			snprintf(out, len, "%s: %s", o->relos[i].program,
 				 r->relos[i].r.detail);
 			return;
@@ -204,17 +356,21 @@ static void print_text(FILE *f, const struct core_object *o,
 		fprintf(f, "  %-20s %-38s %-18s %s%s: %s\n", o->relos[i].program,
 			x->r.what, core_kind_str(o->relos[i].kind),
 			core_outcome_str(x->r.outcome),
-			x->r.outcome == CORE_FAILED && x->guarded ? " (guarded)" : "",
+			x->r.outcome == CORE_FAILED && !x->reachable ?
+			" (never reached here)" : "",
 			x->r.detail);
 	}
 	first_reason(o, r, why, sizeof(why));
-	if (r->loads && !r->failed_guarded)
+	for (int i = 0; i < o->nprogs; i++)
+		if (r->progs[i].reach_detail[0])
+			fprintf(f, "  note: %s: %s\n", o->progs[i].name,
+				r->progs[i].reach_detail);
+	if (r->loads && !r->failed_unreached)
 		fprintf(f, "  prediction: loads\n");
 	else if (r->loads)
-		fprintf(f, "  prediction: loads (%d guarded relocation%s fail%s "
-			"behind an exists-check)\n", r->failed_guarded,
-			r->failed_guarded == 1 ? "" : "s",
-			r->failed_guarded == 1 ? "s" : "");
+		fprintf(f, "  prediction: loads (%d failing relocation%s in code "
+			"the verifier never reaches here)\n", r->failed_unreached,
+			r->failed_unreached == 1 ? "" : "s");
 	else
 		fprintf(f, "  prediction: REJECTED: %s\n", why);
 }
@@ -227,29 +383,31 @@ static json_t *to_json(const struct core_object *o, const struct obj_result *r,
 
 	for (int i = 0; i < o->nprogs; i++)
 		json_array_append_new(progs, json_pack(
-			"{s:s, s:s, s:s, s:s, s:i, s:b, s:s, s:b}",
+			"{s:s, s:s, s:s, s:s, s:i, s:b, s:s, s:s, s:b}",
 			"name", o->progs[i].name, "section", o->progs[i].section,
 			"attach", o->progs[i].attach, "target", o->progs[i].target,
 			"ctx_args", o->progs[i].ctx_args,
 			"attach_ok", r->progs[i].attach_ok,
 			"attach_detail", r->progs[i].attach_detail,
+			"branches_detail", r->progs[i].reach_detail,
 			"loads", r->progs[i].loads));
 	for (int i = 0; i < o->nrelos; i++) {
 		const struct obj_relo *x = &r->relos[i];
 
 		json_array_append_new(relos, json_pack(
-			"{s:s, s:i, s:s, s:s, s:s, s:s, s:b, s:s}",
+			"{s:s, s:i, s:s, s:s, s:s, s:s, s:b, s:b, s:s}",
 			"program", o->relos[i].program,
 			"insn", (int)(o->relos[i].insn_off / 8),
 			"kind", core_kind_str(o->relos[i].kind),
 			"access", x->r.what, "path", o->relos[i].access,
 			"result", core_outcome_str(x->r.outcome),
-			"guarded", x->guarded, "detail", x->r.detail));
+			"guarded", x->guarded, "reachable", x->reachable,
+			"detail", x->r.detail));
 	}
 	first_reason(o, r, why, sizeof(why));
 	return json_pack("{s:s, s:b, s:i, s:i, s:s, s:o, s:o}", "kernel", source,
 			 "loads", r->loads, "unguarded_failures", r->failed,
-			 "guarded_failures", r->failed_guarded,
+			 "guarded_failures", r->failed_unreached,
 			 "reason", r->loads ? "" : why, "programs", progs,
 			 "relocations", relos);
 }
@@ -286,7 +444,7 @@ static void junit_suite(FILE *f, const struct core_object *o,
 		fprintf(f, "\" name=\"%s ", core_kind_str(o->relos[i].kind));
 		xml_escaped(f, x->r.what);
 		fprintf(f, " (insn %u)\">", o->relos[i].insn_off / 8);
-		if (x->r.outcome == CORE_FAILED && !x->guarded) {
+		if (x->r.outcome == CORE_FAILED && x->reachable) {
 			fprintf(f, "<failure message=\"");
 			xml_escaped(f, x->r.detail);
 			fprintf(f, "\"/>");

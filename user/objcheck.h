@@ -11,12 +11,17 @@
 
 struct obj_relo {
 	struct core_result r;
-	bool guarded; /* behind an exists-check in its program */
+	/* behind an exists-check in its program, whatever the kernel answers */
+	bool guarded;
+	/* the verifier gets to it on this kernel (a failure there rejects the load) */
+	bool reachable;
 };
 
 struct obj_prog {
 	bool attach_ok;
 	char attach_detail[256];
+	bool calls_subprog; /* BPF-to-BPF calls: .text not followed */
+	char reach_detail[192]; /* why branches were not followed, or "" */
 	bool loads;
 };
 
@@ -24,8 +29,8 @@ struct obj_result {
 	struct obj_prog *progs; /* one per core_object.progs */
 	int nprogs;
 	struct obj_relo *relos; /* one per core_object.relos */
-	int failed; /* unguarded relocations that fail */
-	int failed_guarded;
+	int failed; /* failing relocations the verifier reaches */
+	int failed_unreached; /* failing in code that is dead on this kernel */
 	bool loads; /* the prediction for the whole object */
 };
 

@@ -36,8 +36,15 @@ static inline int objload_try(const char *path, char *why, size_t len)
 			ret = -1;
 			break;
 		}
-		if (n < 64)
-			links[n++] = l;
+		if (n == 64) {
+			bpf_link__destroy(l);
+			snprintf(why, len, "attach %s: more than 64 programs: "
+				 "objload cannot hold their links",
+				 bpf_program__name(p));
+			ret = -1;
+			break;
+		}
+		links[n++] = l;
 	}
 	while (n--)
 		bpf_link__destroy(links[n]);

@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * Test object: the unguarded read of task_struct.state in a BPF-to-BPF
+ * subprogram (.text): rejected on 5.14+ through the program that calls it.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+
+char LICENSE[] SEC("license") = "GPL";
+
+struct task_struct___o {
+	long state;
+} __attribute__((preserve_access_index));
+
+long last_state;
+
+static __noinline long old_state(struct task_struct *t)
+{
+	struct task_struct___o *o = (void *)t;
+
+	return BPF_CORE_READ(o, state);
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(on_switch, bool preempt, struct task_struct *prev)
+{
+	last_state = old_state(prev);
+	return 0;
+}
