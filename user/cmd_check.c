@@ -36,9 +36,9 @@ const char check_usage[] =
 "Verdicts: ok; degraded (an optional item is missing, or an alternative is\n"
 "used: the detail names what is lost or the fallback taken); broken (a\n"
 "required item is missing or has another type or position).\n"
-"With --object, a relocation behind an existence check of the same type in\n"
-"its program (bpf_core_field_exists() and friends) is guarded: its failure\n"
-"does not stop the load.\n"
+"With --object, a failing relocation rejects the load only where the\n"
+"verifier reaches it: existence checks are resolved for each kernel and the\n"
+"branches on them followed, as the verifier does.\n"
 "Exit: 0 satisfied (degraded allowed unless --strict; with --object: loads\n"
 "on every kernel), 1 broken (or rejected by a kernel), 2 bad usage or input.\n";
 

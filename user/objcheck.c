@@ -14,6 +14,7 @@
 #include "core_match.h"
 #include "core_reach.h"
 #include "objcheck.h"
+#include "strfit.h"
 
 /* Write v where libbpf writes it: an ALU immediate or a 64-bit immediate. */
 static void patch(struct bpf_insn *in, size_t left, __u64 v)
@@ -319,14 +320,14 @@ static void first_reason(const struct core_object *o, const struct obj_result *r
 {
 	for (int i = 0; i < o->nprogs; i++)
 		if (!r->progs[i].attach_ok) {
-			snprintf(out, len, "%s: %s", o->progs[i].name,
-				 r->progs[i].attach_detail);
+			strfit(out, len, "%s: %s", o->progs[i].name,
+			       r->progs[i].attach_detail);
 			return;
 		}
 	for (int i = 0; i < o->nrelos; i++)
 		if (r->relos[i].r.outcome == CORE_FAILED && r->relos[i].reachable) {
-			snprintf(out, len, "%s: %s", o->relos[i].program,
-				 r->relos[i].r.detail);
+			strfit(out, len, "%s: %s", o->relos[i].program,
+			       r->relos[i].r.detail);
 			return;
 		}
 	snprintf(out, len, "-");
