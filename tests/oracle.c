@@ -166,6 +166,26 @@ static int push(struct orc_trace *t, const struct orc_ev *e)
 	return 0;
 }
 
+#define WAKING_BACK 65536 /* how far back a sched_wakeup's sched_waking is sought */
+
+static void set_wakers(struct orc_trace *t)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		struct orc_ev *e = &t->v[i];
+
+		e->waker = e->in_irq ? -1 : e->cur_pid;
+		if (e->type != ABICAP_EV_SCHED_WAKEUP)
+			continue;
+		e->waker = -1;
+		for (size_t k = i; k-- > 0 && i - k < WAKING_BACK;)
+			if (t->v[k].type == ABICAP_EV_SCHED_WAKING &&
+			    t->v[k].pid == e->pid) {
+				e->waker = t->v[k].waker;
+				break;
+			}
+	}
+}
+
 int orc_stop(struct orc_session *s, struct orc_trace *t, char *err,
 	     size_t errlen)
 {
@@ -215,6 +235,7 @@ int orc_stop(struct orc_session *s, struct orc_trace *t, char *err,
 	}
 	fclose(f);
 	free(line);
+	set_wakers(t);
 	t->lost += instance_losses(s->dir);
 	orc_abort(s);
 	return rc;
@@ -341,6 +362,8 @@ int orc_parse_line(const char *line, struct orc_ev *e)
 			   &usec, &c2, &n) == 6 && c1 == ']' && c2 == ':' && n > 0 &&
 		    usec < 1000000) {
 			body = b + n;
+			/* irqs-off, need-resched, then the hardirq/softirq/NMI mark */
+			e->in_irq = strlen(flags) > 2 && flags[2] != '.';
 			break;
 		}
 	}
@@ -502,7 +525,7 @@ static bool involves(const struct orc_ev *o, const struct orc_filter *f)
 		    o->prev_pid == t || o->next_pid == t :
 		    o->type != ABICAP_EV_CPU_IDLE &&
 		    o->type != ABICAP_EV_CPU_FREQUENCY &&
-		    (o->pid == t || (f->wakers && o->cur_pid == t)))
+		    (o->pid == t || (f->wakers && o->waker == t)))
 			return true;
 	}
 	return false;
@@ -595,6 +618,8 @@ uint64_t orc_match(struct orc_trace *t, const union abicap_rec *recs,
 					m->min_delta_ns = d;
 				if (d > m->max_delta_ns)
 					m->max_delta_ns = d;
+				if (absdiff(o->ts, r->hdr.ts_ns) > 10000)
+					m->over_10us++;
 				if (absdiff(o->ts, r->hdr.ts_ns) > m->max_skew_ns)
 					m->max_skew_ns = absdiff(o->ts, r->hdr.ts_ns);
 			} else if (inner(o->ts, t0, t1) && (!f || involves(o, f))) {

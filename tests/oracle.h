@@ -21,7 +21,7 @@
  * here (see README "Correctness oracle"); the bound leaves room for an
  * interrupt between the two probes on a loaded machine.
  */
-#define ORC_TS_TOL_NS 200000ULL
+#define ORC_TS_TOL_NS 5000000ULL
 
 /* One event as tracefs printed it; type is an enum abicap_event. */
 struct orc_ev {
@@ -30,6 +30,13 @@ struct orc_ev {
 	int type;
 	int cpu;
 	int cur_pid; /* the task current when the event fired (header) */
+	bool in_irq; /* fired in (soft)irq or NMI context: current is no waker */
+	/*
+	 * wakeups: the waker, -1 if none (in interrupt context). sched_wakeup
+	 * may fire on the target CPU: its waker is that of the task's last
+	 * sched_waking, as abicap reports it.
+	 */
+	int waker;
 	/* sched_switch */
 	char prev_comm[16], next_comm[16];
 	int prev_pid, prev_prio, next_pid, next_prio;
@@ -99,6 +106,7 @@ struct orc_match {
 	uint64_t oracle_only, abicap_only; /* inside the window */
 	uint64_t max_skew_ns; /* largest |abicap ts - tracefs ts| matched */
 	int64_t min_delta_ns, max_delta_ns; /* abicap ts - tracefs ts */
+	uint64_t over_10us; /* matches more than 10 us apart */
 	char first[1024]; /* the first differing pair, as text; "" if none */
 };
 
