@@ -66,7 +66,7 @@ static void capture_once(char *const args[], char *const cmd[], workload_fn w,
 	int n = 0, code;
 
 	memset(o, 0, sizeof(*o));
-	o->cap = scratch_path("oracle.abicap");
+	o->cap = strdup(scratch_path("oracle.abicap"));
 	unlink(o->cap);
 	snprintf(name, sizeof(name), "abicap_oracle_%d", getpid());
 	s = orc_start(name, ORC_BUFFER_KB, err, sizeof(err));
@@ -113,6 +113,7 @@ static void orun_free(struct orun *o)
 	orc_trace_free(&o->t);
 	free(o->recs);
 	free(o->out);
+	free(o->cap);
 }
 
 /* Up to three tries, the next one only when a side lost events. */
@@ -530,18 +531,17 @@ static void recycle_work(void *arg, struct orun *o)
 	FILE *f;
 
 	/* the command writes its first child's pid to a file, then sleeps */
-	for (int i = 0; i < 200; i++) {
+	seen[0] = 0;
+	for (int i = 0; i < 200 && !strchr(seen, '\n'); i++) {
 		f = fopen(scratch_path("child.pid"), "re");
-		if (f && fgets(seen, sizeof(seen), f) && strchr(seen, '\n')) {
-			fclose(f);
-			break;
-		}
+		if (!f || !fgets(seen, sizeof(seen), f))
+			seen[0] = 0;
 		if (f)
 			fclose(f);
-		f = NULL;
-		usleep(20000);
+		if (!strchr(seen, '\n'))
+			usleep(20000);
 	}
-	cr_assert(!f, "the command never wrote its child's pid");
+	cr_assert(strchr(seen, '\n'), "the command never wrote its child's pid");
 	for (int tries = 0; tries < 20 && !a->stolen; tries++) {
 		int want = atoi(seen);
 		char last[16];

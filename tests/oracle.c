@@ -556,6 +556,21 @@ static void first_diff(struct orc_match *m, const struct orc_ev *o,
 
 #define LOOKAHEAD 16
 
+/* ORACLE_DEBUG set: both sides around the first difference, on stderr. */
+static void dump(const struct orc_trace *t, const size_t *oi, size_t no,
+		 size_t i, const union abicap_rec *recs, const size_t *ai,
+		 size_t na, size_t j)
+{
+	char s[400];
+
+	for (size_t k = i > 8 ? i - 8 : 0; k < no && k < i + 8; k++)
+		fprintf(stderr, "%s T %s\n", k == i ? ">" : " ", t->v[oi[k]].line);
+	for (size_t k = j > 8 ? j - 8 : 0; k < na && k < j + 8; k++) {
+		orc_rec_str(&recs[ai[k]], s, sizeof(s));
+		fprintf(stderr, "%s A %s\n", k == j ? ">" : " ", s);
+	}
+}
+
 uint64_t orc_match(struct orc_trace *t, const union abicap_rec *recs,
 		   size_t nrecs, uint64_t t0, uint64_t t1,
 		   const struct orc_filter *f, struct orc_match *m)
@@ -623,6 +638,8 @@ uint64_t orc_match(struct orc_trace *t, const union abicap_rec *recs,
 				if (absdiff(o->ts, r->hdr.ts_ns) > m->max_skew_ns)
 					m->max_skew_ns = absdiff(o->ts, r->hdr.ts_ns);
 			} else if (inner(o->ts, t0, t1) && (!f || involves(o, f))) {
+				if (!m->oracle_only && !m->abicap_only && getenv("ORACLE_DEBUG"))
+					dump(t, oi, no, i, recs, ai, na, j);
 				m->oracle_only++;
 				first_diff(m, o, j < na ? &recs[ai[j]] : NULL,
 					   "tracefs has an event abicap does not (or it differs)");
