@@ -486,31 +486,58 @@ Test(oracle, fork_exec_storm)
 	orun_free(&o);
 }
 
-/* The command's process tree, from the oracle's sched_wakeup_new (the forker is current). */
-static size_t descendants(const struct orc_trace *t, int root_parent, int *out,
-			  size_t max)
-{
-	size_t n = 0;
+/*
+ * The command's process tree, from the oracle's sched_wakeup_new (the
+ * forker is current), each task from its wakeup_new until it switched out
+ * dead (Z or X): its pid may be reused after that.
+ */
+struct tree {
+	int tid[8192];
+	uint64_t from[8192], until[8192];
+	size_t n;
+};
 
+static void descendants(const struct orc_trace *t, int root_parent,
+			struct tree *tr)
+{
+	tr->n = 0;
 	for (size_t i = 0; i < t->n; i++) {
 		const struct orc_ev *e = &t->v[i];
-		bool parent = e->cur_pid == root_parent && !n;
+		bool parent = false;
 
-		for (size_t k = 0; k < n && !parent; k++)
-			parent = out[k] == e->cur_pid;
-		if (e->type == ABICAP_EV_SCHED_WAKEUP_NEW && parent && n < max)
-			out[n++] = e->pid;
+		for (size_t k = 0; k < tr->n; k++)
+			if (tr->tid[k] == e->prev_pid && e->type == ABICAP_EV_SCHED_SWITCH &&
+			    tr->until[k] == UINT64_MAX && strpbrk(e->prev_state, "XZ"))
+				tr->until[k] = e->ts;
+		if (e->type != ABICAP_EV_SCHED_WAKEUP_NEW || e->in_irq)
+			continue;
+		parent = e->cur_pid == root_parent && !tr->n;
+		for (size_t k = 0; k < tr->n && !parent; k++)
+			parent = tr->tid[k] == e->cur_pid && tr->until[k] == UINT64_MAX;
+		if (parent && tr->n < 8192) {
+			tr->tid[tr->n] = e->pid;
+			tr->from[tr->n] = e->ts;
+			tr->until[tr->n++] = UINT64_MAX;
+		}
 	}
-	return n;
 }
 
-static bool rec_involves(const union abicap_rec *r, const int *tids, size_t n)
+/* The record involves a task of the tree while it was that task. */
+static bool rec_involves(const union abicap_rec *r, const struct tree *tr)
 {
-	for (size_t i = 0; i < n; i++)
+	uint64_t ts = r->hdr.ts_ns;
+
+	for (size_t i = 0; i < tr->n; i++) {
+		int t = tr->tid[i];
+
+		if (ts + ORC_TS_TOL_NS < tr->from[i] ||
+		    (tr->until[i] != UINT64_MAX && ts > tr->until[i] + ORC_TS_TOL_NS))
+			continue;
 		if (r->hdr.type == ABICAP_EV_SCHED_SWITCH ?
-		    r->sw.prev_pid == tids[i] || r->sw.next_pid == tids[i] :
-		    r->wk.pid == tids[i] || r->wk.waker_pid == tids[i])
+		    r->sw.prev_pid == t || r->sw.next_pid == t :
+		    r->wk.pid == t || r->wk.waker_pid == t)
 			return true;
+	}
 	return false;
 }
 
@@ -571,9 +598,8 @@ Test(oracle, record_command_storm_and_recycled_pid)
 	struct recycle_arg a = { 0 };
 	struct orun o;
 	struct orc_match m;
-	int tids[8192];
-	struct orc_filter f = { .tids = tids, .wakers = true };
-	size_t n;
+	static struct tree tr;
+	struct orc_filter f = { .wakers = true };
 
 	require_kernel();
 	snprintf(script, sizeof(script), "/bin/true & echo $! > %s.tmp; wait; "
@@ -582,15 +608,18 @@ Test(oracle, record_command_storm_and_recycled_pid)
 		 scratch_path("child.pid"), scratch_path("child.pid"));
 	capture(NULL, cmd, recycle_work, &a, &o);
 	/* the command is the record process's child */
-	n = descendants(&o.t, o.rec_pid, tids, 8192);
-	cr_assert_gt(n, 500, "the command's tree has %zu tasks", n);
-	f.ntids = n;
+	descendants(&o.t, o.rec_pid, &tr);
+	cr_assert_gt(tr.n, 500, "the command's tree has %zu tasks", tr.n);
+	f.tids = tr.tid;
+	f.ntids = tr.n;
+	f.from = tr.from;
+	f.until = tr.until;
 	expect_match(&o, &f, &m);
 	for (size_t i = 0; i < o.n; i++) {
 		char s[400];
 
 		orc_rec_str(&o.recs[i], s, sizeof(s));
-		cr_assert(rec_involves(&o.recs[i], tids, n), "abicap captured a "
+		cr_assert(rec_involves(&o.recs[i], &tr), "abicap captured a "
 			  "task outside the command's tree%s: %s", a.stolen ?
 			  " (a recycled pid)" : "", s);
 	}

@@ -521,6 +521,10 @@ static bool involves(const struct orc_ev *o, const struct orc_filter *f)
 	for (size_t i = 0; i < f->ntids; i++) {
 		int t = f->tids[i];
 
+		if (f->from && (o->ts + ORC_TS_TOL_NS < f->from[i] ||
+				o->ts > f->until[i] + ORC_TS_TOL_NS))
+			continue;
+
 		if (o->type == ABICAP_EV_SCHED_SWITCH ?
 		    o->prev_pid == t || o->next_pid == t :
 		    o->type != ABICAP_EV_CPU_IDLE &&
@@ -621,6 +625,9 @@ uint64_t orc_match(struct orc_trace *t, const union abicap_rec *recs,
 
 				for (; j < k; j++)
 					if (inner(recs[ai[j]].hdr.ts_ns, t0, t1)) {
+						if (!m->oracle_only && !m->abicap_only &&
+						    getenv("ORACLE_DEBUG"))
+							dump(t, oi, no, i, recs, ai, na, j);
 						m->abicap_only++;
 						first_diff(m, o, &recs[ai[j]],
 							   "abicap has a record tracefs does not");

@@ -21,7 +21,7 @@
  * here (see README "Correctness oracle"); the bound leaves room for an
  * interrupt between the two probes on a loaded machine.
  */
-#define ORC_TS_TOL_NS 5000000ULL
+#define ORC_TS_TOL_NS 1000000ULL
 
 /* One event as tracefs printed it; type is an enum abicap_event. */
 struct orc_ev {
@@ -99,6 +99,8 @@ struct orc_filter {
 	size_t ntids;
 	bool wakers; /* a wakeup by one of them counts (-p, --tid) */
 	const char *comm; /* --comm: prev, next or wakee of this name, as named then */
+	/* optional: tids[i] counts only in [from[i], until[i]] (a pid reused later) */
+	const uint64_t *from, *until;
 };
 
 struct orc_match {
