@@ -549,13 +549,16 @@ static void first_diff(struct orc_match *m, const struct orc_ev *o,
 		       const union abicap_rec *r, const char *why)
 {
 	char a[400];
+	size_t len = strlen(m->first);
 
-	if (m->first[0])
+	if (m->ndiffs >= ORC_DIFFS)
 		return;
+	m->ndiffs++;
 	if (r)
 		orc_rec_str(r, a, sizeof(a));
-	snprintf(m->first, sizeof(m->first), "%s\n  tracefs: %s\n  abicap:  %s",
-		 why, o ? o->line : "(none)", r ? a : "(none)");
+	snprintf(m->first + len, sizeof(m->first) - len,
+		 "\n%d. %s\n  tracefs: %s\n  abicap:  %s", m->ndiffs, why,
+		 o ? o->line : "(none)", r ? a : "(none)");
 }
 
 #define LOOKAHEAD 16
@@ -693,6 +696,13 @@ static uint64_t pct(const uint64_t *v, size_t n, double p)
 void orc_rq_ref(const struct orc_trace *t, int tid, bool from_waking,
 		bool matched_only, struct orc_rq *out)
 {
+	orc_rq_ref_excl(t, tid, from_waking, matched_only, 0, 0, out);
+}
+
+void orc_rq_ref_excl(const struct orc_trace *t, int tid, bool from_waking,
+		     bool matched_only, uint64_t ex0, uint64_t ex1,
+		     struct orc_rq *out)
+{
 	const struct orc_ev **ev = malloc((t->n + 1) * sizeof(*ev));
 	uint64_t *s = malloc((t->n + 1) * sizeof(*s)), start = 0;
 	bool on_cpu = false, pending = false;
@@ -722,7 +732,7 @@ void orc_rq_ref(const struct orc_trace *t, int tid, bool from_waking,
 				  !strcmp(e->prev_state, "R+");
 			start = e->ref_ts;
 		} else if (e->type == ABICAP_EV_SCHED_SWITCH) {
-			if (pending)
+			if (pending && !(ex1 && start <= ex1 && e->ref_ts >= ex0))
 				s[ns++] = e->ref_ts - start;
 			pending = false;
 			on_cpu = true;

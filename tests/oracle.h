@@ -103,13 +103,17 @@ struct orc_filter {
 	const uint64_t *from, *until;
 };
 
+#define ORC_DIFFS 4
+
 struct orc_match {
 	uint64_t matched[ABICAP_EV_COUNT];
 	uint64_t oracle_only, abicap_only; /* inside the window */
 	uint64_t max_skew_ns; /* largest |abicap ts - tracefs ts| matched */
 	int64_t min_delta_ns, max_delta_ns; /* abicap ts - tracefs ts */
 	uint64_t over_10us; /* matches more than 10 us apart */
-	char first[1024]; /* the first differing pair, as text; "" if none */
+	/* the first ORC_DIFFS differing pairs, as text; "" if none */
+	char first[4096];
+	int ndiffs;
 };
 
 /*
@@ -139,5 +143,9 @@ struct orc_rq {
 };
 void orc_rq_ref(const struct orc_trace *t, int tid, bool from_waking,
 		bool matched_only, struct orc_rq *out);
+/* The same without the waits that overlap [ex0, ex1] (the task was frozen). */
+void orc_rq_ref_excl(const struct orc_trace *t, int tid, bool from_waking,
+		     bool matched_only, uint64_t ex0, uint64_t ex1,
+		     struct orc_rq *out);
 
 #endif
