@@ -234,6 +234,12 @@ static void expect_rq_excl(json_t *rep, struct orun *o, int tid,
 #undef EQ
 }
 
+static void expect_rq(json_t *rep, struct orun *o, int tid, const char *who,
+		      bool matched_only)
+{
+	expect_rq_excl(rep, o, tid, who, matched_only, 0, 0);
+}
+
 /*
  * Ping-pong in a child process (forked before the capture starts, so -p
  * and --cgroup can name it), started by the workload.
@@ -689,7 +695,7 @@ static void freeze_work(void *arg, struct orun *o)
 static void freezer_case(const char *root, bool v2)
 {
 	char dir[256], procs[300], pid[16];
-	struct freeze_arg a = { dir, v2, 0 };
+	struct freeze_arg a = { .dir = dir, .v2 = v2 };
 	struct orun o;
 	struct orc_match m;
 	json_t *rep;
