@@ -40,6 +40,8 @@ struct orun {
 };
 
 typedef void (*workload_fn)(void *arg, struct orun *o);
+/* the oracle is perf record instead of tracefs (the perf_* tests) */
+static bool use_perf;
 static bool cgroup2_root(char *out, size_t len);
 
 static void put_file(const char *path, const char *val)
@@ -61,7 +63,8 @@ static void capture_once(char *const args[], char *const cmd[], workload_fn w,
 			 void *arg, struct orun *o)
 {
 	char name[64], err[512], seen[4096], *argv[64], *e;
-	struct orc_session *s;
+	struct orc_session *s = NULL;
+	struct orc_perf *pf = NULL;
 	struct child rec;
 	int n = 0, code;
 
@@ -69,8 +72,12 @@ static void capture_once(char *const args[], char *const cmd[], workload_fn w,
 	o->cap = strdup(scratch_path("oracle.abicap"));
 	unlink(o->cap);
 	snprintf(name, sizeof(name), "abicap_oracle_%d", getpid());
-	s = orc_start(name, ORC_BUFFER_KB, err, sizeof(err));
-	cr_assert(s, "%s", err);
+	if (use_perf)
+		pf = orc_perf_start(strdup(scratch_path("perf.data")), err,
+				    sizeof(err));
+	else
+		s = orc_start(name, ORC_BUFFER_KB, err, sizeof(err));
+	cr_assert(s || pf, "%s", err);
 	argv[n++] = (char *)abicap_bin();
 	argv[n++] = "record";
 	argv[n++] = "-o";
@@ -99,11 +106,14 @@ static void capture_once(char *const args[], char *const cmd[], workload_fn w,
 	if (cmd)
 		o->t1 = mono_ns();
 	if (code) {
+		if (pf)
+			orc_perf_stop(pf, &o->t, err, sizeof(err));
 		orc_abort(s);
 		cr_assert_fail("abicap record exited %d: %s%s", code, seen, e);
 	}
 	free(e);
-	cr_assert_eq(orc_stop(s, &o->t, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(pf ? orc_perf_stop(pf, &o->t, err, sizeof(err)) :
+		     orc_stop(s, &o->t, err, sizeof(err)), 0, "%s", err);
 	cr_assert_eq(orc_load_capture(o->cap, &o->recs, &o->n, &o->drops, err,
 				      sizeof(err)), 0, "%s", err);
 }
@@ -122,7 +132,7 @@ static void capture(char *const args[], char *const cmd[], workload_fn w,
 {
 	for (int tries = 1;; tries++) {
 		capture_once(args, cmd, w, arg, o);
-		cr_assert_eq(o->t.unparsed, 0, "%llu tracefs lines of our events "
+		cr_assert_eq(o->t.unparsed, 0, "%llu oracle lines of our events "
 			     "did not parse", (unsigned long long)o->t.unparsed);
 		if (!o->t.lost && !o->drops)
 			return;
@@ -360,6 +370,19 @@ Test(oracle, pingpong_cgroup)
 	snprintf(procs, sizeof(procs), "%s/cgroup.procs", dir);
 	pp_case((char *[]){ "--cgroup", dir, NULL }, &f, procs, true);
 	rmdir(dir);
+}
+
+/*
+ * The second oracle: perf record (nanosecond timestamps) against abicap on
+ * the unfiltered ping-pong.
+ */
+Test(oracle, perf_pingpong_unfiltered)
+{
+	if (system("command -v perf >/dev/null"))
+		cr_assert_fail("perf is not installed (scripts/setup.sh installs "
+			       "linux-perf)");
+	use_perf = true;
+	pp_case(NULL, NULL, NULL, true);
 }
 
 /* record -- build/pingpong: the command's threads are followed. */

@@ -9,7 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include "capfile.h"
 #include "oracle.h"
@@ -166,6 +169,47 @@ static int push(struct orc_trace *t, const struct orc_ev *e)
 	return 0;
 }
 
+typedef int (*parse_fn)(const char *line, struct orc_ev *e);
+
+/* Every line of f through parse into t; [LOST n EVENTS] lines into t->lost. */
+static int read_lines(FILE *f, parse_fn parse, struct orc_trace *t, char *err,
+		      size_t errlen)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	int rc = 0;
+
+	while ((len = getline(&line, &cap, f)) > 0) {
+		struct orc_ev e;
+		unsigned long long lost;
+		int cpu, r;
+
+		if (line[len - 1] == '\n')
+			line[--len] = 0;
+		if (line[0] == '#')
+			continue;
+		if (sscanf(line, "CPU:%d [LOST %llu EVENTS]", &cpu, &lost) == 2) {
+			t->lost += lost;
+			continue;
+		}
+		r = parse(line, &e);
+		if (r < 0 && !t->unparsed++ && getenv("ORACLE_DEBUG"))
+			fprintf(stderr, "oracle: does not parse: %s\n", line);
+		if (r <= 0)
+			continue;
+		e.line = strdup(line);
+		if (!e.line || push(t, &e)) {
+			seterr(err, errlen, "oracle: out of memory at %zu events", t->n);
+			free(e.line);
+			rc = -1;
+			break;
+		}
+	}
+	free(line);
+	return rc;
+}
+
 #define WAKING_BACK 65536 /* how far back a sched_wakeup's sched_waking is sought */
 
 static void set_wakers(struct orc_trace *t)
@@ -189,11 +233,9 @@ static void set_wakers(struct orc_trace *t)
 int orc_stop(struct orc_session *s, struct orc_trace *t, char *err,
 	     size_t errlen)
 {
-	char p[512], *line = NULL;
-	size_t cap = 0;
-	ssize_t len;
+	char p[512];
 	FILE *f;
-	int rc = 0;
+	int rc;
 
 	memset(t, 0, sizeof(*t));
 	if (put(s->dir, "tracing_on", "0", err, errlen)) {
@@ -207,34 +249,8 @@ int orc_stop(struct orc_session *s, struct orc_trace *t, char *err,
 		orc_abort(s);
 		return -1;
 	}
-	while ((len = getline(&line, &cap, f)) > 0) {
-		struct orc_ev e;
-		unsigned long long lost;
-		int cpu, r;
-
-		if (line[len - 1] == '\n')
-			line[--len] = 0;
-		if (line[0] == '#')
-			continue;
-		if (sscanf(line, "CPU:%d [LOST %llu EVENTS]", &cpu, &lost) == 2) {
-			t->lost += lost;
-			continue;
-		}
-		r = orc_parse_line(line, &e);
-		if (r < 0)
-			t->unparsed++;
-		if (r <= 0)
-			continue;
-		e.line = strdup(line);
-		if (!e.line || push(t, &e)) {
-			seterr(err, errlen, "oracle: out of memory at %zu events", t->n);
-			free(e.line);
-			rc = -1;
-			break;
-		}
-	}
+	rc = read_lines(f, orc_parse_line, t, err, errlen);
 	fclose(f);
-	free(line);
 	set_wakers(t);
 	t->lost += instance_losses(s->dir);
 	orc_abort(s);
@@ -340,6 +356,45 @@ static int parse_power(const char *b, const char *e, struct orc_ev *ev)
 	return 0;
 }
 
+static int parse_body(struct orc_ev *e, const char *body, const char *end)
+{
+	int k;
+
+	for (k = 0; k < ABICAP_EV_COUNT; k++) {
+		size_t n = strlen(ev_names[k]);
+
+		if (!strncmp(body, ev_names[k], n) && body[n] == ':' &&
+		    body[n + 1] == ' ')
+			break;
+	}
+	if (k == ABICAP_EV_COUNT)
+		return 0;
+	body += strlen(ev_names[k]) + 2;
+	e->type = k;
+	e->ref_ts = e->ts;
+	if (k == ABICAP_EV_SCHED_SWITCH)
+		return parse_switch(body, end, e) ? -1 : 1;
+	if (k == ABICAP_EV_CPU_IDLE || k == ABICAP_EV_CPU_FREQUENCY)
+		return parse_power(body, end, e) ? -1 : 1;
+	return parse_wakeup(body, end, e) ? -1 : 1;
+}
+
+/* The current task's pid: the digits before the blanks before b ('['), after sep. */
+static int header_pid(const char *line, const char *b, char sep)
+{
+	const char *p = b - 1;
+	int pid = 0, mul = 1;
+
+	while (p > line && *p == ' ')
+		p--;
+	while (p > line && *p >= '0' && *p <= '9') {
+		pid += (*p - '0') * mul;
+		mul *= 10;
+		p--;
+	}
+	return *p == sep ? pid : -1;
+}
+
 /*
  * Header: "%16s-%-7d [%03d] FLAGS %5lu.%06lu: EVENT: ". The task's comm may
  * hold anything, so the header is found at the first " [DDD] " that a
@@ -347,9 +402,9 @@ static int parse_power(const char *b, const char *e, struct orc_ev *ev)
  */
 int orc_parse_line(const char *line, struct orc_ev *e)
 {
-	const char *b, *body = NULL, *end = line + strlen(line);
+	const char *b, *body = NULL;
 	unsigned long long sec = 0, usec = 0;
-	int cpu = -1, k;
+	int cpu = -1;
 
 	memset(e, 0, sizeof(*e));
 	for (b = strchr(line, '['); b; b = strchr(b + 1, '[')) {
@@ -369,41 +424,52 @@ int orc_parse_line(const char *line, struct orc_ev *e)
 	}
 	if (!body)
 		return 0;
-	/* the current task's pid: "-PID" before the blanks before '[' */
-	{
-		const char *p = b - 1;
-		int mul = 1;
-
-		while (p > line && *p == ' ')
-			p--;
-		e->cur_pid = 0;
-		while (p > line && *p >= '0' && *p <= '9') {
-			e->cur_pid += (*p - '0') * mul;
-			mul *= 10;
-			p--;
-		}
-		if (*p != '-')
-			return -1;
-	}
-	for (k = 0; k < ABICAP_EV_COUNT; k++) {
-		size_t n = strlen(ev_names[k]);
-
-		if (!strncmp(body, ev_names[k], n) && body[n] == ':' &&
-		    body[n + 1] == ' ')
-			break;
-	}
-	if (k == ABICAP_EV_COUNT)
-		return 0;
-	body += strlen(ev_names[k]) + 2;
-	e->type = k;
+	e->cur_pid = header_pid(line, b, '-');
+	if (e->cur_pid < 0)
+		return -1;
 	e->cpu = cpu;
 	e->ts = sec * 1000000000ULL + usec * 1000ULL;
-	e->ref_ts = e->ts;
-	if (k == ABICAP_EV_SCHED_SWITCH)
-		return parse_switch(body, end, e) ? -1 : 1;
-	if (k == ABICAP_EV_CPU_IDLE || k == ABICAP_EV_CPU_FREQUENCY)
-		return parse_power(body, end, e) ? -1 : 1;
-	return parse_wakeup(body, end, e) ? -1 : 1;
+	return parse_body(e, body, line + strlen(line));
+}
+
+/*
+ * perf script -F comm,tid,cpu,time,event,trace --ns:
+ * "%16s %5d [%03d] %lu.%09lu: sched:EVENT: ". No context flags: in_irq
+ * is never set, so wakers are only right for unfiltered matching.
+ */
+int orc_parse_perf_line(const char *line, struct orc_ev *e)
+{
+	const char *b, *body = NULL;
+	unsigned long long sec = 0, nsec = 0;
+	int cpu = -1;
+
+	memset(e, 0, sizeof(*e));
+	for (b = strchr(line, '['); b; b = strchr(b + 1, '[')) {
+		char c1, c2;
+		int n = 0;
+
+		if (b == line || b[-1] != ' ')
+			continue;
+		if (sscanf(b, "[%d%c %llu.%llu%c %n", &cpu, &c1, &sec, &nsec, &c2,
+			   &n) == 5 && c1 == ']' && c2 == ':' && n > 0 &&
+		    nsec < 1000000000) {
+			body = b + n;
+			break;
+		}
+	}
+	if (!body)
+		return 0;
+	while (*body == ' ')
+		body++;
+	if (strncmp(body, "sched:", 6) && strncmp(body, "power:", 6))
+		return 0;
+	/* perf prints -1 for a sample it has no task for */
+	e->cur_pid = header_pid(line, b, ' ');
+	if (e->cur_pid < 0 && header_pid(line, b, '-') != 1)
+		return -1;
+	e->cpu = cpu;
+	e->ts = sec * 1000000000ULL + nsec;
+	return parse_body(e, body + 6, line + strlen(line));
 }
 
 /* As the sched_switch print fmt of 4.14+ kernels prints it. */
@@ -545,6 +611,17 @@ static bool inner(uint64_t ts, uint64_t t0, uint64_t t1)
 	return ts >= t0 + ORC_TS_TOL_NS && ts + ORC_TS_TOL_NS <= t1;
 }
 
+/* abicap's record must have its match: inside the window, not a blind spot */
+static bool required(const struct orc_trace *t, const union abicap_rec *r,
+		     uint64_t t0, uint64_t t1)
+{
+	if (t->blind_pid && r->hdr.type != ABICAP_EV_SCHED_SWITCH &&
+	    r->hdr.type != ABICAP_EV_CPU_IDLE &&
+	    r->hdr.type != ABICAP_EV_CPU_FREQUENCY && r->wk.tgid == t->blind_pid)
+		return false;
+	return inner(r->hdr.ts_ns, t0, t1);
+}
+
 static void first_diff(struct orc_match *m, const struct orc_ev *o,
 		       const union abicap_rec *r, const char *why)
 {
@@ -627,7 +704,7 @@ uint64_t orc_match(struct orc_trace *t, const union abicap_rec *recs,
 				int64_t d = (int64_t)(r->hdr.ts_ns - o->ts);
 
 				for (; j < k; j++)
-					if (inner(recs[ai[j]].hdr.ts_ns, t0, t1)) {
+					if (required(t, &recs[ai[j]], t0, t1)) {
 						if (!m->oracle_only && !m->abicap_only &&
 						    getenv("ORACLE_DEBUG"))
 							dump(t, oi, no, i, recs, ai, na, j);
@@ -657,7 +734,7 @@ uint64_t orc_match(struct orc_trace *t, const union abicap_rec *recs,
 			i++;
 		}
 		for (; j < na; j++)
-			if (inner(recs[ai[j]].hdr.ts_ns, t0, t1)) {
+			if (required(t, &recs[ai[j]], t0, t1)) {
 				m->abicap_only++;
 				first_diff(m, NULL, &recs[ai[j]],
 					   "abicap has a record tracefs does not");
@@ -755,4 +832,104 @@ void orc_rq_ref_excl(const struct orc_trace *t, int tid, bool from_waking,
 out:
 	free(ev);
 	free(s);
+}
+
+struct orc_perf {
+	pid_t pid;
+	char data[512];
+	char errs[600];
+};
+
+struct orc_perf *orc_perf_start(const char *data, char *err, size_t errlen)
+{
+	struct orc_perf *p = calloc(1, sizeof(*p));
+	struct stat st;
+	int i;
+
+	if (!p) {
+		seterr(err, errlen, "oracle: out of memory");
+		return NULL;
+	}
+	snprintf(p->data, sizeof(p->data), "%s", data);
+	snprintf(p->errs, sizeof(p->errs), "%s.err", data);
+	unlink(data);
+	p->pid = fork();
+	if (p->pid < 0) {
+		seterr(err, errlen, "oracle: fork: %s", strerror(errno));
+		free(p);
+		return NULL;
+	}
+	if (!p->pid) {
+		int fd = open(p->errs, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+
+		if (fd >= 0) {
+			dup2(fd, 1);
+			dup2(fd, 2);
+		}
+		execlp("perf", "perf", "record", "-q", "-k", "CLOCK_MONOTONIC", "-a",
+		       "-m", "4M", "-e", "sched:sched_switch,sched:sched_wakeup,"
+		       "sched:sched_wakeup_new,sched:sched_waking,power:cpu_idle,"
+		       "power:cpu_frequency", "-o", p->data, (char *)NULL);
+		_exit(127);
+	}
+	/* perf writes the header once its events are set up and enabled */
+	for (i = 0; i < 200 && (stat(p->data, &st) || !st.st_size); i++)
+		usleep(25000);
+	if (i == 200 || waitpid(p->pid, NULL, WNOHANG)) {
+		seterr(err, errlen, "oracle: perf record did not start (see %s)",
+		       p->errs);
+		kill(p->pid, SIGKILL);
+		waitpid(p->pid, NULL, 0);
+		free(p);
+		return NULL;
+	}
+	usleep(300000);
+	return p;
+}
+
+int orc_perf_stop(struct orc_perf *p, struct orc_trace *t, char *err,
+		  size_t errlen)
+{
+	char cmd[1400], line[512];
+	FILE *f;
+	int st, rc;
+
+	memset(t, 0, sizeof(*t));
+	kill(p->pid, SIGINT);
+	waitpid(p->pid, &st, 0);
+	/* perf exits with SIGINT's status after writing its file: perf script judges it */
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 127) {
+		seterr(err, errlen, "oracle: perf record failed (see %s)", p->errs);
+		free(p);
+		return -1;
+	}
+	snprintf(cmd, sizeof(cmd), "perf script -i '%s' -F comm,tid,cpu,time,"
+		 "event,trace --ns 2>'%s.script'", p->data, p->data);
+	f = popen(cmd, "r");
+	if (!f) {
+		seterr(err, errlen, "oracle: cannot run perf script: %s",
+		       strerror(errno));
+		free(p);
+		return -1;
+	}
+	rc = read_lines(f, orc_parse_perf_line, t, err, errlen);
+	if (pclose(f) && !rc) {
+		seterr(err, errlen, "oracle: perf script failed (see %s.script)",
+		       p->data);
+		rc = -1;
+	}
+	set_wakers(t);
+	t->blind_pid = p->pid;
+	if (getenv("ORACLE_DEBUG"))
+		fprintf(stderr, "oracle: perf is pid %d\n", (int)p->pid);
+	/* "Processed N events and lost M chunks!", "N samples (lost)" */
+	snprintf(cmd, sizeof(cmd), "%s.script", p->data);
+	f = fopen(cmd, "re");
+	while (f && fgets(line, sizeof(line), f))
+		if (strstr(line, "lost") || strstr(line, "LOST"))
+			t->lost++;
+	if (f)
+		fclose(f);
+	free(p);
+	return rc;
 }

@@ -55,6 +55,12 @@ struct orc_trace {
 	size_t n, cap;
 	uint64_t lost; /* overrun + dropped events + [LOST] lines, all CPUs */
 	uint64_t unparsed; /* lines of the known events that did not parse */
+	/*
+	 * The oracle cannot see wakeups of this task (perf's own: perf drops
+	 * events raised while it writes an event): abicap's are not required
+	 * to match. 0: none.
+	 */
+	int blind_pid;
 };
 
 struct orc_session;
@@ -78,6 +84,19 @@ void orc_abort(struct orc_session *s);
 
 /* Parse one line of the `trace` text: 1 an event, 0 not one of ours, -1 bad. */
 int orc_parse_line(const char *line, struct orc_ev *e);
+/* The same for a line of `perf script -F comm,tid,cpu,time,event,trace --ns`. */
+int orc_parse_perf_line(const char *line, struct orc_ev *e);
+
+/*
+ * The second oracle: `perf record -k CLOCK_MONOTONIC -a` of the six events
+ * into data, read back with perf script (nanosecond timestamps, no
+ * interrupt-context flags). orc_perf_start returns once perf records;
+ * orc_perf_stop stops it (SIGINT) and reads it into t, its losses in lost.
+ */
+struct orc_perf;
+struct orc_perf *orc_perf_start(const char *data, char *err, size_t errlen);
+int orc_perf_stop(struct orc_perf *p, struct orc_trace *t, char *err,
+		  size_t errlen);
 void orc_trace_free(struct orc_trace *t);
 
 /* prev_state as tracefs prints it (4.14+ encoding, 0x100 "+"). */
