@@ -855,9 +855,24 @@ Test(oracle, idle_enter_exit)
 	struct orc_match m;
 
 	require_kernel();
-	capture(NULL, NULL, idle_work, NULL, &o);
-	expect_match(&o, NULL, &m);
-	cr_assert_gt(m.matched[ABICAP_EV_CPU_IDLE], 20, "cpu_idle matched %llu",
-		     (unsigned long long)m.matched[ABICAP_EV_CPU_IDLE]);
+	/* CPU 1 may be too busy to idle: another try then (tracefs decides) */
+	for (int tries = 1;; tries++) {
+		size_t idle = 0;
+
+		capture(NULL, NULL, idle_work, NULL, &o);
+		expect_match(&o, NULL, &m);
+		for (size_t i = 0; i < o.t.n; i++)
+			idle += o.t.v[i].type == ABICAP_EV_CPU_IDLE &&
+				o.t.v[i].ts >= o.t0 && o.t.v[i].ts <= o.t1;
+		if (idle >= 20 || tries == 3) {
+			cr_assert_geq(idle, 20, "the CPUs idled %zu times in 3 tries",
+				      idle);
+			cr_assert_gt(m.matched[ABICAP_EV_CPU_IDLE], 20,
+				     "cpu_idle matched %llu", (unsigned long long)
+				     m.matched[ABICAP_EV_CPU_IDLE]);
+			break;
+		}
+		orun_free(&o);
+	}
 	orun_free(&o);
 }

@@ -699,6 +699,22 @@ uint64_t orc_match(struct orc_trace *t, const union abicap_rec *recs,
 				if (same(o, &recs[ai[k]]) &&
 				    absdiff(o->ts, recs[ai[k]].hdr.ts_ns) <= ORC_TS_TOL_NS)
 					break;
+			/*
+			 * A match further on in abicap's records would make the
+			 * ones before it extra; if abicap's next record matches an
+			 * oracle event fewer places on, this one is the missing one.
+			 */
+			if (k > j && k < na && k < j + LOOKAHEAD) {
+				size_t l;
+
+				for (l = i + 1; l < no && l < i + 1 + (k - j); l++)
+					if (same(&t->v[oi[l]], &recs[ai[j]]) &&
+					    absdiff(t->v[oi[l]].ts, recs[ai[j]].hdr.ts_ns) <=
+					    ORC_TS_TOL_NS)
+						break;
+				if (l < no && l < i + 1 + (k - j))
+					k = na; /* o is the one missing */
+			}
 			if (k < na && k < j + LOOKAHEAD) {
 				const union abicap_rec *r = &recs[ai[k]];
 				int64_t d = (int64_t)(r->hdr.ts_ns - o->ts);
