@@ -700,19 +700,25 @@ uint64_t orc_match(struct orc_trace *t, const union abicap_rec *recs,
 				    absdiff(o->ts, recs[ai[k]].hdr.ts_ns) <= ORC_TS_TOL_NS)
 					break;
 			/*
-			 * A match further on in abicap's records would make the
-			 * ones before it extra; if abicap's next record matches an
-			 * oracle event fewer places on, this one is the missing one.
+			 * A match further on in abicap's records makes the ones
+			 * before it extra. If abicap's next record matches an
+			 * oracle event further on at a smaller cost (fewer
+			 * required oracle events passed over), this one is the
+			 * missing one instead.
 			 */
 			if (k > j && k < na && k < j + LOOKAHEAD) {
-				size_t l;
+				size_t l, cost = 0;
 
-				for (l = i + 1; l < no && l < i + 1 + (k - j); l++)
-					if (same(&t->v[oi[l]], &recs[ai[j]]) &&
-					    absdiff(t->v[oi[l]].ts, recs[ai[j]].hdr.ts_ns) <=
+				for (l = i; l < no && l < i + 4 * LOOKAHEAD; l++) {
+					const struct orc_ev *x = &t->v[oi[l]];
+
+					if (l > i && same(x, &recs[ai[j]]) &&
+					    absdiff(x->ts, recs[ai[j]].hdr.ts_ns) <=
 					    ORC_TS_TOL_NS)
 						break;
-				if (l < no && l < i + 1 + (k - j))
+					cost += !f || involves(x, f);
+				}
+				if (l < no && l < i + 4 * LOOKAHEAD && cost <= k - j)
 					k = na; /* o is the one missing */
 			}
 			if (k < na && k < j + LOOKAHEAD) {
