@@ -24,7 +24,17 @@
 #include "oracle.h"
 #include "util.h"
 
-TestSuite(oracle, .init = scratch_init, .fini = scratch_fini, .timeout = 240);
+/* the live tracefs instance, removed by the suite's fini if a test fails with it */
+static struct orc_session *live;
+
+static void oracle_fini(void)
+{
+	orc_abort(live);
+	live = NULL;
+	scratch_fini();
+}
+
+TestSuite(oracle, .init = scratch_init, .fini = oracle_fini, .timeout = 240);
 
 #define ORC_BUFFER_KB 65536 /* per CPU: 1-2 s of the ping-pong */
 
@@ -78,6 +88,7 @@ static void capture_once(char *const args[], char *const cmd[], workload_fn w,
 	else
 		s = orc_start(name, ORC_BUFFER_KB, err, sizeof(err));
 	cr_assert(s || pf, "%s", err);
+	live = s;
 	argv[n++] = (char *)abicap_bin();
 	argv[n++] = "record";
 	argv[n++] = "-o";
@@ -105,6 +116,7 @@ static void capture_once(char *const args[], char *const cmd[], workload_fn w,
 	code = wait_exit(&rec, 120);
 	if (cmd)
 		o->t1 = mono_ns();
+	live = NULL; /* orc_stop and orc_abort remove it */
 	if (code) {
 		if (pf)
 			orc_perf_stop(pf, &o->t, err, sizeof(err));
