@@ -19,6 +19,8 @@
 
 #define TRACEFS "/sys/kernel/tracing"
 
+uint64_t orc_tol_ns = ORC_TS_TOL_NS;
+
 struct orc_session {
 	char dir[256];
 };
@@ -587,8 +589,8 @@ static bool involves(const struct orc_ev *o, const struct orc_filter *f)
 	for (size_t i = 0; i < f->ntids; i++) {
 		int t = f->tids[i];
 
-		if (f->from && (o->ts + ORC_TS_TOL_NS < f->from[i] ||
-				o->ts > f->until[i] + ORC_TS_TOL_NS))
+		if (f->from && (o->ts + orc_tol_ns < f->from[i] ||
+				o->ts > f->until[i] + orc_tol_ns))
 			continue;
 
 		if (o->type == ABICAP_EV_SCHED_SWITCH ?
@@ -608,7 +610,7 @@ static uint64_t absdiff(uint64_t a, uint64_t b)
 
 static bool inner(uint64_t ts, uint64_t t0, uint64_t t1)
 {
-	return ts >= t0 + ORC_TS_TOL_NS && ts + ORC_TS_TOL_NS <= t1;
+	return ts >= t0 + orc_tol_ns && ts + orc_tol_ns <= t1;
 }
 
 /* abicap's record must have its match: inside the window, not a blind spot */
@@ -659,8 +661,8 @@ uint64_t orc_match(struct orc_trace *t, const union abicap_rec *recs,
 		   size_t nrecs, uint64_t t0, uint64_t t1,
 		   const struct orc_filter *f, struct orc_match *m)
 {
-	uint64_t lo = t0 > ORC_TS_TOL_NS ? t0 - ORC_TS_TOL_NS : 0;
-	uint64_t hi = t1 + ORC_TS_TOL_NS, bad = 0;
+	uint64_t lo = t0 > orc_tol_ns ? t0 - orc_tol_ns : 0;
+	uint64_t hi = t1 + orc_tol_ns, bad = 0;
 	size_t *oi = malloc((t->n + 1) * sizeof(*oi));
 	size_t *ai = malloc((nrecs + 1) * sizeof(*ai));
 	int maxcpu = -1;
@@ -697,7 +699,7 @@ uint64_t orc_match(struct orc_trace *t, const union abicap_rec *recs,
 
 			for (k = j; k < na && k < j + LOOKAHEAD; k++)
 				if (same(o, &recs[ai[k]]) &&
-				    absdiff(o->ts, recs[ai[k]].hdr.ts_ns) <= ORC_TS_TOL_NS)
+				    absdiff(o->ts, recs[ai[k]].hdr.ts_ns) <= orc_tol_ns)
 					break;
 			/*
 			 * A match further on in abicap's records makes the ones
@@ -714,7 +716,7 @@ uint64_t orc_match(struct orc_trace *t, const union abicap_rec *recs,
 
 					if (l > i && same(x, &recs[ai[j]]) &&
 					    absdiff(x->ts, recs[ai[j]].hdr.ts_ns) <=
-					    ORC_TS_TOL_NS)
+					    orc_tol_ns)
 						break;
 					cost += !f || involves(x, f);
 				}

@@ -22,6 +22,8 @@
  * interrupt between the two probes on a loaded machine.
  */
 #define ORC_TS_TOL_NS 1000000ULL
+/* The bound orc_match uses: ORC_TS_TOL_NS unless set (TCG guests: larger). */
+extern uint64_t orc_tol_ns;
 
 /* One event as tracefs printed it; type is an enum abicap_event. */
 struct orc_ev {
