@@ -180,11 +180,14 @@ static void expect_match(struct orun *o, const struct orc_filter *f,
 		(unsigned long long)m->over_10us,
 		(unsigned long long)m->oracle_only,
 		(unsigned long long)m->abicap_only);
-	cr_assert_eq(bad, 0, "%llu mismatches (%llu tracefs only, %llu abicap "
-		     "only) of %llu matched; the first ones:%s", (unsigned long long)bad,
-		     (unsigned long long)m->oracle_only,
+	cr_assert_eq(bad, 0, "%llu mismatches (%llu tracefs only, %llu of them "
+		     "in interrupt context; %llu abicap only) of %llu matched; the "
+		     "first ones:%s\nthe first outside interrupt context: %s",
+		     (unsigned long long)bad, (unsigned long long)m->oracle_only,
+		     (unsigned long long)m->irq_only,
 		     (unsigned long long)m->abicap_only,
-		     (unsigned long long)total, m->first);
+		     (unsigned long long)total, m->first,
+		     m->first_task[0] ? m->first_task : "none");
 	cr_assert_gt(total, 0, "nothing matched in the window");
 }
 

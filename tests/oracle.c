@@ -630,6 +630,13 @@ static void first_diff(struct orc_match *m, const struct orc_ev *o,
 	char a[400];
 	size_t len = strlen(m->first);
 
+	if (!m->first_task[0] && (!o || !o->in_irq || !strstr(why, "tracefs has"))) {
+		if (r)
+			orc_rec_str(r, a, sizeof(a));
+		snprintf(m->first_task, sizeof(m->first_task),
+			 "%s\n  tracefs: %s\n  abicap:  %s", why, o ? o->line : "(none)",
+			 r ? a : "(none)");
+	}
 	if (m->ndiffs >= ORC_DIFFS)
 		return;
 	m->ndiffs++;
@@ -752,6 +759,7 @@ uint64_t orc_match(struct orc_trace *t, const union abicap_rec *recs,
 				if (!m->oracle_only && !m->abicap_only && getenv("ORACLE_DEBUG"))
 					dump(t, oi, no, i, recs, ai, na, j);
 				m->oracle_only++;
+				m->irq_only += o->in_irq;
 				first_diff(m, o, j < na ? &recs[ai[j]] : NULL,
 					   "tracefs has an event abicap does not (or it differs)");
 			}

@@ -135,6 +135,9 @@ struct orc_match {
 	/* the first ORC_DIFFS differing pairs, as text; "" if none */
 	char first[4096];
 	int ndiffs;
+	/* the first difference that is not an oracle event in interrupt context */
+	char first_task[1024];
+	uint64_t irq_only; /* tracefs-only events fired in interrupt context */
 };
 
 /*
