@@ -150,6 +150,11 @@ int main(int argc, char **argv)
 		orc_trace_free(&t);
 		free(recs);
 	}
+	if (t.unparsed) {
+		snprintf(err, sizeof(err), "%llu tracefs lines of the six events "
+			 "did not parse", (unsigned long long)t.unparsed);
+		return fail(err);
+	}
 	if (t.lost || drops) {
 		snprintf(err, sizeof(err), "3 tries lost events: tracefs %llu, "
 			 "abicap %llu", (unsigned long long)t.lost,
