@@ -158,10 +158,16 @@ $(OUT)/vmcheck: tests/tools/vmcheck.c
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) -static $^ -ljansson -o $@
 
+# build/vmoracle: the differential oracle (tests/oracle.c) inside a VM
+$(OUT)/vmoracle: tests/tools/vmoracle.c tests/oracle.c tests/oracle.h $(OUT)/user/capfile.o \
+		$(OUT)/user/record.o $(OUT)/user/outfile.o
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) -static -Itests $(filter %.c %.o,$^) -ljansson -lzstd -lz -o $@
+
 # The kernel matrix (scripts/vmtest.sh): downloads Debian kernels, checks
 # them offline, boots each under qemu and captures inside it. Root.
 vmtest: setup
-	$(Q)$(MAKE) --no-print-directory all $(OUT)/vmcheck $(OUT)/objload $(TEST_BPF_OBJ)
+	$(Q)$(MAKE) --no-print-directory all $(OUT)/vmcheck $(OUT)/vmoracle $(OUT)/objload $(TEST_BPF_OBJ)
 	$(Q)scripts/vmtest.sh
 
 # build/capcheck: reads a capture file through, record by record (scripts/soak.sh)

@@ -9,9 +9,10 @@
 # BTF extracted by shell tools: both must agree), with the expected verdicts
 # asserted; `abicap diff` between consecutive lines and on to the running
 # kernel. Booted: each kernel under qemu (TCG) with an initramfs holding the
-# static build/abicap-static (as abicap), busybox, build/pingpong and build/vmcheck; the guest
+# static build/abicap-static (as abicap), busybox, build/pingpong, build/vmcheck and build/vmoracle; the guest
 # (tests/vm/init) checks the contract, captures the ping-pong workload and
-# judges it, and reports on the serial console. The running kernel runs the
+# judges it, records it again beside tracefs and matches the two event by
+# event (TRUTH: matched/mismatched), and reports on the serial console. The running kernel runs the
 # same sequence on the host. Results: build/vmtest/matrix.{txt,json}; exit
 # 1 if any kernel fails. Needs root (the host run attaches BPF programs).
 set -uo pipefail
@@ -32,7 +33,7 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-for f in build/abicap build/abicap-static build/pingpong build/vmcheck build/objload; do
+for f in build/abicap build/abicap-static build/pingpong build/vmcheck build/vmoracle build/objload; do
 	[ -x "$f" ] || { echo "vmtest.sh: error: $f missing: run make vmtest" >&2; exit 2; }
 done
 for t in qemu-system-x86_64 cpio jq; do
@@ -54,7 +55,7 @@ root=$OUT/initramfs
 mkdir -p "$root"/{bin,dev,proc,sys,tmp,objs}
 cp "$BUSYBOX" "$root/bin/busybox"
 cp build/abicap-static "$root/abicap"
-cp build/pingpong build/vmcheck build/objload "$root/"
+cp build/pingpong build/vmcheck build/vmoracle build/objload "$root/"
 cp build/tests/bpf/*.bpf.o "$root/objs/"
 cp tests/vm/init "$root/init"
 chmod 755 "$root/init"
@@ -167,7 +168,11 @@ host_run() {
 	build/vmcheck "$d/check.json" $crc "$d/pp.json" "$d/trace.json" "$d/trace.err" $trc |
 		cut -d' ' -f2-
 	build/objload build/tests/bpf/*.bpf.o > "$d/objload.log"
+	build/vmoracle build/abicap build/pingpong "$d" > "$d/truth.txt" 2> "$d/truth.err"
 }
+
+# The oracle's line (tests/tools/vmoracle.c) from a log, as JSON ("" if none).
+truth_of() { grep -a '^ABICAP-TRUTH ' "$1" 2>/dev/null | tail -1 | cut -d' ' -f2- | tr -d '\r'; }
 
 # --- each kernel -------------------------------------------------------------
 matrix_json="[]"
@@ -209,17 +214,23 @@ while IFS=$'\t' read -r id line flavour pkg ver release dir status; do
 			reason="no test object results from the guest"
 		fi
 	fi
+	truth=""
+	[[ $status == ok ]] && truth=$(truth_of "$OUT/$id.log")
 	row=$(jq -n --arg id "$id" --arg line "$line" --arg flavour "$flavour" \
 		--arg pkg "$pkg" --arg ver "$ver" --arg release "$release" \
 		--arg contract "$contract" --arg reason "$reason" --arg boot "$boot_res" \
-		--arg offline "$offline" --arg objects "$objects" '
+		--arg offline "$offline" --arg objects "$objects" --arg truth "$truth" '
 		($boot | try fromjson catch null) as $b |
+		($truth | try fromjson catch null) as $t |
 		{id: $id, line: $line, flavour: $flavour, package: $pkg, version: $ver,
 		 release: $release, contract: $contract, offline: $offline,
-		 booted: $b, objects: $objects,
+		 booted: $b, objects: $objects, truth: $t,
 		 reason: (if $reason != "" then $reason
 			  elif $b == null then $boot
 			  elif ($b.pass | not) then ($b.failures | join("; "))
+			  elif $t == null then "no oracle result from the guest"
+			  elif $t.error then "oracle: \($t.error)"
+			  elif $t.mismatched > 0 then "oracle: \($t.mismatched) events differ from tracefs:\($t.first | split("\n") | .[0:4] | join(" "))"
 			  else "" end)}
 		| .pass = (.reason == "")')
 	matrix_json=$(jq --argjson r "$row" '. + [$r]' <<<"$matrix_json")
@@ -239,14 +250,21 @@ if selected running; then
 		oreason="check --object mispredicted: $(diff "$OUT/running.objects.predicted" "$OUT/running.objects.real" | grep '^[<>]' | tr '\n' ' ')"
 		objects="MISPREDICTED"
 	fi
+	truth=$(truth_of "$OUT/host/truth.txt")
 	row=$(jq -n --arg release "$(uname -r)" --arg boot "$res" --arg objects "$objects" \
-		--arg oreason "$oreason" '
+		--arg oreason "$oreason" --arg truth "$truth" '
 		($boot | try fromjson catch null) as $b |
+		($truth | try fromjson catch null) as $t |
 		{id: "running", line: "running", flavour: "host", package: "-", version: "-",
 		 release: $release, contract: ($b.contract // "-"), offline: "ok", booted: $b,
-		 objects: $objects,
+		 objects: $objects, truth: $t,
 		 reason: (if $b == null then $boot elif ($b.pass | not)
-			  then ($b.failures | join("; ")) else $oreason end)}
+			  then ($b.failures | join("; "))
+			  elif $oreason != "" then $oreason
+			  elif $t == null then "no oracle result"
+			  elif $t.error then "oracle: \($t.error)"
+			  elif $t.mismatched > 0 then "oracle: \($t.mismatched) events differ from tracefs:\($t.first | split("\n") | .[0:4] | join(" "))"
+			  else "" end)}
 		| .pass = (.reason == "")')
 	matrix_json=$(jq --argjson r "$row" '. + [$r]' <<<"$matrix_json")
 	if jq -e .pass <<<"$row" >/dev/null; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
@@ -279,11 +297,13 @@ fi
 jq . <<<"$matrix_json" > "$OUT/matrix.json"
 jq -r '
 	def ev($k): (.booted.events[$k] // 0 | tostring);
-	(["KERNEL", "PACKAGE VERSION", "CONTRACT", "VARIANT", "SWITCH", "WAKEUP", "WAKING", "IDLE", "DROPS", "OBJECTS", "RESULT"] | @tsv),
+	def truth: if .truth == null then "-" elif .truth.error then "error"
+		else "\(.truth.matched)/\(.truth.mismatched)" end;
+	(["KERNEL", "PACKAGE VERSION", "CONTRACT", "VARIANT", "SWITCH", "WAKEUP", "WAKING", "IDLE", "DROPS", "TRUTH", "OBJECTS", "RESULT"] | @tsv),
 	(.[] | [.release, .version,
 		(if .contract == "degraded" then "degraded (\(.booted.degraded // "?"))" else .contract end),
 		(.booted.variant // "-"), ev("sched_switch"), ev("sched_wakeup"), ev("sched_waking"),
-		ev("cpu_idle"), (.booted.dropped // "-" | tostring), .objects,
+		ev("cpu_idle"), (.booted.dropped // "-" | tostring), truth, .objects,
 		(if .pass then "pass" else "FAIL" end)] | @tsv)' "$OUT/matrix.json" |
 	column -t -s $'\t' > "$OUT/matrix.txt"
 {

@@ -1,0 +1,924 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * abicap against the kernel's own tracefs on the same window (tests/oracle.h):
+ * every event matched one to one, and report's run-queue latency of the
+ * workload's tasks equal to a reference computed from tracefs's events.
+ * A run is retried (3 tries) only when tracefs lost events or abicap
+ * dropped some: never to hide a mismatch.
+ */
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "harness.h"
+#include "oracle.h"
+#include "util.h"
+
+/* the live tracefs instance, removed by the suite's fini if a test fails with it */
+static struct orc_session *live;
+
+static void oracle_fini(void)
+{
+	orc_abort(live);
+	live = NULL;
+	scratch_fini();
+}
+
+TestSuite(oracle, .init = scratch_init, .fini = oracle_fini, .timeout = 240);
+
+#define ORC_BUFFER_KB 65536 /* per CPU: 1-2 s of the ping-pong */
+
+struct orun {
+	struct orc_trace t;
+	union abicap_rec *recs;
+	size_t n;
+	uint64_t drops;
+	uint64_t t0, t1; /* the workload's window */
+	int rec_pid; /* abicap record's pid */
+	char *out; /* its stdout (the command's) */
+	char *cap;
+};
+
+typedef void (*workload_fn)(void *arg, struct orun *o);
+/* the oracle is perf record instead of tracefs (the perf_* tests) */
+static bool use_perf;
+static bool cgroup2_root(char *out, size_t len);
+
+static void put_file(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+
+	cr_assert(fd >= 0, "open %s: %s", path, strerror(errno));
+	cr_assert_eq(write(fd, val, strlen(val)), (ssize_t)strlen(val),
+		     "write '%s' to %s: %s", val, path, strerror(errno));
+	close(fd);
+}
+
+/*
+ * One capture by both: the oracle, then `abicap record` with args; the
+ * workload runs inside both (with cmd set, abicap runs it as `record -- CMD`
+ * and stops when it exits; w may then be NULL or run beside it).
+ */
+static void capture_once(char *const args[], char *const cmd[], workload_fn w,
+			 void *arg, struct orun *o)
+{
+	char name[64], err[512], seen[4096], *argv[64], *e;
+	struct orc_session *s = NULL;
+	struct orc_perf *pf = NULL;
+	struct child rec;
+	int n = 0, code;
+
+	memset(o, 0, sizeof(*o));
+	o->cap = strdup(scratch_path("oracle.abicap"));
+	unlink(o->cap);
+	snprintf(name, sizeof(name), "abicap_oracle_%d", getpid());
+	if (use_perf)
+		pf = orc_perf_start(strdup(scratch_path("perf.data")), err,
+				    sizeof(err));
+	else
+		s = orc_start(name, ORC_BUFFER_KB, err, sizeof(err));
+	cr_assert(s || pf, "%s", err);
+	live = s;
+	argv[n++] = (char *)abicap_bin();
+	argv[n++] = "record";
+	argv[n++] = "-o";
+	argv[n++] = o->cap;
+	for (int i = 0; args && args[i]; i++)
+		argv[n++] = args[i];
+	if (cmd) {
+		argv[n++] = "--";
+		for (int i = 0; cmd[i]; i++)
+			argv[n++] = cmd[i];
+	}
+	argv[n] = NULL;
+	spawn(&rec, argv);
+	o->rec_pid = rec.pid;
+	wait_for_stderr(&rec, "abicap: recording", seen, sizeof(seen));
+	o->t0 = mono_ns();
+	if (w)
+		w(arg, o);
+	if (!cmd) {
+		o->t1 = mono_ns();
+		kill(rec.pid, SIGTERM);
+	}
+	o->out = read_all(rec.out_fd);
+	e = read_all(rec.err_fd);
+	code = wait_exit(&rec, 120);
+	if (cmd)
+		o->t1 = mono_ns();
+	live = NULL; /* orc_stop and orc_abort remove it */
+	if (code) {
+		if (pf)
+			orc_perf_stop(pf, &o->t, err, sizeof(err));
+		orc_abort(s);
+		cr_assert_fail("abicap record exited %d: %s%s", code, seen, e);
+	}
+	free(e);
+	cr_assert_eq(pf ? orc_perf_stop(pf, &o->t, err, sizeof(err)) :
+		     orc_stop(s, &o->t, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(orc_load_capture(o->cap, &o->recs, &o->n, &o->drops, err,
+				      sizeof(err)), 0, "%s", err);
+}
+
+static void orun_free(struct orun *o)
+{
+	orc_trace_free(&o->t);
+	free(o->recs);
+	free(o->out);
+	free(o->cap);
+}
+
+/* Up to three tries, the next one only when a side lost events. */
+static void capture(char *const args[], char *const cmd[], workload_fn w,
+		    void *arg, struct orun *o)
+{
+	for (int tries = 1;; tries++) {
+		capture_once(args, cmd, w, arg, o);
+		cr_assert_eq(o->t.unparsed, 0, "%llu oracle lines of our events "
+			     "did not parse", (unsigned long long)o->t.unparsed);
+		if (!o->t.lost && !o->drops)
+			return;
+		cr_log_warn("try %d: tracefs lost %llu events, abicap dropped %llu",
+			    tries, (unsigned long long)o->t.lost,
+			    (unsigned long long)o->drops);
+		cr_assert_lt(tries, 3, "every try lost events (tracefs %llu, abicap "
+			     "%llu): the machine is too loaded",
+			     (unsigned long long)o->t.lost,
+			     (unsigned long long)o->drops);
+		orun_free(o);
+	}
+}
+
+static void expect_match(struct orun *o, const struct orc_filter *f,
+			 struct orc_match *m)
+{
+	uint64_t bad = orc_match(&o->t, o->recs, o->n, o->t0, o->t1, f, m);
+	uint64_t total = 0;
+
+	for (int k = 0; k < ABICAP_EV_COUNT; k++)
+		total += m->matched[k];
+	fprintf(stderr, "oracle: %llu matched (switch %llu, wakeup %llu, "
+		"wakeup_new %llu, waking %llu, idle %llu), abicap - tracefs "
+		"%lld..%lld ns (%llu over 10 us), %llu tracefs only, %llu abicap only\n",
+		(unsigned long long)total,
+		(unsigned long long)m->matched[ABICAP_EV_SCHED_SWITCH],
+		(unsigned long long)m->matched[ABICAP_EV_SCHED_WAKEUP],
+		(unsigned long long)m->matched[ABICAP_EV_SCHED_WAKEUP_NEW],
+		(unsigned long long)m->matched[ABICAP_EV_SCHED_WAKING],
+		(unsigned long long)m->matched[ABICAP_EV_CPU_IDLE],
+		(long long)m->min_delta_ns, (long long)m->max_delta_ns,
+		(unsigned long long)m->over_10us,
+		(unsigned long long)m->oracle_only,
+		(unsigned long long)m->abicap_only);
+	cr_assert_eq(bad, 0, "%llu mismatches (%llu tracefs only, %llu of them "
+		     "in interrupt context; %llu abicap only) of %llu matched; the "
+		     "first ones:%s\nthe first outside interrupt context: %s",
+		     (unsigned long long)bad, (unsigned long long)m->oracle_only,
+		     (unsigned long long)m->irq_only,
+		     (unsigned long long)m->abicap_only,
+		     (unsigned long long)total, m->first,
+		     m->first_task[0] ? m->first_task : "none");
+	cr_assert_gt(total, 0, "nothing matched in the window");
+}
+
+/* report --format json: the task's run-queue figures against the reference. */
+static json_t *report_json(const char *cap)
+{
+	char *argv[] = { (char *)abicap_bin(), "report", (char *)cap, "--format",
+			 "json", NULL };
+	struct run r = run_cmd(argv);
+	json_t *j;
+
+	cr_assert_eq(r.code, 0, "report: %s", r.err);
+	j = json_loads(r.out, 0, NULL);
+	cr_assert(j, "report's JSON does not parse");
+	free(r.out);
+	free(r.err);
+	return j;
+}
+
+static json_t *report_task(json_t *rep, int tid)
+{
+	json_t *t;
+	size_t i;
+
+	json_array_foreach(json_object_get(rep, "tasks"), i, t)
+		if (json_integer_value(json_object_get(t, "tid")) == tid)
+			return t;
+	return NULL;
+}
+
+/* How a task is followed: in full, by name (its events under that name), not at all. */
+enum follow { FULL, BY_NAME, NOT_FOLLOWED };
+
+static void expect_rq_excl(json_t *rep, struct orun *o, int tid,
+			   const char *who, enum follow fw, uint64_t ex0,
+			   uint64_t ex1)
+{
+	bool waking = !strcmp(json_string_value(json_object_get(rep,
+					"wakeup_from")) ?: "", "sched_waking");
+	json_t *t = report_task(rep, tid), *p50;
+	struct orc_rq ref;
+	long long got;
+
+	/*
+	 * A task a filtered capture does not follow: abicap saw some of its
+	 * events only, so report cannot know where its waits begin or end.
+	 */
+	if (fw == NOT_FOLLOWED) {
+		got = t ? json_integer_value(json_object_get(t, "rq_samples")) : 0;
+		cr_assert_eq(got, 0, "%s (tid %d) is not followed, yet report has "
+			     "%lld run-queue samples for it (total %lld ns)", who,
+			     tid, got, t ? (long long)json_integer_value(
+			     json_object_get(t, "rq_total_ns")) : 0LL);
+		return;
+	}
+	/* by name: the waits whose both ends abicap kept (matched) */
+	orc_rq_ref_excl(&o->t, tid, waking, fw == BY_NAME, ex0, ex1, &ref);
+	fprintf(stderr, "oracle: %s (tid %d) reference: %llu waits, total %llu, "
+		"p50 %llu, p99 %llu, max %llu ns\n", who, tid,
+		(unsigned long long)ref.count, (unsigned long long)ref.total,
+		(unsigned long long)ref.p50, (unsigned long long)ref.p99,
+		(unsigned long long)ref.max);
+	if (!ref.count) {
+		got = t ? json_integer_value(json_object_get(t, "rq_samples")) : 0;
+		cr_assert_eq(got, 0, "%s: report has %lld run-queue samples, the "
+			     "reference none", who, got);
+		return;
+	}
+	cr_assert(t, "%s (tid %d) is not in report's tasks", who, tid);
+#define EQ(key, want) do { \
+	got = json_integer_value(json_object_get(t, key)); \
+	cr_assert_eq(got, (long long)(want), "%s (tid %d): report %s = %lld, " \
+		     "reference %llu", who, tid, key, got, \
+		     (unsigned long long)(want)); \
+} while (0)
+	EQ("rq_samples", ref.count);
+	EQ("rq_total_ns", ref.total);
+	EQ("rq_max_ns", ref.max);
+	EQ("rq_p99_ns", ref.p99);
+	/* report adds rq_p50_ns with the wait state machine fix */
+	p50 = json_object_get(t, "rq_p50_ns");
+	if (p50)
+		EQ("rq_p50_ns", ref.p50);
+#undef EQ
+}
+
+static void expect_rq(json_t *rep, struct orun *o, int tid, const char *who,
+		      enum follow fw)
+{
+	expect_rq_excl(rep, o, tid, who, fw, 0, 0);
+}
+
+/*
+ * Ping-pong in a child process (forked before the capture starts, so -p
+ * and --cgroup can name it), started by the workload.
+ */
+struct ppc {
+	pid_t pid;
+	int go[2], res[2];
+	struct pingpong pp;
+};
+
+static void ppc_fork(struct ppc *c, const char *cgroup_procs)
+{
+	cr_assert(!pipe(c->go) && !pipe(c->res));
+	c->pid = fork();
+	cr_assert(c->pid >= 0);
+	if (!c->pid) {
+		struct pingpong pp = { .rounds = 20000, .cpu = 0 };
+		char b;
+		int fd;
+
+		if (cgroup_procs) {
+			fd = open(cgroup_procs, O_WRONLY | O_CLOEXEC);
+			if (fd < 0 || write(fd, "0", 1) != 1)
+				_exit(3);
+			close(fd);
+		}
+		if (read(c->go[0], &b, 1) != 1 || pingpong(&pp))
+			_exit(2);
+		_exit(write(c->res[1], &pp, sizeof(pp)) == sizeof(pp) ? 0 : 1);
+	}
+	close(c->go[0]);
+	close(c->res[1]);
+}
+
+static void ppc_work(void *arg, struct orun *o)
+{
+	struct ppc *c = arg;
+	int st;
+
+	(void)o;
+	cr_assert_eq(write(c->go[1], "g", 1), 1);
+	cr_assert_eq(read(c->res[0], &c->pp, sizeof(c->pp)), sizeof(c->pp),
+		     "the ping-pong child failed");
+	waitpid(c->pid, &st, 0);
+	cr_assert(WIFEXITED(st) && !WEXITSTATUS(st));
+	close(c->go[1]);
+	close(c->res[0]);
+}
+
+/*
+ * Unfiltered, every task's figures must equal the reference. Filtered,
+ * a followed task's must too; any other task's must equal the reference
+ * over the events abicap kept (no figures for waits it saw one end of).
+ */
+static void pp_case(char *const args[], const struct orc_filter *f,
+		    const char *cgroup_procs, bool all_followed)
+{
+	struct ppc c;
+	struct orun o;
+	struct orc_match m;
+	int tids[3];
+	struct orc_filter ff;
+	json_t *rep;
+
+	char pid[16], *argv[8];
+	int n = 0;
+
+	require_kernel();
+	ppc_fork(&c, cgroup_procs);
+	snprintf(pid, sizeof(pid), "%d", c.pid);
+	for (; args && args[n] && n < 7; n++)
+		argv[n] = strcmp(args[n], "PID") ? args[n] : pid;
+	argv[n] = NULL;
+	capture(args ? argv : NULL, NULL, ppc_work, &c, &o);
+	tids[0] = c.pp.ping_tid;
+	tids[1] = c.pp.pong_tid;
+	tids[2] = c.pid;
+	if (f) {
+		ff = *f;
+		/* f->ntids 1: the child's main thread alone (--tid), else all three */
+		if (!ff.comm) {
+			ff.tids = f->ntids == 1 ? &tids[2] : tids;
+			ff.ntids = f->ntids == 1 ? 1 : 3;
+		}
+	}
+	expect_match(&o, f ? &ff : NULL, &m);
+	if (!f || f->ntids != 1)
+		cr_assert_gt(m.matched[ABICAP_EV_SCHED_SWITCH], 20000);
+	rep = report_json(o.cap);
+	/* --comm abc_ping follows ping; --tid the main thread follows neither */
+	expect_rq(rep, &o, c.pp.ping_tid, "abc_ping", !f || all_followed ? FULL :
+		  f->comm && !strcmp(f->comm, "abc_ping") ? BY_NAME : NOT_FOLLOWED);
+	expect_rq(rep, &o, c.pp.pong_tid, "abc_pong", !f || all_followed ? FULL :
+		  NOT_FOLLOWED);
+	json_decref(rep);
+	orun_free(&o);
+}
+
+Test(oracle, pingpong_unfiltered)
+{
+	pp_case(NULL, NULL, NULL, true);
+}
+
+Test(oracle, pingpong_pid)
+{
+	struct orc_filter f = { .wakers = true };
+
+	pp_case((char *[]){ "-p", "PID", NULL }, &f, NULL, true);
+}
+
+/* --tid: the child's main thread, which starts and joins the two. */
+Test(oracle, pingpong_tid)
+{
+	struct orc_filter f = { .wakers = true, .ntids = 1 };
+
+	pp_case((char *[]){ "--tid", "PID", NULL }, &f, NULL, false);
+}
+
+/* --cgroup: the ping-pong child in a cgroup v2 of its own. */
+Test(oracle, pingpong_cgroup)
+{
+	/* --cgroup: for wakeups the woken task only (README "Options") */
+	struct orc_filter f = { .wakers = false };
+	char root[512], dir[600], procs[700];
+
+	require_kernel();
+	cr_assert(cgroup2_root(root, sizeof(root)), "no cgroup2 mount");
+	snprintf(dir, sizeof(dir), "%s/abicap_oracle_pp_%d", root, getpid());
+	cr_assert(!mkdir(dir, 0755) || errno == EEXIST, "mkdir %s: %s", dir,
+		  strerror(errno));
+	snprintf(procs, sizeof(procs), "%s/cgroup.procs", dir);
+	pp_case((char *[]){ "--cgroup", dir, NULL }, &f, procs, true);
+	rmdir(dir);
+}
+
+/*
+ * The second oracle: perf record (nanosecond timestamps) against abicap on
+ * the unfiltered ping-pong.
+ */
+Test(oracle, perf_pingpong_unfiltered)
+{
+	if (system("command -v perf >/dev/null"))
+		cr_assert_fail("perf is not installed (scripts/setup.sh installs "
+			       "linux-perf)");
+	use_perf = true;
+	pp_case(NULL, NULL, NULL, true);
+}
+
+/* record -- build/pingpong: the command's threads are followed. */
+Test(oracle, pingpong_record_command)
+{
+	char *cmd[] = { "build/pingpong", "0.2", "0", NULL };
+	struct orc_filter f = { .wakers = true };
+	struct orun o;
+	struct orc_match m;
+	int tids[3];
+	json_t *ids, *rep;
+
+	require_kernel();
+	capture(NULL, cmd, NULL, NULL, &o);
+	ids = json_loads(o.out, JSON_DISABLE_EOF_CHECK, NULL);
+	cr_assert(ids, "pingpong printed: %s", o.out);
+	tids[0] = json_integer_value(json_object_get(ids, "abc_ping"));
+	tids[1] = json_integer_value(json_object_get(ids, "abc_pong"));
+	tids[2] = json_integer_value(json_object_get(ids, "pid"));
+	json_decref(ids);
+	f.tids = tids;
+	f.ntids = 3;
+	expect_match(&o, &f, &m);
+	cr_assert_gt(m.matched[ABICAP_EV_SCHED_SWITCH], 10000);
+	rep = report_json(o.cap);
+	expect_rq(rep, &o, tids[0], "abc_ping", FULL);
+	expect_rq(rep, &o, tids[1], "abc_pong", FULL);
+	json_decref(rep);
+	orun_free(&o);
+}
+
+Test(oracle, pingpong_comm)
+{
+	/* --comm: for wakeups the woken task only */
+	struct orc_filter f = { .comm = "abc_ping" };
+
+	pp_case((char *[]){ "--comm", "abc_ping", NULL }, &f, NULL, false);
+}
+
+/* Two spinners pinned to CPU 1 preempt each other (R+ / R switch-outs). */
+
+static pid_t spinner(int cpu, const char *name, double secs)
+{
+	pid_t pid = fork();
+
+	cr_assert(pid >= 0);
+	if (!pid) {
+		cpu_set_t set;
+		uint64_t end = mono_ns() + (uint64_t)(secs * 1e9);
+
+		CPU_ZERO(&set);
+		CPU_SET(cpu, &set);
+		sched_setaffinity(0, sizeof(set), &set);
+		prctl(PR_SET_NAME, name);
+		while (mono_ns() < end)
+			;
+		_exit(0);
+	}
+	return pid;
+}
+
+struct spin_arg {
+	pid_t a, b;
+};
+
+static void spin_work(void *arg, struct orun *o)
+{
+	struct spin_arg *s = arg;
+
+	(void)o;
+	s->a = spinner(1, "abc_spin_a", 1.0);
+	s->b = spinner(1, "abc_spin_b", 1.0);
+	waitpid(s->a, NULL, 0);
+	waitpid(s->b, NULL, 0);
+}
+
+Test(oracle, spinners_preempt_each_other)
+{
+	struct spin_arg s;
+	struct orun o;
+	struct orc_match m;
+	size_t preempted = 0;
+	json_t *rep;
+
+	require_kernel();
+	capture(NULL, NULL, spin_work, &s, &o);
+	expect_match(&o, NULL, &m);
+	for (size_t i = 0; i < o.t.n; i++)
+		if (o.t.v[i].type == ABICAP_EV_SCHED_SWITCH && o.t.v[i].matched &&
+		    (o.t.v[i].prev_pid == s.a || o.t.v[i].prev_pid == s.b) &&
+		    o.t.v[i].prev_state[0] == 'R')
+			preempted++;
+	cr_assert_gt(preempted, 10, "the spinners were preempted %zu times",
+		     preempted);
+	rep = report_json(o.cap);
+	expect_rq(rep, &o, s.a, "abc_spin_a", FULL);
+	expect_rq(rep, &o, s.b, "abc_spin_b", FULL);
+	json_decref(rep);
+	orun_free(&o);
+}
+
+/* A fork/exec storm: 2000 /bin/true. */
+
+static void storm_work(void *arg, struct orun *o)
+{
+	int n = *(int *)arg;
+
+	(void)o;
+	for (int i = 0; i < n; i++) {
+		pid_t p = fork();
+
+		cr_assert(p >= 0);
+		if (!p) {
+			execl("/bin/true", "true", (char *)NULL);
+			_exit(127);
+		}
+		waitpid(p, NULL, 0);
+	}
+}
+
+Test(oracle, fork_exec_storm)
+{
+	int n = 2000;
+	struct orun o;
+	struct orc_match m;
+
+	require_kernel();
+	capture(NULL, NULL, storm_work, &n, &o);
+	expect_match(&o, NULL, &m);
+	cr_assert_geq(m.matched[ABICAP_EV_SCHED_WAKEUP_NEW], (uint64_t)n);
+	orun_free(&o);
+}
+
+/*
+ * The command's process tree, from the oracle's sched_wakeup_new (the
+ * forker is current), each task from its wakeup_new until it switched out
+ * dead (Z or X): its pid may be reused after that.
+ */
+struct tree {
+	int tid[8192];
+	uint64_t from[8192], until[8192];
+	size_t n;
+};
+
+static void descendants(const struct orc_trace *t, int root_parent,
+			struct tree *tr)
+{
+	tr->n = 0;
+	for (size_t i = 0; i < t->n; i++) {
+		const struct orc_ev *e = &t->v[i];
+		bool parent = false;
+
+		for (size_t k = 0; k < tr->n; k++)
+			if (tr->tid[k] == e->prev_pid && e->type == ABICAP_EV_SCHED_SWITCH &&
+			    tr->until[k] == UINT64_MAX && strpbrk(e->prev_state, "XZ"))
+				tr->until[k] = e->ts;
+		if (e->type != ABICAP_EV_SCHED_WAKEUP_NEW || e->in_irq)
+			continue;
+		parent = e->cur_pid == root_parent && !tr->n;
+		for (size_t k = 0; k < tr->n && !parent; k++)
+			parent = tr->tid[k] == e->cur_pid && tr->until[k] == UINT64_MAX;
+		if (parent && tr->n < 8192) {
+			tr->tid[tr->n] = e->pid;
+			tr->from[tr->n] = e->ts;
+			tr->until[tr->n++] = UINT64_MAX;
+		}
+	}
+}
+
+/* The record involves a task of the tree while it was that task. */
+static bool rec_involves(const union abicap_rec *r, const struct tree *tr)
+{
+	uint64_t ts = r->hdr.ts_ns;
+
+	for (size_t i = 0; i < tr->n; i++) {
+		int t = tr->tid[i];
+
+		if (ts + ORC_TS_TOL_NS < tr->from[i] ||
+		    (tr->until[i] != UINT64_MAX && ts > tr->until[i] + ORC_TS_TOL_NS))
+			continue;
+		if (r->hdr.type == ABICAP_EV_SCHED_SWITCH ?
+		    r->sw.prev_pid == t || r->sw.next_pid == t :
+		    r->wk.pid == t || r->wk.waker_pid == t)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The pid filter follows what the command forks, and forgets a process
+ * that exited: the test makes a process outside the command take the pid
+ * of one of the command's exited children (ns_last_pid), and abicap must
+ * not capture it.
+ */
+struct recycle_arg {
+	int stolen; /* the recycled pid, 0 if it could not be taken */
+};
+
+static void recycle_work(void *arg, struct orun *o)
+{
+	struct recycle_arg *a = arg;
+	char seen[64];
+	FILE *f;
+
+	/* the command writes its first child's pid to a file, then sleeps */
+	seen[0] = 0;
+	for (int i = 0; i < 200 && !strchr(seen, '\n'); i++) {
+		f = fopen(scratch_path("child.pid"), "re");
+		if (!f || !fgets(seen, sizeof(seen), f))
+			seen[0] = 0;
+		if (f)
+			fclose(f);
+		if (!strchr(seen, '\n'))
+			usleep(20000);
+	}
+	cr_assert(strchr(seen, '\n'), "the command never wrote its child's pid");
+	for (int tries = 0; tries < 20 && !a->stolen; tries++) {
+		int want = atoi(seen);
+		char last[16];
+		pid_t p;
+
+		snprintf(last, sizeof(last), "%d", want - 1);
+		put_file("/proc/sys/kernel/ns_last_pid", last);
+		p = fork();
+		cr_assert(p >= 0);
+		if (!p) {
+			prctl(PR_SET_NAME, "abc_recycled");
+			for (int i = 0; i < 50; i++)
+				usleep(1000);
+			_exit(0);
+		}
+		waitpid(p, NULL, 0);
+		if (p == want)
+			a->stolen = p;
+	}
+	(void)o;
+}
+
+Test(oracle, record_command_storm_and_recycled_pid)
+{
+	char script[512];
+	char *cmd[] = { "sh", "-c", script, NULL };
+	struct recycle_arg a = { 0 };
+	struct orun o;
+	struct orc_match m;
+	static struct tree tr;
+	struct orc_filter f = { .wakers = true };
+
+	require_kernel();
+	snprintf(script, sizeof(script), "/bin/true & echo $! > %s.tmp; wait; "
+		 "mv %s.tmp %s; i=0; while [ $i -lt 500 ]; do /bin/true; "
+		 "i=$((i+1)); done; sleep 1", scratch_path("child.pid"),
+		 scratch_path("child.pid"), scratch_path("child.pid"));
+	capture(NULL, cmd, recycle_work, &a, &o);
+	/* the command is the record process's child */
+	descendants(&o.t, o.rec_pid, &tr);
+	cr_assert_gt(tr.n, 500, "the command's tree has %zu tasks", tr.n);
+	f.tids = tr.tid;
+	f.ntids = tr.n;
+	f.from = tr.from;
+	f.until = tr.until;
+	expect_match(&o, &f, &m);
+	for (size_t i = 0; i < o.n; i++) {
+		char s[400];
+
+		orc_rec_str(&o.recs[i], s, sizeof(s));
+		cr_assert(rec_involves(&o.recs[i], &tr), "abicap captured a "
+			  "task outside the command's tree%s: %s", a.stolen ?
+			  " (a recycled pid)" : "", s);
+	}
+	if (!a.stolen)
+		cr_log_warn("could not recycle a pid: that part was not checked");
+	orun_free(&o);
+}
+
+/* Frozen by the cgroup freezer ~1 s, then thawed. */
+
+static pid_t sleeper(const char *name)
+{
+	pid_t pid = fork();
+
+	cr_assert(pid >= 0);
+	if (!pid) {
+		prctl(PR_SET_NAME, name);
+		for (;;)
+			usleep(2000);
+	}
+	return pid;
+}
+
+struct freeze_arg {
+	const char *dir;
+	bool v2;
+	pid_t pid;
+	uint64_t frozen, thawed; /* from the freeze request to the thaw */
+};
+
+static void freeze_work(void *arg, struct orun *o)
+{
+	struct freeze_arg *a = arg;
+	char p[512], q[512];
+	int i;
+
+	(void)o;
+	usleep(200000);
+	snprintf(p, sizeof(p), "%s/%s", a->dir, a->v2 ? "cgroup.freeze" :
+		 "freezer.state");
+	a->frozen = mono_ns();
+	put_file(p, a->v2 ? "1" : "FROZEN");
+	snprintf(q, sizeof(q), "%s/%s", a->dir, a->v2 ? "cgroup.events" :
+		 "freezer.state");
+	for (i = 0; i < 200; i++) {
+		FILE *f = fopen(q, "re");
+		char line[128];
+		bool frozen = false;
+
+		while (f && fgets(line, sizeof(line), f))
+			frozen |= a->v2 ? !strcmp(line, "frozen 1\n") :
+				  !strcmp(line, "FROZEN\n");
+		if (f)
+			fclose(f);
+		if (frozen)
+			break;
+		usleep(10000);
+	}
+	cr_assert_lt(i, 200, "the cgroup never froze");
+	sleep(1);
+	put_file(p, a->v2 ? "0" : "THAWED");
+	a->thawed = mono_ns();
+	usleep(200000);
+}
+
+static void freezer_case(const char *root, bool v2)
+{
+	char dir[256], procs[300], pid[16];
+	struct freeze_arg a = { .dir = dir, .v2 = v2 };
+	struct orun o;
+	struct orc_match m;
+	json_t *rep;
+
+	snprintf(dir, sizeof(dir), "%s/abicap_oracle_%d", root, getpid());
+	cr_assert(!mkdir(dir, 0755) || errno == EEXIST, "mkdir %s: %s", dir,
+		  strerror(errno));
+	a.pid = sleeper("abc_frozen");
+	snprintf(procs, sizeof(procs), "%s/cgroup.procs", dir);
+	snprintf(pid, sizeof(pid), "%d", a.pid);
+	put_file(procs, pid);
+	capture(NULL, NULL, freeze_work, &a, &o);
+	kill(a.pid, SIGKILL);
+	waitpid(a.pid, NULL, 0);
+	rmdir(dir);
+	orc_match(&o.t, o.recs, o.n, o.t0, o.t1, NULL, &m);
+	for (size_t i = 0; i < o.t.n; i++)
+		if (o.t.v[i].type == ABICAP_EV_SCHED_SWITCH &&
+		    o.t.v[i].prev_pid == a.pid && strcmp(o.t.v[i].prev_state, "S"))
+			fprintf(stderr, "oracle: frozen task switched out: %s%s\n",
+				o.t.v[i].line, o.t.v[i].matched ? "" : " (unmatched)");
+	expect_match(&o, NULL, &m);
+	rep = report_json(o.cap);
+	/* frozen time is no run-queue wait, whatever letter it switched out with */
+	expect_rq_excl(rep, &o, a.pid, "abc_frozen", FULL, a.frozen, a.thawed);
+	json_decref(rep);
+	orun_free(&o);
+}
+
+Test(oracle, freezer_v1)
+{
+	require_kernel();
+	if (access("/sys/fs/cgroup/freezer/tasks", F_OK)) {
+		if (getenv("CI"))
+			cr_assert_fail("no cgroup v1 freezer at /sys/fs/cgroup/freezer");
+		cr_skip_test("no cgroup v1 freezer mounted at /sys/fs/cgroup/freezer");
+	}
+	freezer_case("/sys/fs/cgroup/freezer", false);
+}
+
+/* The cgroup2 mount, from mountinfo. */
+static bool cgroup2_root(char *out, size_t len)
+{
+	char line[1024];
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	bool found = false;
+
+	while (f && !found && fgets(line, sizeof(line), f)) {
+		char mnt[512], *sep = strstr(line, " - ");
+
+		if (sep && !strncmp(sep, " - cgroup2 ", 11) &&
+		    sscanf(line, "%*s %*s %*s %*s %511s", mnt) == 1) {
+			snprintf(out, len, "%s", mnt);
+			found = true;
+		}
+	}
+	if (f)
+		fclose(f);
+	return found;
+}
+
+Test(oracle, freezer_v2)
+{
+	char root[512];
+
+	require_kernel();
+	cr_assert(cgroup2_root(root, sizeof(root)), "no cgroup2 mount");
+	freezer_case(root, true);
+}
+
+/* TASK_IDLE kernel threads (kworkers, rcu) switch out in state I. */
+
+static void quiet_work(void *arg, struct orun *o)
+{
+	(void)arg;
+	(void)o;
+	for (int i = 0; i < 100; i++) {
+		int fd = open(scratch_path("sync"), O_WRONLY | O_CREAT | O_CLOEXEC,
+			      0600);
+
+		if (fd >= 0) {
+			cr_assert_eq(write(fd, "x", 1), 1);
+			fsync(fd);
+			close(fd);
+		}
+		usleep(10000);
+	}
+}
+
+Test(oracle, task_idle_kthreads)
+{
+	struct orun o;
+	struct orc_match m;
+	size_t idle = 0;
+
+	require_kernel();
+	capture(NULL, NULL, quiet_work, NULL, &o);
+	expect_match(&o, NULL, &m);
+	for (size_t i = 0; i < o.t.n; i++)
+		if (o.t.v[i].matched && o.t.v[i].type == ABICAP_EV_SCHED_SWITCH &&
+		    !strcmp(o.t.v[i].prev_state, "I"))
+			idle++;
+	cr_assert_gt(idle, 0, "no task switched out in state I in the window");
+	cr_assert_gt(m.matched[ABICAP_EV_CPU_IDLE], 0, "no cpu_idle event matched");
+	orun_free(&o);
+}
+
+/* Idle and wakeup from idle: a task sleeping 1 ms at a time on CPU 1. */
+
+static void idle_work(void *arg, struct orun *o)
+{
+	pid_t p = fork();
+
+	(void)arg;
+	(void)o;
+	cr_assert(p >= 0);
+	if (!p) {
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET(1, &set);
+		sched_setaffinity(0, sizeof(set), &set);
+		prctl(PR_SET_NAME, "abc_napper");
+		for (int i = 0; i < 300; i++)
+			usleep(1000);
+		_exit(0);
+	}
+	waitpid(p, NULL, 0);
+}
+
+Test(oracle, idle_enter_exit)
+{
+	struct orun o;
+	struct orc_match m;
+
+	require_kernel();
+	/* CPU 1 may be too busy to idle: another try then (tracefs decides) */
+	for (int tries = 1;; tries++) {
+		size_t idle = 0;
+
+		capture(NULL, NULL, idle_work, NULL, &o);
+		expect_match(&o, NULL, &m);
+		for (size_t i = 0; i < o.t.n; i++)
+			idle += o.t.v[i].type == ABICAP_EV_CPU_IDLE &&
+				o.t.v[i].ts >= o.t0 && o.t.v[i].ts <= o.t1;
+		if (!idle && tries == 3 && !getenv("CI"))
+			cr_skip_test("the CPUs never idled in 3 tries: the machine "
+				     "is saturated by other work");
+		if (idle >= 20 || tries == 3) {
+			cr_assert_geq(idle, 20, "the CPUs idled %zu times in 3 tries",
+				      idle);
+			cr_assert_gt(m.matched[ABICAP_EV_CPU_IDLE], 20,
+				     "cpu_idle matched %llu", (unsigned long long)
+				     m.matched[ABICAP_EV_CPU_IDLE]);
+			break;
+		}
+		orun_free(&o);
+	}
+	orun_free(&o);
+}

@@ -1,0 +1,175 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * The differential oracle: the kernel's own tracefs records the same window
+ * as abicap, in a private instance with trace_clock=mono; the two are
+ * matched event by event, per CPU, in time order. Plain C (no Criterion):
+ * linked into build/test_kernel and the static build/vmcheck.
+ */
+#ifndef ABICAP_TEST_ORACLE_H
+#define ABICAP_TEST_ORACLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "record.h"
+
+/*
+ * Timestamp bound for a match, ns. tracefs prints microseconds (truncated)
+ * and its clock read (ring_buffer reserve) and the program's
+ * bpf_ktime_get_ns() are both ktime_get_mono_fast_ns() in two probes of the
+ * same tracepoint call: the gap is the other probe's run time. Measured
+ * here (see README "Correctness oracle"); the bound leaves room for an
+ * interrupt between the two probes on a loaded machine.
+ */
+#define ORC_TS_TOL_NS 1000000ULL
+/* The bound orc_match uses: ORC_TS_TOL_NS unless set (TCG guests: larger). */
+extern uint64_t orc_tol_ns;
+
+/* One event as tracefs printed it; type is an enum abicap_event. */
+struct orc_ev {
+	uint64_t ts; /* ns, from the printed seconds.microseconds */
+	uint64_t ref_ts; /* abicap's ts of the matched record, else ts */
+	int type;
+	int cpu;
+	int cur_pid; /* the task current when the event fired (header) */
+	bool in_irq; /* fired in (soft)irq or NMI context: current is no waker */
+	/*
+	 * wakeups: the waker, -1 if none (in interrupt context). sched_wakeup
+	 * may fire on the target CPU: its waker is that of the task's last
+	 * sched_waking, as abicap reports it.
+	 */
+	int waker;
+	/* sched_switch */
+	char prev_comm[16], next_comm[16];
+	int prev_pid, prev_prio, next_pid, next_prio;
+	char prev_state[16];
+	/* wakeups */
+	char comm[16];
+	int pid, prio, target_cpu;
+	/* power */
+	uint32_t state, cpu_id;
+	char *line; /* the raw line */
+	bool matched;
+};
+
+struct orc_trace {
+	struct orc_ev *v;
+	size_t n, cap;
+	uint64_t lost; /* overrun + dropped events + [LOST] lines, all CPUs */
+	uint64_t unparsed; /* lines of the known events that did not parse */
+	/*
+	 * The oracle cannot see wakeups of this task (perf's own: perf drops
+	 * events raised while it writes an event): abicap's are not required
+	 * to match. 0: none.
+	 */
+	int blind_pid;
+};
+
+struct orc_session;
+
+/*
+ * mkdir instances/<name> under the tracefs mount (mounted if it is not),
+ * trace_clock=mono, buffer_size_kb per CPU, the six events on, tracing_on.
+ * NULL with err.
+ */
+struct orc_session *orc_start(const char *name, unsigned buffer_kb,
+			      char *err, size_t errlen);
+/*
+ * tracing_on=0, read the instance's `trace` into t (in time order), add
+ * its per-CPU losses, remove the instance. 0, or -1 with err (the instance
+ * is removed either way).
+ */
+int orc_stop(struct orc_session *s, struct orc_trace *t, char *err,
+	     size_t errlen);
+/* Remove the instance without reading it (a failed test's cleanup). */
+void orc_abort(struct orc_session *s);
+
+/* Parse one line of the `trace` text: 1 an event, 0 not one of ours, -1 bad. */
+int orc_parse_line(const char *line, struct orc_ev *e);
+/* The same for a line of `perf script -F comm,tid,cpu,time,event,trace --ns`. */
+int orc_parse_perf_line(const char *line, struct orc_ev *e);
+
+/*
+ * The second oracle: `perf record -k CLOCK_MONOTONIC -a` of the six events
+ * into data, read back with perf script (nanosecond timestamps, no
+ * interrupt-context flags). orc_perf_start returns once perf records;
+ * orc_perf_stop stops it (SIGINT) and reads it into t, its losses in lost.
+ */
+struct orc_perf;
+struct orc_perf *orc_perf_start(const char *data, char *err, size_t errlen);
+int orc_perf_stop(struct orc_perf *p, struct orc_trace *t, char *err,
+		  size_t errlen);
+void orc_trace_free(struct orc_trace *t);
+
+/* prev_state as tracefs prints it (4.14+ encoding, 0x100 "+"). */
+void orc_state_str(uint32_t prev_state, char *buf, size_t len);
+/* abicap's record as one line of text, for messages. */
+void orc_rec_str(const union abicap_rec *r, char *buf, size_t len);
+
+/* abicap's side: every record of a capture file (time order). 0 or -1, err. */
+int orc_load_capture(const char *path, union abicap_rec **recs, size_t *n,
+		     uint64_t *dropped, char *err, size_t errlen);
+
+/*
+ * A task set for filtered captures: an oracle event must be in abicap's
+ * capture when it involves one of these tids (prev, next, wakee, or with
+ * wakers the waker: the task current at a wakeup).
+ */
+struct orc_filter {
+	const int *tids;
+	size_t ntids;
+	bool wakers; /* a wakeup by one of them counts (-p, --tid) */
+	const char *comm; /* --comm: prev, next or wakee of this name, as named then */
+	/* optional: tids[i] counts only in [from[i], until[i]] (a pid reused later) */
+	const uint64_t *from, *until;
+};
+
+#define ORC_DIFFS 4
+
+struct orc_match {
+	uint64_t matched[ABICAP_EV_COUNT];
+	uint64_t oracle_only, abicap_only; /* inside the window */
+	uint64_t max_skew_ns; /* largest |abicap ts - tracefs ts| matched */
+	int64_t min_delta_ns, max_delta_ns; /* abicap ts - tracefs ts */
+	uint64_t over_10us; /* matches more than 10 us apart */
+	/* the first ORC_DIFFS differing pairs, as text; "" if none */
+	char first[4096];
+	int ndiffs;
+	/* the first difference that is not an oracle event in interrupt context */
+	char first_task[1024];
+	uint64_t irq_only; /* tracefs-only events fired in interrupt context */
+};
+
+/*
+ * Match per CPU, in time order, one to one, over [t0, t1] (ns, monotonic).
+ * Unfiltered (f NULL): every event of either side must have its match.
+ * Filtered: every abicap record must match an oracle event, and every
+ * oracle event involving f's tids must be in abicap's capture. Events
+ * within ORC_TS_TOL_NS of the window's edges may go unmatched. Matched
+ * oracle events get ref_ts = abicap's timestamp. Returns the mismatches.
+ */
+uint64_t orc_match(struct orc_trace *t, const union abicap_rec *recs,
+		   size_t nrecs, uint64_t t0, uint64_t t1,
+		   const struct orc_filter *f, struct orc_match *m);
+
+/*
+ * Reference run-queue latency of one task from the oracle's events alone
+ * (timestamps: ref_ts): a wait starts at a wakeup (sched_waking if
+ * from_waking, else sched_wakeup; sched_wakeup_new always) of a task not on
+ * a CPU, the latest wins, or at a switch-out in R/R+; a switch-out in any
+ * other state ends it without a sample; the switch-in ends it.
+ * matched_only: over the events abicap captured too (a filtered capture).
+ * Percentiles: nearest rank on the sorted samples, index
+ * (size_t)(p / 100 * (n - 1) + 0.5), as abicap report computes them.
+ */
+struct orc_rq {
+	uint64_t count, total, p50, p99, max;
+};
+void orc_rq_ref(const struct orc_trace *t, int tid, bool from_waking,
+		bool matched_only, struct orc_rq *out);
+/* The same without the waits that overlap [ex0, ex1] (the task was frozen). */
+void orc_rq_ref_excl(const struct orc_trace *t, int tid, bool from_waking,
+		     bool matched_only, uint64_t ex0, uint64_t ex1,
+		     struct orc_rq *out);
+
+#endif

@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/* The oracle's parsers (tests/oracle.c) on lines as tracefs and perf print them. */
+#include <criterion/criterion.h>
+#include <string.h>
+#include "oracle.h"
+
+/* A comm may hold spaces, '=', brackets and the field names themselves. */
+Test(oracle_parse, switch_with_hostile_comms)
+{
+	struct orc_ev e;
+	const char *l = " a b [001] x-42   [001] d..2.  8522.295684: sched_switch: "
+		"prev_comm=a b [001] x prev_pid=42 prev_prio=120 prev_state=D|K "
+		"==> next_comm= ==> next_pid=9 next_pid=7 next_prio=100";
+
+	cr_assert_eq(orc_parse_line(l, &e), 1);
+	cr_assert_eq(e.type, ABICAP_EV_SCHED_SWITCH);
+	cr_assert_eq(e.cpu, 1);
+	cr_assert_eq(e.ts, 8522295684000ULL);
+	cr_assert_eq(e.cur_pid, 42);
+	cr_assert_str_eq(e.prev_comm, "a b [001] x");
+	cr_assert_eq(e.prev_pid, 42);
+	cr_assert_str_eq(e.prev_state, "D|K");
+	cr_assert_str_eq(e.next_comm, " ==> next_pid=9");
+	cr_assert_eq(e.next_pid, 7);
+	cr_assert_eq(e.next_prio, 100);
+}
+
+Test(oracle_parse, wakeup_in_softirq)
+{
+	struct orc_ev e;
+
+	cr_assert_eq(orc_parse_line("  tokio-rt-worker-81      [000] dNs3.  8853.224087:"
+		" sched_waking: comm=pid=3 prio=1 pid=15 prio=120 target_cpu=001", &e), 1);
+	cr_assert_eq(e.type, ABICAP_EV_SCHED_WAKING);
+	cr_assert_str_eq(e.comm, "pid=3 prio=1");
+	cr_assert_eq(e.pid, 15);
+	cr_assert_eq(e.target_cpu, 1);
+	cr_assert(e.in_irq);
+	cr_assert_eq(e.cur_pid, 81);
+}
+
+Test(oracle_parse, idle_exit_and_not_ours)
+{
+	struct orc_ev e;
+
+	cr_assert_eq(orc_parse_line("          <idle>-0       [001] d..1.   12.000001:"
+		" cpu_idle: state=4294967295 cpu_id=1", &e), 1);
+	cr_assert_eq(e.state, 4294967295u);
+	cr_assert_eq(e.cpu_id, 1);
+	cr_assert_eq(orc_parse_line("  bash-1 [000] ..... 1.000000: sched_migrate_task:"
+		" comm=x pid=1", &e), 0);
+	cr_assert_eq(orc_parse_line("# tracer: nop", &e), 0);
+	/* ours, but cut short */
+	cr_assert_eq(orc_parse_line("  bash-1 [000] d..2. 1.000000: sched_switch: "
+		"prev_comm=bash prev_pid=1", &e), -1);
+	/* a comm longer than the kernel's 15 bytes */
+	cr_assert_eq(orc_parse_line("  bash-1 [000] d..2. 1.000000: sched_wakeup: "
+		"comm=0123456789abcdefg pid=1 prio=120 target_cpu=000", &e), -1);
+}
+
+Test(oracle_parse, perf_script_line)
+{
+	struct orc_ev e;
+
+	cr_assert_eq(orc_parse_perf_line("     migration/0    18 [000]  9076.900236633:"
+		"     sched:sched_waking: comm=perf pid=19179 prio=120 target_cpu=000",
+		&e), 1);
+	cr_assert_eq(e.ts, 9076900236633ULL);
+	cr_assert_eq(e.cur_pid, 18);
+	cr_assert_eq(e.pid, 19179);
+	cr_assert_eq(orc_parse_perf_line("              :-1    -1 [001]  9180.316320115:"
+		"     sched:sched_switch: prev_comm=k prev_pid=1 prev_prio=120 "
+		"prev_state=R+ ==> next_comm=q next_pid=2 next_prio=120", &e), 1);
+	cr_assert_str_eq(e.prev_state, "R+");
+}
+
+/* abicap's encoding printed as the kernel's print fmt does. */
+Test(oracle_parse, state_letters)
+{
+	char b[32];
+
+	orc_state_str(0, b, sizeof(b));
+	cr_assert_str_eq(b, "R");
+	orc_state_str(0x100, b, sizeof(b));
+	cr_assert_str_eq(b, "R+");
+	orc_state_str(0x80, b, sizeof(b));
+	cr_assert_str_eq(b, "I");
+	orc_state_str(0x2 | 0x20, b, sizeof(b));
+	cr_assert_str_eq(b, "D|Z");
+	orc_state_str(0x1 | 0x100, b, sizeof(b));
+	cr_assert_str_eq(b, "S+");
+}
+
+/* The reference run-queue latency on a hand-made trace. */
+Test(oracle_parse, reference_latency)
+{
+	static const char *lines[] = {
+		/* woken twice before it runs: the latest wakeup wins (wait 2 us) */
+		"  a-1 [000] d..2. 1.000010: sched_wakeup: comm=t pid=5 prio=120 target_cpu=000",
+		"  a-1 [000] d..2. 1.000020: sched_wakeup: comm=t pid=5 prio=120 target_cpu=000",
+		"  a-1 [000] d..2. 1.000022: sched_switch: prev_comm=a prev_pid=1 prev_prio=120 prev_state=S ==> next_comm=t next_pid=5 next_prio=120",
+		/* a wakeup while on CPU starts nothing */
+		"  t-5 [000] d..2. 1.000030: sched_wakeup: comm=t pid=5 prio=120 target_cpu=000",
+		/* preempted: waits 10 us */
+		"  t-5 [000] d..2. 1.000040: sched_switch: prev_comm=t prev_pid=5 prev_prio=120 prev_state=R+ ==> next_comm=a next_pid=1 next_prio=120",
+		"  a-1 [000] d..2. 1.000050: sched_switch: prev_comm=a prev_pid=1 prev_prio=120 prev_state=S ==> next_comm=t next_pid=5 next_prio=120",
+		/* blocked: no wait until woken (4 us) */
+		"  t-5 [000] d..2. 1.000060: sched_switch: prev_comm=t prev_pid=5 prev_prio=120 prev_state=D ==> next_comm=a next_pid=1 next_prio=120",
+		"  a-1 [000] d..2. 1.000070: sched_wakeup: comm=t pid=5 prio=120 target_cpu=000",
+		"  a-1 [000] d..2. 1.000074: sched_switch: prev_comm=a prev_pid=1 prev_prio=120 prev_state=S ==> next_comm=t next_pid=5 next_prio=120",
+	};
+	struct orc_ev v[9];
+	struct orc_trace t = { .v = v, .n = 9 };
+	struct orc_rq rq;
+
+	for (int i = 0; i < 9; i++)
+		cr_assert_eq(orc_parse_line(lines[i], &v[i]), 1, "%s", lines[i]);
+	orc_rq_ref(&t, 5, false, false, &rq);
+	cr_assert_eq(rq.count, 3);
+	cr_assert_eq(rq.total, 16000);
+	cr_assert_eq(rq.max, 10000);
+	cr_assert_eq(rq.p50, 4000);
+	cr_assert_eq(rq.p99, 10000);
+}
