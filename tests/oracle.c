@@ -565,6 +565,14 @@ static bool same(const struct orc_ev *o, const union abicap_rec *r)
 	switch (o->type) {
 	case ABICAP_EV_SCHED_SWITCH:
 		orc_state_str(r->sw.prev_state, st, sizeof(st));
+		/*
+		 * An exiting task's last switch-out: the state comes from its
+		 * exit_state, which its parent may turn from EXIT_ZOMBIE (Z)
+		 * to EXIT_DEAD (X) on another CPU between the two probes of
+		 * the same tracepoint hit (wait_task_zombie()): both are true.
+		 */
+		if (!strcmp(o->prev_state, "Z") && !strcmp(st, "X"))
+			strcpy(st, "Z");
 		return !strncmp(o->prev_comm, r->sw.prev_comm, 16) &&
 		       !strncmp(o->next_comm, r->sw.next_comm, 16) &&
 		       o->prev_pid == r->sw.prev_pid && o->next_pid == r->sw.next_pid &&
@@ -664,6 +672,53 @@ static void dump(const struct orc_trace *t, const size_t *oi, size_t no,
 	}
 }
 
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The tasks switched in twice or more and never out (see oracle.h). */
+static void find_hidden(const struct orc_trace *t, struct orc_match *m)
+{
+	int *in = malloc((t->n + 1) * sizeof(*in));
+	int *out = malloc((t->n + 1) * sizeof(*out));
+	size_t nin = 0, nout = 0;
+
+	if (!in || !out)
+		goto done;
+	for (size_t i = 0; i < t->n; i++)
+		if (t->v[i].type == ABICAP_EV_SCHED_SWITCH) {
+			if (t->v[i].next_pid > 0)
+				in[nin++] = t->v[i].next_pid;
+			out[nout++] = t->v[i].prev_pid;
+		}
+	qsort(in, nin, sizeof(*in), cmp_int);
+	qsort(out, nout, sizeof(*out), cmp_int);
+	for (size_t i = 0; i < nin && m->nhidden < 8;) {
+		size_t k = i;
+
+		while (k < nin && in[k] == in[i])
+			k++;
+		if (k - i >= 2 &&
+		    !bsearch(&in[i], out, nout, sizeof(*out), cmp_int))
+			m->hidden[m->nhidden++] = in[i];
+		i = k;
+	}
+done:
+	free(in);
+	free(out);
+}
+
+static bool hidden_current(const struct orc_match *m, const struct orc_ev *o)
+{
+	for (int k = 0; k < m->nhidden; k++)
+		if (o->cur_pid == m->hidden[k])
+			return true;
+	return false;
+}
+
 uint64_t orc_match(struct orc_trace *t, const union abicap_rec *recs,
 		   size_t nrecs, uint64_t t0, uint64_t t1,
 		   const struct orc_filter *f, struct orc_match *m)
@@ -683,6 +738,7 @@ uint64_t orc_match(struct orc_trace *t, const union abicap_rec *recs,
 		free(ai);
 		return 1;
 	}
+	find_hidden(t, m);
 	for (size_t i = 0; i < t->n; i++)
 		if (t->v[i].cpu > maxcpu)
 			maxcpu = t->v[i].cpu;
@@ -746,6 +802,10 @@ uint64_t orc_match(struct orc_trace *t, const union abicap_rec *recs,
 				j++;
 				o->matched = true;
 				o->ref_ts = r->hdr.ts_ns;
+				if (o->type == ABICAP_EV_SCHED_SWITCH &&
+				    !strcmp(o->prev_state, "Z") &&
+				    (r->sw.prev_state & 0x10))
+					m->exit_races++;
 				m->matched[o->type]++;
 				if (d < m->min_delta_ns)
 					m->min_delta_ns = d;
@@ -755,6 +815,9 @@ uint64_t orc_match(struct orc_trace *t, const union abicap_rec *recs,
 					m->over_10us++;
 				if (absdiff(o->ts, r->hdr.ts_ns) > m->max_skew_ns)
 					m->max_skew_ns = absdiff(o->ts, r->hdr.ts_ns);
+			} else if (inner(o->ts, t0, t1) && (!f || involves(o, f)) &&
+				   hidden_current(m, o)) {
+				m->hidden_events++;
 			} else if (inner(o->ts, t0, t1) && (!f || involves(o, f))) {
 				if (!m->oracle_only && !m->abicap_only && getenv("ORACLE_DEBUG"))
 					dump(t, oi, no, i, recs, ai, na, j);

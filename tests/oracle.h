@@ -138,6 +138,15 @@ struct orc_match {
 	/* the first difference that is not an oracle event in interrupt context */
 	char first_task[1024];
 	uint64_t irq_only; /* tracefs-only events fired in interrupt context */
+	/*
+	 * Tasks the kernel hides from tracing (see orc_match): their events as
+	 * current are not required of abicap, and are counted here.
+	 */
+	int hidden[8];
+	int nhidden;
+	uint64_t hidden_events;
+	/* switch-outs of an exiting task: tracefs Z, abicap X (reaped between) */
+	uint64_t exit_races;
 };
 
 /*
@@ -147,6 +156,15 @@ struct orc_match {
  * oracle event involving f's tids must be in abicap's capture. Events
  * within ORC_TS_TOL_NS of the window's edges may go unmatched. Matched
  * oracle events get ref_ts = abicap's timestamp. Returns the mismatches.
+ */
+/*
+ * Hidden tasks: a kernel may keep some tasks out of tracing (this
+ * machine's, a Firecracker guest, does so for its agent, pid 1's threads):
+ * tracefs then shows them switched in but never out, and BPF programs do
+ * not run at all while they are current, even in interrupt context
+ * (bpftrace sees none of those events either). A task the trace shows
+ * switched in twice or more and never out cannot have run that way; its
+ * events as current are left out of what abicap must have, and counted.
  */
 uint64_t orc_match(struct orc_trace *t, const union abicap_rec *recs,
 		   size_t nrecs, uint64_t t0, uint64_t t1,
