@@ -587,7 +587,28 @@ static bool same(const struct orc_ev *o, const union abicap_rec *r)
 	}
 }
 
+static bool involves_as(const struct orc_ev *o, const struct orc_filter *f,
+			bool wakers);
+
 static bool involves(const struct orc_ev *o, const struct orc_filter *f)
+{
+	return involves_as(o, f, f->wakers);
+}
+
+/*
+ * A filtered capture's sched_wakeup that fired in an interrupt (an IPI on
+ * the wakee's CPU) and is wanted only for its waker, judged at a
+ * sched_waking on another CPU: see orc_match.
+ */
+static bool wanted_by_remote_waker(const struct orc_ev *o,
+				   const struct orc_filter *f)
+{
+	return f && f->wakers && o->type == ABICAP_EV_SCHED_WAKEUP &&
+	       o->in_irq && !involves_as(o, f, false);
+}
+
+static bool involves_as(const struct orc_ev *o, const struct orc_filter *f,
+			bool wakers)
 {
 	if (f->comm)
 		return o->type == ABICAP_EV_SCHED_SWITCH ?
@@ -605,7 +626,7 @@ static bool involves(const struct orc_ev *o, const struct orc_filter *f)
 		    o->prev_pid == t || o->next_pid == t :
 		    o->type != ABICAP_EV_CPU_IDLE &&
 		    o->type != ABICAP_EV_CPU_FREQUENCY &&
-		    (o->pid == t || (f->wakers && o->waker == t)))
+		    (o->pid == t || (wakers && o->waker == t)))
 			return true;
 	}
 	return false;
@@ -818,6 +839,9 @@ uint64_t orc_match(struct orc_trace *t, const union abicap_rec *recs,
 			} else if (inner(o->ts, t0, t1) && (!f || involves(o, f)) &&
 				   hidden_current(m, o)) {
 				m->hidden_events++;
+			} else if (inner(o->ts, t0, t1) && f && involves(o, f) &&
+				   wanted_by_remote_waker(o, f)) {
+				m->remote_waker_only++;
 			} else if (inner(o->ts, t0, t1) && (!f || involves(o, f))) {
 				if (!m->oracle_only && !m->abicap_only && getenv("ORACLE_DEBUG"))
 					dump(t, oi, no, i, recs, ai, na, j);

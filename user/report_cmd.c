@@ -292,10 +292,11 @@ static json_t *json_groups(struct grouping *g)
 				json_object_set_new(st, state_names[k],
 					json_integer(r->off_by_state[k]));
 		json_array_append_new(groups, json_pack(
-			"{s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:I, s:I}",
+			"{s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:I, s:I}",
 			"group", JESC(r->name), "tasks", (json_int_t)r->ntasks,
 			"rq_samples", (json_int_t)r->rq.n,
 			"rq_total_ns", (json_int_t)r->rq.total,
+			"rq_p50_ns", (json_int_t)lat_percentile(&r->rq, 50),
 			"rq_p99_ns", (json_int_t)lat_percentile(&r->rq, 99),
 			"rq_max_ns", (json_int_t)r->rq.max,
 			"wakeup_delays", (json_int_t)r->wake.n,
@@ -548,10 +549,11 @@ static json_t *json_report(struct analysis *a, const char *path, json_t *meta,
 				json_object_set_new(st, state_names[k],
 					json_integer(t->off_by_state[k]));
 		json_array_append_new(tasks, json_pack(
-			"{s:i, s:i, s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:I, s:I}",
+			"{s:i, s:i, s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:I, s:I}",
 			"tid", t->pid, "tgid", t->tgid, "comm", JESC_COMM(t->comm),
 			"rq_samples", (json_int_t)t->rq.n,
 			"rq_total_ns", (json_int_t)t->rq.total,
+			"rq_p50_ns", (json_int_t)lat_percentile(&t->rq, 50),
 			"rq_p99_ns", (json_int_t)lat_percentile(&t->rq, 99),
 			"rq_max_ns", (json_int_t)t->rq.max,
 			"wakeup_delays", (json_int_t)t->wake.n,
