@@ -180,11 +180,6 @@ static void expect_match(struct orun *o, const struct orc_filter *f,
 		(unsigned long long)m->over_10us,
 		(unsigned long long)m->oracle_only,
 		(unsigned long long)m->abicap_only);
-	if (m->remote_waker_only)
-		fprintf(stderr, "oracle: OPEN: %llu sched_wakeup(s) from an IPI, "
-			"wanted only for a waker followed at sched_waking on "
-			"another CPU, not in abicap's capture\n",
-			(unsigned long long)m->remote_waker_only);
 	if (m->nhidden || m->exit_races)
 		fprintf(stderr, "oracle: %d task(s) hidden from tracing by the "
 			"kernel (first pid %d): %llu of their events as current "

@@ -587,28 +587,7 @@ static bool same(const struct orc_ev *o, const union abicap_rec *r)
 	}
 }
 
-static bool involves_as(const struct orc_ev *o, const struct orc_filter *f,
-			bool wakers);
-
 static bool involves(const struct orc_ev *o, const struct orc_filter *f)
-{
-	return involves_as(o, f, f->wakers);
-}
-
-/*
- * A filtered capture's sched_wakeup that fired in an interrupt (an IPI on
- * the wakee's CPU) and is wanted only for its waker, judged at a
- * sched_waking on another CPU: see orc_match.
- */
-static bool wanted_by_remote_waker(const struct orc_ev *o,
-				   const struct orc_filter *f)
-{
-	return f && f->wakers && o->type == ABICAP_EV_SCHED_WAKEUP &&
-	       o->in_irq && !involves_as(o, f, false);
-}
-
-static bool involves_as(const struct orc_ev *o, const struct orc_filter *f,
-			bool wakers)
 {
 	if (f->comm)
 		return o->type == ABICAP_EV_SCHED_SWITCH ?
@@ -626,7 +605,7 @@ static bool involves_as(const struct orc_ev *o, const struct orc_filter *f,
 		    o->prev_pid == t || o->next_pid == t :
 		    o->type != ABICAP_EV_CPU_IDLE &&
 		    o->type != ABICAP_EV_CPU_FREQUENCY &&
-		    (o->pid == t || (wakers && o->waker == t)))
+		    (o->pid == t || (f->wakers && o->waker == t)))
 			return true;
 	}
 	return false;
@@ -807,6 +786,23 @@ uint64_t orc_match(struct orc_trace *t, const union abicap_rec *recs,
 				if (l < no && l < i + 4 * LOOKAHEAD && cost <= k - j)
 					k = na; /* o is the one missing */
 			}
+			/*
+			 * An event a filtered capture does not want (ignored
+			 * when unmatched) must not take a record that a later
+			 * look-alike event (same fields: a task woken twice on
+			 * one CPU) matches more closely in time.
+			 */
+			if (f && k < na && k < j + LOOKAHEAD && !involves(o, f)) {
+				uint64_t dk = absdiff(o->ts, recs[ai[k]].hdr.ts_ns);
+
+				for (size_t l = i + 1; l < no && l < i + 4 * LOOKAHEAD; l++)
+					if (same(&t->v[oi[l]], &recs[ai[k]]) &&
+					    absdiff(t->v[oi[l]].ts,
+						    recs[ai[k]].hdr.ts_ns) < dk) {
+						k = na;
+						break;
+					}
+			}
 			if (k < na && k < j + LOOKAHEAD) {
 				const union abicap_rec *r = &recs[ai[k]];
 				int64_t d = (int64_t)(r->hdr.ts_ns - o->ts);
@@ -839,9 +835,7 @@ uint64_t orc_match(struct orc_trace *t, const union abicap_rec *recs,
 			} else if (inner(o->ts, t0, t1) && (!f || involves(o, f)) &&
 				   hidden_current(m, o)) {
 				m->hidden_events++;
-			} else if (inner(o->ts, t0, t1) && f && involves(o, f) &&
-				   wanted_by_remote_waker(o, f)) {
-				m->remote_waker_only++;
+
 			} else if (inner(o->ts, t0, t1) && (!f || involves(o, f))) {
 				if (!m->oracle_only && !m->abicap_only && getenv("ORACLE_DEBUG"))
 					dump(t, oi, no, i, recs, ai, na, j);

@@ -147,13 +147,7 @@ struct orc_match {
 	uint64_t hidden_events;
 	/* switch-outs of an exiting task: tracefs Z, abicap X (reaped between) */
 	uint64_t exit_races;
-	/*
-	 * Filtered captures: sched_wakeups from an IPI wanted only for a waker
-	 * followed at its sched_waking on another CPU, that abicap lacks. An
-	 * open defect (about 1 in 80,000 events of a -p ping-pong): counted
-	 * and printed, not failed.
-	 */
-	uint64_t remote_waker_only;
+
 };
 
 /*
