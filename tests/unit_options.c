@@ -235,7 +235,8 @@ static void spawn_idle(pid_t *kids, int n, char *list, size_t len)
 			for (;;)
 				pause();
 		}
-		used += snprintf(list + used, len - used, "%s%d", i ? "," : "",
+		/* 7 digits whatever the pid (pids wrap to 3 digits): > 255 bytes */
+		used += snprintf(list + used, len - used, "%s%07d", i ? "," : "",
 				 kids[i]);
 		cr_assert_lt(used, len);
 	}
