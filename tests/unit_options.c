@@ -250,45 +250,42 @@ static void reap(pid_t *kids, int n)
 	}
 }
 
-/* issue 17: a list over 255 bytes was cut there, and the cut followed */
-Test(trace_args, long_pid_list_parsed_whole)
+/*
+ * issue 17: a list over 255 bytes was cut there, and the cut followed. opt
+ * is -p or --tid: every id is taken, in order, ours last.
+ */
+static void long_list_parsed_whole(const char *opt)
 {
 	enum { N = ABICAP_MAX_PIDS - 1 }; /* with ours: the limit exactly */
 	struct trace_opts o;
 	pid_t kids[N];
 	char list[N * 12 + 16], tail[16];
+	bool tids = !strcmp(opt, "--tid");
+	const int32_t *ids;
 	int ret;
 
 	spawn_idle(kids, N, list, sizeof(list));
 	snprintf(tail, sizeof(tail), ",%d", getpid());
 	strcat(list, tail);
 	cr_assert_gt(strlen(list), 255);
-	ret = PARSE(&o, "-p", list);
+	ret = PARSE(&o, opt, list);
 	reap(kids, N);
 	cr_assert_eq(ret, EXIT_OK, "%s", err);
-	cr_assert_eq(o.cap.npids, N + 1);
+	cr_assert_eq(tids ? o.cap.ntids : o.cap.npids, N + 1);
+	ids = tids ? o.cap.tids : o.cap.pids;
 	for (int i = 0; i < N; i++)
-		cr_assert_eq(o.cap.pids[i], kids[i]);
-	cr_assert_eq(o.cap.pids[N], getpid());
+		cr_assert_eq(ids[i], kids[i]);
+	cr_assert_eq(ids[N], getpid());
+}
+
+Test(trace_args, long_pid_list_parsed_whole)
+{
+	long_list_parsed_whole("-p");
 }
 
 Test(trace_args, long_tid_list_parsed_whole)
 {
-	enum { N = ABICAP_MAX_PIDS - 1 }; /* with ours: the limit exactly */
-	struct trace_opts o;
-	pid_t kids[N];
-	char list[N * 12 + 16], tail[16];
-	int ret;
-
-	spawn_idle(kids, N, list, sizeof(list));
-	snprintf(tail, sizeof(tail), ",%d", getpid());
-	strcat(list, tail);
-	cr_assert_gt(strlen(list), 255);
-	ret = PARSE(&o, "--tid", list);
-	reap(kids, N);
-	cr_assert_eq(ret, EXIT_OK, "%s", err);
-	cr_assert_eq(o.cap.ntids, N + 1);
-	cr_assert_eq(o.cap.tids[N], getpid());
+	long_list_parsed_whole("--tid");
 }
 
 Test(trace_args, too_many_pids_is_an_error)
