@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "harness.h"
+#include "oracle.h"
 #include "util.h"
 #include <bpf/libbpf.h>
 #include <pthread.h>
@@ -216,211 +217,49 @@ Test(truth_bpf, follow_survives_many_forks_and_ignores_reused_pids,
 	collected_free(&col);
 }
 
-/* ---- a private tracefs instance as the oracle ---- */
+/* ---- a private tracefs instance as the oracle (tests/oracle.c) ---- */
 
-#define TRACEFS "/sys/kernel/tracing"
-
-struct tinst {
-	char dir[256];
-};
-
-static void tput(const struct tinst *t, const char *file, const char *val)
+static struct orc_session *oracle_start(void)
 {
-	char path[512];
-	int fd;
+	char name[64], err[512];
+	struct orc_session *s;
 
-	snprintf(path, sizeof(path), "%s/%s", t->dir, file);
-	fd = open(path, O_WRONLY | O_TRUNC);
-	cr_assert_geq(fd, 0, "%s: %s", path, strerror(errno));
-	cr_assert_eq(write(fd, val, strlen(val)), (ssize_t)strlen(val),
-		     "%s <- %s: %s", path, val, strerror(errno));
-	close(fd);
+	if (access("/sys/kernel/tracing/instances", F_OK))
+		cr_skip_test("tracefs is not mounted at /sys/kernel/tracing");
+	snprintf(name, sizeof(name), "abicap_truth_%d", getpid());
+	s = orc_start(name, 8192, err, sizeof(err));
+	cr_assert(s, "tracefs oracle: %s", err);
+	return s;
 }
 
-/* An instance of its own with the given events, mono clock, not yet on. */
-static void tinst_open(struct tinst *t, const char *const *events)
+/* Stop and read the oracle; it must have lost nothing. */
+static void oracle_stop(struct orc_session *s, struct orc_trace *t)
 {
-	char f[256];
+	char err[512];
 
-	if (access(TRACEFS "/instances", F_OK))
-		cr_skip_test("tracefs is not mounted at " TRACEFS);
-	snprintf(t->dir, sizeof(t->dir), TRACEFS "/instances/abicap_bpffix_%d",
-		 getpid());
-	cr_assert(!mkdir(t->dir, 0700) || errno == EEXIST, "%s: %s", t->dir,
-		  strerror(errno));
-	tput(t, "tracing_on", "0");
-	tput(t, "trace_clock", "mono");
-	tput(t, "buffer_size_kb", "8192");
-	tput(t, "trace", "");
-	for (int i = 0; events[i]; i++) {
-		snprintf(f, sizeof(f), "events/%s/enable", events[i]);
-		tput(t, f, "1");
-	}
+	cr_assert_eq(orc_stop(s, t, err, sizeof(err)), 0, "tracefs oracle: %s",
+		     err);
+	cr_assert_eq(t->lost, 0, "tracefs lost %llu events",
+		     (unsigned long long)t->lost);
 }
-
-static void tinst_close(struct tinst *t)
-{
-	tput(t, "tracing_on", "0");
-	rmdir(t->dir);
-}
-
-/* No event of the instance was lost (overrun, or dropped while full). */
-static void tinst_check_no_overrun(const struct tinst *t)
-{
-	char path[512], line[256];
-
-	for (int cpu = 0; cpu < libbpf_num_possible_cpus(); cpu++) {
-		FILE *f;
-
-		snprintf(path, sizeof(path), "%s/per_cpu/cpu%d/stats", t->dir, cpu);
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		while (fgets(line, sizeof(line), f)) {
-			unsigned long long n;
-
-			if ((sscanf(line, "overrun: %llu", &n) == 1 ||
-			     sscanf(line, "dropped events: %llu", &n) == 1) && n)
-				cr_assert_fail("tracefs lost %llu events on cpu%d: "
-					       "%s", n, cpu, line);
-		}
-		fclose(f);
-	}
-}
-
-/* One event line of the instance's trace file. */
-struct tline {
-	char comm[64]; /* common comm, as printed */
-	int common_pid;
-	char ctx; /* flags column's irq context: '.', 'h', 's', 'H', 'z', 'Z' */
-	uint64_t ts_ns;
-	char event[32];
-	const char *payload; /* into the line buffer, after "event: " */
-};
 
 /*
- * "  comm-pid  [cpu] flags  secs.usecs: event: payload": parsed from the
- * event name backwards, since comms may hold spaces and dashes.
+ * The oracle's event of this type about `pid` (the wakee, or the task
+ * switched out) nearest to ts, within 200 us.
  */
-static bool tline_parse(char *line, struct tline *t)
+static const struct orc_ev *oracle_near(const struct orc_trace *t, int type,
+					int pid, uint64_t ts)
 {
-	char *colon, *ts, *flags, *cpu, *dash, *end;
-	unsigned long long s, us;
-
-	/* the timestamp is the last token before the first ": " after ']' */
-	cpu = strstr(line, "] ");
-	if (!cpu)
-		return false;
-	colon = strstr(cpu, ": ");
-	if (!colon)
-		return false;
-	*colon = 0;
-	ts = strrchr(cpu, ' ');
-	if (!ts || sscanf(ts + 1, "%llu.%llu", &s, &us) != 2)
-		return false;
-	t->ts_ns = s * 1000000000ull + us * 1000;
-	while (ts > cpu && ts[-1] == ' ')
-		ts--;
-	*ts = 0;
-	flags = strrchr(cpu, ' ');
-	if (!flags || strlen(flags + 1) < 3)
-		return false;
-	t->ctx = flags[3];
-	end = strstr(colon + 2, ": ");
-	if (!end || end - (colon + 2) >= (long)sizeof(t->event))
-		return false;
-	snprintf(t->event, sizeof(t->event), "%.*s", (int)(end - (colon + 2)),
-		 colon + 2);
-	t->payload = end + 2;
-	/* back from the cpu bracket to "comm-pid" */
-	cpu = strrchr(line, '[');
-	while (cpu > line && cpu[-1] == ' ')
-		cpu--;
-	*cpu = 0;
-	dash = strrchr(line, '-');
-	if (!dash)
-		return false;
-	t->common_pid = atoi(dash + 1);
-	*dash = 0;
-	while (*line == ' ')
-		line++;
-	snprintf(t->comm, sizeof(t->comm), "%s", line);
-	return true;
-}
-
-struct tlines {
-	struct tline *v;
-	char **bufs;
-	size_t n;
-};
-
-static void tinst_read(const struct tinst *t, const char *event,
-		       struct tlines *out)
-{
-	char path[512], *line = NULL;
-	size_t cap = 0, len = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/trace", t->dir);
-	f = fopen(path, "r");
-	cr_assert(f, "%s: %s", path, strerror(errno));
-	memset(out, 0, sizeof(*out));
-	while (getline(&line, &len, f) > 0) {
-		struct tline tl;
-		char *copy;
-
-		if (line[0] == '#')
-			continue;
-		copy = strdup(line);
-		if (!tline_parse(copy, &tl) || strcmp(tl.event, event)) {
-			free(copy);
-			continue;
-		}
-		if (out->n == cap) {
-			cap = cap ? cap * 2 : 1024;
-			out->v = realloc(out->v, cap * sizeof(*out->v));
-			out->bufs = realloc(out->bufs, cap * sizeof(*out->bufs));
-			cr_assert(out->v && out->bufs);
-		}
-		out->v[out->n] = tl;
-		out->bufs[out->n++] = copy;
-	}
-	free(line);
-	fclose(f);
-}
-
-static void tlines_free(struct tlines *l)
-{
-	for (size_t i = 0; i < l->n; i++)
-		free(l->bufs[i]);
-	free(l->v);
-	free(l->bufs);
-}
-
-/* An integer field "name=N" of a payload (-1: absent). */
-static long payload_int(const char *payload, const char *name)
-{
-	char key[40];
-	const char *p;
-
-	snprintf(key, sizeof(key), " %s=", name);
-	p = strstr(payload, key);
-	return p ? strtol(p + strlen(key), NULL, 10) : -1;
-}
-
-/* The tracefs line of event `pidfield`=pid nearest to ts, within 200 us. */
-static const struct tline *tline_near(const struct tlines *l, const char *pidfield,
-				      int pid, uint64_t ts)
-{
-	const struct tline *best = NULL;
+	const struct orc_ev *best = NULL;
 	uint64_t bestd = 200000;
 
-	for (size_t i = 0; i < l->n; i++) {
-		uint64_t d = l->v[i].ts_ns > ts ? l->v[i].ts_ns - ts :
-						   ts - l->v[i].ts_ns;
+	for (size_t i = 0; i < t->n; i++) {
+		const struct orc_ev *e = &t->v[i];
+		uint64_t d = e->ts > ts ? e->ts - ts : ts - e->ts;
+		int who = type == ABICAP_EV_SCHED_SWITCH ? e->prev_pid : e->pid;
 
-		if (d < bestd && payload_int(l->v[i].payload - 1, pidfield) == pid) {
-			best = &l->v[i];
+		if (e->type == type && who == pid && d < bestd) {
+			best = e;
 			bestd = d;
 		}
 	}
@@ -466,14 +305,13 @@ static const char *ctx_name(char c)
  */
 Test(truth_bpf, wakers_agree_with_tracefs_sched_waking, .timeout = 120)
 {
-	static const char *const evs[] = { "sched/sched_waking", NULL };
 	struct capture_opts o = {
 		.events = EV(ABICAP_EV_SCHED_WAKING) | EV(ABICAP_EV_SCHED_WAKEUP),
 		.npids = 1,
 	};
 	struct collected col = { 0 };
-	struct tlines tl;
-	struct tinst ti;
+	struct orc_trace tl = { 0 };
+	struct orc_session *ti;
 	struct capture *c;
 	pthread_t b1, b2, n1;
 	pid_t me = getpid();
@@ -481,11 +319,10 @@ Test(truth_bpf, wakers_agree_with_tracefs_sched_waking, .timeout = 120)
 
 	require_kernel();
 	o.pids[0] = me;
-	tinst_open(&ti, evs);
 	c = start_capture(&o, &col);
 	/* sched_switch has to have run once for the stack check (any CPU) */
 	sleep_us(2000);
-	tput(&ti, "tracing_on", "1");
+	ti = oracle_start();
 	stop_busy = 0;
 	cr_assert_eq(pthread_create(&b1, NULL, busy, NULL), 0);
 	cr_assert_eq(pthread_create(&b2, NULL, busy, NULL), 0);
@@ -496,20 +333,17 @@ Test(truth_bpf, wakers_agree_with_tracefs_sched_waking, .timeout = 120)
 	pthread_join(b2, NULL);
 	pthread_join(n1, NULL);
 	poll_for(c, 20);
-	tput(&ti, "tracing_on", "0");
+	oracle_stop(ti, &tl);
 	stop_and_check_lossless(c);
-	tinst_check_no_overrun(&ti);
-	tinst_read(&ti, "sched_waking", &tl);
-	cr_assert_gt(tl.n, 0, "tracefs recorded no sched_waking");
+	cr_assert_gt(tl.n, 0, "tracefs recorded nothing");
 	for (size_t i = 0; i < col.n; i++) {
 		const struct abicap_wakeup *w = &col.v[i].wk;
-		const struct tline *t;
+		const struct orc_ev *t;
 
 		if (w->hdr.type != ABICAP_EV_SCHED_WAKING ||
-		    w->hdr.ts_ns < tl.v[0].ts_ns ||
-		    w->hdr.ts_ns > tl.v[tl.n - 1].ts_ns)
+		    w->hdr.ts_ns < tl.v[0].ts || w->hdr.ts_ns > tl.v[tl.n - 1].ts)
 			continue;
-		t = tline_near(&tl, "pid", w->pid, w->hdr.ts_ns);
+		t = oracle_near(&tl, ABICAP_EV_SCHED_WAKING, w->pid, w->hdr.ts_ns);
 		cr_assert(t, "abicap's sched_waking of %s %d at %llu has no "
 			  "tracefs line", w->comm, w->pid,
 			  (unsigned long long)w->hdr.ts_ns);
@@ -517,20 +351,20 @@ Test(truth_bpf, wakers_agree_with_tracefs_sched_waking, .timeout = 120)
 		if (w->tgid != me)
 			strangers++;
 		if (t->ctx == '.' || (t->ctx == 's' &&
-				      !strncmp(t->comm, "ksoftirqd/", 10))) {
+				      !strncmp(t->cur_comm, "ksoftirqd/", 10))) {
 			task++;
-			cr_assert_eq(w->waker_pid, t->common_pid, "waking of %s "
+			cr_assert_eq(w->waker_pid, t->cur_pid, "waking of %s "
 				     "%d in task context: abicap's waker %d, "
 				     "tracefs's %s-%d", w->comm, w->pid,
-				     w->waker_pid, t->comm, t->common_pid);
+				     w->waker_pid, t->cur_comm, t->cur_pid);
 		} else {
 			irq++;
 			cr_assert_eq(w->waker_pid, ABICAP_PID_INTERRUPT,
 				     "waking of %s %d in %s context (tracefs "
 				     "flags '%c', interrupted %s-%d): abicap's "
 				     "waker %d, expected -2", w->comm, w->pid,
-				     ctx_name(t->ctx), t->ctx, t->comm,
-				     t->common_pid, w->waker_pid);
+				     ctx_name(t->ctx), t->ctx, t->cur_comm,
+				     t->cur_pid, w->waker_pid);
 			cr_assert_eq(w->tgid, me, "%s %d woken in an interrupt "
 				     "was kept by the filter", w->comm, w->pid);
 		}
@@ -540,8 +374,7 @@ Test(truth_bpf, wakers_agree_with_tracefs_sched_waking, .timeout = 120)
 		    strangers);
 	/* the napper's timer wakeups come from the hrtimer interrupt */
 	cr_assert_geq(irq, 50, "only %d wakings from interrupts", irq);
-	tlines_free(&tl);
-	tinst_close(&ti);
+	orc_trace_free(&tl);
 	capture_close(c);
 	collected_free(&col);
 }
@@ -602,13 +435,12 @@ static const char *state_letters(uint32_t s)
  */
 static void frozen_states_agree(bool v1)
 {
-	static const char *const evs[] = { "sched/sched_switch", NULL };
 	struct capture_opts o = { .events = EV(ABICAP_EV_SCHED_SWITCH), .npids = 1 };
 	char dir[256], path[300], pidstr[32];
 	struct collected col = { 0 };
 	int compared = 0, frozen_seen = 0;
-	struct tlines tl;
-	struct tinst ti;
+	struct orc_trace tl = { 0 };
+	struct orc_session *ti;
 	struct capture *c;
 	pid_t child;
 
@@ -638,9 +470,8 @@ static void frozen_states_agree(bool v1)
 	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
 	put_file(path, pidstr);
 	o.pids[0] = child;
-	tinst_open(&ti, evs);
 	c = start_capture(&o, &col);
-	tput(&ti, "tracing_on", "1");
+	ti = oracle_start();
 	sleep_us(20000);
 	if (v1) {
 		snprintf(path, sizeof(path), "%s/freezer.state", dir);
@@ -661,27 +492,22 @@ static void frozen_states_agree(bool v1)
 		put_file(path, "0");
 	}
 	poll_for(c, 50);
-	tput(&ti, "tracing_on", "0");
+	oracle_stop(ti, &tl);
 	stop_and_check_lossless(c);
 	kill(child, SIGKILL);
 	waitpid(child, NULL, 0);
 	rmdir(dir);
-	tinst_check_no_overrun(&ti);
-	tinst_read(&ti, "sched_switch", &tl);
 	for (size_t i = 0; i < col.n; i++) {
 		const struct abicap_switch *s = &col.v[i].sw;
-		const struct tline *t;
-		const char *st;
-		char want[8] = "";
+		const struct orc_ev *t;
+		const char *want;
 
 		if (s->hdr.type != ABICAP_EV_SCHED_SWITCH || s->prev_pid != child)
 			continue;
-		t = tline_near(&tl, "prev_pid", child, s->hdr.ts_ns);
+		t = oracle_near(&tl, ABICAP_EV_SCHED_SWITCH, child, s->hdr.ts_ns);
 		if (!t)
 			continue; /* before or after tracefs's window */
-		st = strstr(t->payload, "prev_state=");
-		cr_assert(st);
-		sscanf(st + strlen("prev_state="), "%7s", want);
+		want = t->prev_state;
 		compared++;
 		cr_assert_str_eq(state_letters(s->prev_state), want,
 				 "switch-out of the %s process at %llu: abicap "
@@ -695,8 +521,7 @@ static void frozen_states_agree(bool v1)
 		      compared);
 	if (v1)
 		cr_assert_geq(frozen_seen, 1, "the frozen switch-out is missing");
-	tlines_free(&tl);
-	tinst_close(&ti);
+	orc_trace_free(&tl);
 	capture_close(c);
 	collected_free(&col);
 }

@@ -382,9 +382,10 @@ static int parse_body(struct orc_ev *e, const char *body, const char *end)
 }
 
 /* The current task's pid: the digits before the blanks before b ('['), after sep. */
-static int header_pid(const char *line, const char *b, char sep)
+static int header_pid(const char *line, const char *b, char sep,
+		      char *comm, size_t commlen)
 {
-	const char *p = b - 1;
+	const char *p = b - 1, *c = line;
 	int pid = 0, mul = 1;
 
 	while (p > line && *p == ' ')
@@ -394,7 +395,14 @@ static int header_pid(const char *line, const char *b, char sep)
 		mul *= 10;
 		p--;
 	}
-	return *p == sep ? pid : -1;
+	if (*p != sep)
+		return -1;
+	if (comm) {
+		while (c < p && *c == ' ')
+			c++;
+		snprintf(comm, commlen, "%.*s", (int)(p - c), c);
+	}
+	return pid;
 }
 
 /*
@@ -421,12 +429,13 @@ int orc_parse_line(const char *line, struct orc_ev *e)
 			body = b + n;
 			/* irqs-off, need-resched, then the hardirq/softirq/NMI mark */
 			e->in_irq = strlen(flags) > 2 && flags[2] != '.';
+			e->ctx = strlen(flags) > 2 ? flags[2] : '.';
 			break;
 		}
 	}
 	if (!body)
 		return 0;
-	e->cur_pid = header_pid(line, b, '-');
+	e->cur_pid = header_pid(line, b, '-', e->cur_comm, sizeof(e->cur_comm));
 	if (e->cur_pid < 0)
 		return -1;
 	e->cpu = cpu;
@@ -466,8 +475,8 @@ int orc_parse_perf_line(const char *line, struct orc_ev *e)
 	if (strncmp(body, "sched:", 6) && strncmp(body, "power:", 6))
 		return 0;
 	/* perf prints -1 for a sample it has no task for */
-	e->cur_pid = header_pid(line, b, ' ');
-	if (e->cur_pid < 0 && header_pid(line, b, '-') != 1)
+	e->cur_pid = header_pid(line, b, ' ', NULL, 0);
+	if (e->cur_pid < 0 && header_pid(line, b, '-', NULL, 0) != 1)
 		return -1;
 	e->cpu = cpu;
 	e->ts = sec * 1000000000ULL + nsec;

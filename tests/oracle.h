@@ -33,6 +33,8 @@ struct orc_ev {
 	int cpu;
 	int cur_pid; /* the task current when the event fired (header) */
 	bool in_irq; /* fired in (soft)irq or NMI context: current is no waker */
+	char ctx; /* tracefs's context mark: '.' task, 's' softirq, 'h' hardirq... */
+	char cur_comm[16]; /* the current task's comm (header), tracefs only */
 	/*
 	 * wakeups: the waker, -1 if none (in interrupt context). sched_wakeup
 	 * may fire on the target CPU: its waker is that of the task's last
