@@ -52,6 +52,29 @@ void kfix_write_elf(const struct kfix *k, const char *path);
 void kfix_write_bzimage(const struct kfix *k, const char *path,
 			const char *compression);
 
+/* Boot images of the other architectures Debian ships. */
+enum kimg {
+	KIMG_ARM64, /* uncompressed arm64 Image ("ARM\x64" at 0x38) */
+	KIMG_RISCV64, /* uncompressed riscv64 Image ("RSC\x05" at 0x38) */
+	KIMG_ZBOOT, /* EFI zboot: "MZ", "zimg", payload = compressed arm64 Image */
+	KIMG_ZIMAGE, /* armhf zImage: stub, then a compressed Image */
+	KIMG_S390, /* s390x boot image: IPL header, stub, compressed Image */
+	KIMG_ELF_S390, /* big- or little-endian ELF vmlinux, e_machine s390 */
+	KIMG_ELF_STRIPPED, /* ELF vmlinux without a section table */
+	KIMG_RAW, /* raw BTF alone (no decoy; k must not be NULL) */
+};
+
+/*
+ * Write a kind image holding k's BTF in the given byte order (k NULL: a
+ * kernel without BTF) behind a small decoy BTF, as an embedded BPF
+ * program's would be; compression ("gzip", "xz", "zstd", "lz4") applies to
+ * the kinds with a compressed payload.
+ */
+void kfix_write_image(const struct kfix *k, const char *path, enum kimg kind,
+		      bool big_endian, const char *compression);
+/* Compress the file src into dst, as "gzip", "xz", "zstd" or "lz4". */
+void kfix_compress_file(const char *src, const char *dst, const char *how);
+
 /* A file with exactly these bytes. */
 void write_file(const char *path, const void *buf, size_t len);
 

@@ -94,8 +94,9 @@ static int by_len_desc(const void *a, const void *b)
 
 /*
  * A raw kernel image has no section table: its BTF is found by the header's
- * magic (either byte order). Small BTF blobs of embedded BPF programs (the
- * bpf_preload skeleton) may come first, so the largest that parses wins.
+ * magic (either byte order). BTF blobs of embedded BPF programs (the
+ * bpf_preload skeleton) may come first: the largest that parses and has a
+ * struct task_struct is the kernel's.
  */
 static struct btf *btf_scan(const unsigned char *b, size_t len)
 {
@@ -126,7 +127,8 @@ static struct btf *btf_scan(const unsigned char *b, size_t len)
 	qsort(c, n, sizeof(*c), by_len_desc);
 	for (size_t i = 0; i < n && !btf; i++) {
 		btf = btf__new(b + c[i].off, c[i].len);
-		if (btf && btf__type_cnt(btf) < 2) {
+		if (btf && btf__find_by_name_kind(btf, "task_struct",
+						  BTF_KIND_STRUCT) <= 0) {
 			btf__free(btf);
 			btf = NULL;
 		}
