@@ -80,7 +80,7 @@ static void add_task(struct btf *b, struct ids *t, const struct kfix *k)
 	if (!k->old_cpu) {
 		member(b, "syscall_work", t->u64, &off, 8);
 		member(b, "status", t->u32, &off, 4);
-		member(b, "cpu", t->u32, &off, 4);
+		member(b, "cpu", k->cpu_signed ? t->s32 : t->u32, &off, 4);
 	} else {
 		member(b, "status", t->u32, &off, 4);
 	}
@@ -92,7 +92,7 @@ static void add_task(struct btf *b, struct ids *t, const struct kfix *k)
 	else
 		member(b, "__state", t->u32, &off, 8);
 	if (k->old_cpu)
-		member(b, "cpu", t->u32, &off, 4);
+		member(b, "cpu", k->cpu_signed ? t->s32 : t->u32, &off, 4);
 	if (!k->no_prio)
 		member(b, "prio", t->s32, &off, 4);
 	member(b, "exit_state", t->s32, &off, 4);
@@ -122,6 +122,16 @@ static void add_ringbuf(struct btf *b, const struct ids *t, enum rb_lock l)
 		off = 0;
 		lock = btf__add_struct(b, "qspinlock", 4);
 		member(b, "val", t->u32, &off, 4);
+		lock = btf__add_typedef(b, "rqspinlock_t", lock);
+		break;
+	case RB_RQSPINLOCK_TAS:
+		inner = btf__add_union(b, NULL, 4);
+		off = 0;
+		member(b, "val", t->u32, &off, 0);
+		member(b, "locked", t->u32, &off, 4);
+		off = 0;
+		lock = btf__add_struct(b, "rqspinlock", 4);
+		member(b, "", inner, &off, 4);
 		lock = btf__add_typedef(b, "rqspinlock_t", lock);
 		break;
 	case RB_SPINLOCK:

@@ -23,6 +23,8 @@ enum rb_lock {
 	RB_SPINLOCK, /* spinlock_t on a non-RT kernel: a raw spinlock inside */
 	RB_SPINLOCK_RT, /* spinlock_t that is an rt_mutex: Debian's 5.10-rt */
 	RB_RQSPINLOCK, /* rqspinlock_t (struct qspinlock): 6.18 */
+	/* rqspinlock_t without CONFIG_QUEUED_SPINLOCKS: ppc64el, s390x 7.2 */
+	RB_RQSPINLOCK_TAS,
 };
 
 struct kfix {
@@ -30,6 +32,7 @@ struct kfix {
 	enum rb_lock rb_lock;
 	bool old_state; /* task_struct.state (long) instead of __state (5.13-) */
 	bool old_cpu; /* task_struct.cpu instead of thread_info.cpu (5.15-) */
+	bool cpu_signed; /* the cpu field is an int, as on riscv64 */
 	bool wakeup_success; /* sched_wakeup record with 'success' (5.13-) */
 	bool no_prio; /* a required field removed */
 	bool tgid_u64; /* a required field retyped */
