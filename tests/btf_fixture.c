@@ -5,6 +5,7 @@
 #include <libelf.h>
 #include <lz4.h>
 #include <lzma.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -611,4 +612,122 @@ void kfix_write_image(const struct kfix *k, const char *path, enum kimg kind,
 	free(body);
 	free(pay);
 	free(img);
+}
+
+struct tptypes {
+	int s32, u32, ul, u8, u16, boolean, page_ptr, mode, entry, empty,
+		void_ptr;
+};
+
+static int tp_type(const struct tptypes *t, const char *s)
+{
+	static const struct { const char *name; size_t off; } map[] = {
+		{ "int", offsetof(struct tptypes, s32) },
+		{ "unsigned int", offsetof(struct tptypes, u32) },
+		{ "unsigned long", offsetof(struct tptypes, ul) },
+		{ "u8", offsetof(struct tptypes, u8) },
+		{ "u16", offsetof(struct tptypes, u16) },
+		{ "bool", offsetof(struct tptypes, boolean) },
+		{ "struct page *", offsetof(struct tptypes, page_ptr) },
+		{ "enum migrate_mode", offsetof(struct tptypes, mode) },
+	};
+
+	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+		if (!strcmp(s, map[i].name))
+			return *(const int *)((const char *)t + map[i].off);
+	cr_assert_fail("tpfix: unknown type '%s'", s);
+	return 0;
+}
+
+/* "a, b, c" into trimmed items */
+static int split(char *s, const char *sep, char **out, int max)
+{
+	int n = 0;
+
+	for (char *tok = strtok(s, sep); tok && n < max; tok = strtok(NULL, sep)) {
+		while (*tok == ' ')
+			tok++;
+		for (char *e = tok + strlen(tok); e > tok && e[-1] == ' '; )
+			*--e = '\0';
+		if (*tok)
+			out[n++] = tok;
+	}
+	return n;
+}
+
+static void tp_add(struct btf *b, const struct tptypes *t, const char *spec)
+{
+	char buf[512], name[128], *items[16];
+	char *open;
+	int n, off = 0;
+
+	snprintf(buf, sizeof(buf), "%s", spec);
+	open = strpbrk(buf, "({");
+	cr_assert(open, "tpfix: '%s'", spec);
+	snprintf(name, sizeof(name), "%.*s", (int)(open - buf), buf);
+	if (*open == '(') {
+		int proto, ids[16];
+
+		open[strcspn(open, ")")] = '\0';
+		n = split(open + 1, ",", items, 16);
+		/* params attach to the last type added: resolve them all first */
+		for (int i = 0; i < n; i++)
+			ids[i] = tp_type(t, items[i]);
+		proto = btf__add_func_proto(b, 0);
+		cr_assert_eq(btf__add_func_param(b, "__data", t->void_ptr), 0);
+		for (int i = 0; i < n; i++)
+			cr_assert_eq(btf__add_func_param(b, "", ids[i]), 0);
+		snprintf(buf, sizeof(buf), "btf_trace_%s", name);
+		cr_assert_gt(btf__add_typedef(b, buf, btf__add_ptr(b, proto)), 0);
+		return;
+	}
+	open[strcspn(open, "}")] = '\0';
+	n = split(open + 1, ";", items, 16);
+	{
+		int ids[16];
+		char *fname[16];
+
+		for (int i = 0; i < n; i++) {
+			fname[i] = strrchr(items[i], ' ');
+			cr_assert(fname[i], "tpfix: '%s'", items[i]);
+			*fname[i]++ = '\0';
+			ids[i] = tp_type(t, items[i]);
+		}
+		snprintf(buf, sizeof(buf), "trace_event_raw_%s", name);
+		cr_assert_gt(btf__add_struct(b, buf, 64), 0);
+		member(b, "ent", t->entry, &off, 8);
+		for (int i = 0; i < n; i++)
+			member(b, fname[i], ids[i], &off, 8);
+		member(b, "__data", t->empty, &off, 0);
+	}
+}
+
+void tpfix_write(const char *path, const char *const *spec, int n)
+{
+	struct btf *b = btf__new_empty();
+	struct tptypes t;
+	const void *raw;
+	__u32 len;
+	int off = 0, chr;
+
+	t.s32 = btf__add_int(b, "int", 4, BTF_INT_SIGNED);
+	t.u32 = btf__add_int(b, "unsigned int", 4, 0);
+	t.void_ptr = btf__add_ptr(b, 0);
+	t.ul = btf__add_int(b, "long unsigned int", 8, 0);
+	t.u8 = btf__add_typedef(b, "u8", btf__add_int(b, "unsigned char", 1, 0));
+	t.u16 = btf__add_typedef(b, "u16", btf__add_int(b, "short unsigned int", 2, 0));
+	t.boolean = btf__add_int(b, "_Bool", 1, BTF_INT_BOOL);
+	t.page_ptr = btf__add_ptr(b, btf__add_struct(b, "page", 64));
+	t.mode = btf__add_enum(b, "migrate_mode", 4);
+	cr_assert_eq(btf__add_enum_value(b, "MIGRATE_ASYNC", 0), 0);
+	chr = btf__add_int(b, "char", 1, BTF_INT_SIGNED);
+	t.empty = btf__add_array(b, t.s32, chr, 0);
+	t.entry = btf__add_struct(b, "trace_entry", 8);
+	member(b, "type", t.u16, &off, 8);
+	for (int i = 0; i < n; i++)
+		tp_add(b, &t, spec[i]);
+	raw = btf__raw_data(b, &len);
+	cr_assert(raw);
+	write_file(path, raw, len);
+	btf__free(b);
 }

@@ -78,6 +78,14 @@ void kfix_write_image(const struct kfix *k, const char *path, enum kimg kind,
 /* Compress the file src into dst, as "gzip", "xz", "zstd" or "lz4". */
 void kfix_compress_file(const char *src, const char *dst, const char *how);
 
+/*
+ * Raw BTF with just the tracepoints and records described, one string each:
+ * "NAME(TYPE, TYPE, ...)" for btf_trace_NAME, "NAME{TYPE FIELD; ...}" for
+ * struct trace_event_raw_NAME. TYPE: int, unsigned int, unsigned long,
+ * u8, u16, bool, struct page *, enum migrate_mode.
+ */
+void tpfix_write(const char *path, const char *const *spec, int n);
+
 /* A file with exactly these bytes. */
 void write_file(const char *path, const void *buf, size_t len);
 

@@ -321,3 +321,77 @@ Test(contract_cli, contract_from_object_is_checkable)
 		  "%s", r.out);
 	expect_exit2(ABICAP("contract", "from-object"), "needs one BPF object");
 }
+
+/* abicap diff --all OLD NEW on two fixture kernels; stdout. */
+static char *diff_all(const char *const *old, int no, const char *const *new,
+		      int nn, int code)
+{
+	char *o = path("old.btf"), *n = path("new.btf");
+	struct run r;
+
+	tpfix_write(o, old, no);
+	tpfix_write(n, new, nn);
+	r = ABICAP("diff", "--all", o, n);
+	cr_assert_eq(r.code, code, "%s%s", r.out, r.err);
+	return r.out;
+}
+
+/* 5.10 -> 6.1: percpu_refill (int) appended after migratetype (int) */
+Test(contract_cli, diff_append_of_the_last_args_type_is_an_append)
+{
+	static const char *const old[] = {
+		"mm_page_alloc_zone_locked(struct page *, unsigned int, int)" };
+	static const char *const new[] = {
+		"mm_page_alloc_zone_locked(struct page *, unsigned int, int, int)" };
+	char *out = diff_all(old, 1, new, 1, 0);
+
+	cr_assert(strstr(out, "ok        mm_page_alloc_zone_locked arg 4: "
+			 "appended, s32\n"), "%s", out);
+	cr_assert_null(strstr(out, "BREAKING"), "%s", out);
+}
+
+/* 6.16 -> 6.17: scmi_xfer_end gains int inflight, argument and record field */
+Test(contract_cli, diff_scmi_xfer_end_inflight_appended_in_both)
+{
+	static const char *const old[] = {
+		"scmi_xfer_end(int, u8, u8, u16, int)",
+		"scmi_xfer_end{int transfer_id; u8 msg_id; u8 protocol_id; "
+		"u16 seq; int status}" };
+	static const char *const new[] = {
+		"scmi_xfer_end(int, u8, u8, u16, int, int)",
+		"scmi_xfer_end{int transfer_id; u8 msg_id; u8 protocol_id; "
+		"u16 seq; int status; int inflight}" };
+	char *out = diff_all(old, 2, new, 2, 0);
+
+	cr_assert(strstr(out, "ok        scmi_xfer_end arg 6: appended, s32\n"),
+		  "%s", out);
+	cr_assert(strstr(out, "ok        record trace_event_raw_scmi_xfer_end."
+			 "inflight: appended, s32 (at 5)\n"), "%s", out);
+	cr_assert(strstr(out, "result: 0 breaking, 2 compatible changes"), "%s",
+		  out);
+}
+
+/* 6.1 -> 6.12: large_folio_split inserted after thp_split, the 6th argument */
+Test(contract_cli, diff_mm_migrate_pages_names_the_inserted_position)
+{
+	static const char *const old[] = {
+		"mm_migrate_pages(unsigned long, unsigned long, unsigned long, "
+		"unsigned long, unsigned long, enum migrate_mode, int)" };
+	static const char *const new[] = {
+		"mm_migrate_pages(unsigned long, unsigned long, unsigned long, "
+		"unsigned long, unsigned long, unsigned long, enum migrate_mode, "
+		"int)" };
+	char *out = diff_all(old, 1, new, 1, 1);
+
+	cr_assert(strstr(out, "BREAKING  mm_migrate_pages arg 6: inserted before "
+			 "the end, u64\n"), "%s", out);
+	cr_assert(strstr(out, "BREAKING  mm_migrate_pages arg 6: moved "
+			 "(position 6 -> 7)\n"), "%s", out);
+	cr_assert(strstr(out, "BREAKING  mm_migrate_pages arg 7: moved "
+			 "(position 7 -> 8)\n"), "%s", out);
+	cr_assert_null(strstr(out, "arg 1:"), "%s", out);
+	/* and back: the 6th argument removed */
+	out = diff_all(new, 1, old, 1, 1);
+	cr_assert(strstr(out, "BREAKING  mm_migrate_pages arg 6: removed, was u64\n"),
+		  "%s", out);
+}

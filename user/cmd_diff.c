@@ -76,24 +76,29 @@ static struct change *add_change(struct diff *d, const char *scope,
 	return c;
 }
 
-/* new is old with one argument inserted at k: return k, else -1. */
-static int inserted_at(const struct lfield *o, int no, const struct lfield *n,
-		       int nn)
-{
-	if (nn != no + 1)
-		return -1;
-	for (int k = 0; k < nn; k++) {
-		bool match = true;
+struct proto_diff {
+	struct diff *d;
+	const char *tp;
+};
 
-		for (int i = 0, j = 0; i < no && match; i++, j++) {
-			if (j == k)
-				j++;
-			match = !strcmp(o[i].type, n[j].type);
-		}
-		if (match)
-			return k;
-	}
-	return -1;
+static void on_arg(void *ctx, const struct lfinding *f)
+{
+	struct proto_diff *p = ctx;
+	struct change *c;
+
+	if (f->kind == LC_SAME)
+		return;
+	c = add_change(p->d, p->tp, f->kind == LC_DELETED ? "removed" :
+		       lchange_str(f->kind), lchange_breaks(f->kind));
+	/* an argument is named by where it was, or, if new, where it is */
+	snprintf(c->what, sizeof(c->what), "arg %d",
+		 (f->old_idx >= 0 ? f->old_idx : f->new_idx) + 1);
+	if (f->old_type)
+		snprintf(c->old_type, sizeof(c->old_type), "%s", f->old_type);
+	if (f->new_type)
+		snprintf(c->new_type, sizeof(c->new_type), "%s", f->new_type);
+	c->old_idx = f->old_idx >= 0 ? f->old_idx + 1 : -1;
+	c->new_idx = f->new_idx >= 0 ? f->new_idx + 1 : -1;
 }
 
 static void diff_proto(struct diff *d, const char *tp, const struct btf *ob,
@@ -101,40 +106,15 @@ static void diff_proto(struct diff *d, const char *tp, const struct btf *ob,
 {
 	struct lfield *o, *n;
 	int no = proto_layout(ob, tp, &o), nn = proto_layout(nb, tp, &n);
+	struct proto_diff ctx = { d, tp };
 	struct change *c;
-	int k;
 
-	if (no < 0 && nn < 0)
-		goto out;
-	if (no < 0 || nn < 0) {
+	if (no >= 0 && nn >= 0) {
+		proto_compare(o, no, n, nn, on_arg, &ctx);
+	} else if (no >= 0 || nn >= 0) {
 		c = add_change(d, tp, nn < 0 ? "removed" : "added", nn < 0);
 		snprintf(c->what, sizeof(c->what), "tracepoint");
-		goto out;
 	}
-	k = inserted_at(o, no, n, nn);
-	if (k >= 0 && k < no) {
-		c = add_change(d, tp, "inserted before the end", true);
-		snprintf(c->what, sizeof(c->what), "arg %d", k + 1);
-		snprintf(c->new_type, sizeof(c->new_type), "%s", n[k].type);
-		c->new_idx = k + 1;
-		goto out;
-	}
-	for (int i = 0; i < no || i < nn; i++) {
-		if (i < no && i < nn && !strcmp(o[i].type, n[i].type))
-			continue;
-		c = add_change(d, tp, i >= no ? "appended" : i >= nn ?
-			       "removed" : "retyped", i < no);
-		snprintf(c->what, sizeof(c->what), "arg %d", i + 1);
-		if (i < no) {
-			snprintf(c->old_type, sizeof(c->old_type), "%s", o[i].type);
-			c->old_idx = i + 1;
-		}
-		if (i < nn) {
-			snprintf(c->new_type, sizeof(c->new_type), "%s", n[i].type);
-			c->new_idx = i + 1;
-		}
-	}
-out:
 	free(o);
 	free(n);
 }
