@@ -137,8 +137,52 @@ Test(contract_cli, bad_input_exits_2_with_one_line)
 	expect_exit2(ABICAP("check", "--strikt"), "unknown option '--strikt'");
 	expect_exit2(ABICAP("diff", empty), "diff needs two kernels");
 	expect_exit2(ABICAP("diff", empty, empty), "is empty");
-	expect_exit2(ABICAP("contract", "snapshot", "--btf", empty), "is empty");
+	expect_exit2(ABICAP("contract", "snapshot", "--btf", empty, "-o",
+			    path("snap.json")), "is empty");
 	expect_exit2(ABICAP("contract", "frob"), "unknown subcommand 'frob'");
+}
+
+/* With JSON output, a failure is a JSON object on stdout too, with the exit code. */
+static void expect_json_error(struct run r, int code, const char *says)
+{
+	json_error_t je;
+	json_t *o = json_loads(r.out, 0, &je);
+
+	cr_assert_eq(r.code, code, "exit %d: %s", r.code, r.err);
+	cr_assert(o, "stdout is not JSON (%s): '%s'", je.text, r.out);
+	cr_assert(strstr(json_string_value(json_object_get(o, "error")), says),
+		  "'%s' lacks '%s'", r.out, says);
+	cr_assert_eq(json_integer_value(json_object_get(o, "exit_code")), code);
+	cr_assert(strstr(r.err, says), "stderr '%s' lacks '%s'", r.err, says);
+	json_decref(o);
+}
+
+Test(contract_cli, json_output_reports_errors_on_stdout)
+{
+	char *empty = path("empty"), *img = path("armhf-zImage");
+
+	write_file(empty, "", 0);
+	kfix_write_image(NULL, img, KIMG_ZIMAGE, false, "xz");
+	expect_json_error(ABICAP("check", "--btf", empty, "--format", "json"), 2,
+			  "is empty");
+	expect_json_error(ABICAP("check", "--format=json", "--btf", img), 1,
+			  "without BTF");
+	expect_json_error(ABICAP("check", "-f", "json", "--strikt"), 2,
+			  "unknown option '--strikt'");
+	expect_json_error(ABICAP("diff", "-fjson", empty, empty), 2, "is empty");
+	expect_json_error(ABICAP("diff", empty, img, "--format", "json"), 2,
+			  "is empty");
+	expect_json_error(ABICAP("diff", "--format", "json", img, img), 1,
+			  "without BTF");
+	expect_json_error(ABICAP("contract", "snapshot", "--btf", empty), 2,
+			  "is empty");
+	expect_json_error(ABICAP("contract", "from-object", "/nonexistent.bpf.o"), 2,
+			  "/nonexistent.bpf.o");
+	expect_json_error(ABICAP("report", "/nonexistent.cap", "--format", "json"),
+			  2, "/nonexistent.cap");
+	expect_json_error(ABICAP("trace", "--format", "json", "-p", "x"), 2, "-p");
+	/* text output keeps stdout empty */
+	expect_exit2(ABICAP("check", "--btf", empty), "is empty");
 }
 
 Test(contract_cli, diff_5_10_to_modern_names_the_success_deletion)
@@ -319,7 +363,8 @@ Test(contract_cli, contract_from_object_is_checkable)
 	cr_assert(strstr(r.out, "task_struct      state                    s64  "
 			 "                  missing                    broken\n"),
 		  "%s", r.out);
-	expect_exit2(ABICAP("contract", "from-object"), "needs one BPF object");
+	expect_json_error(ABICAP("contract", "from-object"), 2,
+			  "needs one BPF object");
 }
 
 /* abicap diff --all OLD NEW on two fixture kernels; stdout. */

@@ -34,6 +34,14 @@ static struct btf *read_image(const unsigned char *b, size_t len,
 			      const char *path, const char *wrap, int depth,
 			      char *err, size_t errlen);
 
+/* the last btf_open() failed on a kernel (image) built without BTF */
+static bool kernel_without_btf;
+
+bool btf_open_kernel_has_no_btf(void)
+{
+	return kernel_without_btf;
+}
+
 static __u32 rd32(const unsigned char *p, bool be)
 {
 	return be ? (__u32)p[0] << 24 | p[1] << 16 | p[2] << 8 | p[3] :
@@ -184,6 +192,7 @@ static struct btf *btf_from_elf(const void *buf, size_t len, const char *what,
 	}
 	if (eh.e_shnum == 0 && eh.e_shoff == 0) {
 		btf = btf_scan(buf, len);
+		kernel_without_btf = !btf;
 		if (!btf)
 			snprintf(err, errlen, "%s: %s ELF vmlinux (no section "
 				 "table) without BTF: the kernel was built "
@@ -223,6 +232,7 @@ static struct btf *btf_from_elf(const void *buf, size_t len, const char *what,
 				 "BTF (%s)", what, strerror(errno));
 		goto out;
 	}
+	kernel_without_btf = true;
 	snprintf(err, errlen, "%s: %s ELF file without a .BTF section: the "
 		 "kernel was built without CONFIG_DEBUG_INFO_BTF=y", what,
 		 elf_arch(&eh));
@@ -436,6 +446,7 @@ static struct btf *read_image(const unsigned char *b, size_t len,
 		if (btf || streams)
 			return btf;
 	}
+	kernel_without_btf = true;
 	snprintf(err, errlen, "'%s' is a kernel image (%s) without BTF (no "
 		 "BTF header in it): the kernel was built without "
 		 "CONFIG_DEBUG_INFO_BTF=y", path, what);
@@ -452,8 +463,10 @@ struct btf *btf_open(const char *path, char *err, size_t errlen)
 	bool be;
 	int fd;
 
+	kernel_without_btf = false;
 	if (!path) {
 		btf = btf__load_vmlinux_btf();
+		kernel_without_btf = !btf;
 		if (!btf)
 			snprintf(err, errlen, "this kernel (%s) has no BTF "
 				 "(/sys/kernel/btf/vmlinux): abicap needs "

@@ -3,6 +3,7 @@
 #ifndef ABICAP_BTF_SOURCE_H
 #define ABICAP_BTF_SOURCE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct btf;
@@ -17,5 +18,10 @@ struct btf;
  * kernel image at all.
  */
 struct btf *btf_open(const char *path, char *err, size_t errlen);
+/*
+ * After btf_open() failed: whether it read a kernel built without BTF (exit
+ * 1, the kernel cannot do it) rather than a bad file (exit 2).
+ */
+bool btf_open_kernel_has_no_btf(void);
 
 #endif

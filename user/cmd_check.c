@@ -65,7 +65,8 @@ static int check_object(const char *obj, const char *const *btfs, int nbtf,
 
 		if (!btf) {
 			ab_error("%s", err);
-			ret = btfs[k] ? EXIT_USAGE : EXIT_KERNEL;
+			ret = btf_open_kernel_has_no_btf() ? EXIT_KERNEL :
+			      EXIT_USAGE;
 			goto out;
 		}
 		btf_source_label(btfs[k], labels[k], sizeof(labels[k]));
@@ -177,7 +178,7 @@ int do_check(int argc, char **argv)
 	if (!btf) {
 		ab_error("%s", err);
 		contract_free(c);
-		return btf_path ? EXIT_USAGE : EXIT_KERNEL;
+		return btf_open_kernel_has_no_btf() ? EXIT_KERNEL : EXIT_USAGE;
 	}
 	if (contract_check(c, btf, &res)) {
 		ab_error("out of memory");

@@ -357,8 +357,14 @@ int do_diff(int argc, char **argv)
 	ob = btf_open(argv[optind], err, sizeof(err));
 	if (ob)
 		nb = btf_open(argv[optind + 1], err, sizeof(err));
+	if (!ob || !nb) {
+		ab_error("%s", err);
+		if (btf_open_kernel_has_no_btf())
+			ret = EXIT_KERNEL;
+		goto out;
+	}
 	c = contract_default(err, sizeof(err));
-	if (!ob || !nb || !c) {
+	if (!c) {
 		ab_error("%s", err);
 		goto out;
 	}
