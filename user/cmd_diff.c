@@ -19,7 +19,7 @@
 
 const char diff_usage[] =
 "Usage: abicap diff OLD NEW [--events LIST | --all] [--format text|json]\n"
-"Compare two kernels' BTF (raw BTF, ELF vmlinux or bzImage each) under the\n"
+"Compare two kernels' BTF (raw BTF, ELF vmlinux or any vmlinuz each) under the\n"
 "append-only rule: per event, the tracepoint prototype (arguments added,\n"
 "removed, moved or retyped) and the tracefs record layout\n"
 "(trace_event_raw_*: fields deleted, retyped, moved or inserted before the\n"
@@ -32,7 +32,10 @@ const char diff_usage[] =
 "  -v, --verbose         libbpf's log on stderr\n"
 "  -h, --help            show this help\n"
 "\n"
-"Exit: 0 compatible, 1 a breaking change, 2 bad usage or input.\n";
+"Arguments are aligned by type (common prefix, then suffix); record fields by\n"
+"name. With --format json an error is also {\"error\": ...} on stdout.\n"
+"Exit: 0 compatible, 1 a breaking change or a kernel without BTF, 2 bad usage\n"
+"or input.\n";
 
 struct change {
 	char scope[96]; /* event, or record struct */
