@@ -43,7 +43,8 @@ const char check_usage[] =
 "verifier reaches it: existence checks are resolved for each kernel and the\n"
 "branches on them followed, as the verifier does.\n"
 "Exit: 0 satisfied (degraded allowed unless --strict; with --object: loads\n"
-"on every kernel), 1 broken (or rejected by a kernel), 2 bad usage or input.\n";
+"on every kernel), 1 broken (or rejected by a kernel, or a kernel without\n"
+"BTF), 2 bad usage or input.\n";
 
 #define MAX_BTFS 64
 
