@@ -79,29 +79,35 @@ static struct change *add_change(struct diff *d, const char *scope,
 	return c;
 }
 
-struct proto_diff {
+struct find_ctx {
 	struct diff *d;
-	const char *tp;
+	const char *scope; /* the tracepoint, or the record struct */
+	bool args; /* arguments: 1-based, named by position; fields: 0-based */
 };
 
-static void on_arg(void *ctx, const struct lfinding *f)
+static void on_finding(void *ctx, const struct lfinding *f)
 {
-	struct proto_diff *p = ctx;
+	struct find_ctx *x = ctx;
+	int base = x->args ? 1 : 0;
 	struct change *c;
 
 	if (f->kind == LC_SAME)
 		return;
-	c = add_change(p->d, p->tp, f->kind == LC_DELETED ? "removed" :
-		       lchange_str(f->kind), lchange_breaks(f->kind));
+	c = add_change(x->d, x->scope, x->args && f->kind == LC_DELETED ?
+		       "removed" : lchange_str(f->kind), lchange_breaks(f->kind));
 	/* an argument is named by where it was, or, if new, where it is */
-	snprintf(c->what, sizeof(c->what), "arg %d",
-		 (f->old_idx >= 0 ? f->old_idx : f->new_idx) + 1);
+	if (x->args)
+		snprintf(c->what, sizeof(c->what), "arg %d",
+			 (f->old_idx >= 0 ? f->old_idx : f->new_idx) + 1);
+	else
+		snprintf(c->what, sizeof(c->what), "record %s.%s", x->scope,
+			 f->name);
 	if (f->old_type)
 		snprintf(c->old_type, sizeof(c->old_type), "%s", f->old_type);
 	if (f->new_type)
 		snprintf(c->new_type, sizeof(c->new_type), "%s", f->new_type);
-	c->old_idx = f->old_idx >= 0 ? f->old_idx + 1 : -1;
-	c->new_idx = f->new_idx >= 0 ? f->new_idx + 1 : -1;
+	c->old_idx = f->old_idx >= 0 ? f->old_idx + base : -1;
+	c->new_idx = f->new_idx >= 0 ? f->new_idx + base : -1;
 }
 
 static void diff_proto(struct diff *d, const char *tp, const struct btf *ob,
@@ -109,11 +115,11 @@ static void diff_proto(struct diff *d, const char *tp, const struct btf *ob,
 {
 	struct lfield *o, *n;
 	int no = proto_layout(ob, tp, &o), nn = proto_layout(nb, tp, &n);
-	struct proto_diff ctx = { d, tp };
+	struct find_ctx ctx = { d, tp, true };
 	struct change *c;
 
 	if (no >= 0 && nn >= 0) {
-		proto_compare(o, no, n, nn, on_arg, &ctx);
+		proto_compare(o, no, n, nn, on_finding, &ctx);
 	} else if (no >= 0 || nn >= 0) {
 		c = add_change(d, tp, nn < 0 ? "removed" : "added", nn < 0);
 		snprintf(c->what, sizeof(c->what), "tracepoint");
@@ -122,39 +128,15 @@ static void diff_proto(struct diff *d, const char *tp, const struct btf *ob,
 	free(n);
 }
 
-struct rec_diff {
-	struct diff *d;
-	const char *structname;
-};
-
-static void on_field(void *ctx, const struct lfinding *f)
-{
-	struct rec_diff *r = ctx;
-	struct change *c;
-
-	if (f->kind == LC_SAME)
-		return;
-	c = add_change(r->d, r->structname, lchange_str(f->kind),
-		       lchange_breaks(f->kind));
-	snprintf(c->what, sizeof(c->what), "record %s.%s", r->structname,
-		 f->name);
-	if (f->old_type)
-		snprintf(c->old_type, sizeof(c->old_type), "%s", f->old_type);
-	if (f->new_type)
-		snprintf(c->new_type, sizeof(c->new_type), "%s", f->new_type);
-	c->old_idx = f->old_idx;
-	c->new_idx = f->new_idx;
-}
-
 static void diff_record(struct diff *d, const char *sname, const struct btf *ob,
 			const struct btf *nb)
 {
 	struct lfield *o, *n;
 	int no = record_layout(ob, sname, &o), nn = record_layout(nb, sname, &n);
-	struct rec_diff ctx = { d, sname };
+	struct find_ctx ctx = { d, sname, false };
 
 	if (no >= 0 && nn >= 0) {
-		layout_compare(o, no, n, nn, on_field, &ctx);
+		layout_compare(o, no, n, nn, on_finding, &ctx);
 	} else if (no >= 0 || nn >= 0) {
 		struct change *c = add_change(d, sname, nn < 0 ? "removed" :
 					      "added", nn < 0);
