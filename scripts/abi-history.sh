@@ -31,13 +31,20 @@ trap 'rm -rf "$tmp"' EXIT
 
 # the kernel's BTF: the extracted raw BTF where kernels.sh made one, else the image
 btf_of() {
-	if [ -s "$1/vmlinux.btf" ]; then echo "$1/vmlinux.btf"; else ls "$1"/vmlinuz* "$1"/vmlinux* 2>/dev/null | head -1; fi
+	local f
+	for f in "$1/vmlinux.btf" "$1"/vmlinuz* "$1"/vmlinux*; do
+		if [ -s "$f" ]; then echo "$f"; return; fi
+	done
 }
 
 # usable kernels: "arch flavour version release btf", sorted
 awk -F'\t' '$8 == "ok" { print ($9 == "" ? "amd64" : $9) "\t" $3 "\t" $5 "\t" $6 "\t" $7 "\t" $2 }' "$manifest" |
 	sort -t$'\t' -k1,1 -k2,2 -k3,3V > "$tmp/kernels"
 [ -s "$tmp/kernels" ] || die "no kernel with status ok in $manifest"
+
+# a type as abicap prints it, without the C spelling in parentheses:
+# "u32" and "u32 (unsigned int)" are the same type
+canon='def canon: sub(" \\([^()]*\\)$"; "");'
 
 n=0
 : > "$tmp/steps"
@@ -52,11 +59,21 @@ while IFS=$'\t' read -r arch flavour version release dir line <&3; do
 	rc=$?
 	set -e
 	[ $rc -le 1 ] || die "abicap check --btf $btf: $(cat "$tmp/err")"
+	if jq -e 'has("error")' "$check" >/dev/null; then
+		# built without BTF: listed, and left out of the comparisons
+		jq -c --arg arch "$arch" --arg flavour "$flavour" --arg version "$version" \
+			--arg release "$release" --arg line "$line" \
+			'{arch: $arch, flavour: $flavour, version: $version, release: $release,
+			  line: $line, verdict: "no BTF", error: .error}' "$check" >> "$tmp/kernels.json"
+		continue
+	fi
 	jq -c --arg arch "$arch" --arg flavour "$flavour" --arg version "$version" \
 		--arg release "$release" --arg line "$line" \
 		'{arch: $arch, flavour: $flavour, version: $version, release: $release, line: $line,
 		  verdict: (if any(.items[]; .verdict == "broken") then "broken"
-			    elif any(.items[]; .verdict == "degraded") then "degraded" else "ok" end)}' \
+			    elif any(.items[]; .verdict == "degraded") then "degraded" else "ok" end),
+		  items: ([.items[] | select(.kind != "tracepoint")
+			   | {key: "\(.scope) \(.item)", value: {actual, verdict, detail}}] | from_entries)}' \
 		"$check" >> "$tmp/kernels.json"
 	key="$arch/$flavour"
 	if [ "$key" = "$prev_key" ]; then
@@ -68,7 +85,7 @@ while IFS=$'\t' read -r arch flavour version release dir line <&3; do
 		jq -c -n --slurpfile d "$tmp/diff.json" --slurpfile a "$prev_check" \
 			--slurpfile b "$check" --arg arch "$arch" --arg flavour "$flavour" \
 			--arg from "$prev" --arg to "$version" --arg from_line "$prev_line" \
-			--arg to_line "$line" '
+			--arg to_line "$line" "$canon"'
 			def fields(c): [c.items[] | select(.kind == "field")
 				| {key: "\(.scope).\(.item)", value: {actual, verdict}}] | from_entries;
 			(fields($a[0])) as $fa | (fields($b[0])) as $fb |
@@ -77,7 +94,8 @@ while IFS=$'\t' read -r arch flavour version release dir line <&3; do
 			 changes: ([$d[0].changes[] | {kind: "event", scope, item, change,
 					old: .old_type, new: .new_type, breaking}]
 				+ [($fa + $fb) | keys[] as $k
-				   | select($fa[$k] != $fb[$k])
+				   | select(($fa[$k].actual // "-" | canon) != ($fb[$k].actual // "-" | canon)
+					    or $fa[$k].verdict != $fb[$k].verdict)
 				   | {kind: "field", scope: ($k | split(".")[0]),
 				      item: ($k | split(".")[1:] | join(".")),
 				      change: "\($fa[$k].verdict // "-") -> \($fb[$k].verdict // "-")",
@@ -105,12 +123,38 @@ jq -r '
 	    "| --- | --- | --- | --- | --- | --- | --- |"]
 	   + map("| \(.step) (\(.versions)) | \(if .kind == "field" then "\(.scope).\(.item)" elif (.item | startswith("record")) then .item else "\(.scope) \(.item)" end) | \(.change) | \(.old // "-") | \(.new // "-") | \(if .kind == "field" then (if .breaking then "broken" else "CO-RE: \(.change | split(" -> ")[1])" end) elif .breaking then "BREAKING" else "compatible" end) | \(.where) |"))
 	| .[]' "$tmp/history.json" > "$tmp/table"
-nk=$(jq '.kernels | length' "$tmp/history.json")
-na=$(jq '[.kernels[].arch] | unique | length' "$tmp/history.json")
+# per kernel line, what each architecture and flavour has where amd64's generic kernel has something else
+jq -r "$canon"'
+	[.kernels[] | select(.verdict != "no BTF")] | group_by(.line)[]
+	| (map(select(.arch == "amd64" and .flavour == "amd64")) | sort_by(.version) | last) as $base
+	| select($base != null)
+	| .[] | select(. != $base) as $k
+	| ($base.items + $k.items | keys[]) as $i
+	| {b: ($base.items[$i] // {actual: "-", verdict: "-", detail: ""}),
+	   h: ($k.items[$i] // {actual: "-", verdict: "-", detail: ""})}
+	| select((.b.actual | canon) != (.h.actual | canon) or .b.verdict != .h.verdict)
+	| {line: $k.line, item: $i, base: .b.actual, has: .h.actual, verdict: .h.verdict,
+	   detail: .h.detail, where: "\($k.arch)/\($k.flavour)", version: $k.version}' \
+	"$tmp/history.json" | jq -s -r '
+	group_by([.line, .item, .base, .has, .verdict])
+	| map(.[0] + {where: (map(.where) | unique | join(", "))})
+	| sort_by(.line, .item)
+	| (["| kernels | item | amd64 has | this kernel has | verdict | why | where (arch/flavour) |",
+	    "| --- | --- | --- | --- | --- | --- | --- |"]
+	   + map("| \(.line) | \(.item) | \(.base) | \(.has) | \(.verdict) | \(.detail | if . == "" then "-" else . end) | \(.where) |"))
+	| .[]' > "$tmp/arch"
+nk=$(jq '[.kernels[] | select(.verdict != "no BTF")] | length' "$tmp/history.json")
+nobtf=$(jq -r '[.kernels[] | select(.verdict == "no BTF") | "\(.arch)/\(.flavour) \(.version)"] | join(", ")' "$tmp/history.json")
+na=$(jq '[.kernels[] | select(.verdict != "no BTF") | .arch] | unique | length' "$tmp/history.json")
 {
-	echo "$nk kernels, $na architecture(s), every consecutive pair of one architecture and flavour compared; unchanged steps are not listed."
+	echo "$nk kernels with BTF, $na architecture(s), every consecutive pair of one architecture and flavour compared; unchanged steps are not listed."
+	[ -z "$nobtf" ] || { echo; echo "Without BTF (CONFIG_DEBUG_INFO_BTF off; not compared): $nobtf."; }
 	echo
 	if [ "$(wc -l < "$tmp/table")" -gt 2 ]; then cat "$tmp/table"; else echo "No changes."; fi
+	echo
+	echo "Where a kernel has something else than amd64's generic kernel of its line (the same verdicts explained):"
+	echo
+	if [ "$(wc -l < "$tmp/arch")" -gt 2 ]; then cat "$tmp/arch"; else echo "Nowhere."; fi
 } > "$tmp/section"
 
 awk -v b="$begin" -v e="$end" -v f="$tmp/section" '
