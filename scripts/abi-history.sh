@@ -135,14 +135,15 @@ jq -r "$canon"'
 	| select((.b.actual | canon) != (.h.actual | canon) or .b.verdict != .h.verdict)
 	| {line: $k.line, item: $i, base: .b.actual, has: .h.actual, verdict: .h.verdict,
 	   detail: .h.detail, where: "\($k.arch)/\($k.flavour)", version: $k.version}' \
-	"$tmp/history.json" | jq -s -r '
+	"$tmp/history.json" | jq -s '
 	group_by([.line, .item, .base, .has, .verdict])
-	| map(.[0] + {where: (map(.where) | unique | join(", "))})
-	| sort_by(.line, .item)
-	| (["| kernels | item | amd64 has | this kernel has | verdict | why | where (arch/flavour) |",
+	| map(.[0] + {where: (map(.where) | unique | join(", "))} | del(.version))
+	| sort_by(.line, .item)' > "$tmp/arch.json"
+jq -r '
+	(["| kernels | item | amd64 has | this kernel has | verdict | why | where (arch/flavour) |",
 	    "| --- | --- | --- | --- | --- | --- | --- |"]
 	   + map("| \(.line) | \(.item) | \(.base) | \(.has) | \(.verdict) | \(.detail | if . == "" then "-" else . end) | \(.where) |"))
-	| .[]' > "$tmp/arch"
+	| .[]' "$tmp/arch.json" > "$tmp/arch"
 nk=$(jq '[.kernels[] | select(.verdict != "no BTF")] | length' "$tmp/history.json")
 nobtf=$(jq -r '[.kernels[] | select(.verdict == "no BTF") | "\(.arch)/\(.flavour) \(.version)"] | join(", ")' "$tmp/history.json")
 na=$(jq '[.kernels[] | select(.verdict != "no BTF") | .arch] | unique | length' "$tmp/history.json")
@@ -161,6 +162,7 @@ awk -v b="$begin" -v e="$end" -v f="$tmp/section" '
 	$0 == b { print; while ((getline l < f) > 0) print l; skip = 1; next }
 	$0 == e { skip = 0 }
 	!skip' "$readme" > "$tmp/readme"
-cp "$tmp/history.json" "$json_out.new" && mv "$json_out.new" "$json_out"
+jq --slurpfile a "$tmp/arch.json" '.kernels |= map(del(.items)) | .architecture_differences = $a[0]' \
+	"$tmp/history.json" > "$json_out.new" && mv "$json_out.new" "$json_out"
 cp "$tmp/readme" "$readme.new" && mv "$readme.new" "$readme"
 echo "abi-history.sh: $nk kernels, $(jq '.steps | length' "$json_out") steps -> $json_out, $readme"
