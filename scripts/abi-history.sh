@@ -38,9 +38,10 @@ btf_of() {
 }
 
 # usable kernels: "arch flavour version release btf", sorted
-awk -F'\t' '$8 == "ok" { print ($9 == "" ? "amd64" : $9) "\t" $3 "\t" $5 "\t" $6 "\t" $7 "\t" $2 }' "$manifest" |
+awk -F'\t' '$8 == "ok" || $8 ~ /^no BTF/ {
+		print ($9 == "" ? "amd64" : $9) "\t" $3 "\t" $5 "\t" $6 "\t" $7 "\t" $2 "\t" ($8 == "ok" ? "ok" : "no BTF") }' "$manifest" |
 	sort -t$'\t' -k1,1 -k2,2 -k3,3V > "$tmp/kernels"
-[ -s "$tmp/kernels" ] || die "no kernel with status ok in $manifest"
+[ -s "$tmp/kernels" ] || die "no kernel with status ok (or no BTF) in $manifest"
 
 # a type as abicap prints it, without the C spelling in parentheses:
 # "u32" and "u32 (unsigned int)" are the same type
@@ -49,7 +50,7 @@ canon='def canon: sub(" \\([^()]*\\)$"; "");'
 n=0
 : > "$tmp/steps"
 prev_key= prev=
-while IFS=$'\t' read -r arch flavour version release dir line <&3; do
+while IFS=$'\t' read -r arch flavour version release dir line status <&3; do
 	btf=$(btf_of "$dir")
 	[ -n "$btf" ] || die "$dir: no vmlinux.btf or vmlinuz"
 	n=$((n + 1))
@@ -59,7 +60,12 @@ while IFS=$'\t' read -r arch flavour version release dir line <&3; do
 	rc=$?
 	set -e
 	[ $rc -le 1 ] || die "abicap check --btf $btf: $(cat "$tmp/err")"
-	if jq -e 'has("error")' "$check" >/dev/null; then
+	nobtf_k=$(jq 'has("error")' "$check")
+	[ "$nobtf_k" = true ] || [ "$status" = ok ] ||
+		die "$btf: the manifest says '$status', but abicap reads BTF in it"
+	[ "$nobtf_k" = false ] || [ "$status" != ok ] ||
+		die "$btf: the manifest says ok, but abicap: $(jq -r .error "$check")"
+	if [ "$nobtf_k" = true ]; then
 		# built without BTF: listed, and left out of the comparisons
 		jq -c --arg arch "$arch" --arg flavour "$flavour" --arg version "$version" \
 			--arg release "$release" --arg line "$line" \
