@@ -93,6 +93,10 @@ Test(btf_source, bad_files_get_one_clear_error)
 	rnd[0] = 0; /* not any magic */
 	write_file(path("random"), rnd, sizeof(rnd));
 	expect_bad(path("random"), "is neither BTF nor a kernel image abicap reads");
+	kfix_compress_file(path("random"), path("random.xz"), "xz");
+	expect_bad(path("random.xz"), "decompresses (xz) to neither BTF nor a "
+		   "kernel image abicap reads");
+	cr_assert_not(btf_open_kernel_has_no_btf());
 
 	kfix_write_raw(&KFIX_5_10, path("raw.btf"));
 	buf = read_file(path("raw.btf"), &len);
@@ -211,6 +215,7 @@ Test(btf_source, images_without_btf_say_the_kernel_has_no_btf)
 		cr_log_info("%s", kimg_name[kind]);
 		expect_bad(path("img"), "without");
 		cr_assert(strstr(err, "CONFIG_DEBUG_INFO_BTF=y"), "%s", err);
+		cr_assert(btf_open_kernel_has_no_btf(), "%s", err);
 		cr_assert_null(strstr(err, "neither BTF nor a kernel image"), "%s",
 			       err);
 	}

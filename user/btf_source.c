@@ -253,7 +253,10 @@ static struct btf *from_stream(enum unpack_fmt f, const unsigned char *p,
 
 	*ret = unpack(f, p, len, &g);
 	if (!*ret) {
-		snprintf(w, sizeof(w), "%s (%s)", wrap, unpack_name(f));
+		if (wrap[0])
+			snprintf(w, sizeof(w), "%s (%s)", wrap, unpack_name(f));
+		else
+			snprintf(w, sizeof(w), "%s", unpack_name(f));
 		btf = read_image(g.p, g.len, path, w, depth + 1, err, errlen);
 	}
 	free(g.p);
@@ -399,6 +402,13 @@ static bool has_stub(const char *kind)
 	return kind && (strstr(kind, "zImage") || strstr(kind, "s390x"));
 }
 
+/* An outer layer already told a kernel image: a bzImage, zboot, zImage, s390x. */
+static bool wrap_is_kernel(const char *wrap)
+{
+	return strstr(wrap, "bzImage") || strstr(wrap, "zboot") ||
+	       strstr(wrap, "zImage") || strstr(wrap, "s390x");
+}
+
 static struct btf *read_image(const unsigned char *b, size_t len,
 			      const char *path, const char *wrap, int depth,
 			      char *err, size_t errlen)
@@ -422,17 +432,19 @@ static struct btf *read_image(const unsigned char *b, size_t len,
 	if (len >= 0x40 && !memcmp(b, "MZ", 2) && !memcmp(b + 4, "zimg", 4))
 		return btf_from_zboot(b, len, path, depth, err, errlen);
 	if (f != UP_NONE) {
-		snprintf(what, sizeof(what), "%s%s%s", wrap, wrap[0] ? " " : "",
-			 unpack_name(f));
-		btf = from_stream(f, b, len, path, what, depth, &r, err, errlen);
+		btf = from_stream(f, b, len, path, wrap, depth, &r, err, errlen);
 		if (r)
 			snprintf(err, errlen, "'%s': cannot decompress this %s "
 				 "file: %s", path, unpack_name(f),
 				 unpack_strerror(r));
 		return btf;
 	}
-	if (!kind && !depth)
-		return NULL; /* not a kernel image: the caller says so */
+	if (!kind && !wrap_is_kernel(wrap)) {
+		if (depth) /* a compressed file of something else */
+			snprintf(err, errlen, "'%s' decompresses (%s) to neither "
+				 "BTF nor a kernel image abicap reads", path, wrap);
+		return NULL; /* at the top, the caller says so */
+	}
 	if (kind && wrap[0])
 		snprintf(what, sizeof(what), "%s: %s", wrap, kind);
 	else
