@@ -277,3 +277,9 @@ bench-tools: all $(OUT)/bpfstats $(OUT)/capgen $(BENCH_BPF_OBJ)
 bench: setup
 	$(Q)$(MAKE) --no-print-directory bench-tools
 	$(Q)scripts/bench.sh --update-readme
+
+# The ABI history (README table between the abi-history markers, and
+# docs/abi-history.json) from the kernel matrix's manifest: scripts/abi-history.sh
+.PHONY: abi-history
+abi-history: $(OUT)/abicap
+	$(Q)scripts/abi-history.sh

@@ -5,6 +5,7 @@
 #include <libelf.h>
 #include <lz4.h>
 #include <lzma.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,7 +81,7 @@ static void add_task(struct btf *b, struct ids *t, const struct kfix *k)
 	if (!k->old_cpu) {
 		member(b, "syscall_work", t->u64, &off, 8);
 		member(b, "status", t->u32, &off, 4);
-		member(b, "cpu", t->u32, &off, 4);
+		member(b, "cpu", k->cpu_signed ? t->s32 : t->u32, &off, 4);
 	} else {
 		member(b, "status", t->u32, &off, 4);
 	}
@@ -92,7 +93,7 @@ static void add_task(struct btf *b, struct ids *t, const struct kfix *k)
 	else
 		member(b, "__state", t->u32, &off, 8);
 	if (k->old_cpu)
-		member(b, "cpu", t->u32, &off, 4);
+		member(b, "cpu", k->cpu_signed ? t->s32 : t->u32, &off, 4);
 	if (!k->no_prio)
 		member(b, "prio", t->s32, &off, 4);
 	member(b, "exit_state", t->s32, &off, 4);
@@ -122,6 +123,16 @@ static void add_ringbuf(struct btf *b, const struct ids *t, enum rb_lock l)
 		off = 0;
 		lock = btf__add_struct(b, "qspinlock", 4);
 		member(b, "val", t->u32, &off, 4);
+		lock = btf__add_typedef(b, "rqspinlock_t", lock);
+		break;
+	case RB_RQSPINLOCK_TAS:
+		inner = btf__add_union(b, NULL, 4);
+		off = 0;
+		member(b, "val", t->u32, &off, 0);
+		member(b, "locked", t->u32, &off, 4);
+		off = 0;
+		lock = btf__add_struct(b, "rqspinlock", 4);
+		member(b, "", inner, &off, 4);
 		lock = btf__add_typedef(b, "rqspinlock_t", lock);
 		break;
 	case RB_SPINLOCK:
@@ -293,8 +304,9 @@ void kfix_write_raw(const struct kfix *k, const char *path)
 	btf__free(b);
 }
 
-/* An ELF64 relocatable with .BTF and .shstrtab, written with libelf to fd. */
-static void elf_with_btf(int fd, const void *btf, size_t len)
+/* An ELF64 of this machine with .BTF (if btf) and .shstrtab, written with libelf to fd. */
+static void elf_machine(int fd, int machine, bool big_endian, const void *btf,
+			size_t len)
 {
 	static char shstr[] = "\0.BTF\0.shstrtab";
 	Elf *e;
@@ -307,19 +319,21 @@ static void elf_with_btf(int fd, const void *btf, size_t len)
 	e = elf_begin(fd, ELF_C_WRITE, NULL);
 	cr_assert(e);
 	eh = elf64_newehdr(e);
-	eh->e_ident[EI_DATA] = ELFDATA2LSB;
-	eh->e_machine = EM_X86_64;
+	eh->e_ident[EI_DATA] = big_endian ? ELFDATA2MSB : ELFDATA2LSB;
+	eh->e_machine = machine;
 	eh->e_type = ET_EXEC;
 	eh->e_version = EV_CURRENT;
-	scn = elf_newscn(e);
-	d = elf_newdata(scn);
-	d->d_buf = (void *)btf;
-	d->d_size = len;
-	d->d_align = 4;
-	d->d_type = ELF_T_BYTE;
-	sh = elf64_getshdr(scn);
-	sh->sh_name = 1;
-	sh->sh_type = SHT_PROGBITS;
+	if (btf) {
+		scn = elf_newscn(e);
+		d = elf_newdata(scn);
+		d->d_buf = (void *)btf;
+		d->d_size = len;
+		d->d_align = 4;
+		d->d_type = ELF_T_BYTE;
+		sh = elf64_getshdr(scn);
+		sh->sh_name = 1;
+		sh->sh_type = SHT_PROGBITS;
+	}
 	scn = elf_newscn(e);
 	d = elf_newdata(scn);
 	d->d_buf = shstr;
@@ -332,6 +346,11 @@ static void elf_with_btf(int fd, const void *btf, size_t len)
 	eh->e_shstrndx = elf_ndxscn(scn);
 	cr_assert_gt(elf_update(e, ELF_C_WRITE), 0, "%s", elf_errmsg(-1));
 	elf_end(e);
+}
+
+static void elf_with_btf(int fd, const void *btf, size_t len)
+{
+	elf_machine(fd, EM_X86_64, false, btf, len);
 }
 
 void kfix_write_elf(const struct kfix *k, const char *path)
@@ -432,4 +451,283 @@ void kfix_write_bzimage(const struct kfix *k, const char *path,
 	write_file(path, img, 1024 + off + plen + 4);
 	free(img);
 	free(elf);
+}
+
+/* Raw BTF of k in the given byte order; malloc'd. */
+static unsigned char *btf_bytes(const struct kfix *k, bool big_endian,
+				size_t *len)
+{
+	struct btf *b = k ? kfix_build(k) : btf__new_empty();
+	const void *raw;
+	unsigned char *out;
+	__u32 n;
+
+	if (!k) { /* the decoy alone: one type */
+		cr_assert_gt(btf__add_int(b, "int", 4, BTF_INT_SIGNED), 0);
+	}
+	cr_assert_eq(btf__set_endianness(b, big_endian ? BTF_BIG_ENDIAN :
+					 BTF_LITTLE_ENDIAN), 0);
+	raw = btf__raw_data(b, &n);
+	cr_assert(raw);
+	out = malloc(n);
+	memcpy(out, raw, n);
+	*len = n;
+	btf__free(b);
+	return out;
+}
+
+/*
+ * The kernel proper: header page, code-like filler, a decoy BTF (one type),
+ * then the kernel's BTF (if any), then more filler.
+ */
+static unsigned char *image_body(const struct kfix *k, bool be,
+				 const char *magic38, size_t *len)
+{
+	size_t dlen, blen = 0, pos = 4096;
+	unsigned char *decoy = btf_bytes(NULL, be, &dlen);
+	unsigned char *btf = k ? btf_bytes(k, be, &blen) : NULL;
+	unsigned char *img = calloc(1, 4096 + 2048 + dlen + blen + 2048);
+
+	memcpy(img, "MZ", 2);
+	if (magic38)
+		memcpy(img + 0x38, magic38, 4);
+	for (size_t i = 0; i < 2048; i++)
+		img[pos++] = (unsigned char)(i * 7 + 3);
+	memcpy(img + pos, decoy, dlen);
+	pos += dlen;
+	if (btf)
+		memcpy(img + pos, btf, blen);
+	pos += blen + 2048;
+	free(decoy);
+	free(btf);
+	*len = pos;
+	return img;
+}
+
+static unsigned char *packed(const char *how, const void *in, size_t len,
+			     size_t *plen)
+{
+	size_t cap = len * 2 + 4096;
+	unsigned char *out = malloc(cap);
+
+	*plen = pack(how, in, len, out, cap);
+	return out;
+}
+
+void kfix_compress_file(const char *src, const char *dst, const char *how)
+{
+	size_t len, plen;
+	unsigned char *in = read_file(src, &len);
+	unsigned char *out = packed(how, in, len, &plen);
+
+	write_file(dst, out, plen);
+	free(in);
+	free(out);
+}
+
+/* A 64-bit ELF header with no section table, then the body. */
+static unsigned char *stripped_elf(const unsigned char *body, size_t blen,
+				   size_t *len)
+{
+	unsigned char *e = calloc(1, 64 + blen);
+
+	memcpy(e, "\x7f" "ELF\x02\x01\x01", 7);
+	e[16] = 2; /* ET_EXEC */
+	e[18] = 21; /* EM_PPC64, little-endian */
+	e[20] = 1;
+	e[52] = 64; /* e_ehsize */
+	memcpy(e + 64, body, blen);
+	*len = 64 + blen;
+	return e;
+}
+
+void kfix_write_image(const struct kfix *k, const char *path, enum kimg kind,
+		      bool big_endian, const char *compression)
+{
+	const char *how = compression ? compression : "gzip";
+	size_t blen = 0, plen, len;
+	unsigned char *body, *pay, *img;
+
+	switch (kind) {
+	case KIMG_RAW:
+		body = btf_bytes(k, big_endian, &blen);
+		write_file(path, body, blen);
+		free(body);
+		return;
+	case KIMG_ARM64:
+	case KIMG_RISCV64:
+		body = image_body(k, big_endian, kind == KIMG_ARM64 ?
+				  "ARM\x64" : "RSC\x05", &blen);
+		write_file(path, body, blen);
+		free(body);
+		return;
+	case KIMG_ELF_S390:
+	{
+		int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+
+		cr_assert_geq(fd, 0);
+		body = k ? btf_bytes(k, big_endian, &blen) : NULL;
+		elf_machine(fd, EM_S390, big_endian, body, blen);
+		close(fd);
+		free(body);
+	}
+		return;
+	case KIMG_ELF_STRIPPED:
+		body = image_body(k, big_endian, NULL, &blen);
+		img = stripped_elf(body, blen, &len);
+		write_file(path, img, len);
+		free(body);
+		free(img);
+		return;
+	default:
+		break;
+	}
+	body = image_body(k, big_endian, kind == KIMG_ZBOOT ? "ARM\x64" : NULL,
+			  &blen);
+	pay = packed(how, body, blen, &plen);
+	img = calloc(1, 8192 + plen + 4);
+	if (kind == KIMG_ZBOOT) {
+		memcpy(img, "MZ\0\0zimg", 8);
+		memcpy(img + 8, &(__u32){ 4096 }, 4);
+		memcpy(img + 12, &(__u32){ (__u32)plen }, 4);
+		snprintf((char *)img + 24, 16, "%s", how);
+		memcpy(img + 0x38, "\xcd\x23\x82\x81", 4); /* LINUX_PE_MAGIC */
+		memcpy(img + 4096, pay, plen);
+		len = 4096 + plen;
+	} else {
+		if (kind == KIMG_ZIMAGE)
+			memcpy(img + 0x24, "\x18\x28\x6f\x01", 4);
+		else
+			memcpy(img + 8, "\x02\x00\x00\x18\x60\x00\x00\x50"
+			       "\x02\x00\x00\x68\x60\x00\x00\x50", 16);
+		/* the stub: code, and a stray gzip magic that is no stream */
+		for (size_t i = 64; i < 8192; i++)
+			img[i] = (unsigned char)(i * 13 + 5);
+		memcpy(img + 1000, "\x1f\x8b\x08\x00garbage", 11);
+		memcpy(img + 8192, pay, plen);
+		len = 8192 + plen;
+	}
+	memcpy(img + len, &(__u32){ (__u32)blen }, 4); /* the size trailer */
+	write_file(path, img, len + 4);
+	free(body);
+	free(pay);
+	free(img);
+}
+
+struct tptypes {
+	int s32, u32, ul, u8, u16, boolean, page_ptr, mode, entry, empty,
+		void_ptr;
+};
+
+static int tp_type(const struct tptypes *t, const char *s)
+{
+	static const struct { const char *name; size_t off; } map[] = {
+		{ "int", offsetof(struct tptypes, s32) },
+		{ "unsigned int", offsetof(struct tptypes, u32) },
+		{ "unsigned long", offsetof(struct tptypes, ul) },
+		{ "u8", offsetof(struct tptypes, u8) },
+		{ "u16", offsetof(struct tptypes, u16) },
+		{ "bool", offsetof(struct tptypes, boolean) },
+		{ "struct page *", offsetof(struct tptypes, page_ptr) },
+		{ "enum migrate_mode", offsetof(struct tptypes, mode) },
+	};
+
+	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+		if (!strcmp(s, map[i].name))
+			return *(const int *)((const char *)t + map[i].off);
+	cr_assert_fail("tpfix: unknown type '%s'", s);
+	return 0;
+}
+
+/* "a, b, c" into trimmed items */
+static int split(char *s, const char *sep, char **out, int max)
+{
+	int n = 0;
+
+	for (char *tok = strtok(s, sep); tok && n < max; tok = strtok(NULL, sep)) {
+		while (*tok == ' ')
+			tok++;
+		for (char *e = tok + strlen(tok); e > tok && e[-1] == ' '; )
+			*--e = '\0';
+		if (*tok)
+			out[n++] = tok;
+	}
+	return n;
+}
+
+static void tp_add(struct btf *b, const struct tptypes *t, const char *spec)
+{
+	char buf[512], name[128], *items[16];
+	char *open;
+	int n, off = 0;
+
+	snprintf(buf, sizeof(buf), "%s", spec);
+	open = strpbrk(buf, "({");
+	cr_assert(open, "tpfix: '%s'", spec);
+	snprintf(name, sizeof(name), "%.*s", (int)(open - buf), buf);
+	if (*open == '(') {
+		int proto, ids[16];
+
+		open[strcspn(open, ")")] = '\0';
+		n = split(open + 1, ",", items, 16);
+		/* params attach to the last type added: resolve them all first */
+		for (int i = 0; i < n; i++)
+			ids[i] = tp_type(t, items[i]);
+		proto = btf__add_func_proto(b, 0);
+		cr_assert_eq(btf__add_func_param(b, "__data", t->void_ptr), 0);
+		for (int i = 0; i < n; i++)
+			cr_assert_eq(btf__add_func_param(b, "", ids[i]), 0);
+		snprintf(buf, sizeof(buf), "btf_trace_%s", name);
+		cr_assert_gt(btf__add_typedef(b, buf, btf__add_ptr(b, proto)), 0);
+		return;
+	}
+	open[strcspn(open, "}")] = '\0';
+	n = split(open + 1, ";", items, 16);
+	{
+		int ids[16];
+		char *fname[16];
+
+		for (int i = 0; i < n; i++) {
+			fname[i] = strrchr(items[i], ' ');
+			cr_assert(fname[i], "tpfix: '%s'", items[i]);
+			*fname[i]++ = '\0';
+			ids[i] = tp_type(t, items[i]);
+		}
+		snprintf(buf, sizeof(buf), "trace_event_raw_%s", name);
+		cr_assert_gt(btf__add_struct(b, buf, 64), 0);
+		member(b, "ent", t->entry, &off, 8);
+		for (int i = 0; i < n; i++)
+			member(b, fname[i], ids[i], &off, 8);
+		member(b, "__data", t->empty, &off, 0);
+	}
+}
+
+void tpfix_write(const char *path, const char *const *spec, int n)
+{
+	struct btf *b = btf__new_empty();
+	struct tptypes t;
+	const void *raw;
+	__u32 len;
+	int off = 0, chr;
+
+	t.s32 = btf__add_int(b, "int", 4, BTF_INT_SIGNED);
+	t.u32 = btf__add_int(b, "unsigned int", 4, 0);
+	t.void_ptr = btf__add_ptr(b, 0);
+	t.ul = btf__add_int(b, "long unsigned int", 8, 0);
+	t.u8 = btf__add_typedef(b, "u8", btf__add_int(b, "unsigned char", 1, 0));
+	t.u16 = btf__add_typedef(b, "u16", btf__add_int(b, "short unsigned int", 2, 0));
+	t.boolean = btf__add_int(b, "_Bool", 1, BTF_INT_BOOL);
+	t.page_ptr = btf__add_ptr(b, btf__add_struct(b, "page", 64));
+	t.mode = btf__add_enum(b, "migrate_mode", 4);
+	cr_assert_eq(btf__add_enum_value(b, "MIGRATE_ASYNC", 0), 0);
+	chr = btf__add_int(b, "char", 1, BTF_INT_SIGNED);
+	t.empty = btf__add_array(b, t.s32, chr, 0);
+	t.entry = btf__add_struct(b, "trace_entry", 8);
+	member(b, "type", t.u16, &off, 8);
+	for (int i = 0; i < n; i++)
+		tp_add(b, &t, spec[i]);
+	raw = btf__raw_data(b, &len);
+	cr_assert(raw);
+	write_file(path, raw, len);
+	btf__free(b);
 }

@@ -6,10 +6,12 @@
  */
 #include <criterion/criterion.h>
 #include <jansson.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include "btf_fixture.h"
 #include "harness.h"
 
@@ -137,8 +139,52 @@ Test(contract_cli, bad_input_exits_2_with_one_line)
 	expect_exit2(ABICAP("check", "--strikt"), "unknown option '--strikt'");
 	expect_exit2(ABICAP("diff", empty), "diff needs two kernels");
 	expect_exit2(ABICAP("diff", empty, empty), "is empty");
-	expect_exit2(ABICAP("contract", "snapshot", "--btf", empty), "is empty");
+	expect_exit2(ABICAP("contract", "snapshot", "--btf", empty, "-o",
+			    path("snap.json")), "is empty");
 	expect_exit2(ABICAP("contract", "frob"), "unknown subcommand 'frob'");
+}
+
+/* With JSON output, a failure is a JSON object on stdout too, with the exit code. */
+static void expect_json_error(struct run r, int code, const char *says)
+{
+	json_error_t je;
+	json_t *o = json_loads(r.out, 0, &je);
+
+	cr_assert_eq(r.code, code, "exit %d: %s", r.code, r.err);
+	cr_assert(o, "stdout is not JSON (%s): '%s'", je.text, r.out);
+	cr_assert(strstr(json_string_value(json_object_get(o, "error")), says),
+		  "'%s' lacks '%s'", r.out, says);
+	cr_assert_eq(json_integer_value(json_object_get(o, "exit_code")), code);
+	cr_assert(strstr(r.err, says), "stderr '%s' lacks '%s'", r.err, says);
+	json_decref(o);
+}
+
+Test(contract_cli, json_output_reports_errors_on_stdout)
+{
+	char *empty = path("empty"), *img = path("armhf-zImage");
+
+	write_file(empty, "", 0);
+	kfix_write_image(NULL, img, KIMG_ZIMAGE, false, "xz");
+	expect_json_error(ABICAP("check", "--btf", empty, "--format", "json"), 2,
+			  "is empty");
+	expect_json_error(ABICAP("check", "--format=json", "--btf", img), 1,
+			  "without BTF");
+	expect_json_error(ABICAP("check", "-f", "json", "--strikt"), 2,
+			  "unknown option '--strikt'");
+	expect_json_error(ABICAP("diff", "-fjson", empty, empty), 2, "is empty");
+	expect_json_error(ABICAP("diff", empty, img, "--format", "json"), 2,
+			  "is empty");
+	expect_json_error(ABICAP("diff", "--format", "json", img, img), 1,
+			  "without BTF");
+	expect_json_error(ABICAP("contract", "snapshot", "--btf", empty), 2,
+			  "is empty");
+	expect_json_error(ABICAP("contract", "from-object", "/nonexistent.bpf.o"), 2,
+			  "/nonexistent.bpf.o");
+	expect_json_error(ABICAP("report", "/nonexistent.cap", "--format", "json"),
+			  2, "/nonexistent.cap");
+	expect_json_error(ABICAP("trace", "--format", "json", "-p", "x"), 2, "-p");
+	/* text output keeps stdout empty */
+	expect_exit2(ABICAP("check", "--btf", empty), "is empty");
 }
 
 Test(contract_cli, diff_5_10_to_modern_names_the_success_deletion)
@@ -319,5 +365,162 @@ Test(contract_cli, contract_from_object_is_checkable)
 	cr_assert(strstr(r.out, "task_struct      state                    s64  "
 			 "                  missing                    broken\n"),
 		  "%s", r.out);
-	expect_exit2(ABICAP("contract", "from-object"), "needs one BPF object");
+	expect_json_error(ABICAP("contract", "from-object"), 2,
+			  "needs one BPF object");
+}
+
+/* abicap diff --all OLD NEW on two fixture kernels; stdout. */
+static char *diff_all(const char *const *old, int no, const char *const *new,
+		      int nn, int code)
+{
+	char *o = path("old.btf"), *n = path("new.btf");
+	struct run r;
+
+	tpfix_write(o, old, no);
+	tpfix_write(n, new, nn);
+	r = ABICAP("diff", "--all", o, n);
+	cr_assert_eq(r.code, code, "%s%s", r.out, r.err);
+	return r.out;
+}
+
+/* 5.10 -> 6.1: percpu_refill (int) appended after migratetype (int) */
+Test(contract_cli, diff_append_of_the_last_args_type_is_an_append)
+{
+	static const char *const old[] = {
+		"mm_page_alloc_zone_locked(struct page *, unsigned int, int)" };
+	static const char *const new[] = {
+		"mm_page_alloc_zone_locked(struct page *, unsigned int, int, int)" };
+	char *out = diff_all(old, 1, new, 1, 0);
+
+	cr_assert(strstr(out, "ok        mm_page_alloc_zone_locked arg 4: "
+			 "appended, s32\n"), "%s", out);
+	cr_assert_null(strstr(out, "BREAKING"), "%s", out);
+}
+
+/* 6.16 -> 6.17: scmi_xfer_end gains int inflight, argument and record field */
+Test(contract_cli, diff_scmi_xfer_end_inflight_appended_in_both)
+{
+	static const char *const old[] = {
+		"scmi_xfer_end(int, u8, u8, u16, int)",
+		"scmi_xfer_end{int transfer_id; u8 msg_id; u8 protocol_id; "
+		"u16 seq; int status}" };
+	static const char *const new[] = {
+		"scmi_xfer_end(int, u8, u8, u16, int, int)",
+		"scmi_xfer_end{int transfer_id; u8 msg_id; u8 protocol_id; "
+		"u16 seq; int status; int inflight}" };
+	char *out = diff_all(old, 2, new, 2, 0);
+
+	cr_assert(strstr(out, "ok        scmi_xfer_end arg 6: appended, s32\n"),
+		  "%s", out);
+	cr_assert(strstr(out, "ok        record trace_event_raw_scmi_xfer_end."
+			 "inflight: appended, s32 (at 5)\n"), "%s", out);
+	cr_assert(strstr(out, "result: 0 breaking, 2 compatible changes"), "%s",
+		  out);
+}
+
+/* 6.1 -> 6.12: large_folio_split inserted after thp_split, the 6th argument */
+Test(contract_cli, diff_mm_migrate_pages_names_the_inserted_position)
+{
+	static const char *const old[] = {
+		"mm_migrate_pages(unsigned long, unsigned long, unsigned long, "
+		"unsigned long, unsigned long, enum migrate_mode, int)" };
+	static const char *const new[] = {
+		"mm_migrate_pages(unsigned long, unsigned long, unsigned long, "
+		"unsigned long, unsigned long, unsigned long, enum migrate_mode, "
+		"int)" };
+	char *out = diff_all(old, 1, new, 1, 1);
+
+	cr_assert(strstr(out, "BREAKING  mm_migrate_pages arg 6: inserted before "
+			 "the end, u64\n"), "%s", out);
+	cr_assert(strstr(out, "BREAKING  mm_migrate_pages arg 6: moved "
+			 "(position 6 -> 7)\n"), "%s", out);
+	cr_assert(strstr(out, "BREAKING  mm_migrate_pages arg 7: moved "
+			 "(position 7 -> 8)\n"), "%s", out);
+	cr_assert_null(strstr(out, "arg 1:"), "%s", out);
+	/* and back: the 6th argument removed */
+	out = diff_all(new, 1, old, 1, 1);
+	cr_assert(strstr(out, "BREAKING  mm_migrate_pages arg 6: removed, was u64\n"),
+		  "%s", out);
+}
+
+/* a kernel of the matrix: DIR/vmlinux.btf and its manifest.tsv line */
+static void matrix_kernel(FILE *m, const struct kfix *k, const char *arch,
+			  const char *line, const char *version)
+{
+	char dir[512], btf[600];
+
+	snprintf(dir, sizeof(dir), "%s", path(version));
+	cr_assert_eq(mkdir(dir, 0755), 0);
+	snprintf(btf, sizeof(btf), "%s/vmlinux.btf", dir);
+	kfix_write_raw(k, btf);
+	fprintf(m, "%s-%s\t%s\t%s\tlinux-image-%s\t%s\t%s-%s\t%s\tok\t%s\n", line,
+		arch, line, arch, version, version, version, arch, dir, arch);
+}
+
+/* scripts/abi-history.sh: the README table and the JSON, from abicap diff and check */
+Test(contract_cli, abi_history_is_generated_from_the_matrix)
+{
+	char *man = path("manifest.tsv"), *readme = path("README.md");
+	char *json = path("history.json"), *txt;
+	char bin[4096];
+	FILE *m = fopen(man, "w");
+	const char *table;
+	struct run r;
+	size_t len;
+
+	cr_assert(m);
+	/* listed out of order: the script sorts by version */
+	matrix_kernel(m, &(struct kfix){ 0 }, "amd64", "6.1", "6.1.7-1");
+	matrix_kernel(m, &KFIX_5_10, "amd64", "5.10", "5.10.9-1");
+	matrix_kernel(m, &(struct kfix){ .switch_appended = true }, "amd64",
+		      "6.12", "6.12.3-1");
+	matrix_kernel(m, &(struct kfix){ .cpu_signed = true }, "riscv64",
+		      "6.12", "6.12.3-1r");
+	matrix_kernel(m, &(struct kfix){ .cpu_signed = true,
+		      .rb_lock = RB_RQSPINLOCK_TAS }, "riscv64", "7.2", "7.2.1-1");
+	fclose(m);
+	txt = "intro\n<!-- abi-history: begin (generated by scripts/abi-history.sh; "
+	      "do not edit) -->\nstale\n<!-- abi-history: end -->\nrest\n";
+	write_file(readme, txt, strlen(txt));
+	cr_assert(realpath(abicap_bin(), bin));
+	setenv("ABICAP", bin, 1);
+	setenv("README", readme, 1);
+	setenv("JSON_OUT", json, 1);
+	r = run_cmd((char *[]){ "scripts/abi-history.sh", man, NULL });
+	unsetenv("ABICAP");
+	unsetenv("README");
+	unsetenv("JSON_OUT");
+	cr_assert_eq(r.code, 0, "%s%s", r.out, r.err);
+	table = read_file(readme, &len);
+	cr_assert(strstr(table, "5 kernels with BTF, 2 architecture(s)"), "%s",
+		  table);
+	cr_assert_null(strstr(table, "stale"), "%s", table);
+	cr_assert(strstr(table, "\nrest\n") && !strncmp(table, "intro\n", 6));
+	cr_assert(strstr(table, "| 5.10 -> 6.1 (5.10.9-1 -> 6.1.7-1) | "
+			 "record trace_event_raw_sched_wakeup_template.success | deleted | "
+			 "s32 | - | BREAKING | amd64/amd64 |\n"), "%s", table);
+	cr_assert(strstr(table, "| 5.10 -> 6.1 (5.10.9-1 -> 6.1.7-1) | "
+			 "sched_switch arg 4 | appended | - | u32 | compatible | "
+			 "amd64/amd64 |\n"), "%s", table);
+	cr_assert(strstr(table, "| 5.10 -> 6.1 (5.10.9-1 -> 6.1.7-1) | task_struct."
+			 "__state | degraded -> ok | state: s64 (long int) | u32 "
+			 "(unsigned int) | CO-RE: ok | amd64/amd64 |\n"), "%s", table);
+	cr_assert(strstr(table, "| 6.1 -> 6.12 (6.1.7-1 -> 6.12.3-1) | "
+			 "record trace_event_raw_sched_switch.next_flags | appended | - | u32 | compatible "
+			 "| amd64/amd64 |\n"), "%s", table);
+	cr_assert(strstr(table, "| 6.12 -> 7.2 (6.12.3-1r -> 7.2.1-1) | "
+			 "bpf_ringbuf.spinlock | ok -> ok | struct raw_spinlock "
+			 "(raw_spinlock_t) | spinlock: struct rqspinlock "
+			 "(rqspinlock_t) | CO-RE: ok | riscv64/riscv64 |\n"), "%s",
+		  table);
+	/* what another architecture has at the same line, with why it is ok */
+	cr_assert(strstr(table, "| 6.12 | task_struct thread_info.cpu | u32 "
+			 "(unsigned int) | s32 (int) | ok | thread_info.cpu is s32 (int) here, an "
+			 "integer of the same size and the other signedness"), "%s",
+		  table);
+	cr_assert(strstr(table, "| 6.12 | sched_switch record.next_flags | u32 at 7 "
+			 "| - | - | - | riscv64/riscv64 |\n"), "%s", table);
+	txt = read_file(json, &len);
+	cr_assert(strstr(txt, "\"steps\""), "%s", txt);
+	cr_assert(strstr(txt, "\"generated_by\": \"scripts/abi-history.sh\""));
 }

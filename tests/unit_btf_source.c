@@ -10,6 +10,8 @@
 #include "btf_source.h"
 #include "harness.h"
 #include "btf_util.h"
+#include "checker.h"
+#include "contract.h"
 #include "util.h"
 
 static char err[ERRMSG_LEN];
@@ -90,12 +92,16 @@ Test(btf_source, bad_files_get_one_clear_error)
 		rnd[i] = rand();
 	rnd[0] = 0; /* not any magic */
 	write_file(path("random"), rnd, sizeof(rnd));
-	expect_bad(path("random"), "is not raw BTF, an ELF vmlinux or a bzImage");
+	expect_bad(path("random"), "is neither BTF nor a kernel image abicap reads");
+	kfix_compress_file(path("random"), path("random.xz"), "xz");
+	expect_bad(path("random.xz"), "decompresses (xz) to neither BTF nor a "
+		   "kernel image abicap reads");
+	cr_assert_not(btf_open_kernel_has_no_btf());
 
 	kfix_write_raw(&KFIX_5_10, path("raw.btf"));
 	buf = read_file(path("raw.btf"), &len);
 	write_file(path("cut.btf"), buf, len / 2);
-	expect_bad(path("cut.btf"), "not valid BTF (truncated or corrupt)");
+	expect_bad(path("cut.btf"), "BTF but is not valid BTF (truncated or corrupt)");
 	memcpy(rnd, buf, 2); /* BTF magic, then garbage */
 	write_file(path("garbage.btf"), rnd, sizeof(rnd));
 	expect_bad(path("garbage.btf"), "not valid BTF");
@@ -162,4 +168,107 @@ Test(btf_source, dangling_names_ids_and_typedef_loops_are_refused)
 	expect_bad(path("id.btf"), "type [1] names a string or type that is "
 		   "not there");
 	btf__free(b);
+}
+
+static const char *const kimg_name[] = {
+	[KIMG_ARM64] = "arm64 Image", [KIMG_RISCV64] = "riscv64 Image",
+	[KIMG_ZBOOT] = "EFI zboot", [KIMG_ZIMAGE] = "armhf zImage",
+	[KIMG_S390] = "s390x image", [KIMG_ELF_S390] = "s390x ELF",
+	[KIMG_ELF_STRIPPED] = "ELF vmlinux (no section table)",
+};
+
+/* Every boot image format Debian ships, in both byte orders: the kernel's BTF, not the decoy's. */
+Test(btf_source, boot_images_of_every_architecture_in_both_byte_orders)
+{
+	for (int kind = KIMG_ARM64; kind <= KIMG_ELF_STRIPPED; kind++)
+		for (int be = 0; be < 2; be++) {
+			kfix_write_image(&KFIX_5_10, path("img"), kind, be, "gzip");
+			cr_log_info("%s, %s-endian", kimg_name[kind],
+				    be ? "big" : "little");
+			expect_5_10(btf_open(path("img"), err, sizeof(err)));
+		}
+}
+
+Test(btf_source, compressed_payloads_of_every_kind)
+{
+	static const char *how[] = { "gzip", "xz", "zstd", "lz4" };
+	static const int kinds[] = { KIMG_ZBOOT, KIMG_ZIMAGE, KIMG_S390 };
+
+	for (int k = 0; k < 3; k++)
+		for (int i = 0; i < 4; i++) {
+			kfix_write_image(&KFIX_5_10, path("img"), kinds[k],
+					 kinds[k] == KIMG_S390, how[i]);
+			cr_log_info("%s (%s)", kimg_name[kinds[k]], how[i]);
+			expect_5_10(btf_open(path("img"), err, sizeof(err)));
+		}
+	/* arm64 vmlinuz before EFI zboot: a gzip'd Image */
+	kfix_write_image(&KFIX_5_10, path("Image"), KIMG_ARM64, false, NULL);
+	kfix_compress_file(path("Image"), path("Image.gz"), "gzip");
+	expect_5_10(btf_open(path("Image.gz"), err, sizeof(err)));
+}
+
+/* A kernel image recognised, but built without BTF: said so, naming the kind. */
+Test(btf_source, images_without_btf_say_the_kernel_has_no_btf)
+{
+	for (int kind = KIMG_ARM64; kind <= KIMG_ELF_STRIPPED; kind++) {
+		kfix_write_image(NULL, path("img"), kind, kind == KIMG_S390, "xz");
+		cr_log_info("%s", kimg_name[kind]);
+		expect_bad(path("img"), "without");
+		cr_assert(strstr(err, "CONFIG_DEBUG_INFO_BTF=y"), "%s", err);
+		cr_assert(btf_open_kernel_has_no_btf(), "%s", err);
+		cr_assert_null(strstr(err, "neither BTF nor a kernel image"), "%s",
+			       err);
+	}
+	kfix_write_image(NULL, path("img"), KIMG_ZIMAGE, false, "xz");
+	expect_bad(path("img"), "is a kernel image (armhf zImage (xz)) without "
+		   "BTF");
+	kfix_write_image(NULL, path("img"), KIMG_ELF_S390, true, NULL);
+	expect_bad(path("img"), "s390x ELF file without a .BTF section");
+}
+
+static void verdicts(const char *file, struct check_result *res)
+{
+	struct contract *c = contract_default(err, sizeof(err));
+	struct btf *b = btf_open(file, err, sizeof(err));
+
+	cr_assert(c && b, "%s", err);
+	cr_assert_eq(contract_check(c, b, res), 0);
+	btf__free(b);
+	contract_free(c);
+}
+
+/* s390x: big-endian BTF gives the verdicts, actual types included, of the same kernel little-endian. */
+Test(btf_source, big_endian_btf_gives_the_same_verdicts)
+{
+	struct check_result le, be;
+
+	kfix_write_image(&KFIX_5_10, path("le"), KIMG_S390, false, "gzip");
+	kfix_write_image(&KFIX_5_10, path("be"), KIMG_S390, true, "gzip");
+	verdicts(path("le"), &le);
+	verdicts(path("be"), &be);
+	cr_assert_eq(le.n, be.n);
+	cr_assert_gt(le.count[V_DEGRADED] + le.count[V_BROKEN], 0);
+	for (int i = 0; i < le.n; i++) {
+		cr_assert_eq(le.v[i].status, be.v[i].status, "%s", le.v[i].item);
+		cr_assert_str_eq(le.v[i].actual, be.v[i].actual);
+	}
+	check_result_free(&le);
+	check_result_free(&be);
+}
+
+Test(btf_source, raw_btf_in_both_byte_orders)
+{
+	unsigned char *buf;
+	size_t len;
+
+	for (int be = 0; be < 2; be++) {
+		kfix_write_image(&KFIX_5_10, path("raw"), KIMG_RAW, be, NULL);
+		buf = read_file(path("raw"), &len);
+		cr_assert_eq(buf[0], be ? 0xeb : 0x9f);
+		expect_5_10(btf_open(path("raw"), err, sizeof(err)));
+		write_file(path("cut"), buf, len - 9);
+		expect_bad(path("cut"), be ? "starts like raw big-endian BTF" :
+			   "starts like raw little-endian BTF");
+		free(buf);
+	}
 }

@@ -249,6 +249,37 @@ Test(checker, ringbuf_lock_chooses_the_transport, .fini = done)
 	cr_assert_eq(ringbuf_lock(RB_RQSPINLOCK, &p), V_OK);
 	cr_assert_not(p.perfbuf);
 	done();
+	/* ppc64el, s390x 7.2: no queued spinlocks, rqspinlock_t is a test-and-set lock */
+	cr_assert_eq(ringbuf_lock(RB_RQSPINLOCK_TAS, &p), V_OK);
+	cr_assert_not(p.perfbuf);
+	expect("bpf_ringbuf", "spinlock", V_OK, "struct rqspinlock");
+	cr_assert_eq(res.count[V_DEGRADED] + res.count[V_BROKEN], 0);
+	done();
 	cr_assert_eq(ringbuf_lock(RB_RAW, &p), V_OK);
 	cr_assert_not(p.perfbuf);
+}
+
+/*
+ * riscv64: task_struct.thread_info.cpu is an int. libbpf relocates a CO-RE
+ * field read across integer signedness of the same size, and the verifier
+ * sees the same 4-byte load: not broken, and the detail says how it reads.
+ */
+Test(checker, cpu_of_the_other_signedness_is_ok, .fini = done)
+{
+	const struct verdict *v;
+
+	check(&(struct kfix){ .cpu_signed = true });
+	expect("task_struct", "thread_info.cpu", V_OK, "other signedness");
+	v = find("task_struct", "thread_info.cpu");
+	cr_assert_str_eq(v->actual, "s32 (int)");
+	cr_assert(strstr(v->detail, "read it as u32"), "%s", v->detail);
+	cr_assert_eq(res.count[V_DEGRADED] + res.count[V_BROKEN], 0);
+	done();
+	/* a 5.10-era riscv64: the alternative task_struct.cpu, also an int */
+	check(&(struct kfix){ .old_cpu = true, .cpu_signed = true });
+	expect("task_struct", "thread_info.cpu", V_DEGRADED,
+	       "this kernel has task_struct.cpu (u32)");
+	v = find("task_struct", "thread_info.cpu");
+	cr_assert(strstr(v->detail, "other signedness"), "%s", v->detail);
+	cr_assert_eq(res.count[V_BROKEN], 0);
 }

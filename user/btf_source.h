@@ -1,18 +1,27 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
-/* A kernel's BTF from the running kernel, raw BTF, an ELF vmlinux or a bzImage. */
+/* A kernel's BTF from the running kernel, raw BTF, an ELF vmlinux or a boot image. */
 #ifndef ABICAP_BTF_SOURCE_H
 #define ABICAP_BTF_SOURCE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct btf;
 
 /*
  * path NULL: the running kernel's (/sys/kernel/btf/vmlinux). Otherwise the
- * format is told by its first bytes: raw BTF, ELF (its .BTF section), or an
- * x86 bzImage whose gzip/xz/zstd/lz4 payload is an ELF vmlinux. NULL on error,
- * with one line in err.
+ * format is told by its first bytes: raw BTF of either byte order, ELF (its
+ * .BTF section; searched when the section table is stripped), an x86
+ * bzImage, an EFI zboot image, an arm64/riscv64 Image, an armhf zImage, or
+ * a gzip/xz/zstd/lz4 stream of any of them. NULL on error, with one line in
+ * err that says whether the file is a kernel image without BTF or no
+ * kernel image at all.
  */
 struct btf *btf_open(const char *path, char *err, size_t errlen);
+/*
+ * After btf_open() failed: whether it read a kernel built without BTF (exit
+ * 1, the kernel cannot do it) rather than a bad file (exit 2).
+ */
+bool btf_open_kernel_has_no_btf(void);
 
 #endif

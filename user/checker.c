@@ -279,7 +279,20 @@ static int check_record(const struct contract *c, int ei,
 	return ctx.err;
 }
 
-/* Found and of the declared type: 1; found with another type: 0; missing: -1. */
+/* "s32" and "u32": integers of one size, of the other signedness. */
+static bool other_sign(const char *a, const char *b)
+{
+	return (a[0] == 's' || a[0] == 'u') && (b[0] == 's' || b[0] == 'u') &&
+	       a[0] != b[0] && strchr("123468", a[1]) && !strcmp(a + 1, b + 1) &&
+	       strspn(a + 1, "0123456789") == strlen(a + 1);
+}
+
+#define FOUND_OTHER_SIGN 2
+
+/*
+ * Found and of the declared type: 1; an integer of its size and the other
+ * signedness: FOUND_OTHER_SIGN; found with another type: 0; missing: -1.
+ */
 static int probe_field(const struct btf *btf, __u32 sid, const char *path,
 		       const char *type, char *actual, size_t alen)
 {
@@ -290,7 +303,23 @@ static int probe_field(const struct btf *btf, __u32 sid, const char *path,
 		return -1;
 	btf_type_str(btf, tid, canon, sizeof(canon), NULL, 0);
 	actual_str(btf, tid, actual, alen);
-	return strcmp(canon, type) ? 0 : 1;
+	if (!strcmp(canon, type))
+		return 1;
+	return other_sign(canon, type) ? FOUND_OTHER_SIGN : 0;
+}
+
+/*
+ * libbpf's field relocation ignores integer signedness (relo_core.c,
+ * bpf_core_fields_are_compat) and keeps the load's size when the sizes
+ * agree: the program reads the same bytes, as the type it declares.
+ */
+static void other_sign_note(char *out, size_t len, const char *field,
+			    const char *type, const char *actual)
+{
+	strfit(out, len, "%s is %s here, an integer of the same size and the "
+	       "other signedness: libbpf relocates the CO-RE read and the "
+	       "programs read it as %s; only a value with the top bit set "
+	       "would read differently", field, actual, type);
 }
 
 /* "struct.member.path" exists in this BTF. */
@@ -308,7 +337,7 @@ static bool requirement_met(const struct btf *btf, const char *req)
 static int check_field(const struct c_field *f, const struct btf *btf,
 		       struct check_result *r)
 {
-	char names[160] = "", alt_actual[160];
+	char names[160] = "", alt_actual[160], note[256];
 	const struct c_alt *unmet = NULL;
 	struct verdict *v;
 	__u32 sid;
@@ -337,11 +366,21 @@ static int check_field(const struct c_field *f, const struct btf *btf,
 		set(r, v, V_OK, "%s", "");
 		return 0;
 	}
+	if (found == FOUND_OTHER_SIGN && f->core) {
+		other_sign_note(note, sizeof(note), f->field, f->type, v->actual);
+		set(r, v, V_OK, "%s", note);
+		return 0;
+	}
 	for (int i = 0; i < f->nalts; i++) {
 		const struct c_alt *a = &f->alts[i];
+		int got = probe_field(btf, sid, a->field, a->type, alt_actual,
+				      sizeof(alt_actual));
 
-		if (probe_field(btf, sid, a->field, a->type, alt_actual,
-				sizeof(alt_actual)) != 1)
+		note[0] = '\0';
+		if (got == FOUND_OTHER_SIGN && f->core)
+			other_sign_note(note, sizeof(note), a->field, a->type,
+					alt_actual);
+		else if (got != 1)
 			continue;
 		if (a->requires && !requirement_met(btf, a->requires)) {
 			/* there, but not the kind it may stand in for */
@@ -353,16 +392,17 @@ static int check_field(const struct c_field *f, const struct btf *btf,
 		strfit(v->actual, sizeof(v->actual), "%s: %s", a->field,
 		       alt_actual);
 		if (a->equivalent) {
-			set(r, v, V_OK, "%s.%s (%s) serves as well here%s%s",
+			set(r, v, V_OK, "%s.%s (%s) serves as well here%s%s%s%s",
 			    f->struct_name, a->field, a->type,
 			    a->requires ? ": this kernel has " : "",
-			    a->requires ? a->requires : "");
+			    a->requires ? a->requires : "",
+			    note[0] ? "; " : "", note);
 			return 0;
 		}
 		set(r, v, V_DEGRADED, "not found; this kernel has %s.%s (%s)%s%s"
-		    ": the programs read that instead", f->struct_name,
+		    ": the programs read that instead%s%s", f->struct_name,
 		    a->field, a->type, a->until ? ", until " : "",
-		    a->until ? a->until : "");
+		    a->until ? a->until : "", note[0] ? "; " : "", note);
 		return 0;
 	}
 	if (!unmet && found != 0)
@@ -373,7 +413,7 @@ static int check_field(const struct c_field *f, const struct btf *btf,
 		    "safe%s%s", f->struct_name, unmet->field, unmet->type,
 		    unmet->requires, f->fallback ? "; fallback: " : "; lost: ",
 		    f->fallback ? f->fallback : f->feeds);
-	else if (found == 0)
+	else if (found == 0 || found == FOUND_OTHER_SIGN)
 		set(r, v, f->required ? V_BROKEN : V_DEGRADED,
 		    "%s.%s has another type; %s%s", f->struct_name, f->field,
 		    f->fallback ? "fallback: " : "lost: ",

@@ -20,11 +20,14 @@ const char check_usage[] =
 "against a kernel's BTF, item by item: tracepoint prototypes, struct fields\n"
 "the BPF programs read, and tracefs record layouts under the append-only rule.\n"
 "\n"
-"  -b, --btf FILE        the kernel to check: raw BTF, an ELF vmlinux with a\n"
-"                        .BTF section, or a bzImage/vmlinuz (gzip, xz, zstd);\n"
-"                        default: the running kernel (/sys/kernel/btf/vmlinux)\n"
+"  -b, --btf FILE        the kernel to check: raw BTF (either byte order), an\n"
+"                        ELF vmlinux, or any Debian vmlinuz: x86 bzImage,\n"
+"                        arm64/riscv64 Image, EFI zboot, armhf zImage, s390x,\n"
+"                        or gzip/xz/zstd/lz4 of one; default: the running\n"
+"                        kernel (/sys/kernel/btf/vmlinux)\n"
+"  -f, --format FMT      text (default), json, or junit (one test case per item);\n"
+"                        with json an error is also {\"error\": ...} on stdout\n"
 "  -c, --contract FILE   the contract to check instead of the built-in one\n"
-"  -f, --format FMT      text (default), json, or junit (one test case per item)\n"
 "      --strict          degraded items fail too\n"
 "  -o, --object OBJ      instead of the contract: will this compiled CO-RE\n"
 "                        object load on each kernel given with --btf (repeat\n"
@@ -40,7 +43,8 @@ const char check_usage[] =
 "verifier reaches it: existence checks are resolved for each kernel and the\n"
 "branches on them followed, as the verifier does.\n"
 "Exit: 0 satisfied (degraded allowed unless --strict; with --object: loads\n"
-"on every kernel), 1 broken (or rejected by a kernel), 2 bad usage or input.\n";
+"on every kernel), 1 broken (or rejected by a kernel, or a kernel without\n"
+"BTF), 2 bad usage or input.\n";
 
 #define MAX_BTFS 64
 
@@ -65,7 +69,8 @@ static int check_object(const char *obj, const char *const *btfs, int nbtf,
 
 		if (!btf) {
 			ab_error("%s", err);
-			ret = btfs[k] ? EXIT_USAGE : EXIT_KERNEL;
+			ret = btf_open_kernel_has_no_btf() ? EXIT_KERNEL :
+			      EXIT_USAGE;
 			goto out;
 		}
 		btf_source_label(btfs[k], labels[k], sizeof(labels[k]));
@@ -177,7 +182,7 @@ int do_check(int argc, char **argv)
 	if (!btf) {
 		ab_error("%s", err);
 		contract_free(c);
-		return btf_path ? EXIT_USAGE : EXIT_KERNEL;
+		return btf_open_kernel_has_no_btf() ? EXIT_KERNEL : EXIT_USAGE;
 	}
 	if (contract_check(c, btf, &res)) {
 		ab_error("out of memory");

@@ -267,7 +267,7 @@ static int do_snapshot(int argc, char **argv)
 	btf = btf_open(btf_path, err, sizeof(err));
 	if (!btf) {
 		ab_error("%s", err);
-		return btf_path ? EXIT_USAGE : EXIT_KERNEL;
+		return btf_open_kernel_has_no_btf() ? EXIT_KERNEL : EXIT_USAGE;
 	}
 	c = contract_default(err, sizeof(err));
 	if (!c) {

@@ -19,7 +19,7 @@
 
 const char diff_usage[] =
 "Usage: abicap diff OLD NEW [--events LIST | --all] [--format text|json]\n"
-"Compare two kernels' BTF (raw BTF, ELF vmlinux or bzImage each) under the\n"
+"Compare two kernels' BTF (raw BTF, ELF vmlinux or any vmlinuz each) under the\n"
 "append-only rule: per event, the tracepoint prototype (arguments added,\n"
 "removed, moved or retyped) and the tracefs record layout\n"
 "(trace_event_raw_*: fields deleted, retyped, moved or inserted before the\n"
@@ -32,7 +32,10 @@ const char diff_usage[] =
 "  -v, --verbose         libbpf's log on stderr\n"
 "  -h, --help            show this help\n"
 "\n"
-"Exit: 0 compatible, 1 a breaking change, 2 bad usage or input.\n";
+"Arguments are aligned by type (common prefix, then suffix); record fields by\n"
+"name. With --format json an error is also {\"error\": ...} on stdout.\n"
+"Exit: 0 compatible, 1 a breaking change or a kernel without BTF, 2 bad usage\n"
+"or input.\n";
 
 struct change {
 	char scope[96]; /* event, or record struct */
@@ -76,24 +79,35 @@ static struct change *add_change(struct diff *d, const char *scope,
 	return c;
 }
 
-/* new is old with one argument inserted at k: return k, else -1. */
-static int inserted_at(const struct lfield *o, int no, const struct lfield *n,
-		       int nn)
-{
-	if (nn != no + 1)
-		return -1;
-	for (int k = 0; k < nn; k++) {
-		bool match = true;
+struct find_ctx {
+	struct diff *d;
+	const char *scope; /* the tracepoint, or the record struct */
+	bool args; /* arguments: 1-based, named by position; fields: 0-based */
+};
 
-		for (int i = 0, j = 0; i < no && match; i++, j++) {
-			if (j == k)
-				j++;
-			match = !strcmp(o[i].type, n[j].type);
-		}
-		if (match)
-			return k;
-	}
-	return -1;
+static void on_finding(void *ctx, const struct lfinding *f)
+{
+	struct find_ctx *x = ctx;
+	int base = x->args ? 1 : 0;
+	struct change *c;
+
+	if (f->kind == LC_SAME)
+		return;
+	c = add_change(x->d, x->scope, x->args && f->kind == LC_DELETED ?
+		       "removed" : lchange_str(f->kind), lchange_breaks(f->kind));
+	/* an argument is named by where it was, or, if new, where it is */
+	if (x->args)
+		snprintf(c->what, sizeof(c->what), "arg %d",
+			 (f->old_idx >= 0 ? f->old_idx : f->new_idx) + 1);
+	else
+		snprintf(c->what, sizeof(c->what), "record %s.%s", x->scope,
+			 f->name);
+	if (f->old_type)
+		snprintf(c->old_type, sizeof(c->old_type), "%s", f->old_type);
+	if (f->new_type)
+		snprintf(c->new_type, sizeof(c->new_type), "%s", f->new_type);
+	c->old_idx = f->old_idx >= 0 ? f->old_idx + base : -1;
+	c->new_idx = f->new_idx >= 0 ? f->new_idx + base : -1;
 }
 
 static void diff_proto(struct diff *d, const char *tp, const struct btf *ob,
@@ -101,66 +115,17 @@ static void diff_proto(struct diff *d, const char *tp, const struct btf *ob,
 {
 	struct lfield *o, *n;
 	int no = proto_layout(ob, tp, &o), nn = proto_layout(nb, tp, &n);
+	struct find_ctx ctx = { d, tp, true };
 	struct change *c;
-	int k;
 
-	if (no < 0 && nn < 0)
-		goto out;
-	if (no < 0 || nn < 0) {
+	if (no >= 0 && nn >= 0) {
+		proto_compare(o, no, n, nn, on_finding, &ctx);
+	} else if (no >= 0 || nn >= 0) {
 		c = add_change(d, tp, nn < 0 ? "removed" : "added", nn < 0);
 		snprintf(c->what, sizeof(c->what), "tracepoint");
-		goto out;
 	}
-	k = inserted_at(o, no, n, nn);
-	if (k >= 0 && k < no) {
-		c = add_change(d, tp, "inserted before the end", true);
-		snprintf(c->what, sizeof(c->what), "arg %d", k + 1);
-		snprintf(c->new_type, sizeof(c->new_type), "%s", n[k].type);
-		c->new_idx = k + 1;
-		goto out;
-	}
-	for (int i = 0; i < no || i < nn; i++) {
-		if (i < no && i < nn && !strcmp(o[i].type, n[i].type))
-			continue;
-		c = add_change(d, tp, i >= no ? "appended" : i >= nn ?
-			       "removed" : "retyped", i < no);
-		snprintf(c->what, sizeof(c->what), "arg %d", i + 1);
-		if (i < no) {
-			snprintf(c->old_type, sizeof(c->old_type), "%s", o[i].type);
-			c->old_idx = i + 1;
-		}
-		if (i < nn) {
-			snprintf(c->new_type, sizeof(c->new_type), "%s", n[i].type);
-			c->new_idx = i + 1;
-		}
-	}
-out:
 	free(o);
 	free(n);
-}
-
-struct rec_diff {
-	struct diff *d;
-	const char *structname;
-};
-
-static void on_field(void *ctx, const struct lfinding *f)
-{
-	struct rec_diff *r = ctx;
-	struct change *c;
-
-	if (f->kind == LC_SAME)
-		return;
-	c = add_change(r->d, r->structname, lchange_str(f->kind),
-		       lchange_breaks(f->kind));
-	snprintf(c->what, sizeof(c->what), "record %s.%s", r->structname,
-		 f->name);
-	if (f->old_type)
-		snprintf(c->old_type, sizeof(c->old_type), "%s", f->old_type);
-	if (f->new_type)
-		snprintf(c->new_type, sizeof(c->new_type), "%s", f->new_type);
-	c->old_idx = f->old_idx;
-	c->new_idx = f->new_idx;
 }
 
 static void diff_record(struct diff *d, const char *sname, const struct btf *ob,
@@ -168,10 +133,10 @@ static void diff_record(struct diff *d, const char *sname, const struct btf *ob,
 {
 	struct lfield *o, *n;
 	int no = record_layout(ob, sname, &o), nn = record_layout(nb, sname, &n);
-	struct rec_diff ctx = { d, sname };
+	struct find_ctx ctx = { d, sname, false };
 
 	if (no >= 0 && nn >= 0) {
-		layout_compare(o, no, n, nn, on_field, &ctx);
+		layout_compare(o, no, n, nn, on_finding, &ctx);
 	} else if (no >= 0 || nn >= 0) {
 		struct change *c = add_change(d, sname, nn < 0 ? "removed" :
 					      "added", nn < 0);
@@ -377,8 +342,14 @@ int do_diff(int argc, char **argv)
 	ob = btf_open(argv[optind], err, sizeof(err));
 	if (ob)
 		nb = btf_open(argv[optind + 1], err, sizeof(err));
+	if (!ob || !nb) {
+		ab_error("%s", err);
+		if (btf_open_kernel_has_no_btf())
+			ret = EXIT_KERNEL;
+		goto out;
+	}
 	c = contract_default(err, sizeof(err));
-	if (!ob || !nb || !c) {
+	if (!c) {
 		ab_error("%s", err);
 		goto out;
 	}

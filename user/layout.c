@@ -52,6 +52,47 @@ void layout_compare(const struct lfield *old, int nold,
 	}
 }
 
+static void finding(lfinding_cb cb, void *ctx, enum lchange kind,
+		    const struct lfield *old, int i, const struct lfield *new,
+		    int j)
+{
+	struct lfinding f = { .kind = kind, .old_idx = i, .new_idx = j };
+
+	f.name = i >= 0 ? old[i].name : new[j].name;
+	f.old_type = i >= 0 ? old[i].type : NULL;
+	f.new_type = j >= 0 ? new[j].type : NULL;
+	cb(ctx, &f);
+}
+
+void proto_compare(const struct lfield *old, int nold,
+		   const struct lfield *new, int nnew, lfinding_cb cb,
+		   void *ctx)
+{
+	int lo = nold < nnew ? nold : nnew, p = 0, s = 0, mo, mn;
+
+	while (p < lo && !strcmp(old[p].type, new[p].type))
+		p++;
+	while (s < lo - p && !strcmp(old[nold - 1 - s].type,
+				     new[nnew - 1 - s].type))
+		s++;
+	mo = nold - s - p; /* the middles: old[p, p + mo), new[p, p + mn) */
+	mn = nnew - s - p;
+	for (int i = 0; i < p; i++)
+		finding(cb, ctx, LC_SAME, old, i, new, i);
+	for (int i = 0; i < mo && i < mn; i++)
+		finding(cb, ctx, LC_RETYPED, old, p + i, new, p + i);
+	for (int i = mn; i < mo; i++)
+		finding(cb, ctx, LC_DELETED, old, p + i, new, -1);
+	for (int i = mo; i < mn; i++)
+		finding(cb, ctx, s ? LC_INSERTED : LC_APPENDED, old, -1, new,
+			p + i);
+	for (int i = 0; i < s; i++) {
+		int oi = nold - s + i, ni = nnew - s + i;
+
+		finding(cb, ctx, oi == ni ? LC_SAME : LC_MOVED, old, oi, new, ni);
+	}
+}
+
 const char *lchange_str(enum lchange k)
 {
 	switch (k) {

@@ -42,6 +42,17 @@ void layout_compare(const struct lfield *old, int nold,
 		    const struct lfield *new, int nnew, lfinding_cb cb,
 		    void *ctx);
 
+/*
+ * Arguments have no names in BTF: they are aligned by type, the longest
+ * common prefix first, then the longest common suffix of what remains; the
+ * middle is retyped pairwise, and what is left over of it was deleted, or
+ * inserted (appended when nothing old follows). Findings name old or new
+ * positions, as layout_compare's.
+ */
+void proto_compare(const struct lfield *old, int nold,
+		   const struct lfield *new, int nnew, lfinding_cb cb,
+		   void *ctx);
+
 static inline bool lchange_breaks(enum lchange k)
 {
 	return k != LC_SAME && k != LC_APPENDED;

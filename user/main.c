@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /* abicap's command line: one do_<cmd>() per subcommand. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include "abicap.h"
 #include "commands.h"
+#include "json_errors.h"
 #include "util.h"
 
 struct cmd {
@@ -54,9 +56,20 @@ int main(int argc, char **argv)
 		       ABICAP_RECORD_VERSION);
 		return EXIT_OK;
 	}
-	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
-		if (!strcmp(argv[1], cmds[i].name))
-			return cmds[i].fn(argc - 1, argv + 1);
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		bool json;
+		int ret;
+
+		if (strcmp(argv[1], cmds[i].name))
+			continue;
+		json = json_output_requested(argc - 1, argv + 1);
+		if (json)
+			json_errors_begin();
+		ret = cmds[i].fn(argc - 1, argv + 1);
+		if (json)
+			json_errors_end(ret);
+		return ret;
+	}
 	ab_error("unknown command '%s' (see abicap --help)", argv[1]);
 	return EXIT_USAGE;
 }

@@ -5,8 +5,16 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include "util.h"
+
+static void (*error_hook)(const char *line);
+
+void ab_set_error_hook(void (*hook)(const char *line))
+{
+	error_hook = hook;
+}
 
 static void vreport(const char *kind, const char *fmt, va_list ap)
 {
@@ -14,6 +22,8 @@ static void vreport(const char *kind, const char *fmt, va_list ap)
 
 	vsnprintf(line, sizeof(line), fmt, ap);
 	fprintf(stderr, "abicap: %s: %s\n", kind, line);
+	if (error_hook && !strcmp(kind, "error"))
+		error_hook(line);
 }
 
 void ab_error(const char *fmt, ...)

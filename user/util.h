@@ -20,6 +20,8 @@ enum abicap_exit {
 
 /* One-line diagnostics on stderr: "abicap: error: ..." / "abicap: warning: ..." */
 void ab_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Called with each error's line after it went to stderr (NULL: none). */
+void ab_set_error_hook(void (*hook)(const char *line));
 void ab_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Strict parsers: the whole string must be a number within [min, max]. */

@@ -43,6 +43,14 @@ Test(seeds, btf)
 		snprintf(name, sizeof(name), "bzimage-%s", packs[i]);
 		kfix_write_bzimage(&modern, seed("fuzz_btf", name), packs[i]);
 	}
+	/* the other architectures' images, big-endian where Debian's are */
+	kfix_write_image(&modern, seed("fuzz_btf", "raw-be.btf"), KIMG_RAW, true, NULL);
+	kfix_write_image(&modern, seed("fuzz_btf", "arm64-Image"), KIMG_ARM64, false, NULL);
+	kfix_write_image(&modern, seed("fuzz_btf", "zboot-zstd"), KIMG_ZBOOT, false, "zstd");
+	kfix_write_image(&modern, seed("fuzz_btf", "zImage-xz"), KIMG_ZIMAGE, false, "xz");
+	kfix_write_image(&modern, seed("fuzz_btf", "s390x-gzip"), KIMG_S390, true, "gzip");
+	kfix_write_image(&modern, seed("fuzz_btf", "elf-stripped"), KIMG_ELF_STRIPPED, false, NULL);
+	kfix_write_image(NULL, seed("fuzz_btf", "arm64-Image-no-btf"), KIMG_ARM64, false, NULL);
 	/* cut short: raw BTF, and a bzImage inside its payload */
 	buf = read_file(seed("fuzz_btf", "raw-6x.btf"), &len);
 	write_file(seed("fuzz_btf", "cut-raw.btf"), buf, len / 2);
