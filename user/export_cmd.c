@@ -224,8 +224,6 @@ out:
 		fclose(out);
 	if (fd >= 0)
 		close(fd);
-	if (ret == EXIT_USAGE)
-		unlink(outp); /* nothing was written: leave no empty file */
 	free(recs);
 	json_decref(meta);
 	capr_close(r);
@@ -235,13 +233,24 @@ out:
 int export_perfetto(const char *cap, const char *outp, bool force)
 {
 	char err[ERRMSG_LEN];
-	int fd = outfile_create(outp, force, err, sizeof(err));
+	struct outfile of;
+	int ret = outfile_distinct(outp, cap, "the capture", err, sizeof(err));
 
-	if (fd < 0) {
+	if (!ret)
+		ret = outfile_open(&of, outp, force, err, sizeof(err));
+	if (ret) {
 		ab_error("%s", err);
-		return EXIT_RUNTIME;
+		return ret;
 	}
-	return export_perfetto_fd(cap, fd, outp);
+	ret = export_perfetto_fd(cap, of.fd, outp);
+	of.fd = -1; /* closed by the export */
+	if (!ret && outfile_commit(&of, err, sizeof(err))) {
+		ab_error("%s", err);
+		ret = EXIT_RUNTIME;
+	}
+	/* a failed export leaves nothing half-written, the old file as it was */
+	outfile_abort(&of, false);
+	return ret;
 }
 
 int do_export(int argc, char **argv)
