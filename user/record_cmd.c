@@ -381,6 +381,7 @@ static pid_t start_command(char **cmd, int *go_fd, int *exec_fd)
 			_exit(127); /* the capture failed: never run */
 		close(p[0]);
 		signal(SIGPIPE, SIG_DFL);
+		signal(SIGXFSZ, SIG_DFL);
 		execvp(cmd[0], cmd);
 		err = errno;
 		if (write(e[1], &err, sizeof(err)) != sizeof(err))
