@@ -206,6 +206,75 @@ Test(cli, bad_usage_exits_2_with_one_line)
 			   "unknown command 'frobnicate'");
 }
 
+/*
+ * issue 13, CLI honesty: each was accepted, or failed with a misleading
+ * error or exit code. -b 4096 overflowed the ring's u32 size (then "the
+ * kernel refused to load ... verifier's log", exit 4, --force's file gone);
+ * -o "" was exit 4; a command that cannot run gave exit 0; contract show
+ * with an argument blamed the subcommand. None creates a file.
+ */
+Test(cli, dishonest_usage_is_exit_2_with_the_real_reason)
+{
+	char *bin = (char *)abicap_bin(), *out = "build/cli-honesty.abicap";
+
+	unlink(out);
+	expect_usage_error((char *[]){ bin, "record", "-o", out, "-b", "4096",
+				       NULL },
+			   "--buffer-size '4096': give megabytes from 1 to 2048");
+	expect_usage_error((char *[]){ bin, "trace", "-b", "2049", NULL },
+			   "give megabytes from 1 to 2048");
+	expect_usage_error((char *[]){ bin, "record", "-o", "", "-d", "1", NULL },
+			   "the output path is empty: give a file name");
+	expect_usage_error((char *[]){ bin, "record", "-o", out, "--",
+				       "/nonexistent", NULL },
+			   "cannot run '/nonexistent': No such file or directory");
+	expect_usage_error((char *[]){ bin, "record", "-o", out, "--",
+				       "no-such-command-abicap", NULL },
+			   "cannot run 'no-such-command-abicap'");
+	expect_usage_error((char *[]){ bin, "contract", "show", "extra", NULL },
+			   "unexpected argument 'extra'");
+	cr_assert_eq(access(out, F_OK), -1, "a file was left");
+}
+
+/*
+ * A command found but not runnable (a directory on the path): found only
+ * when exec fails, after loading; still exit 2 and no file left.
+ */
+Test(cli, command_that_cannot_exec_fails_and_leaves_no_file, .timeout = 60)
+{
+	char *bin = (char *)abicap_bin(), *out = "build/cli-exec.abicap";
+	struct run r;
+
+	require_kernel();
+	unlink(out);
+	r = run_cmd((char *[]){ bin, "record", "-o", out, "--", "/tmp", NULL });
+	cr_assert_eq(r.code, 2, "exit %d: %s", r.code, r.err);
+	cr_assert(strstr(r.err, "abicap: error: cannot run '/tmp': Permission "
+			 "denied"), "%s", r.err);
+	cr_assert_eq(access(out, F_OK), -1, "a file was left");
+	free(r.out);
+	free(r.err);
+}
+
+/* ulimit -n 16: the fd limit is named as the cause, with the fix. */
+Test(cli, fd_limit_is_named, .timeout = 60)
+{
+	char cmd[512];
+	struct run r;
+
+	require_kernel();
+	snprintf(cmd, sizeof(cmd), "ulimit -n 16 && exec %s trace -d 1",
+		 abicap_bin());
+	r = run_cmd((char *[]){ "bash", "-c", cmd, NULL });
+	cr_assert_eq(r.code, 4, "exit %d: %s", r.code, r.err);
+	cr_assert(strstr(r.err, "abicap: error: out of file descriptors loading "
+			 "the BPF object (the limit, ulimit -n, is 16): raise it"),
+		  "%s", r.err);
+	cr_assert_null(strstr(r.err, "verifier"), "%s", r.err);
+	free(r.out);
+	free(r.err);
+}
+
 Test(cli, help_and_version_exit_0)
 {
 	char *bin = (char *)abicap_bin();

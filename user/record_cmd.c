@@ -395,6 +395,31 @@ static pid_t start_command(char **cmd, int *go_fd, int *exec_fd)
 	return pid;
 }
 
+/*
+ * Can cmd be run (as execvp would find it)? 0 or an errno. Checked before
+ * anything is created or loaded; command_started() catches what this
+ * cannot tell (a directory, a file that is not an executable).
+ */
+static int command_found(const char *cmd)
+{
+	const char *dirs = getenv("PATH"), *p, *end;
+	char buf[4096];
+
+	if (strchr(cmd, '/'))
+		return access(cmd, X_OK) ? errno : 0;
+	if (!*cmd)
+		return ENOENT;
+	for (p = dirs ? dirs : "/bin:/usr/bin"; ; p = end + 1) {
+		end = strchrnul(p, ':');
+		if (snprintf(buf, sizeof(buf), "%.*s/%s", end > p ? (int)(end - p) :
+			     1, end > p ? p : ".", cmd) < (int)sizeof(buf) &&
+		    !access(buf, X_OK))
+			return 0;
+		if (!*end)
+			return ENOENT;
+	}
+}
+
 /* 0 once the command runs, else why it could not be run. */
 static int command_started(int exec_fd)
 {
@@ -431,6 +456,13 @@ int do_record(int argc, char **argv)
 		ab_error("cpu_idle and cpu_frequency belong to no task: with -p, "
 			 "--tid, --comm, --cgroup or a command, add a sched event "
 			 "to --events or drop the filter");
+		contract_free(contract);
+		return EXIT_USAGE;
+	}
+	e = o.command ? command_found(o.command[0]) : 0;
+	if (e) {
+		ab_error("cannot run '%s': %s (give a command on PATH or its "
+			 "path)", o.command[0], strerror(e));
 		contract_free(contract);
 		return EXIT_USAGE;
 	}
