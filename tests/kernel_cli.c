@@ -275,6 +275,74 @@ Test(cli, fd_limit_is_named, .timeout = 60)
 	free(r.err);
 }
 
+/* No byte a terminal acts on: controls other than newline, DEL, C1 (UTF-8 C2 80-9F). */
+static void expect_terminal_safe(const char *what, const char *text)
+{
+	const unsigned char *s = (const unsigned char *)text;
+
+	for (size_t i = 0; s[i]; i++)
+		cr_assert(!((s[i] < 0x20 && s[i] != '\n') || s[i] == 0x7f ||
+			    (s[i] == 0xc2 && s[i + 1] >= 0x80 && s[i + 1] < 0xa0)),
+			  "%s: byte 0x%02x at %zu reaches the terminal: %s", what,
+			  s[i], i, text);
+}
+
+/*
+ * issue 13, terminal safety: errors echo flag values and paths, check
+ * prints names from a contract; each went to the terminal raw (an ESC
+ * sequence could clear the screen or retitle the window). All escaped as
+ * trace escapes comms: \xHH.
+ */
+Test(cli, no_control_byte_reaches_the_terminal)
+{
+	char *bin = (char *)abicap_bin(), con[] = "build/cli-evil-contract.json";
+	const char *evil = "\x1b]0;owned\x07\x1b[2J\xc2\x9b";
+	struct run r, show;
+	char *doc, *at;
+	FILE *f;
+
+	r = run_cmd((char *[]){ bin, "trace", "-e", (char *)evil, NULL });
+	cr_assert_eq(r.code, 2);
+	expect_terminal_safe("trace -e", r.err);
+	cr_assert(strstr(r.err, "'\\x1b]0;owned\\x07\\x1b[2J\\xc2\\x9b'"),
+		  "%s", r.err);
+	free(r.out);
+	free(r.err);
+	r = run_cmd((char *[]){ bin, "report", (char *)evil, NULL });
+	cr_assert_eq(r.code, 2);
+	expect_terminal_safe("report PATH", r.err);
+	free(r.out);
+	free(r.err);
+	r = run_cmd((char *[]){ bin, "export", "x", "--perfetto", (char *)evil,
+				NULL });
+	cr_assert_neq(r.code, 0);
+	expect_terminal_safe("export --perfetto PATH", r.err);
+	free(r.out);
+	free(r.err);
+
+	/* check: a contract named with the sequence (JSON \u001b) */
+	show = run_cmd((char *[]){ bin, "contract", "show", NULL });
+	cr_assert_eq(show.code, 0);
+	at = strstr(show.out, "\"name\": \"");
+	cr_assert(at, "%s", show.out);
+	at += 9;
+	cr_assert(asprintf(&doc, "%.*s\\u001b]0;owned\\u0007\\u001b[2J%s",
+			   (int)(at - show.out), show.out, at) > 0);
+	f = fopen(con, "w");
+	cr_assert(f && fputs(doc, f) >= 0 && !fclose(f));
+	r = run_cmd((char *[]){ bin, "check", "--contract", con, NULL });
+	cr_assert_eq(r.code, 0, "%s", r.err);
+	expect_terminal_safe("check", r.out);
+	cr_assert(strstr(r.out, "against contract \\x1b]0;owned\\x07\\x1b[2J"),
+		  "%s", r.out);
+	unlink(con);
+	free(doc);
+	free(show.out);
+	free(show.err);
+	free(r.out);
+	free(r.err);
+}
+
 Test(cli, help_and_version_exit_0)
 {
 	char *bin = (char *)abicap_bin();
