@@ -35,7 +35,9 @@ TestSuite(outputs, .init = scratch_init, .fini = scratch_fini, .timeout = 240);
 struct writer {
 	const char *name;
 	const char *ok[16];	/* writes @OUT, exit 0 */
-	const char *fail[16];	/* fails once @OUT was opened */
+	const char *fail[16];	/* fails once @OUT was opened (for record: a
+				   directory as the command, found when exec
+				   fails, after loading) */
 	int fail_code;
 	const char *same[16];	/* @OUT given as one of its inputs */
 };
@@ -44,13 +46,13 @@ static const struct writer writers[] = {
 	{ "record -o",
 	  { "record", "-o", "@OUT", "--force", "-d", "1", "-e", "sched_switch" },
 	  { "record", "-o", "@OUT", "--force", "-e", "sched_switch", "--",
-	    "/nonexistent" }, 2,
+	    "/tmp" }, 2,
 	  { "record", "-o", "@OUT", "--force", "--perfetto", "@OUT", "-d", "1" } },
 	{ "record --perfetto",
 	  { "record", "-o", "@OTHER", "--force", "--perfetto", "@OUT", "-d", "1",
 	    "-e", "sched_switch" },
 	  { "record", "-o", "@OTHER", "--force", "--perfetto", "@OUT", "-e",
-	    "sched_switch", "--", "/nonexistent" }, 2,
+	    "sched_switch", "--", "/tmp" }, 2,
 	  { "record", "-o", "@OUT", "--force", "--perfetto", "@OUT", "-d", "1" } },
 	{ "export --perfetto",
 	  { "export", "@CAP", "--perfetto", "@OUT", "--force" },
@@ -183,6 +185,23 @@ Test(outputs, failing_run_with_force_leaves_the_old_file)
 			  "%s: the old file was changed or removed", w->name);
 		cr_assert_eq(entries(path("a")), 1, "%s: something was left "
 			     "beside the old file", w->name);
+		free(r.out);
+		free(r.err);
+	}
+	/* missing capability (exit 3), found after the outputs were opened */
+	{
+		char *keep = path("a/keep.abicap"), shell[512];
+		struct run r;
+
+		put(keep, OLD);
+		snprintf(shell, sizeof(shell), "--shell=%s", abicap_bin());
+		r = run_cmd((char *[]){ "capsh",
+					"--drop=cap_bpf,cap_perfmon,cap_sys_admin",
+					shell, "--", "record", "-o", keep, "--force",
+					"--perfetto", path("a/keep.pftrace"), NULL });
+		cr_assert_eq(r.code, 3, "exit %d: %s", r.code, r.err);
+		cr_assert(same_content(keep, OLD, strlen(OLD)));
+		cr_assert_eq(entries(path("a")), 2, "something was left");
 		free(r.out);
 		free(r.err);
 	}
