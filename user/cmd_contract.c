@@ -45,12 +45,16 @@ const char contract_usage[] =
 "                        the running kernel\n"
 "  -e, --events LIST     events to include (default: all six)\n"
 "  -o, --output FILE     write there instead of stdout (created 0600; never\n"
-"                        through a symbolic link; refused if it exists)\n"
-"      --force           replace FILE if it exists\n"
+"                        the input, never through a symbolic link, nor in a\n"
+"                        directory another user owns or may write; refused\n"
+"                        if it exists)\n"
+"      --force           replace FILE if it exists, once the new one is\n"
+"                        complete\n"
 "  -v, --verbose         libbpf's log on stderr\n"
 "  -h, --help            show this help\n"
 "\n"
-"Exit: 0 ok, 1 the kernel lacks BTF, 2 bad usage or input, 4 write error.\n";
+"Exit: 0 ok, 1 the kernel lacks BTF, 2 bad usage or input (FILE refused\n"
+"included), 4 write error.\n";
 
 /*
  * The document, indented, to path (NULL: stdout; outfile_open: a file

@@ -23,13 +23,17 @@ const char export_usage[] =
 "thread names, for ui.perfetto.dev or trace_processor.\n"
 "\n"
 "  -P, --perfetto OUT   the trace to write (created 0600; refused if it\n"
-"                       exists, unless --force)\n"
-"      --force          replace OUT\n"
+"                       exists, unless --force; never FILE itself, never\n"
+"                       through a symbolic link, nor in a directory another\n"
+"                       user owns or may write)\n"
+"      --force          replace OUT, once the new trace is complete (on\n"
+"                       failure the old one stays as it was)\n"
 "  -h, --help           show this help\n"
 "A capture over 64 MiB (ABICAP_EXPORT_STREAM_MB) or over a million records\n"
 "is read twice instead of held in memory: a bounded window of records (and\n"
 "an entry per thread) whatever its size or content, half the speed.\n"
-"Exit: 0 ok, 2 bad usage or not a readable capture, 4 write failure.\n";
+"Exit: 0 ok, 2 bad usage, not a readable capture or OUT refused, 4 write\n"
+"failure.\n";
 
 /* Captures with more records than this stream (96 MiB loaded). */
 #define EXPORT_LOAD_MAX ((size_t)1 << 20)

@@ -35,8 +35,11 @@ const char record_usage[] =
 "any task filter (-p, --tid, --comm, --cgroup, a command) leaves them out.\n"
 "\n"
 "  -o, --output FILE      the capture file (created 0600; never through a\n"
-"                         symbolic link)\n"
-"      --force            replace FILE (and the --perfetto trace) if it exists\n"
+"                         symbolic link at any component of the path, nor in\n"
+"                         a directory another user owns or may write)\n"
+"      --force            replace FILE (and the --perfetto trace) if it exists,\n"
+"                         once the new one is complete: on failure the old\n"
+"                         one stays as it was\n"
 "      --perfetto OUT     also write the capture as a Perfetto trace\n"
 "                         (as abicap export --perfetto does)\n"
 "  -d, --duration SECS    stop after SECS seconds (default: Ctrl-C, or the\n"
@@ -55,8 +58,10 @@ const char record_usage[] =
 "  -h, --help             show this help\n"
 "\n"
 "Exit: 0 ok (with a command: also when the command failed; its status is\n"
-"in the summary), 1 kernel cannot do it, 2 bad usage, 3 missing privilege,\n"
-"4 runtime failure (the file holds what was written before it).\n";
+"in the summary), 1 kernel cannot do it, 2 bad usage (an output path\n"
+"refused, a command that cannot be run), 3 missing privilege, 4 runtime\n"
+"failure (a new file holds what was written before it; one being replaced\n"
+"with --force stays as it was).\n";
 
 struct rec_state {
 	struct capw *w;
