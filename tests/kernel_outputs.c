@@ -10,7 +10,6 @@
  */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
-#include <dirent.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -102,19 +101,6 @@ static bool same_content(const char *p, const void *want, size_t wlen)
 	return same;
 }
 
-static int entries(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	int n = 0;
-
-	cr_assert(d, "%s", dir);
-	while ((e = readdir(d)))
-		n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
-	closedir(d);
-	return n;
-}
-
 /* The inputs every writer may need, made once per test. */
 static void make_inputs(void)
 {
@@ -183,7 +169,7 @@ Test(outputs, failing_run_with_force_leaves_the_old_file)
 			     r.code, r.err);
 		cr_assert(same_content(out, OLD, strlen(OLD)),
 			  "%s: the old file was changed or removed", w->name);
-		cr_assert_eq(entries(path("a")), 1, "%s: something was left "
+		cr_assert_eq(dir_entries(path("a")), 1, "%s: something was left "
 			     "beside the old file", w->name);
 		free(r.out);
 		free(r.err);
@@ -201,7 +187,7 @@ Test(outputs, failing_run_with_force_leaves_the_old_file)
 					"--perfetto", path("a/keep.pftrace"), NULL });
 		cr_assert_eq(r.code, 3, "exit %d: %s", r.code, r.err);
 		cr_assert(same_content(keep, OLD, strlen(OLD)));
-		cr_assert_eq(entries(path("a")), 2, "something was left");
+		cr_assert_eq(dir_entries(path("a")), 2, "something was left");
 		free(r.out);
 		free(r.err);
 	}
@@ -243,7 +229,7 @@ Test(outputs, successful_run_with_force_replaces_the_old_file)
 		cr_assert_eq(lstat(out, &st), 0);
 		cr_assert(S_ISREG(st.st_mode) && (st.st_mode & 0777) == 0600,
 			  "%s: mode %o", w->name, st.st_mode);
-		cr_assert_eq(entries(path("a")), 1, "%s: a temporary was left",
+		cr_assert_eq(dir_entries(path("a")), 1, "%s: a temporary was left",
 			     w->name);
 		free(r.out);
 		free(r.err);
@@ -341,7 +327,7 @@ Test(outputs, symlink_at_any_component_is_refused)
 			cr_assert(same_content(path("v/d2/out"), "victim", 6),
 				  "%s, link at %s: written through", w->name,
 				  comps[c]);
-			cr_assert_eq(entries(path("v/d2")), 1, "%s, link at %s: "
+			cr_assert_eq(dir_entries(path("v/d2")), 1, "%s, link at %s: "
 				     "a file appeared in the victim's directory",
 				     w->name, comps[c]);
 			cr_assert_eq(access(path("other"), F_OK), -1, "%s: the "
@@ -385,7 +371,7 @@ Test(outputs, directory_others_control_is_refused)
 			r = run_writer(w->ok, out, path("other"));
 			cr_assert_eq(r.code, cases[k].code, "%s in %s: exit %d: %s",
 				     w->name, cases[k].dir, r.code, r.err);
-			cr_assert_eq(entries(path(cases[k].dir)), !cases[k].code,
+			cr_assert_eq(dir_entries(path(cases[k].dir)), !cases[k].code,
 				     "%s in %s", w->name, cases[k].dir);
 			if (cases[k].code == 0) {
 				snprintf(cmd, sizeof(cmd), "rm -f %s", out);
@@ -417,13 +403,13 @@ Test(outputs, record_killed_while_replacing_leaves_the_old_file)
 	put(out, OLD);
 	spawn(&ch, argv);
 	wait_for_stderr(&ch, "abicap: recording", seen, sizeof(seen));
-	cr_assert_eq(entries(path("k")), 2, "no temporary beside the old file");
+	cr_assert_eq(dir_entries(path("k")), 2, "no temporary beside the old file");
 	kill(ch.pid, SIGKILL);
 	free(read_all(ch.out_fd));
 	free(read_all(ch.err_fd));
 	waitpid(ch.pid, &status, 0);
 	cr_assert(same_content(out, OLD, strlen(OLD)));
-	while (entries(path("k")) != 1 && n++ < 100)
+	while (dir_entries(path("k")) != 1 && n++ < 100)
 		usleep(50000);
-	cr_assert_eq(entries(path("k")), 1, "the temporary was left");
+	cr_assert_eq(dir_entries(path("k")), 1, "the temporary was left");
 }

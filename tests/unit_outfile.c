@@ -8,7 +8,6 @@
  */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,19 +54,6 @@ static int create_write(const char *p, bool force, const char *text)
 		return -1;
 	cr_assert_eq(write(of.fd, text, strlen(text)), (ssize_t)strlen(text));
 	return outfile_commit(&of, err, sizeof(err));
-}
-
-static int entries(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	int n = 0;
-
-	cr_assert(d, "%s", dir);
-	while ((e = readdir(d)))
-		n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
-	closedir(d);
-	return n;
 }
 
 Test(outfile, new_file_is_0600_even_with_a_lax_umask)
@@ -174,16 +160,16 @@ Test(outfile, old_file_replaced_only_at_commit)
 		     "%s", err);
 	cr_assert_eq(write(of.fd, "new", 3), 3);
 	expect_content(path("d/cap"), "old");
-	cr_assert_eq(entries(path("d")), 2, "no temporary beside it");
+	cr_assert_eq(dir_entries(path("d")), 2, "no temporary beside it");
 	outfile_abort(&of, true); /* keep_partial never keeps a temporary */
 	expect_content(path("d/cap"), "old");
-	cr_assert_eq(entries(path("d")), 1, "the temporary was left");
+	cr_assert_eq(dir_entries(path("d")), 1, "the temporary was left");
 
 	cr_assert_eq(outfile_open(&of, path("d/cap"), true, err, sizeof(err)), 0);
 	cr_assert_eq(write(of.fd, "new", 3), 3);
 	cr_assert_eq(outfile_commit(&of, err, sizeof(err)), 0, "%s", err);
 	expect_content(path("d/cap"), "new");
-	cr_assert_eq(entries(path("d")), 1);
+	cr_assert_eq(dir_entries(path("d")), 1);
 }
 
 /* A new file: abort removes it, unless what was written is to stay. */
@@ -243,7 +229,7 @@ Test(outfile, symlinked_parent_directory_is_refused)
 	cr_assert(strstr(err, "'evil' in the output path") &&
 		  strstr(err, "is a symbolic link"), "%s", err);
 	expect_content(path("victim/cap"), "victim's");
-	cr_assert_eq(entries(path("victim")), 1);
+	cr_assert_eq(dir_entries(path("victim")), 1);
 }
 
 Test(outfile, output_that_is_an_input_is_refused)
@@ -283,18 +269,18 @@ Test(outfile, delegated_commit_and_a_dead_caller)
 	cr_assert_eq(write(of.fd, "new", 3), 3);
 	cr_assert_eq(outfile_commit(&of, err, sizeof(err)), 0, "%s", err);
 	expect_content(path("d/cap"), "new");
-	cr_assert_eq(entries(path("d")), 1);
+	cr_assert_eq(dir_entries(path("d")), 1);
 
 	cr_assert_eq(outfile_open(&of, path("d/cap"), true, err, sizeof(err)), 0);
 	cr_assert_eq(outfile_delegate(&of, err, sizeof(err)), 0, "%s", err);
 	cr_assert_eq(write(of.fd, "newer", 5), 5);
-	cr_assert_eq(entries(path("d")), 2);
+	cr_assert_eq(dir_entries(path("d")), 2);
 	close(of.helper); /* as when the caller is killed */
 	cr_assert_eq(waitpid(of.helper_pid, NULL, 0), of.helper_pid);
 	close(of.fd);
 	close(of.dirfd);
 	expect_content(path("d/cap"), "new");
-	cr_assert_eq(entries(path("d")), 1, "the temporary was left");
+	cr_assert_eq(dir_entries(path("d")), 1, "the temporary was left");
 }
 
 static char *redacted(const char *s)
