@@ -6,12 +6,14 @@
  */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <jansson.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "harness.h"
@@ -271,6 +273,64 @@ Test(cli, fd_limit_is_named, .timeout = 60)
 			 "the BPF object (the limit, ulimit -n, is 16): raise it"),
 		  "%s", r.err);
 	cr_assert_null(strstr(r.err, "verifier"), "%s", r.err);
+	free(r.out);
+	free(r.err);
+}
+
+/*
+ * A memory cgroup limited to 64 MiB (v1's memory controller, or cgroup2's
+ * where the root delegates memory), made in dir. BPF maps are charged to
+ * the cgroup of the task creating them (Linux 5.11).
+ */
+static void memcg_64m(char *dir, size_t len)
+{
+	char root[256] = "", line[1024], file[600];
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+
+	cr_assert(f);
+	while (fgets(line, sizeof(line), f)) {
+		char mnt[256], *sep = strstr(line, " - ");
+
+		if (sep && sscanf(line, "%*s %*s %*s %*s %255s", mnt) == 1 &&
+		    ((!strncmp(sep, " - cgroup ", 10) && strstr(sep, "memory")) ||
+		     (!strncmp(sep, " - cgroup2 ", 11) && !root[0])))
+			snprintf(root, sizeof(root), "%s", mnt);
+	}
+	fclose(f);
+	cr_assert(root[0], "no memory cgroup (v1) or cgroup2 mount");
+	snprintf(dir, len, "%s/abicap-cli-%d", root, (int)getpid());
+	cr_assert_eq(mkdir(dir, 0755), 0, "%s: %s", dir, strerror(errno));
+	snprintf(file, sizeof(file), "%s/memory.max", dir);
+	if (access(file, F_OK))
+		snprintf(file, sizeof(file), "%s/memory.limit_in_bytes", dir);
+	f = fopen(file, "w");
+	cr_assert(f, "%s: %s (the memory controller is not delegated here)",
+		  file, strerror(errno));
+	cr_assert(fputs("67108864", f) >= 0 && !fclose(f), "%s", file);
+}
+
+/*
+ * A ring buffer the kernel will not allocate (512 MiB in a 64 MiB memory
+ * cgroup): the error names the map, its size and --buffer-size, not the
+ * verifier.
+ */
+Test(cli, map_creation_failure_is_named, .timeout = 60)
+{
+	char dir[512], cmd[1024];
+	struct run r;
+
+	require_kernel();
+	memcg_64m(dir, sizeof(dir));
+	snprintf(cmd, sizeof(cmd), "echo $$ > %s/cgroup.procs && exec %s trace "
+		 "-b 512 -d 1", dir, abicap_bin());
+	r = run_cmd((char *[]){ "bash", "-c", cmd, NULL });
+	for (int i = 0; i < 50 && rmdir(dir); i++)
+		usleep(100000);
+	cr_assert_eq(r.code, 4, "exit %d: %s", r.code, r.err);
+	cr_assert(strstr(r.err, "abicap: error: the kernel would not create the "
+			 "BPF map 'events' (a 512 MiB ring buffer): Cannot "
+			 "allocate memory; give a smaller --buffer-size"), "%s",
+		  r.err);
 	free(r.out);
 	free(r.err);
 }

@@ -418,12 +418,18 @@ static void load_error(const struct capture *c, int e, char *err, size_t errlen)
 	bpf_object__for_each_map(m, c->skel->obj) {
 		if (!bpf_map__autocreate(m) || bpf_map__fd(m) >= 0)
 			continue;
+		char size[64];
+
+		if (bpf_map__type(m) == BPF_MAP_TYPE_RINGBUF)
+			snprintf(size, sizeof(size), "a %u MiB ring buffer",
+				 bpf_map__max_entries(m) >> 20);
+		else
+			snprintf(size, sizeof(size), "%u entries of %u bytes",
+				 bpf_map__max_entries(m), bpf_map__value_size(m));
 		snprintf(err, errlen, "the kernel would not create the BPF map "
-			 "'%s' (%u entries of %u bytes): %s%s", bpf_map__name(m),
-			 bpf_map__max_entries(m), bpf_map__value_size(m),
-			 strerror(e), m == c->skel->maps.events ||
-			 m == c->skel->maps.events_pb ? "; give a smaller "
-			 "--buffer-size" : "");
+			 "'%s' (%s): %s%s", bpf_map__name(m), size, strerror(e),
+			 m == c->skel->maps.events || m == c->skel->maps.events_pb ?
+			 "; give a smaller --buffer-size" : "");
 		return;
 	}
 	snprintf(err, errlen, "the kernel refused to load the BPF programs: %s "
