@@ -263,6 +263,28 @@ Test(outputs, output_that_is_an_input_is_refused)
 		free(r.err);
 		free(before);
 	}
+	/* record's contract (-c) is an input too */
+	{
+		char *con = path("contract.json");
+		struct run r = run_cmd((char *[]){ (char *)abicap_bin(), "contract",
+						   "show", NULL });
+		size_t len;
+		char *before;
+
+		put(con, r.out);
+		free(r.out);
+		free(r.err);
+		before = read_file(con, &len);
+		r = run_cmd((char *[]){ (char *)abicap_bin(), "record", "-c", con,
+					"-o", con, "--force", "-d", "1", NULL });
+		cr_assert_eq(r.code, 2, "exit %d: %s", r.code, r.err);
+		cr_assert(strstr(r.err, "is the same file as the contract"), "%s",
+			  r.err);
+		cr_assert(same_content(con, before, len));
+		free(before);
+		free(r.out);
+		free(r.err);
+	}
 	/* a hard link to the capture as export's output */
 	{
 		char *ln = path("hard.pftrace");

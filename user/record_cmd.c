@@ -338,6 +338,12 @@ static int create_outputs(const struct trace_opts *o, struct outfile *out,
 	out->dirfd = pf->dirfd = out->helper = pf->helper = -1;
 	ret = o->perfetto ? outfile_distinct(o->perfetto, o->output,
 					     "the capture", err, sizeof(err)) : 0;
+	if (!ret && o->contract_path)
+		ret = outfile_distinct(o->output, o->contract_path,
+				       "the contract", err, sizeof(err));
+	if (!ret && o->contract_path && o->perfetto)
+		ret = outfile_distinct(o->perfetto, o->contract_path,
+				       "the contract", err, sizeof(err));
 	if (!ret)
 		ret = outfile_open(out, o->output, o->force, err, sizeof(err));
 	if (!ret && o->perfetto) {
