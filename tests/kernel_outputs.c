@@ -418,18 +418,20 @@ Test(outputs, record_killed_while_replacing_leaves_the_old_file)
 	char *argv[] = { (char *)abicap_bin(), "record", "-o", out, "--force",
 			 "-e", "sched_switch", NULL };
 	struct child ch;
-	int status, n = 0;
+	int status, n = 0, during;
 
 	require_kernel();
 	cr_assert_eq(mkdir(path("k"), 0700), 0);
 	put(out, OLD);
 	spawn(&ch, argv);
 	wait_for_stderr(&ch, "abicap: recording", seen, sizeof(seen));
-	cr_assert_eq(dir_entries(path("k")), 2, "no temporary beside the old file");
+	during = dir_entries(path("k"));
+	/* killed before any assertion: a failing test must not leave it running */
 	kill(ch.pid, SIGKILL);
 	free(read_all(ch.out_fd));
 	free(read_all(ch.err_fd));
 	waitpid(ch.pid, &status, 0);
+	cr_assert_eq(during, 2, "no temporary beside the old file");
 	cr_assert(same_content(out, OLD, strlen(OLD)));
 	while (dir_entries(path("k")) != 1 && n++ < 100)
 		usleep(50000);
