@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /* abicap export FILE --perfetto OUT: a capture as a Perfetto trace. */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <jansson.h>
 #include <stdbool.h>
@@ -234,6 +235,22 @@ out:
 	return ret;
 }
 
+/*
+ * export_perfetto_fd on a duplicate of of's descriptor (the export closes
+ * its stream): of->fd stays open for outfile_commit to fsync before the
+ * rename.
+ */
+int export_dup_fd(const char *cap, struct outfile *of)
+{
+	int fd = fcntl(of->fd, F_DUPFD_CLOEXEC, 0);
+
+	if (fd < 0) {
+		ab_error("cannot write '%s': %s", of->path, strerror(errno));
+		return EXIT_RUNTIME;
+	}
+	return export_perfetto_fd(cap, fd, of->path);
+}
+
 int export_perfetto(const char *cap, const char *outp, bool force)
 {
 	char err[ERRMSG_LEN];
@@ -246,8 +263,7 @@ int export_perfetto(const char *cap, const char *outp, bool force)
 		ab_error("%s", err);
 		return ret;
 	}
-	ret = export_perfetto_fd(cap, of.fd, outp);
-	of.fd = -1; /* closed by the export */
+	ret = export_dup_fd(cap, &of);
 	if (!ret && outfile_commit(&of, err, sizeof(err))) {
 		ab_error("%s", err);
 		ret = EXIT_RUNTIME;

@@ -107,7 +107,8 @@ static int open_dir(const char *dir, char *err, size_t errlen, int *code)
 					     dir, dir);
 			else
 				*code = fail(err, errlen, e == ENOENT ||
-					     e == ENOTDIR ? EXIT_USAGE : EXIT_RUNTIME,
+					     e == ENOTDIR || e == EACCES ?
+					     EXIT_USAGE : EXIT_RUNTIME,
 					     "cannot use directory '%s': %s (at "
 					     "'%s')", dir, strerror(e), comp);
 			return -1;

@@ -593,9 +593,7 @@ int do_record(int argc, char **argv)
 		char self[64];
 
 		snprintf(self, sizeof(self), "/proc/self/fd/%d", keep_fd);
-		ret = export_perfetto_fd(keep_fd >= 0 ? self : o.output, pf.fd,
-					 o.perfetto);
-		pf.fd = -1; /* closed by the export */
+		ret = export_dup_fd(keep_fd >= 0 ? self : o.output, &pf);
 		if (!ret && outfile_commit(&pf, err, sizeof(err))) {
 			ab_error("%s", err);
 			ret = EXIT_RUNTIME;
