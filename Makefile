@@ -138,7 +138,7 @@ clean:
 
 # build/pingpong: the tests' workload, for trying abicap by hand
 # (static, like build/abicap, so it runs in the VM tests' initramfs)
-$(OUT)/pingpong: tests/tools/pingpong.c $(OUT)/tests/workload.o $(OUT)/user/util.o
+$(OUT)/pingpong: tests/tools/pingpong.c $(OUT)/tests/workload.o $(OUT)/user/util.o $(OUT)/user/sbuf.o
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) -static -Itests $^ -lpthread -o $@
 
@@ -178,7 +178,7 @@ $(OUT)/capcheck: tests/tools/capcheck.c $(OUT)/user/capfile.o $(OUT)/user/record
 
 # build/capgen: crafted captures for the report/export cost checks (scripts/bench.sh)
 $(OUT)/capgen: tests/tools/capgen.c $(OUT)/user/capfile.o $(OUT)/user/record.o \
-		$(OUT)/user/events.o $(OUT)/user/util.o $(OUT)/user/outfile.o
+		$(OUT)/user/events.o $(OUT)/user/util.o $(OUT)/user/sbuf.o $(OUT)/user/outfile.o
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ -ljansson -lzstd -lz -o $@
 

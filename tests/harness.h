@@ -49,6 +49,8 @@ void scratch_init(void);
 void scratch_fini(void);
 char *scratch_path(const char *name);
 
+/* How many entries dir holds, '.' and '..' left out. */
+int dir_entries(const char *dir);
 /* A whole file into a malloc'd buffer. */
 void *read_file(const char *path, size_t *len);
 

@@ -6,12 +6,14 @@
  */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <jansson.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "harness.h"
@@ -204,6 +206,201 @@ Test(cli, bad_usage_exits_2_with_one_line)
 			   "--duration 'soon'");
 	expect_usage_error((char *[]){ bin, "frobnicate", NULL },
 			   "unknown command 'frobnicate'");
+}
+
+/*
+ * issue 13, CLI honesty: each was accepted, or failed with a misleading
+ * error or exit code. -b 4096 overflowed the ring's u32 size (then "the
+ * kernel refused to load ... verifier's log", exit 4, --force's file gone);
+ * -o "" was exit 4; a command that cannot run gave exit 0; contract show
+ * with an argument blamed the subcommand. None creates a file.
+ */
+Test(cli, dishonest_usage_is_exit_2_with_the_real_reason)
+{
+	char *bin = (char *)abicap_bin(), *out = "build/cli-honesty.abicap";
+
+	unlink(out);
+	expect_usage_error((char *[]){ bin, "record", "-o", out, "-b", "4096",
+				       NULL },
+			   "--buffer-size '4096': give megabytes from 1 to 2048");
+	expect_usage_error((char *[]){ bin, "trace", "-b", "2049", NULL },
+			   "give megabytes from 1 to 2048");
+	expect_usage_error((char *[]){ bin, "record", "-o", "", "-d", "1", NULL },
+			   "the output path is empty: give a file name");
+	expect_usage_error((char *[]){ bin, "record", "-o", out, "--",
+				       "/nonexistent", NULL },
+			   "cannot run '/nonexistent': No such file or directory");
+	expect_usage_error((char *[]){ bin, "record", "-o", out, "--",
+				       "no-such-command-abicap", NULL },
+			   "cannot run 'no-such-command-abicap'");
+	expect_usage_error((char *[]){ bin, "contract", "show", "extra", NULL },
+			   "unexpected argument 'extra'");
+	cr_assert_eq(access(out, F_OK), -1, "a file was left");
+}
+
+/*
+ * A command found but not runnable (a directory on the path): found only
+ * when exec fails, after loading; still exit 2 and no file left.
+ */
+Test(cli, command_that_cannot_exec_fails_and_leaves_no_file, .timeout = 60)
+{
+	char *bin = (char *)abicap_bin(), *out = "build/cli-exec.abicap";
+	struct run r;
+
+	require_kernel();
+	unlink(out);
+	r = run_cmd((char *[]){ bin, "record", "-o", out, "--", "/tmp", NULL });
+	cr_assert_eq(r.code, 2, "exit %d: %s", r.code, r.err);
+	cr_assert(strstr(r.err, "abicap: error: cannot run '/tmp': Permission "
+			 "denied"), "%s", r.err);
+	cr_assert_eq(access(out, F_OK), -1, "a file was left");
+	free(r.out);
+	free(r.err);
+}
+
+/* ulimit -n 16: the fd limit is named as the cause, with the fix. */
+Test(cli, fd_limit_is_named, .timeout = 60)
+{
+	char cmd[512];
+	struct run r;
+
+	require_kernel();
+	snprintf(cmd, sizeof(cmd), "ulimit -n 16 && exec %s trace -d 1",
+		 abicap_bin());
+	r = run_cmd((char *[]){ "bash", "-c", cmd, NULL });
+	cr_assert_eq(r.code, 4, "exit %d: %s", r.code, r.err);
+	cr_assert(strstr(r.err, "abicap: error: out of file descriptors loading "
+			 "the BPF object (the limit, ulimit -n, is 16): raise it"),
+		  "%s", r.err);
+	cr_assert_null(strstr(r.err, "verifier"), "%s", r.err);
+	free(r.out);
+	free(r.err);
+}
+
+/*
+ * A memory cgroup limited to 64 MiB (v1's memory controller, or cgroup2's
+ * where the root delegates memory), made in dir. BPF maps are charged to
+ * the cgroup of the task creating them (Linux 5.11).
+ */
+static void memcg_64m(char *dir, size_t len)
+{
+	char root[256] = "", line[1024], file[600];
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+
+	cr_assert(f);
+	while (fgets(line, sizeof(line), f)) {
+		char mnt[256], *sep = strstr(line, " - ");
+
+		if (sep && sscanf(line, "%*s %*s %*s %*s %255s", mnt) == 1 &&
+		    ((!strncmp(sep, " - cgroup ", 10) && strstr(sep, "memory")) ||
+		     (!strncmp(sep, " - cgroup2 ", 11) && !root[0])))
+			snprintf(root, sizeof(root), "%s", mnt);
+	}
+	fclose(f);
+	cr_assert(root[0], "no memory cgroup (v1) or cgroup2 mount");
+	snprintf(dir, len, "%s/abicap-cli-%d", root, (int)getpid());
+	cr_assert_eq(mkdir(dir, 0755), 0, "%s: %s", dir, strerror(errno));
+	snprintf(file, sizeof(file), "%s/memory.max", dir);
+	if (access(file, F_OK))
+		snprintf(file, sizeof(file), "%s/memory.limit_in_bytes", dir);
+	f = fopen(file, "w");
+	cr_assert(f, "%s: %s (the memory controller is not delegated here)",
+		  file, strerror(errno));
+	cr_assert(fputs("67108864", f) >= 0 && !fclose(f), "%s", file);
+}
+
+/*
+ * A ring buffer the kernel will not allocate (512 MiB in a 64 MiB memory
+ * cgroup): the error names the map, its size and --buffer-size, not the
+ * verifier.
+ */
+Test(cli, map_creation_failure_is_named, .timeout = 60)
+{
+	char dir[512], cmd[1024];
+	struct run r;
+
+	require_kernel();
+	memcg_64m(dir, sizeof(dir));
+	snprintf(cmd, sizeof(cmd), "echo $$ > %s/cgroup.procs && exec %s trace "
+		 "-b 512 -d 1", dir, abicap_bin());
+	r = run_cmd((char *[]){ "bash", "-c", cmd, NULL });
+	for (int i = 0; i < 50 && rmdir(dir); i++)
+		usleep(100000);
+	cr_assert_eq(r.code, 4, "exit %d: %s", r.code, r.err);
+	cr_assert(strstr(r.err, "abicap: error: the kernel would not create the "
+			 "BPF map 'events' (a 512 MiB ring buffer): Cannot "
+			 "allocate memory; give a smaller --buffer-size"), "%s",
+		  r.err);
+	free(r.out);
+	free(r.err);
+}
+
+/* No byte a terminal acts on: controls other than newline, DEL, C1 (UTF-8 C2 80-9F). */
+static void expect_terminal_safe(const char *what, const char *text)
+{
+	const unsigned char *s = (const unsigned char *)text;
+
+	for (size_t i = 0; s[i]; i++)
+		cr_assert(!((s[i] < 0x20 && s[i] != '\n') || s[i] == 0x7f ||
+			    (s[i] == 0xc2 && s[i + 1] >= 0x80 && s[i + 1] < 0xa0)),
+			  "%s: byte 0x%02x at %zu reaches the terminal: %s", what,
+			  s[i], i, text);
+}
+
+/*
+ * issue 13, terminal safety: errors echo flag values and paths, check
+ * prints names from a contract; each went to the terminal raw (an ESC
+ * sequence could clear the screen or retitle the window). All escaped as
+ * trace escapes comms: \xHH.
+ */
+Test(cli, no_control_byte_reaches_the_terminal)
+{
+	char *bin = (char *)abicap_bin(), con[] = "build/cli-evil-contract.json";
+	const char *evil = "\x1b]0;owned\x07\x1b[2J\xc2\x9b";
+	struct run r, show;
+	char *doc, *at;
+	FILE *f;
+
+	r = run_cmd((char *[]){ bin, "trace", "-e", (char *)evil, NULL });
+	cr_assert_eq(r.code, 2);
+	expect_terminal_safe("trace -e", r.err);
+	cr_assert(strstr(r.err, "'\\x1b]0;owned\\x07\\x1b[2J\\xc2\\x9b'"),
+		  "%s", r.err);
+	free(r.out);
+	free(r.err);
+	r = run_cmd((char *[]){ bin, "report", (char *)evil, NULL });
+	cr_assert_eq(r.code, 2);
+	expect_terminal_safe("report PATH", r.err);
+	free(r.out);
+	free(r.err);
+	r = run_cmd((char *[]){ bin, "export", "x", "--perfetto", (char *)evil,
+				NULL });
+	cr_assert_neq(r.code, 0);
+	expect_terminal_safe("export --perfetto PATH", r.err);
+	free(r.out);
+	free(r.err);
+
+	/* check: a contract named with the sequence (JSON \u001b) */
+	show = run_cmd((char *[]){ bin, "contract", "show", NULL });
+	cr_assert_eq(show.code, 0);
+	at = strstr(show.out, "\"name\": \"");
+	cr_assert(at, "%s", show.out);
+	at += 9;
+	cr_assert(asprintf(&doc, "%.*s\\u001b]0;owned\\u0007\\u001b[2J%s",
+			   (int)(at - show.out), show.out, at) > 0);
+	f = fopen(con, "w");
+	cr_assert(f && fputs(doc, f) >= 0 && !fclose(f));
+	r = run_cmd((char *[]){ bin, "check", "--contract", con, NULL });
+	cr_assert_eq(r.code, 0, "%s", r.err);
+	expect_terminal_safe("check", r.out);
+	cr_assert(strstr(r.out, "against contract \\x1b]0;owned\\x07\\x1b[2J"),
+		  "%s", r.out);
+	unlink(con);
+	free(doc);
+	free(show.out);
+	free(show.err);
+	free(r.out);
+	free(r.err);
 }
 
 Test(cli, help_and_version_exit_0)

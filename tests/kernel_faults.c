@@ -318,13 +318,17 @@ static struct readback record_and_end(int sig, int rounds, struct pingpong *pp)
 	return b;
 }
 
-Test(faults, record_ends_cleanly_on_sigint_and_sigterm)
+/*
+ * SIGHUP (a closed terminal or ssh session), SIGUSR1/2 and SIGALRM ended
+ * record without its trailer (issue 13): each is handled as SIGTERM is.
+ */
+Test(faults, record_ends_cleanly_on_every_stop_signal)
 {
-	int sigs[] = { SIGINT, SIGTERM };
+	int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2, SIGALRM };
 
 	require_kernel();
 	note_others();
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < 6; i++) {
 		struct pingpong pp;
 		struct readback b = record_and_end(sigs[i], 20000, &pp);
 

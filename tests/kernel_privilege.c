@@ -252,22 +252,29 @@ Test(privilege, no_capability_is_kept_once_attached)
 
 /*
  * record creates its files before attaching: as root without capabilities
- * it could not create one in another user's directory afterwards.
+ * it could not create one in the directory of the user who ran sudo
+ * afterwards, nor (with --force) rename the new file over the old one at
+ * the end: a helper that kept CAP_DAC_OVERRIDE does that.
  */
 Test(privilege, record_writes_into_another_users_directory)
 {
 	char *dir = scratch_path("theirs"), file[512], pf[512];
 	char *argv[] = { (char *)abicap_bin(), "record", "-o", file,
-			 "--perfetto", pf, NULL };
+			 "--perfetto", pf, "--force", NULL };
 	char seen[512], *err;
 	struct child ch;
 	struct stat st;
+	FILE *f;
 
 	require_kernel();
 	cr_assert_eq(mkdir(dir, 0700), 0);
 	cr_assert_eq(chown(dir, NOBODY, NOBODY), 0);
 	snprintf(file, sizeof(file), "%s/r.abicap", dir);
 	snprintf(pf, sizeof(pf), "%s/r.pftrace", dir);
+	f = fopen(file, "w");
+	cr_assert(f && fputs("old", f) >= 0 && !fclose(f));
+	/* as `sudo abicap ...` run by the directory's owner */
+	setenv("SUDO_UID", "65534", 1);
 	spawn(&ch, argv);
 	wait_for_stderr(&ch, "abicap: recording", seen, sizeof(seen));
 	expect_no_capability(ch.pid);
@@ -281,6 +288,14 @@ Test(privilege, record_writes_into_another_users_directory)
 	cr_assert_gt(st.st_size, 100);
 	cr_assert_eq(stat(pf, &st), 0);
 	cr_assert_gt(st.st_size, 0);
+	free(err);
+	/* nobody else's directory is written into */
+	unsetenv("SUDO_UID");
+	spawn(&ch, argv);
+	err = read_all(ch.err_fd);
+	free(read_all(ch.out_fd));
+	cr_assert_eq(wait_exit(&ch, 10), 2, "%s", err);
+	cr_assert(strstr(err, "belongs to another user (uid 65534)"), "%s", err);
 	free(err);
 }
 

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
- * Every file abicap writes goes through outfile_create: 0600, a new inode,
- * never through a symbolic link, --force never replacing another user's
- * file in /tmp-like directories. And kernel addresses hidden in logs.
+ * Every file abicap writes goes through outfile_open: 0600, a new inode,
+ * never through a symbolic link at any component, an old file replaced
+ * only at commit, --force never replacing another user's file in
+ * /tmp-like directories, an output never an input. And kernel addresses
+ * hidden in logs.
  */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
@@ -11,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include "commands.h"
 #include "harness.h"
@@ -42,16 +45,15 @@ static void expect_content(const char *p, const char *text)
 	free(b);
 }
 
-/* Create with force, write text, close. */
+/* Create with force, write text, commit. */
 static int create_write(const char *p, bool force, const char *text)
 {
-	int fd = outfile_create(p, force, err, sizeof(err));
+	struct outfile of;
 
-	if (fd < 0)
+	if (outfile_open(&of, p, force, err, sizeof(err)))
 		return -1;
-	cr_assert_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
-	close(fd);
-	return 0;
+	cr_assert_eq(write(of.fd, text, strlen(text)), (ssize_t)strlen(text));
+	return outfile_commit(&of, err, sizeof(err));
 }
 
 Test(outfile, new_file_is_0600_even_with_a_lax_umask)
@@ -139,9 +141,146 @@ Test(outfile, force_in_a_sticky_directory_spares_other_users_files)
 	expect_content(theirs, "planted");
 	cr_assert_eq(create_write(mine, true, "new"), 0, "%s", err);
 	expect_content(mine, "new");
-	/* the same file outside a sticky directory is replaced (root's choice) */
+	/* without the sticky bit anyone could swap it: the directory is refused */
 	cr_assert_eq(chmod(dir, 0777), 0);
-	cr_assert_eq(create_write(theirs, true, "x"), 0, "%s", err);
+	cr_assert_eq(create_write(theirs, true, "x"), -1);
+	cr_assert(strstr(err, "is writable by everyone without the sticky bit"),
+		  "%s", err);
+	expect_content(theirs, "planted");
+}
+
+/* Until commit the old file is untouched; abort leaves it as it was. */
+Test(outfile, old_file_replaced_only_at_commit)
+{
+	struct outfile of;
+
+	cr_assert_eq(mkdir(path("d"), 0700), 0);
+	put(path("d/cap"), "old");
+	cr_assert_eq(outfile_open(&of, path("d/cap"), true, err, sizeof(err)), 0,
+		     "%s", err);
+	cr_assert_eq(write(of.fd, "new", 3), 3);
+	expect_content(path("d/cap"), "old");
+	cr_assert_eq(dir_entries(path("d")), 2, "no temporary beside it");
+	outfile_abort(&of, true); /* keep_partial never keeps a temporary */
+	expect_content(path("d/cap"), "old");
+	cr_assert_eq(dir_entries(path("d")), 1, "the temporary was left");
+
+	cr_assert_eq(outfile_open(&of, path("d/cap"), true, err, sizeof(err)), 0);
+	cr_assert_eq(write(of.fd, "new", 3), 3);
+	cr_assert_eq(outfile_commit(&of, err, sizeof(err)), 0, "%s", err);
+	expect_content(path("d/cap"), "new");
+	cr_assert_eq(dir_entries(path("d")), 1);
+}
+
+/* A new file: abort removes it, unless what was written is to stay. */
+Test(outfile, new_file_removed_on_abort_unless_kept)
+{
+	struct outfile of;
+
+	cr_assert_eq(outfile_open(&of, path("n"), false, err, sizeof(err)), 0);
+	outfile_abort(&of, false);
+	cr_assert_eq(access(path("n"), F_OK), -1, "not removed");
+	cr_assert_eq(outfile_open(&of, path("n"), false, err, sizeof(err)), 0);
+	cr_assert_eq(write(of.fd, "part", 4), 4);
+	outfile_abort(&of, true);
+	expect_content(path("n"), "part");
+}
+
+/* abort removes the inode it created, not one put at the name since. */
+Test(outfile, abort_never_removes_a_file_put_in_its_place)
+{
+	struct outfile of;
+
+	cr_assert_eq(outfile_open(&of, path("n"), false, err, sizeof(err)), 0);
+	put(path("other"), "someone else's");
+	cr_assert_eq(rename(path("other"), path("n")), 0);
+	outfile_abort(&of, false);
+	expect_content(path("n"), "someone else's");
+}
+
+Test(outfile, bad_paths_are_usage_errors)
+{
+	struct outfile of;
+
+	cr_assert_eq(outfile_open(&of, "", true, err, sizeof(err)), EXIT_USAGE);
+	cr_assert(strstr(err, "the output path is empty"), "%s", err);
+	cr_assert_eq(mkdir(path("d"), 0700), 0);
+	cr_assert_eq(outfile_open(&of, path("d/"), true, err, sizeof(err)),
+		     EXIT_USAGE);
+	cr_assert(strstr(err, "names a directory"), "%s", err);
+	cr_assert_eq(outfile_open(&of, path("nodir/x"), true, err, sizeof(err)),
+		     EXIT_USAGE);
+	cr_assert(strstr(err, "No such file or directory"), "%s", err);
+	put(path("f"), "x");
+	cr_assert_eq(outfile_open(&of, path("f/x"), true, err, sizeof(err)),
+		     EXIT_USAGE);
+}
+
+/* The issue's /tmp/evildir -> /root/victimdir: a link to a parent directory. */
+Test(outfile, symlinked_parent_directory_is_refused)
+{
+	struct outfile of;
+
+	cr_assert_eq(mkdir(path("victim"), 0700), 0);
+	put(path("victim/cap"), "victim's");
+	cr_assert_eq(symlink(path("victim"), path("evil")), 0);
+	cr_assert_eq(outfile_open(&of, path("evil/cap"), true, err, sizeof(err)),
+		     EXIT_USAGE);
+	cr_assert(strstr(err, "'evil' in the output path") &&
+		  strstr(err, "is a symbolic link"), "%s", err);
+	expect_content(path("victim/cap"), "victim's");
+	cr_assert_eq(dir_entries(path("victim")), 1);
+}
+
+Test(outfile, output_that_is_an_input_is_refused)
+{
+	cr_assert_eq(mkdir(path("d"), 0700), 0);
+	put(path("in"), "capture");
+	cr_assert_eq(link(path("in"), path("hard")), 0);
+	cr_assert_eq(symlink(path("in"), path("soft")), 0);
+	cr_assert_eq(outfile_distinct(path("in"), path("in"), "the input", err,
+				      sizeof(err)), EXIT_USAGE);
+	cr_assert(strstr(err, "is the same file as the input"), "%s", err);
+	cr_assert_eq(outfile_distinct(path("hard"), path("in"), "x", err,
+				      sizeof(err)), EXIT_USAGE);
+	cr_assert_eq(outfile_distinct(path("in"), path("soft"), "x", err,
+				      sizeof(err)), EXIT_USAGE);
+	/* neither exists: the same directory and name, spelled otherwise */
+	cr_assert_eq(outfile_distinct(path("d/../new"), path("new"), "x", err,
+				      sizeof(err)), EXIT_USAGE);
+	cr_assert_eq(outfile_distinct(path("new"), path("in"), "x", err,
+				      sizeof(err)), 0);
+	cr_assert_eq(outfile_distinct(path("d/new"), path("new"), "x", err,
+				      sizeof(err)), 0);
+}
+
+/*
+ * Delegated (record drops its privileges): the helper commits, or, when
+ * the caller dies without a word, removes the temporary, the old file kept.
+ */
+Test(outfile, delegated_commit_and_a_dead_caller)
+{
+	struct outfile of;
+
+	cr_assert_eq(mkdir(path("d"), 0700), 0);
+	put(path("d/cap"), "old");
+	cr_assert_eq(outfile_open(&of, path("d/cap"), true, err, sizeof(err)), 0);
+	cr_assert_eq(outfile_delegate(&of, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(write(of.fd, "new", 3), 3);
+	cr_assert_eq(outfile_commit(&of, err, sizeof(err)), 0, "%s", err);
+	expect_content(path("d/cap"), "new");
+	cr_assert_eq(dir_entries(path("d")), 1);
+
+	cr_assert_eq(outfile_open(&of, path("d/cap"), true, err, sizeof(err)), 0);
+	cr_assert_eq(outfile_delegate(&of, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(write(of.fd, "newer", 5), 5);
+	cr_assert_eq(dir_entries(path("d")), 2);
+	close(of.helper); /* as when the caller is killed */
+	cr_assert_eq(waitpid(of.helper_pid, NULL, 0), of.helper_pid);
+	close(of.fd);
+	close(of.dirfd);
+	expect_content(path("d/cap"), "new");
+	cr_assert_eq(dir_entries(path("d")), 1, "the temporary was left");
 }
 
 static char *redacted(const char *s)

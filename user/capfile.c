@@ -18,6 +18,7 @@ static const char MAGIC[8] = { 'A', 'B', 'I', 'C', 'A', 'P', '\r', '\n' };
 struct capw {
 	int fd;
 	char *path;
+	struct outfile *of; /* capw_open's: committed by capw_close */
 	unsigned char *raw; /* the chunk being filled */
 	size_t raw_len;
 	uint32_t nrec;
@@ -62,9 +63,26 @@ static uint32_t get32(const unsigned char *p)
 struct capw *capw_open(const char *path, bool force, const char *meta,
 		       char *err, size_t errlen)
 {
-	int fd = outfile_create(path, force, err, errlen);
+	struct outfile *of = malloc(sizeof(*of));
+	struct capw *w;
 
-	return fd < 0 ? NULL : capw_fdopen(fd, path, meta, err, errlen);
+	if (!of) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	if (outfile_open(of, path, force, err, errlen)) {
+		free(of);
+		return NULL;
+	}
+	w = capw_fdopen(of->fd, path, meta, err, errlen);
+	of->fd = -1; /* the writer's now */
+	if (!w) {
+		outfile_abort(of, false);
+		free(of);
+		return NULL;
+	}
+	w->of = of;
+	return w;
 }
 
 struct capw *capw_fdopen(int fd, const char *path, const char *meta,
@@ -77,7 +95,6 @@ struct capw *capw_fdopen(int fd, const char *path, const char *meta,
 	if (!w) {
 		snprintf(err, errlen, "out of memory");
 		close(fd);
-		unlink(path);
 		return NULL;
 	}
 	w->fd = fd;
@@ -101,7 +118,6 @@ struct capw *capw_fdopen(int fd, const char *path, const char *meta,
 	return w;
 fail:
 	close(w->fd);
-	unlink(path);
 	ZSTD_freeCCtx(w->cctx);
 	free(w->raw);
 	free(w->z);
@@ -229,6 +245,11 @@ int capw_close(struct capw *w, const char *trailer, char *err, size_t errlen)
 			 "before stays readable)", w->path, strerror(-e));
 	else
 		w->bytes += sizeof(hdr) + tlen;
+	if (w->of && e)
+		outfile_abort(w->of, true);
+	else if (w->of && outfile_commit(w->of, err, errlen))
+		e = -EIO;
+	free(w->of);
 	ZSTD_freeCCtx(w->cctx);
 	free(w->raw);
 	free(w->z);

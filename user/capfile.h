@@ -37,14 +37,16 @@ struct capw;
 struct capr;
 
 /*
- * Create path (outfile_create: 0600, never through a symlink, an existing
- * file only replaced with force) and write the header. NULL with err.
+ * Create path (outfile_open: 0600, never through a symlink, an existing
+ * file only replaced with force, and then only by capw_close) and write
+ * the header. NULL with err.
  */
 struct capw *capw_open(const char *path, bool force, const char *meta_json,
 		       char *err, size_t errlen);
 /*
- * The same on fd, a file created earlier at path (by outfile_create, before
- * privileges were dropped). Takes fd; on failure closes it and unlinks path.
+ * The same on fd, a file created earlier for path (by outfile_open, before
+ * privileges were dropped; the caller commits it). Takes fd; on failure
+ * closes it (removing the file is the caller's: outfile_abort).
  */
 struct capw *capw_fdopen(int fd, const char *path, const char *meta_json,
 			 char *err, size_t errlen);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 #include <linux/perf_event.h>
 #include <bpf/bpf.h>
@@ -392,6 +393,49 @@ static int check_kernel(const struct capture_opts *o, unsigned int load,
 	return ret;
 }
 
+/*
+ * What failed when the object did not load: the fd limit, a map the
+ * kernel would not create (the ring buffer is the one that can be too
+ * big), or the programs themselves (the verifier says why).
+ */
+static void load_error(const struct capture *c, int e, char *err, size_t errlen)
+{
+	struct bpf_map *m;
+	struct rlimit rl;
+
+	if (e == EMFILE || e == ENFILE) {
+		if (e == EMFILE && !getrlimit(RLIMIT_NOFILE, &rl))
+			snprintf(err, errlen, "out of file descriptors loading the "
+				 "BPF object (the limit, ulimit -n, is %llu): raise "
+				 "it, e.g. ulimit -n 1024",
+				 (unsigned long long)rl.rlim_cur);
+		else
+			snprintf(err, errlen, "out of file descriptors loading the "
+				 "BPF object (the system's limit, fs.file-max): "
+				 "close some, or raise it");
+		return;
+	}
+	bpf_object__for_each_map(m, c->skel->obj) {
+		if (!bpf_map__autocreate(m) || bpf_map__fd(m) >= 0)
+			continue;
+		char size[64];
+
+		if (bpf_map__type(m) == BPF_MAP_TYPE_RINGBUF)
+			snprintf(size, sizeof(size), "a %u MiB ring buffer",
+				 bpf_map__max_entries(m) >> 20);
+		else
+			snprintf(size, sizeof(size), "%u entries of %u bytes",
+				 bpf_map__max_entries(m), bpf_map__value_size(m));
+		snprintf(err, errlen, "the kernel would not create the BPF map "
+			 "'%s' (%s): %s%s", bpf_map__name(m), size, strerror(e),
+			 m == c->skel->maps.events || m == c->skel->maps.events_pb ?
+			 "; give a smaller --buffer-size" : "");
+		return;
+	}
+	snprintf(err, errlen, "the kernel refused to load the BPF programs: %s "
+		 "(run with -v for the verifier's log)", strerror(e));
+}
+
 struct capture *capture_open(const struct capture_opts *o, capture_cb cb,
 			     void *ctx, int *exit_code, char *err,
 			     size_t errlen)
@@ -470,9 +514,7 @@ struct capture *capture_open(const struct capture_opts *o, capture_cb cb,
 	}
 	configure(c, o, rb_bytes);
 	if (abicap_bpf__load(c->skel)) {
-		snprintf(err, errlen, "the kernel refused to load the BPF "
-			 "programs: %s (run with -v for the verifier's log)",
-			 strerror(errno));
+		load_error(c, errno, err, errlen);
 		goto fail;
 	}
 	if (fill_pid_filter(c, o)) {

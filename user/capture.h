@@ -16,6 +16,7 @@
 struct contract;
 
 #define RINGBUF_DEFAULT_MB 16
+#define RINGBUF_MAX_MB 2048 /* max_entries is a u32 power of two */
 
 struct capture_opts {
 	unsigned int events; /* mask of 1 << enum abicap_event */

@@ -45,41 +45,66 @@ const char contract_usage[] =
 "                        the running kernel\n"
 "  -e, --events LIST     events to include (default: all six)\n"
 "  -o, --output FILE     write there instead of stdout (created 0600; never\n"
-"                        through a symbolic link; refused if it exists)\n"
-"      --force           replace FILE if it exists\n"
+"                        the input, never through a symbolic link, nor in a\n"
+"                        directory another user owns or may write; refused\n"
+"                        if it exists)\n"
+"      --force           replace FILE if it exists, once the new one is\n"
+"                        complete\n"
 "  -v, --verbose         libbpf's log on stderr\n"
 "  -h, --help            show this help\n"
 "\n"
-"Exit: 0 ok, 1 the kernel lacks BTF, 2 bad usage or input, 4 write error.\n";
+"Exit: 0 ok, 1 the kernel lacks BTF, 2 bad usage or input (FILE refused\n"
+"included), 4 write error.\n";
 
 /*
- * The document, indented, to path (NULL: stdout; created as outfile_create
- * does, replacing a file only with force): EXIT_OK or EXIT_RUNTIME.
+ * The document, indented, to path (NULL: stdout; outfile_open: a file
+ * replaced only with force, once the new one is complete), never onto
+ * input (the kernel or object it describes): EXIT_OK or an exit code.
  */
-static int write_json(json_t *doc, const char *path, bool force)
+static int write_json(json_t *doc, const char *path, bool force,
+		      const char *input)
 {
 	char err[ERRMSG_LEN];
+	struct outfile of;
 	FILE *out = stdout;
+	int ret = 0;
 
 	if (path) {
-		int fd = outfile_create(path, force, err, sizeof(err));
-
-		if (fd < 0) {
+		if (input)
+			ret = outfile_distinct(path, input, "the input", err,
+					       sizeof(err));
+		if (!ret)
+			ret = outfile_open(&of, path, force, err, sizeof(err));
+		if (ret) {
 			ab_error("%s", err);
-			return EXIT_RUNTIME;
+			return ret;
 		}
-		out = fdopen(fd, "w");
+		out = fdopen(of.fd, "w");
 		if (!out) {
 			ab_error("cannot write '%s': %s", path, strerror(errno));
-			close(fd);
+			outfile_abort(&of, false);
 			return EXIT_RUNTIME;
 		}
+		of.fd = -1; /* the stream's now */
 	}
 	json_dumpf(doc, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	fputc('\n', out);
-	if ((path ? fclose(out) : fflush(out)) != 0) {
-		ab_error("cannot write '%s': %s", path ? path : "stdout",
-			 strerror(errno));
+	if (!path) {
+		if (!fflush(out))
+			return EXIT_OK;
+		ab_error("cannot write 'stdout': %s", strerror(errno));
+		return EXIT_RUNTIME;
+	}
+	ret = fflush(out) || fsync(fileno(out)) ? errno : 0;
+	if (fclose(out) && !ret)
+		ret = errno;
+	if (ret) {
+		ab_error("cannot write '%s': %s", path, strerror(ret));
+		outfile_abort(&of, false);
+		return EXIT_RUNTIME;
+	}
+	if (outfile_commit(&of, err, sizeof(err))) {
+		ab_error("%s", err);
 		return EXIT_RUNTIME;
 	}
 	return EXIT_OK;
@@ -277,7 +302,7 @@ static int do_snapshot(int argc, char **argv)
 	}
 	btf_source_label(btf_path, source, sizeof(source));
 	snap = snapshot(c, btf, mask, source);
-	ret = write_json(snap, out_path, force);
+	ret = write_json(snap, out_path, force, btf_path);
 	json_decref(snap);
 	contract_free(c);
 	btf__free(btf);
@@ -541,7 +566,7 @@ static int do_from_object(int argc, char **argv)
 			CONTRACT_VERSION, "name", name, "description", desc,
 			"events", events, "fields",
 			derived_fields(&o, &guards, events));
-	ret = write_json(doc, out_path, force);
+	ret = write_json(doc, out_path, force, obj);
 	json_decref(doc);
 out:
 	obj_result_free(&guards);
@@ -562,7 +587,12 @@ int do_contract(int argc, char **argv)
 		return do_snapshot(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "from-object"))
 		return do_from_object(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "show") && argc == 2) {
+	if (!strcmp(argv[1], "show") && argc > 2) {
+		ab_error("unexpected argument '%s' (contract show takes none; see "
+			 "abicap contract --help)", argv[2]);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "show")) {
 		text = contract_default_text(&len);
 		fwrite(text, 1, len, stdout);
 		return EXIT_OK;

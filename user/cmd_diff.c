@@ -11,6 +11,7 @@
 #include <string.h>
 #include <bpf/btf.h>
 #include "btf_source.h"
+#include "escape.h"
 #include "commands.h"
 #include "contract.h"
 #include "events.h"
@@ -220,32 +221,32 @@ static void item_name(const struct change *c, char *out, size_t len)
 static void print_text(const struct diff *d, const char *old, const char *new,
 		       int scopes)
 {
-	printf("abicap diff: %s -> %s (append-only rule)\n", old, new);
+	text_printf(stdout, "abicap diff: %s -> %s (append-only rule)\n", old, new);
 	if (!d->n)
-		printf("no changes in %d compared items\n", scopes);
+		text_printf(stdout, "no changes in %d compared items\n", scopes);
 	for (int i = 0; i < d->n; i++) {
 		const struct change *c = &d->v[i];
 		char item[224];
 
 		item_name(c, item, sizeof(item));
-		printf("%-9s %s: %s", c->breaking ? "BREAKING" : "ok", item,
+		text_printf(stdout, "%-9s %s: %s", c->breaking ? "BREAKING" : "ok", item,
 		       c->kind);
 		if (c->old_type[0] && c->new_type[0] &&
 		    strcmp(c->old_type, c->new_type))
-			printf(", %s -> %s", c->old_type, c->new_type);
+			text_printf(stdout, ", %s -> %s", c->old_type, c->new_type);
 		else if (c->old_type[0] && !c->new_type[0])
-			printf(", was %s", c->old_type);
+			text_printf(stdout, ", was %s", c->old_type);
 		else if (c->new_type[0] && !c->old_type[0])
-			printf(", %s", c->new_type);
+			text_printf(stdout, ", %s", c->new_type);
 		if (c->old_idx >= 0 && c->new_idx >= 0 && c->old_idx != c->new_idx)
-			printf(" (position %d -> %d)", c->old_idx, c->new_idx);
+			text_printf(stdout, " (position %d -> %d)", c->old_idx, c->new_idx);
 		else if (c->old_idx >= 0 && c->new_idx < 0 && !strncmp(c->what, "record", 6))
-			printf(" (was at %d)", c->old_idx);
+			text_printf(stdout, " (was at %d)", c->old_idx);
 		else if (c->new_idx >= 0 && c->old_idx < 0 && !strncmp(c->what, "record", 6))
-			printf(" (at %d)", c->new_idx);
-		printf("\n");
+			text_printf(stdout, " (at %d)", c->new_idx);
+		text_printf(stdout, "\n");
 	}
-	printf("result: %d breaking, %d compatible change%s: %s\n", d->breaking,
+	text_printf(stdout, "result: %d breaking, %d compatible change%s: %s\n", d->breaking,
 	       d->compatible, d->compatible == 1 ? "" : "s",
 	       d->breaking ? "NOT compatible under the append-only rule" :
 			     "compatible");

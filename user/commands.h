@@ -30,8 +30,11 @@ extern const char serve_usage[];
 
 /* A capture file as a Perfetto trace: an EXIT_* code, errors reported. */
 int export_perfetto(const char *cap, const char *out, bool force);
-/* The same into fd, created at out beforehand (outfile_create); takes fd. */
+/* The same into fd, opened for out beforehand (outfile_open); takes fd. */
 int export_perfetto_fd(const char *cap, int fd, const char *out);
+struct outfile;
+/* The same into of (outfile_open), its descriptor kept for outfile_commit. */
+int export_dup_fd(const char *cap, struct outfile *of);
 
 /*
  * How many CPUs' tables a capture's records need: the metadata's "ncpus"

@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+#define _GNU_SOURCE
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include "escape.h"
@@ -37,4 +39,38 @@ json_t *json_escaped(const char *s, size_t n)
 	j = json_loadb(buf, sb.len, JSON_DECODE_ANY, NULL);
 	free(buf);
 	return j;
+}
+
+void text_printf(FILE *f, const char *fmt, ...)
+{
+	char small[1024], *text = small, *line, *nl;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(small, sizeof(small), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n >= sizeof(small)) {
+		text = malloc(n + 1);
+		if (!text)
+			return;
+		va_start(ap, fmt);
+		vsnprintf(text, n + 1, fmt, ap);
+		va_end(ap);
+	}
+	for (line = text; *line; line = nl + 1) {
+		size_t len;
+
+		nl = strchrnul(line, '\n');
+		len = nl - line;
+		/* a line of the output is far shorter than ESCAPE_MAX; cut if not */
+		fputs(text_escaped(line, len), f);
+		if (!*nl)
+			break;
+		fputc('\n', f);
+	}
+	if (text != small)
+		free(text);
 }

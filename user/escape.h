@@ -11,6 +11,7 @@
 
 #include <jansson.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #define ESCAPE_MAX 4096 /* a cgroup v2 path (capfile.h), a file name */
 
@@ -20,6 +21,13 @@
  * to one printf.
  */
 const char *text_escaped(const char *s, size_t n);
+/*
+ * printf for human output that carries names from BTF, an object, a
+ * contract or a capture (check, diff): the whole text escaped as
+ * text_escaped does, its newlines kept.
+ */
+void text_printf(FILE *f, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 /* s[0..n) (up to a NUL, any length) as a JSON string (NULL: out of memory). */
 json_t *json_escaped(const char *s, size_t n);
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /* abicap export FILE --perfetto OUT: a capture as a Perfetto trace. */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <jansson.h>
 #include <stdbool.h>
@@ -23,13 +24,17 @@ const char export_usage[] =
 "thread names, for ui.perfetto.dev or trace_processor.\n"
 "\n"
 "  -P, --perfetto OUT   the trace to write (created 0600; refused if it\n"
-"                       exists, unless --force)\n"
-"      --force          replace OUT\n"
+"                       exists, unless --force; never FILE itself, never\n"
+"                       through a symbolic link, nor in a directory another\n"
+"                       user owns or may write)\n"
+"      --force          replace OUT, once the new trace is complete (on\n"
+"                       failure the old one stays as it was)\n"
 "  -h, --help           show this help\n"
 "A capture over 64 MiB (ABICAP_EXPORT_STREAM_MB) or over a million records\n"
 "is read twice instead of held in memory: a bounded window of records (and\n"
 "an entry per thread) whatever its size or content, half the speed.\n"
-"Exit: 0 ok, 2 bad usage or not a readable capture, 4 write failure.\n";
+"Exit: 0 ok, 2 bad usage, not a readable capture or OUT refused, 4 write\n"
+"failure.\n";
 
 /* Captures with more records than this stream (96 MiB loaded). */
 #define EXPORT_LOAD_MAX ((size_t)1 << 20)
@@ -224,24 +229,48 @@ out:
 		fclose(out);
 	if (fd >= 0)
 		close(fd);
-	if (ret == EXIT_USAGE)
-		unlink(outp); /* nothing was written: leave no empty file */
 	free(recs);
 	json_decref(meta);
 	capr_close(r);
 	return ret;
 }
 
+/*
+ * export_perfetto_fd on a duplicate of of's descriptor (the export closes
+ * its stream): of->fd stays open for outfile_commit to fsync before the
+ * rename.
+ */
+int export_dup_fd(const char *cap, struct outfile *of)
+{
+	int fd = fcntl(of->fd, F_DUPFD_CLOEXEC, 0);
+
+	if (fd < 0) {
+		ab_error("cannot write '%s': %s", of->path, strerror(errno));
+		return EXIT_RUNTIME;
+	}
+	return export_perfetto_fd(cap, fd, of->path);
+}
+
 int export_perfetto(const char *cap, const char *outp, bool force)
 {
 	char err[ERRMSG_LEN];
-	int fd = outfile_create(outp, force, err, sizeof(err));
+	struct outfile of;
+	int ret = outfile_distinct(outp, cap, "the capture", err, sizeof(err));
 
-	if (fd < 0) {
+	if (!ret)
+		ret = outfile_open(&of, outp, force, err, sizeof(err));
+	if (ret) {
 		ab_error("%s", err);
-		return EXIT_RUNTIME;
+		return ret;
 	}
-	return export_perfetto_fd(cap, fd, outp);
+	ret = export_dup_fd(cap, &of);
+	if (!ret && outfile_commit(&of, err, sizeof(err))) {
+		ab_error("%s", err);
+		ret = EXIT_RUNTIME;
+	}
+	/* a failed export leaves nothing half-written, the old file as it was */
+	outfile_abort(&of, false);
+	return ret;
 }
 
 int do_export(int argc, char **argv)

@@ -13,6 +13,7 @@
 #include "btf_util.h"
 #include "core_match.h"
 #include "core_reach.h"
+#include "escape.h"
 #include "objcheck.h"
 #include "strfit.h"
 
@@ -338,15 +339,15 @@ static void print_text(FILE *f, const struct core_object *o,
 {
 	char why[400];
 
-	fprintf(f, "kernel: %s\n", source);
-	fprintf(f, "  %-20s %-38s %-18s %s\n", "PROGRAM", "ACCESS", "KIND",
+	text_printf(f, "kernel: %s\n", source);
+	text_printf(f, "  %-20s %-38s %-18s %s\n", "PROGRAM", "ACCESS", "KIND",
 		"RESULT");
 	for (int i = 0; i < o->nprogs; i++) {
 		const struct core_prog *p = &o->progs[i];
 		char at[160];
 
 		snprintf(at, sizeof(at), "attach %s", p->section);
-		fprintf(f, "  %-20s %-38s %-18s %s%s%s\n", p->name, at, "-",
+		text_printf(f, "  %-20s %-38s %-18s %s%s%s\n", p->name, at, "-",
 			r->progs[i].attach_ok ? "ok" : "FAILS",
 			r->progs[i].attach_detail[0] ? ": " : "",
 			r->progs[i].attach_detail);
@@ -354,7 +355,7 @@ static void print_text(FILE *f, const struct core_object *o,
 	for (int i = 0; i < o->nrelos; i++) {
 		const struct obj_relo *x = &r->relos[i];
 
-		fprintf(f, "  %-20s %-38s %-18s %s%s: %s\n", o->relos[i].program,
+		text_printf(f, "  %-20s %-38s %-18s %s%s: %s\n", o->relos[i].program,
 			x->r.what, core_kind_str(o->relos[i].kind),
 			core_outcome_str(x->r.outcome),
 			x->r.outcome == CORE_FAILED && !x->reachable ?
@@ -364,16 +365,16 @@ static void print_text(FILE *f, const struct core_object *o,
 	first_reason(o, r, why, sizeof(why));
 	for (int i = 0; i < o->nprogs; i++)
 		if (r->progs[i].reach_detail[0])
-			fprintf(f, "  note: %s: %s\n", o->progs[i].name,
+			text_printf(f, "  note: %s: %s\n", o->progs[i].name,
 				r->progs[i].reach_detail);
 	if (r->loads && !r->failed_unreached)
-		fprintf(f, "  prediction: loads\n");
+		text_printf(f, "  prediction: loads\n");
 	else if (r->loads)
-		fprintf(f, "  prediction: loads (%d failing relocation%s in code "
+		text_printf(f, "  prediction: loads (%d failing relocation%s in code "
 			"the verifier never reaches here)\n", r->failed_unreached,
 			r->failed_unreached == 1 ? "" : "s");
 	else
-		fprintf(f, "  prediction: REJECTED: %s\n", why);
+		text_printf(f, "  prediction: REJECTED: %s\n", why);
 }
 
 static json_t *to_json(const struct core_object *o, const struct obj_result *r,
@@ -482,16 +483,16 @@ void objcheck_print(FILE *f, enum vformat fmt, const char *obj_path,
 		fprintf(f, "</testsuites>\n");
 		return;
 	}
-	fprintf(f, "abicap check --object %s: %d program%s, %d CO-RE "
+	text_printf(f, "abicap check --object %s: %d program%s, %d CO-RE "
 		"relocation%s\n", obj_path, o->nprogs, o->nprogs == 1 ? "" : "s",
 		o->nrelos, o->nrelos == 1 ? "" : "s");
 	for (int k = 0; k < n; k++)
 		print_text(f, o, &res[k], sources[k]);
 	if (n > 1) {
-		fprintf(f, "summary:\n");
+		text_printf(f, "summary:\n");
 		for (int k = 0; k < n; k++) {
 			first_reason(o, &res[k], why, sizeof(why));
-			fprintf(f, "  %-48s %s%s\n", sources[k],
+			text_printf(f, "  %-48s %s%s\n", sources[k],
 				res[k].loads ? "loads" : "REJECTED: ",
 				res[k].loads ? "" : why);
 		}

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /* abicap record: capture to a file (capfile.h), optionally of one command. */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
@@ -34,8 +35,11 @@ const char record_usage[] =
 "any task filter (-p, --tid, --comm, --cgroup, a command) leaves them out.\n"
 "\n"
 "  -o, --output FILE      the capture file (created 0600; never through a\n"
-"                         symbolic link)\n"
-"      --force            replace FILE (and the --perfetto trace) if it exists\n"
+"                         symbolic link at any component of the path, nor in\n"
+"                         a directory another user owns or may write)\n"
+"      --force            replace FILE (and the --perfetto trace) if it exists,\n"
+"                         once the new one is complete: on failure the old\n"
+"                         one stays as it was\n"
 "      --perfetto OUT     also write the capture as a Perfetto trace\n"
 "                         (as abicap export --perfetto does)\n"
 "  -d, --duration SECS    stop after SECS seconds (default: Ctrl-C, or the\n"
@@ -54,8 +58,10 @@ const char record_usage[] =
 "  -h, --help             show this help\n"
 "\n"
 "Exit: 0 ok (with a command: also when the command failed; its status is\n"
-"in the summary), 1 kernel cannot do it, 2 bad usage, 3 missing privilege,\n"
-"4 runtime failure (the file holds what was written before it).\n";
+"in the summary), 1 kernel cannot do it, 2 bad usage (an output path\n"
+"refused, a command that cannot be run), 3 missing privilege, 4 runtime\n"
+"failure (a new file holds what was written before it; one being replaced\n"
+"with --force stays as it was).\n";
 
 struct rec_state {
 	struct capw *w;
@@ -317,66 +323,125 @@ static char *trailer(struct capture *c, double secs, uint64_t records,
 /*
  * Create the output files (outfile.h) before attaching: privileges are
  * dropped once attached, and a root-owned abicap without CAP_DAC_OVERRIDE
- * could not create them in, say, a user's home directory.
+ * could not create them in, say, a user's home directory (nor rename or
+ * remove them at the end: a helper that keeps that one capability does).
  */
-static int create_outputs(const struct trace_opts *o, int *out_fd, int *pf_fd)
+static int create_outputs(const struct trace_opts *o, struct outfile *out,
+			  struct outfile *pf)
 {
 	char err[ERRMSG_LEN];
+	int ret;
 
-	*out_fd = outfile_create(o->output, o->force, err, sizeof(err));
-	if (*out_fd >= 0 && o->perfetto) {
-		*pf_fd = outfile_create(o->perfetto, o->force, err, sizeof(err));
-		if (*pf_fd < 0) {
-			close(*out_fd);
-			unlink(o->output);
-			*out_fd = -1;
-		}
+	memset(out, 0, sizeof(*out));
+	memset(pf, 0, sizeof(*pf));
+	out->fd = pf->fd = -1;
+	out->dirfd = pf->dirfd = out->helper = pf->helper = -1;
+	ret = o->perfetto ? outfile_distinct(o->perfetto, o->output,
+					     "the capture", err, sizeof(err)) : 0;
+	if (!ret && o->contract_path)
+		ret = outfile_distinct(o->output, o->contract_path,
+				       "the contract", err, sizeof(err));
+	if (!ret && o->contract_path && o->perfetto)
+		ret = outfile_distinct(o->perfetto, o->contract_path,
+				       "the contract", err, sizeof(err));
+	if (!ret)
+		ret = outfile_open(out, o->output, o->force, err, sizeof(err));
+	if (!ret && o->perfetto) {
+		ret = outfile_open(pf, o->perfetto, o->force, err, sizeof(err));
+		if (ret)
+			outfile_abort(out, false);
 	}
-	if (*out_fd < 0) {
+	if (!ret && (outfile_delegate(out, err, sizeof(err)) ||
+		     (o->perfetto && outfile_delegate(pf, err, sizeof(err))))) {
+		outfile_abort(out, false);
+		outfile_abort(pf, false);
+		ret = EXIT_RUNTIME;
+	}
+	if (ret)
 		ab_error("%s", err);
-		return EXIT_RUNTIME;
-	}
-	return EXIT_OK;
-}
-
-static void remove_output(int fd, const char *path)
-{
-	if (fd < 0)
-		return;
-	close(fd);
-	unlink(path);
+	return ret;
 }
 
 /*
  * Fork the command, held on a pipe until the capture is attached, so its
- * first instruction is already traced.
+ * first instruction is already traced. *exec_fd reads the errno of a
+ * failed execvp, or EOF once the command runs.
  */
-static pid_t start_command(char **cmd, int *go_fd)
+static pid_t start_command(char **cmd, int *go_fd, int *exec_fd)
 {
-	int p[2];
+	int p[2], e[2];
 	pid_t pid;
 
 	if (pipe(p))
 		return -1;
+	if (pipe2(e, O_CLOEXEC)) {
+		close(p[0]);
+		close(p[1]);
+		return -1;
+	}
 	pid = fork();
 	if (pid < 0)
 		return -1;
 	if (!pid) {
 		char c;
+		int err;
 
 		close(p[1]);
+		close(e[0]);
 		if (read(p[0], &c, 1) != 1)
 			_exit(127); /* the capture failed: never run */
 		close(p[0]);
 		signal(SIGPIPE, SIG_DFL);
+		signal(SIGXFSZ, SIG_DFL);
 		execvp(cmd[0], cmd);
-		fprintf(stderr, "abicap: error: cannot run '%s': %s\n", cmd[0],
-			strerror(errno));
+		err = errno;
+		if (write(e[1], &err, sizeof(err)) != sizeof(err))
+			_exit(126);
 		_exit(127);
 	}
 	close(p[0]);
+	close(e[1]);
 	*go_fd = p[1];
+	*exec_fd = e[0];
 	return pid;
+}
+
+/*
+ * Can cmd be run (as execvp would find it)? 0 or an errno. Checked before
+ * anything is created or loaded; command_started() catches what this
+ * cannot tell (a directory, a file that is not an executable).
+ */
+static int command_found(const char *cmd)
+{
+	const char *dirs = getenv("PATH"), *p, *end;
+	char buf[4096];
+
+	if (strchr(cmd, '/'))
+		return access(cmd, X_OK) ? errno : 0;
+	if (!*cmd)
+		return ENOENT;
+	for (p = dirs ? dirs : "/bin:/usr/bin"; ; p = end + 1) {
+		end = strchrnul(p, ':');
+		if (snprintf(buf, sizeof(buf), "%.*s/%s", end > p ? (int)(end - p) :
+			     1, end > p ? p : ".", cmd) < (int)sizeof(buf) &&
+		    !access(buf, X_OK))
+			return 0;
+		if (!*end)
+			return ENOENT;
+	}
+}
+
+/* 0 once the command runs, else why it could not be run. */
+static int command_started(int exec_fd)
+{
+	int err = 0;
+	ssize_t n;
+
+	do
+		n = read(exec_fd, &err, sizeof(err));
+	while (n < 0 && errno == EINTR);
+	close(exec_fd);
+	return n == sizeof(err) ? err : 0;
 }
 
 int do_record(int argc, char **argv)
@@ -386,8 +451,9 @@ int do_record(int argc, char **argv)
 	struct rec_state st = { 0 };
 	struct loop_opts lo = { 0 };
 	struct contract *contract = NULL;
+	struct outfile out, pf;
 	struct capture *c;
-	int ret, go_fd = -1, out_fd = -1, pf_fd = -1, keep_fd = -1;
+	int ret, go_fd = -1, exec_fd = -1, keep_fd = -1, e;
 	pid_t child = 0;
 
 	ret = capture_prepare(argc, argv, true, &o, &contract);
@@ -404,20 +470,26 @@ int do_record(int argc, char **argv)
 		contract_free(contract);
 		return EXIT_USAGE;
 	}
-	ret = create_outputs(&o, &out_fd, &pf_fd);
+	e = o.command ? command_found(o.command[0]) : 0;
+	if (e) {
+		ab_error("cannot run '%s': %s (give a command on PATH or its "
+			 "path)", o.command[0], strerror(e));
+		contract_free(contract);
+		return EXIT_USAGE;
+	}
+	ret = create_outputs(&o, &out, &pf);
 	if (ret) {
 		contract_free(contract);
 		return ret;
 	}
 	if (o.command) {
-		child = start_command(o.command, &go_fd);
+		child = start_command(o.command, &go_fd, &exec_fd);
 		if (child < 0) {
 			ab_error("cannot start '%s': %s", o.command[0],
 				 strerror(errno));
 			contract_free(contract);
-			remove_output(out_fd, o.output);
-			remove_output(pf_fd, o.perfetto);
-			return EXIT_RUNTIME;
+			ret = EXIT_RUNTIME;
+			goto discard;
 		}
 		o.cap.pids[o.cap.npids++] = child;
 		o.cap.follow_forks = true;
@@ -431,18 +503,17 @@ int do_record(int argc, char **argv)
 	if (!c) {
 		ab_error("%s", err);
 		cgnames_free(st.names);
-		remove_output(out_fd, o.output);
 		goto kill_child;
 	}
 	meta = metadata(c, &o, argc, argv, capture_start_ns(c), child);
-	if (!meta) {
+	if (!meta)
 		snprintf(err, sizeof(err), "out of memory");
-		remove_output(out_fd, o.output);
-	}
-	st.w = meta ? capw_fdopen(out_fd, o.output, meta, err, sizeof(err)) : NULL;
+	if (meta && pf.fd >= 0)
+		keep_fd = fcntl(out.fd, F_DUPFD_CLOEXEC, 0); /* for the export */
+	st.w = meta ? capw_fdopen(out.fd, o.output, meta, err, sizeof(err)) : NULL;
+	if (meta)
+		out.fd = -1; /* the writer's now */
 	free(meta);
-	if (st.w && pf_fd >= 0)
-		keep_fd = fcntl(out_fd, F_DUPFD_CLOEXEC, 0); /* for the export */
 	if (!st.w) {
 		ab_error("%s", err);
 		capture_close(c);
@@ -460,6 +531,21 @@ int do_record(int argc, char **argv)
 			ab_warn("could not start the command");
 		close(go_fd);
 		go_fd = -1;
+		e = command_started(exec_fd);
+		exec_fd = -1;
+		if (e) {
+			ab_error("cannot run '%s': %s (give a command on PATH or "
+				 "its path)", o.command[0], strerror(e));
+			capw_close(st.w, "{}", err, sizeof(err));
+			capture_close(c);
+			cgnames_free(st.names);
+			waitpid(child, NULL, 0);
+			if (keep_fd >= 0)
+				close(keep_fd);
+			ret = EXIT_USAGE;
+			child = 0;
+			goto discard;
+		}
 	}
 	lo.duration = o.duration;
 	lo.child = child;
@@ -475,14 +561,20 @@ int do_record(int argc, char **argv)
 	trl = trailer(c, capture_secs(c), capw_records(st.w), &lo);
 	{
 		uint64_t recs = capw_records(st.w);
-		int e = capw_close(st.w, trl ? trl : "{}", err, sizeof(err));
 
+		e = capw_close(st.w, trl ? trl : "{}", err, sizeof(err));
 		free(trl);
+		if (!e && !st.werr)
+			e = outfile_commit(&out, err, sizeof(err));
+		else
+			outfile_abort(&out, true);
 		if (st.werr || e) {
 			if (st.werr)
-				ab_error("cannot write '%s': %s (what was written "
-					 "before stays readable)", o.output,
-					 strerror(-st.werr));
+				ab_error("cannot write '%s': %s (%s)", o.output,
+					 strerror(-st.werr), out.tmp[0] ?
+					 "the file it would have replaced is left "
+					 "as it was" : "what was written before "
+					 "stays readable");
 			else
 				ab_error("%s", err);
 			ret = EXIT_RUNTIME;
@@ -493,7 +585,7 @@ int do_record(int argc, char **argv)
 	}
 	capture_close(c);
 	cgnames_free(st.names);
-	if (!ret && pf_fd >= 0) {
+	if (!ret && pf.fd >= 0) {
 		/*
 		 * read back through the descriptor kept: without capabilities
 		 * its directory may no longer be searchable by path
@@ -501,11 +593,13 @@ int do_record(int argc, char **argv)
 		char self[64];
 
 		snprintf(self, sizeof(self), "/proc/self/fd/%d", keep_fd);
-		ret = export_perfetto_fd(keep_fd >= 0 ? self : o.output, pf_fd,
-					 o.perfetto);
-	} else {
-		remove_output(pf_fd, o.perfetto);
+		ret = export_dup_fd(keep_fd >= 0 ? self : o.output, &pf);
+		if (!ret && outfile_commit(&pf, err, sizeof(err))) {
+			ab_error("%s", err);
+			ret = EXIT_RUNTIME;
+		}
 	}
+	outfile_abort(&pf, false); /* if not committed: nothing half-written */
 	if (keep_fd >= 0)
 		close(keep_fd);
 	if (child && !lo.child_exited) {
@@ -521,10 +615,15 @@ int do_record(int argc, char **argv)
 	}
 	return ret;
 kill_child:
-	remove_output(pf_fd, o.perfetto);
+	if (keep_fd >= 0)
+		close(keep_fd);
 	if (child) {
 		close(go_fd); /* the child sees EOF and exits without running */
+		close(exec_fd);
 		waitpid(child, NULL, 0);
 	}
+discard:
+	outfile_abort(&out, false);
+	outfile_abort(&pf, false);
 	return ret;
 }

@@ -20,9 +20,15 @@ void loop_install_signals(void)
 	/* SA_RESTART: a signal must not fail a write with EINTR */
 	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESTART };
 
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	/* every signal whose default would end abicap without its trailer */
+	static const int stops[] = { SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2,
+				     SIGALRM };
+
+	for (size_t i = 0; i < sizeof(stops) / sizeof(stops[0]); i++)
+		sigaction(stops[i], &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	/* a file over ulimit -f: the write fails with EFBIG, reported */
+	signal(SIGXFSZ, SIG_IGN);
 }
 
 int loop_stop_signal(void)

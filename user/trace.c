@@ -36,7 +36,8 @@ const char trace_usage[] =
 "                         the cgroup2 mount); task filters combine: a task\n"
 "                         must pass each\n"
 "  -C, --cpu CPULIST      only events on these CPUs, e.g. 0,2-3\n"
-"  -b, --buffer-size MB   ring buffer size (default 16, rounded up to a power of 2)\n"
+"  -b, --buffer-size MB   ring buffer size, 1-2048 (default 16, rounded up to a\n"
+"                         power of 2)\n"
 "      --attach MODE      auto (default: tp_btf where the kernel has it),\n"
 "                         tp_btf or raw_tp\n"
 "      --transport T      auto (default: the ring buffer, unless the contract\n"
@@ -49,7 +50,8 @@ const char trace_usage[] =
 "Before loading anything, the kernel is checked against the contract for the\n"
 "chosen events: a broken item stops the trace (exit 1), degraded ones are\n"
 "warnings, and the verdicts pick the program variants.\n"
-"Ends on Ctrl-C, SIGTERM, the duration, or when stdout is closed; then prints\n"
+"Ends on Ctrl-C, SIGTERM (or SIGHUP, SIGUSR1, SIGUSR2, SIGALRM), the duration,\n"
+"or when stdout is closed; then prints\n"
 "a summary on stderr: events seen, received and dropped per event, and\n"
 "drops per CPU. Drops are also reported while running.\n"
 "Exit: 0 ok, 1 kernel cannot do it, 2 bad usage, 3 missing privilege,\n"
@@ -284,9 +286,11 @@ int capture_parse_args(int argc, char **argv, bool record,
 			o->cap.ncpus = ncpus;
 			break;
 		case 'b':
-			if (!parse_long(optarg, 1, 4096, &mb)) {
+			/* a ring buffer's size is a u32 power of two: 2 GiB at most */
+			if (!parse_long(optarg, 1, RINGBUF_MAX_MB, &mb)) {
 				snprintf(err, errlen, "--buffer-size '%s': give "
-					 "megabytes from 1 to 4096", optarg);
+					 "megabytes from 1 to %d", optarg,
+					 RINGBUF_MAX_MB);
 				return EXIT_USAGE;
 			}
 			o->cap.ringbuf_bytes = (size_t)mb << 20;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "sbuf.h"
 #include "util.h"
 
 static void (*error_hook)(const char *line);
@@ -16,14 +17,22 @@ void ab_set_error_hook(void (*hook)(const char *line))
 	error_hook = hook;
 }
 
+/*
+ * Messages echo what the user or a file gave (a path, a flag's value, a
+ * name from BTF): escaped as trace escapes names, so no control byte
+ * reaches the terminal and a message stays one line.
+ */
 static void vreport(const char *kind, const char *fmt, va_list ap)
 {
-	char line[ERRMSG_LEN * 2];
+	char line[ERRMSG_LEN * 2], safe[4 * sizeof(line)];
+	struct sbuf sb;
 
 	vsnprintf(line, sizeof(line), fmt, ap);
-	fprintf(stderr, "abicap: %s: %s\n", kind, line);
+	sb_init(&sb, safe, sizeof(safe));
+	sb_text_str(&sb, line, sizeof(line));
+	fprintf(stderr, "abicap: %s: %s\n", kind, safe);
 	if (error_hook && !strcmp(kind, "error"))
-		error_hook(line);
+		error_hook(safe);
 }
 
 void ab_error(const char *fmt, ...)

@@ -2,6 +2,7 @@
 #include <jansson.h>
 #include <stdio.h>
 #include <string.h>
+#include "escape.h"
 #include "verdict_out.h"
 
 static const char *result_word(const struct check_result *r, bool strict)
@@ -17,18 +18,18 @@ static const char *result_word(const struct check_result *r, bool strict)
 static void out_text(FILE *f, const struct check_result *r, const char *source,
 		     const char *contract, bool strict)
 {
-	fprintf(f, "abicap check: %s against contract %s\n", source, contract);
-	fprintf(f, "%-16s %-24s %-22s %-26s %s\n", "SCOPE", "ITEM", "EXPECTED",
+	text_printf(f, "abicap check: %s against contract %s\n", source, contract);
+	text_printf(f, "%-16s %-24s %-22s %-26s %s\n", "SCOPE", "ITEM", "EXPECTED",
 		"KERNEL HAS", "VERDICT");
 	for (int i = 0; i < r->n; i++) {
 		const struct verdict *v = &r->v[i];
 
-		fprintf(f, "%-16s %-24s %-22s %-26s %s\n", v->scope, v->item,
+		text_printf(f, "%-16s %-24s %-22s %-26s %s\n", v->scope, v->item,
 			v->expected, v->actual, vstatus_str(v->status));
 		if (v->status != V_OK || v->detail[0])
-			fprintf(f, "%16s   %s\n", "", v->detail);
+			text_printf(f, "%16s   %s\n", "", v->detail);
 	}
-	fprintf(f, "result: %d ok, %d degraded, %d broken: %s\n",
+	text_printf(f, "result: %d ok, %d degraded, %d broken: %s\n",
 		r->count[V_OK], r->count[V_DEGRADED], r->count[V_BROKEN],
 		result_word(r, strict));
 }
