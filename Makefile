@@ -18,9 +18,12 @@ CFLAGS := $(OPT_CFLAGS) -std=gnu11 -Wall -Wextra -Werror -I$(OUT) -Ibpf -Iuser \
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
 	-Ivmlinux/$(ARCH) -Ibpf
 # build/abicap links libbpf, libelf, jansson, libcap and the compressors
-# statically and libc and libmicrohttpd (abicap serve; its TLS dependencies have no
-# static build) dynamically. build/abicap-static is fully static, without
-# serve: it runs where nothing is installed (the VM tests' initramfs).
+# statically and libc and libmicrohttpd dynamically. build/abicap-static is
+# fully static with every command, serve included: it runs where nothing is
+# installed (the VM tests' initramfs, the scratch container image). Debian
+# has no static build of GnuTLS's own dependencies (p11-kit, libunistring),
+# so it links user/static/tls_absent.c in place of GnuTLS: serve never
+# asks libmicrohttpd for TLS.
 STATIC_LIBS := -Wl,-Bstatic -lbpf -lelf -ljansson -llzma -llz4 -lz -lzstd -lcap -Wl,-Bdynamic
 LIBS := -lbpf -lelf -ljansson -llzma -llz4 -lz -lzstd -lcap
 BIN_LIBS := $(STATIC_LIBS) -lmicrohttpd -lpthread
@@ -74,13 +77,14 @@ $(OUT)/abicap: $(MAIN_OBJ) $(LIB_OBJ)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ $(BIN_LIBS) -o $@
 
-$(OUT)/user/serve-static.o: user/serve.c $(USER_HDRS) $(SKEL) | $(OUT)/user
+$(OUT)/user/static/%.o: user/static/%.c | $(OUT)/user
+	$(Q)mkdir -p $(@D)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -DABICAP_NO_SERVE -c $< -o $@
+	$(Q)$(CC) $(CFLAGS) -c $< -o $@
 
-$(OUT)/abicap-static: $(MAIN_OBJ) $(filter-out $(OUT)/user/serve.o,$(LIB_OBJ)) $(OUT)/user/serve-static.o
+$(OUT)/abicap-static: $(MAIN_OBJ) $(LIB_OBJ) $(OUT)/user/static/tls_absent.o
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) -static $^ $(LIBS) -o $@
+	$(Q)$(CC) $(CFLAGS) -static $^ $(LIBS) -lmicrohttpd -lpthread -o $@
 
 # the default contract is embedded from bpf/contract.json
 $(OUT)/user/%.o: user/%.S bpf/contract.json | $(OUT)/user
