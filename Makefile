@@ -281,3 +281,65 @@ bench-tools: all $(OUT)/bpfstats $(OUT)/capgen $(BENCH_BPF_OBJ)
 bench: setup
 	$(Q)$(MAKE) --no-print-directory bench-tools
 	$(Q)scripts/bench.sh --update-readme
+
+# ---- Installing: make install / uninstall, man pages, package, image ----
+# The layout bpftool's Debian package has: the binary in sbin (loading BPF
+# programs is an administrator's job; man section 8), data under
+# share/abicap. Each man page is generated from the command's --help
+# (scripts/mkman.sh), so the two cannot drift. `make uninstall` with the
+# same PREFIX and DESTDIR removes exactly what `make install` put.
+PREFIX ?= /usr/local
+DESTDIR ?=
+SBINDIR ?= $(PREFIX)/sbin
+MANDIR ?= $(PREFIX)/share/man
+DATADIR ?= $(PREFIX)/share/abicap
+DOCDIR ?= $(PREFIX)/share/doc/abicap
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR ?= $(PREFIX)/share/zsh/site-functions
+UNITDIR ?= $(PREFIX)/lib/systemd/system
+INSTALL_BIN ?= $(OUT)/abicap
+COMMANDS := trace record report export check diff serve contract
+MAN_PAGES := $(OUT)/man/abicap.8 $(patsubst %,$(OUT)/man/abicap-%.8,$(COMMANDS))
+DEPLOY_DATA := scripts/deploy/grafana-dashboard.json scripts/deploy/prometheus-rules.yml
+# what `make install` puts, relative to DESTDIR
+INSTALLED := $(SBINDIR)/abicap $(patsubst $(OUT)/man/%,$(MANDIR)/man8/%,$(MAN_PAGES)) \
+	$(BASHCOMPDIR)/abicap $(ZSHCOMPDIR)/_abicap $(UNITDIR)/abicap.service \
+	$(DATADIR)/contract.json $(addprefix $(DATADIR)/,$(notdir $(DEPLOY_DATA))) \
+	$(DOCDIR)/README.md
+
+.PHONY: man install uninstall install-test package package-test image image-test
+
+man: $(MAN_PAGES)
+
+$(OUT)/man/abicap.8: $(OUT)/abicap scripts/mkman.sh
+	$(Q)mkdir -p $(@D)
+	$(call msg,MAN,$@)
+	$(Q)scripts/mkman.sh $(OUT)/abicap > $@
+
+$(OUT)/man/abicap-%.8: $(OUT)/abicap scripts/mkman.sh
+	$(Q)mkdir -p $(@D)
+	$(call msg,MAN,$@)
+	$(Q)scripts/mkman.sh $(OUT)/abicap $* > $@
+
+install: $(INSTALL_BIN) $(MAN_PAGES)
+	$(Q)install -D -m 0755 $(INSTALL_BIN) $(DESTDIR)$(SBINDIR)/abicap
+	$(Q)install -d $(DESTDIR)$(MANDIR)/man8
+	$(Q)install -m 0644 $(MAN_PAGES) $(DESTDIR)$(MANDIR)/man8/
+	$(Q)install -D -m 0644 completion/abicap.bash $(DESTDIR)$(BASHCOMPDIR)/abicap
+	$(Q)install -D -m 0644 completion/_abicap $(DESTDIR)$(ZSHCOMPDIR)/_abicap
+	$(Q)install -d $(DESTDIR)$(UNITDIR)
+	$(Q)sed 's|^ExecStart=[^ ]*abicap |ExecStart=$(SBINDIR)/abicap |' \
+		scripts/deploy/abicap.service > $(DESTDIR)$(UNITDIR)/abicap.service
+	$(Q)chmod 0644 $(DESTDIR)$(UNITDIR)/abicap.service
+	$(Q)install -D -m 0644 bpf/contract.json $(DESTDIR)$(DATADIR)/contract.json
+	$(Q)install -m 0644 $(DEPLOY_DATA) $(DESTDIR)$(DATADIR)/
+	$(Q)install -D -m 0644 README.md $(DESTDIR)$(DOCDIR)/README.md
+
+uninstall:
+	$(Q)rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+	$(Q)rmdir $(DESTDIR)$(DATADIR) $(DESTDIR)$(DOCDIR) 2>/dev/null || true
+
+# man pages, completion, install/uninstall, rules and dashboard, README
+# examples: quick, part of make test (tests/install/)
+install-test: $(OUT)/abicap $(OUT)/abicap-static $(MAN_PAGES)
+	$(Q)tests/install/run.sh
