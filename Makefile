@@ -131,7 +131,7 @@ asan-test:
 
 test: setup
 	$(Q)$(MAKE) --no-print-directory all $(OUT)/test_unit $(OUT)/test_kernel
-	$(Q)$(MAKE) --no-print-directory asan-test unit-test kernel-test
+	$(Q)$(MAKE) --no-print-directory asan-test unit-test kernel-test install-test
 
 run: setup
 	$(Q)$(MAKE) --no-print-directory all
