@@ -307,7 +307,7 @@ INSTALLED := $(SBINDIR)/abicap $(patsubst $(OUT)/man/%,$(MANDIR)/man8/%,$(MAN_PA
 	$(DATADIR)/contract.json $(addprefix $(DATADIR)/,$(notdir $(DEPLOY_DATA))) \
 	$(DOCDIR)/README.md
 
-.PHONY: man install uninstall install-test package package-test image image-test
+.PHONY: man install uninstall install-test package-test image image-test
 
 man: $(MAN_PAGES)
 
@@ -343,3 +343,8 @@ uninstall:
 # examples: quick, part of make test (tests/install/)
 install-test: $(OUT)/abicap $(OUT)/abicap-static $(MAN_PAGES)
 	$(Q)tests/install/run.sh
+
+# the Debian package built, linted, installed, run and purged: slow
+# (tests/install/package.sh); .ci/run calls it
+package-test:
+	$(Q)tests/install/package.sh
