@@ -348,3 +348,14 @@ install-test: $(OUT)/abicap $(OUT)/abicap-static $(MAN_PAGES)
 # (tests/install/package.sh); .ci/run calls it
 package-test:
 	$(Q)tests/install/package.sh
+
+# The container image (scripts/image.sh): from scratch, offline, the static
+# binary and the contract; an OCI archive to load and push (README). Root.
+IMAGE := $(OUT)/abicap-image.tar
+image: $(IMAGE)
+
+$(IMAGE): $(OUT)/abicap-static bpf/contract.json scripts/image.sh
+	$(Q)scripts/image.sh $(OUT)/abicap-static bpf/contract.json $@ $(VERSION)
+
+image-test: $(IMAGE)
+	$(Q)IMAGE=$(IMAGE) tests/install/image.sh
