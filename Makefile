@@ -341,7 +341,7 @@ uninstall:
 
 # man pages, completion, install/uninstall, rules and dashboard, README
 # examples: quick, part of make test (tests/install/)
-install-test: $(OUT)/abicap $(OUT)/abicap-static $(MAN_PAGES)
+install-test: $(OUT)/abicap $(OUT)/abicap-static $(OUT)/pingpong $(MAN_PAGES) $(TEST_BPF_OBJ)
 	$(Q)tests/install/run.sh
 
 # the Debian package built, linted, installed, run and purged: slow
