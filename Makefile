@@ -307,7 +307,7 @@ INSTALLED := $(SBINDIR)/abicap $(patsubst $(OUT)/man/%,$(MANDIR)/man8/%,$(MAN_PA
 	$(DATADIR)/contract.json $(addprefix $(DATADIR)/,$(notdir $(DEPLOY_DATA))) \
 	$(DOCDIR)/README.md
 
-.PHONY: man install uninstall install-test package-test image image-test
+.PHONY: man install uninstall install-test docs-test package-test image image-test
 
 man: $(MAN_PAGES)
 
@@ -339,10 +339,15 @@ uninstall:
 	$(Q)rm -f $(addprefix $(DESTDIR),$(INSTALLED))
 	$(Q)rmdir $(DESTDIR)$(DATADIR) $(DESTDIR)$(DOCDIR) 2>/dev/null || true
 
-# man pages, completion, install/uninstall, rules and dashboard, README
-# examples: quick, part of make test (tests/install/)
-install-test: $(OUT)/abicap $(OUT)/abicap-static $(OUT)/pingpong $(MAN_PAGES) $(TEST_BPF_OBJ)
+# man pages, completion, install/uninstall, rules and dashboard: quick,
+# part of make test (tests/install/)
+install-test: $(OUT)/abicap $(OUT)/abicap-static $(MAN_PAGES)
 	$(Q)tests/install/run.sh
+
+# every README example run and its output compared (tests/install/docs.sh;
+# about a minute: .ci/run calls it)
+docs-test: $(OUT)/abicap $(OUT)/pingpong $(TEST_BPF_OBJ)
+	$(Q)tests/install/docs.sh
 
 # the Debian package built, linted, installed, run and purged: slow
 # (tests/install/package.sh); .ci/run calls it
