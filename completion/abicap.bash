@@ -71,17 +71,22 @@ _abicap()
 	--by)
 		COMPREPLY=($(compgen -W "task cgroup container" -- "$cur"))
 		return ;;
-	-o|--output|-P|--perfetto|-c|--contract|-b|--btf|--object)
-		if [[ $cmd != trace && $cmd != record && $cmd != serve || $prev != -b ]]; then
+	-o|--output|-P|--perfetto|-c|--contract|--btf|--object)
+		compopt -o filenames 2>/dev/null
+		COMPREPLY=($(compgen -f -- "$cur"))
+		return ;;
+	-b)
+		# --btf for check and contract, --buffer-size (a number) elsewhere
+		if [[ $cmd == check || $cmd == contract ]]; then
 			compopt -o filenames 2>/dev/null
 			COMPREPLY=($(compgen -f -- "$cur"))
-			return
-		fi ;;
+		fi
+		return ;;
 	--cgroup)
 		COMPREPLY=($(cd /sys/fs/cgroup 2>/dev/null &&
 			compgen -d -- "${cur#/}" | sed 's|^|/|'))
 		return ;;
-	-p|--pid|--tid|-d|--duration|-C|--cpu|-b|--buffer-size|-n|--top|\
+	-p|--pid|--tid|-d|--duration|-C|--cpu|--buffer-size|-n|--top|\
 	--comm|-l|--listen|--max-cgroups)
 		return ;;
 	esac

@@ -15,7 +15,7 @@ touch "$work/cap.abicap" "$work/other.txt"
 bcomp() {
 	bash -c 'source completion/abicap.bash
 		COMP_WORDS=("$@"); COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
-		_abicap; printf "%s\n" "${COMPREPLY[@]}" | sort | tr "\n" " "' _ "$@"
+		_abicap; [ ${#COMPREPLY[@]} -eq 0 ] || printf "%s\n" "${COMPREPLY[@]}" | sort | tr "\n" " "' _ "$@"
 }
 zcomp() {
 	zsh -f -c '
@@ -51,6 +51,10 @@ for sh in bcomp zcomp; do
 done
 expect "bash: the second event of a list" "$(bcomp abicap trace -e sched_switch,cpu_f)" \
 	"sched_switch,cpu_frequency "
+for sh in bcomp zcomp; do
+	expect "$sh: trace -b takes a number, not a file" "$($sh abicap trace -b "$work/")" ""
+	expect "$sh: check -b takes a file" "$($sh abicap check -b "$work/oth")" "$work/other.txt "
+done
 expect "bash: --attach" "$(bcomp abicap serve --attach '')" "auto raw_tp tp_btf "
 expect "bash: a command to record" "$(bcomp abicap record -o x -- abica)" \
 	"abicap abicap-static "
