@@ -18,9 +18,12 @@ CFLAGS := $(OPT_CFLAGS) -std=gnu11 -Wall -Wextra -Werror -I$(OUT) -Ibpf -Iuser \
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
 	-Ivmlinux/$(ARCH) -Ibpf
 # build/abicap links libbpf, libelf, jansson, libcap and the compressors
-# statically and libc and libmicrohttpd (abicap serve; its TLS dependencies have no
-# static build) dynamically. build/abicap-static is fully static, without
-# serve: it runs where nothing is installed (the VM tests' initramfs).
+# statically and libc and libmicrohttpd dynamically. build/abicap-static is
+# fully static with every command, serve included: it runs where nothing is
+# installed (the VM tests' initramfs, the scratch container image). Debian
+# has no static build of GnuTLS's own dependencies (p11-kit, libunistring),
+# so it links user/static/tls_absent.c in place of GnuTLS: serve never
+# asks libmicrohttpd for TLS.
 STATIC_LIBS := -Wl,-Bstatic -lbpf -lelf -ljansson -llzma -llz4 -lz -lzstd -lcap -Wl,-Bdynamic
 LIBS := -lbpf -lelf -ljansson -llzma -llz4 -lz -lzstd -lcap
 BIN_LIBS := $(STATIC_LIBS) -lmicrohttpd -lpthread
@@ -74,13 +77,14 @@ $(OUT)/abicap: $(MAIN_OBJ) $(LIB_OBJ)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ $(BIN_LIBS) -o $@
 
-$(OUT)/user/serve-static.o: user/serve.c $(USER_HDRS) $(SKEL) | $(OUT)/user
+$(OUT)/user/static/%.o: user/static/%.c | $(OUT)/user
+	$(Q)mkdir -p $(@D)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -DABICAP_NO_SERVE -c $< -o $@
+	$(Q)$(CC) $(CFLAGS) -c $< -o $@
 
-$(OUT)/abicap-static: $(MAIN_OBJ) $(filter-out $(OUT)/user/serve.o,$(LIB_OBJ)) $(OUT)/user/serve-static.o
+$(OUT)/abicap-static: $(MAIN_OBJ) $(LIB_OBJ) $(OUT)/user/static/tls_absent.o
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) -static $^ $(LIBS) -o $@
+	$(Q)$(CC) $(CFLAGS) -static $^ $(LIBS) -lmicrohttpd -lpthread -o $@
 
 # the default contract is embedded from bpf/contract.json
 $(OUT)/user/%.o: user/%.S bpf/contract.json | $(OUT)/user
@@ -127,7 +131,7 @@ asan-test:
 
 test: setup
 	$(Q)$(MAKE) --no-print-directory all $(OUT)/test_unit $(OUT)/test_kernel
-	$(Q)$(MAKE) --no-print-directory asan-test unit-test kernel-test
+	$(Q)$(MAKE) --no-print-directory asan-test unit-test kernel-test install-test
 
 run: setup
 	$(Q)$(MAKE) --no-print-directory all
@@ -283,3 +287,86 @@ bench: setup
 .PHONY: abi-history
 abi-history: $(OUT)/abicap
 	$(Q)scripts/abi-history.sh
+
+# ---- Installing: make install / uninstall, man pages, package, image ----
+# The layout bpftool's Debian package has: the binary in sbin (loading BPF
+# programs is an administrator's job; man section 8), data under
+# share/abicap. Each man page is generated from the command's --help
+# (scripts/mkman.sh), so the two cannot drift. `make uninstall` with the
+# same PREFIX and DESTDIR removes exactly what `make install` put.
+PREFIX ?= /usr/local
+DESTDIR ?=
+SBINDIR ?= $(PREFIX)/sbin
+MANDIR ?= $(PREFIX)/share/man
+DATADIR ?= $(PREFIX)/share/abicap
+DOCDIR ?= $(PREFIX)/share/doc/abicap
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR ?= $(PREFIX)/share/zsh/site-functions
+UNITDIR ?= $(PREFIX)/lib/systemd/system
+INSTALL_BIN ?= $(OUT)/abicap
+COMMANDS := trace record report export check diff serve contract
+MAN_PAGES := $(OUT)/man/abicap.8 $(patsubst %,$(OUT)/man/abicap-%.8,$(COMMANDS))
+DEPLOY_DATA := scripts/deploy/grafana-dashboard.json scripts/deploy/prometheus-rules.yml
+# what `make install` puts, relative to DESTDIR
+INSTALLED := $(SBINDIR)/abicap $(patsubst $(OUT)/man/%,$(MANDIR)/man8/%,$(MAN_PAGES)) \
+	$(BASHCOMPDIR)/abicap $(ZSHCOMPDIR)/_abicap $(UNITDIR)/abicap.service \
+	$(DATADIR)/contract.json $(addprefix $(DATADIR)/,$(notdir $(DEPLOY_DATA))) \
+	$(DOCDIR)/README.md
+
+.PHONY: man install uninstall install-test docs-test package-test image image-test
+
+man: $(MAN_PAGES)
+
+$(OUT)/man/abicap.8: $(OUT)/abicap scripts/mkman.sh
+	$(Q)mkdir -p $(@D)
+	$(call msg,MAN,$@)
+	$(Q)scripts/mkman.sh $(OUT)/abicap > $@
+
+$(OUT)/man/abicap-%.8: $(OUT)/abicap scripts/mkman.sh
+	$(Q)mkdir -p $(@D)
+	$(call msg,MAN,$@)
+	$(Q)scripts/mkman.sh $(OUT)/abicap $* > $@
+
+install: $(INSTALL_BIN) $(MAN_PAGES)
+	$(Q)install -D -m 0755 $(INSTALL_BIN) $(DESTDIR)$(SBINDIR)/abicap
+	$(Q)install -d $(DESTDIR)$(MANDIR)/man8
+	$(Q)install -m 0644 $(MAN_PAGES) $(DESTDIR)$(MANDIR)/man8/
+	$(Q)install -D -m 0644 completion/abicap.bash $(DESTDIR)$(BASHCOMPDIR)/abicap
+	$(Q)install -D -m 0644 completion/_abicap $(DESTDIR)$(ZSHCOMPDIR)/_abicap
+	$(Q)install -d $(DESTDIR)$(UNITDIR)
+	$(Q)sed 's|^ExecStart=[^ ]*abicap |ExecStart=$(SBINDIR)/abicap |' \
+		scripts/deploy/abicap.service > $(DESTDIR)$(UNITDIR)/abicap.service
+	$(Q)chmod 0644 $(DESTDIR)$(UNITDIR)/abicap.service
+	$(Q)install -D -m 0644 bpf/contract.json $(DESTDIR)$(DATADIR)/contract.json
+	$(Q)install -m 0644 $(DEPLOY_DATA) $(DESTDIR)$(DATADIR)/
+	$(Q)install -D -m 0644 README.md $(DESTDIR)$(DOCDIR)/README.md
+
+uninstall:
+	$(Q)rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+	$(Q)rmdir $(DESTDIR)$(DATADIR) $(DESTDIR)$(DOCDIR) 2>/dev/null || true
+
+# man pages, completion, install/uninstall, rules and dashboard: quick,
+# part of make test (tests/install/)
+install-test: $(OUT)/abicap $(OUT)/abicap-static $(MAN_PAGES)
+	$(Q)tests/install/run.sh
+
+# every README example run and its output compared (tests/install/docs.sh;
+# about a minute: .ci/run calls it)
+docs-test: $(OUT)/abicap $(OUT)/pingpong $(TEST_BPF_OBJ)
+	$(Q)tests/install/docs.sh
+
+# the Debian package built, linted, installed, run and purged: slow
+# (tests/install/package.sh); .ci/run calls it
+package-test:
+	$(Q)tests/install/package.sh
+
+# The container image (scripts/image.sh): from scratch, offline, the static
+# binary and the contract; an OCI archive to load and push (README). Root.
+IMAGE := $(OUT)/abicap-image.tar
+image: $(IMAGE)
+
+$(IMAGE): $(OUT)/abicap-static bpf/contract.json scripts/image.sh
+	$(Q)scripts/image.sh $(OUT)/abicap-static bpf/contract.json $@ $(VERSION)
+
+image-test: $(IMAGE)
+	$(Q)IMAGE=$(IMAGE) tests/install/image.sh

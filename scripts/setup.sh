@@ -13,6 +13,9 @@ PKGS=(
 	libmicrohttpd-dev prometheus curl
 	libcap-dev libcap2-bin bpftrace
 	libclang-rt-14-dev libfuzzer-14-dev
+	man-db groff-base zsh bash-completion
+	debhelper dpkg-dev fakeroot lintian
+	buildah umoci podman
 )
 
 if [ "$(id -u)" -ne 0 ]; then

@@ -27,7 +27,7 @@ const char report_usage[] =
 "\n"
 "  -f, --format FMT   text (default) or json\n"
 "  -p, --pid PID      only tasks of this process (tgid)\n"
-"      --comm COMM    only tasks with this name\n"
+"  -c, --comm COMM    only tasks with this name\n"
 "  -n, --top N        rows per table (default 10)\n"
 "      --by KEY       task (default), cgroup (the cgroup v2 path each task\n"
 "                     was in) or container (Docker, containerd, CRI-O,\n"

@@ -24,9 +24,7 @@
 #include "trace.h"
 #include "util.h"
 
-#ifndef ABICAP_NO_SERVE
 #include <microhttpd.h>
-#endif
 
 const char serve_usage[] =
 "Usage: abicap serve [OPTIONS]\n"
@@ -59,17 +57,6 @@ const char serve_usage[] =
 "keeps serving.\n"
 "Exit: 0 ok, 1 kernel cannot do it, 2 bad usage, 3 missing privilege,\n"
 "4 runtime failure (e.g. the port is in use).\n";
-
-#ifdef ABICAP_NO_SERVE
-int do_serve(int argc, char **argv)
-{
-	(void)argc;
-	(void)argv;
-	ab_error("serve is not built into this binary (the static build has no "
-		 "libmicrohttpd): use build/abicap");
-	return EXIT_USAGE;
-}
-#else
 
 enum { OPT_CGROUP = 256, OPT_MAX_CGROUPS, OPT_ATTACH };
 
@@ -434,4 +421,3 @@ int do_serve(int argc, char **argv)
 	capture_close(c);
 	return EXIT_OK;
 }
-#endif

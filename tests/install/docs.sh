@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# The README's examples are run and their output compared with the README's
+# by shape, so the README cannot drift. An example is an indented block
+# whose commands start with "$ " (a trailing \ continues one); the lines
+# after a command, up to the next "$ ", are its output as the README shows
+# it, "..." standing for lines left out. Each output line shown must match
+# a line the command prints once numbers, kernel releases, and histogram
+# bars are set aside (JSON lines: the same keys), and every command must
+# exit 0, or N where it ends with "# exit N". A command ending with
+# "# where: COND" shows output only where the shell test COND holds (e.g.
+# a machine with cpuidle states); elsewhere only its exit is checked. Blocks run from a scratch directory with build/ and tests/
+# linked, "sudo" as a no-op (the test runs as root) and build/ on PATH.
+source "$(dirname "$0")/lib.sh"
+need jq awk
+echo "README examples"
+w=$(mktemp -d /tmp/abicap-docs.XXXXXX)
+[ -n "${KEEP:-}" ] || trap 'rm -rf "$w"' EXIT
+
+# README -> $w/ex.N/cmd.M (a command) and $w/ex.N/out.M (its output shown)
+awk -v dir="$w" '
+function close_block() { inblk = 0 }
+/^    \$ / {
+	if (!inblk) { n++; m = 0; inblk = 1; system("mkdir -p " dir "/ex." n) }
+	m++; cmd = dir "/ex." n "/cmd." m; out = dir "/ex." n "/out." m
+	printf "" > out
+	line = substr($0, 7); cont = (line ~ /\\$/)
+	printf "%s\n", line > cmd
+	printf "%d\n", NR > (dir "/ex." n "/line." m)
+	next
+}
+inblk && cont { printf "%s\n", substr($0, 5) > cmd; cont = ($0 ~ /\\$/); next }
+inblk && /^    / { print substr($0, 5) > out; next }
+inblk && /^$/ { blank++; next }
+inblk { close_block() }
+' README.md
+
+shape() {
+	sed -E 's/^[[:space:]]+//; s/[[:space:]]+$//' > "$w/shape.in"
+	grep '^{' "$w/shape.in" | jq -c -S '[paths | map(tostring) | join(".")]' 2>/dev/null
+	grep -v '^{' "$w/shape.in" |
+	sed -E 's/\|[* ]+\|/|BAR|/g; s/="[^"]*"/="S"/g
+		s/(^|[[:space:]])[0-9]+\.[0-9]+\.[0-9]+[^[:space:]]*/\1KREL/g
+		s/0x[0-9a-f]+/#/g; s/[0-9]+(\.[0-9]+)?/#/g
+		s/[[:space:]]+/ /g'
+}
+
+for ex in $(ls -d "$w"/ex.* | sort -t. -k2 -n); do
+	# run the block's commands in one shell, each output apart
+	{
+		echo 'sudo() { "$@"; }'
+		echo "export PATH=$TOP/build:\$PATH"
+		for c in $(ls "$ex"/cmd.* | sort -t. -k3 -n); do
+			i=${c##*.}
+			if grep -qE '&[[:space:]]*$' "$c"; then
+				cat "$c"
+			else
+				echo "{"; cat "$c"; echo "} > $ex/got.$i 2>&1; echo \$? > $ex/rc.$i"
+			fi
+		done
+		# what the block left running (a workload) ends with it
+		echo 'kill $(jobs -p) 2>/dev/null; wait'
+	} > "$ex/run.sh"
+	mkdir "$ex/cwd" && ln -s "$TOP/build" "$TOP/tests" "$ex/cwd/"
+	(cd "$ex/cwd" && timeout 300 bash "$ex/run.sh" </dev/null >/dev/null 2>&1)
+	for c in $(ls "$ex"/cmd.* | sort -t. -k3 -n); do
+		i=${c##*.}
+		first=$(head -1 "$c")
+		line=$(cat "$ex/line.$i")
+		[ -f "$ex/rc.$i" ] || continue
+		rc=$(cat "$ex/rc.$i")
+		want=$(sed -nE 's/.*#[[:space:]]*exit ([0-9]+)[[:space:]]*$/\1/p' "$c" | tail -1)
+		[ "$rc" = "${want:-0}" ] || { fail "README:$line: \$ $first: exit $rc: $(tail -2 "$ex/got.$i")"; continue; }
+		cond=$(sed -nE 's/.*#[[:space:]]*where:[[:space:]]*(.*)$/\1/p' "$c" | tail -1)
+		if [ -n "$cond" ] && ! bash -c "$cond" >/dev/null 2>&1; then
+			ok "README:$line: \$ $first (output not compared: not '$cond' here)"
+			continue
+		fi
+		have=$(shape <"$ex/got.$i" | sort -u)
+		miss=$(grep -v '^[[:space:]]*\.\.\.[[:space:]]*$' "$ex/out.$i" | grep . | shape |
+			while IFS= read -r s; do grep -qxF -- "$s" <<<"$have" || echo "$s"; done)
+		[ -z "$miss" ] && ok "README:$line: \$ $first" ||
+			fail "README:$line: \$ $first: output lacks lines shaped: $(head -3 <<<"$miss")"
+	done
+done
+done_

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# make install puts the binary, the man pages, completion, the systemd unit,
+# the contract, the dashboard and rules and the README where a Debian
+# administrator looks (bpftool's layout), runnable from there; make
+# uninstall removes exactly that and nothing else.
+source "$(dirname "$0")/lib.sh"
+need man install
+echo "install"
+d=$(mktemp -d)
+trap 'rm -rf "$d"' EXIT
+mkdir -p "$d/usr/local/share/man/man8"
+touch "$d/usr/local/share/man/man8/someone-else.8"
+
+make -s --no-print-directory install DESTDIR="$d" PREFIX=/usr/local >"$d.log" 2>&1 ||
+	{ fail "make install: $(tail -3 "$d.log")"; done_; }
+want="usr/local/lib/systemd/system/abicap.service
+usr/local/sbin/abicap
+usr/local/share/abicap/contract.json
+usr/local/share/abicap/grafana-dashboard.json
+usr/local/share/abicap/prometheus-rules.yml
+usr/local/share/bash-completion/completions/abicap
+usr/local/share/doc/abicap/README.md
+$(for p in abicap $(commands | sed 's/^/abicap-/'); do echo "usr/local/share/man/man8/$p.8"; done)
+usr/local/share/man/man8/someone-else.8
+usr/local/share/zsh/site-functions/_abicap"
+got=$(cd "$d" && find . -type f | sed 's|^\./||' | LC_ALL=C sort)
+[ "$got" = "$(LC_ALL=C sort <<<"$want")" ] && ok "the files installed" ||
+	fail "installed files differ: $(diff <(LC_ALL=C sort <<<"$want") <(echo "$got") | grep '^[<>]' | tr '\n' ' ')"
+
+v=$("$d/usr/local/sbin/abicap" --version 2>&1)
+[[ $v == "abicap "* ]] && ok "the installed binary runs: $v" || fail "installed abicap --version: $v"
+[ "$(stat -c %a "$d/usr/local/sbin/abicap")" = 755 ] && ok "binary mode 755" || fail "binary mode"
+for p in abicap abicap-record abicap-check; do
+	out=$(MANWIDTH=80 man -M "$d/usr/local/share/man" "$p" 2>&1 | head -1)
+	[[ $out == "${p^^}(8)"* ]] && ok "man -M ... $p finds the page" || fail "man $p: $out"
+done
+grep -qx "ExecStart=/usr/local/sbin/abicap serve --listen 127.0.0.1:9464" \
+	"$d/usr/local/lib/systemd/system/abicap.service" &&
+	ok "the unit runs the installed binary" || fail "the unit's ExecStart: $(grep ExecStart "$d/usr/local/lib/systemd/system/abicap.service")"
+cmp -s "$d/usr/local/share/abicap/contract.json" <("$BIN" contract show) &&
+	ok "the installed contract is the built-in one" || fail "contract.json differs from abicap contract show"
+got=$(PATH="$d/usr/local/sbin:$PATH" bash -c 'source "$0"; COMP_WORDS=(abicap rec); COMP_CWORD=1; _abicap; echo "${COMPREPLY[*]}"' \
+	"$d/usr/local/share/bash-completion/completions/abicap")
+[ "$got" = record ] && ok "the installed bash completion completes" || fail "installed completion: '$got'"
+
+make -s --no-print-directory uninstall DESTDIR="$d" PREFIX=/usr/local >"$d.log" 2>&1 ||
+	fail "make uninstall: $(tail -3 "$d.log")"
+got=$(cd "$d" && find . -type f | sed 's|^\./||')
+[ "$got" = usr/local/share/man/man8/someone-else.8 ] &&
+	ok "make uninstall removes what install put, and only that" ||
+	fail "after uninstall: $(echo $got)"
+rm -f "$d.log"
+done_

@@ -1,0 +1,29 @@
+# Shared by tests/install/*.sh: run from the top of the tree, as root.
+# Each check prints "ok NAME" or "FAIL NAME: why"; a script exits 1 if any
+# check failed. A tool a test needs that is missing is a failure, never a
+# skip (scripts/setup.sh installs them all).
+set -uo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+TOP=$PWD
+BIN=${ABICAP:-$TOP/build/abicap}
+fails=0
+ok() { echo "  ok   $*"; }
+fail() { echo "  FAIL $*"; fails=$((fails + 1)); }
+need() {
+	local t
+	for t in "$@"; do
+		command -v "$t" >/dev/null ||
+			{ echo "  FAIL $t is not installed (run scripts/setup.sh)"; exit 1; }
+	done
+}
+done_() { [ "$fails" -eq 0 ] || { echo "$(basename "$0"): $fails failed"; exit 1; }; }
+# the commands abicap --help lists
+commands() {
+	"$BIN" --help | awk '/^Commands:/ { on = 1; next }
+		on && /^  [a-z]/ { print $1 } on && /^$/ { exit }'
+}
+# the options a --help text documents, one a line: -x and --long
+documented() {
+	sed -nE 's/^ +(-[A-Za-z0-9]), (--[a-z0-9-]+).*/\1\n\2/p
+		 s/^ +(--[a-z0-9-]+).*/\1/p'
+}
