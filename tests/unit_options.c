@@ -325,3 +325,20 @@ Test(trace_args, repeated_pid_counts_once)
 	cr_assert_eq(PARSE(&o, "-p", "1", "-p", "1"), EXIT_OK, "%s", err);
 	cr_assert_eq(o.cap.npids, 1);
 }
+
+/*
+ * record's long options given to trace are named as such, not by their
+ * value ("unknown option 'x'" for --output x, before).
+ */
+Test(trace_args, other_commands_option_named_not_its_value)
+{
+	struct trace_opts o;
+
+	cr_assert_eq(PARSE(&o, "--output", "x"), EXIT_USAGE);
+	cr_assert_str_eq(err, "option '--output' is not one of trace's (see "
+			 "abicap trace --help)");
+	cr_assert_eq(PARSE(&o, "--perfetto=t.pftrace"), EXIT_USAGE);
+	cr_assert(strstr(err, "'--perfetto'"), "%s", err);
+	cr_assert_eq(PARSE(&o, "-o", "x"), EXIT_USAGE);
+	cr_assert(strstr(err, "unknown option '-o'"), "%s", err);
+}

@@ -359,6 +359,19 @@ int capture_parse_args(int argc, char **argv, bool record,
 			return EXIT_USAGE;
 		default:
 unknown:
+			/*
+			 * A long option of the other command (trace's --format,
+			 * record's --output): getopt found it in the shared
+			 * table, and argv[optind - 1] may be its value.
+			 */
+			for (int i = 0; ch != '?' && long_opts[i].name; i++)
+				if (long_opts[i].val == ch) {
+					snprintf(err, errlen, "option '--%s' is not "
+						 "one of %s's (see abicap %s "
+						 "--help)", long_opts[i].name,
+						 cmd, cmd);
+					return EXIT_USAGE;
+				}
 			snprintf(err, errlen, "unknown option '%s' (see abicap "
 				 "%s --help)", argv[optind - 1], cmd);
 			return EXIT_USAGE;
