@@ -158,8 +158,11 @@ $(OUT)/vmcheck: tests/tools/vmcheck.c
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) -static $^ -ljansson -o $@
 
+# the capture file's writer and reader (user/capfile.h), for the tools
+CAPFILE_OBJ := $(addprefix $(OUT)/user/,capfile.o capread.o capsort.o seqset.o)
+
 # build/vmoracle: the differential oracle (tests/oracle.c) inside a VM
-$(OUT)/vmoracle: tests/tools/vmoracle.c tests/oracle.c tests/oracle.h $(OUT)/user/capfile.o \
+$(OUT)/vmoracle: tests/tools/vmoracle.c tests/oracle.c tests/oracle.h $(CAPFILE_OBJ) \
 		$(OUT)/user/record.o $(OUT)/user/outfile.o
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) -static -Itests $(filter %.c %.o,$^) -ljansson -lzstd -lz -o $@
@@ -171,13 +174,13 @@ vmtest: setup
 	$(Q)scripts/vmtest.sh
 
 # build/capcheck: reads a capture file through, record by record (scripts/soak.sh)
-$(OUT)/capcheck: tests/tools/capcheck.c $(OUT)/user/capfile.o $(OUT)/user/record.o \
+$(OUT)/capcheck: tests/tools/capcheck.c $(CAPFILE_OBJ) $(OUT)/user/record.o \
 		$(OUT)/user/events.o $(OUT)/user/outfile.o
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ -ljansson -lzstd -lz -o $@
 
 # build/capgen: crafted captures for the report/export cost checks (scripts/bench.sh)
-$(OUT)/capgen: tests/tools/capgen.c $(OUT)/user/capfile.o $(OUT)/user/record.o \
+$(OUT)/capgen: tests/tools/capgen.c $(CAPFILE_OBJ) $(OUT)/user/record.o \
 		$(OUT)/user/events.o $(OUT)/user/util.o $(OUT)/user/outfile.o
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ -ljansson -lzstd -lz -o $@

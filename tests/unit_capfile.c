@@ -1045,3 +1045,39 @@ Test(capfile, garbage_header_newer_version_and_damaged_header)
 	cr_assert(strstr(err, "header is damaged"), "%s", err);
 	free(buf);
 }
+
+/*
+ * A format-3 file (the committed fuzz seed, recorded by abicap record)
+ * still reads, and says what cannot be checked in it; its trailer's JSON
+ * damaged is said, not taken for "no drops".
+ */
+Test(capfile, format_3_reads_and_says_it_cannot_be_verified)
+{
+	const char *v3 = "tests/fuzz/corpus/fuzz_capfile/real.abicap";
+	unsigned char *buf, *t;
+	size_t len;
+	struct rep r;
+
+	r = run_report(v3);
+	cr_assert_eq(r.code, 0, "%s", r.err);
+	cr_assert_eq(integ(&r, "format_version"), 3);
+	cr_assert_not(integ_true(&r, "verified"));
+	cr_assert_str_eq(integ_str(&r, "trailer"), "intact");
+	cr_assert(integ_true(&r, "dropped_exact"));
+	cr_assert(strstr(r.err, "without sequence numbers"), "%s", r.err);
+	cr_assert(strstr(r.text, "integrity: not checked"), "%s", r.text);
+	rep_free(&r);
+	buf = read_file(v3, &len);
+	t = memmem(buf, len, "TRLR", 4);
+	cr_assert(t && t[8] == '{');
+	t[8] ^= 0x01;
+	write_file(path("v3bad.abicap"), buf, len);
+	r = run_report(path("v3bad.abicap"));
+	cr_assert_eq(r.code, EXIT_DAMAGED, "%s", r.err);
+	cr_assert(strstr(r.err, "trailer is damaged"), "%s", r.err);
+	cr_assert_not(integ_true(&r, "dropped_exact"));
+	cr_assert(strstr(r.text, "dropped while recording: at least"), "%s",
+		  r.text);
+	rep_free(&r);
+	free(buf);
+}
