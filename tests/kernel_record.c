@@ -63,7 +63,8 @@ Test(record, command_and_its_children_are_followed)
 	meta = json_loads(capr_meta(r), 0, NULL);
 	trl = json_loads(capr_trailer(r), 0, NULL);
 	cr_assert(meta && trl);
-	cr_assert_eq(json_integer_value(json_object_get(meta, "capture_format")), 3);
+	cr_assert_eq(json_integer_value(json_object_get(meta, "capture_format")),
+		     CAPFILE_VERSION);
 	cr_assert_str_eq(json_string_value(json_object_get(meta, "clock")),
 			 "CLOCK_MONOTONIC");
 	cr_assert(json_is_string(json_object_get(

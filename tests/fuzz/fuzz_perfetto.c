@@ -14,7 +14,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (cap) {
 		int rc = export_perfetto(cap, "/dev/null", true);
 
-		FUZZ_ASSERT(rc == EXIT_OK || rc == EXIT_USAGE || rc == EXIT_RUNTIME);
+		FUZZ_ASSERT(rc == EXIT_OK || rc == EXIT_USAGE ||
+			    rc == EXIT_RUNTIME || rc == EXIT_DAMAGED);
 	}
 	return 0;
 }
