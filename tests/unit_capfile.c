@@ -1053,7 +1053,7 @@ Test(capfile, garbage_header_newer_version_and_damaged_header)
  */
 Test(capfile, format_3_reads_and_says_it_cannot_be_verified)
 {
-	const char *v3 = "tests/fuzz/corpus/fuzz_capfile/real.abicap";
+	const char *v3 = "tests/fuzz/corpus/fuzz_capfile/format3.abicap";
 	unsigned char *buf, *t;
 	size_t len;
 	struct rep r;
