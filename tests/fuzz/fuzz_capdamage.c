@@ -40,7 +40,6 @@ static void write_capture(void)
 {
 	char path[64], err[ERRMSG_LEN];
 	struct capw *w;
-	FILE *f;
 
 	snprintf(path, sizeof(path), "/dev/shm/abicap-fuzz-dmg-%d.abicap",
 		 (int)getpid());
@@ -69,14 +68,7 @@ static void write_capture(void)
 	}
 	FUZZ_ASSERT(!capw_close(w, "{\"events\":{\"sched_switch\":{\"dropped\":15}}}",
 				err, sizeof(err)));
-	f = fopen(path, "rb");
-	FUZZ_ASSERT(f && !fseek(f, 0, SEEK_END));
-	cap_len = ftell(f);
-	cap = malloc(cap_len);
-	rewind(f);
-	FUZZ_ASSERT(cap && fread(cap, 1, cap_len, f) == cap_len);
-	fclose(f);
-	unlink(path);
+	cap = fuzz_take_file(path, &cap_len);
 	FUZZ_ASSERT(le32(cap + 8) == CAPFILE_VERSION);
 	body = 16 + le32(cap + 12) + 4;
 	for (size_t off = body; off < cap_len; off += blk[nblk++].len) {
