@@ -24,6 +24,11 @@ struct capw {
 	unsigned char *names; /* cgroup names for the next CGRP block */
 	size_t names_len, names_cap;
 	uint32_t seq; /* the next block's */
+	/*
+	 * the first write error: nothing more is written after it, so a block
+	 * cut by it stays the file's last and reads as the file cut short
+	 */
+	int werr;
 	uint64_t dropped; /* records lost, as the DROP blocks so far say */
 };
 
@@ -133,6 +138,8 @@ static int write_block(struct capw *w, const char *tag, const void *a,
 	unsigned char h[BLK_HDR];
 	int e;
 
+	if (w->werr)
+		return w->werr;
 	memcpy(h, tag, 4);
 	put32(h + 4, w->seq);
 	put32(h + 8, alen + blen);
@@ -145,8 +152,10 @@ static int write_block(struct capw *w, const char *tag, const void *a,
 		e = write_all(w->fd, a, alen);
 	if (!e && blen)
 		e = write_all(w->fd, b, blen);
-	if (e)
+	if (e) {
+		w->werr = e;
 		return e;
+	}
 	w->seq++;
 	w->bytes += sizeof(h) + alen + blen;
 	return 0;
