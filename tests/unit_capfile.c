@@ -826,6 +826,7 @@ Test(capfile, duplicated_chunks_are_detected_and_skipped)
 	r = run_report(path("dup.abicap"));
 	cr_assert_eq(r.code, EXIT_DAMAGED);
 	cr_assert_eq(integ(&r, "duplicated_parts"), 50);
+	cr_assert(json_is_false(json_object_get(r.j, "figures_trustworthy")));
 	cr_assert_eq(json_integer_value(json_object_get(r.j, "records")), 60000,
 		     "the records match the trailer's count");
 	cr_assert(strstr(r.err, "duplicate"), "%s", r.err);

@@ -354,7 +354,7 @@ static void text_filter(FILE *f, json_t *meta)
 
 /* g: the per-task tables per group instead (--by), named key */
 static void text_report(FILE *f, struct analysis *a, const char *path,
-			json_t *meta, json_t *trl, bool cut, int top,
+			json_t *meta, bool cut, int top,
 			struct grouping *g, const char *key, struct cgnames *names,
 			const struct capinfo *ci)
 {
@@ -367,7 +367,6 @@ static void text_report(FILE *f, struct analysis *a, const char *path,
 		cut ? "; CUT SHORT: no trailer, read up to the last complete chunk" :
 		"");
 	text_filter(f, meta);
-	(void)trl;
 	if (ci->dropped_exact)
 		fprintf(f, "dropped while recording: %llu\n",
 			(unsigned long long)ci->dropped);
@@ -691,9 +690,10 @@ static json_t *json_report(struct analysis *a, const char *path, json_t *meta,
 	}
 	json_object_set(out, "filter", json_object_get(meta, "filter") ?:
 			json_null());
+	/* a part of a damaged file not read is records lost without a window */
 	json_object_set_new(out, "figures_trustworthy", json_boolean(
 		!ci->untrusted && !ci->cpus_partial && !ci->drops_unplaced &&
-		!a->oom));
+		!a->oom && !ci->damaged));
 	json_object_set_new(out, "integrity", json_integrity(ci));
 	json_object_set_new(out, "lost", json_pack("{s:I, s:I, s:I, s:I, s:b}",
 		"drop_windows", (json_int_t)a->ndrops,
@@ -1082,7 +1082,7 @@ int do_report(int argc, char **argv)
 		putchar('\n');
 		json_decref(out);
 	} else {
-		text_report(stdout, &a, argv[optind], meta, trl, cut, (int)top,
+		text_report(stdout, &a, argv[optind], meta, cut, (int)top,
 			    by != GROUP_TASK ? &g : NULL, key, names, &ci);
 	}
 	grouping_free(&g);
