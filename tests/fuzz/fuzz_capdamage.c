@@ -135,7 +135,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			order[b] = t;
 		}
 	}
-	m = malloc(cap_len * 2 + 1);
+	mlen = body;
+	for (int i = 0; i < n; i++)
+		mlen += blk[order[i]].len;
+	m = malloc(mlen);
 	FUZZ_ASSERT(m);
 	memcpy(m, cap, body);
 	mlen = body;
