@@ -1082,3 +1082,32 @@ Test(capfile, format_3_reads_and_says_it_cannot_be_verified)
 	rep_free(&r);
 	free(buf);
 }
+
+/* export of a damaged capture: the trace of what reads, the damage named, exit 5. */
+Test(capfile, export_of_a_damaged_capture_says_so)
+{
+	struct blk b[64];
+	unsigned char *buf;
+	size_t len, n, c = 0;
+	struct stat st;
+	struct run r;
+
+	write_lossy(path("ok.abicap"), 30000);
+	buf = read_file(path("ok.abicap"), &len);
+	n = blocks(buf, len, b, 64);
+	while (c < n && strcmp(b[c].tag, "CHNK"))
+		c++;
+	cr_assert_lt(c, n);
+	buf[b[c].off + b[c].len - 1] ^= 0x08;
+	write_file(path("bad.abicap"), buf, len);
+	r = run_cmd((char *[]){ (char *)abicap_bin(), "export", path("bad.abicap"),
+				"--perfetto", path("bad.pftrace"), NULL });
+	cr_assert_eq(r.code, EXIT_DAMAGED, "%s", r.err);
+	cr_assert(strstr(r.err, "fails its checksum"), "%s", r.err);
+	cr_assert(strstr(r.err, "wrote "), "%s", r.err);
+	cr_assert_eq(stat(path("bad.pftrace"), &st), 0);
+	cr_assert_gt(st.st_size, 0);
+	free(r.out);
+	free(r.err);
+	free(buf);
+}
