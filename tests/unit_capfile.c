@@ -1111,3 +1111,34 @@ Test(capfile, export_of_a_damaged_capture_says_so)
 	free(r.err);
 	free(buf);
 }
+
+/* More cgroup names before a chunk than one block holds: several blocks, all read. */
+Test(capfile, many_long_cgroup_names_read_back)
+{
+	struct capw *w = capw_open(path("cgmany.abicap"), false, "{}", err,
+				   sizeof(err));
+	union abicap_rec r = { 0 }, out;
+	char name[4001];
+	struct capr *rd;
+	size_t n;
+
+	cr_assert(w, "%s", err);
+	memset(name, 'x', sizeof(name) - 1);
+	name[sizeof(name) - 1] = 0;
+	for (int i = 0; i < 300; i++) { /* 1.2 MB of names */
+		name[0] = 'a' + i % 26;
+		cr_assert_eq(capw_add_cgroup(w, 1000 + i, name), 0);
+	}
+	r.sw.hdr = (struct abicap_hdr){ .type = ABICAP_EV_SCHED_SWITCH,
+					.size = sizeof(r.sw) };
+	cr_assert_eq(capw_add(w, &r, sizeof(r.sw)), 0);
+	cr_assert_eq(capw_close(w, "{}", err, sizeof(err)), 0);
+	rd = capr_open(path("cgmany.abicap"), err, sizeof(err));
+	cr_assert(rd, "%s", err);
+	cr_assert_eq(capr_next(rd, &out), 1);
+	cr_assert_eq(capr_next(rd, &out), 0);
+	cr_assert_not(capr_damaged(rd), "%s", capr_error(rd));
+	capr_cgroups(rd, &n);
+	cr_assert_eq(n, 300);
+	capr_close(rd);
+}

@@ -103,10 +103,21 @@ fail:
 	return NULL;
 }
 
+static int flush_names(struct capw *w);
+
 int capw_add_cgroup(struct capw *w, uint64_t id, const char *path)
 {
 	size_t plen = strnlen(path, CAPFILE_CGROUP_PATH_MAX);
 	size_t need = w->names_len + 10 + plen;
+	int e;
+
+	/* a block holds CAPFILE_CHUNK_RAW bytes of names: more go out now */
+	if (need > CAPFILE_CHUNK_RAW) {
+		e = flush_names(w);
+		if (e)
+			return e;
+		need = 10 + plen;
+	}
 
 	if (need > w->names_cap) {
 		size_t cap = w->names_cap ? w->names_cap * 2 : 4096;
