@@ -1142,3 +1142,30 @@ Test(capfile, many_long_cgroup_names_read_back)
 	cr_assert_eq(n, 300);
 	capr_close(rd);
 }
+
+/* Metadata or a trailer past what a reader takes (1 MiB): refused when written, not unreadable later. */
+Test(capfile, oversized_metadata_and_trailer_are_refused_when_written)
+{
+	size_t big = (1u << 20) + 10;
+	char *meta = malloc(big + 1);
+	struct capw *w;
+	struct capr *r;
+
+	cr_assert(meta);
+	memset(meta, ' ', big);
+	meta[0] = '{';
+	meta[big - 1] = '}';
+	meta[big] = 0;
+	cr_assert_null(capw_open(path("m.abicap"), false, meta, err, sizeof(err)));
+	cr_assert(strstr(err, "metadata"), "%s", err);
+	cr_assert_eq(access(path("m.abicap"), F_OK), -1, "no file left behind");
+	w = capw_open(path("t.abicap"), false, "{}", err, sizeof(err));
+	cr_assert(w, "%s", err);
+	cr_assert_neq(capw_close(w, meta, err, sizeof(err)), 0);
+	cr_assert(strstr(err, "trailer"), "%s", err);
+	/* what was written reads, cut short */
+	r = capr_open(path("t.abicap"), err, sizeof(err));
+	cr_assert(r, "%s", err);
+	free(meta);
+	capr_close(r);
+}

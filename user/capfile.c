@@ -65,8 +65,14 @@ struct capw *capw_fdopen(int fd, const char *path, const char *meta,
 	unsigned char hdr[16], crc[4];
 	size_t mlen = strlen(meta);
 
-	if (!w) {
-		snprintf(err, errlen, "out of memory");
+	if (!w || mlen > MAX_META) {
+		if (w)
+			snprintf(err, errlen, "the capture's metadata is %zu bytes, "
+				 "over the %u a capture may hold (a command line "
+				 "that long? give a shorter one)", mlen, MAX_META);
+		else
+			snprintf(err, errlen, "out of memory");
+		free(w);
 		close(fd);
 		unlink(path);
 		return NULL;
@@ -229,6 +235,8 @@ int capw_close(struct capw *w, const char *trailer, char *err, size_t errlen)
 
 	put64(pre, w->records);
 	put64(pre + 8, w->dropped);
+	if (!e && strlen(trailer) > MAX_META)
+		e = -EFBIG; /* no reader would take it */
 	if (!e)
 		e = write_block(w, "TRLR", pre, sizeof(pre), trailer,
 				strlen(trailer));
@@ -236,7 +244,11 @@ int capw_close(struct capw *w, const char *trailer, char *err, size_t errlen)
 		e = -errno;
 	if (close(w->fd) && !e)
 		e = -errno;
-	if (e)
+	if (e == -EFBIG)
+		snprintf(err, errlen, "cannot write the trailer of '%s': over "
+			 "%u bytes (what was written before stays readable, cut "
+			 "short)", w->path, MAX_META);
+	else if (e)
 		snprintf(err, errlen, "cannot write '%s': %s (what was written "
 			 "before stays readable)", w->path, strerror(-e));
 	ZSTD_freeCCtx(w->cctx);
