@@ -421,11 +421,16 @@ Test(faults, full_disk_while_recording)
 	require_kernel();
 	note_others();
 	cr_assert_eq(mkdir(dir, 0700), 0);
-	cr_assert_eq(mount("tmpfs", dir, "tmpfs", 0, "size=64k"), 0);
+	/*
+	 * room for one whole chunk (1 MiB of records compresses to 50-70 KB
+	 * here, worse on a busy machine: a 64 KiB disk sometimes held none,
+	 * and nothing read back), far less than the run writes
+	 */
+	cr_assert_eq(mount("tmpfs", dir, "tmpfs", 0, "size=256k"), 0);
 	spawn(&ch, argv);
 	wait_for_stderr(&ch, "abicap: recording", seen, sizeof(seen));
 	k = assert_attached(3); /* with sched_waking, which finds the wakers */
-	/* far more than 64 KiB of compressed records */
+	/* far more than 256 KiB of compressed records */
 	for (int i = 0; i < 30 && !exited(ch.pid); i++)
 		pingpong_run(&pp, 20000, 0);
 	for (int i = 0; i < 50 && !exited(ch.pid); i++)

@@ -63,7 +63,8 @@ Test(record, command_and_its_children_are_followed)
 	meta = json_loads(capr_meta(r), 0, NULL);
 	trl = json_loads(capr_trailer(r), 0, NULL);
 	cr_assert(meta && trl);
-	cr_assert_eq(json_integer_value(json_object_get(meta, "capture_format")), 3);
+	cr_assert_eq(json_integer_value(json_object_get(meta, "capture_format")),
+		     CAPFILE_VERSION);
 	cr_assert_str_eq(json_string_value(json_object_get(meta, "clock")),
 			 "CLOCK_MONOTONIC");
 	cr_assert(json_is_string(json_object_get(
@@ -294,22 +295,16 @@ static pid_t first_child(pid_t pid)
  * counts) the waits and off-CPU intervals that span one, and what it
  * measures stays short (a wait across the gap would be ~0.5 s).
  */
-Test(record, drops_leave_out_what_spans_them)
+/* A capture of ping-pong whose recorder stopped for 0.5 s: a 1 MiB ring overflows. */
+static void record_with_drops(const char *file)
 {
-	char *file = path("drop.abicap"), seen[4096];
-	const struct capfile_drop *d;
-	uint64_t in_windows = 0, dropped = 0;
-	json_t *trl, *rep, *lost, *v;
+	char seen[4096];
 	struct child ch;
-	struct capr *r;
-	union abicap_rec rec;
-	const char *k;
-	size_t n;
 	int tries = 0;
 
-	require_kernel();
-	spawn(&ch, (char *[]){ (char *)abicap_bin(), "record", "-o", file, "-b",
-			       "1", "--", "build/pingpong", "3", NULL });
+	spawn(&ch, (char *[]){ (char *)abicap_bin(), "record", "-o",
+			       (char *)file, "-b", "1", "--", "build/pingpong",
+			       "3", NULL });
 	wait_for_stderr(&ch, "abicap: recording", seen, sizeof(seen));
 	while (!first_child(ch.pid) && tries++ < 500)
 		usleep(10000);
@@ -317,9 +312,24 @@ Test(record, drops_leave_out_what_spans_them)
 	kill(ch.pid, SIGSTOP);
 	usleep(500000);
 	kill(ch.pid, SIGCONT);
-	read_all(ch.out_fd);
+	free(read_all(ch.out_fd));
 	free(read_all(ch.err_fd));
 	cr_assert_eq(wait_exit(&ch, 60), 0);
+}
+
+Test(record, drops_leave_out_what_spans_them)
+{
+	char *file = path("drop.abicap");
+	const struct capfile_drop *d;
+	uint64_t in_windows = 0, dropped = 0;
+	json_t *trl, *rep, *lost, *v;
+	struct capr *r;
+	union abicap_rec rec;
+	const char *k;
+	size_t n;
+
+	require_kernel();
+	record_with_drops(file);
 	r = capr_open(file, err, sizeof(err));
 	cr_assert(r, "%s", err);
 	while (capr_next(r, &rec) == 1)
@@ -390,4 +400,61 @@ Test(record, metadata_lists_the_filter_and_only_events_captured)
 	cr_assert(strstr(r.err, "belong to no task"), "%s", r.err);
 	free(r.out);
 	free(r.err);
+}
+
+/*
+ * Issue 13: a real capture with real drops, its trailer damaged. Its first
+ * byte (the block's tag): report exits 5, names the trailer, and gives the
+ * drops from the drop blocks as "at least" no fewer than recorded. A byte
+ * of its JSON: the trailer is numbered, the chunk before it says how many
+ * were lost, so the count stays exact.
+ */
+Test(record, damaged_trailer_of_a_real_capture_keeps_its_drops)
+{
+	char *file = path("drop.abicap"), *bad = path("bad.abicap");
+	unsigned char *buf, *t;
+	long long dropped;
+	size_t len;
+	json_t *rep;
+
+	require_kernel();
+	record_with_drops(file);
+	rep = report_json(file);
+	dropped = JI(json_object_get(rep, "integrity"), "dropped");
+	cr_assert_gt(dropped, 0, "the ring did not overflow in 0.5 s stopped");
+	cr_assert(json_is_true(json_object_get(json_object_get(rep,
+		"integrity"), "dropped_exact")));
+	json_decref(rep);
+	buf = read_file(file, &len);
+	for (t = buf + len - 20; t > buf && memcmp(t, "TRLR", 4); t--)
+		;
+	cr_assert(t > buf, "no trailer");
+	for (int where = 0; where < 2; where++) {
+		struct run r;
+		json_t *ig;
+		size_t at = t - buf + (where ? 20 + 16 + 1 : 0);
+
+		buf[at] ^= 0x01;
+		write_file(bad, buf, len);
+		buf[at] ^= 0x01;
+		r = run_cmd((char *[]){ (char *)abicap_bin(), "report", "--format",
+					"json", bad, NULL });
+		cr_assert_eq(r.code, EXIT_DAMAGED, "%s", r.err);
+		cr_assert(strstr(r.err, where ? "trailer #" : "no intact trailer"),
+			  "%s", r.err);
+		rep = json_loads(r.out, 0, NULL);
+		cr_assert(rep);
+		ig = json_object_get(rep, "integrity");
+		cr_assert_str_eq(json_string_value(json_object_get(ig, "trailer")),
+				 "damaged");
+		cr_assert_eq(JI(ig, "dropped"), dropped, "drops lost with the "
+			     "trailer");
+		cr_assert(json_is_boolean(json_object_get(ig, "dropped_exact")));
+		cr_assert_eq(json_is_true(json_object_get(ig, "dropped_exact")),
+			     where == 1);
+		json_decref(rep);
+		free(r.out);
+		free(r.err);
+	}
+	free(buf);
 }

@@ -545,10 +545,12 @@ int orc_load_capture(const char *path, union abicap_rec **recs, size_t *n,
 	if (!r)
 		return -1;
 	rc = capr_load(r, recs, n);
-	if (rc) {
+	if (rc || capr_damaged(r)) {
 		seterr(err, errlen, "oracle: %s does not read back: %s", path,
-		       rc == -1 ? capr_error(r) : "out of memory");
+		       rc == -ENOMEM ? "out of memory" : capr_error(r));
 		capr_close(r);
+		free(*recs);
+		*recs = NULL;
 		return -1;
 	}
 	if (!capr_trailer(r)) {

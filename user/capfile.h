@@ -1,25 +1,31 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
 /*
- * The capture file (.abicap), format version 3, little-endian:
+ * The capture file (.abicap), format version 4, little-endian:
  *
- *   header   "ABICAP\r\n" u32 version, u32 meta_len, meta (JSON, meta_len bytes)
- *   cgroups  "CGRP" u32 len, u32 crc32(entries), len bytes of entries:
- *            u64 cgroup id, u16 path_len, path (no NUL); written before the
- *            chunk whose records first name those ids (version 2)
- *   drops    "DROP" u32 len, u32 crc32(entries), len bytes of entries (24
- *            each): u64 start_ns, u64 end_ns, u64 count: count records were
- *            lost in the window (start_ns, end_ns] (CLOCK_MONOTONIC, the
- *            records' clock); written as soon as the recorder sees the
- *            loss, so a file cut short keeps it; anywhere between chunks,
- *            in time order (version 3)
- *   chunk    "CHNK" u32 zlen, u32 raw_len, u32 nrecords, u32 crc32(zstd bytes),
- *            zlen bytes: zstd of nrecords raw records (bpf/abicap.h) back to back
- *   ...
- *   trailer  "TRLR" u32 len, len bytes of JSON (counts, drops, duration)
+ *   header   "ABICAP\r\n" u32 version, u32 meta_len, meta (JSON, meta_len
+ *            bytes), u32 crc32(version, meta_len, meta)
+ *   blocks   each "TAG" u32 seq, u32 len, u32 crc32(payload), u32 crc32(the
+ *            16 bytes before it), then len bytes of payload. seq counts the
+ *            blocks from 0, so a block missing, doubled or out of place is
+ *            seen; a damaged header is found past by its own checksum.
+ *   CGRP     entries: u64 cgroup id (never 0), u16 path_len, path (no NUL);
+ *            before the chunk whose records first name those ids
+ *   DROP     entries of 32: u64 start_ns, u64 end_ns, u64 count, u64 total:
+ *            count records were lost in (start_ns, end_ns] (CLOCK_MONOTONIC,
+ *            the records' clock), total since the start; written as soon as
+ *            the recorder sees the loss, so a file cut short keeps it
+ *   CHNK     u64 records before it, u64 records lost before it, u32 raw_len,
+ *            u32 nrecords, zstd of nrecords raw records (bpf/abicap.h)
+ *   TRLR     u64 records, u64 records lost, JSON (counts, drops, duration)
+ *
+ * Versions 1-3 (still read) had no header checksum, no sequence numbers
+ * and no trailer checksum: "CGRP"/"DROP" u32 len, u32 crc32, entries (24
+ * bytes a drop, from version 3; cgroups from version 2); "CHNK" u32 zlen,
+ * u32 raw_len, u32 nrecords, u32 crc32, zstd; "TRLR" u32 len, JSON.
  *
  * The metadata says what was captured and how (kernel, BTF identity,
  * contract verdicts, program variants, clock, CPUs, command line). A file
- * without a trailer was cut short: it reads up to its last complete chunk.
+ * without a trailer was cut short: it reads up to its last complete block.
  */
 #ifndef ABICAP_CAPFILE_H
 #define ABICAP_CAPFILE_H
@@ -29,7 +35,8 @@
 #include <stdint.h>
 #include "record.h"
 
-#define CAPFILE_VERSION 3 /* reads 1 (no cgroup names) and 2 (no drop windows) */
+/* reads 1 (no cgroup names), 2 (no drop windows), 3 (no sequence numbers) */
+#define CAPFILE_VERSION 4
 #define CAPFILE_CGROUP_PATH_MAX 4096
 #define CAPFILE_CHUNK_RAW (1u << 20) /* records per chunk: up to 1 MiB raw */
 
@@ -63,18 +70,60 @@ int capw_add_drop(struct capw *w, uint64_t start_ns, uint64_t end_ns,
 uint64_t capw_records(const struct capw *w);
 uint64_t capw_bytes(const struct capw *w);
 
-/* Open and read the header: NULL with err (not a capture, wrong version...). */
+/*
+ * Open and read the header: NULL with err (not a regular file, not a
+ * capture, a newer version, a damaged header).
+ */
 struct capr *capr_open(const char *path, char *err, size_t errlen);
 /*
- * The next record: 1, 0 at the end (of the trailer or of what is complete),
- * or -1 for a damaged chunk (capr_error() says which; records before it
- * were returned).
+ * The next record: 1, 0 at the end (of the file or of what is complete),
+ * or -1 for a damaged chunk of a version 1-3 file (capr_error() says which;
+ * records before it were returned). A version 4 file reads past a damaged
+ * part to the next intact one: capr_integrity() says what was wrong.
  */
 int capr_next(struct capr *r, union abicap_rec *out);
 const char *capr_meta(const struct capr *r); /* the header's JSON */
-const char *capr_trailer(const struct capr *r); /* NULL until seen, or cut short */
+/* the trailer's JSON: NULL until seen, cut short, or damaged */
+const char *capr_trailer(const struct capr *r);
 bool capr_cut_short(const struct capr *r); /* at the end without a trailer */
 const char *capr_error(const struct capr *r);
+
+/*
+ * What the reader found wrong with a file, and what it still tells. For
+ * version 4 all of it is known at open but what only reading the records
+ * finds (a chunk that does not decompress, a malformed cgroup block); for
+ * versions 1-3 little can be checked (verified false).
+ */
+enum capr_trailer_state {
+	CAPR_TRAILER_INTACT,
+	CAPR_TRAILER_MISSING, /* cut short: the recorder was killed */
+	CAPR_TRAILER_DAMAGED, /* there, or maybe there, but not readable */
+};
+#define CAPR_PROBLEMS_KEPT 16
+struct capr_problem {
+	uint64_t offset; /* the byte of the file where the part starts */
+	char what[200];
+};
+struct capr_integrity {
+	bool verified; /* version 4: checksums and sequence numbers on every part */
+	enum capr_trailer_state trailer;
+	uint64_t parts; /* blocks after the header, read intact */
+	uint64_t damaged; /* parts failing a checksum, malformed, or unreadable bytes */
+	uint64_t duplicated; /* copies of a part read before: skipped */
+	uint64_t reordered; /* parts found after a later one: read where found */
+	uint64_t missing; /* parts the sequence numbers say are absent */
+	uint64_t skipped_bytes; /* in damaged parts and between them */
+	uint64_t records_expected; /* the trailer's count, else the chunks' */
+	bool records_exact; /* records_expected from an intact trailer */
+	uint64_t records_read; /* returned by capr_next() so far */
+	uint64_t dropped; /* records lost while recording, as far as known */
+	bool dropped_exact; /* false: at least dropped, maybe more */
+	uint64_t nproblems; /* all of them; the first CAPR_PROBLEMS_KEPT here */
+	struct capr_problem problem[CAPR_PROBLEMS_KEPT];
+};
+const struct capr_integrity *capr_integrity(const struct capr *r);
+/* A part damaged, missing, doubled or out of place (cut short is not). */
+bool capr_damaged(const struct capr *r);
 void capr_close(struct capr *r);
 
 /* The cgroup names read so far (all of them after the last record). */
@@ -87,8 +136,7 @@ const struct capfile_cgroup *capr_cgroups(const struct capr *r, size_t *n);
 /*
  * The drop windows (DROP blocks) of the whole file, in time order: the
  * reader finds them all at open (it skips over the chunks), so a record's
- * consumer knows them before the first record; those read so far where the
- * file cannot seek.
+ * consumer knows them before the first record.
  */
 struct capfile_drop {
 	uint64_t start_ns, end_ns, count;

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "capfile.h"
+#include "capwarn.h"
 #include "commands.h"
 #include "outfile.h"
 #include "perfetto.h"
@@ -33,8 +34,11 @@ const char export_usage[] =
 "A capture over 64 MiB (ABICAP_EXPORT_STREAM_MB) or over a million records\n"
 "is read twice instead of held in memory: a bounded window of records (and\n"
 "an entry per thread) whatever its size or content, half the speed.\n"
+"A part of the capture damaged, missing, doubled or out of place is named\n"
+"(with its byte offset) and left out; the trace holds the rest.\n"
 "Exit: 0 ok, 2 bad usage, not a readable capture or OUT refused, 4 write\n"
-"failure.\n";
+"failure, 5 the trace written from a capture with damaged, missing,\n"
+"doubled or out-of-place parts.\n";
 
 /* Captures with more records than this stream (96 MiB loaded). */
 #define EXPORT_LOAD_MAX ((size_t)1 << 20)
@@ -146,7 +150,7 @@ int export_perfetto_fd(const char *cap, int fd, const char *outp)
 	FILE *out = NULL;
 	int ncpus;
 	struct stat sb;
-	bool streamed;
+	bool streamed, damaged;
 	int c, werr = 0, ret = EXIT_OK;
 
 	r = capr_open(cap, err, sizeof(err));
@@ -198,10 +202,8 @@ int export_perfetto_fd(const char *cap, int fd, const char *outp)
 		ret = EXIT_RUNTIME;
 		goto out;
 	}
-	if (c < 0)
-		ab_warn("'%s': %s; exporting the %zu records before it", cap,
-			capr_error(r), st.n);
-	else if (capr_cut_short(r))
+	damaged = capwarn_integrity(r, cap);
+	if (c >= 0 && capr_cut_short(r))
 		ab_warn("'%s' was cut short: exporting the %zu records of its "
 			"complete chunks", cap, st.n);
 	c = streamed ? werr :
@@ -224,6 +226,8 @@ int export_perfetto_fd(const char *cap, int fd, const char *outp)
 			ncpus ? ncpus : CAPTURE_MAX_CPUS);
 	fprintf(stderr, "abicap: wrote %llu events to %s\n",
 		(unsigned long long)(st.n - st.bad_cpu), outp);
+	if (damaged)
+		ret = EXIT_DAMAGED;
 out:
 	if (out)
 		fclose(out);

@@ -37,7 +37,8 @@ static void usage(FILE *f)
 		"  -V, --version  show the version\n\n"
 		"Exit codes: 0 ok; 1 the kernel cannot do it (no BTF, tracepoint "
 		"missing, contract broken);\n2 bad usage or input; 3 missing privilege; "
-		"4 runtime failure.\n");
+		"4 runtime failure;\n5 (report, export) a damaged capture, read "
+		"past its damaged parts.\n");
 }
 
 int main(int argc, char **argv)

@@ -8,6 +8,7 @@
 #include <string.h>
 #include "analysis.h"
 #include "capfile.h"
+#include "capwarn.h"
 #include "cgnames.h"
 #include "commands.h"
 #include "escape.h"
@@ -44,8 +45,13 @@ const char report_usage[] =
 "where it spans a window in which records were lost (such waits are counted\n"
 "as left out). A task-filtered capture shows no CPU table.\n"
 "A file cut short (no trailer: the recorder was killed) is reported up to\n"
-"its last complete chunk, and says so.\n"
-"Exit: 0 ok, 2 bad usage or a file that is not a readable capture.\n";
+"its last complete chunk, and says so. A part of the file damaged, missing,\n"
+"doubled or out of place is named (with its byte offset) and counted, the\n"
+"rest reported; the records lost while recording are never shown lower\n"
+"than the file says (\"at least N\" where it cannot say exactly).\n"
+"Exit: 0 ok, 2 bad usage or a file that is not a readable capture (not a\n"
+"regular file, not a capture, a newer format, a damaged header), 5 a\n"
+"capture read with damaged, missing, doubled or out-of-place parts.\n";
 
 static double us(uint64_t ns)
 {
@@ -77,6 +83,13 @@ struct capinfo {
 	size_t ndrops;
 	uint64_t dropped_in_windows;
 	bool drops_unplaced; /* lost records the file has no windows for */
+	/* after the records: what the file says was lost, and how surely */
+	uint64_t dropped;
+	bool dropped_exact;
+	const char *dropped_why; /* why not exact */
+	bool damaged; /* parts damaged, missing, doubled or out of place */
+	const struct capr_integrity *ig;
+	unsigned int version;
 };
 
 /* An option of the recorder's command line that filters tasks (older files). */
@@ -341,7 +354,7 @@ static void text_filter(FILE *f, json_t *meta)
 
 /* g: the per-task tables per group instead (--by), named key */
 static void text_report(FILE *f, struct analysis *a, const char *path,
-			json_t *meta, json_t *trl, bool cut, int top,
+			json_t *meta, bool cut, int top,
 			struct grouping *g, const char *key, struct cgnames *names,
 			const struct capinfo *ci)
 {
@@ -354,9 +367,25 @@ static void text_report(FILE *f, struct analysis *a, const char *path,
 		cut ? "; CUT SHORT: no trailer, read up to the last complete chunk" :
 		"");
 	text_filter(f, meta);
-	if (trl)
+	if (ci->dropped_exact)
 		fprintf(f, "dropped while recording: %llu\n",
-			(unsigned long long)trailer_dropped(trl));
+			(unsigned long long)ci->dropped);
+	else
+		fprintf(f, "dropped while recording: at least %llu (%s)\n",
+			(unsigned long long)ci->dropped, ci->dropped_why);
+	if (ci->damaged)
+		fprintf(f, "DAMAGED FILE: %llu parts damaged, %llu duplicated "
+			"(skipped), %llu out of order, %llu missing; trailer %s; "
+			"figures are from the %llu records that read intact\n",
+			(unsigned long long)ci->ig->damaged,
+			(unsigned long long)ci->ig->duplicated,
+			(unsigned long long)ci->ig->reordered,
+			(unsigned long long)ci->ig->missing,
+			capwarn_trailer_name(ci->ig->trailer),
+			(unsigned long long)ci->ig->records_read);
+	else if (!ci->ig->verified)
+		fprintf(f, "integrity: not checked (capture format %u has no "
+			"sequence numbers or trailer checksum)\n", ci->version);
 	if (ci->ndrops || a->waits_dropped || a->off_dropped)
 		fprintf(f, "lost: %llu records in %zu windows; left out as they "
 			"span one: %llu waits, %llu off-CPU intervals\n",
@@ -529,6 +558,40 @@ static void json_cgroup_fields(json_t *o, struct cgnames *names, uint64_t id)
 	json_object_set_new(o, "container", c.ct ? JESC(c.label) : json_null());
 }
 
+/* What the reader found wrong with the file: see README "Capture integrity". */
+static json_t *json_integrity(const struct capinfo *ci)
+{
+	const struct capr_integrity *ig = ci->ig;
+	json_t *probs = json_array();
+	bool known = ig->verified || ig->records_exact;
+	uint64_t exp = ig->records_expected, rd = ig->records_read;
+
+	for (uint64_t i = 0; i < ig->nproblems && i < CAPR_PROBLEMS_KEPT; i++)
+		json_array_append_new(probs, json_pack("{s:I, s:s}", "offset",
+			(json_int_t)ig->problem[i].offset, "problem",
+			ig->problem[i].what));
+	return json_pack("{s:i, s:b, s:b, s:s, s:I, s:I, s:I, s:I, s:I, s:I, "
+			 "s:o, s:b, s:o, s:I, s:b, s:o, s:I}",
+		"format_version", (int)ci->version,
+		"verified", ig->verified, "damaged", ci->damaged,
+		"trailer", capwarn_trailer_name(ig->trailer),
+		"parts", (json_int_t)ig->parts,
+		"damaged_parts", (json_int_t)ig->damaged,
+		"duplicated_parts", (json_int_t)ig->duplicated,
+		"reordered_parts", (json_int_t)ig->reordered,
+		"missing_parts", (json_int_t)ig->missing,
+		"bytes_skipped", (json_int_t)ig->skipped_bytes,
+		"records_expected", known ? json_integer((json_int_t)exp) :
+		json_null(), "records_exact", ig->records_exact,
+		"records_missing", known ? json_integer((json_int_t)(exp > rd ?
+		exp - rd : 0)) : json_null(),
+		"dropped", (json_int_t)ci->dropped,
+		"dropped_exact", ci->dropped_exact,
+		"problems", probs,
+		"problems_not_listed", (json_int_t)(ig->nproblems >
+			CAPR_PROBLEMS_KEPT ? ig->nproblems - CAPR_PROBLEMS_KEPT : 0));
+}
+
 static json_t *json_report(struct analysis *a, const char *path, json_t *meta,
 			   bool cut, struct cgnames *names,
 			   const struct capinfo *ci)
@@ -627,9 +690,11 @@ static json_t *json_report(struct analysis *a, const char *path, json_t *meta,
 	}
 	json_object_set(out, "filter", json_object_get(meta, "filter") ?:
 			json_null());
+	/* a part of a damaged file not read is records lost without a window */
 	json_object_set_new(out, "figures_trustworthy", json_boolean(
 		!ci->untrusted && !ci->cpus_partial && !ci->drops_unplaced &&
-		!a->oom));
+		!a->oom && !ci->damaged));
+	json_object_set_new(out, "integrity", json_integrity(ci));
 	json_object_set_new(out, "lost", json_pack("{s:I, s:I, s:I, s:I, s:b}",
 		"drop_windows", (json_int_t)a->ndrops,
 		"records_in_windows", (json_int_t)ci->dropped_in_windows,
@@ -637,6 +702,36 @@ static json_t *json_report(struct analysis *a, const char *path, json_t *meta,
 		"off_cpu_intervals_left_out", (json_int_t)a->off_dropped,
 		"outside_windows", ci->drops_unplaced));
 	return out;
+}
+
+/*
+ * The records lost while recording, never lower than the file says: the
+ * trailer's count where it is intact, else the drop blocks' (and chunks')
+ * running count, "at least" unless the reader can tell nothing is missing.
+ */
+static void capinfo_dropped(struct capinfo *ci, const struct capr *r,
+			    json_t *trl)
+{
+	const struct capr_integrity *ig = capr_integrity(r);
+
+	ci->ig = ig;
+	ci->version = capr_version(r);
+	if (ig->verified) {
+		ci->dropped = ig->dropped;
+		ci->dropped_exact = ig->dropped_exact;
+	} else if (trl) {
+		ci->dropped = trailer_dropped(trl);
+		ci->dropped_exact = true;
+	} else {
+		ci->dropped_exact = false;
+	}
+	if (trl && trailer_dropped(trl) > ci->dropped)
+		ci->dropped = trailer_dropped(trl);
+	if (ci->dropped_in_windows > ci->dropped)
+		ci->dropped = ci->dropped_in_windows;
+	ci->dropped_why = ig->trailer == CAPR_TRAILER_MISSING ?
+		"cut short: losses after its last drop block are not known" :
+		"the trailer is damaged or missing: what it counted is not known";
 }
 
 /* --pid, --comm, and what the capture says (capinfo) */
@@ -918,23 +1013,26 @@ int do_report(int argc, char **argv)
 		json_decref(meta);
 		return EXIT_RUNTIME;
 	}
-	if (c < 0)
-		ab_warn("'%s': %s; reporting the %zu records before it",
-			argv[optind], capr_error(r), n);
 	cut = capr_cut_short(r);
 	if (cut)
 		ab_warn("'%s' was cut short (no trailer): reporting the %zu records "
 			"of its complete chunks", argv[optind], n);
 	trl = capr_trailer(r) ? json_loads(capr_trailer(r), 0, NULL) : NULL;
+	ci.damaged = capwarn_integrity(r, argv[optind]);
+	if (capr_trailer(r) && !trl) {
+		ab_warn("'%s': the trailer is damaged (not JSON): its counts are "
+			"not used", argv[optind]);
+		ci.damaged = true;
+	}
+	capinfo_dropped(&ci, r, trl);
 	analysis_finish(&a);
 	/* a file's windows are all found at open: any more lost are unplaced */
-	ci.drops_unplaced = trailer_dropped(trl) > ci.dropped_in_windows;
+	ci.drops_unplaced = ci.dropped > ci.dropped_in_windows;
 	if (ci.drops_unplaced)
 		ab_warn("'%s' lost %llu records %s: waits and off-CPU times "
 			"spanning them cannot be left out and may be too long "
 			"(record it again with this abicap)", argv[optind],
-			(unsigned long long)(trailer_dropped(trl) -
-					     ci.dropped_in_windows),
+			(unsigned long long)(ci.dropped - ci.dropped_in_windows),
 			capr_version(r) < 3 ? "and its format (version 2 or "
 			"older) has no drop windows" : "outside any drop window");
 	if (ci.untrusted)
@@ -984,7 +1082,7 @@ int do_report(int argc, char **argv)
 		putchar('\n');
 		json_decref(out);
 	} else {
-		text_report(stdout, &a, argv[optind], meta, trl, cut, (int)top,
+		text_report(stdout, &a, argv[optind], meta, cut, (int)top,
 			    by != GROUP_TASK ? &g : NULL, key, names, &ci);
 	}
 	grouping_free(&g);
@@ -994,5 +1092,5 @@ int do_report(int argc, char **argv)
 	json_decref(meta);
 	json_decref(trl);
 	capr_close(r);
-	return EXIT_OK;
+	return ci.damaged ? EXIT_DAMAGED : EXIT_OK;
 }

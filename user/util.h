@@ -14,6 +14,8 @@ enum abicap_exit {
 	EXIT_USAGE = 2, /* bad flag, bad value, bad input file */
 	EXIT_PRIV = 3, /* not enough privilege: missing capability */
 	EXIT_RUNTIME = 4, /* load/attach/ring buffer/output failure */
+	/* report/export: a capture read with parts damaged, missing or doubled */
+	EXIT_DAMAGED = 5,
 };
 
 #define ERRMSG_LEN 512

@@ -25,6 +25,9 @@ const char *fuzz_file(const uint8_t *data, size_t size);
  */
 const char *fuzz_capture(const uint8_t *data, size_t size);
 
+/* A file's bytes (malloc'd), the file removed. */
+uint8_t *fuzz_take_file(const char *path, size_t *len);
+
 /* A FILE on /dev/null for writers whose output is not looked at. */
 FILE *fuzz_null(void);
 

@@ -19,8 +19,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (int i = 0; i < 2; i++) {
 		int rc = i ? do_report(4, json) : do_report(2, text);
 
-		/* read, or refused as bad input (2), or out of memory (4) */
-		FUZZ_ASSERT(rc == EXIT_OK || rc == EXIT_USAGE || rc == EXIT_RUNTIME);
+		/* read, refused as bad input (2), out of memory (4), damaged (5) */
+		FUZZ_ASSERT(rc == EXIT_OK || rc == EXIT_USAGE ||
+			    rc == EXIT_RUNTIME || rc == EXIT_DAMAGED);
 	}
 	return 0;
 }

@@ -39,6 +39,21 @@ FILE *fuzz_null(void)
 	return f;
 }
 
+uint8_t *fuzz_take_file(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	uint8_t *buf;
+
+	FUZZ_ASSERT(f && !fseek(f, 0, SEEK_END));
+	*len = ftell(f);
+	buf = malloc(*len ? *len : 1);
+	rewind(f);
+	FUZZ_ASSERT(buf && fread(buf, 1, *len, f) == *len);
+	fclose(f);
+	unlink(path);
+	return buf;
+}
+
 const char *fuzz_capture(const uint8_t *data, size_t size)
 {
 	static char path[64];
@@ -48,7 +63,6 @@ const char *fuzz_capture(const uint8_t *data, size_t size)
 	uint8_t *buf;
 	size_t len, rlen = nul ? size - (nul - data) - 1 : 0;
 	struct capw *w;
-	FILE *f;
 
 	if (size >= 8 && !memcmp(data, "ABICAP\r\n", 8))
 		return fuzz_file(data, size);
@@ -66,14 +80,7 @@ const char *fuzz_capture(const uint8_t *data, size_t size)
 		FUZZ_ASSERT(!capw_add(w, nul + 1, rlen));
 	FUZZ_ASSERT(!capw_close(w, "{}", err, sizeof(err)));
 	/* into the memfd, so that no file outlives the run */
-	f = fopen(path, "rb");
-	FUZZ_ASSERT(f && !fseek(f, 0, SEEK_END));
-	len = ftell(f);
-	buf = malloc(len);
-	rewind(f);
-	FUZZ_ASSERT(buf && fread(buf, 1, len, f) == len);
-	fclose(f);
-	unlink(path);
+	buf = fuzz_take_file(path, &len);
 	cap = fuzz_file(buf, len);
 	free(buf);
 	return cap;

@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
 #include "btf_fixture.h"
 #include "capfile.h"
 #include "harness.h"
@@ -65,26 +64,49 @@ static size_t le32(const unsigned char *p)
 	return p[0] | p[1] << 8 | p[2] << 16 | (size_t)p[3] << 24;
 }
 
-static void put_le32(unsigned char *p, uint32_t v)
+/* The first block after the header (capfile.h, format 4). */
+static size_t first_block(const unsigned char *buf)
 {
-	for (int i = 0; i < 4; i++)
-		p[i] = v >> (8 * i);
+	cr_assert_eq(le32(buf + 8), CAPFILE_VERSION, "FUZZ_CAPTURE is not a "
+		     "capture of this format: record one with this abicap");
+	return 16 + le32(buf + 12) + 4;
 }
 
-/*
- * The first chunk header, after the metadata and any cgroup names or drop
- * windows (capfile.h).
- */
-static size_t first_chunk(const unsigned char *buf, size_t len)
+/* The first block with this tag at or after off. */
+static size_t find_block(const unsigned char *buf, size_t len, size_t off,
+			 const char *tag)
 {
-	size_t off = 16 + le32(buf + 12);
-
-	while (off + 12 < len && (!memcmp(buf + off, "CGRP", 4) ||
-				  !memcmp(buf + off, "DROP", 4)))
-		off += 12 + le32(buf + off + 4);
-	cr_assert(off + 20 < len && !memcmp(buf + off, "CHNK", 4),
-		  "FUZZ_CAPTURE has no chunk after its header");
+	while (off + 20 <= len && memcmp(buf + off, tag, 4))
+		off += 20 + le32(buf + off + 8);
+	cr_assert(off + 20 <= len, "FUZZ_CAPTURE has no %s block", tag);
 	return off;
+}
+
+/* A small capture written here with a drop block, and it damaged. */
+static void drop_seeds(void)
+{
+	char err[ERRMSG_LEN], *p = seed("fuzz_capfile", "drops.abicap");
+	struct capw *w = capw_open(p, true, "{\"ncpus\":1}", err, sizeof(err));
+	union abicap_rec r = { 0 };
+	unsigned char *buf;
+	size_t len, d;
+
+	cr_assert(w, "%s", err);
+	r.sw.hdr = (struct abicap_hdr){ .ts_ns = 1000, .type =
+		ABICAP_EV_SCHED_SWITCH, .size = sizeof(r.sw) };
+	r.sw.prev_pid = 5;
+	r.sw.next_pid = 6;
+	cr_assert_eq(capw_add(w, &r, r.hdr.size), 0);
+	cr_assert_eq(capw_add_drop(w, 1000000, 2000000, 5), 0);
+	r.sw.hdr.ts_ns = 3000000;
+	cr_assert_eq(capw_add(w, &r, r.hdr.size), 0);
+	cr_assert_eq(capw_close(w, "{\"events\":{\"sched_switch\":"
+				"{\"dropped\":5}}}", err, sizeof(err)), 0);
+	buf = read_file(p, &len);
+	d = find_block(buf, len, first_block(buf), "DROP");
+	buf[d + 20 + 2] ^= 1;
+	write_file(seed("fuzz_capfile", "bad-drop.abicap"), buf, len);
+	free(buf);
 }
 
 Test(seeds, capture)
@@ -94,46 +116,42 @@ Test(seeds, capture)
 	unsigned char *buf, *d;
 	char err[ERRMSG_LEN];
 	struct capr *r;
-	size_t len, chunk, tail;
+	size_t len, chunk, next, tail;
 	FILE *f;
 
 	cr_assert(cap, "set FUZZ_CAPTURE to a capture (abicap record)");
 	buf = read_file(cap, &len);
-	chunk = first_chunk(buf, len);
+	chunk = find_block(buf, len, first_block(buf), "CHNK");
+	next = chunk + 20 + le32(buf + chunk + 8);
 	write_file(seed("fuzz_capfile", "real.abicap"), buf, len);
 	write_file(seed("fuzz_perfetto", "real.abicap"), buf, len);
 	write_file(seed("fuzz_capfile", "header-only.abicap"), buf, chunk);
 	write_file(seed("fuzz_capfile", "cut-in-chunk.abicap"), buf,
 		   chunk + (len - chunk) / 2);
-	/* no trailer: everything up to "TRLR" */
-	for (tail = len - 8; tail > chunk && memcmp(buf + tail, "TRLR", 4); tail--)
-		;
+	tail = find_block(buf, len, chunk, "TRLR");
 	write_file(seed("fuzz_capfile", "no-trailer.abicap"), buf, tail);
-	d = malloc(len);
+	d = malloc(len + (next - chunk));
+	cr_assert(d);
 	memcpy(d, buf, len);
-	d[chunk + 20 + (len - chunk - 20) / 3] ^= 0x40; /* fails its checksum */
+	d[chunk + 20 + (next - chunk - 20) / 3] ^= 0x40; /* fails its checksum */
 	write_file(seed("fuzz_capfile", "bad-crc.abicap"), d, len);
 	memcpy(d, buf, len);
-	memcpy(d + chunk, "CHNX", 4);
+	memcpy(d + chunk, "CHNX", 4); /* a damaged block header */
 	write_file(seed("fuzz_capfile", "bad-block.abicap"), d, len);
+	memcpy(d, buf, len);
+	d[tail] ^= 0x01; /* the trailer's first byte */
+	write_file(seed("fuzz_capfile", "trailer-flip.abicap"), d, len);
 	memcpy(d, buf, len);
 	d[8] = CAPFILE_VERSION + 1; /* a later format version */
 	write_file(seed("fuzz_capfile", "version-later.abicap"), d, len);
+	/* the first chunk twice */
+	memcpy(d, buf, next);
+	memcpy(d + next, buf + chunk, next - chunk);
+	memcpy(d + next + (next - chunk), buf + next, len - next);
+	write_file(seed("fuzz_capfile", "dup-chunk.abicap"), d,
+		   len + (next - chunk));
 	free(d);
-	/* a drop window before the first chunk (format 3), and one damaged */
-	d = malloc(len + 36);
-	memcpy(d, buf, chunk);
-	memcpy(d + chunk, "DROP\x18\0\0\0", 8);
-	for (int i = 0; i < 24; i++) /* start 1 ms, end 2 ms, count 5 */
-		d[chunk + 12 + i] = i < 8 ? (1000000ull >> (8 * i)) & 0xff :
-				    i < 16 ? (2000000ull >> (8 * (i - 8))) & 0xff :
-				    i == 16 ? 5 : 0;
-	put_le32(d + chunk + 8, crc32(0, d + chunk + 12, 24));
-	memcpy(d + chunk + 36, buf + chunk, len - chunk);
-	write_file(seed("fuzz_capfile", "drops.abicap"), d, len + 36);
-	d[chunk + 20] ^= 1;
-	write_file(seed("fuzz_capfile", "bad-drop.abicap"), d, len + 36);
-	free(d);
+	drop_seeds();
 
 	/* the Perfetto target's own form: metadata, NUL, the raw records */
 	r = capr_open(cap, err, sizeof(err));

@@ -24,7 +24,7 @@ int main(int argc, char **argv)
 	char err[256], end[300];
 	struct capr *r;
 	struct stat st;
-	bool cut;
+	bool cut, ok;
 	int c;
 
 	if (argc != 2) {
@@ -44,7 +44,7 @@ int main(int argc, char **argv)
 	for (unsigned int ev = 0; ev < ABICAP_EV_COUNT; ev++)
 		json_object_set_new(by, event_name(ev), json_integer(n[ev]));
 	cut = capr_cut_short(r);
-	if (c < 0)
+	if (c < 0 || capr_damaged(r))
 		snprintf(end, sizeof(end), "damaged: %s", capr_error(r));
 	else
 		snprintf(end, sizeof(end), "%s", cut ? "cut short" : "complete");
@@ -56,6 +56,7 @@ int main(int argc, char **argv)
 	json_dumpf(out, stdout, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	putchar('\n');
 	json_decref(out);
+	ok = c == 0 && !cut && !capr_damaged(r);
 	capr_close(r);
-	return c == 0 && !cut ? 0 : 1;
+	return ok ? 0 : 1;
 }
