@@ -268,7 +268,8 @@ int export_perfetto(const char *cap, const char *outp, bool force)
 		return ret;
 	}
 	ret = export_dup_fd(cap, &of);
-	if (!ret && outfile_commit(&of, err, sizeof(err))) {
+	/* a damaged capture's trace is complete for every part read intact */
+	if ((!ret || ret == EXIT_DAMAGED) && outfile_commit(&of, err, sizeof(err))) {
 		ab_error("%s", err);
 		ret = EXIT_RUNTIME;
 	}
