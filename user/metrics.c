@@ -268,6 +268,13 @@ static void write_health(FILE *f, struct metrics_ctx *m, size_t ncg)
 	help(f, "abicap_cgroups_pruned_total", "counter",
 	     "Removed cgroups whose statistics were deleted to make room.");
 	fprintf(f, "abicap_cgroups_pruned_total %llu\n", U(m->pruned));
+	help(f, "abicap_http_connections_closed_total", "counter",
+	     "Connections serve closed to keep scrapes flowing: evicted by a "
+	     "newer one over the limits, or past the request deadline.");
+	fprintf(f, "abicap_http_connections_closed_total{reason=\"evicted\"} "
+		"%llu\n", U(m->http_evicted));
+	fprintf(f, "abicap_http_connections_closed_total{reason=\"deadline\"} "
+		"%llu\n", U(m->http_expired));
 	help(f, "abicap_build_info", "gauge", "abicap's version and the kernel.");
 	fputs("abicap_build_info{", f);
 	put_label(f, "version", ABICAP_VERSION, true);

@@ -17,6 +17,7 @@ struct metrics_ctx {
 	const char *cgroup_root; /* the v2 mount, to notice removed cgroups */
 	unsigned int max_cgroups;
 	uint64_t pruned; /* entries of removed cgroups deleted from the map */
+	uint64_t http_evicted, http_expired; /* serve's connection guard */
 };
 
 /*
