@@ -527,6 +527,7 @@ int do_serve(int argc, char **argv)
 		(unsigned long long)srv.guard.expired, HTTP_DEADLINE_S,
 		(mono_ns() - t0) / 1e9, (unsigned long long)seen,
 		(unsigned long long)lost);
+	metrics_fini(&srv.m);
 	cgnames_free(srv.m.names);
 	capture_close(c);
 	return EXIT_OK;
