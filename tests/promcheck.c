@@ -64,7 +64,7 @@ int prom_check(const char *text, size_t len, prom_label_fn fn, void *ctx,
 	       char *why, size_t whylen)
 {
 	char **keys = NULL, *val = malloc(len + 1), metric[256], label[256];
-	size_t nkeys = 0, line = 0;
+	size_t nkeys = 0, kcap = 0, line = 0;
 	int ret = -1;
 
 	if (!val)
@@ -147,8 +147,15 @@ int prom_check(const char *text, size_t len, prom_label_fn fn, void *ctx,
 			if (*num_end)
 				FAIL("line %zu: value '%s' is not a number", line, num);
 		}
-		keys = realloc(keys, (nkeys + 1) * sizeof(*keys));
-		if (!keys || !(keys[nkeys] = strndup(key, q - key)))
+		if (nkeys == kcap) {
+			char **nk = realloc(keys, (kcap = kcap ? 2 * kcap : 256) *
+					    sizeof(*keys));
+
+			if (!nk)
+				FAIL("out of memory");
+			keys = nk;
+		}
+		if (!(keys[nkeys] = strndup(key, q - key)))
 			FAIL("out of memory");
 		nkeys++;
 	}
