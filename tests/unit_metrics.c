@@ -126,3 +126,28 @@ Test(metrics, incarnations_of_one_cgroup_path_are_one_series)
 	metrics_fini(&m);
 	cgnames_free(m.names);
 }
+
+/* The checker the tests and fuzz_metrics rely on refuses what Prometheus does. */
+Test(metrics, the_exposition_checker_refuses_what_prometheus_refuses)
+{
+	const char *bad[] = {
+		"m{a=\"bad\xff\"} 1\n",			/* not UTF-8 */
+		"m{a=\"x\"} 1\nm{a=\"x\"} 2\n",		/* a series twice */
+		"m{a=\"\\q\"} 1\n",			/* an unknown escape */
+		"m{a=\"x} 1\n",				/* not closed */
+		"m{1a=\"x\"} 1\n",			/* a bad label name */
+		"m{a=\"x\"} one\n",			/* not a number */
+		"m 1",					/* no newline */
+		"# COMMENT m x\n",
+	};
+	char why[256];
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		cr_expect_neq(prom_check(bad[i], strlen(bad[i]), NULL, NULL, why,
+					 sizeof(why)), 0, "accepted: %s", bad[i]);
+	const char *good = "# HELP m h\n# TYPE m counter\nm{a=\"\\\\x\\n\\\"\","
+			   "b=\"caf\xc3\xa9\"} 1.5\nm{a=\"y\"} 2\nn 3\n";
+
+	cr_assert_eq(prom_check(good, strlen(good), NULL, NULL, why, sizeof(why)),
+		     0, "%s", why);
+}

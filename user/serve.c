@@ -55,9 +55,14 @@ const char serve_usage[] =
 "  abicap_cpu_frequency_hertz{cpu}             last cpu_frequency\n"
 "  abicap_abi_contract_status{event,item}      0 ok, 1 degraded, 2 broken\n"
 "  abicap_events_total{event}, abicap_events_lost_total{event}\n"
+"  abicap_http_connections_closed_total{reason=evicted|deadline}\n"
 "Only GET and HEAD of / and /metrics are answered; a request with a body,\n"
 "headers over 16 KiB or another method gets an HTTP error, and the exporter\n"
-"keeps serving.\n"
+"keeps serving. Keep-alive and pipelining work. Each request must be done\n"
+"within 10 s of its connection or of the previous answer; a connection over\n"
+"16 from one address or 64 in all closes the oldest one, so slow clients\n"
+"cannot lock a scraper out. Label values are UTF-8: a byte that is not\n"
+"becomes the text \\xHH, and such a cgroup path ends in '/'.\n"
 "Exit: 0 ok, 1 kernel cannot do it, 2 bad usage, 3 missing privilege,\n"
 "4 runtime failure (e.g. the port is in use).\n";
 
