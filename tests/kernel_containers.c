@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -78,6 +79,8 @@ static pid_t start_in(const char *cg, char *const argv[])
 	if (!pid) {
 		int fd = open(procs, O_WRONLY), null = open("/dev/null", O_RDWR);
 
+		/* a test killed at its timeout leaves no spinner behind */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		if (fd < 0 || write(fd, "0", 1) != 1)
 			_exit(126);
 		close(fd);
