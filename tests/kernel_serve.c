@@ -228,87 +228,165 @@ Test(serve_http, a_get_with_a_body_is_refused_with_413)
 	free(run.err);
 }
 
-#define SLOW_PER_ADDR 16
-#define SLOW_ADDRS 5 /* 127.0.0.1 (the scraper's too) and .2 to .5 */
-#define RUN_S 12.0
+#define MAX_SLOW 128
 #define SCRAPE_MAX_S 2.0
 #define DEADLINE_S 10.0
 
-Test(serve_http, scrapes_get_through_while_slow_clients_hold_connections)
+/* Slow clients: each sends a request line, then a header line a second. */
+struct crowd {
+	int port, n, fd[MAX_SLOW], from[MAX_SLOW];
+	double born[MAX_SLOW], died[MAX_SLOW], last_drip, longest;
+	bool reconnect; /* come back at once when closed */
+	long closed;
+};
+
+static void slow_open(struct crowd *c, int i)
 {
-	int port = test_port() + 2, fd[SLOW_ADDRS * SLOW_PER_ADDR], nslow = 0,
-	    scrapes = 0;
-	double born[SLOW_ADDRS * SLOW_PER_ADDR], died[SLOW_ADDRS * SLOW_PER_ADDR],
-	       t0, last_drip = 0, worst_scrape = 0, longest = 0;
+	c->fd[i] = dial(c->port, c->from[i], 5);
+	send_all(c->fd[i], "GET /metrics HTTP/1.1\r\n");
+	c->born[i] = now_s();
+	c->died[i] = 0;
+}
+
+/* per_addr clients from each of 127.0.0.<first>..<first + addrs - 1> */
+static void crowd_add(struct crowd *c, int first, int addrs, int per_addr)
+{
+	for (int a = 0; a < addrs; a++)
+		for (int i = 0; i < per_addr; i++) {
+			cr_assert_lt(c->n, MAX_SLOW);
+			c->from[c->n] = first + a;
+			slow_open(c, c->n++);
+		}
+}
+
+static void slow_closed(struct crowd *c, int i)
+{
+	double life;
+
+	c->died[i] = now_s();
+	life = c->died[i] - c->born[i];
+	c->longest = life > c->longest ? life : c->longest;
+	c->closed++;
+	if (c->reconnect) {
+		close(c->fd[i]);
+		slow_open(c, i);
+	}
+}
+
+/* Drip a header line to each once a second; notice those closed. */
+static void crowd_step(struct crowd *c)
+{
+	bool drip = now_s() - c->last_drip >= 1;
+
+	if (drip)
+		c->last_drip = now_s();
+	for (int i = 0; i < c->n; i++) {
+		struct pollfd p = { c->fd[i], POLLIN, 0 };
+		char ch;
+
+		if (c->died[i])
+			continue;
+		if ((drip && send(c->fd[i], "X-Slow: 1\r\n", 11, MSG_NOSIGNAL) < 0) ||
+		    (poll(&p, 1, 0) == 1 && recv(c->fd[i], &ch, 1, MSG_DONTWAIT) <= 0))
+			slow_closed(c, i);
+	}
+}
+
+/*
+ * Scrape every quarter second for secs, alternately from 127.0.0.1 and
+ * 127.0.0.6, while the crowd does its worst: each scrape must be answered
+ * 200 within SCRAPE_MAX_S. The number of scrapes; *worst the slowest.
+ */
+static int scrape_through(struct crowd *c, double secs, double *worst)
+{
+	double t0 = now_s();
+	int scrapes = 0;
 	char *body;
 
-	start_serve(port);
-	/* 16 from 127.0.0.1 and 64 from 127.0.0.2-5: more than serve keeps */
-	for (int a = 0; a < SLOW_ADDRS; a++)
-		for (int i = 0; i < SLOW_PER_ADDR; i++) {
-			fd[nslow] = dial(port, 1 + a, 5);
-			send_all(fd[nslow], "GET /metrics HTTP/1.1\r\n");
-			born[nslow] = now_s();
-			died[nslow++] = 0;
-		}
-	t0 = now_s();
-	while (now_s() - t0 < RUN_S) {
-		double t = now_s(), took;
-		int code;
+	*worst = 0;
+	while (now_s() - t0 < secs) {
+		double t, took;
+		int code, from = scrapes % 2 ? 6 : 1;
 
-		/* the slow clients: one header line a second each */
-		if (t - last_drip >= 1) {
-			last_drip = t;
-			for (int i = 0; i < nslow; i++)
-				if (!died[i] && send(fd[i], "X-Slow: 1\r\n", 11,
-						     MSG_NOSIGNAL) < 0)
-					died[i] = now_s();
-		}
-		for (int i = 0; i < nslow; i++) {
-			struct pollfd p = { fd[i], POLLIN, 0 };
-			char c;
-
-			if (!died[i] && poll(&p, 1, 0) == 1 &&
-			    recv(fd[i], &c, 1, MSG_DONTWAIT) <= 0)
-				died[i] = now_s();
-		}
-		/* the scraper, from a slow clients' address and from another */
-		code = scrape_from(port, scrapes % 2 ? 6 : 1, 5, &body);
+		crowd_step(c);
+		t = now_s();
+		code = scrape_from(c->port, from, 5, &body);
 		took = now_s() - t;
 		cr_assert_eq(code, 200, "scrape %d from 127.0.0.%d: %d after %.2f s",
-			     scrapes, scrapes % 2 ? 6 : 1, code, took);
+			     scrapes, from, code, took);
 		cr_assert_lt(took, SCRAPE_MAX_S, "scrape %d took %.2f s", scrapes,
 			     took);
 		free(body);
-		worst_scrape = took > worst_scrape ? took : worst_scrape;
+		*worst = took > *worst ? took : *worst;
 		scrapes++;
-		usleep(250000);
+		for (double until = now_s() + 0.25; now_s() < until;) {
+			crowd_step(c);
+			usleep(c->reconnect ? 1000 : 50000);
+		}
 	}
-	/* every slow client was closed: evicted, or at the deadline */
-	for (int i = 0; i < nslow; i++) {
-		double life = (died[i] ? died[i] : now_s()) - born[i];
+	return scrapes;
+}
 
-		cr_assert(died[i], "slow client %d still open after %.1f s", i, life);
-		longest = life > longest ? life : longest;
-		close(fd[i]);
-	}
-	cr_assert_lt(longest, DEADLINE_S + 1.5, "a slow client lived %.1f s",
-		     longest);
+static double closed_by(int port, const char *reason)
+{
+	char line[128], *body;
+	double v;
+
 	cr_assert_eq(scrape_from(port, 1, 5, &body), 200);
-	cr_assert_geq(metric(body, "abicap_http_connections_closed_total{reason="
-			     "\"evicted\"} "), SLOW_ADDRS * SLOW_PER_ADDR - 64,
-		      "%s", body);
-	cr_assert_geq(metric(body, "abicap_http_connections_closed_total{reason="
-			     "\"deadline\"} "), 1, "%s", body);
-	fprintf(stderr, "serve_http: %d slow clients, %d scrapes in %.0f s, all "
-		"200, slowest %.3f s; the longest slow client lived %.1f s; "
-		"%.0f evicted, %.0f at the deadline\n", nslow, scrapes, RUN_S,
-		worst_scrape, longest,
-		metric(body, "abicap_http_connections_closed_total{reason="
-		       "\"evicted\"} "),
-		metric(body, "abicap_http_connections_closed_total{reason="
-		       "\"deadline\"} "));
+	snprintf(line, sizeof(line), "abicap_http_connections_closed_total{"
+		 "reason=\"%s\"} ", reason);
+	v = metric(body, line);
 	free(body);
+	return v;
+}
+
+Test(serve_http, scrapes_get_through_while_slow_clients_hold_connections)
+{
+	struct crowd c = { .port = test_port() + 2 };
+	double worst;
+	int scrapes;
+
+	start_serve(c.port);
+	/* 16 from 127.0.0.1 (the scraper's own) and 64 from 127.0.0.2-5 */
+	crowd_add(&c, 1, 5, 16);
+	scrapes = scrape_through(&c, 12, &worst);
+	/* every slow client was closed: evicted, or at the deadline */
+	for (int i = 0; i < c.n; i++) {
+		cr_assert(c.died[i], "slow client %d still open after %.1f s", i,
+			  now_s() - c.born[i]);
+		close(c.fd[i]);
+	}
+	cr_assert_lt(c.longest, DEADLINE_S + 1.5, "a slow client lived %.1f s",
+		     c.longest);
+	cr_assert_geq(closed_by(c.port, "evicted"), c.n - 64);
+	cr_assert_geq(closed_by(c.port, "deadline"), 1);
+	fprintf(stderr, "serve_http: %d slow clients, %d scrapes in 12 s, all "
+		"200, slowest %.3f s; the longest slow client lived %.1f s; "
+		"%.0f evicted, %.0f at the deadline\n", c.n, scrapes, worst,
+		c.longest, closed_by(c.port, "evicted"),
+		closed_by(c.port, "deadline"));
+	kill(srv.pid, SIGTERM);
+	cr_assert_eq(wait_exit(&srv, 20), 0);
+	running = false;
+}
+
+Test(serve_http, scrapes_get_through_while_evicted_clients_come_back_at_once)
+{
+	struct crowd c = { .port = test_port() + 3, .reconnect = true };
+	double worst;
+	int scrapes;
+
+	start_serve(c.port);
+	/* 24 from one address (over its 16) and 70 from five: over 64 in all */
+	crowd_add(&c, 2, 1, 24);
+	crowd_add(&c, 7, 5, 14);
+	scrapes = scrape_through(&c, 5, &worst);
+	cr_assert_gt(c.closed, 100, "the crowd was hardly evicted: %ld", c.closed);
+	fprintf(stderr, "serve_http: %d clients coming back at once: %ld closed "
+		"and back in 5 s, %d scrapes all 200, slowest %.3f s\n", c.n,
+		c.closed, scrapes, worst);
+	for (int i = 0; i < c.n; i++)
+		close(c.fd[i]);
 	kill(srv.pid, SIGTERM);
 	cr_assert_eq(wait_exit(&srv, 20), 0);
 	running = false;
