@@ -88,32 +88,32 @@ static struct cg_retired *find_retired(struct metrics_ctx *m, const char *path)
 				     sizeof(*m->retired), cmp_retired) : NULL;
 }
 
-/* Keep a pruned incarnation's counts in its path's series. */
-static int retire(struct metrics_ctx *m, const char *path,
-		  const struct abicap_cg_stats *s)
+/*
+ * The entry keeping the counts of path's pruned incarnations, made (empty)
+ * if need be before anything is deleted; NULL when out of memory.
+ */
+static struct cg_retired *retired_entry(struct metrics_ctx *m, const char *path)
 {
 	struct cg_retired *r = find_retired(m, path), *nr;
 	char *p;
 	size_t at = 0;
 
-	if (r) {
-		add_stats(&r->s, s);
-		return 0;
-	}
+	if (r)
+		return r;
 	p = strdup(path);
 	nr = p ? realloc(m->retired, (m->nretired + 1) * sizeof(*nr)) : NULL;
 	if (!nr) {
 		free(p);
-		return -ENOMEM;
+		return NULL;
 	}
 	m->retired = nr;
 	while (at < m->nretired && strcmp(nr[at].path, path) < 0)
 		at++;
 	memmove(&nr[at + 1], &nr[at], (m->nretired - at) * sizeof(*nr));
+	memset(&nr[at], 0, sizeof(nr[at]));
 	nr[at].path = p;
-	nr[at].s = *s;
 	m->nretired++;
-	return 0;
+	return &nr[at];
 }
 
 /* No incarnation of path is left in the map: its series ends. */
@@ -413,6 +413,7 @@ static void prune(struct metrics_ctx *m, int fd, const struct cg_sample *v,
 		gone[i] = sample_gone(m, v[i].id, cgnames_path(m->names, v[i].id));
 	for (size_t i = 0; i < n; i++) {
 		const char *path = cgnames_path(m->names, v[i].id);
+		struct cg_retired *r;
 		bool live = false;
 
 		if (!gone[i])
@@ -420,12 +421,13 @@ static void prune(struct metrics_ctx *m, int fd, const struct cg_sample *v,
 		for (size_t j = 0; j < n && !live; j++)
 			live = !gone[j] && same_path(m, v[j].id, path);
 		/* the counts must not vanish from a series that goes on */
-		if (live && retire(m, path, &v[i].s))
-			continue;
-		if (bpf_map_delete_elem(fd, &v[i].id))
-			continue;
+		r = live ? retired_entry(m, path) : NULL;
+		if ((live && !r) || bpf_map_delete_elem(fd, &v[i].id))
+			continue; /* tried again at the next scrape */
 		m->pruned++;
-		if (path && !live)
+		if (r)
+			add_stats(&r->s, &v[i].s);
+		else if (path)
 			unretire(m, path);
 	}
 	free(gone);
