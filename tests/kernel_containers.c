@@ -526,9 +526,9 @@ static char *checked_scrape(int port)
 }
 
 /*
- * Scrapes until the sample starting with prefix is above min: a new cgroup
- * is named at a scrape at most every 100 ms (CGROUP_MAP_RESCAN_NS) without
- * CAP_DAC_READ_SEARCH, which serve drops.
+ * Scrapes until the sample starting with prefix is above min: a task's last
+ * switch, and the on-CPU time it carries, is counted when it is scheduled
+ * out for good, a moment after its parent's waitpid() may have returned.
  */
 static char *scrape_until(int port, const char *prefix, double min)
 {
