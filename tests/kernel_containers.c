@@ -17,19 +17,23 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "cgroup.h"
 #include "harness.h"
+#include "promcheck.h"
 
 #define DOCKER_ID "3f4e5a6b7c8d9e0f1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f7081"
 
 static char root[4096]; /* the cgroup v2 mount */
 static char base[64]; /* "/abicap-test-PID", in the hierarchy */
 static char hungry[128], latency[128], docker[256];
-static pid_t workers[8], daemons[4];
+static char extra[24][160]; /* made by a test, removed in reverse order */
+static int nextra;
+static pid_t workers[32], daemons[4];
 static int nworkers, ndaemons;
 
 static void cg_dir(const char *cg, char *out, size_t len)
@@ -69,11 +73,14 @@ static pid_t start_in(const char *cg, char *const argv[])
 
 	cg_dir(cg, procs, sizeof(procs));
 	strcat(procs, "/cgroup.procs");
+	cr_assert_lt(nworkers, (int)(sizeof(workers) / sizeof(workers[0])));
 	pid = fork();
 	cr_assert_geq(pid, 0);
 	if (!pid) {
 		int fd = open(procs, O_WRONLY), null = open("/dev/null", O_RDWR);
 
+		/* a test killed at its timeout leaves no spinner behind */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		if (fd < 0 || write(fd, "0", 1) != 1)
 			_exit(126);
 		close(fd);
@@ -118,6 +125,11 @@ static void remove_cgroups(void)
 	char dir[4400], sys[128];
 
 	stop_workloads();
+	while (nextra > 0) {
+		cg_dir(extra[--nextra], dir, sizeof(dir));
+		for (int t = 0; t < 100 && rmdir(dir) && errno == EBUSY; t++)
+			usleep(20000);
+	}
 	snprintf(sys, sizeof(sys), "%s/system.slice", base);
 	const char *dirs[] = { docker, sys, hungry, latency, base };
 
@@ -137,6 +149,18 @@ static void setup(void)
 }
 
 TestSuite(containers, .init = setup, .fini = remove_cgroups, .timeout = 120);
+
+/* A cgroup base/name made for one test (removed by the suite's fini). */
+static const char *extra_cgroup(const char *name)
+{
+	char dir[4400];
+
+	cr_assert_lt(nextra, 24);
+	snprintf(extra[nextra], sizeof(extra[0]), "%s/%s", base, name);
+	cg_dir(extra[nextra], dir, sizeof(dir));
+	cr_assert(!mkdir(dir, 0755), "mkdir %s: %s", dir, strerror(errno));
+	return extra[nextra++];
+}
 
 static bool under(const char *path, const char *cg)
 {
@@ -371,17 +395,27 @@ static double sample(const char *text, const char *prefix)
 Test(containers, serve_metrics_per_cgroup_pass_promtool_and_prometheus)
 {
 	int port = port_base(), pport = port + 1;
-	char prefix[256], cfg[8192], query[512], *text, *path;
+	char prefix[256], cfg[8192], query[512], why[256], *text, *path;
+	const char *bad;
 	struct child srv, prom;
 	pid_t spinner;
 	struct run r;
 	FILE *f;
-	bool found = false;
+	bool found = false, up = false, bad_found = false;
 
+	/* a cgroup whose name is not UTF-8 must not take the node down */
+	bad = extra_cgroup("bad\xff");
 	start_serve(&srv, port, NULL);
+	start_in(bad, (char *[]){ "sleep", "100", NULL });
 	start_workloads(latency, 4, &spinner);
 	sleep(3);
 	text = scrape(port);
+	snprintf(prefix, sizeof(prefix), "abicap_context_switches_total{cgroup="
+		 "\"%s/bad\\\\xff/\"", base);
+	cr_assert_geq(sample(text, prefix), 0, "no series for %s/bad\\xff/:\n%s",
+		      base, text);
+	cr_assert_eq(prom_check(text, strlen(text), NULL, NULL, why, sizeof(why)),
+		     0, "%s", why);
 	snprintf(prefix, sizeof(prefix),
 		 "abicap_runqueue_latency_seconds_count{cgroup=\"%s\"", latency);
 	cr_assert_gt(sample(text, prefix), 100, "%s", text);
@@ -416,7 +450,7 @@ Test(containers, serve_metrics_per_cgroup_pass_promtool_and_prometheus)
 				 (char *)"--storage.tsdb.path", scratch_path("tsdb"),
 				 NULL });
 	daemons[ndaemons++] = prom.pid;
-	for (int t = 0; t < 60 && !found; t++) {
+	for (int t = 0; t < 60 && !(found && up && bad_found); t++) {
 		char cmd[1024];
 
 		sleep(1);
@@ -424,15 +458,150 @@ Test(containers, serve_metrics_per_cgroup_pass_promtool_and_prometheus)
 			 "query' --data-urlencode 'query=abicap_runqueue_latency_"
 			 "seconds_count{cgroup=\"%s\"} > 0'", pport, latency);
 		r = run_cmd((char *[]){ "sh", "-c", cmd, NULL });
-		found = r.code == 0 && strstr(r.out, latency) &&
-			strstr(r.out, "\"status\":\"success\"");
+		found = found || (r.code == 0 && strstr(r.out, latency) &&
+				  strstr(r.out, "\"status\":\"success\""));
+		free(r.out);
+		free(r.err);
+		/* the target is up: the scrape was accepted as a whole */
+		snprintf(cmd, sizeof(cmd), "curl -sf 'http://127.0.0.1:%d/api/v1/"
+			 "query' --data-urlencode 'query=up{job=\"abicap\"} == 1'",
+			 pport);
+		r = run_cmd((char *[]){ "sh", "-c", cmd, NULL });
+		up = up || (r.code == 0 && strstr(r.out, "\"status\":\"success\"")
+			    && !strstr(r.out, "\"result\":[]"));
+		free(r.out);
+		free(r.err);
+		/* PromQL unescapes \\ to the \ of the label value's \xff */
+		snprintf(cmd, sizeof(cmd), "curl -sf 'http://127.0.0.1:%d/api/v1/"
+			 "query' --data-urlencode 'query=abicap_context_switches_"
+			 "total{cgroup=\"%s/bad\\\\xff/\"}'", pport, base);
+		r = run_cmd((char *[]){ "sh", "-c", cmd, NULL });
+		bad_found = bad_found || (r.code == 0 &&
+					  strstr(r.out, "bad\\\\xff/"));
 		free(r.out);
 		free(r.err);
 	}
 	kill(prom.pid, SIGTERM);
 	wait_exit(&prom, 30);
 	cr_assert(found, "Prometheus never returned the %s series", latency);
+	cr_assert(up, "Prometheus never had up == 1 for abicap");
+	cr_assert(bad_found, "Prometheus never returned the series of %s/bad\\xff",
+		  base);
 	kill(srv.pid, SIGINT);
+	cr_assert_eq(wait_exit(&srv, 20), 0);
+}
+
+/* Lines of text that start with prefix. */
+static int count_lines(const char *text, const char *prefix)
+{
+	size_t n = strlen(prefix);
+	int c = 0;
+
+	for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : p)
+		c += !strncmp(p, prefix, n);
+	return c;
+}
+
+/* Run a short CPU burst in cgroup cg and wait for its end. */
+static void burst_in(const char *cg)
+{
+	pid_t pid = start_in(cg, (char *[]){ "sh", "-c", "i=0; while [ $i -lt "
+					     "100000 ]; do i=$((i+1)); done",
+					     NULL });
+	int st;
+
+	cr_assert_eq(waitpid(pid, &st, 0), pid);
+	cr_assert(WIFEXITED(st) && !WEXITSTATUS(st), "the burst failed: %d", st);
+	nworkers--; /* reaped: not for stop_workloads() */
+}
+
+/* The scrape, which must be valid exposition text with no series twice. */
+static char *checked_scrape(int port)
+{
+	char why[256], *text = scrape(port);
+
+	cr_assert_eq(prom_check(text, strlen(text), NULL, NULL, why, sizeof(why)),
+		     0, "%s", why);
+	return text;
+}
+
+/*
+ * Scrapes until the sample starting with prefix is above min: a task's last
+ * switch, and the on-CPU time it carries, is counted when it is scheduled
+ * out for good, a moment after its parent's waitpid() may have returned.
+ */
+static char *scrape_until(int port, const char *prefix, double min)
+{
+	char *text = NULL;
+
+	for (int t = 0; t < 100; t++) {
+		free(text);
+		text = checked_scrape(port);
+		if (sample(text, prefix) > min)
+			break;
+		usleep(100000);
+	}
+	return text;
+}
+
+Test(containers, serve_one_series_per_cgroup_path_when_it_is_made_again)
+{
+	int port = port_base() + 4;
+	char listen[64], seen[1024], prefix[256], dir[4400], name[16], *t1, *t2, *t3;
+	const char *svc;
+	double v1, v2, v3;
+	struct child srv;
+
+	svc = extra_cgroup("svc");
+	snprintf(listen, sizeof(listen), "127.0.0.1:%d", port);
+	spawn(&srv, (char *[]){ (char *)abicap_bin(), "serve", "--listen", listen,
+			       "--cgroup", base, "--max-cgroups", "16", NULL });
+	daemons[ndaemons++] = srv.pid;
+	wait_for_stderr(&srv, "serving http://", seen, sizeof(seen));
+	/* 13 cgroups with a task, the map room for 16: pruning from the start */
+	for (int i = 0; i < 13; i++) {
+		snprintf(name, sizeof(name), "fill%d", i);
+		start_in(extra_cgroup(name), (char *[]){ "sleep", "100", NULL });
+	}
+	for (int t = 0; t < 100; t++) {
+		t1 = scrape(port);
+		v1 = sample(t1, "abicap_cgroups ");
+		free(t1);
+		if (v1 >= 13)
+			break;
+		usleep(50000);
+	}
+	cr_assert_geq(v1, 13, "the 13 sleepers' cgroups are in the map");
+	snprintf(prefix, sizeof(prefix), "abicap_cpu_seconds_total{cgroup=\"%s\"",
+		 svc);
+
+	burst_in(svc);
+	t1 = scrape_until(port, prefix, 0);
+	cr_assert_eq(count_lines(t1, prefix), 1, "%s", t1);
+	v1 = sample(t1, prefix);
+	cr_assert_gt(v1, 0);
+
+	/* a systemd restart: the cgroup is removed and made again */
+	cg_dir(svc, dir, sizeof(dir));
+	for (int t = 0; t < 100 && rmdir(dir); t++)
+		usleep(20000);
+	cr_assert_eq(mkdir(dir, 0755), 0, "%s", strerror(errno));
+	burst_in(svc);
+	t2 = scrape_until(port, prefix, v1);
+	cr_assert_eq(count_lines(t2, prefix), 1, "one series per path:\n%s", t2);
+	v2 = sample(t2, prefix);
+	cr_assert_gt(v2, v1, "both incarnations counted");
+
+	/* the scrape above pruned the first incarnation: its time stays */
+	t3 = checked_scrape(port);
+	cr_assert_eq(count_lines(t3, prefix), 1, "%s", t3);
+	v3 = sample(t3, prefix);
+	cr_assert_geq(v3, v2, "a counter never goes back: %f then %f", v2, v3);
+	cr_assert_geq(sample(t3, "abicap_cgroups_pruned_total "), 1, "%s", t3);
+	free(t1);
+	free(t2);
+	free(t3);
+	kill(srv.pid, SIGTERM);
 	cr_assert_eq(wait_exit(&srv, 20), 0);
 }
 

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -11,33 +12,17 @@
 #include "events.h"
 #include "kernel.h"
 #include "metrics.h"
+#include "promtext.h"
 
 #define U(x) ((unsigned long long)(x))
 
 struct cg_row {
 	uint64_t id;
-	struct abicap_cg_stats s; /* summed over CPUs */
+	struct abicap_cg_stats s; /* summed over CPUs (and incarnations) */
 	const char *path; /* in the name cache; NULL: unknown */
 	char idname[32]; /* "cgroup#ID" for an unknown one */
-	char container[128];
-	char pod[40];
-	const char *qos;
+	const char *container, *pod, *qos; /* in the name cache */
 };
-
-/* A Prometheus label value: backslash, quote and newline escaped. */
-static void put_label(FILE *f, const char *name, const char *v, bool first)
-{
-	fprintf(f, "%s%s=\"", first ? "" : ",", name);
-	for (; *v; v++) {
-		if (*v == '\\' || *v == '"')
-			fprintf(f, "\\%c", *v);
-		else if (*v == '\n')
-			fputs("\\n", f);
-		else
-			fputc(*v, f);
-	}
-	fputc('"', f);
-}
 
 static const char *row_name(const struct cg_row *r)
 {
@@ -46,10 +31,10 @@ static const char *row_name(const struct cg_row *r)
 
 static void cg_labels(FILE *f, const struct cg_row *r)
 {
-	put_label(f, "cgroup", row_name(r), true);
-	put_label(f, "container", r->container, false);
-	put_label(f, "pod", r->pod, false);
-	put_label(f, "qos", r->qos, false);
+	prom_label(f, "cgroup", row_name(r), true, true);
+	prom_label(f, "container", r->container, false, false);
+	prom_label(f, "pod", r->pod, false, false);
+	prom_label(f, "qos", r->qos, false, false);
 }
 
 static void help(FILE *f, const char *name, const char *type, const char *text)
@@ -84,66 +69,159 @@ static void describe_row(struct metrics_ctx *m, struct cg_row *r)
 	cgnames_get(m->names, r->id, &c);
 	r->path = c.path;
 	snprintf(r->idname, sizeof(r->idname), "cgroup#%" PRIu64, r->id);
-	r->container[0] = r->pod[0] = 0;
-	r->qos = "";
+	r->container = r->pod = r->qos = "";
 	if (c.ct) {
-		snprintf(r->container, sizeof(r->container), "%s", c.label);
-		snprintf(r->pod, sizeof(r->pod), "%s", c.ct->pod_uid);
+		r->container = c.label;
+		r->pod = c.ct->pod_uid;
 		r->qos = ct_qos_name(c.ct->qos);
 	}
 }
 
-/* The row's cgroup is no longer in the hierarchy (only asked when pruning). */
-static bool row_gone(const struct metrics_ctx *m, const struct cg_row *r)
+static int cmp_retired(const void *key, const void *e)
 {
-	char dir[4096];
-
-	if (!r->path || !m->cgroup_root)
-		return !r->path;
-	snprintf(dir, sizeof(dir), "%s%s", m->cgroup_root, r->path);
-	return access(dir, F_OK) && errno == ENOENT;
+	return strcmp(key, ((const struct cg_retired *)e)->path);
 }
 
-/* Every cgroup in the map, summed over CPUs; *n rows, malloc'd. */
-static struct cg_row *read_cgroups(struct metrics_ctx *m, int fd, size_t *n)
+static struct cg_retired *find_retired(struct metrics_ctx *m, const char *path)
+{
+	return m->nretired ? bsearch(path, m->retired, m->nretired,
+				     sizeof(*m->retired), cmp_retired) : NULL;
+}
+
+/*
+ * The entry keeping the counts of path's pruned incarnations, made (empty)
+ * if need be before anything is deleted; NULL when out of memory.
+ */
+static struct cg_retired *retired_entry(struct metrics_ctx *m, const char *path)
+{
+	struct cg_retired *r = find_retired(m, path), *nr;
+	char *p;
+	size_t at = 0;
+
+	if (r)
+		return r;
+	p = strdup(path);
+	nr = p ? realloc(m->retired, (m->nretired + 1) * sizeof(*nr)) : NULL;
+	if (!nr) {
+		free(p);
+		return NULL;
+	}
+	m->retired = nr;
+	while (at < m->nretired && strcmp(nr[at].path, path) < 0)
+		at++;
+	memmove(&nr[at + 1], &nr[at], (m->nretired - at) * sizeof(*nr));
+	memset(&nr[at], 0, sizeof(nr[at]));
+	nr[at].path = p;
+	m->nretired++;
+	return &nr[at];
+}
+
+/* No incarnation of path is left in the map: its series ends. */
+static void unretire(struct metrics_ctx *m, const char *path)
+{
+	struct cg_retired *r = find_retired(m, path);
+	size_t at;
+
+	if (!r)
+		return;
+	at = r - m->retired;
+	free(r->path);
+	memmove(r, r + 1, (m->nretired - at - 1) * sizeof(*r));
+	m->nretired--;
+}
+
+void metrics_fini(struct metrics_ctx *m)
+{
+	for (size_t i = 0; i < m->nretired; i++)
+		free(m->retired[i].path);
+	free(m->retired);
+	m->retired = NULL;
+	m->nretired = 0;
+}
+
+/*
+ * One row per label set: the labels are a function of the name (the path,
+ * or cgroup#ID), so the incarnations of a path, each with its own id, are
+ * summed, with what pruned ones left. *n rows, malloc'd.
+ */
+static struct cg_row *merged_rows(struct metrics_ctx *m,
+				  const struct cg_sample *v, size_t *n)
+{
+	struct cg_row *rows = calloc(*n ? *n : 1, sizeof(*rows));
+	size_t w = 0;
+
+	if (!rows)
+		return NULL;
+	for (size_t i = 0; i < *n; i++) {
+		rows[i].id = v[i].id;
+		rows[i].s = v[i].s;
+		describe_row(m, &rows[i]);
+	}
+	if (*n)
+		qsort(rows, *n, sizeof(*rows), cmp_rows);
+	for (size_t i = 0; i < *n; i++) {
+		if (w && !strcmp(row_name(&rows[w - 1]), row_name(&rows[i]))) {
+			add_stats(&rows[w - 1].s, &rows[i].s);
+			continue;
+		}
+		rows[w++] = rows[i];
+	}
+	for (size_t i = 0; i < w; i++) {
+		struct cg_retired *r = rows[i].path ?
+				       find_retired(m, rows[i].path) : NULL;
+
+		if (r)
+			add_stats(&rows[i].s, &r->s);
+	}
+	*n = w;
+	return rows;
+}
+
+/* Every cgroup in the map, summed over CPUs; *n samples, malloc'd. */
+static struct cg_sample *read_cgroups(struct metrics_ctx *m, int fd,
+				      size_t *n, char *err, size_t errlen)
 {
 	int ncpus = capture_ncpus(m->cap);
 	struct abicap_cg_stats *v = calloc(ncpus, sizeof(*v));
-	struct cg_row *rows = NULL;
+	struct cg_sample *out = NULL;
 	size_t cap = 0;
 	uint64_t key, *prev = NULL;
 
 	*n = 0;
 	if (!v)
-		return NULL;
+		goto oom;
 	while (!bpf_map_get_next_key(fd, prev, &key)) {
 		prev = &key;
 		if (bpf_map_lookup_elem(fd, &key, v))
 			continue; /* deleted meanwhile */
 		if (*n == cap) {
-			struct cg_row *nr;
+			struct cg_sample *nv;
 
 			cap = cap ? cap * 2 : 64;
-			nr = realloc(rows, cap * sizeof(*rows));
-			if (!nr)
-				break;
-			rows = nr;
+			nv = realloc(out, cap * sizeof(*out));
+			if (!nv)
+				goto oom;
+			out = nv;
 		}
-		memset(&rows[*n], 0, sizeof(rows[*n]));
-		rows[*n].id = key;
+		memset(&out[*n], 0, sizeof(out[*n]));
+		out[*n].id = key;
 		for (int c = 0; c < ncpus; c++)
-			add_stats(&rows[*n].s, &v[c]);
+			add_stats(&out[*n].s, &v[c]);
 		(*n)++;
 	}
 	free(v);
-	for (size_t i = 0; i < *n; i++)
-		describe_row(m, &rows[i]);
-	if (*n)
-		qsort(rows, *n, sizeof(*rows), cmp_rows);
-	return rows;
+	if (!out)
+		out = calloc(1, sizeof(*out));
+	if (out)
+		return out;
+oom:
+	snprintf(err, errlen, "out of memory reading the cgroup map");
+	free(v);
+	free(out);
+	return NULL;
 }
 
-static void write_cgroups(FILE *f, const struct cg_row *rows, size_t n)
+static void write_rows(FILE *f, const struct cg_row *rows, size_t n)
 {
 	help(f, "abicap_runqueue_latency_seconds", "histogram",
 	     "Time from wakeup or preemption to running on a CPU, by cgroup.");
@@ -245,8 +323,8 @@ static void write_health(FILE *f, struct metrics_ctx *m, size_t ncg)
 	     "degraded, 2 broken (event: the event, or the struct of a field).");
 	for (int i = 0; i < res->n; i++) {
 		fputs("abicap_abi_contract_status{", f);
-		put_label(f, "event", res->v[i].scope, true);
-		put_label(f, "item", res->v[i].item, false);
+		prom_label(f, "event", res->v[i].scope, true, false);
+		prom_label(f, "item", res->v[i].item, false, false);
 		fprintf(f, "} %d\n", res->v[i].status == V_OK ? 0 :
 			res->v[i].status == V_DEGRADED ? 1 : 2);
 	}
@@ -268,11 +346,91 @@ static void write_health(FILE *f, struct metrics_ctx *m, size_t ncg)
 	help(f, "abicap_cgroups_pruned_total", "counter",
 	     "Removed cgroups whose statistics were deleted to make room.");
 	fprintf(f, "abicap_cgroups_pruned_total %llu\n", U(m->pruned));
+	help(f, "abicap_http_connections_closed_total", "counter",
+	     "Connections serve closed to keep scrapes flowing: evicted by a "
+	     "newer one over the limits, or past the request deadline.");
+	fprintf(f, "abicap_http_connections_closed_total{reason=\"evicted\"} "
+		"%llu\n", U(m->http_evicted));
+	fprintf(f, "abicap_http_connections_closed_total{reason=\"deadline\"} "
+		"%llu\n", U(m->http_expired));
 	help(f, "abicap_build_info", "gauge", "abicap's version and the kernel.");
 	fputs("abicap_build_info{", f);
-	put_label(f, "version", ABICAP_VERSION, true);
-	put_label(f, "kernel", kernel_release(), false);
+	prom_label(f, "version", ABICAP_VERSION, true, false);
+	prom_label(f, "kernel", kernel_release(), false, false);
 	fputs("} 1\n", f);
+}
+
+int metrics_write_cgroups(FILE *f, struct metrics_ctx *m,
+			  const struct cg_sample *v, size_t n)
+{
+	struct cg_row *rows = merged_rows(m, v, &n);
+
+	if (!rows)
+		return -ENOMEM;
+	write_rows(f, rows, n);
+	free(rows);
+	return 0;
+}
+
+/*
+ * The id is no longer a cgroup: its path is gone, or holds a newer
+ * incarnation (a cgroup id is its directory's inode number, not reused).
+ */
+static bool sample_gone(const struct metrics_ctx *m, uint64_t id,
+			const char *path)
+{
+	char dir[8192];
+	struct stat st;
+
+	if (!path || !m->cgroup_root)
+		return !path;
+	snprintf(dir, sizeof(dir), "%s%s", m->cgroup_root, path);
+	if (stat(dir, &st))
+		return errno == ENOENT;
+	return (uint64_t)st.st_ino != id;
+}
+
+static bool same_path(struct metrics_ctx *m, uint64_t id, const char *path)
+{
+	const char *p = cgnames_path(m->names, id);
+
+	return p && path && !strcmp(p, path);
+}
+
+/*
+ * Make room: forget removed cgroups after a scrape showed their last
+ * values. A path's series stays monotonic while any incarnation of it is
+ * in the map (the pruned ones' counts are kept), and ends with the last.
+ */
+static void prune(struct metrics_ctx *m, int fd, const struct cg_sample *v,
+		  size_t n)
+{
+	bool *gone = calloc(n ? n : 1, sizeof(*gone));
+
+	if (!gone)
+		return; /* tried again at the next scrape */
+	for (size_t i = 0; i < n; i++)
+		gone[i] = sample_gone(m, v[i].id, cgnames_path(m->names, v[i].id));
+	for (size_t i = 0; i < n; i++) {
+		const char *path = cgnames_path(m->names, v[i].id);
+		struct cg_retired *r;
+		bool live = false;
+
+		if (!gone[i])
+			continue;
+		for (size_t j = 0; j < n && !live; j++)
+			live = !gone[j] && same_path(m, v[j].id, path);
+		/* the counts must not vanish from a series that goes on */
+		r = live ? retired_entry(m, path) : NULL;
+		if ((live && !r) || bpf_map_delete_elem(fd, &v[i].id))
+			continue; /* tried again at the next scrape */
+		m->pruned++;
+		if (r)
+			add_stats(&r->s, &v[i].s);
+		else if (path)
+			unretire(m, path);
+	}
+	free(gone);
 }
 
 char *metrics_render(struct metrics_ctx *m, size_t *len, char *err,
@@ -280,22 +438,23 @@ char *metrics_render(struct metrics_ctx *m, size_t *len, char *err,
 {
 	int fd = bpf_map__fd(bpf_object__find_map_by_name(
 		capture_object(m->cap), "cg_stats"));
-	struct cg_row *rows;
+	struct cg_sample *v;
 	char *buf = NULL;
 	size_t n;
 	FILE *f;
 
-	rows = read_cgroups(m, fd, &n);
+	v = read_cgroups(m, fd, &n, err, errlen);
+	if (!v)
+		return NULL;
 	f = open_memstream(&buf, len);
-	if (!f || (n && !rows)) {
+	if (!f || metrics_write_cgroups(f, m, v, n)) {
 		snprintf(err, errlen, "out of memory");
 		if (f)
 			fclose(f);
 		free(buf);
-		free(rows);
+		free(v);
 		return NULL;
 	}
-	write_cgroups(f, rows, n);
 	write_cpus(f, m);
 	write_health(f, m, n);
 	if (fclose(f)) {
@@ -306,10 +465,7 @@ char *metrics_render(struct metrics_ctx *m, size_t *len, char *err,
 	}
 	/* shown one last time: make room by forgetting removed cgroups */
 	if (buf && n * 4 >= (size_t)m->max_cgroups * 3)
-		for (size_t i = 0; i < n; i++)
-			if (row_gone(m, &rows[i]) &&
-			    !bpf_map_delete_elem(fd, &rows[i].id))
-				m->pruned++;
-	free(rows);
+		prune(m, fd, v, n);
+	free(v);
 	return buf;
 }

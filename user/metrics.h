@@ -8,8 +8,15 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include "capture.h"
 #include "cgnames.h"
+
+/* What pruned incarnations of a still-present cgroup path had counted. */
+struct cg_retired {
+	char *path;
+	struct abicap_cg_stats s;
+};
 
 struct metrics_ctx {
 	struct capture *cap; /* opened with aggregate */
@@ -17,6 +24,15 @@ struct metrics_ctx {
 	const char *cgroup_root; /* the v2 mount, to notice removed cgroups */
 	unsigned int max_cgroups;
 	uint64_t pruned; /* entries of removed cgroups deleted from the map */
+	uint64_t http_evicted, http_expired; /* serve's connection guard */
+	struct cg_retired *retired; /* sorted by path */
+	size_t nretired;
+};
+
+/* One cgroup id's statistics in the map, summed over CPUs. */
+struct cg_sample {
+	uint64_t id;
+	struct abicap_cg_stats s;
 };
 
 /*
@@ -26,5 +42,16 @@ struct metrics_ctx {
  */
 char *metrics_render(struct metrics_ctx *m, size_t *len, char *err,
 		     size_t errlen);
+
+/*
+ * The per-cgroup families for samples[0..n) (any order; ids named through
+ * m->names): one series per label set, every incarnation of a cgroup path
+ * (a cgroup removed and made again has a new id) summed with what pruned
+ * ones left, so a counter never goes back. 0, or -ENOMEM.
+ */
+int metrics_write_cgroups(FILE *f, struct metrics_ctx *m,
+			  const struct cg_sample *v, size_t n);
+/* What the context holds (not the capture or the names). */
+void metrics_fini(struct metrics_ctx *m);
 
 #endif

@@ -17,6 +17,7 @@
 #include "capture.h"
 #include "cgnames.h"
 #include "cgroup.h"
+#include "connguard.h"
 #include "commands.h"
 #include "contract.h"
 #include "metrics.h"
@@ -52,9 +53,14 @@ const char serve_usage[] =
 "  abicap_cpu_frequency_hertz{cpu}             last cpu_frequency\n"
 "  abicap_abi_contract_status{event,item}      0 ok, 1 degraded, 2 broken\n"
 "  abicap_events_total{event}, abicap_events_lost_total{event}\n"
+"  abicap_http_connections_closed_total{reason=evicted|deadline}\n"
 "Only GET and HEAD of / and /metrics are answered; a request with a body,\n"
 "headers over 16 KiB or another method gets an HTTP error, and the exporter\n"
-"keeps serving.\n"
+"keeps serving. Keep-alive and pipelining work. Each request must be done\n"
+"within 10 s of its connection or of the previous answer; a connection over\n"
+"16 from one address or 64 in all closes the oldest one, so slow clients\n"
+"cannot lock a scraper out. Label values are UTF-8: a byte that is not\n"
+"becomes the text \\xHH, and such a cgroup path ends in '/'.\n"
 "Exit: 0 ok, 1 kernel cannot do it, 2 bad usage, 3 missing privilege,\n"
 "4 runtime failure (e.g. the port is in use).\n";
 
@@ -177,6 +183,7 @@ static int parse_args(int argc, char **argv, struct serve_opts *o,
 	int ch;
 
 	memset(o, 0, sizeof(*o));
+	err[0] = 0; /* usage_error() says it itself */
 	o->listen = "127.0.0.1:9464";
 	optind = 0;
 	opterr = 0;
@@ -225,8 +232,18 @@ static int parse_args(int argc, char **argv, struct serve_opts *o,
 	return EXIT_OK;
 }
 
+/*
+ * Limits of the HTTP side (README "abicap serve"): slow clients are closed
+ * at the deadline or evicted by newcomers, so they cannot lock out a scrape.
+ */
+#define HTTP_MAX_CONNS 64
+#define HTTP_MAX_PER_ADDR 16
+#define HTTP_DEADLINE_S 10
+#define HTTP_MAX_HEADER 16384
+
 struct server {
 	struct metrics_ctx m;
+	struct conn_guard guard;
 	uint64_t scrapes, refused;
 };
 
@@ -254,6 +271,17 @@ static enum MHD_Result reply(struct MHD_Connection *conn, unsigned int code,
 
 #define TEXT(s) (char *)(s), sizeof(s) - 1, false
 
+/* A request body is announced by its headers, before any of it arrives. */
+static bool has_body(struct MHD_Connection *conn)
+{
+	const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+						     MHD_HTTP_HEADER_CONTENT_LENGTH);
+
+	return MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+					   MHD_HTTP_HEADER_TRANSFER_ENCODING) ||
+	       (cl && strspn(cl, "0") != strlen(cl));
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 				  const char *url, const char *method,
 				  const char *version, const char *upload,
@@ -265,16 +293,20 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 
 	(void)version;
 	(void)upload;
-	(void)req;
 	if (strcmp(method, "GET") && strcmp(method, "HEAD")) {
 		s->refused++;
 		return reply(conn, MHD_HTTP_METHOD_NOT_ALLOWED,
 			     TEXT("only GET and HEAD are served\n"));
 	}
-	if (*upload_len) {
+	if (*upload_len || has_body(conn)) {
 		s->refused++;
-		return reply(conn, 413,
+		return reply(conn, MHD_HTTP_CONTENT_TOO_LARGE,
 			     TEXT("a GET has no body\n"));
+	}
+	/* MHD closes a connection answered in the headers' call: answer next */
+	if (!*req) {
+		*req = s;
+		return MHD_YES;
 	}
 	if (!strcmp(url, "/"))
 		return reply(conn, MHD_HTTP_OK,
@@ -284,6 +316,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 		return reply(conn, MHD_HTTP_NOT_FOUND,
 			     TEXT("not found: metrics are at /metrics\n"));
 	}
+	s->m.http_evicted = s->guard.evicted;
+	s->m.http_expired = s->guard.expired;
 	body = metrics_render(&s->m, &len, err, sizeof(err));
 	if (!body) {
 		ab_warn("scrape failed: %s", err);
@@ -294,11 +328,62 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 	return reply(conn, MHD_HTTP_OK, body, len, true);
 }
 
-static void sleep_ms(long ms)
+static void close_peer(struct guard_peer *p)
 {
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+	/* MHD sees the end of the stream and closes it in its next round */
+	shutdown(p->fd, SHUT_RDWR);
+}
 
-	nanosleep(&ts, NULL);
+static void on_connection(void *cls, struct MHD_Connection *conn,
+			  void **ctx, enum MHD_ConnectionNotificationCode what)
+{
+	struct server *s = cls;
+	const union MHD_ConnectionInfo *fd, *ad;
+	struct guard_peer *p = *ctx, *v;
+
+	if (what == MHD_CONNECTION_NOTIFY_CLOSED) {
+		if (p) {
+			guard_remove(&s->guard, p);
+			free(p);
+		}
+		*ctx = NULL;
+		return;
+	}
+	fd = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+	ad = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	p = calloc(1, sizeof(*p));
+	if (!p || !fd || !ad) {
+		/* unaccounted for is not served */
+		if (fd)
+			shutdown(fd->connect_fd, SHUT_RDWR);
+		free(p);
+		return;
+	}
+	p->fd = fd->connect_fd;
+	if (ad->client_addr->sa_family == AF_INET6) {
+		memcpy(p->addr, &((struct sockaddr_in6 *)ad->client_addr)->sin6_addr,
+		       16);
+	} else {
+		p->addr[10] = p->addr[11] = 0xff;
+		memcpy(p->addr + 12,
+		       &((struct sockaddr_in *)ad->client_addr)->sin_addr, 4);
+	}
+	*ctx = p;
+	guard_add(&s->guard, p, mono_ns());
+	while ((v = guard_victim(&s->guard, p)))
+		close_peer(v);
+}
+
+static void on_completed(void *cls, struct MHD_Connection *conn, void **req,
+			 enum MHD_RequestTerminationCode why)
+{
+	struct server *s = cls;
+	const union MHD_ConnectionInfo *i =
+		MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+
+	(void)req;
+	if (why == MHD_REQUEST_TERMINATED_COMPLETED_OK && i && i->socket_context)
+		guard_done(&s->guard, i->socket_context, mono_ns());
 }
 
 int do_serve(int argc, char **argv)
@@ -333,7 +418,8 @@ int do_serve(int argc, char **argv)
 		o.cap.contract = contract;
 	}
 	if (ret) {
-		ab_error("%s", err);
+		if (err[0])
+			ab_error("%s", err);
 		contract_free(contract);
 		return ret;
 	}
@@ -369,13 +455,23 @@ int do_serve(int argc, char **argv)
 		close(fd);
 		return EXIT_KERNEL;
 	}
-	d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD, 0, NULL, NULL,
-			     on_request, &srv,
+	guard_init(&srv.guard, HTTP_MAX_CONNS, HTTP_MAX_PER_ADDR,
+		   HTTP_DEADLINE_S * 1000000000ull);
+	/*
+	 * One thread runs MHD and the guard, so a peer is never closed by MHD
+	 * while the guard shuts its socket down. MHD's own limit only bounds
+	 * the peers already put out and not yet closed.
+	 */
+	d = MHD_start_daemon(MHD_USE_EPOLL, 0, NULL, NULL, on_request, &srv,
 			     MHD_OPTION_LISTEN_SOCKET, fd,
-			     MHD_OPTION_CONNECTION_LIMIT, (unsigned int)64,
-			     MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)16,
-			     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)10,
-			     MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)16384,
+			     MHD_OPTION_CONNECTION_LIMIT,
+			     (unsigned int)(4 * HTTP_MAX_CONNS),
+			     MHD_OPTION_CONNECTION_TIMEOUT,
+			     (unsigned int)HTTP_DEADLINE_S,
+			     MHD_OPTION_NOTIFY_CONNECTION, on_connection, &srv,
+			     MHD_OPTION_NOTIFY_COMPLETED, on_completed, &srv,
+			     MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+			     (size_t)HTTP_MAX_HEADER,
 			     MHD_OPTION_END);
 	if (!d) {
 		ab_error("cannot start the HTTP server on %s", la.text);
@@ -394,8 +490,11 @@ int do_serve(int argc, char **argv)
 	       (o.duration <= 0 || (mono_ns() - t0) / 1e9 < o.duration)) {
 		uint64_t id = 0;
 		unsigned int level;
+		struct guard_peer *p;
 
-		sleep_ms(100);
+		MHD_run_wait(d, 100);
+		while ((p = guard_expired(&srv.guard, mono_ns())))
+			close_peer(p);
 		/* once a second: is the filtered cgroup still there? */
 		if (o.cgroup && !warned_gone && !(++ticks % 10) &&
 		    (cgroup_resolve(root, o.cgroup, &id, &level, err,
@@ -412,11 +511,15 @@ int do_serve(int argc, char **argv)
 			seen += cnt[e].seen;
 			lost += cnt[e].dropped;
 		}
-	fprintf(stderr, "abicap: served %llu scrapes (%llu requests refused) "
-		"in %.1f s; %llu events, %llu lost\n",
+	fprintf(stderr, "abicap: served %llu scrapes (%llu requests refused, "
+		"%llu connections evicted, %llu past the %d s deadline) in %.1f s;"
+		" %llu events, %llu lost\n",
 		(unsigned long long)srv.scrapes, (unsigned long long)srv.refused,
+		(unsigned long long)srv.guard.evicted,
+		(unsigned long long)srv.guard.expired, HTTP_DEADLINE_S,
 		(mono_ns() - t0) / 1e9, (unsigned long long)seen,
 		(unsigned long long)lost);
+	metrics_fini(&srv.m);
 	cgnames_free(srv.m.names);
 	capture_close(c);
 	return EXIT_OK;

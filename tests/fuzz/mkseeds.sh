@@ -24,3 +24,10 @@ jq '.abicap_contract = 2' bpf/contract.json > $c/version2.json
 jq '.events[0].args[0].type = "struct task_struct **"' bpf/contract.json > $c/bad-type.json
 jq '.fields[0].field = "a.b.c.d.e"' bpf/contract.json > $c/deep-path.json
 head -c 2000 bpf/contract.json > $c/cut.json
+
+# cgroup names for the metrics writer, split at NUL (fuzz_metrics.c)
+c=$corpus/fuzz_metrics
+mkdir -p $c
+printf 'system.slice/foo.service\0system.slice/systemd\\x2dfsck.slice\0system.slice/foo.service' > $c/systemd
+printf 'abicap-test/bad\xff\0abicap-test/bad\\xff\0abicap-test/bad\xfe' > $c/not-utf8
+printf 'kubepods.slice/kubepods-burstable.slice/kubepods-burstable-podcd47c704_97d7_4e6e_8ae0_6c4e96b25b92.slice/cri-containerd-b68e6db57fad67a6581e006e41c4fd10a11960b19929776ef3972f4c7783c69d.scope\0system.slice/docker-3f4e5a6b7c8d9e0f1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f7081.scope\0caf\xc3\xa9\n"q"\0a\\b\xc3' > $c/containers

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * Label values in the Prometheus text format, which must be UTF-8 (one bad
+ * byte and the whole scrape is rejected: every series of the node lost).
+ */
+#ifndef ABICAP_PROMTEXT_H
+#define ABICAP_PROMTEXT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+/*
+ * name="value", after a ',' unless first. Backslash, quote and newline are
+ * escaped as the format wants; each byte that is not part of valid UTF-8
+ * becomes the text \xHH (as trace and report print it). A cgroup path
+ * (is_path) with such bytes also gets each backslash as \x5c and a final
+ * '/', which no cgroup path has (but the root "/"): distinct cgroups keep
+ * distinct values, and a systemd name such as "foo\x2dbar.slice", valid
+ * UTF-8, is shown as it is.
+ */
+void prom_label(FILE *f, const char *name, const char *v, bool first,
+		bool is_path);
+
+#endif
