@@ -574,8 +574,8 @@ Test(oracle, fork_exec_storm)
 }
 
 /*
- * The command's process tree, from the oracle's sched_wakeup_new (the
- * forker is current), each task from its wakeup_new until it switched out
+ * The command's process tree (root: record's last child), from the
+ * oracle's sched_wakeup_new (the forker is current), each task from its wakeup_new until it switched out
  * dead (Z or X): its pid may be reused after that.
  */
 struct tree {
@@ -598,7 +598,13 @@ static void descendants(const struct orc_trace *t, int root_parent,
 				tr->until[k] = e->ts;
 		if (e->type != ABICAP_EV_SCHED_WAKEUP_NEW || e->in_irq)
 			continue;
-		parent = e->cur_pid == root_parent && !tr->n;
+		/*
+		 * record forks its output helpers (outfile_delegate) before
+		 * the command: its last child is the command
+		 */
+		parent = e->cur_pid == root_parent;
+		if (parent)
+			tr->n = 0;
 		for (size_t k = 0; k < tr->n && !parent; k++)
 			parent = tr->tid[k] == e->cur_pid && tr->until[k] == UINT64_MAX;
 		if (parent && tr->n < 8192) {
