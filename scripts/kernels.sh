@@ -17,7 +17,8 @@
 # ($CACHE/manifest.tsv, also printed) has one line per kernel: id, line,
 # flavour, package, version, release, directory, status, arch. status is
 # "ok", "no BTF (...)" for a kernel built without CONFIG_DEBUG_INFO_BTF (its
-# /boot/config says so), or "FAILED: reason"; a kernel that fails is reported
+# config says so), "unavailable: ..." when the pool lacks every version the
+# index lists for the line, or "FAILED: reason"; a kernel that fails is reported
 # there and the rest still run. Each directory holds `vmlinuz` (the image as
 # Debian ships it in /boot: bzImage, arm64 Image.gz or EFI zboot, armhf
 # zImage, s390x or riscv64 image, ppc64el ELF vmlinux), `config` and, when
@@ -82,10 +83,24 @@ O=(-o "Dir::Etc::sourcelist=$APT/sources.list" -o "Dir::Etc::sourceparts=-"
 
 # refresh the package lists once a day
 if [ $OFFLINE -eq 0 ] &&
-	[ -z "$(find "$APT/lists" -name '*_Packages*' -mtime -1 2>/dev/null | head -1)" ]; then
+	[ -z "$(find "$APT/lists" -maxdepth 1 -name '*_Packages*' -mtime -1 2>/dev/null | head -1)" ]; then
 	echo "kernels.sh: updating the package lists of $ALL_ARCHES" >&2
-	apt-get "${O[@]}" -qq update >"$APT/update.log" 2>&1 ||
-		echo "kernels.sh: warning: apt-get update reported errors (see $APT/update.log); using the lists there are" >&2
+	# An index the mirror lacks (bullseye-security's armhf here) makes apt
+	# drop that suite for every architecture: leave that suite and
+	# architecture out and update again.
+	for try in 1 2 3; do
+		apt-get "${O[@]}" -qq update >"$APT/update.log" 2>&1 && break
+		missing=$(sed -n 's#^E: Failed to fetch .*/\(debian[a-z-]*\)/dists/\([^/]*\)/main/binary-\([a-z0-9]*\)/Packages .*#\1 \2 \3#p' "$APT/update.log")
+		[ -n "$missing" ] && [ $try -lt 3 ] || {
+			echo "kernels.sh: warning: apt-get update reported errors (see $APT/update.log); using the lists there are" >&2
+			break
+		}
+		while read -r archive suite a; do
+			echo "kernels.sh: the mirror lacks $archive $suite $a's index; leaving it out" >&2
+			grep -vF "arch=$a] $MIRROR/$archive $suite main" "$APT/sources.list" > "$APT/sources.list.new"
+			mv "$APT/sources.list.new" "$APT/sources.list"
+		done <<<"$missing"
+	done
 fi
 
 # --- raw BTF by shell tools ----------------------------------------------------
@@ -292,14 +307,16 @@ while read -r arch line flavour; do
 	selected "$arch" "$id" || continue
 	status=
 	# newest first; the pool lacks some files its index lists: the next
-	# older version then, up to 6
+	# older version then
 	while read -r _ _ _ v p _ sha fn _; do
 		ver=$v pkg=$p dir=$CACHE/$p-$v
 		status=ok
 		[ -s "$dir/vmlinuz" ] && break
 		status=$(fetch "$pkg" "$ver" "$sha" "$fn" "$dir") && break
 	done < <(awk -v a="$arch" -v l="$line" -v f="$flavour" \
-		'$1 == a && $2 == l && $3 == f' <<<"$CANDS" | head -6)
+		'$1 == a && $2 == l && $3 == f' <<<"$CANDS")
+	# the archive's own hole, not a failure of ours: listed, never checked
+	[[ $status == "FAILED: download"*404* ]] && status="unavailable: the pool lacks ${status#FAILED: download of }"
 	release=${pkg#linux-image-}
 	release=${release#linux-binary-}
 	release=${release%-unsigned}
