@@ -160,7 +160,7 @@ explain_difference() { # item (scope/item) arches-with-non-ok
 	task_struct/thread_info.cpu)
 		echo "thread_info.cpu is per architecture (arch/*/include/asm/thread_info.h): u32 on x86 and arm64, int on riscv64, and absent where thread_info is not in task_struct; a CO-RE read of a same-size integer of either signedness works" ;;
 	bpf_ringbuf/spinlock)
-		echo "the ring buffer's lock: spinlock_t (a sleeping rt_mutex on PREEMPT_RT) or, from 7.x on some architectures, rqspinlock_t, which never sleeps" ;;
+		echo "bpf_ringbuf's lock: spinlock_t in 5.10 (a sleeping rt_mutex on PREEMPT_RT), raw_spinlock_t to 6.12, from 6.16 rqspinlock_t, the resilient queued spinlock: a typedef of struct qspinlock where the architecture has queued spinlocks (x86, arm64, riscv64), its own struct rqspinlock on ppc64el and s390x; neither sleeps, so the ring buffer serves on every one" ;;
 	*) echo "" ;;
 	esac
 }
