@@ -17,6 +17,7 @@ PKGS=(
 	qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross
 	libbpf-dev:arm64 libelf-dev:arm64 zlib1g-dev:arm64 libzstd-dev:arm64
 	libjansson-dev:arm64 liblzma-dev:arm64 liblz4-dev:arm64 libcap-dev:arm64
+	libmicrohttpd-dev:arm64
 )
 
 if [ "$(id -u)" -ne 0 ]; then
