@@ -285,6 +285,15 @@ host_run() {
 	build/vmoracle build/abicap build/pingpong "$d" > "$d/truth.txt" 2> "$d/truth.err"
 }
 
+# jq: why a booted run failed ("" if it passed), from the guest's result and
+# the oracle's
+BOOT_REASON='def boot_reason($b; $t):
+	if ($b.pass | not) then ($b.failures | join("; "))
+	elif $t == null then "no oracle result"
+	elif $t.error then "oracle: \($t.error)"
+	elif $t.mismatched > 0 then "oracle: \($t.mismatched) events differ from tracefs:\($t.first | split("\n") | .[0:4] | join(" "))"
+	else "" end;'
+
 # The oracle's line (tests/tools/vmoracle.c) from a log, as JSON ("" if none).
 truth_of() { grep -a '^ABICAP-TRUTH ' "$1" 2>/dev/null | tail -1 | cut -d' ' -f2- | tr -d '\r'; }
 
@@ -399,19 +408,14 @@ while IFS=$'\t' read -r id line flavour pkg ver release dir status arch; do
 	row=$(jq -n --arg id "$id" --arg arch "$arch" --arg line "$line" --arg flavour "$flavour" \
 		--arg pkg "$pkg" --arg ver "$ver" --arg release "$release" \
 		--arg contract "$contract" --arg reason "$reason" --arg boot "$boot_res" \
-		--arg offline "$offline" --arg objects "$objects" --arg truth "$truth" '
+		--arg offline "$offline" --arg objects "$objects" --arg truth "$truth" "$BOOT_REASON"'
 		($boot | try fromjson catch null) as $b |
 		($truth | try fromjson catch null) as $t |
 		{id: $id, arch: $arch, line: $line, flavour: $flavour, package: $pkg, version: $ver,
 		 release: $release, contract: $contract, offline: $offline,
 		 booted: $b, objects: $objects, truth: $t,
-		 reason: (if $reason != "" then $reason
-			  elif $b == null then $boot
-			  elif ($b.pass | not) then ($b.failures | join("; "))
-			  elif $t == null then "no oracle result from the guest"
-			  elif $t.error then "oracle: \($t.error)"
-			  elif $t.mismatched > 0 then "oracle: \($t.mismatched) events differ from tracefs:\($t.first | split("\n") | .[0:4] | join(" "))"
-			  else "" end)}
+		 reason: (if $reason != "" then $reason elif $b == null then $boot
+			  else boot_reason($b; $t) end)}
 		| .pass = (.reason == "")')
 	matrix_json=$(jq --argjson r "$row" '. + [$r]' <<<"$matrix_json")
 	if jq -e .pass <<<"$row" >/dev/null; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
@@ -432,19 +436,15 @@ if selected running && [ $NO_BOOT -eq 0 ]; then
 	fi
 	truth=$(truth_of "$OUT/host/truth.txt")
 	row=$(jq -n --arg release "$(uname -r)" --arg boot "$res" --arg objects "$objects" \
-		--arg oreason "$oreason" --arg truth "$truth" --arg arch "$(dpkg --print-architecture)" '
+		--arg oreason "$oreason" --arg truth "$truth" --arg arch "$(dpkg --print-architecture)" "$BOOT_REASON"'
 		($boot | try fromjson catch null) as $b |
 		($truth | try fromjson catch null) as $t |
 		{id: "running", arch: $arch, line: "running", flavour: "host", package: "-", version: "-",
 		 release: $release, contract: ($b.contract // "-"), offline: "ok", booted: $b,
 		 objects: $objects, truth: $t,
-		 reason: (if $b == null then $boot elif ($b.pass | not)
-			  then ($b.failures | join("; "))
-			  elif $oreason != "" then $oreason
-			  elif $t == null then "no oracle result"
-			  elif $t.error then "oracle: \($t.error)"
-			  elif $t.mismatched > 0 then "oracle: \($t.mismatched) events differ from tracefs:\($t.first | split("\n") | .[0:4] | join(" "))"
-			  else "" end)}
+		 reason: (if $b == null then $boot
+			  elif $b.pass and $oreason != "" then $oreason
+			  else boot_reason($b; $t) end)}
 		| .pass = (.reason == "")')
 	matrix_json=$(jq --argjson r "$row" '. + [$r]' <<<"$matrix_json")
 	if jq -e .pass <<<"$row" >/dev/null; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
