@@ -20,8 +20,9 @@
 # config says so), "unavailable: ..." when the pool lacks every version the
 # index lists for the line, or "FAILED: reason"; a kernel that fails is reported
 # there and the rest still run. Each directory holds `vmlinuz` (the image as
-# Debian ships it in /boot: bzImage, arm64 Image.gz or EFI zboot, armhf
-# zImage, s390x or riscv64 image, ppc64el ELF vmlinux), `config` and, when
+# Debian ships it in /boot, or /usr/lib/modules/RELEASE/ from 6.16 on:
+# bzImage, arm64 Image or EFI zboot, armhf zImage, s390x image, riscv64 EFI
+# zboot, ppc64el ELF vmlinux), `config` and, when
 # the kernel has BTF, `vmlinux.btf` (raw BTF in the kernel's byte order,
 # extracted by shell tools, not by abicap). The pool lacks some packages its
 # index lists: the next older version of the line is taken then.
