@@ -27,13 +27,14 @@
 # judges it, matches it against tracefs event by event (TRUTH) and loads the
 # test objects (OBJECTS, against `check --object`'s predictions). The
 # running kernel runs the same sequence on the host. Results:
-# build/vmtest/{matrix,offline}.{txt,json}; exit 1 if any kernel fails.
+# build/vmtest/{matrix,offline}.{txt,json} ($ABICAP_VMTEST_OUT); exit 1 if
+# any kernel fails.
 # Needs root (the host run attaches BPF programs).
 set -uo pipefail
 export LC_ALL=C
 
 cd "$(dirname "$0")/.."
-OUT=build/vmtest
+OUT=${ABICAP_VMTEST_OUT:-build/vmtest}
 TIMEOUT=300
 UPDATE_README=0
 ONLY=
@@ -47,7 +48,7 @@ while [ $# -gt 0 ]; do
 	--ci) CI_MODE=1 ;;
 	--no-boot) NO_BOOT=1 ;;
 	--timeout) TIMEOUT=$2; shift ;;
-	-h|--help) sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '2,32p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "vmtest.sh: error: unknown argument '$1' (see --help)" >&2; exit 2 ;;
 	esac
 	shift
