@@ -3,12 +3,28 @@
 .DELETE_ON_ERROR:
 .DEFAULT_GOAL := all
 
-OUT := build
 SHELL := /bin/bash
-CC ?= gcc
 CLANG ?= clang
 BPFTOOL ?= $(shell command -v bpftool || echo /usr/sbin/bpftool)
-ARCH := x86
+# The target architecture (kernel naming: x86, arm64), by default the build
+# machine's. Another one is cross-built with Debian's cross toolchain and
+# multiarch libraries (`make ARCH=arm64`: gcc-aarch64-linux-gnu and the
+# :arm64 -dev packages scripts/setup.sh installs) into build/ARCH/; the BPF
+# programs get that architecture's vmlinux.h and __TARGET_ARCH define.
+HOST_ARCH := $(patsubst x86_64,x86,$(patsubst aarch64,arm64,$(shell uname -m)))
+ARCH ?= $(HOST_ARCH)
+ifeq ($(ARCH),$(HOST_ARCH))
+OUT := build
+CC ?= gcc
+else ifeq ($(ARCH),arm64)
+OUT := build/arm64
+CC := aarch64-linux-gnu-gcc
+else ifeq ($(ARCH),x86)
+OUT := build/x86
+CC := x86_64-linux-gnu-gcc
+else
+$(error ARCH=$(ARCH) is not supported (x86 or arm64))
+endif
 
 VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 
@@ -53,7 +69,7 @@ KERNEL_SRC := $(wildcard tests/kernel_*.c)
 TEST_BPF_OBJ := $(patsubst tests/bpf/%.bpf.c,$(OUT)/tests/bpf/%.bpf.o,$(wildcard tests/bpf/*.bpf.c))
 TEST_HELPERS := $(filter-out $(UNIT_SRC) $(KERNEL_SRC),$(wildcard tests/*.c))
 
-.PHONY: all test unit-test kernel-test asan-test vmtest soak run setup clean fuzz fuzz-build \
+.PHONY: all guest test unit-test kernel-test asan-test vmtest vmtest-all soak run setup clean fuzz fuzz-build \
 	bench bench-tools
 
 all: $(OUT)/abicap $(OUT)/abicap-static $(OUT)/pingpong
@@ -171,11 +187,23 @@ $(OUT)/vmoracle: tests/tools/vmoracle.c tests/oracle.c tests/oracle.h $(CAPFILE_
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) -static -Itests $(filter %.c %.o,$^) -ljansson -lzstd -lz -o $@
 
+# What a test VM's initramfs holds (scripts/vmtest.sh), static, for ARCH
+guest: $(OUT)/abicap-static $(OUT)/pingpong $(OUT)/vmcheck $(OUT)/vmoracle $(OUT)/objload $(TEST_BPF_OBJ)
+
 # The kernel matrix (scripts/vmtest.sh): downloads Debian kernels, checks
-# them offline, boots each under qemu and captures inside it. Root.
+# them offline, boots each under qemu (amd64 guests with this build, arm64
+# guests with the ARCH=arm64 cross build) and captures inside it. Root.
+# `make vmtest` is CI's subset; `make vmtest-all` every kernel, and it
+# rewrites the README's matrix tables.
+VMTEST_BUILD = $(MAKE) --no-print-directory all guest && \
+	$(MAKE) --no-print-directory ARCH=arm64 guest
 vmtest: setup
-	$(Q)$(MAKE) --no-print-directory all $(OUT)/vmcheck $(OUT)/vmoracle $(OUT)/objload $(TEST_BPF_OBJ)
-	$(Q)scripts/vmtest.sh
+	$(Q)$(VMTEST_BUILD)
+	$(Q)scripts/vmtest.sh --ci
+
+vmtest-all: setup
+	$(Q)$(VMTEST_BUILD)
+	$(Q)scripts/vmtest.sh --update-readme
 
 # build/capcheck: reads a capture file through, record by record (scripts/soak.sh)
 $(OUT)/capcheck: tests/tools/capcheck.c $(CAPFILE_OBJ) $(OUT)/user/record.o \

@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
-# Regenerate vmlinux/x86/vmlinux.h from a kernel's BTF (default: the running
-# kernel). The header only has to be a superset of what bpf/ reads: CO-RE
-# relocations adapt field offsets to whatever kernel the programs load on.
+# Regenerate a vmlinux/ARCH/vmlinux.h from a kernel's BTF (default: the
+# running kernel, into vmlinux/x86/). The header only has to be a superset of
+# what bpf/ reads: CO-RE relocations adapt field offsets to whatever kernel
+# the programs load on.
+#
+#   scripts/gen-vmlinux.sh [BTF [OUT]]   e.g. an arm64 kernel's raw BTF from
+#                                        scripts/kernels.sh, vmlinux/arm64/vmlinux.h
 set -euo pipefail
 btf=${1:-/sys/kernel/btf/vmlinux}
 out=${2:-"$(dirname "$0")/../vmlinux/x86/vmlinux.h"}

@@ -16,6 +16,11 @@ PKGS=(
 	man-db groff-base zsh bash-completion
 	debhelper dpkg-dev fakeroot lintian
 	buildah umoci podman
+	# arm64: the cross build (make ARCH=arm64) and its test VMs
+	qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross
+	libbpf-dev:arm64 libelf-dev:arm64 zlib1g-dev:arm64 libzstd-dev:arm64
+	libjansson-dev:arm64 liblzma-dev:arm64 liblz4-dev:arm64 libcap-dev:arm64
+	libmicrohttpd-dev:arm64
 )
 
 if [ "$(id -u)" -ne 0 ]; then
@@ -23,16 +28,24 @@ if [ "$(id -u)" -ne 0 ]; then
 	exit 2
 fi
 
+# the arm64 -dev packages are multiarch (installed beside the amd64 ones)
+added_arch=0
+if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+	dpkg --add-architecture arm64
+	added_arch=1
+fi
+
 missing=()
 for p in "${PKGS[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
 		missing+=("$p")
 done
-if [ "${#missing[@]}" -gt 0 ]; then
+if [ "${#missing[@]}" -gt 0 ] || [ $added_arch -eq 1 ]; then
 	echo "setup.sh: installing: ${missing[*]}"
 	export DEBIAN_FRONTEND=noninteractive
 	apt-get update -qq
-	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+	[ "${#missing[@]}" -eq 0 ] ||
+		apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
 mountpoint -q /sys/kernel/tracing ||

@@ -1,42 +1,69 @@
 #!/usr/bin/env bash
-# The kernel matrix: every Debian kernel scripts/kernels.sh fetches (5.10,
-# 6.1, 6.12; generic, cloud, rt), checked offline and booted, plus the
-# running kernel.
+# The kernel matrix: every Debian kernel scripts/kernels.sh fetches (5.10 to
+# the newest, every flavour, seven architectures) checked offline, the amd64
+# and arm64 ones among them booted, plus the running kernel.
 #
-#   scripts/vmtest.sh [--update-readme] [--only ID[,ID]] [--timeout SECS]
+#   scripts/vmtest.sh [--ci] [--only ID[,ID]] [--no-boot] [--update-readme]
+#                     [--timeout SECS]
 #
-# Offline: `abicap check` on each kernel's vmlinuz (and the same on the raw
-# BTF extracted by shell tools: both must agree), with the expected verdicts
-# asserted; `abicap diff` between consecutive lines and on to the running
-# kernel. Booted: each kernel under qemu (TCG) with an initramfs holding the
-# static build/abicap-static (as abicap), busybox, build/pingpong, build/vmcheck and build/vmoracle; the guest
+#   --ci             CI's subset (kernels.sh --ci): every architecture offline,
+#                    the oldest and newest amd64 and arm64 kernels booted
+#   --only           only these ids (LINE-FLAVOUR, and `running`)
+#   --no-boot        offline checks only
+#   --update-readme  rewrite the README's matrix tables (between markers)
+#
+# Offline, each kernel: `abicap check` on its raw BTF (extracted by shell
+# tools in kernels.sh) with the expected verdicts asserted, and on the image
+# as Debian ships it (ABICAP_MATRIX_INPUT=image makes the image the checked
+# input and its refusal a failure); a kernel without BTF must be refused.
+# `abicap diff` between consecutive lines of each architecture's main
+# flavour; every verdict that differs between architectures on one line is
+# printed with its explanation (an unexplained one fails).
+# Booted: each kernel under qemu (TCG; qemu-system-x86_64, or
+# qemu-system-aarch64 -machine virt for arm64) with an initramfs of that
+# architecture's static build (build/ or build/arm64/: abicap-static,
+# pingpong, vmcheck, vmoracle, objload, test objects) and busybox; the guest
 # (tests/vm/init) checks the contract, captures the ping-pong workload and
-# judges it, records it again beside tracefs and matches the two event by
-# event (TRUTH: matched/mismatched), and reports on the serial console. The running kernel runs the
-# same sequence on the host. Results: build/vmtest/matrix.{txt,json}; exit
-# 1 if any kernel fails. Needs root (the host run attaches BPF programs).
+# judges it, matches it against tracefs event by event (TRUTH) and loads the
+# test objects (OBJECTS, against `check --object`'s predictions). The
+# running kernel runs the same sequence on the host. Results:
+# build/vmtest/{matrix,offline}.{txt,json} ($ABICAP_VMTEST_OUT); exit 1 if
+# any kernel fails.
+# Needs root (the host run attaches BPF programs).
 set -uo pipefail
 export LC_ALL=C
 
 cd "$(dirname "$0")/.."
-OUT=build/vmtest
+OUT=${ABICAP_VMTEST_OUT:-build/vmtest}
 TIMEOUT=300
 UPDATE_README=0
 ONLY=
+CI_MODE=0
+NO_BOOT=0
+INPUT=${ABICAP_MATRIX_INPUT:-btf}
 while [ $# -gt 0 ]; do
 	case $1 in
 	--update-readme) UPDATE_README=1 ;;
 	--only) ONLY=$2; shift ;;
+	--ci) CI_MODE=1 ;;
+	--no-boot) NO_BOOT=1 ;;
 	--timeout) TIMEOUT=$2; shift ;;
-	-h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '2,32p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "vmtest.sh: error: unknown argument '$1' (see --help)" >&2; exit 2 ;;
 	esac
 	shift
 done
-for f in build/abicap build/abicap-static build/pingpong build/vmcheck build/vmoracle build/objload; do
-	[ -x "$f" ] || { echo "vmtest.sh: error: $f missing: run make vmtest" >&2; exit 2; }
-done
-for t in qemu-system-x86_64 cpio jq; do
+case $INPUT in btf|image) ;; *)
+	echo "vmtest.sh: error: ABICAP_MATRIX_INPUT must be btf or image, not '$INPUT'" >&2; exit 2 ;;
+esac
+need_files() {
+	local f
+	for f in "$@"; do
+		[ -e "$f" ] || { echo "vmtest.sh: error: $f missing: run make vmtest (it builds build/ and build/arm64/)" >&2; exit 2; }
+	done
+}
+need_files build/abicap build/abicap-static build/pingpong build/vmcheck build/vmoracle build/objload
+for t in qemu-system-x86_64 cpio jq file readelf; do
 	command -v "$t" >/dev/null || { echo "vmtest.sh: error: $t missing: run scripts/setup.sh" >&2; exit 2; }
 done
 BUSYBOX=$(command -v busybox)
@@ -46,32 +73,95 @@ if [ -z "$BUSYBOX" ] || ! file -L "$BUSYBOX" | grep -q "statically linked"; then
 fi
 rm -rf "$OUT" && mkdir -p "$OUT"
 
-echo "vmtest: fetching kernels (scripts/kernels.sh)"
-scripts/kernels.sh > "$OUT/manifest.tsv" 2> "$OUT/kernels.log"
+echo "vmtest: fetching kernels (scripts/kernels.sh$([ $CI_MODE -eq 1 ] && echo " --ci"))"
+kargs=()
+[ $CI_MODE -eq 1 ] && kargs+=(--ci)
+scripts/kernels.sh "${kargs[@]}" > "$OUT/manifest.tsv" 2> "$OUT/kernels.log"
+krc=$?
 cat "$OUT/kernels.log" >&2
+if [ $krc -ne 0 ] || [ ! -s "$OUT/manifest.tsv" ]; then
+	echo "vmtest.sh: error: scripts/kernels.sh failed (exit $krc; see $OUT/kernels.log)" >&2
+	exit 2
+fi
 
-# --- the initramfs ---------------------------------------------------------
-root=$OUT/initramfs
-mkdir -p "$root"/{bin,dev,proc,sys,tmp,objs}
-cp "$BUSYBOX" "$root/bin/busybox"
-cp build/abicap-static "$root/abicap"
-cp build/pingpong build/vmcheck build/vmoracle build/objload "$root/"
-cp build/tests/bpf/*.bpf.o "$root/objs/"
-cp tests/vm/init "$root/init"
-chmod 755 "$root/init"
-mknod "$root/dev/console" c 5 1
-(cd "$root" && find . | cpio -o -H newc --quiet) | gzip -1 > "$OUT/initramfs.cpio.gz"
+# --- which kernels boot ---------------------------------------------------------
+# amd64: every line's generic kernel, and the cloud and rt flavours of the
+# three stable lines; arm64: 5.10, 6.1, 6.12 and the newest line. CI: the
+# oldest and newest of each of the two architectures.
+newest() { awk -F'\t' -v a="$1" -v f="$2" '$9 == a && $3 == f && $8 == "ok" { print $2 }' \
+	"$OUT/manifest.tsv" | sort -V | tail -1; }
+if [ $CI_MODE -eq 1 ]; then
+	BOOT_IDS="5.10-amd64,$(newest amd64 amd64)-amd64,5.10-arm64,$(newest arm64 arm64)-arm64"
+else
+	BOOT_IDS=$(awk -F'\t' '$9 == "amd64" && ($3 == "amd64" || $2 ~ /^(5\.10|6\.1|6\.12)$/) { print $1 }' \
+		"$OUT/manifest.tsv" | paste -sd,)
+	BOOT_IDS+=",5.10-arm64,6.1-arm64,6.12-arm64,$(newest arm64 arm64)-arm64"
+fi
+[ $NO_BOOT -eq 1 ] && BOOT_IDS=
+if [[ ,$BOOT_IDS, == *-arm64,* ]]; then
+	need_files build/arm64/abicap-static build/arm64/pingpong build/arm64/vmcheck \
+		build/arm64/vmoracle build/arm64/objload build/arm64/abicap.bpf.o
+	command -v qemu-system-aarch64 >/dev/null ||
+		{ echo "vmtest.sh: error: qemu-system-aarch64 missing: run scripts/setup.sh" >&2; exit 2; }
+fi
 
-# --- expected offline verdicts ----------------------------------------------
+# --- the initramfs of each architecture --------------------------------------------
+# build dir, busybox
+make_initramfs() {
+	local arch=$1 bdir=$2 busybox=$3 root=$OUT/initramfs-$1
+	mkdir -p "$root"/{bin,dev,proc,sys,tmp,objs}
+	install -m 755 "$busybox" "$root/bin/busybox"
+	install -m 755 "$bdir/abicap-static" "$root/abicap"
+	install -m 755 "$bdir/pingpong" "$bdir/vmcheck" "$bdir/vmoracle" "$bdir/objload" "$root/"
+	cp "$bdir"/tests/bpf/*.bpf.o "$root/objs/"
+	install -m 755 tests/vm/init "$root/init"
+	mknod "$root/dev/console" c 5 1
+	(cd "$root" && find . | cpio -o -H newc --quiet) | gzip -1 > "$OUT/initramfs-$arch.cpio.gz"
+}
+make_initramfs amd64 build "$BUSYBOX"
+if [[ ,$BOOT_IDS, == *-arm64,* ]]; then
+	# Debian's busybox-static for arm64, unpacked (it cannot be installed
+	# beside the amd64 one); cached beside the kernels
+	bbdir=${ABICAP_KERNEL_CACHE:-$HOME/.cache/abicap/kernels}/busybox-arm64
+	if [ ! -x "$bbdir/busybox" ]; then
+		mkdir -p "$bbdir"
+		if ! (cd "$bbdir" && apt-get -qq download busybox-static:arm64 >download.log 2>&1) ||
+			! dpkg-deb --fsys-tarfile "$bbdir"/busybox-static_*_arm64.deb |
+				tar -xO ./bin/busybox > "$bbdir/busybox.part"; then
+			echo "vmtest.sh: error: cannot fetch busybox-static:arm64 (see $bbdir/download.log; scripts/setup.sh adds the arm64 architecture)" >&2
+			exit 2
+		fi
+		chmod 755 "$bbdir/busybox.part" && mv "$bbdir/busybox.part" "$bbdir/busybox"
+		rm -f "$bbdir"/*.deb
+	fi
+	make_initramfs arm64 build/arm64 "$bbdir/busybox"
+fi
+
+# --- expected offline verdicts ----------------------------------------------------
 # Non-ok items per kernel (scope/item, sorted). 5.10 predates
 # task_struct.__state (5.14), thread_info.cpu (5.16) and the prev_state
 # argument (5.18), and its sched_wakeup record still has `success`; Debian's
 # 5.10-rt also has a ring buffer whose spinlock_t is a sleeping rt_mutex.
-expected_nonok() {
+# Every other kernel, of every architecture, keeps the whole contract: where
+# a type differs by architecture, the verdict must say what libbpf and the
+# verifier do (see explain_difference).
+expected_nonok() { # id line flavour arch
 	local v510="sched_switch/arg 4 prev_state,sched_wakeup/record.success,sched_wakeup/record.target_cpu,task_struct/__state,task_struct/thread_info.cpu"
-	case $1 in
-	5.10-rt-amd64) echo "bpf_ringbuf/spinlock,$v510" ;;
+	case $2-$3 in
+	5.10-rt-*) echo "bpf_ringbuf/spinlock,$v510" ;;
 	5.10-*) echo "$v510" ;;
+	*) echo "" ;;
+	esac
+}
+
+# Why one item's verdict may differ between architectures on one line;
+# prints nothing for a difference nobody explained (a failure).
+explain_difference() { # item (scope/item) arches-with-non-ok
+	case $1 in
+	task_struct/thread_info.cpu)
+		echo "thread_info.cpu is per architecture (arch/*/include/asm/thread_info.h): u32 on x86 and arm64, int on riscv64, and absent where thread_info is not in task_struct; a CO-RE read of a same-size integer of either signedness works" ;;
+	bpf_ringbuf/spinlock)
+		echo "bpf_ringbuf's lock: spinlock_t in 5.10 (a sleeping rt_mutex on PREEMPT_RT), raw_spinlock_t to 6.12, from 6.16 rqspinlock_t, the resilient queued spinlock: a typedef of struct qspinlock where the architecture has queued spinlocks (x86, arm64, riscv64), its own struct rqspinlock on ppc64el and s390x; neither sleeps, so the ring buffer serves on every one" ;;
 	*) echo "" ;;
 	esac
 }
@@ -80,16 +170,31 @@ nonok_items() { # check JSON -> sorted "scope/item" list of non-ok items
 	jq -r '[.items[] | select(.verdict != "ok") | .scope + "/" + .item] | sort | join(",")' "$1"
 }
 
-declare -a ROWS
-pass=0
-fail=0
+# The image as Debian ships it, in a word
+image_kind() {
+	local d
+	d=$(file -b "$1")
+	case $d in
+	*bzImage*) echo bzImage ;;
+	*"ARM64 boot executable Image"*) echo Image ;;
+	*PE32+*|*"MS-DOS executable"*) echo "EFI zboot" ;;
+	gzip*) echo Image.gz ;;
+	*zImage*) echo zImage ;;
+	*S390*) echo "s390 image" ;;
+	*RISC-V*|*riscv*) echo "RISC-V Image" ;;
+	ELF*) echo "ELF vmlinux" ;;
+	*) echo "${d%%,*}" ;;
+	esac
+}
+
 selected() { [ -z "$ONLY" ] || [[ ",$ONLY," == *",$1,"* ]]; }
+booted() { [[ ",$BOOT_IDS," == *",$1,"* ]]; }
 
 # abicap check --object's prediction for every test object on one kernel,
 # "NAME loads|rejected" lines, sorted.
 predict_objects() {
-	local btf=$1 o
-	for o in build/tests/bpf/*.bpf.o; do
+	local btf=$1 bdir=$2 o
+	for o in "$bdir"/tests/bpf/*.bpf.o; do
 		build/abicap check --object "$o" --btf "$btf" --format json 2>/dev/null |
 			jq -r --arg n "$(basename "$o")" '"\($n) \(if .kernels[0].loads then "loads" else "rejected" end)"'
 	done | sort
@@ -104,9 +209,9 @@ real_objects() {
 # contract's verdicts choose (4 arguments where prev_state checked ok) is
 # predicted to load, and the other one exactly where it is not chosen.
 own_object_agrees() {
-	local btf=$1 check=$2 four pred4 pred3
+	local btf=$1 check=$2 obj=$3 four pred4 pred3
 	four=$(jq -r '[.items[] | select(.scope == "sched_switch" and .item == "arg 4 prev_state")][0].verdict == "ok"' "$check")
-	pred=$(build/abicap check --object build/abicap.bpf.o --btf "$btf" --format json 2>/dev/null)
+	pred=$(build/abicap check --object "$obj" --btf "$btf" --format json 2>/dev/null)
 	pred4=$(jq -r '.kernels[0].programs[] | select(.name == "tp_btf_sched_switch") | .loads' <<<"$pred")
 	pred3=$(jq -r '.kernels[0].programs[] | select(.name == "tp_btf_sched_switch_3") | .loads' <<<"$pred")
 	[ "$pred4" = "$four" ] && [ "$pred3" = true ]
@@ -114,32 +219,42 @@ own_object_agrees() {
 
 # One boot of one kernel, its serial console into $log; qemu's exit status.
 boot_once() {
-	local vmlinuz=$1 log=$2
-	timeout --foreground "$TIMEOUT" qemu-system-x86_64 -accel tcg -cpu max -smp 2 -m 768 \
-		-display none -serial stdio -monitor none -no-reboot \
-		-kernel "$vmlinuz" -initrd "$OUT/initramfs.cpio.gz" \
-		-append "console=ttyS0 panic=-1 oops=panic quiet loglevel=3 rdinit=/init" \
-		< /dev/null > "$log" 2>&1
+	local arch=$1 vmlinuz=$2 log=$3
+	case $arch in
+	amd64)
+		timeout --foreground "$TIMEOUT" qemu-system-x86_64 -accel tcg -cpu max -smp 2 -m 768 \
+			-display none -serial stdio -monitor none -no-reboot \
+			-kernel "$vmlinuz" -initrd "$OUT/initramfs-amd64.cpio.gz" \
+			-append "console=ttyS0 panic=-1 oops=panic quiet loglevel=3 rdinit=/init" \
+			< /dev/null > "$log" 2>&1 ;;
+	arm64)
+		# every instruction emulated: about twice as slow as amd64 here
+		timeout --foreground $((TIMEOUT * 2)) qemu-system-aarch64 -accel tcg -machine virt \
+			-cpu max -smp 2 -m 1024 -display none -serial stdio -monitor none -no-reboot \
+			-kernel "$vmlinuz" -initrd "$OUT/initramfs-arm64.cpio.gz" \
+			-append "console=ttyAMA0 panic=-1 oops=panic quiet loglevel=3 rdinit=/init" \
+			< /dev/null > "$log" 2>&1 ;;
+	esac
 }
 
 # One kernel's booted run: prints the ABICAP-RESULT JSON, or a failure reason.
 # A boot that does not finish is tried once more (its log kept as .log.1):
 # TCG emulation has hung here once in several dozen boots.
 boot() {
-	local id=$1 vmlinuz=$2 log=$OUT/$1.log rc res
-	boot_once "$vmlinuz" "$log"
+	local id=$1 arch=$2 vmlinuz=$3 log=$OUT/$1.log rc res
+	boot_once "$arch" "$vmlinuz" "$log"
 	rc=$?
 	if ! grep -aq '^ABICAP-DONE' "$log"; then
 		mv "$log" "$log.1"
 		echo "vmtest: $id: the boot did not finish (exit $rc; $log.1); trying once more" >&2
-		boot_once "$vmlinuz" "$log"
+		boot_once "$arch" "$vmlinuz" "$log"
 		rc=$?
 	fi
 	res=$(grep -a '^ABICAP-RESULT ' "$log" | tail -1 | cut -d' ' -f2-)
 	if [ -n "$res" ] && grep -aq '^ABICAP-DONE' "$log"; then
 		echo "$res"
 	elif [ $rc -eq 124 ]; then
-		echo "timed out after ${TIMEOUT} s, twice (logs: $log.1, $log; last object tried: $(grep -a '^ABICAP-OBJ-TRY' "$log" | tail -1 | cut -d' ' -f2 | tr -d '\r'))"
+		echo "timed out, twice (logs: $log.1, $log; last object tried: $(grep -a '^ABICAP-OBJ-TRY' "$log" | tail -1 | cut -d' ' -f2 | tr -d '\r'))"
 	elif grep -aq "Kernel panic" "$log"; then
 		echo "kernel panic: $(grep -a -m1 'Kernel panic' "$log" | tr -d '\r' | cut -c1-120)"
 	else
@@ -171,39 +286,114 @@ host_run() {
 	build/vmoracle build/abicap build/pingpong "$d" > "$d/truth.txt" 2> "$d/truth.err"
 }
 
+# jq: why a booted run failed ("" if it passed), from the guest's result and
+# the oracle's
+BOOT_REASON='def boot_reason($b; $t):
+	if ($b.pass | not) then ($b.failures | join("; "))
+	elif $t == null then "no oracle result"
+	elif $t.error then "oracle: \($t.error)"
+	elif $t.mismatched > 0 then "oracle: \($t.mismatched) events differ from tracefs:\($t.first | split("\n") | .[0:4] | join(" "))"
+	else "" end;'
+
 # The oracle's line (tests/tools/vmoracle.c) from a log, as JSON ("" if none).
 truth_of() { grep -a '^ABICAP-TRUTH ' "$1" 2>/dev/null | tail -1 | cut -d' ' -f2- | tr -d '\r'; }
 
-# --- each kernel -------------------------------------------------------------
+# --- offline: one kernel -----------------------------------------------------------
+# Sets: contract, nonok, reason, image_note. A kernel without BTF must be
+# refused, with exit 1 (the kernel cannot do it).
+offline_check() {
+	local id=$1 line=$2 flavour=$3 arch=$4 dir=$5 status=$6 irc brc got want primary
+	contract="-" nonok="" reason="" image_note=""
+	build/abicap check --btf "$dir/vmlinuz" --format json > "$OUT/$id.check-image.json" 2> "$OUT/$id.check-image.err"
+	irc=$?
+	if [[ $status == "no BTF"* ]]; then
+		contract="no BTF"
+		if [ $irc -eq 0 ]; then
+			reason="abicap check accepted a kernel built without BTF"
+		elif [ $INPUT = image ] && ! grep -qiE 'no BTF|without BTF|has no \.BTF' "$OUT/$id.check-image.err"; then
+			reason="abicap check does not say the kernel has no BTF: $(head -c 160 "$OUT/$id.check-image.err")"
+		fi
+		image_note="refused (exit $irc): $(head -1 "$OUT/$id.check-image.err" | cut -c1-160)"
+		return
+	fi
+	build/abicap check --btf "$dir/vmlinux.btf" --format json > "$OUT/$id.check-btf.json" 2> "$OUT/$id.check-btf.err"
+	brc=$?
+	primary=$OUT/$id.check-btf.json
+	[ $INPUT = image ] && primary=$OUT/$id.check-image.json
+	if [ $irc -ne 0 ] && [ $irc -ne 1 ]; then
+		image_note="image refused (exit $irc): $(head -1 "$OUT/$id.check-image.err" | cut -c1-160)"
+		if [ $INPUT = image ]; then
+			reason="abicap check --btf on the image exited $irc: $(head -c 200 "$OUT/$id.check-image.err")"
+			return
+		fi
+	elif [ $brc -le 1 ] && [ "$(jq -c .summary "$OUT/$id.check-btf.json")" != "$(jq -c .summary "$OUT/$id.check-image.json")" ]; then
+		reason="the image and its extracted raw BTF give different verdicts"
+		return
+	fi
+	if [ $brc -ne 0 ] && [ $brc -ne 1 ]; then
+		reason="abicap check on the raw BTF exited $brc: $(head -c 200 "$OUT/$id.check-btf.err")"
+		return
+	fi
+	contract=$(jq -r .verdict "$primary")
+	got=$(nonok_items "$primary")
+	nonok=$got
+	want=$(expected_nonok "$id" "$line" "$flavour" "$arch")
+	if [ "$got" != "$want" ]; then
+		reason="offline verdicts differ: got [$got], expected [$want]: $(jq -r '[.items[] | select(.verdict != "ok") | "\(.scope) \(.item): \(.actual) -> \(.verdict)"] | join("; ")' "$primary" | cut -c1-300)"
+	fi
+}
+
+# --- each kernel -----------------------------------------------------------------
 matrix_json="[]"
-while IFS=$'\t' read -r id line flavour pkg ver release dir status; do
+offline_json="[]"
+pass=0
+fail=0
+while IFS=$'\t' read -r id line flavour pkg ver release dir status arch; do
 	selected "$id" || continue
-	echo "vmtest: $id ($pkg $ver)"
-	offline="ok" contract="-" boot_res="" reason="" objects="-"
-	if [[ $status != ok ]]; then
-		reason=$status
+	kind="-"
+	[ -s "$dir/vmlinuz" ] && kind=$(image_kind "$dir/vmlinuz")
+	contract="-" nonok="" reason="" image_note=""
+	if [[ $status == unavailable* ]]; then
+		echo "vmtest: $arch $id: $status"
+		offline_json=$(jq --arg id "$id" --arg arch "$arch" --arg line "$line" --arg flavour "$flavour" \
+			--arg pkg "$pkg" --arg ver "$ver" --arg status "$status" '. + [{id: $id, arch: $arch,
+			line: $line, flavour: $flavour, package: $pkg, version: $ver, release: "-", image: "-",
+			status: $status, contract: "-", nonok: [], image_check: "", reason: "", pass: null}]' <<<"$offline_json")
+		continue
+	fi
+	if [[ $status == ok || $status == "no BTF"* ]]; then
+		offline_check "$id" "$line" "$flavour" "$arch" "$dir" "$status"
 	else
-		build/abicap check --btf "$dir/vmlinuz" --format json > "$OUT/$id.check.json" 2> "$OUT/$id.check.err"
-		crc=$?
-		build/abicap check --btf "$dir/vmlinux.btf" --format json > "$OUT/$id.check-btf.json" 2>&1
-		if [ $crc -ne 0 ]; then
-			reason="abicap check exited $crc: $(head -c 200 "$OUT/$id.check.err")"
-		else
-			contract=$(jq -r .verdict "$OUT/$id.check.json")
-			got=$(nonok_items "$OUT/$id.check.json")
-			want=$(expected_nonok "$id")
-			if [ "$got" != "$want" ]; then
-				reason="offline verdicts differ: got [$got], expected [$want]"
-			elif [ "$(jq -c .summary "$OUT/$id.check.json")" != "$(jq -c .summary "$OUT/$id.check-btf.json" 2>/dev/null)" ]; then
-				reason="vmlinuz and extracted vmlinux.btf give different verdicts"
-			fi
+		reason=$status
+	fi
+	if [ -z "$reason" ] && [[ $status == ok ]]; then
+		bdir=build
+		[ "$arch" = arm64 ] && bdir=build/arm64
+		if [[ $arch == amd64 || $arch == arm64 ]] &&
+			! own_object_agrees "$dir/vmlinux.btf" "$OUT/$id.check-btf.json" "$bdir/abicap.bpf.o"; then
+			reason="check --object $bdir/abicap.bpf.o disagrees with the contract's choice of sched_switch program"
 		fi
-		if [ -z "$reason" ] && ! own_object_agrees "$dir/vmlinuz" "$OUT/$id.check.json"; then
-			reason="check --object build/abicap.bpf.o disagrees with the contract's choice of sched_switch program"
-		fi
-		[ -n "$reason" ] && offline="FAIL"
-		boot_res=$(boot "$id" "$dir/vmlinuz")
-		predict_objects "$dir/vmlinuz" > "$OUT/$id.objects.predicted"
+	fi
+	orow=$(jq -n --arg id "$id" --arg arch "$arch" --arg line "$line" --arg flavour "$flavour" \
+		--arg pkg "$pkg" --arg ver "$ver" --arg release "$release" --arg kind "$kind" \
+		--arg status "$status" --arg contract "$contract" --arg nonok "$nonok" \
+		--arg reason "$reason" --arg image "$image_note" '
+		{id: $id, arch: $arch, line: $line, flavour: $flavour, package: $pkg, version: $ver,
+		 release: $release, image: $kind, status: $status, contract: $contract,
+		 nonok: ($nonok | split(",") | map(select(. != ""))), image_check: $image,
+		 reason: $reason, pass: ($reason == "")}')
+	offline_json=$(jq --argjson r "$orow" '. + [$r]' <<<"$offline_json")
+	if ! booted "$id"; then
+		if jq -e .pass <<<"$orow" >/dev/null; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
+		jq -r '"vmtest: \(.arch) \(.id): offline \(.contract)\(if .pass then "" else " FAIL: \(.reason)" end)"' <<<"$orow"
+		continue
+	fi
+	echo "vmtest: $arch $id ($pkg $ver): booting"
+	offline=ok objects="-" boot_res=""
+	[ -n "$reason" ] && offline=FAIL
+	if [[ $status == ok ]]; then
+		boot_res=$(boot "$id" "$arch" "$dir/vmlinuz")
+		predict_objects "$dir/vmlinux.btf" "$bdir" > "$OUT/$id.objects.predicted"
 		real_objects "$OUT/$id.log" > "$OUT/$id.objects.real"
 		objects="$(grep -c loads "$OUT/$id.objects.real")/$(wc -l < "$OUT/$id.objects.real") load, as predicted"
 		if [ -z "$reason" ] && ! diff -q "$OUT/$id.objects.predicted" "$OUT/$id.objects.real" >/dev/null; then
@@ -216,33 +406,28 @@ while IFS=$'\t' read -r id line flavour pkg ver release dir status; do
 	fi
 	truth=""
 	[[ $status == ok ]] && truth=$(truth_of "$OUT/$id.log")
-	row=$(jq -n --arg id "$id" --arg line "$line" --arg flavour "$flavour" \
+	row=$(jq -n --arg id "$id" --arg arch "$arch" --arg line "$line" --arg flavour "$flavour" \
 		--arg pkg "$pkg" --arg ver "$ver" --arg release "$release" \
 		--arg contract "$contract" --arg reason "$reason" --arg boot "$boot_res" \
-		--arg offline "$offline" --arg objects "$objects" --arg truth "$truth" '
+		--arg offline "$offline" --arg objects "$objects" --arg truth "$truth" "$BOOT_REASON"'
 		($boot | try fromjson catch null) as $b |
 		($truth | try fromjson catch null) as $t |
-		{id: $id, line: $line, flavour: $flavour, package: $pkg, version: $ver,
+		{id: $id, arch: $arch, line: $line, flavour: $flavour, package: $pkg, version: $ver,
 		 release: $release, contract: $contract, offline: $offline,
 		 booted: $b, objects: $objects, truth: $t,
-		 reason: (if $reason != "" then $reason
-			  elif $b == null then $boot
-			  elif ($b.pass | not) then ($b.failures | join("; "))
-			  elif $t == null then "no oracle result from the guest"
-			  elif $t.error then "oracle: \($t.error)"
-			  elif $t.mismatched > 0 then "oracle: \($t.mismatched) events differ from tracefs:\($t.first | split("\n") | .[0:4] | join(" "))"
-			  else "" end)}
+		 reason: (if $reason != "" then $reason elif $b == null then $boot
+			  else boot_reason($b; $t) end)}
 		| .pass = (.reason == "")')
 	matrix_json=$(jq --argjson r "$row" '. + [$r]' <<<"$matrix_json")
 	if jq -e .pass <<<"$row" >/dev/null; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
-	jq -r '"vmtest: \(.id): \(if .pass then "pass" else "FAIL: \(.reason)" end)"' <<<"$row"
+	jq -r '"vmtest: \(.arch) \(.id): booted \(if .pass then "pass" else "FAIL: \(.reason)" end)"' <<<"$row"
 done < "$OUT/manifest.tsv"
 
 # --- the running kernel ----------------------------------------------------------
-if selected running; then
+if selected running && [ $NO_BOOT -eq 0 ]; then
 	echo "vmtest: running kernel $(uname -r) (on the host)"
 	res=$(host_run)
-	predict_objects /sys/kernel/btf/vmlinux > "$OUT/running.objects.predicted"
+	predict_objects /sys/kernel/btf/vmlinux build > "$OUT/running.objects.predicted"
 	real_objects "$OUT/host/objload.log" > "$OUT/running.objects.real"
 	objects="$(grep -c loads "$OUT/running.objects.real")/$(wc -l < "$OUT/running.objects.real") load, as predicted"
 	oreason=""
@@ -252,46 +437,89 @@ if selected running; then
 	fi
 	truth=$(truth_of "$OUT/host/truth.txt")
 	row=$(jq -n --arg release "$(uname -r)" --arg boot "$res" --arg objects "$objects" \
-		--arg oreason "$oreason" --arg truth "$truth" '
+		--arg oreason "$oreason" --arg truth "$truth" --arg arch "$(dpkg --print-architecture)" "$BOOT_REASON"'
 		($boot | try fromjson catch null) as $b |
 		($truth | try fromjson catch null) as $t |
-		{id: "running", line: "running", flavour: "host", package: "-", version: "-",
+		{id: "running", arch: $arch, line: "running", flavour: "host", package: "-", version: "-",
 		 release: $release, contract: ($b.contract // "-"), offline: "ok", booted: $b,
 		 objects: $objects, truth: $t,
-		 reason: (if $b == null then $boot elif ($b.pass | not)
-			  then ($b.failures | join("; "))
-			  elif $oreason != "" then $oreason
-			  elif $t == null then "no oracle result"
-			  elif $t.error then "oracle: \($t.error)"
-			  elif $t.mismatched > 0 then "oracle: \($t.mismatched) events differ from tracefs:\($t.first | split("\n") | .[0:4] | join(" "))"
-			  else "" end)}
+		 reason: (if $b == null then $boot
+			  elif $b.pass and $oreason != "" then $oreason
+			  else boot_reason($b; $t) end)}
 		| .pass = (.reason == "")')
 	matrix_json=$(jq --argjson r "$row" '. + [$r]' <<<"$matrix_json")
 	if jq -e .pass <<<"$row" >/dev/null; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
 	jq -r '"vmtest: running: \(if .pass then "pass" else "FAIL: \(.reason)" end)"' <<<"$row"
 fi
+jq . <<<"$offline_json" > "$OUT/offline.json"
 
-# --- ABI history between the lines (generic flavour) -------------------------------
+# --- verdicts that differ between architectures, line by line --------------------
+# The main flavour of each architecture: the one every line has.
+main_flavour() {
+	case $1 in
+	amd64|arm64|s390x|riscv64) echo "$1" ;;
+	armhf) echo armmp ;;
+	i386) echo 686-pae ;;
+	ppc64el) echo powerpc64le ;;
+	esac
+}
+: > "$OUT/arch-differences.txt"
+for line in $(jq -r '.[] | select(.contract != "-" and .contract != "no BTF") | .line' "$OUT/offline.json" | sort -uV); do
+	# item -> "arch verdict" of every architecture's main flavour on this line
+	rows=$(jq -r --arg l "$line" '.[] | select(.line == $l and .contract != "-" and .contract != "no BTF") |
+		"\(.arch) \(.flavour) \(.id)"' "$OUT/offline.json" |
+		while read -r a f i; do [ "$f" = "$(main_flavour "$a")" ] && echo "$a $i"; done)
+	[ "$(wc -l <<<"$rows")" -ge 2 ] || continue
+	while read -r a i; do
+		f=$OUT/$i.check-btf.json
+		[ $INPUT = image ] && f=$OUT/$i.check-image.json
+		jq -r --arg a "$a" '.items[] | "\(.scope)/\(.item)\t\($a)\t\(.verdict)\t\(.actual)"' "$f"
+	done <<<"$rows" > "$OUT/items-$line.tsv"
+	for item in $(cut -f1 "$OUT/items-$line.tsv" | sort -u | tr ' ' '\001'); do
+		item=${item//$'\001'/ }
+		vs=$(awk -F'\t' -v it="$item" '$1 == it { print $3 }' "$OUT/items-$line.tsv" | sort -u | wc -l)
+		[ "$vs" -gt 1 ] || continue
+		detail=$(awk -F'\t' -v it="$item" '$1 == it { print $2 ": " $3 " (" $4 ")" }' "$OUT/items-$line.tsv" | paste -sd';' | sed 's/;/; /g')
+		why=$(explain_difference "$item")
+		if [ -z "$why" ]; then
+			echo "vmtest: FAIL $line $item: verdicts differ between architectures, unexplained: $detail"
+			fail=$((fail + 1))
+			why="UNEXPLAINED"
+		fi
+		printf '%s\t%s\t%s\t%s\n' "$line" "$item" "$detail" "$why" >> "$OUT/arch-differences.txt"
+	done
+done
+
+# --- ABI history: consecutive lines of each architecture's main flavour ----------
 history=$OUT/history.txt
 : > "$history"
-prev=""
-while IFS=$'\t' read -r id line flavour pkg ver release dir status; do
-	[[ $flavour == amd64 && $status == ok ]] || continue
-	if [ -n "$prev" ]; then
-		build/abicap diff "$prev_dir/vmlinuz" "$dir/vmlinuz" > "$OUT/diff-$prev-$line.txt"
-		printf '%s\t%s\t%s\n' "$prev" "$line" "$OUT/diff-$prev-$line.txt" >> "$history"
-	fi
-	prev=$line prev_dir=$dir
-done < "$OUT/manifest.tsv"
-if [ -n "$prev" ]; then
-	build/abicap diff "$prev_dir/vmlinuz" /sys/kernel/btf/vmlinux > "$OUT/diff-$prev-running.txt"
-	printf '%s\t%s\t%s\n' "$prev" "running $(uname -r | cut -d- -f1)" "$OUT/diff-$prev-running.txt" >> "$history"
-fi
+for arch in $(cut -f9 "$OUT/manifest.tsv" | awk '!s[$0]++'); do
+	prev="" prev_btf=""
+	mf=$(main_flavour "$arch")
+	while IFS=$'\t' read -r id line flavour pkg ver release dir status a; do
+		[[ $a == "$arch" && $flavour == "$mf" && $status == ok ]] || continue
+		selected "$id" || continue
+		if [ -n "$prev" ]; then
+			d=$OUT/diff-$arch-$prev-$line.txt
+			build/abicap diff "$prev_btf" "$dir/vmlinux.btf" > "$d" 2> "$d.err"
+			drc=$?
+			if [ $drc -gt 1 ]; then
+				echo "vmtest: FAIL abicap diff $arch $prev -> $line exited $drc: $(head -c 200 "$d.err")"
+				fail=$((fail + 1))
+			fi
+			printf '%s\t%s\t%s\t%s\n' "$arch" "$prev" "$line" "$d" >> "$history"
+		fi
+		prev=$line prev_btf=$dir/vmlinux.btf
+	done < "$OUT/manifest.tsv"
+done
 # the one diff whose content is known: 5.10 -> 6.1 deletes sched_wakeup.success
-if [ -f "$OUT/diff-5.10-6.1.txt" ] && ! grep -q "BREAKING  record trace_event_raw_sched_wakeup_template.success: deleted" "$OUT/diff-5.10-6.1.txt"; then
-	echo "vmtest: FAIL: abicap diff 5.10 -> 6.1 does not name the sched_wakeup.success deletion" >&2
-	fail=$((fail + 1))
-fi
+for arch in amd64 arm64; do
+	d=$OUT/diff-$arch-5.10-6.1.txt
+	if [ -f "$d" ] && ! grep -q "BREAKING  record trace_event_raw_sched_wakeup_template.success: deleted" "$d"; then
+		echo "vmtest: FAIL: abicap diff $arch 5.10 -> 6.1 does not name the sched_wakeup.success deletion" >&2
+		fail=$((fail + 1))
+	fi
+done
 
 # --- output ------------------------------------------------------------------------
 jq . <<<"$matrix_json" > "$OUT/matrix.json"
@@ -299,41 +527,78 @@ jq -r '
 	def ev($k): (.booted.events[$k] // 0 | tostring);
 	def truth: if .truth == null then "-" elif .truth.error then "error"
 		else "\(.truth.matched)/\(.truth.mismatched)" end;
-	(["KERNEL", "PACKAGE VERSION", "CONTRACT", "VARIANT", "SWITCH", "WAKEUP", "WAKING", "IDLE", "DROPS", "TRUTH", "OBJECTS", "RESULT"] | @tsv),
-	(.[] | [.release, .version,
+	(["ARCH", "KERNEL", "PACKAGE VERSION", "CONTRACT", "VARIANT", "SWITCH", "WAKEUP", "WAKING", "IDLE", "DROPS", "TRUTH", "OBJECTS", "RESULT"] | @tsv),
+	(.[] | [.arch, .release, .version,
 		(if .contract == "degraded" then "degraded (\(.booted.degraded // "?"))" else .contract end),
 		(.booted.variant // "-"), ev("sched_switch"), ev("sched_wakeup"), ev("sched_waking"),
 		ev("cpu_idle"), (.booted.dropped // "-" | tostring), truth, .objects,
 		(if .pass then "pass" else "FAIL" end)] | @tsv)' "$OUT/matrix.json" |
 	column -t -s $'\t' > "$OUT/matrix.txt"
+jq -r '
+	(["ARCH", "KERNEL", "PACKAGE VERSION", "IMAGE", "CONTRACT", "NOT OK", "RESULT"] | @tsv),
+	(.[] | [.arch, (if .release == "-" then .id else .release end), .version, .image,
+		.contract, (if (.nonok | length) == 0 then "-" else (.nonok | join(",")) end),
+		(if .pass == null then "unavailable" elif .pass then "pass" else "FAIL" end)] | @tsv)' \
+	"$OUT/offline.json" | column -t -s $'\t' > "$OUT/offline.txt"
 {
-	echo "| from | to | change (abicap diff) |"
-	echo "| --- | --- | --- |"
-	while IFS=$'\t' read -r from to file; do
+	echo "| arch | from | to | change (abicap diff) |"
+	echo "| --- | --- | --- | --- |"
+	while IFS=$'\t' read -r arch from to file; do
 		lines=$(grep -E '^(ok|BREAKING) ' "$file" | sed -E 's/^(ok|BREAKING) +//; s/\|/\\|/g')
 		[ -n "$lines" ] || lines="no change"
 		while IFS= read -r l; do
 			kind=$(grep -qF "BREAKING  $l" "$file" && echo "**breaking**: " || echo "")
 			[ "$l" = "no change" ] && kind=""
-			echo "| $from | $to | $kind$l |"
+			echo "| $arch | $from | $to | $kind$l |"
 		done <<<"$lines"
 	done < "$history"
 } > "$OUT/history.md"
+{
+	if [ -s "$OUT/arch-differences.txt" ]; then
+		echo "| line | item | verdict per architecture (kernel has) | why |"
+		echo "| --- | --- | --- | --- |"
+		sed 's/|/\\|/g; s/\t/ | /g; s/^/| /; s/$/ |/' "$OUT/arch-differences.txt"
+	else
+		echo "No verdict differs between architectures on any line."
+	fi
+} > "$OUT/arch-differences.md"
 
+n_off=$(jq '[.[] | select(.contract != "-")] | length' "$OUT/offline.json")
+n_arch=$(jq '[.[] | select(.contract != "-") | .arch] | unique | length' "$OUT/offline.json")
+n_boot=$(jq '[.[] | select(.booted != null and .id != "running")] | length' "$OUT/matrix.json")
 echo
+echo "Offline: $n_off kernel images of $n_arch architectures checked ($(jq '[.[] | select(.contract == "no BTF")] | length' "$OUT/offline.json") without BTF; $(jq '[.[] | select(.pass == null)] | length' "$OUT/offline.json") lines unavailable: the pool lacks their files)"
+cat "$OUT/offline.txt"
+echo
+echo "Booted: $n_boot kernels"
 cat "$OUT/matrix.txt"
 echo
+echo "Verdicts that differ between architectures:"
+cat "$OUT/arch-differences.md"
+echo
 cat "$OUT/history.md"
-jq -r '.[] | select(.pass | not) | "vmtest: FAIL \(.id): \(.reason)"' "$OUT/matrix.json"
+jq -r '.[] | select(.pass == false) | "vmtest: FAIL \(.arch) \(.id): \(.reason)"' "$OUT/offline.json" "$OUT/matrix.json" | sort -u
 
 if [ $UPDATE_README -eq 1 ]; then
 	{
-		echo "<!-- matrix:begin (scripts/vmtest.sh --update-readme, $(date -u +%Y-%m-%d)) -->"
+		echo "<!-- matrix:begin (scripts/vmtest.sh --update-readme, $(date -u +%Y-%m-%d); generated, do not edit) -->"
+		echo "Offline: $n_off Debian kernel images of $n_arch architectures, \`abicap check\` on each (input: $INPUT):"
+		echo
+		echo '```'
+		cat "$OUT/offline.txt"
+		echo '```'
+		echo
+		echo "Booted under qemu (TCG): $n_boot kernels, plus the running kernel on the host:"
+		echo
 		echo '```'
 		cat "$OUT/matrix.txt"
 		echo '```'
 		echo
-		echo "ABI history of abicap's events between the kernels tested, as \`abicap diff\` reports it (generic flavour):"
+		echo "Verdicts that differ between architectures on one line:"
+		echo
+		cat "$OUT/arch-differences.md"
+		echo
+		echo "ABI history of abicap's events between consecutive lines of each architecture (main flavour), as \`abicap diff\` reports it:"
 		echo
 		cat "$OUT/history.md"
 		echo "<!-- matrix:end -->"
