@@ -12,10 +12,11 @@
 #   --no-boot        offline checks only
 #   --update-readme  rewrite the README's matrix tables (between markers)
 #
-# Offline, each kernel: `abicap check` on its raw BTF (extracted by shell
-# tools in kernels.sh) with the expected verdicts asserted, and on the image
-# as Debian ships it (ABICAP_MATRIX_INPUT=image makes the image the checked
-# input and its refusal a failure); a kernel without BTF must be refused.
+# Offline, each kernel: `abicap check` on the image as Debian ships it
+# (bzImage, Image(.gz), EFI zboot, zImage, s390x, ELF) with the expected
+# verdicts asserted, and on its raw BTF extracted by shell tools in
+# kernels.sh (both must agree; ABICAP_MATRIX_INPUT=btf makes the raw BTF the
+# checked input); a kernel without BTF must be refused as such.
 # `abicap diff` between consecutive lines of each architecture's main
 # flavour; every verdict that differs between architectures on one line is
 # printed with its explanation (an unexplained one fails).
@@ -40,7 +41,7 @@ UPDATE_README=0
 ONLY=
 CI_MODE=0
 NO_BOOT=0
-INPUT=${ABICAP_MATRIX_INPUT:-btf}
+INPUT=${ABICAP_MATRIX_INPUT:-image}
 while [ $# -gt 0 ]; do
 	case $1 in
 	--update-readme) UPDATE_README=1 ;;
