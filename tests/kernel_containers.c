@@ -177,7 +177,12 @@ Test(containers, trace_names_each_task_cgroup_and_filters_a_subtree)
 	struct run r;
 	char *line, *save;
 
-	start_workloads(latency, 30, &spinner);
+	/*
+	 * The ping-pong runs until the test's end kills it: reading the first
+	 * trace's JSON took over 30 s once on a busy machine, and the
+	 * --cgroup trace after it then found the ping-pong gone.
+	 */
+	start_workloads(latency, 600, &spinner);
 	usleep(300000);
 	r = run_cmd((char *[]){ (char *)abicap_bin(), "trace", "-f", "json", "-d",
 			    "1.5", "-e", "sched_switch,sched_wakeup", NULL });
@@ -261,7 +266,7 @@ Test(containers, report_groups_a_recording_by_container_and_cgroup)
 	json_t *rep, *g;
 	struct run r;
 
-	start_workloads(docker, 30, &spinner);
+	start_workloads(docker, 600, &spinner);
 	usleep(300000);
 	r = run_cmd((char *[]){ (char *)abicap_bin(), "record", "-o", cap, "-d", "2",
 			    NULL });
