@@ -233,8 +233,8 @@ static struct btf *btf_from_elf(const void *buf, size_t len, const char *what,
 		goto out;
 	}
 	kernel_without_btf = true;
-	snprintf(err, errlen, "%s: %s ELF file without a .BTF section: the "
-		 "kernel was built without CONFIG_DEBUG_INFO_BTF=y", what,
+	snprintf(err, errlen, "%s: %s ELF file without a .BTF section: no BTF "
+		 "(a kernel built without CONFIG_DEBUG_INFO_BTF=y)", what,
 		 elf_arch(&eh));
 out:
 	if (elf)
