@@ -49,7 +49,9 @@ unshare -m --propagation private sh -c 'mkdir -p "$1/sys" "$1/proc" &&
 	>"$w/serve.log" 2>&1 &
 pid=$!
 for _ in $(seq 600); do
-	curl -sf "http://127.0.0.1:$port/metrics" -o "$w/m" && break
+	# the first scrape may come before any task has waited: wait for a sample
+	curl -sf "http://127.0.0.1:$port/metrics" -o "$w/m" &&
+		grep -q '^abicap_runqueue_latency_seconds_bucket' "$w/m" && break
 	kill -0 $pid 2>/dev/null || break
 	sleep 0.1
 done
