@@ -691,18 +691,34 @@ static int cmp_int(const void *a, const void *b)
 }
 
 /* The tasks switched in twice or more and never out (see oracle.h). */
+#define ORC_MAX_CPUS 1024
+
 static void find_hidden(const struct orc_trace *t, struct orc_match *m)
 {
-	int *in = malloc((t->n + 1) * sizeof(*in));
+	int *in = malloc((2 * t->n + 1) * sizeof(*in));
 	int *out = malloc((t->n + 1) * sizeof(*out));
 	size_t nin = 0, nout = 0;
+
+	int last[ORC_MAX_CPUS] = { 0 };
 
 	if (!in || !out)
 		goto done;
 	for (size_t i = 0; i < t->n; i++)
 		if (t->v[i].type == ABICAP_EV_SCHED_SWITCH) {
+			int c = t->v[i].cpu;
+
 			if (t->v[i].next_pid > 0)
 				in[nin++] = t->v[i].next_pid;
+			/*
+			 * switched in, and the CPU's next switch-out is another
+			 * task's: its own switch-out was not traced (counts as
+			 * a second switch-in, so one such is enough)
+			 */
+			if (c >= 0 && c < ORC_MAX_CPUS) {
+				if (last[c] > 0 && last[c] != t->v[i].prev_pid)
+					in[nin++] = last[c];
+				last[c] = t->v[i].next_pid;
+			}
 			out[nout++] = t->v[i].prev_pid;
 		}
 	qsort(in, nin, sizeof(*in), cmp_int);

@@ -122,3 +122,30 @@ Test(oracle_parse, reference_latency)
 	cr_assert_eq(rq.p50, 4000);
 	cr_assert_eq(rq.p99, 10000);
 }
+
+/*
+ * A task the kernel hides (this Firecracker kernel's agent) switched in
+ * once: the CPU's next switch-out is another task's, and its own never
+ * comes. It is hidden, and its softirq wakeup is left out (counted), as
+ * for one switched in twice (seen here: oracle::task_idle_kthreads
+ * failing on tokio-rt-worker-81's wakeup of rcu_preempt).
+ */
+Test(oracle_parse, hidden_task_switched_in_once)
+{
+	static const char *lines[] = {
+		"  a-1 [000] d..2. 1.000000: sched_switch: prev_comm=a prev_pid=1 prev_prio=120 prev_state=S ==> next_comm=tokio-rt-worker next_pid=81 next_prio=120",
+		"  tokio-rt-worker-81 [000] d.s3. 1.000100: sched_waking: comm=rcu_preempt pid=15 prio=120 target_cpu=001",
+		"  b-2 [000] d..2. 1.000200: sched_switch: prev_comm=b prev_pid=2 prev_prio=120 prev_state=S ==> next_comm=a next_pid=1 next_prio=120",
+	};
+	struct orc_ev v[3];
+	struct orc_trace t = { .v = v, .n = 3 };
+	struct orc_match m;
+
+	for (int i = 0; i < 3; i++)
+		cr_assert_eq(orc_parse_line(lines[i], &v[i]), 1, "%s", lines[i]);
+	memset(&m, 0, sizeof(m));
+	orc_match(&t, NULL, 0, 0, 10000000000ULL, NULL, &m);
+	cr_assert_eq(m.nhidden, 1);
+	cr_assert_eq(m.hidden[0], 81);
+	cr_assert_eq(m.hidden_events, 1);
+}
