@@ -124,11 +124,17 @@ setup:
 
 # Unit tests run anywhere; kernel tests load and attach the BPF programs on
 # the running kernel (root), one at a time.
+# A failed run ends with its failures again, so that the tail of a long log
+# (all CI shows) names them.
+run_tests = set -o pipefail; $(1) 2>&1 | tee $(2) || { \
+	echo "$(notdir $(2)): the failures (whole log: $(2)):"; \
+	grep -E -A4 "Assertion Failed|\[FAIL\]|CRASH|Timed out" $(2) | head -n 80; exit 1; }
+
 unit-test: $(OUT)/test_unit
-	$(Q)$(OUT)/test_unit --jobs 2
+	$(Q)$(call run_tests,$(OUT)/test_unit --jobs 2,$(OUT)/unit-test.log)
 
 kernel-test: $(OUT)/test_kernel $(OUT)/abicap
-	$(Q)$(OUT)/test_kernel --jobs 1
+	$(Q)$(call run_tests,$(OUT)/test_kernel --jobs 1,$(OUT)/kernel-test.log)
 
 # The unit tests again, built with AddressSanitizer and UBSan: the parsers
 # and readers of untrusted input (contracts, BTF files) must never crash.

@@ -25,6 +25,7 @@
 #include "cgroup.h"
 #include "harness.h"
 #include "promcheck.h"
+#include "util.h"
 
 #define DOCKER_ID "3f4e5a6b7c8d9e0f1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f7081"
 
@@ -326,9 +327,37 @@ Test(containers, report_groups_a_recording_by_container_and_cgroup)
 	cr_assert(strstr(r.err, "use task, cgroup or container"), "%s", r.err);
 }
 
+/* Whether nobody listens on or holds 127.0.0.1:port (TIME_WAIT included). */
+static bool port_free(int port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET,
+				 .sin_port = htons(port),
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	bool ok = fd >= 0 && !bind(fd, (void *)&a, sizeof(a));
+
+	if (fd >= 0)
+		close(fd);
+	return ok;
+}
+
+/*
+ * The first of 8 free ports for this test, below the ephemeral range
+ * (32768 on): a test's ports must not be the ones an earlier test's serve
+ * left in TIME_WAIT.
+ */
 static int port_base(void)
 {
-	return 20000 + getpid() % 20000;
+	for (int t = 0; t < 1000; t++) {
+		int p = 10000 + (getpid() * 8 + t * 8) % 20000, k = 0;
+
+		while (k < 8 && port_free(p + k))
+			k++;
+		if (k == 8)
+			return p;
+	}
+	cr_assert_fail("no 8 free ports from 10000 to 30000");
+	return 0;
 }
 
 /* Start serve on port; returns once it says it is serving. */
@@ -610,6 +639,60 @@ Test(containers, serve_one_series_per_cgroup_path_when_it_is_made_again)
 	cr_assert_eq(wait_exit(&srv, 20), 0);
 }
 
+
+/*
+ * A cgroup that exists is never pruned, even when serve cannot name it yet:
+ * after dropping its privileges serve names new cgroups by walking the
+ * hierarchy, at most every 100 ms, and a scrape in between must not take
+ * "not named yet" for "removed" (CI lost sleepers' cgroups this way).
+ */
+Test(containers, serve_never_prunes_a_cgroup_it_cannot_name_yet)
+{
+	int port = port_base() + 5;
+	char listen[64], seen[1024], name[16], *t;
+	struct child srv;
+	double live = 0, pruned = 0;
+
+	snprintf(listen, sizeof(listen), "127.0.0.1:%d", port);
+	spawn(&srv, (char *[]){ (char *)abicap_bin(), "serve", "--listen", listen,
+			       "--cgroup", base, "--max-cgroups", "16", NULL });
+	daemons[ndaemons++] = srv.pid;
+	wait_for_stderr(&srv, "serving http://", seen, sizeof(seen));
+	/*
+	 * 11 sleepers, then one at a time, scraped back to back while it
+	 * appears: from 12 cgroups on (3/4 of the room) a scrape prunes
+	 */
+	for (int i = 0; i < 11; i++) {
+		snprintf(name, sizeof(name), "fill%d", i);
+		start_in(extra_cgroup(name), (char *[]){ "sleep", "100", NULL });
+	}
+	for (int k = 0; k < 200 && live < 11; k++) {
+		usleep(50000);
+		t = scrape(port);
+		live = sample(t, "abicap_cgroups ");
+		free(t);
+	}
+	cr_assert_eq(live, 11, "the first 11 sleepers' cgroups are in the map");
+	for (int i = 0; i < 4; i++) {
+		uint64_t end;
+
+		snprintf(name, sizeof(name), "nap%d", i);
+		start_in(extra_cgroup(name), (char *[]){ "sleep", "100", NULL });
+		end = mono_ns() + 400000000ull;
+		while (mono_ns() < end) {
+			t = scrape(port);
+			pruned = sample(t, "abicap_cgroups_pruned_total ");
+			live = sample(t, "abicap_cgroups ");
+			free(t);
+			cr_assert_eq(pruned, 0, "a live cgroup was pruned "
+				     "(%d sleepers started, %g in the map)",
+				     11 + i + 1, live);
+		}
+	}
+	cr_assert_eq(live, 15, "the 15 sleepers' cgroups are in the map");
+	kill(srv.pid, SIGTERM);
+	cr_assert_eq(wait_exit(&srv, 20), 0);
+}
 Test(containers, serve_refuses_bad_input_and_keeps_serving)
 {
 	int port = port_base() + 2, busy, code;

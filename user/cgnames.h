@@ -32,6 +32,11 @@ struct cgname {
 /* false (out untouched) if the id is 0 or unknown; the strings live in n. */
 bool cgnames_get(struct cgnames *n, uint64_t id, struct cgname *out);
 
+/*
+ * Known to be removed (live names only): cgnames_path() may be NULL for a
+ * cgroup that exists but could not be looked up yet (rate-limited walks).
+ */
+bool cgnames_removed(struct cgnames *n, uint64_t id);
 /* "/system.slice/foo.service", NULL if unknown */
 const char *cgnames_path(struct cgnames *n, uint64_t id);
 /* For tables: the container label, else the path, else "cgroup#ID". */

@@ -469,6 +469,11 @@ struct cgroup_map *cgroup_map_new(const char *root, char *err, size_t errlen)
 	return m;
 }
 
+bool cgroup_map_removed(struct cgroup_map *m, uint64_t id)
+{
+	return table_find(&m->removed, id) != NULL;
+}
+
 struct cgroup_map *cgroup_map_new_table(void)
 {
 	return map_alloc();

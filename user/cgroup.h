@@ -63,6 +63,12 @@ const char *cgroup_map_path(struct cgroup_map *m, uint64_t id);
  */
 int cgroup_map_set(struct cgroup_map *m, uint64_t id, const char *path);
 void cgroup_map_free(struct cgroup_map *m);
+/*
+ * The id is known to be no cgroup (any more): a walk did not find it or its
+ * handle is stale. false where cgroup_map_path() gave NULL only because it
+ * was too soon after the last walk to look.
+ */
+bool cgroup_map_removed(struct cgroup_map *m, uint64_t id);
 
 #define CGROUP_MAP_RESCAN_NS (100 * 1000 * 1000ull)
 #define CGROUP_MAP_MAX_NEG 4096

@@ -374,7 +374,9 @@ int metrics_write_cgroups(FILE *f, struct metrics_ctx *m,
 
 /*
  * The id is no longer a cgroup: its path is gone, or holds a newer
- * incarnation (a cgroup id is its directory's inode number, not reused).
+ * incarnation (a cgroup id is its directory's inode number, not reused),
+ * or it has no path and is known to be removed. An id not named yet (the
+ * walk that would name it is rate-limited) is kept.
  */
 static bool sample_gone(const struct metrics_ctx *m, uint64_t id,
 			const char *path)
@@ -382,8 +384,10 @@ static bool sample_gone(const struct metrics_ctx *m, uint64_t id,
 	char dir[8192];
 	struct stat st;
 
-	if (!path || !m->cgroup_root)
-		return !path;
+	if (!path)
+		return cgnames_removed(m->names, id);
+	if (!m->cgroup_root)
+		return false;
 	snprintf(dir, sizeof(dir), "%s%s", m->cgroup_root, path);
 	if (stat(dir, &st))
 		return errno == ENOENT;
@@ -409,8 +413,20 @@ static void prune(struct metrics_ctx *m, int fd, const struct cg_sample *v,
 
 	if (!gone)
 		return; /* tried again at the next scrape */
-	for (size_t i = 0; i < n; i++)
-		gone[i] = sample_gone(m, v[i].id, cgnames_path(m->names, v[i].id));
+	for (size_t i = 0; i < n; i++) {
+		const char *path = cgnames_path(m->names, v[i].id);
+
+		/*
+		 * Not named yet: it may be a new incarnation of a path whose
+		 * old one would be pruned with nothing to keep its counts.
+		 * Pruning waits for the next scrape, by when a walk named it.
+		 */
+		if (!path && !cgnames_removed(m->names, v[i].id)) {
+			free(gone);
+			return;
+		}
+		gone[i] = sample_gone(m, v[i].id, path);
+	}
 	for (size_t i = 0; i < n; i++) {
 		const char *path = cgnames_path(m->names, v[i].id);
 		struct cg_retired *r;
