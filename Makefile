@@ -57,11 +57,15 @@ BPF_HDRS := bpf/abicap.h bpf/core_fixes.bpf.h bpf/task_state.h
 BPF_OBJ := $(OUT)/abicap.bpf.o
 SKEL := $(OUT)/abicap.skel.h
 
-# every user/*.c but main.c makes up the library the tests link
-LIB_SRC := $(filter-out user/main.c,$(wildcard user/*.c)) $(wildcard user/*.S)
+# user/ by layer (ARCHITECTURE.md): every source in user/*/ but the entry
+# point cmd/main.c and user/static/ makes up libabicap.a, which the binary,
+# the tests and every helper tool link, so none of them can drift.
+LIB_SRC := $(filter-out user/cmd/main.c user/static/%,$(wildcard user/*/*.c user/*/*.S))
 LIB_OBJ := $(patsubst user/%,$(OUT)/user/%.o,$(basename $(LIB_SRC)))
-MAIN_OBJ := $(OUT)/user/main.o
-USER_HDRS := $(wildcard user/*.h) bpf/abicap.h bpf/task_state.h
+LIB := $(OUT)/libabicap.a
+MAIN_OBJ := $(OUT)/user/cmd/main.o
+# header dependencies: each object's .d file, written as it is compiled
+DEPFLAGS = -MMD -MP
 
 UNIT_SRC := $(wildcard tests/unit_*.c)
 KERNEL_SRC := $(wildcard tests/kernel_*.c)
@@ -74,7 +78,7 @@ TEST_HELPERS := $(filter-out $(UNIT_SRC) $(KERNEL_SRC),$(wildcard tests/*.c))
 
 all: $(OUT)/abicap $(OUT)/abicap-static $(OUT)/pingpong
 
-$(OUT) $(OUT)/user $(OUT)/tests:
+$(OUT):
 	$(Q)mkdir -p $@
 
 $(BPF_OBJ): $(BPF_SRC) $(BPF_HDRS) vmlinux/$(ARCH)/vmlinux.h | $(OUT)
@@ -85,37 +89,41 @@ $(SKEL): $(BPF_OBJ)
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name abicap_bpf > $@
 
-$(OUT)/user/%.o: user/%.c $(USER_HDRS) $(SKEL) | $(OUT)/user
+# the skeleton is generated: every object waits for it (its .d files say
+# which ones include it)
+$(OUT)/user/%.o: user/%.c | $(SKEL)
+	$(Q)mkdir -p $(@D)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+	$(Q)$(CC) $(CFLAGS) $(DEPFLAGS) -c $< -o $@
 
-$(OUT)/abicap: $(MAIN_OBJ) $(LIB_OBJ)
+$(LIB): $(LIB_OBJ)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+$(OUT)/abicap: $(MAIN_OBJ) $(LIB)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ $(BIN_LIBS) -o $@
 
-$(OUT)/user/static/%.o: user/static/%.c | $(OUT)/user
-	$(Q)mkdir -p $(@D)
-	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -c $< -o $@
-
-$(OUT)/abicap-static: $(MAIN_OBJ) $(LIB_OBJ) $(OUT)/user/static/tls_absent.o
+$(OUT)/abicap-static: $(MAIN_OBJ) $(OUT)/user/static/tls_absent.o $(LIB)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) -static $^ $(LIBS) -lmicrohttpd -lpthread -o $@
 
 # the default contract is embedded from bpf/contract.json
-$(OUT)/user/%.o: user/%.S bpf/contract.json | $(OUT)/user
+$(OUT)/user/%.o: user/%.S bpf/contract.json
+	$(Q)mkdir -p $(@D)
 	$(call msg,AS,$@)
 	$(Q)$(CC) -c $< -o $@
 
-$(OUT)/tests/%.o: tests/%.c $(USER_HDRS) $(wildcard tests/*.h) $(SKEL) | $(OUT)/tests
+$(OUT)/tests/%.o: tests/%.c | $(SKEL)
+	$(Q)mkdir -p $(@D)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -Itests -c $< -o $@
+	$(Q)$(CC) $(CFLAGS) $(DEPFLAGS) -Itests -c $< -o $@
 
-$(OUT)/test_unit: $(patsubst tests/%.c,$(OUT)/tests/%.o,$(UNIT_SRC) $(TEST_HELPERS)) $(LIB_OBJ) | $(TEST_BPF_OBJ)
+$(OUT)/test_unit: $(patsubst tests/%.c,$(OUT)/tests/%.o,$(UNIT_SRC) $(TEST_HELPERS)) $(LIB) | $(TEST_BPF_OBJ)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ -lcriterion $(BIN_LIBS) -o $@
 
-$(OUT)/test_kernel: $(patsubst tests/%.c,$(OUT)/tests/%.o,$(KERNEL_SRC) $(TEST_HELPERS)) $(LIB_OBJ) | $(TEST_BPF_OBJ)
+$(OUT)/test_kernel: $(patsubst tests/%.c,$(OUT)/tests/%.o,$(KERNEL_SRC) $(TEST_HELPERS)) $(LIB) | $(TEST_BPF_OBJ)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ -lcriterion $(BIN_LIBS) -o $@
 
@@ -164,9 +172,9 @@ clean:
 
 # build/pingpong: the tests' workload, for trying abicap by hand
 # (static, like build/abicap, so it runs in the VM tests' initramfs)
-$(OUT)/pingpong: tests/tools/pingpong.c $(OUT)/tests/workload.o $(OUT)/user/util.o $(OUT)/user/sbuf.o
+$(OUT)/pingpong: tests/tools/pingpong.c $(OUT)/tests/workload.o $(LIB)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) -static -Itests $^ -lpthread -o $@
+	$(Q)$(CC) $(CFLAGS) -static -Itests $^ -lpthread -lm -o $@
 
 # CO-RE test objects for abicap check --object (tests/bpf/), and
 # build/objload, which loads them for real to compare with the prediction
@@ -184,14 +192,10 @@ $(OUT)/vmcheck: tests/tools/vmcheck.c
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) -static $^ -ljansson -o $@
 
-# the capture file's writer and reader (user/capfile.h), for the tools
-CAPFILE_OBJ := $(addprefix $(OUT)/user/,capfile.o capread.o capsort.o seqset.o)
-
 # build/vmoracle: the differential oracle (tests/oracle.c) inside a VM
-$(OUT)/vmoracle: tests/tools/vmoracle.c tests/oracle.c tests/oracle.h $(CAPFILE_OBJ) \
-		$(OUT)/user/record.o $(OUT)/user/outfile.o
+$(OUT)/vmoracle: tests/tools/vmoracle.c tests/oracle.c tests/oracle.h $(LIB)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) -static -Itests $(filter %.c %.o,$^) -ljansson -lzstd -lz -o $@
+	$(Q)$(CC) $(CFLAGS) -static -Itests $(filter %.c %.a,$^) $(LIBS) -lm -o $@
 
 # What a test VM's initramfs holds (scripts/vmtest.sh), static, for ARCH
 guest: $(OUT)/abicap-static $(OUT)/pingpong $(OUT)/vmcheck $(OUT)/vmoracle $(OUT)/objload $(TEST_BPF_OBJ)
@@ -212,16 +216,14 @@ vmtest-all: setup
 	$(Q)scripts/vmtest.sh --update-readme
 
 # build/capcheck: reads a capture file through, record by record (scripts/soak.sh)
-$(OUT)/capcheck: tests/tools/capcheck.c $(CAPFILE_OBJ) $(OUT)/user/record.o \
-		$(OUT)/user/events.o $(OUT)/user/outfile.o
+$(OUT)/capcheck: tests/tools/capcheck.c $(LIB)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) $^ -ljansson -lzstd -lz -o $@
+	$(Q)$(CC) $(CFLAGS) $^ $(BIN_LIBS) -o $@
 
 # build/capgen: crafted captures for the report/export cost checks (scripts/bench.sh)
-$(OUT)/capgen: tests/tools/capgen.c $(CAPFILE_OBJ) $(OUT)/user/record.o \
-		$(OUT)/user/events.o $(OUT)/user/util.o $(OUT)/user/sbuf.o $(OUT)/user/outfile.o
+$(OUT)/capgen: tests/tools/capgen.c $(LIB)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) $^ -ljansson -lzstd -lz -o $@
+	$(Q)$(CC) $(CFLAGS) $^ $(BIN_LIBS) -o $@
 
 # The soak test (scripts/soak.sh): SOAK_SECONDS of recording the ping-pong
 # workload; RSS and fds flat after warm-up, every event in the file or
@@ -249,20 +251,20 @@ FUZZ_LIB_OBJ := $(patsubst user/%,$(FUZZ_OUT)/obj/user/%.o,$(basename $(LIB_SRC)
 FUZZ_RUN_FLAGS := -max_total_time=$(FUZZ_SECONDS) -timeout=30 -rss_limit_mb=2560 \
 	-close_fd_mask=3 -print_final_stats=1
 
-$(FUZZ_OUT)/obj/user/%.o: user/%.c $(USER_HDRS) $(SKEL)
+$(FUZZ_OUT)/obj/user/%.o: user/%.c | $(SKEL)
 	$(Q)mkdir -p $(@D)
 	$(call msg,CC-FUZZ,$@)
-	$(Q)$(CLANG) $(FUZZ_CFLAGS) -c $< -o $@
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
 $(FUZZ_OUT)/obj/user/%.o: user/%.S bpf/contract.json
 	$(Q)mkdir -p $(@D)
 	$(call msg,AS,$@)
 	$(Q)$(CLANG) -c $< -o $@
 
-$(FUZZ_OUT)/obj/tests/%.o: tests/%.c $(USER_HDRS) $(wildcard tests/*.h tests/fuzz/*.h) $(SKEL)
+$(FUZZ_OUT)/obj/tests/%.o: tests/%.c | $(SKEL)
 	$(Q)mkdir -p $(@D)
 	$(call msg,CC-FUZZ,$@)
-	$(Q)$(CLANG) $(FUZZ_CFLAGS) -c $< -o $@
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
 $(FUZZ_OUT)/fuzz_%: $(FUZZ_OUT)/obj/tests/fuzz/fuzz_%.o $(FUZZ_OUT)/obj/tests/fuzz/fuzz_common.o $(FUZZ_LIB_OBJ)
 	$(call msg,LINK,$@)
@@ -272,13 +274,13 @@ $(FUZZ_OUT)/fuzz_%: $(FUZZ_OUT)/obj/tests/fuzz/fuzz_%.o $(FUZZ_OUT)/obj/tests/fu
 $(FUZZ_OUT)/fuzz_metrics: $(FUZZ_OUT)/obj/tests/promcheck.o
 
 # the seed generator (tests/fuzz/mkseeds.sh)
-$(FUZZ_OUT)/seeds.o: tests/fuzz/seeds.c $(USER_HDRS) tests/btf_fixture.h $(SKEL)
+$(FUZZ_OUT)/seeds.o: tests/fuzz/seeds.c | $(SKEL)
 	$(Q)mkdir -p $(@D)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -Itests -c $< -o $@
+	$(Q)$(CC) $(CFLAGS) $(DEPFLAGS) -Itests -c $< -o $@
 
 $(FUZZ_OUT)/seeds: $(FUZZ_OUT)/seeds.o $(OUT)/tests/btf_fixture.o $(OUT)/tests/harness.o $(OUT)/tests/workload.o \
-		$(LIB_OBJ)
+		$(LIB)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ -lcriterion $(BIN_LIBS) -o $@
 
@@ -410,3 +412,6 @@ $(IMAGE): $(OUT)/abicap-static bpf/contract.json scripts/image.sh
 
 image-test: $(IMAGE)
 	$(Q)IMAGE=$(IMAGE) tests/install/image.sh
+
+# the header dependencies of every object built so far
+-include $(shell find $(OUT) -name '*.d' 2>/dev/null)

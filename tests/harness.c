@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "harness.h"
-#include "util.h"
+#include "lib/util.h"
 
 void require_kernel(void)
 {

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
-#include "capture.h"
+#include "live/capture.h"
 #include "workload.h"
 
 /*

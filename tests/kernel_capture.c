@@ -10,10 +10,10 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <unistd.h>
-#include "events.h"
+#include "event/events.h"
 #include <bpf/libbpf.h>
 #include "harness.h"
-#include "util.h"
+#include "lib/util.h"
 
 #define ROUNDS 200
 #define EV(e) (1u << (e))

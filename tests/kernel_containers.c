@@ -22,10 +22,10 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "cgroup.h"
+#include "event/cgroup.h"
 #include "harness.h"
 #include "promcheck.h"
-#include "util.h"
+#include "lib/util.h"
 
 #define DOCKER_ID "3f4e5a6b7c8d9e0f1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f7081"
 

@@ -14,9 +14,9 @@
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "capfile.h"
+#include "capfile/capfile.h"
 #include "harness.h"
-#include "util.h"
+#include "lib/util.h"
 
 #define DURATION 2.0
 /* a loaded machine may wake the loop late */

@@ -21,10 +21,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "btf_fixture.h"
-#include "capfile.h"
+#include "capfile/capfile.h"
 #include "harness.h"
-#include "events.h"
-#include "util.h"
+#include "event/events.h"
+#include "lib/util.h"
 
 #define path(n) scratch_path(n)
 

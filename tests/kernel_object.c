@@ -12,14 +12,15 @@
 #include <string.h>
 #include <bpf/btf.h>
 #include "btf_fixture.h"
-#include "checker.h"
-#include "commands.h"
-#include "contract.h"
-#include "events.h"
+#include "abi/checker.h"
+#include "cmd/commands.h"
+#include "abi/contract.h"
+#include "event/events.h"
 #include "harness.h"
-#include "objcheck.h"
+#include "abi/objcheck.h"
 #include "tools/objload.h"
-#include "util.h"
+#include "lib/util.h"
+#include "lib/bpflog.h"
 
 static bool predict(const char *path, const struct btf *btf, char *why,
 		    size_t len)

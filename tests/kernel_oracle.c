@@ -22,7 +22,7 @@
 #include <unistd.h>
 #include "harness.h"
 #include "oracle.h"
-#include "util.h"
+#include "lib/util.h"
 
 /* the live tracefs instance, removed by the suite's fini if a test fails with it */
 static struct orc_session *live;

@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "harness.h"
-#include "util.h"
+#include "lib/util.h"
 
 #define path(n) scratch_path(n)
 

@@ -11,9 +11,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "btf_fixture.h"
-#include "capfile.h"
+#include "capfile/capfile.h"
 #include "harness.h"
-#include "util.h"
+#include "lib/util.h"
 
 #define path(n) scratch_path(n)
 static char err[ERRMSG_LEN];

@@ -20,7 +20,7 @@
 #include <unistd.h>
 #include "harness.h"
 #include "oracle.h"
-#include "util.h"
+#include "lib/util.h"
 #include <bpf/libbpf.h>
 #include <pthread.h>
 

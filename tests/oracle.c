@@ -14,7 +14,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include "capfile.h"
+#include "capfile/capfile.h"
 #include "oracle.h"
 
 #define TRACEFS "/sys/kernel/tracing"

@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "record.h"
+#include "event/record.h"
 
 /*
  * Timestamp bound for a match, ns. tracefs prints microseconds (truncated)

@@ -7,7 +7,7 @@
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <string.h>
-#include "analysis.h"
+#include "capfile/analysis.h"
 
 TestSuite(analysis);
 

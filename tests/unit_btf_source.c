@@ -7,12 +7,12 @@
 #include <unistd.h>
 #include <bpf/btf.h>
 #include "btf_fixture.h"
-#include "btf_source.h"
+#include "abi/btf_source.h"
 #include "harness.h"
-#include "btf_util.h"
-#include "checker.h"
-#include "contract.h"
-#include "util.h"
+#include "abi/btf_util.h"
+#include "abi/checker.h"
+#include "abi/contract.h"
+#include "lib/util.h"
 
 static char err[ERRMSG_LEN];
 

@@ -10,10 +10,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "btf_fixture.h"
-#include "capfile.h"
-#include "commands.h"
+#include "capfile/capfile.h"
+#include "cmd/commands.h"
 #include "harness.h"
-#include "util.h"
+#include "lib/util.h"
 
 #define path(n) scratch_path(n)
 static char err[ERRMSG_LEN];

@@ -10,9 +10,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "cgroup.h"
+#include "event/cgroup.h"
 #include "harness.h"
-#include "util.h"
+#include "lib/util.h"
 
 static char err[ERRMSG_LEN];
 

@@ -9,10 +9,10 @@
 #include <string.h>
 #include <bpf/btf.h>
 #include "btf_fixture.h"
-#include "checker.h"
-#include "contract.h"
-#include "events.h"
-#include "util.h"
+#include "abi/checker.h"
+#include "abi/contract.h"
+#include "event/events.h"
+#include "lib/util.h"
 
 static struct contract *con;
 static struct check_result res;

@@ -2,7 +2,7 @@
 /* serve's connection guard: who is closed so that a scrape gets through. */
 #include <criterion/criterion.h>
 #include <string.h>
-#include "connguard.h"
+#include "live/connguard.h"
 
 #define S 1000000000ull
 

@@ -3,7 +3,7 @@
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <string.h>
-#include "container.h"
+#include "event/container.h"
 
 /* real-looking container ids (64 hex) and pod UIDs */
 #define ID1 "b68e6db57fad67a6581e006e41c4fd10a11960b19929776ef3972f4c7783c69d"

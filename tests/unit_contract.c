@@ -4,10 +4,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "contract.h"
-#include "core_relo.h"
-#include "events.h"
-#include "util.h"
+#include "abi/contract.h"
+#include "abi/core_relo.h"
+#include "event/events.h"
+#include "lib/util.h"
 
 static char err[ERRMSG_LEN];
 

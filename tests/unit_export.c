@@ -10,10 +10,10 @@
 #include <string.h>
 #include <unistd.h>
 #include "btf_fixture.h"
-#include "capfile.h"
+#include "capfile/capfile.h"
 #include "harness.h"
-#include "perfetto.h"
-#include "util.h"
+#include "capfile/perfetto.h"
+#include "lib/util.h"
 
 #define path(n) scratch_path(n)
 

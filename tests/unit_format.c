@@ -3,8 +3,8 @@
 #include <criterion/criterion.h>
 #include <jansson.h>
 #include <string.h>
-#include "cgnames.h"
-#include "format.h"
+#include "event/cgnames.h"
+#include "event/format.h"
 
 static union abicap_rec switch_rec(const char *prev, const char *next,
 				   uint32_t state, bool preempt)

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "cgnames.h"
-#include "metrics.h"
+#include "event/cgnames.h"
+#include "live/metrics.h"
 #include "promcheck.h"
 
 struct seen {

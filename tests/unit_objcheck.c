@@ -9,9 +9,9 @@
 #include <string.h>
 #include <bpf/btf.h>
 #include "btf_fixture.h"
-#include "core_reach.h"
-#include "objcheck.h"
-#include "util.h"
+#include "abi/core_reach.h"
+#include "abi/objcheck.h"
+#include "lib/util.h"
 
 static struct core_object o;
 static struct obj_result r;

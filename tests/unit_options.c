@@ -10,10 +10,10 @@
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <bpf/libbpf.h>
-#include "cpulist.h"
-#include "events.h"
-#include "trace.h"
-#include "util.h"
+#include "lib/cpulist.h"
+#include "event/events.h"
+#include "cmd/trace.h"
+#include "lib/util.h"
 
 static char err[ERRMSG_LEN];
 

@@ -15,10 +15,11 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "commands.h"
+#include "cmd/commands.h"
 #include "harness.h"
-#include "outfile.h"
-#include "util.h"
+#include "lib/outfile.h"
+#include "lib/util.h"
+#include "lib/bpflog.h"
 
 #define path(n) scratch_path(n)
 static char err[ERRMSG_LEN];

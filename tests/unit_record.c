@@ -2,7 +2,7 @@
 /* Decoding of ring-buffer records. */
 #include <criterion/criterion.h>
 #include <string.h>
-#include "record.h"
+#include "event/record.h"
 
 Test(record, sizes_are_fixed)
 {

@@ -9,10 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "capfile.h"
-#include "commands.h"
+#include "capfile/capfile.h"
+#include "cmd/commands.h"
 #include "harness.h"
-#include "util.h"
+#include "lib/util.h"
 
 #define path(n) scratch_path(n)
 static char err[ERRMSG_LEN];

@@ -6,11 +6,11 @@
  */
 #include <bpf/btf.h>
 #include <stdlib.h>
-#include "btf_source.h"
-#include "checker.h"
-#include "contract.h"
+#include "abi/btf_source.h"
+#include "abi/checker.h"
+#include "abi/contract.h"
 #include "fuzz.h"
-#include "util.h"
+#include "lib/util.h"
 
 static struct contract *contract;
 

@@ -15,9 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "capfile.h"
+#include "capfile/capfile.h"
 #include "fuzz.h"
-#include "util.h"
+#include "lib/util.h"
 
 #define RECORDS 12000 /* two chunks of up to 1 MiB */
 #define DROPPED 15

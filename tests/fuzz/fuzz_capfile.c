@@ -5,9 +5,9 @@
  * (stdout is closed by the fuzz runs: -close_fd_mask). The input is a
  * capture, or metadata and records made into one (fuzz_capture()).
  */
-#include "commands.h"
+#include "cmd/commands.h"
 #include "fuzz.h"
-#include "util.h"
+#include "lib/util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -4,9 +4,9 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
-#include "capfile.h"
+#include "capfile/capfile.h"
 #include "fuzz.h"
-#include "util.h"
+#include "lib/util.h"
 
 const char *fuzz_file(const uint8_t *data, size_t size)
 {

@@ -6,12 +6,12 @@
  */
 #include <bpf/btf.h>
 #include <stdlib.h>
-#include "btf_source.h"
-#include "checker.h"
-#include "contract.h"
+#include "abi/btf_source.h"
+#include "abi/checker.h"
+#include "abi/contract.h"
 #include "fuzz.h"
-#include "util.h"
-#include "verdict_out.h"
+#include "lib/util.h"
+#include "abi/verdict_out.h"
 
 #ifndef FUZZ_SEEDS
 #define FUZZ_SEEDS "tests/fuzz/corpus"

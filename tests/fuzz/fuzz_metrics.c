@@ -10,9 +10,9 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include "cgnames.h"
+#include "event/cgnames.h"
 #include "fuzz.h"
-#include "metrics.h"
+#include "live/metrics.h"
 #include "promcheck.h"
 
 #define MAX_NAMES 16

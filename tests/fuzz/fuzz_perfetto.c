@@ -10,9 +10,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "commands.h"
+#include "cmd/commands.h"
 #include "fuzz.h"
-#include "util.h"
+#include "lib/util.h"
 
 static char out[64], link_path[64], sentinel[64];
 

@@ -11,10 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include "btf_fixture.h"
-#include "capfile.h"
+#include "capfile/capfile.h"
 #include "harness.h"
-#include "record.h"
-#include "util.h"
+#include "event/record.h"
+#include "lib/util.h"
 
 static char *seed(const char *target, const char *name)
 {

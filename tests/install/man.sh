@@ -37,7 +37,7 @@ probe_all() {
 longs=$(grep -rhoE '\{ *"[a-z0-9-]+", *(no|required|optional)_argument' user |
 	sed -E 's/\{ *"([^"]+)".*/--\1/' | sort -u)
 # and every short option letter a getopt string has
-shorts=$(grep -h -A1 getopt_long user/*.c | grep -oE '"[+:]*[A-Za-z0-9:]+"' |
+shorts=$(grep -h -A1 getopt_long user/cmd/*.c | grep -oE '"[+:]*[A-Za-z0-9:]+"' |
 	tr -d '"+:' | fold -w1 | sort -u | sed 's/^/-/')
 accepted=$(for c in $cmds; do
 	for o in $longs $shorts; do

@@ -113,7 +113,7 @@ static void add_prog(int fd, const char *from)
 /* Every BPF program PID holds an fd of ("prog_id:" in its fdinfo). */
 static void add_pid(const char *pid)
 {
-	char path[256], line[256];
+	char path[300], line[256];
 	struct dirent *d;
 	DIR *dir;
 	int found = 0;
@@ -129,8 +129,9 @@ static void add_pid(const char *pid)
 
 		if (d->d_name[0] == '.')
 			continue;
-		snprintf(path, sizeof(path), "/proc/%s/fdinfo/%s", pid,
-			 d->d_name);
+		if (snprintf(path, sizeof(path), "/proc/%s/fdinfo/%s", pid,
+			     d->d_name) >= (int)sizeof(path))
+			die("process id '%s' is too long", pid);
 		f = fopen(path, "r");
 		if (!f)
 			continue;

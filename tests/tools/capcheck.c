@@ -13,8 +13,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <sys/stat.h>
-#include "capfile.h"
-#include "events.h"
+#include "capfile/capfile.h"
+#include "event/events.h"
 
 int main(int argc, char **argv)
 {

@@ -14,8 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "capfile.h"
-#include "util.h"
+#include "capfile/capfile.h"
+#include "lib/util.h"
 
 static uint64_t rnd(uint64_t *s)
 {

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "util.h"
+#include "lib/util.h"
 #include "workload.h"
 
 static void announce(const struct pingpong *pp)

@@ -1,0 +1,554 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/btf.h>
+#include "abi/btf_util.h"
+#include "abi/checker.h"
+#include "lib/strfit.h"
+#include "event/events.h"
+#include "abi/layout.h"
+#include "lib/util.h"
+
+const char *vstatus_str(enum vstatus s)
+{
+	return s == V_OK ? "ok" : s == V_DEGRADED ? "degraded" : "broken";
+}
+
+const char *vkind_str(enum vkind k)
+{
+	switch (k) {
+	case VK_TRACEPOINT:
+		return "tracepoint";
+	case VK_ARG:
+		return "arg";
+	case VK_FIELD:
+		return "field";
+	case VK_RECORD:
+		return "record";
+	}
+	return "?";
+}
+
+static struct verdict *add(struct check_result *r, enum vkind kind,
+			   const char *scope, unsigned int events,
+			   const char *event_names)
+{
+	struct verdict *v;
+
+	if (r->n == r->cap) {
+		int cap = r->cap ? r->cap * 2 : 64;
+		struct verdict *nv = realloc(r->v, cap * sizeof(*nv));
+
+		if (!nv)
+			return NULL;
+		r->v = nv;
+		r->cap = cap;
+	}
+	v = &r->v[r->n++];
+	memset(v, 0, sizeof(*v));
+	v->kind = kind;
+	v->events = events;
+	snprintf(v->scope, sizeof(v->scope), "%s", scope);
+	snprintf(v->event_names, sizeof(v->event_names), "%s", event_names);
+	return v;
+}
+
+static void set(struct check_result *r, struct verdict *v, enum vstatus s,
+		const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+static void set(struct check_result *r, struct verdict *v, enum vstatus s,
+		const char *fmt, ...)
+{
+	va_list ap;
+
+	v->status = s;
+	r->count[s]++;
+	va_start(ap, fmt);
+	vstrfit(v->detail, sizeof(v->detail), fmt, ap);
+	va_end(ap);
+}
+
+static unsigned int ev_bit(const struct c_event *e)
+{
+	return e->ev >= 0 ? 1u << e->ev : 0;
+}
+
+static void actual_str(const struct btf *btf, __u32 id, char *out, size_t len)
+{
+	char canon[TYPE_STR_MAX], cname[64];
+
+	btf_type_str(btf, id, canon, sizeof(canon), cname, sizeof(cname));
+	if (cname[0])
+		strfit(out, len, "%s (%s)", canon, cname);
+	else
+		strfit(out, len, "%s", canon);
+}
+
+static int check_args(const struct c_event *e, const struct btf *btf,
+		      struct check_result *r)
+{
+	const struct btf_type *proto = btf_trace_proto(btf, e->name);
+	struct verdict *v;
+	int nparams;
+
+	v = add(r, VK_TRACEPOINT, e->name, ev_bit(e), e->name);
+	if (!v)
+		return -ENOMEM;
+	snprintf(v->item, sizeof(v->item), "tracepoint");
+	snprintf(v->expected, sizeof(v->expected), "present");
+	if (!proto && !r->has_trace_types) {
+		snprintf(v->actual, sizeof(v->actual), "no btf_trace_* types");
+		set(r, v, V_DEGRADED, "this kernel's BTF predates btf_trace_* "
+		    "types (Linux 5.5): prototype not checkable; raw_tp "
+		    "programs, 3-argument sched_switch");
+		return 0;
+	}
+	if (!proto) {
+		snprintf(v->actual, sizeof(v->actual), "missing");
+		set(r, v, V_BROKEN, "this kernel has no tracepoint %s:%s: "
+		    "nothing of it can be captured", e->group, e->name);
+		return 0;
+	}
+	nparams = btf_vlen(proto) - 1;
+	snprintf(v->actual, sizeof(v->actual), "%d argument%s", nparams,
+		 nparams == 1 ? "" : "s");
+	set(r, v, V_OK, "%s", "");
+	for (int i = 0; i < e->nargs; i++) {
+		const struct c_arg *a = &e->args[i];
+
+		v = add(r, VK_ARG, e->name, ev_bit(e), e->name);
+		if (!v)
+			return -ENOMEM;
+		snprintf(v->item, sizeof(v->item), "arg %d %s", i + 1, a->name);
+		snprintf(v->expected, sizeof(v->expected), "%s", a->type);
+		if (i >= nparams) {
+			snprintf(v->actual, sizeof(v->actual), "missing (%d "
+				 "argument%s)", nparams, nparams == 1 ? "" : "s");
+			if (a->required)
+				set(r, v, V_BROKEN, "required argument missing; "
+				    "lost: %s", a->feeds);
+			else
+				set(r, v, V_DEGRADED, "optional%s%s argument "
+				    "missing; %s%s", a->since ? ", " : "",
+				    a->since ? a->since : "",
+				    a->fallback ? "fallback: " : "lost: ",
+				    a->fallback ? a->fallback : a->feeds);
+			continue;
+		}
+		actual_str(btf, btf_params(proto)[i + 1].type, v->actual,
+			   sizeof(v->actual));
+		{
+			char canon[TYPE_STR_MAX];
+
+			btf_type_str(btf, btf_params(proto)[i + 1].type, canon,
+				     sizeof(canon), NULL, 0);
+			if (!strcmp(canon, a->type)) {
+				set(r, v, V_OK, "%s", "");
+			} else if (a->required) {
+				set(r, v, V_BROKEN, "argument %d has another "
+				    "type: moved or retyped; lost: %s", i + 1,
+				    a->feeds);
+			} else {
+				set(r, v, V_DEGRADED, "argument %d has another "
+				    "type: not read; %s%s", i + 1,
+				    a->fallback ? "fallback: " : "lost: ",
+				    a->fallback ? a->fallback : a->feeds);
+			}
+		}
+	}
+	for (int i = e->nargs; i < nparams; i++) {
+		v = add(r, VK_ARG, e->name, ev_bit(e), e->name);
+		if (!v)
+			return -ENOMEM;
+		snprintf(v->item, sizeof(v->item), "arg %d (extra)", i + 1);
+		snprintf(v->expected, sizeof(v->expected), "-");
+		actual_str(btf, btf_params(proto)[i + 1].type, v->actual,
+			   sizeof(v->actual));
+		set(r, v, V_OK, "appended after the contract's arguments: "
+		    "compatible");
+	}
+	return 0;
+}
+
+struct rec_ctx {
+	struct check_result *r;
+	const struct c_event *e;
+	const char *event_names;
+	unsigned int events;
+	int err;
+};
+
+static void on_record_finding(void *ctx, const struct lfinding *f)
+{
+	struct rec_ctx *c = ctx;
+	const struct c_record *rec = &c->e->record;
+	struct verdict *v;
+
+	v = add(c->r, VK_RECORD, c->e->name, c->events, c->event_names);
+	if (!v) {
+		c->err = -ENOMEM;
+		return;
+	}
+	snprintf(v->item, sizeof(v->item), "record.%s", f->name);
+	if (f->old_type)
+		snprintf(v->expected, sizeof(v->expected), "%s at %d",
+			 f->old_type, f->old_idx);
+	else
+		snprintf(v->expected, sizeof(v->expected), "-");
+	if (f->new_type)
+		snprintf(v->actual, sizeof(v->actual), "%s at %d", f->new_type,
+			 f->new_idx);
+	else
+		snprintf(v->actual, sizeof(v->actual), "missing");
+	if (!lchange_breaks(f->kind)) {
+		set(c->r, v, V_OK, "%s", f->kind == LC_APPENDED ?
+		    "appended at the end: compatible" : "");
+		return;
+	}
+	set(c->r, v, rec->required ? V_BROKEN : V_DEGRADED,
+	    "%s.%s %s: breaks the append-only rule; affects: %s",
+	    rec->struct_name, f->name, lchange_str(f->kind), rec->feeds);
+}
+
+/* Events sharing this record struct (and field list) get one set of verdicts. */
+static bool same_record(const struct c_record *a, const struct c_record *b)
+{
+	if (strcmp(a->struct_name, b->struct_name) || a->nfields != b->nfields ||
+	    a->required != b->required)
+		return false;
+	for (int i = 0; i < a->nfields; i++)
+		if (strcmp(a->fields[i].name, b->fields[i].name) ||
+		    strcmp(a->fields[i].type, b->fields[i].type))
+			return false;
+	return true;
+}
+
+static int check_record(const struct contract *c, int ei,
+			const struct btf *btf, struct check_result *r)
+{
+	const struct c_event *e = &c->events[ei];
+	const struct c_record *rec = &e->record;
+	struct rec_ctx ctx = { .r = r, .e = e };
+	struct lfield *kf, *cf;
+	char names[160] = "";
+	int n;
+
+	for (int i = 0; i < ei; i++)
+		if (c->events[i].has_record &&
+		    same_record(&c->events[i].record, rec))
+			return 0; /* checked with events[i] */
+	for (int i = ei; i < c->nevents; i++) {
+		if (!c->events[i].has_record ||
+		    !same_record(&c->events[i].record, rec))
+			continue;
+		ctx.events |= ev_bit(&c->events[i]);
+		snprintf(names + strlen(names), sizeof(names) - strlen(names),
+			 "%s%s", names[0] ? "," : "", c->events[i].name);
+	}
+	ctx.event_names = names;
+	n = record_layout(btf, rec->struct_name, &kf);
+	if (n < 0) {
+		struct verdict *v = add(r, VK_RECORD, e->name, ctx.events, names);
+
+		if (!v)
+			return -ENOMEM;
+		snprintf(v->item, sizeof(v->item), "record");
+		snprintf(v->expected, sizeof(v->expected), "%d fields",
+			 rec->nfields);
+		snprintf(v->actual, sizeof(v->actual), "missing");
+		set(r, v, rec->required ? V_BROKEN : V_DEGRADED,
+		    "no struct %s in this kernel's BTF; affects: %s",
+		    rec->struct_name, rec->feeds);
+		return 0;
+	}
+	cf = calloc(rec->nfields + 1, sizeof(*cf));
+	if (!cf) {
+		free(kf);
+		return -ENOMEM;
+	}
+	for (int i = 0; i < rec->nfields; i++) {
+		snprintf(cf[i].name, sizeof(cf[i].name), "%s", rec->fields[i].name);
+		snprintf(cf[i].type, sizeof(cf[i].type), "%s", rec->fields[i].type);
+	}
+	layout_compare(cf, rec->nfields, kf, n, on_record_finding, &ctx);
+	free(cf);
+	free(kf);
+	return ctx.err;
+}
+
+/* "s32" and "u32": integers of one size, of the other signedness. */
+static bool other_sign(const char *a, const char *b)
+{
+	return (a[0] == 's' || a[0] == 'u') && (b[0] == 's' || b[0] == 'u') &&
+	       a[0] != b[0] && strchr("123468", a[1]) && !strcmp(a + 1, b + 1) &&
+	       strspn(a + 1, "0123456789") == strlen(a + 1);
+}
+
+#define FOUND_OTHER_SIGN 2
+
+/*
+ * Found and of the declared type: 1; an integer of its size and the other
+ * signedness: FOUND_OTHER_SIGN; found with another type: 0; missing: -1.
+ */
+static int probe_field(const struct btf *btf, __u32 sid, const char *path,
+		       const char *type, char *actual, size_t alen)
+{
+	__u32 tid = btf_find_member(btf, sid, path, NULL);
+	char canon[TYPE_STR_MAX];
+
+	if (!tid)
+		return -1;
+	btf_type_str(btf, tid, canon, sizeof(canon), NULL, 0);
+	actual_str(btf, tid, actual, alen);
+	if (!strcmp(canon, type))
+		return 1;
+	return other_sign(canon, type) ? FOUND_OTHER_SIGN : 0;
+}
+
+/*
+ * libbpf's field relocation ignores integer signedness (relo_core.c,
+ * bpf_core_fields_are_compat) and keeps the load's size when the sizes
+ * agree: the program reads the same bytes, as the type it declares.
+ */
+static void other_sign_note(char *out, size_t len, const char *field,
+			    const char *type, const char *actual)
+{
+	strfit(out, len, "%s is %s here, an integer of the same size and the "
+	       "other signedness: libbpf relocates the CO-RE read and the "
+	       "programs read it as %s; only a value with the top bit set "
+	       "would read differently", field, actual, type);
+}
+
+/* "struct.member.path" exists in this BTF. */
+static bool requirement_met(const struct btf *btf, const char *req)
+{
+	char sname[128];
+	size_t n = strcspn(req, ".");
+	__u32 sid;
+
+	snprintf(sname, sizeof(sname), "%.*s", (int)n, req);
+	sid = btf_find_struct(btf, sname);
+	return sid && btf_find_member(btf, sid, req + n + 1, NULL);
+}
+
+static int check_field(const struct c_field *f, const struct btf *btf,
+		       struct check_result *r)
+{
+	char names[160] = "", alt_actual[160], note[256];
+	const struct c_alt *unmet = NULL;
+	struct verdict *v;
+	__u32 sid;
+	int found;
+
+	for (int i = 0; i < f->nevent_names; i++)
+		snprintf(names + strlen(names), sizeof(names) - strlen(names),
+			 "%s%s", i ? "," : "", f->event_names[i]);
+	v = add(r, VK_FIELD, f->struct_name, f->events, names);
+	if (!v)
+		return -ENOMEM;
+	snprintf(v->item, sizeof(v->item), "%s", f->field);
+	snprintf(v->expected, sizeof(v->expected), "%s", f->type);
+	sid = btf_find_struct(btf, f->struct_name);
+	if (!sid) {
+		snprintf(v->actual, sizeof(v->actual), "no struct %s",
+			 f->struct_name);
+		set(r, v, f->required ? V_BROKEN : V_DEGRADED,
+		    "struct %s is not in this kernel's BTF; lost: %s",
+		    f->struct_name, f->feeds);
+		return 0;
+	}
+	found = probe_field(btf, sid, f->field, f->type, v->actual,
+			    sizeof(v->actual));
+	if (found == 1) {
+		set(r, v, V_OK, "%s", "");
+		return 0;
+	}
+	if (found == FOUND_OTHER_SIGN && f->core) {
+		other_sign_note(note, sizeof(note), f->field, f->type, v->actual);
+		set(r, v, V_OK, "%s", note);
+		return 0;
+	}
+	for (int i = 0; i < f->nalts; i++) {
+		const struct c_alt *a = &f->alts[i];
+		int got = probe_field(btf, sid, a->field, a->type, alt_actual,
+				      sizeof(alt_actual));
+
+		note[0] = '\0';
+		if (got == FOUND_OTHER_SIGN && f->core)
+			other_sign_note(note, sizeof(note), a->field, a->type,
+					alt_actual);
+		else if (got != 1)
+			continue;
+		if (a->requires && !requirement_met(btf, a->requires)) {
+			/* there, but not the kind it may stand in for */
+			strfit(v->actual, sizeof(v->actual), "%s: %s", a->field,
+			       alt_actual);
+			unmet = a;
+			continue;
+		}
+		strfit(v->actual, sizeof(v->actual), "%s: %s", a->field,
+		       alt_actual);
+		if (a->equivalent) {
+			set(r, v, V_OK, "%s.%s (%s) serves as well here%s%s%s%s",
+			    f->struct_name, a->field, a->type,
+			    a->requires ? ": this kernel has " : "",
+			    a->requires ? a->requires : "",
+			    note[0] ? "; " : "", note);
+			return 0;
+		}
+		set(r, v, V_DEGRADED, "not found; this kernel has %s.%s (%s)%s%s"
+		    ": the programs read that instead%s%s", f->struct_name,
+		    a->field, a->type, a->until ? ", until " : "",
+		    a->until ? a->until : "", note[0] ? "; " : "", note);
+		return 0;
+	}
+	if (!unmet && found != 0)
+		snprintf(v->actual, sizeof(v->actual), "missing");
+	if (unmet)
+		set(r, v, f->required ? V_BROKEN : V_DEGRADED,
+		    "%s.%s is %s, but this kernel lacks %s, which makes it "
+		    "safe%s%s", f->struct_name, unmet->field, unmet->type,
+		    unmet->requires, f->fallback ? "; fallback: " : "; lost: ",
+		    f->fallback ? f->fallback : f->feeds);
+	else if (found == 0 || found == FOUND_OTHER_SIGN)
+		set(r, v, f->required ? V_BROKEN : V_DEGRADED,
+		    "%s.%s has another type; %s%s", f->struct_name, f->field,
+		    f->fallback ? "fallback: " : "lost: ",
+		    f->fallback ? f->fallback : f->feeds);
+	else
+		set(r, v, f->required ? V_BROKEN : V_DEGRADED,
+		    "%s.%s not found%s; %s%s", f->struct_name, f->field,
+		    f->nalts ? " (nor any alternative)" : "",
+		    f->fallback ? "fallback: " : "lost: ",
+		    f->fallback ? f->fallback : f->feeds);
+	return 0;
+}
+
+int contract_check(const struct contract *c, const struct btf *btf,
+		   struct check_result *res)
+{
+	int err = 0;
+
+	memset(res, 0, sizeof(*res));
+	res->has_trace_types = btf_has_trace_types(btf);
+	for (int i = 0; i < c->nevents && !err; i++) {
+		err = check_args(&c->events[i], btf, res);
+		if (!err && c->events[i].has_record)
+			err = check_record(c, i, btf, res);
+	}
+	for (int i = 0; i < c->nfields && !err; i++)
+		err = check_field(&c->fields[i], btf, res);
+	return err;
+}
+
+void check_result_free(struct check_result *res)
+{
+	free(res->v);
+	memset(res, 0, sizeof(*res));
+}
+
+enum vstatus check_worst(const struct check_result *res, unsigned int mask)
+{
+	enum vstatus w = V_OK;
+
+	for (int i = 0; i < res->n; i++)
+		if ((res->v[i].events & mask) && res->v[i].status > w)
+			w = res->v[i].status;
+	return w;
+}
+
+static const struct verdict *find_verdict(const struct check_result *res,
+					  enum vkind kind, const char *scope,
+					  const char *item_prefix)
+{
+	for (int i = 0; i < res->n; i++)
+		if (res->v[i].kind == kind && !strcmp(res->v[i].scope, scope) &&
+		    !strncmp(res->v[i].item, item_prefix, strlen(item_prefix)))
+			return &res->v[i];
+	return NULL;
+}
+
+static const char *const cgroup_id_fields[] = {
+	"task_struct", "cgroups", "css_set", "dfl_cgrp", "cgroup", "kn",
+	"kernfs_node", "id", NULL,
+};
+static const char *const cgroup_walk_fields[] = {
+	"cgroup", "level", "cgroup", "self", "cgroup", "self.parent", NULL,
+};
+
+/* Every (struct, field) pair of the NULL-terminated list is declared and ok. */
+static bool fields_ok(const struct check_result *res, const char *const *f)
+{
+	for (; *f; f += 2) {
+		const struct verdict *v = NULL;
+
+		for (int i = 0; i < res->n && !v; i++)
+			if (res->v[i].kind == VK_FIELD &&
+			    !strcmp(res->v[i].scope, f[0]) &&
+			    !strcmp(res->v[i].item, f[1]))
+				v = &res->v[i];
+		if (!v || v->status != V_OK)
+			return false;
+	}
+	return true;
+}
+
+int plan_from_check(const struct check_result *res, unsigned int mask,
+		    enum attach_mode mode, struct kernel_plan *plan, char *err,
+		    size_t errlen)
+{
+	const struct verdict *v;
+
+	memset(plan, 0, sizeof(*plan));
+	if (mode == ATTACH_TP_BTF && !res->has_trace_types) {
+		snprintf(err, errlen, "--attach tp_btf: this kernel's BTF has no "
+			 "btf_trace_* types (Linux 5.5+ needed); use --attach raw_tp");
+		return EXIT_USAGE;
+	}
+	for (int ev = 0; ev < ABICAP_EV_COUNT; ev++) {
+		if (!(mask & (1u << ev)))
+			continue;
+		v = find_verdict(res, VK_TRACEPOINT, event_name(ev), "tracepoint");
+		plan->tp_btf[ev] = mode != ATTACH_RAW_TP && v && v->status == V_OK;
+	}
+	/* following children: every sched_process_fork item must hold */
+	plan->fork_ok = find_verdict(res, VK_TRACEPOINT, "sched_process_fork",
+				     "tracepoint") != NULL;
+	for (int i = 0; i < res->n; i++)
+		if (!strcmp(res->v[i].scope, "sched_process_fork") &&
+		    res->v[i].status == V_BROKEN)
+			plan->fork_ok = false;
+	v = find_verdict(res, VK_TRACEPOINT, "sched_process_fork", "tracepoint");
+	plan->fork_tp_btf = mode != ATTACH_RAW_TP && v && v->status == V_OK;
+	plan->free_ok = find_verdict(res, VK_TRACEPOINT, "sched_process_free",
+				     "tracepoint") != NULL;
+	for (int i = 0; i < res->n; i++)
+		if (!strcmp(res->v[i].scope, "sched_process_free") &&
+		    res->v[i].status == V_BROKEN)
+			plan->free_ok = false;
+	v = find_verdict(res, VK_TRACEPOINT, "sched_process_free", "tracepoint");
+	plan->free_tp_btf = mode != ATTACH_RAW_TP && v && v->status == V_OK;
+	/* cgroup attribution, and the --cgroup filter's walk up the tree */
+	plan->cgroup_ok = fields_ok(res, cgroup_id_fields);
+	plan->cgroup_filter_ok = plan->cgroup_ok &&
+				 fields_ok(res, cgroup_walk_fields);
+	/* a ring buffer whose lock is not known to be safe: perf buffers */
+	v = find_verdict(res, VK_FIELD, "bpf_ringbuf", "spinlock");
+	plan->perfbuf = v && v->status != V_OK;
+	/* the argument the contract calls prev_state, wherever it stands */
+	for (int i = 0; i < res->n; i++) {
+		const struct verdict *a = &res->v[i];
+		const char *name;
+
+		if (a->kind != VK_ARG || strcmp(a->scope, "sched_switch"))
+			continue;
+		name = strchr(a->item + 4, ' ');
+		if (name && !strcmp(name + 1, "prev_state") && a->status == V_OK &&
+		    !strncmp(a->item, "arg 4 ", 6))
+			plan->switch_prev_state = true;
+	}
+	return EXIT_OK;
+}

@@ -1,0 +1,438 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include "abi/btf_util.h"
+#include "abi/core_relo.h"
+
+/* The .BTF.ext header as the kernel's btf_ext format lays it out. */
+struct ext_header {
+	__u16 magic;
+	__u8 version;
+	__u8 flags;
+	__u32 hdr_len;
+	__u32 func_info_off;
+	__u32 func_info_len;
+	__u32 line_info_off;
+	__u32 line_info_len;
+	__u32 core_relo_off;
+	__u32 core_relo_len;
+};
+
+/*
+ * Debian's libbpf 1.1.2 declares btf_ext__raw_data() but its library only
+ * has the older name btf_ext__get_raw_data(); newer libbpf has the new one.
+ * Both weak: use whichever this libbpf has.
+ */
+extern const void *btf_ext__get_raw_data(const struct btf_ext *e, __u32 *size)
+	__attribute__((weak));
+#pragma weak btf_ext__raw_data
+
+static const void *ext_raw(const struct btf_ext *e, __u32 *size)
+{
+	if (btf_ext__raw_data)
+		return btf_ext__raw_data(e, size);
+	if (btf_ext__get_raw_data)
+		return btf_ext__get_raw_data(e, size);
+	return NULL;
+}
+
+struct relo_rec {
+	__u32 insn_off;
+	__u32 type_id;
+	__u32 access_str_off;
+	__u32 kind;
+};
+
+const char *core_kind_str(__u32 kind)
+{
+	static const char *const names[] = {
+		"field_byte_offset", "field_byte_size", "field_exists",
+		"field_signed", "field_lshift_u64", "field_rshift_u64",
+		"type_id_local", "type_id_target", "type_exists", "type_size",
+		"enumval_exists", "enumval_value", "type_matches",
+	};
+
+	return kind < sizeof(names) / sizeof(names[0]) ? names[kind] : "unknown";
+}
+
+bool core_kind_is_field(__u32 kind)
+{
+	return kind <= 5;
+}
+
+/* Follow "0:1:2" from the root type: member names joined with '.'. */
+static void access_path(const struct btf *btf, __u32 type_id,
+			const char *access, char *out, size_t len)
+{
+	__u32 id = btf_skip_mods(btf, type_id);
+	const char *p = access;
+	bool first = true;
+
+	out[0] = 0;
+	while (*p) {
+		char *end;
+		unsigned long idx = strtoul(p, &end, 10);
+		const struct btf_type *t = btf__type_by_id(btf, id);
+
+		if (end == p || !t)
+			break;
+		if (first) {
+			first = false; /* the first index steps over the pointer */
+		} else if (btf_is_composite(t) && idx < btf_vlen(t)) {
+			const struct btf_member *m = btf_members(t) + idx;
+			const char *n = btf__name_by_offset(btf, m->name_off);
+
+			if (n && *n)
+				snprintf(out + strlen(out), len - strlen(out),
+					 "%s%s", out[0] ? "." : "", n);
+			id = btf_skip_mods(btf, m->type);
+		} else if (btf_is_array(t)) {
+			snprintf(out + strlen(out), len - strlen(out), "[%lu]", idx);
+			id = btf_skip_mods(btf, btf_array(t)->type);
+		}
+		p = *end == ':' ? end + 1 : end;
+	}
+}
+
+/* "tp_btf/sched_switch" -> attach "tp_btf", target "sched_switch". */
+static void parse_section(struct core_prog *p)
+{
+	static const char *const kinds[] = {
+		"tp_btf", "raw_tp", "raw_tracepoint", "tp", "tracepoint",
+		"fentry", "fexit", "fmod_ret", "lsm", "kprobe", "kretprobe",
+		"iter", NULL,
+	};
+	const char *slash = strchr(p->section, '/');
+
+	p->ctx_args = -1;
+	if (!slash)
+		return;
+	for (const char *const *k = kinds; *k; k++) {
+		if (strlen(*k) != (size_t)(slash - p->section) ||
+		    strncmp(p->section, *k, slash - p->section))
+			continue;
+		snprintf(p->attach, sizeof(p->attach), "%s",
+			 !strcmp(*k, "raw_tracepoint") ? "raw_tp" :
+			 !strcmp(*k, "tracepoint") ? "tp" : *k);
+		/* tp/CATEGORY/NAME: the name */
+		if (!strcmp(p->attach, "tp") && strchr(slash + 1, '/'))
+			slash = strchr(slash + 1, '/');
+		snprintf(p->target, sizeof(p->target), "%s", slash + 1);
+		return;
+	}
+}
+
+/*
+ * How many u64 arguments a raw_tp or tp_btf program reads from its context: follow
+ * the registers that hold ctx (r1 at entry, and its copies) through the
+ * instructions and take the highest offset loaded from one. Enough for
+ * BPF_PROG()-style code, which loads its arguments up front.
+ */
+static int ctx_args_read(const struct bpf_insn *insn, size_t n)
+{
+	unsigned int ctx = 1u << 1;
+	int max = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct bpf_insn *in = &insn[i];
+		__u8 cls = BPF_CLASS(in->code);
+
+		if (in->code == (BPF_ALU64 | BPF_MOV | BPF_X)) {
+			if (ctx & (1u << in->src_reg))
+				ctx |= 1u << in->dst_reg;
+			else
+				ctx &= ~(1u << in->dst_reg);
+			continue;
+		}
+		if (cls == BPF_LDX && BPF_MODE(in->code) == BPF_MEM &&
+		    (ctx & (1u << in->src_reg)) && in->off >= 0 &&
+		    in->off / 8 + 1 > max)
+			max = in->off / 8 + 1;
+		if (in->code == (BPF_JMP | BPF_CALL)) {
+			ctx &= ~0x3fu; /* r0-r5 clobbered */
+			continue;
+		}
+		if (cls == BPF_LDX || cls == BPF_ALU || cls == BPF_ALU64 ||
+		    cls == BPF_LD)
+			ctx &= ~(1u << in->dst_reg);
+		if (in->code == (BPF_LD | BPF_IMM | BPF_DW))
+			i++; /* two slots */
+	}
+	return max;
+}
+
+static int add_subprog(struct core_object *o, const char *name,
+		       const GElf_Sym *sym)
+{
+	struct core_subprog *s = realloc(o->subprogs, (o->nsubprogs + 1) *
+					 sizeof(*s));
+
+	if (!s)
+		return -1;
+	o->subprogs = s;
+	s = &o->subprogs[o->nsubprogs++];
+	snprintf(s->name, sizeof(s->name), "%s", name ? name : "?");
+	s->off = sym->st_value;
+	s->size = sym->st_size;
+	return 0;
+}
+
+/* Programs: FUNC symbols in executable sections, from the ELF symbol table. */
+static int read_progs(const char *path, struct core_object *o, char *err,
+		      size_t errlen)
+{
+	Elf *elf = NULL;
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	int fd, ret = -1, cap = 0;
+
+	elf_version(EV_CURRENT);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(err, errlen, "cannot open '%s': %s", path,
+			 strerror(errno));
+		return -1;
+	}
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF || elf_getshdrstrndx(elf, &shstrndx)) {
+		snprintf(err, errlen, "'%s' is not an ELF BPF object", path);
+		goto out;
+	}
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB)
+			continue;
+		d = elf_getdata(scn, NULL);
+		for (size_t i = 0; d && i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Sym sym;
+			GElf_Shdr psh;
+			Elf_Scn *ps;
+			Elf_Data *pd;
+			struct core_prog *p;
+			const char *sec;
+
+			if (!gelf_getsym(d, i, &sym) ||
+			    GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
+			    sym.st_shndx == SHN_UNDEF)
+				continue;
+			ps = elf_getscn(elf, sym.st_shndx);
+			if (!ps || !gelf_getshdr(ps, &psh) ||
+			    !(psh.sh_flags & SHF_EXECINSTR))
+				continue;
+			sec = elf_strptr(elf, shstrndx, psh.sh_name);
+			if (!sec)
+				continue;
+			if (!strcmp(sec, ".text")) {
+				if (add_subprog(o, elf_strptr(elf, sh.sh_link,
+							      sym.st_name),
+						&sym)) {
+					snprintf(err, errlen, "out of memory");
+					goto out;
+				}
+				continue;
+			}
+			if (o->nprogs == cap) {
+				cap = cap ? cap * 2 : 16;
+				o->progs = realloc(o->progs, cap * sizeof(*p));
+				if (!o->progs) {
+					snprintf(err, errlen, "out of memory");
+					goto out;
+				}
+			}
+			p = &o->progs[o->nprogs++];
+			memset(p, 0, sizeof(*p));
+			snprintf(p->name, sizeof(p->name), "%s",
+				 elf_strptr(elf, sh.sh_link, sym.st_name));
+			snprintf(p->section, sizeof(p->section), "%s", sec);
+			p->sec_idx = sym.st_shndx;
+			p->off = sym.st_value;
+			p->size = sym.st_size;
+			parse_section(p);
+			pd = elf_getdata(ps, NULL);
+			if (!pd || !pd->d_buf || p->size % sizeof(struct bpf_insn) ||
+			    (size_t)p->off + p->size > pd->d_size) {
+				snprintf(err, errlen, "'%s': program %s is not "
+					 "whole in section %s: a broken object; "
+					 "rebuild it", path, p->name, sec);
+				goto out;
+			}
+			p->insns = malloc(p->size + 1);
+			if (!p->insns) {
+				snprintf(err, errlen, "out of memory");
+				goto out;
+			}
+			memcpy(p->insns, (char *)pd->d_buf + p->off, p->size);
+			if (!strcmp(p->attach, "raw_tp") || !strcmp(p->attach, "tp_btf"))
+				p->ctx_args = ctx_args_read(p->insns, p->size /
+							    sizeof(struct bpf_insn));
+		}
+	}
+	ret = 0;
+out:
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return ret;
+}
+
+static int prog_at(const struct core_object *o, const char *sec, __u32 off)
+{
+	for (int i = 0; i < o->nprogs; i++)
+		if (!strcmp(o->progs[i].section, sec) && off >= o->progs[i].off &&
+		    off < o->progs[i].off + o->progs[i].size)
+			return i;
+	return -1;
+}
+
+static const char *subprog_at(const struct core_object *o, const char *sec,
+			      __u32 off)
+{
+	if (strcmp(sec, ".text"))
+		return "?";
+	for (int i = 0; i < o->nsubprogs; i++)
+		if (off >= o->subprogs[i].off &&
+		    off < o->subprogs[i].off + o->subprogs[i].size)
+			return o->subprogs[i].name;
+	return "?";
+}
+
+static int read_relos(const struct btf_ext *ext, struct core_object *o,
+		      char *err, size_t errlen)
+{
+	const struct ext_header *h;
+	const unsigned char *raw, *p, *end;
+	__u32 size, rec_size;
+	int cap = 0;
+
+	raw = ext_raw(ext, &size);
+	h = (const void *)raw;
+	if (!raw || size < sizeof(*h) || h->magic != 0xeB9F ||
+	    h->hdr_len < offsetof(struct ext_header, core_relo_len) + 4)
+		return 0; /* an old header without CO-RE relocations */
+	p = raw + h->hdr_len + h->core_relo_off;
+	end = p + h->core_relo_len;
+	if (end > raw + size || h->core_relo_len < 4)
+		return 0;
+	memcpy(&rec_size, p, 4);
+	p += 4;
+	while (p + 8 <= end && rec_size >= sizeof(struct relo_rec)) {
+		__u32 sec_off, num;
+		const char *sec;
+
+		memcpy(&sec_off, p, 4);
+		memcpy(&num, p + 4, 4);
+		p += 8;
+		sec = btf__name_by_offset(o->btf, sec_off);
+		for (__u32 i = 0; i < num && p + rec_size <= end; i++, p += rec_size) {
+			struct relo_rec r;
+			struct core_access *a;
+			const struct btf_type *t;
+			const char *root, *suffix;
+
+			memcpy(&r, p, sizeof(r));
+			if (o->nrelos == cap) {
+				cap = cap ? cap * 2 : 64;
+				o->relos = realloc(o->relos, cap * sizeof(*a));
+				if (!o->relos) {
+					snprintf(err, errlen, "out of memory");
+					return -1;
+				}
+			}
+			a = &o->relos[o->nrelos++];
+			memset(a, 0, sizeof(*a));
+			snprintf(a->section, sizeof(a->section), "%s", sec ? sec : "?");
+			a->prog = prog_at(o, a->section, r.insn_off);
+			if (a->prog >= 0)
+				snprintf(a->program, sizeof(a->program), "%s",
+					 o->progs[a->prog].name);
+			else
+				snprintf(a->program, sizeof(a->program),
+					 "%s (subprogram)",
+					 subprog_at(o, a->section, r.insn_off));
+			a->insn_off = r.insn_off;
+			a->type_id = r.type_id;
+			a->kind = r.kind;
+			snprintf(a->access, sizeof(a->access), "%s",
+				 btf__name_by_offset(o->btf, r.access_str_off));
+			t = btf__type_by_id(o->btf, btf_skip_mods(o->btf, r.type_id));
+			root = t ? btf__name_by_offset(o->btf, t->name_off) : "";
+			snprintf(a->flavour, sizeof(a->flavour), "%s", root);
+			suffix = strstr(root, "___");
+			snprintf(a->root, sizeof(a->root), "%.*s",
+				 suffix ? (int)(suffix - root) : (int)strlen(root),
+				 root);
+			if (core_kind_is_field(r.kind))
+				access_path(o->btf, r.type_id, a->access, a->path,
+					    sizeof(a->path));
+		}
+	}
+	return 0;
+}
+
+int core_object_open(const char *obj, struct core_object *o, char *err,
+		     size_t errlen)
+{
+	struct btf_ext *ext = NULL;
+
+	memset(o, 0, sizeof(*o));
+	if (access(obj, R_OK)) {
+		snprintf(err, errlen, "cannot open BPF object '%s': %s", obj,
+			 strerror(errno));
+		return -1;
+	}
+	if (read_progs(obj, o, err, errlen)) {
+		core_object_close(o);
+		return -1;
+	}
+	o->btf = btf__parse_elf(obj, &ext);
+	if (!o->btf) {
+		snprintf(err, errlen, "'%s' has no BTF: build it with clang -g",
+			 obj);
+		core_object_close(o);
+		return -1;
+	}
+	if (ext && read_relos(ext, o, err, errlen)) {
+		btf_ext__free(ext);
+		core_object_close(o);
+		return -1;
+	}
+	btf_ext__free(ext);
+	return 0;
+}
+
+void core_object_close(struct core_object *o)
+{
+	btf__free(o->btf);
+	for (int i = 0; i < o->nprogs; i++)
+		free(o->progs[i].insns);
+	free(o->relos);
+	free(o->progs);
+	free(o->subprogs);
+	memset(o, 0, sizeof(*o));
+}
+
+int core_relos_read(const char *obj, struct core_access **out, char *err,
+		    size_t errlen)
+{
+	struct core_object o;
+	int n;
+
+	*out = NULL;
+	if (core_object_open(obj, &o, err, errlen))
+		return -1;
+	*out = o.relos;
+	n = o.nrelos;
+	o.relos = NULL;
+	core_object_close(&o);
+	return n;
+}

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * The running kernel: its release, and the program variant each event
+ * gets (tp_btf or raw_tp; sched_switch with or without the prev_state
+ * argument), which checker.c derives from the contract's verdicts.
+ */
+#ifndef ABICAP_KERNEL_H
+#define ABICAP_KERNEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "abicap.h"
+
+enum attach_mode {
+	ATTACH_AUTO, /* tp_btf where the kernel has it, raw_tp otherwise */
+	ATTACH_TP_BTF,
+	ATTACH_RAW_TP,
+};
+
+enum transport {
+	TRANSPORT_AUTO, /* the ring buffer, unless the contract says it is unsafe */
+	TRANSPORT_RINGBUF,
+	TRANSPORT_PERFBUF,
+};
+
+struct kernel_plan {
+	bool tp_btf[ABICAP_EV_COUNT];
+	/* sched_switch has the 4th argument prev_state (Linux 5.18+) */
+	bool switch_prev_state;
+	/* per-CPU perf buffers: the ring buffer's lock may sleep (PREEMPT_RT) */
+	bool perfbuf;
+	/* sched_process_fork (following a command's children): usable, tp_btf */
+	bool fork_ok;
+	bool fork_tp_btf;
+	/* sched_process_free (the pid filter forgets freed processes) */
+	bool free_ok;
+	bool free_tp_btf;
+	/* cgroup ids (task_struct.cgroups -> ... -> kernfs_node.id) hold */
+	bool cgroup_ok;
+	/* and so does the walk --cgroup needs (cgroup.level, self.parent) */
+	bool cgroup_filter_ok;
+};
+
+/* The running kernel's release is below major.minor (false if unknown). */
+bool kernel_older_than(int major, int minor);
+
+/* "6.18.44-..." */
+const char *kernel_release(void);
+
+#endif

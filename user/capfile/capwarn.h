@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/* What report and export say about a capture's integrity (capr_integrity). */
+#ifndef ABICAP_CAPWARN_H
+#define ABICAP_CAPWARN_H
+
+#include <stdbool.h>
+#include "capfile/capfile.h"
+
+/*
+ * One warning per problem found (the part and its byte offset), one for
+ * those past CAPR_PROBLEMS_KEPT, one summing them up; for a version 1-3
+ * file, one saying what it cannot be checked for. After the records are
+ * read. True when the file is damaged (exit EXIT_DAMAGED).
+ */
+bool capwarn_integrity(const struct capr *r, const char *path);
+
+/* "intact", "missing" or "damaged" */
+const char *capwarn_trailer_name(enum capr_trailer_state t);
+
+#endif

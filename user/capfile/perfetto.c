@@ -1,0 +1,467 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * Records as a native Perfetto trace: ftrace event bundles per CPU and a
+ * process tree with the thread names. A small protobuf writer; the field
+ * numbers are Perfetto's (protos/perfetto/trace/trace_packet.proto,
+ * ftrace/ftrace_event.proto, ftrace/sched.proto, ftrace/power.proto,
+ * ps/process_tree.proto, system_info.proto). tests/perfetto/abicap_subset.proto
+ * declares the
+ * same subset for protoc.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "capfile/perfetto.h"
+
+enum {
+	TRACE_PACKET = 1,
+	PACKET_FTRACE_EVENTS = 1, PACKET_PROCESS_TREE = 2,
+	PACKET_SEQUENCE_ID = 10, PACKET_SYSTEM_INFO = 45,
+	SYSINFO_UTSNAME = 1,
+	UTS_SYSNAME = 1, UTS_VERSION = 2, UTS_RELEASE = 3, UTS_MACHINE = 4,
+	BUNDLE_CPU = 1, BUNDLE_EVENT = 2,
+	EV_TIMESTAMP = 1, EV_PID = 2, EV_SCHED_SWITCH = 4,
+	EV_CPU_FREQUENCY = 11, EV_CPU_IDLE = 13, EV_SCHED_WAKEUP = 17,
+	EV_SCHED_WAKING = 20, EV_SCHED_WAKEUP_NEW = 114,
+	SW_PREV_COMM = 1, SW_PREV_PID, SW_PREV_PRIO, SW_PREV_STATE, SW_NEXT_COMM,
+	SW_NEXT_PID, SW_NEXT_PRIO,
+	WK_COMM = 1, WK_PID, WK_PRIO, WK_SUCCESS, WK_TARGET_CPU,
+	PW_STATE = 1, PW_CPU_ID = 2,
+	TREE_PROCESSES = 1, TREE_THREADS = 2,
+	PROC_PID = 1, PROC_CMDLINE = 3,
+	THREAD_TID = 1, THREAD_NAME = 2, THREAD_TGID = 3,
+};
+
+#define EVENTS_PER_BUNDLE 1000
+
+struct pb {
+	unsigned char *p;
+	size_t len, cap;
+	bool oom;
+};
+
+static unsigned char *grow(struct pb *b, size_t n)
+{
+	size_t cap = b->cap ? b->cap : 4096;
+	unsigned char *np;
+
+	if (b->oom)
+		return NULL;
+	while (cap < b->len + n)
+		cap *= 2;
+	np = realloc(b->p, cap);
+	if (!np) {
+		b->oom = true;
+		return NULL;
+	}
+	b->p = np;
+	b->cap = cap;
+	return b->p + b->len;
+}
+
+/*
+ * Room for n more bytes at b->p + b->len, or NULL (b->oom is then set; what
+ * is written after that stays inside the buffer and is thrown away).
+ */
+static inline unsigned char *reserve(struct pb *b, size_t n)
+{
+	if (b->len + n <= b->cap)
+		return b->p + b->len;
+	return grow(b, n);
+}
+
+static void put(struct pb *b, const void *d, size_t n)
+{
+	unsigned char *p;
+
+	if (!n) /* an empty message's d is NULL: no memcpy from it */
+		return;
+	p = reserve(b, n);
+	if (!p)
+		return;
+	memcpy(p, d, n);
+	b->len += n;
+}
+
+/* v as a protobuf varint into buf (10 bytes at most); its length */
+static size_t varint_enc(unsigned char *buf, uint64_t v)
+{
+	size_t n = 0;
+
+	while (v >= 0x80) {
+		buf[n++] = (v & 0x7f) | 0x80;
+		v >>= 7;
+	}
+	buf[n++] = v;
+	return n;
+}
+
+static inline void varint(struct pb *b, uint64_t v)
+{
+	unsigned char *p = reserve(b, 10);
+
+	if (!p)
+		return;
+	if (v < 0x80) { /* tags and most values: one byte */
+		*p = v;
+		b->len++;
+		return;
+	}
+	b->len += varint_enc(p, v);
+}
+
+static void field_uint(struct pb *b, uint32_t field, uint64_t v)
+{
+	varint(b, (uint64_t)field << 3); /* wire type 0 */
+	varint(b, v);
+}
+
+/* int32/int64 fields: negative values as 64-bit two's complement */
+static void field_int(struct pb *b, uint32_t field, int64_t v)
+{
+	field_uint(b, field, (uint64_t)v);
+}
+
+static void field_bytes(struct pb *b, uint32_t field, const void *d, size_t n)
+{
+	varint(b, (uint64_t)field << 3 | 2); /* length-delimited */
+	varint(b, n);
+	put(b, d, n);
+}
+
+static void field_str(struct pb *b, uint32_t field, const char *s, size_t max)
+{
+	field_bytes(b, field, s, strnlen(s, max));
+}
+
+static void field_msg(struct pb *b, uint32_t field, const struct pb *m)
+{
+	field_bytes(b, field, m->p, m->len);
+}
+
+static void pb_reset(struct pb *b)
+{
+	b->len = 0;
+}
+
+static void pb_free(struct pb *b)
+{
+	free(b->p);
+	memset(b, 0, sizeof(*b));
+}
+
+/* One FtraceEvent for the record into ev (reset first). */
+static void encode_event(struct pb *ev, struct pb *sub, const union abicap_rec *r)
+{
+	pb_reset(ev);
+	pb_reset(sub);
+	field_uint(ev, EV_TIMESTAMP, r->hdr.ts_ns);
+	switch (r->hdr.type) {
+	case ABICAP_EV_SCHED_SWITCH:
+		field_uint(ev, EV_PID, (uint32_t)r->sw.prev_pid);
+		field_str(sub, SW_PREV_COMM, r->sw.prev_comm, ABICAP_COMM_LEN);
+		field_int(sub, SW_PREV_PID, r->sw.prev_pid);
+		field_int(sub, SW_PREV_PRIO, r->sw.prev_prio);
+		field_int(sub, SW_PREV_STATE, r->sw.prev_state);
+		field_str(sub, SW_NEXT_COMM, r->sw.next_comm, ABICAP_COMM_LEN);
+		field_int(sub, SW_NEXT_PID, r->sw.next_pid);
+		field_int(sub, SW_NEXT_PRIO, r->sw.next_prio);
+		field_msg(ev, EV_SCHED_SWITCH, sub);
+		break;
+	case ABICAP_EV_SCHED_WAKEUP:
+	case ABICAP_EV_SCHED_WAKING:
+	case ABICAP_EV_SCHED_WAKEUP_NEW:
+		/* the event's pid is the task it ran in: the waker */
+		field_uint(ev, EV_PID, r->wk.waker_pid > 0 ? (uint32_t)r->wk.waker_pid : 0);
+		field_str(sub, WK_COMM, r->wk.comm, ABICAP_COMM_LEN);
+		field_int(sub, WK_PID, r->wk.pid);
+		field_int(sub, WK_PRIO, r->wk.prio);
+		field_int(sub, WK_SUCCESS, 1);
+		field_int(sub, WK_TARGET_CPU, r->wk.target_cpu);
+		field_msg(ev, r->hdr.type == ABICAP_EV_SCHED_WAKEUP ? EV_SCHED_WAKEUP :
+			  r->hdr.type == ABICAP_EV_SCHED_WAKING ? EV_SCHED_WAKING :
+			  EV_SCHED_WAKEUP_NEW, sub);
+		break;
+	case ABICAP_EV_CPU_IDLE:
+	case ABICAP_EV_CPU_FREQUENCY:
+		field_uint(ev, EV_PID, 0);
+		field_uint(sub, PW_STATE, r->pw.state);
+		field_uint(sub, PW_CPU_ID, r->pw.cpu_id);
+		field_msg(ev, r->hdr.type == ABICAP_EV_CPU_IDLE ? EV_CPU_IDLE :
+			  EV_CPU_FREQUENCY, sub);
+		break;
+	}
+}
+
+/*
+ * Trace.packet = TracePacket{sequence id, field = msg}: the headers are
+ * encoded here and msg is written after them as it is, without a copy.
+ */
+static int emit_packet(FILE *out, uint32_t field, const struct pb *msg)
+{
+	unsigned char pkt[32], hdr[16];
+	size_t np = 0, nh = 0;
+
+	np += varint_enc(pkt + np, PACKET_SEQUENCE_ID << 3);
+	np += varint_enc(pkt + np, 1);
+	np += varint_enc(pkt + np, (uint64_t)field << 3 | 2);
+	np += varint_enc(pkt + np, msg->len);
+	nh += varint_enc(hdr + nh, TRACE_PACKET << 3 | 2);
+	nh += varint_enc(hdr + nh, np + msg->len);
+	/* an empty message has no buffer: nothing to write from it */
+	if (fwrite(hdr, 1, nh, out) != nh || fwrite(pkt, 1, np, out) != np ||
+	    (msg->len && fwrite(msg->p, 1, msg->len, out) != msg->len))
+		return -errno;
+	return 0;
+}
+
+struct thr {
+	int32_t tid, tgid;
+	char name[ABICAP_COMM_LEN];
+};
+
+/*
+ * Every thread seen, in the order first seen (the process tree's order),
+ * with an open-addressing index by tid: a lookup per record costs the same
+ * however many threads there are.
+ */
+struct threads {
+	struct thr *v;
+	size_t n, cap;
+	uint32_t *index; /* 1 + position in v; 0: empty */
+	size_t index_size; /* a power of 2, at least twice n */
+	bool oom;
+};
+
+static size_t thr_slot(const struct threads *t, int32_t tid)
+{
+	/* the product's high bits: tids with a common stride spread out */
+	uint64_t h = (uint64_t)(uint32_t)tid * 0x9e3779b97f4a7c15ull;
+	size_t mask = t->index_size - 1, i = (size_t)(h >> 32) & mask;
+
+	while (t->index[i] && t->v[t->index[i] - 1].tid != tid)
+		i = (i + 1) & mask;
+	return i;
+}
+
+static bool thr_grow(struct threads *t)
+{
+	size_t size = t->index_size ? t->index_size * 2 : 1024;
+	uint32_t *old = t->index;
+
+	if (size > UINT32_MAX)
+		return false;
+	t->index = calloc(size, sizeof(*t->index));
+	if (!t->index) {
+		t->index = old;
+		return false;
+	}
+	t->index_size = size;
+	for (size_t i = 0; i < t->n; i++)
+		t->index[thr_slot(t, t->v[i].tid)] = i + 1;
+	free(old);
+	return true;
+}
+
+static void note_thread(struct threads *t, int32_t tid, int32_t tgid,
+			const char *name)
+{
+	struct thr *th;
+	size_t i;
+
+	if (tid <= 0 || t->oom)
+		return;
+	if ((t->n + 1) * 2 > t->index_size && !thr_grow(t)) {
+		t->oom = true;
+		return;
+	}
+	i = thr_slot(t, tid);
+	if (t->index[i]) {
+		th = &t->v[t->index[i] - 1];
+		memcpy(th->name, name, ABICAP_COMM_LEN);
+		if (tgid > 0)
+			th->tgid = tgid;
+		return;
+	}
+	if (t->n == t->cap) {
+		size_t c = t->cap ? t->cap * 2 : 256;
+		struct thr *nv = realloc(t->v, c * sizeof(*t->v));
+
+		if (!nv) {
+			t->oom = true;
+			return;
+		}
+		t->v = nv;
+		t->cap = c;
+	}
+	th = &t->v[t->n];
+	*th = (struct thr){ .tid = tid, .tgid = tgid };
+	memcpy(th->name, name, ABICAP_COMM_LEN);
+	t->index[i] = ++t->n;
+}
+
+struct perfetto {
+	FILE *out;
+	int ncpus;
+	struct threads t; /* every thread seen, with its last name */
+	struct pb *bundle; /* per CPU: the FtraceEventBundle being filled */
+	size_t *count;
+	struct pb ev, sub;
+	uint64_t bad_cpu; /* records naming a CPU past ncpus: left out */
+	int err;
+};
+
+struct perfetto *perfetto_new(FILE *out, int ncpus)
+{
+	struct perfetto *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	p->out = out;
+	p->ncpus = ncpus;
+	p->bundle = calloc(ncpus, sizeof(*p->bundle));
+	p->count = calloc(ncpus, sizeof(*p->count));
+	if (!p->bundle || !p->count) {
+		free(p->bundle);
+		free(p->count);
+		free(p);
+		return NULL;
+	}
+	return p;
+}
+
+void perfetto_thread(struct perfetto *p, const union abicap_rec *r)
+{
+	if (r->hdr.type == ABICAP_EV_SCHED_SWITCH) {
+		note_thread(&p->t, r->sw.prev_pid, r->sw.prev_tgid,
+			    r->sw.prev_comm);
+		note_thread(&p->t, r->sw.next_pid, r->sw.next_tgid,
+			    r->sw.next_comm);
+	} else if (r->hdr.type <= ABICAP_EV_SCHED_WAKING) {
+		note_thread(&p->t, r->wk.pid, r->wk.tgid, r->wk.comm);
+	}
+}
+
+int perfetto_system(struct perfetto *p, const struct perfetto_uts *uts)
+{
+	struct pb info = { 0 }, u = { 0 };
+	int ret = 0;
+
+	if (!uts || (!uts->sysname && !uts->release && !uts->version &&
+		     !uts->machine))
+		return 0;
+	if (uts->sysname)
+		field_bytes(&u, UTS_SYSNAME, uts->sysname, strlen(uts->sysname));
+	if (uts->version)
+		field_bytes(&u, UTS_VERSION, uts->version, strlen(uts->version));
+	if (uts->release)
+		field_bytes(&u, UTS_RELEASE, uts->release, strlen(uts->release));
+	if (uts->machine)
+		field_bytes(&u, UTS_MACHINE, uts->machine, strlen(uts->machine));
+	field_msg(&info, SYSINFO_UTSNAME, &u);
+	ret = info.oom || u.oom ? -ENOMEM :
+	      emit_packet(p->out, PACKET_SYSTEM_INFO, &info);
+	pb_free(&info);
+	pb_free(&u);
+	if (ret && !p->err)
+		p->err = ret;
+	return ret;
+}
+
+int perfetto_tree(struct perfetto *p)
+{
+	const struct thr *t = p->t.v;
+	struct pb tree = { 0 }, m = { 0 };
+	int ret;
+
+	for (size_t i = 0; i < p->t.n; i++) {
+		if (t[i].tid == t[i].tgid) {
+			pb_reset(&m);
+			field_int(&m, PROC_PID, t[i].tgid);
+			field_str(&m, PROC_CMDLINE, t[i].name, ABICAP_COMM_LEN);
+			field_msg(&tree, TREE_PROCESSES, &m);
+		}
+		pb_reset(&m);
+		field_int(&m, THREAD_TID, t[i].tid);
+		field_str(&m, THREAD_NAME, t[i].name, ABICAP_COMM_LEN);
+		field_int(&m, THREAD_TGID, t[i].tgid);
+		field_msg(&tree, TREE_THREADS, &m);
+	}
+	ret = p->t.oom || tree.oom || m.oom ? -ENOMEM :
+	      emit_packet(p->out, PACKET_PROCESS_TREE, &tree);
+	pb_free(&tree);
+	pb_free(&m);
+	if (ret && !p->err)
+		p->err = ret;
+	return ret;
+}
+
+int perfetto_event(struct perfetto *p, const union abicap_rec *r)
+{
+	uint32_t cpu = r->hdr.cpu;
+
+	if (p->err)
+		return p->err;
+	if (cpu >= (uint32_t)p->ncpus) {
+		p->bad_cpu++;
+		return 0;
+	}
+	if (!p->bundle[cpu].len)
+		field_uint(&p->bundle[cpu], BUNDLE_CPU, cpu);
+	encode_event(&p->ev, &p->sub, r);
+	field_msg(&p->bundle[cpu], BUNDLE_EVENT, &p->ev);
+	if (++p->count[cpu] == EVENTS_PER_BUNDLE) {
+		p->err = emit_packet(p->out, PACKET_FTRACE_EVENTS,
+				     &p->bundle[cpu]);
+		pb_reset(&p->bundle[cpu]);
+		p->count[cpu] = 0;
+	}
+	if (p->ev.oom || p->sub.oom || p->bundle[cpu].oom)
+		p->err = -ENOMEM;
+	return p->err;
+}
+
+uint64_t perfetto_bad_cpu(const struct perfetto *p)
+{
+	return p->bad_cpu;
+}
+
+int perfetto_finish(struct perfetto *p)
+{
+	int ret = p->err;
+
+	for (int c = 0; c < p->ncpus && !ret; c++)
+		if (p->count[c])
+			ret = emit_packet(p->out, PACKET_FTRACE_EVENTS,
+					  &p->bundle[c]);
+	for (int c = 0; c < p->ncpus; c++)
+		pb_free(&p->bundle[c]);
+	free(p->bundle);
+	free(p->count);
+	pb_free(&p->ev);
+	pb_free(&p->sub);
+	free(p->t.v);
+	free(p->t.index);
+	if (!ret && fflush(p->out))
+		ret = -errno;
+	free(p);
+	return ret;
+}
+
+int perfetto_write(FILE *out, const union abicap_rec *recs, size_t n, int ncpus,
+		   const struct perfetto_uts *uts)
+{
+	struct perfetto *p = perfetto_new(out, ncpus);
+
+	if (!p)
+		return -ENOMEM;
+	perfetto_system(p, uts);
+	for (size_t i = 0; i < n; i++)
+		perfetto_thread(p, &recs[i]);
+	perfetto_tree(p);
+	for (size_t i = 0; i < n; i++)
+		perfetto_event(p, &recs[i]);
+	return perfetto_finish(p);
+}

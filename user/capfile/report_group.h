@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * abicap report --by cgroup|container: the per-task results of an analysis
+ * summed per cgroup (its path) or per container (its label; tasks in no
+ * container make up "(host)").
+ */
+#ifndef ABICAP_REPORT_GROUP_H
+#define ABICAP_REPORT_GROUP_H
+
+#include "capfile/analysis.h"
+#include "event/cgnames.h"
+
+enum group_by { GROUP_TASK, GROUP_CGROUP, GROUP_CONTAINER };
+
+/* a whole cgroup v2 path (capfile.h): never cut, groups never merged */
+#define GROUP_NAME_MAX (4096 + 1)
+
+struct group {
+	char name[GROUP_NAME_MAX];
+	size_t ntasks;
+	struct lat rq, wake;
+	uint64_t off_total;
+	uint64_t off_by_state[10];
+	uint64_t voluntary, involuntary;
+};
+
+struct group_chain {
+	char waker[GROUP_NAME_MAX], wakee[GROUP_NAME_MAX];
+	uint64_t count, measured, total_lat, max_lat;
+};
+
+struct grouping {
+	struct group *g;
+	size_t n;
+	struct group_chain *ch;
+	size_t nch;
+};
+
+/* "task", "cgroup", "container" -> *by: 0, or -1 if none of those. */
+int group_by_parse(const char *s, enum group_by *by);
+
+/*
+ * Group the analysis's tasks and wakeup chains (before its tasks are
+ * re-sorted). 0, or -ENOMEM.
+ */
+int group_analysis(const struct analysis *a, struct cgnames *names,
+		   enum group_by by, struct grouping *out);
+void grouping_free(struct grouping *g);
+
+#endif

@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/* abicap check: hold the contract against a kernel's BTF, item by item. */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include <bpf/btf.h>
+#include "abi/btf_source.h"
+#include "abi/checker.h"
+#include "cmd/commands.h"
+#include "abi/contract.h"
+#include "abi/kernel.h"
+#include "abi/objcheck.h"
+#include "lib/util.h"
+#include "abi/verdict_out.h"
+#include "lib/bpflog.h"
+
+const char check_usage[] =
+"Usage: abicap check [--btf FILE] [--contract FILE] [--format text|json|junit] [--strict]\n"
+"       abicap check --object OBJ.bpf.o [--btf FILE]... [--format text|json|junit]\n"
+"Check the ABI contract (default: the one built in, from bpf/contract.json)\n"
+"against a kernel's BTF, item by item: tracepoint prototypes, struct fields\n"
+"the BPF programs read, and tracefs record layouts under the append-only rule.\n"
+"\n"
+"  -b, --btf FILE        the kernel to check: raw BTF (either byte order), an\n"
+"                        ELF vmlinux, or any Debian vmlinuz: x86 bzImage,\n"
+"                        arm64/riscv64 Image, EFI zboot, armhf zImage, s390x,\n"
+"                        or gzip/xz/zstd/lz4 of one; default: the running\n"
+"                        kernel (/sys/kernel/btf/vmlinux)\n"
+"  -f, --format FMT      text (default), json, or junit (one test case per item);\n"
+"                        with json an error is also {\"error\": ...} on stdout\n"
+"  -c, --contract FILE   the contract to check instead of the built-in one\n"
+"      --strict          degraded items fail too\n"
+"  -o, --object OBJ      instead of the contract: will this compiled CO-RE\n"
+"                        object load on each kernel given with --btf (repeat\n"
+"                        it)? Every CO-RE relocation (resolves / resolves to\n"
+"                        another offset or size / fails) and attach point\n"
+"  -v, --verbose         libbpf's log on stderr\n"
+"  -h, --help            show this help\n"
+"\n"
+"Verdicts: ok; degraded (an optional item is missing, or an alternative is\n"
+"used: the detail names what is lost or the fallback taken); broken (a\n"
+"required item is missing or has another type or position).\n"
+"With --object, a failing relocation rejects the load only where the\n"
+"verifier reaches it: existence checks are resolved for each kernel and the\n"
+"branches on them followed, as the verifier does.\n"
+"Exit: 0 satisfied (degraded allowed unless --strict; with --object: loads\n"
+"on every kernel), 1 broken (or rejected by a kernel, or a kernel without\n"
+"BTF), 2 bad usage or input.\n";
+
+#define MAX_BTFS 64
+
+/* check --object: each kernel in turn, then the prediction per kernel. */
+static int check_object(const char *obj, const char *const *btfs, int nbtf,
+			enum vformat fmt)
+{
+	struct obj_result res[MAX_BTFS];
+	char labels[MAX_BTFS][256], err[ERRMSG_LEN];
+	const char *sources[MAX_BTFS];
+	struct core_object o;
+	int ret = EXIT_OK, done = 0;
+
+	if (core_object_open(obj, &o, err, sizeof(err))) {
+		ab_error("%s", err);
+		return EXIT_USAGE;
+	}
+	if (!nbtf)
+		nbtf = 1; /* btfs[0] is NULL: the running kernel */
+	for (int k = 0; k < nbtf; k++) {
+		struct btf *btf = btf_open(btfs[k], err, sizeof(err));
+
+		if (!btf) {
+			ab_error("%s", err);
+			ret = btf_open_kernel_has_no_btf() ? EXIT_KERNEL :
+			      EXIT_USAGE;
+			goto out;
+		}
+		btf_source_label(btfs[k], labels[k], sizeof(labels[k]));
+		sources[k] = labels[k];
+		if (objcheck(&o, btf, &res[k])) {
+			btf__free(btf);
+			ab_error("out of memory");
+			ret = EXIT_RUNTIME;
+			goto out;
+		}
+		done++;
+		btf__free(btf);
+		if (!res[k].loads)
+			ret = EXIT_KERNEL;
+	}
+	objcheck_print(stdout, fmt, obj, &o, res, sources, done);
+out:
+	for (int k = 0; k < done; k++)
+		obj_result_free(&res[k]);
+	core_object_close(&o);
+	return ret;
+}
+
+int do_check(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "btf", required_argument, NULL, 'b' },
+		{ "object", required_argument, NULL, 'o' },
+		{ "contract", required_argument, NULL, 'c' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "strict", no_argument, NULL, 's' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	const char *btf_path = NULL, *contract_path = NULL, *object = NULL;
+	const char *btfs[MAX_BTFS] = { NULL };
+	int nbtf = 0;
+	enum vformat fmt = VF_TEXT;
+	bool strict = false, verbose = false;
+	char err[ERRMSG_LEN], source[256];
+	struct check_result res;
+	struct contract *c;
+	struct btf *btf;
+	int ch, ret;
+
+	optind = 0;
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, ":b:o:c:f:vh", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'b':
+			if (nbtf == MAX_BTFS) {
+				ab_error("--btf: at most %d kernels", MAX_BTFS);
+				return EXIT_USAGE;
+			}
+			btf_path = btfs[nbtf++] = optarg;
+			break;
+		case 'o':
+			object = optarg;
+			break;
+		case 'c':
+			contract_path = optarg;
+			break;
+		case 'f':
+			if (!parse_vformat(optarg, &fmt)) {
+				ab_error("--format '%s': use text, json or junit",
+					 optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 's':
+			strict = true;
+			break;
+		case 'v':
+			verbose = true;
+			break;
+		case 'h':
+			fputs(check_usage, stdout);
+			return EXIT_OK;
+		default:
+			return usage_error(argc, argv, ch, "check");
+		}
+	}
+	if (optind < argc) {
+		ab_error("unexpected argument '%s' (see abicap check --help)",
+			 argv[optind]);
+		return EXIT_USAGE;
+	}
+	set_libbpf_verbose(verbose);
+	if (object) {
+		if (contract_path || strict) {
+			ab_error("--object checks the object itself: it takes no "
+				 "--contract or --strict");
+			return EXIT_USAGE;
+		}
+		return check_object(object, btfs, nbtf, fmt);
+	}
+	if (nbtf > 1) {
+		ab_error("several --btf go with --object; check one kernel at a "
+			 "time against a contract");
+		return EXIT_USAGE;
+	}
+	c = load_contract_arg(contract_path, err, sizeof(err));
+	if (!c) {
+		ab_error("%s", err);
+		return EXIT_USAGE;
+	}
+	btf = btf_open(btf_path, err, sizeof(err));
+	if (!btf) {
+		ab_error("%s", err);
+		contract_free(c);
+		return btf_open_kernel_has_no_btf() ? EXIT_KERNEL : EXIT_USAGE;
+	}
+	if (contract_check(c, btf, &res)) {
+		ab_error("out of memory");
+		ret = EXIT_RUNTIME;
+		goto out;
+	}
+	btf_source_label(btf_path, source, sizeof(source));
+	verdicts_print(stdout, fmt, &res, source, c->name, strict);
+	if (res.count[V_BROKEN] || (strict && res.count[V_DEGRADED]))
+		ret = EXIT_KERNEL;
+	else
+		ret = EXIT_OK;
+	check_result_free(&res);
+out:
+	btf__free(btf);
+	contract_free(c);
+	return ret;
+}

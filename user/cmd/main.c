@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/* abicap's command line: one do_<cmd>() per subcommand. */
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include "abicap.h"
+#include "cmd/commands.h"
+#include "lib/json_errors.h"
+#include "lib/util.h"
+
+struct cmd {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *what;
+};
+
+static const struct cmd cmds[] = {
+	{ "trace", do_trace, "stream scheduler and power events to stdout" },
+	{ "record", do_record, "capture to a file, optionally of one command" },
+	{ "report", do_report, "latency, off-CPU and idle report of a capture file" },
+	{ "export", do_export, "write a capture as a Perfetto trace" },
+	{ "check", do_check, "check the ABI contract, or a BPF object, against kernels" },
+	{ "diff", do_diff, "compare two kernels' events under the append-only rule" },
+	{ "serve", do_serve, "serve Prometheus metrics aggregated in the kernel, per cgroup" },
+	{ "contract", do_contract, "show the built-in contract, snapshot a kernel's, or derive one from an object" },
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "Usage: abicap COMMAND [OPTIONS]\n"
+		"Capture Linux scheduler and power events with eBPF.\n\n"
+		"Commands:\n");
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		fprintf(f, "  %-10s %s\n", cmds[i].name, cmds[i].what);
+	fprintf(f, "\n'abicap COMMAND --help' describes a command.\n"
+		"  -h, --help     show this help\n"
+		"  -V, --version  show the version\n\n"
+		"Exit codes: 0 ok; 1 the kernel cannot do it (no BTF, tracepoint "
+		"missing, contract broken);\n2 bad usage or input; 3 missing privilege; "
+		"4 runtime failure;\n5 (report, export) a damaged capture, read "
+		"past its damaged parts.\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") ||
+	    !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return EXIT_OK;
+	}
+	if (!strcmp(argv[1], "-V") || !strcmp(argv[1], "--version")) {
+		printf("abicap %s (record format %d)\n", ABICAP_VERSION,
+		       ABICAP_RECORD_VERSION);
+		return EXIT_OK;
+	}
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		bool json;
+		int ret;
+
+		if (strcmp(argv[1], cmds[i].name))
+			continue;
+		json = json_output_requested(argc - 1, argv + 1);
+		if (json)
+			json_errors_begin();
+		ret = cmds[i].fn(argc - 1, argv + 1);
+		if (json)
+			json_errors_end(ret);
+		return ret;
+	}
+	ab_error("unknown command '%s' (see abicap --help)", argv[1]);
+	return EXIT_USAGE;
+}

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/* abicap trace: stream events to stdout. */
+#ifndef ABICAP_TRACE_H
+#define ABICAP_TRACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "live/capture.h"
+#include "event/format.h"
+
+struct trace_opts {
+	enum out_format fmt;
+	double duration; /* seconds; 0: until Ctrl-C */
+	struct capture_opts cap;
+	uint8_t cpuset[ABICAP_MAX_CPUS];
+	const char *contract_path; /* NULL: the built-in contract */
+	const char *cgroup_path; /* --cgroup, resolved by capture_prepare() */
+	/* record: */
+	const char *output;
+	const char *perfetto; /* also write this Perfetto trace */
+	bool force;
+	char **command; /* after --, NULL-terminated (argv's tail); NULL: none */
+	bool help;
+};
+
+extern const char trace_usage[];
+
+/*
+ * The cgroup v2 mount into root, and --cgroup PATH (NULL: none) into
+ * cap's filter. EXIT_OK, EXIT_KERNEL (no cgroup2 mount) or EXIT_USAGE (no
+ * such cgroup), with one line in err.
+ */
+int resolve_cgroup_option(const char *path, char *root, size_t rootlen,
+			  struct capture_opts *cap, char *err, size_t errlen);
+
+/* --duration SECS: 0, or -1 with err. */
+int parse_duration(const char *arg, double *secs, char *err, size_t errlen);
+
+/* --attach auto|tp_btf|raw_tp: 0, or -1 with err. */
+int parse_attach_mode(const char *arg, enum attach_mode *mode, char *err,
+		      size_t errlen);
+
+/* EXIT_OK (o->help may be set) or EXIT_USAGE with one line in err. */
+int trace_parse_args(int argc, char **argv, struct trace_opts *o, char *err,
+		     size_t errlen);
+
+/* The same for abicap record (-o, --force, a command; no --format). */
+int capture_parse_args(int argc, char **argv, bool record,
+		       struct trace_opts *o, char *err, size_t errlen);
+
+/*
+ * trace and record start alike: parse, answer --help (EXIT_OK with o->help
+ * set), load --contract into *contract (the caller frees it), install the
+ * signal handlers. An exit code other than EXIT_OK means stop (reported).
+ */
+struct contract;
+int capture_prepare(int argc, char **argv, bool record, struct trace_opts *o,
+		    struct contract **contract);
+
+int do_trace(int argc, char **argv);
+
+#endif

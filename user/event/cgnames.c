@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "event/cgnames.h"
+#include "event/cgroup.h"
+
+struct cg_entry {
+	uint64_t id; /* 0: empty slot */
+	char *path;
+	struct ct_info ct;
+	bool is_ct;
+	bool used; /* cgnames_first_use() saw it */
+	char label[128];
+};
+
+struct cgnames {
+	struct cgroup_map *live; /* NULL: table only */
+	struct cg_entry *e;
+	size_t cap, n; /* cap: a power of two */
+	char unknown[32];
+};
+
+static struct cgnames *alloc_names(void)
+{
+	struct cgnames *n = calloc(1, sizeof(*n));
+
+	if (!n)
+		return NULL;
+	n->cap = 256;
+	n->e = calloc(n->cap, sizeof(*n->e));
+	if (!n->e) {
+		free(n);
+		return NULL;
+	}
+	return n;
+}
+
+struct cgnames *cgnames_table(void)
+{
+	return alloc_names();
+}
+
+struct cgnames *cgnames_live(char *err, size_t errlen)
+{
+	struct cgnames *n = alloc_names();
+
+	if (!n) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	n->live = cgroup_map_new(NULL, err, errlen);
+	if (!n->live) {
+		cgnames_free(n);
+		return NULL;
+	}
+	return n;
+}
+
+void cgnames_free(struct cgnames *n)
+{
+	if (!n)
+		return;
+	for (size_t i = 0; i < n->cap; i++)
+		free(n->e[i].path);
+	free(n->e);
+	if (n->live)
+		cgroup_map_free(n->live);
+	free(n);
+}
+
+static size_t slot_of(const struct cgnames *n, uint64_t id)
+{
+	size_t i = (size_t)(id * 0x9e3779b97f4a7c15ULL) & (n->cap - 1);
+
+	while (n->e[i].id && n->e[i].id != id)
+		i = (i + 1) & (n->cap - 1);
+	return i;
+}
+
+static int grow(struct cgnames *n)
+{
+	struct cg_entry *old = n->e;
+	size_t ocap = n->cap;
+
+	n->e = calloc(ocap * 2, sizeof(*n->e));
+	if (!n->e) {
+		n->e = old;
+		return -ENOMEM;
+	}
+	n->cap = ocap * 2;
+	for (size_t i = 0; i < ocap; i++)
+		if (old[i].id)
+			n->e[slot_of(n, old[i].id)] = old[i];
+	free(old);
+	return 0;
+}
+
+/* Fill the entry's container and label from its path. */
+static void describe(struct cg_entry *e)
+{
+	e->is_ct = ct_from_path(e->path, &e->ct) == 1;
+	ct_label(&e->ct, e->path, e->label, sizeof(e->label));
+}
+
+int cgnames_set(struct cgnames *n, uint64_t id, const char *path)
+{
+	struct cg_entry *e;
+	char *p;
+
+	if (!id)
+		return -EINVAL;
+	if ((n->n + 1) * 4 > n->cap * 3 && grow(n))
+		return -ENOMEM;
+	p = strdup(path);
+	if (!p)
+		return -ENOMEM;
+	e = &n->e[slot_of(n, id)];
+	if (!e->id)
+		n->n++;
+	free(e->path);
+	e->id = id;
+	e->path = p;
+	describe(e);
+	return 0;
+}
+
+/* The entry for id, looked up live on a miss; NULL if unknown. */
+static struct cg_entry *find(struct cgnames *n, uint64_t id)
+{
+	struct cg_entry *e;
+	const char *path;
+
+	if (!id)
+		return NULL;
+	e = &n->e[slot_of(n, id)];
+	if (e->id)
+		return e;
+	if (!n->live || !(path = cgroup_map_path(n->live, id)))
+		return NULL;
+	if (cgnames_set(n, id, path))
+		return NULL;
+	return &n->e[slot_of(n, id)];
+}
+
+bool cgnames_get(struct cgnames *n, uint64_t id, struct cgname *out)
+{
+	struct cg_entry *e = find(n, id);
+
+	if (!e)
+		return false;
+	out->path = e->path;
+	out->ct = e->is_ct ? &e->ct : NULL;
+	out->label = e->label;
+	return true;
+}
+
+bool cgnames_removed(struct cgnames *n, uint64_t id)
+{
+	return n->live && !find(n, id) && cgroup_map_removed(n->live, id);
+}
+
+const char *cgnames_path(struct cgnames *n, uint64_t id)
+{
+	struct cg_entry *e = find(n, id);
+
+	return e ? e->path : NULL;
+}
+
+const char *cgnames_label(struct cgnames *n, uint64_t id)
+{
+	struct cg_entry *e = find(n, id);
+
+	if (e)
+		return e->label;
+	snprintf(n->unknown, sizeof(n->unknown), "cgroup#%" PRIu64, id);
+	return n->unknown;
+}
+
+bool cgnames_first_use(struct cgnames *n, uint64_t id)
+{
+	struct cg_entry *e = find(n, id);
+
+	if (!e || e->used)
+		return false;
+	e->used = true;
+	return true;
+}

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/* Text and JSON renderings of records and state letters. */
+#ifndef ABICAP_FORMAT_H
+#define ABICAP_FORMAT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "event/record.h"
+#include "lib/sbuf.h"
+
+
+/*
+ * prev_state (tracefs encoding) as perf and tracefs print it: "R", "S", "D",
+ * "R+" (preempted), flags joined with '|'. buf needs 32 bytes.
+ */
+const char *state_str(uint32_t prev_state, char *buf, size_t len);
+
+#define FORMAT_LINE_MAX 16384 /* two cgroup paths of up to 4096 bytes fit */
+
+enum out_format { FMT_TEXT, FMT_JSON };
+
+/*
+ * Name cgroup ids in the output (path, container) from here on; NULL: ids
+ * only ("cgroup#ID" in text, a null path in JSON).
+ */
+struct cgnames;
+void format_set_cgnames(struct cgnames *n);
+
+/* Column header for text output (no trailing newline). */
+const char *format_text_header(void);
+/* One line, newline included; t0_ns is the capture's start (text only). */
+void format_record(struct sbuf *sb, enum out_format fmt,
+		   const union abicap_rec *r, uint64_t t0_ns);
+
+#endif

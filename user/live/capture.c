@@ -1,0 +1,766 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+#include <errno.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+#include <linux/perf_event.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include "abicap.skel.h"
+#include "live/capture.h"
+#include "abi/btf_util.h"
+#include "abi/checker.h"
+#include "lib/bpflog.h"
+#include "abi/contract.h"
+#include "event/events.h"
+#include "live/privdrop.h"
+#include "live/privilege.h"
+#include "lib/util.h"
+
+struct capture {
+	struct abicap_bpf *skel;
+	struct ring_buffer *rb;
+	struct perf_buffer *pb;
+	uint64_t perf_lost; /* PERF_RECORD_LOST: already counted as dropped */
+	struct bpf_program *prog[ABICAP_EV_COUNT]; /* chosen variant */
+	struct bpf_link *link[ABICAP_EV_COUNT];
+	struct bpf_program *fork_prog; /* following children */
+	struct bpf_link *fork_link;
+	struct bpf_program *free_prog; /* forgetting freed processes (-p) */
+	struct bpf_link *free_link;
+	struct check_result check; /* the contract's verdicts */
+	struct kernel_plan plan;
+	bool tstore; /* the waker in task storage (the *_ts programs) */
+	capture_cb cb;
+	void *ctx;
+	int ncpus;
+	uint64_t received[ABICAP_EV_COUNT];
+	uint64_t bad;
+	uint64_t start_ns; /* the first attach: events flow from here */
+	uint64_t end_ns; /* the last detach (capture_stop) */
+};
+
+static int on_sample(void *ctx, void *data, size_t size)
+{
+	struct capture *c = ctx;
+	union abicap_rec r;
+
+	if (record_decode(data, size, &r) != REC_OK) {
+		c->bad++;
+		return 0;
+	}
+	c->received[r.hdr.type]++;
+	return c->cb ? c->cb(c->ctx, &r) : 0;
+}
+
+/* A perf buffer record: a raw sample (our record) or a count of lost ones. */
+static enum bpf_perf_event_ret on_perf_event(void *ctx, int cpu,
+					     struct perf_event_header *e)
+{
+	struct capture *c = ctx;
+
+	(void)cpu;
+	if (e->type == PERF_RECORD_SAMPLE) {
+		struct {
+			struct perf_event_header h;
+			__u32 size;
+			char data[];
+		} *s = (void *)e;
+
+		on_sample(c, s->data, s->size);
+	} else if (e->type == PERF_RECORD_LOST) {
+		struct {
+			struct perf_event_header h;
+			__u64 id;
+			__u64 lost;
+		} *l = (void *)e;
+
+		c->perf_lost += l->lost;
+	}
+	return LIBBPF_PERF_EVENT_CONT;
+}
+
+/*
+ * Per-CPU perf buffers of `pages` pages each. No wakeup per record (libbpf's
+ * default): wake the consumer when a buffer is a quarter full; it also
+ * drains on its timer.
+ */
+static struct perf_buffer *open_perfbuf(struct capture *c, size_t pages)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE,
+		.size = sizeof(attr),
+		.config = PERF_COUNT_SW_BPF_OUTPUT,
+		.sample_type = PERF_SAMPLE_RAW,
+		.sample_period = 1,
+		.watermark = 1,
+		.wakeup_watermark = pages * sysconf(_SC_PAGESIZE) / 4,
+	};
+
+	return perf_buffer__new_raw(bpf_map__fd(c->skel->maps.events_pb), pages,
+				    &attr, on_perf_event, c, NULL);
+}
+
+static size_t ringbuf_size(size_t want)
+{
+	size_t sz = (size_t)sysconf(_SC_PAGESIZE);
+
+	if (!want)
+		want = (size_t)RINGBUF_DEFAULT_MB << 20;
+	while (sz < want)
+		sz <<= 1;
+	return sz;
+}
+
+/*
+ * The program for ev in the variant the plan chose: bpf/abicap.bpf.c names
+ * them <tp_btf|raw_tp>_<event>, with "_3" for the 3-argument sched_switch.
+ */
+static struct bpf_program *pick(struct abicap_bpf *s,
+				const struct kernel_plan *p, bool tstore,
+				unsigned int ev)
+{
+	char name[64];
+
+	snprintf(name, sizeof(name), "%s_%s%s%s",
+		 p->tp_btf[ev] ? "tp_btf" : "raw_tp", event_name(ev),
+		 ev == ABICAP_EV_SCHED_SWITCH && !p->switch_prev_state ? "_3" : "",
+		 tstore && ev <= ABICAP_EV_SCHED_WAKING ? "_ts" : "");
+	return bpf_object__find_program_by_name(s->obj, name);
+}
+
+/*
+ * The sched programs keep what they note per task (sched_waking's waker for
+ * sched_wakeup; in aggregation, when a task began to wait) in the task's
+ * own storage where every one of them is a tp_btf program (trusted task
+ * pointers) and the kernel has task storage safe to use from tracing
+ * programs (6.0+: its recursion guard); in hashes by pid elsewhere.
+ */
+static bool use_task_storage(const struct kernel_plan *p, unsigned int load)
+{
+	for (unsigned int ev = 0; ev <= ABICAP_EV_SCHED_WAKING; ev++)
+		if ((load & (1u << ev)) && !p->tp_btf[ev])
+			return false;
+	if (kernel_older_than(6, 0))
+		return false;
+	return libbpf_probe_bpf_map_type(BPF_MAP_TYPE_TASK_STORAGE, NULL) == 1;
+}
+
+/*
+ * Records between wakeups, per event and CPU, less one: a power of two such
+ * that every event on every CPU at that count fills an eighth of the ring.
+ */
+static __u64 wakeup_mask(size_t rb_bytes, int ncpus)
+{
+	size_t per = rb_bytes / 8 / ((ncpus > 0 ? ncpus : 1) * ABICAP_EV_COUNT *
+				     sizeof(struct abicap_switch));
+	__u64 n = 1;
+
+	while (n * 2 <= per && n < 4096)
+		n *= 2;
+	return n - 1;
+}
+
+/*
+ * Where the kernel keeps preempt_count (bpf/core_fixes.bpf.h,
+ * in_irq_context), from its BTF: task_struct.thread_info.preempt_count
+ * (arm64 and others), or on x86 a per-CPU variable, __preempt_count or
+ * pcpu_hot.preempt_count (6.2-6.14), given as its distance in the per-CPU
+ * section from the run queue `runqueues`.
+ */
+static enum abicap_pc_where preempt_count_place(__s64 *off)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	long long rq = -1, pc = -1;
+	const struct btf_type *t;
+	__u32 bits = 0;
+	int id;
+
+	if (!btf)
+		return ABICAP_PC_NONE;
+	if (btf_find_member(btf, btf_find_struct(btf, "task_struct"),
+			    "thread_info.preempt_count", &bits)) {
+		btf__free(btf);
+		*off = bits / 8;
+		return ABICAP_PC_TASK;
+	}
+	id = btf__find_by_name_kind(btf, ".data..percpu", BTF_KIND_DATASEC);
+	t = id > 0 ? btf__type_by_id(btf, id) : NULL;
+	for (int i = 0; t && i < btf_vlen(t); i++) {
+		const struct btf_var_secinfo *v = btf_var_secinfos(t) + i;
+		const char *name = btf__name_by_offset(btf,
+				btf__type_by_id(btf, v->type)->name_off);
+
+		if (!strcmp(name, "runqueues"))
+			rq = v->offset;
+		else if (!strcmp(name, "__preempt_count"))
+			pc = v->offset;
+		else if (!strcmp(name, "pcpu_hot") && pc < 0 &&
+			 btf_find_member(btf, btf_find_struct(btf, "pcpu_hot"),
+					 "preempt_count", &bits))
+			pc = v->offset + bits / 8;
+	}
+	btf__free(btf);
+	if (rq < 0 || pc < 0)
+		return ABICAP_PC_NONE;
+	*off = pc - rq;
+	return ABICAP_PC_PERCPU;
+}
+
+#define TASK_FILTERED(o) ((o)->npids || (o)->ntids)
+
+static void configure(struct capture *c, const struct capture_opts *o,
+		      size_t rb_bytes)
+{
+	struct abicap_bpf__rodata *ro = c->skel->rodata;
+
+	ro->events_mask = o->events;
+	ro->filter_pids = o->npids > 0;
+	ro->filter_tids = o->ntids > 0;
+	ro->filter_comm = o->comm[0] != 0;
+	memcpy((char *)ro->comm_filter, o->comm, ABICAP_COMM_LEN);
+	ro->filter_cpus = o->cpus != NULL;
+	for (int i = 0; o->cpus && i < o->ncpus && i < ABICAP_MAX_CPUS; i++)
+		ro->cpu_allowed[i] = o->cpus[i] ? 1 : 0;
+	ro->wakeup_mask = wakeup_mask(rb_bytes, c->ncpus);
+	ro->use_perfbuf = c->plan.perfbuf;
+	ro->follow_forks = o->follow_forks;
+	ro->filter_cgroup = o->cgroup_id != 0;
+	ro->cgroup_filter_id = o->cgroup_id;
+	ro->cgroup_filter_level = o->cgroup_level;
+	ro->aggregate = o->aggregate;
+	ro->stream = !o->aggregate;
+	ro->pc_where = preempt_count_place((__s64 *)&ro->pc_off);
+	if (ro->pc_where == ABICAP_PC_NONE && TASK_FILTERED(o) && !o->quiet)
+		ab_warn("this kernel's BTF does not say where preempt_count is: "
+			"wakeups are kept by the task filter on the wakee's "
+			"account only, never on the waker's");
+	/* unused with perf buffers, but the map is still created: keep it small */
+	bpf_map__set_max_entries(c->skel->maps.events,
+				 c->plan.perfbuf || o->aggregate ?
+				 (size_t)sysconf(_SC_PAGESIZE) : rb_bytes);
+	/* the aggregation maps take room only where they are used */
+	bpf_map__set_max_entries(c->skel->maps.cg_stats, !o->aggregate ? 1 :
+				 o->max_cgroups ? o->max_cgroups :
+						  ABICAP_MAX_CGROUPS_DEFAULT);
+	if (!o->aggregate) {
+		bpf_map__set_max_entries(c->skel->maps.queued_at, 1);
+		bpf_map__set_max_entries(c->skel->maps.cpu_freq, 1);
+		bpf_map__set_max_entries(c->skel->maps.idle_stats, 1);
+	}
+}
+
+static int fill_pid_filter(struct capture *c, const struct capture_opts *o)
+{
+	int fd = bpf_map__fd(c->skel->maps.pid_filter);
+	__u64 any = 0; /* the pid the user gave, whatever process it is */
+	__u8 one = 1;
+
+	for (int i = 0; i < o->npids; i++)
+		if (bpf_map_update_elem(fd, &o->pids[i], &any, BPF_ANY))
+			return -errno;
+	fd = bpf_map__fd(c->skel->maps.tid_filter);
+	for (int i = 0; i < o->ntids; i++)
+		if (bpf_map_update_elem(fd, &o->tids[i], &one, BPF_ANY))
+			return -errno;
+	return 0;
+}
+
+static int attach_all(struct capture *c, char *err, size_t errlen)
+{
+	/* sched_waking first: sched_wakeup finds its wakers from the start */
+	static const unsigned int order[ABICAP_EV_COUNT] = {
+		ABICAP_EV_SCHED_WAKING, ABICAP_EV_SCHED_WAKEUP,
+		ABICAP_EV_SCHED_SWITCH, ABICAP_EV_SCHED_WAKEUP_NEW,
+		ABICAP_EV_CPU_IDLE, ABICAP_EV_CPU_FREQUENCY,
+	};
+
+	for (unsigned int i = 0; i < ABICAP_EV_COUNT; i++) {
+		unsigned int ev = order[i];
+
+		if (!c->prog[ev])
+			continue;
+		c->link[ev] = bpf_program__attach(c->prog[ev]);
+		if (!c->link[ev]) {
+			int e = errno;
+
+			snprintf(err, errlen, "cannot attach to tracepoint %s:%s "
+				 "(%s): %s%s", event_group(ev), event_name(ev),
+				 c->plan.tp_btf[ev] ? "tp_btf" : "raw_tp", strerror(e),
+				 e == ENOENT ? "; the kernel does not have it: "
+				 "leave it out with --events" :
+				 " (run with -v for libbpf's log)");
+			return e == ENOENT ? EXIT_KERNEL : EXIT_RUNTIME;
+		}
+	}
+	return EXIT_OK;
+}
+
+/* Print a degraded item as one warning line. */
+static void warn_degraded(const struct verdict *v)
+{
+	ab_warn("contract: %s %s degraded: %s", v->scope, v->item, v->detail);
+}
+
+/*
+ * Hold the contract against the running kernel for the events to load:
+ * refuse on a broken item, warn on degraded ones, and choose the program
+ * variants from the verdicts.
+ */
+static int check_kernel(const struct capture_opts *o, unsigned int load,
+			struct kernel_plan *plan, struct check_result *kept,
+			char *err, size_t errlen)
+{
+	struct contract *own = NULL;
+	const struct contract *con = o->contract;
+	struct check_result res;
+	const struct verdict *first = NULL;
+	struct btf *btf;
+	int nbroken = 0, ret;
+
+	if (!con) {
+		con = own = contract_default(err, errlen);
+		if (!con)
+			return EXIT_RUNTIME;
+	}
+	btf = btf__load_vmlinux_btf();
+	if (!btf) {
+		snprintf(err, errlen, "this kernel (%s) has no BTF "
+			 "(/sys/kernel/btf/vmlinux): abicap needs a kernel built "
+			 "with CONFIG_DEBUG_INFO_BTF=y", kernel_release());
+		contract_free(own);
+		return EXIT_KERNEL;
+	}
+	ret = contract_check(con, btf, &res);
+	btf__free(btf);
+	if (ret) {
+		snprintf(err, errlen, "out of memory");
+		contract_free(own);
+		return EXIT_RUNTIME;
+	}
+	for (int i = 0; i < res.n; i++) {
+		const struct verdict *v = &res.v[i];
+
+		if (!(v->events & load))
+			continue;
+		if (v->status == V_BROKEN && !nbroken++)
+			first = v;
+		else if (v->status == V_DEGRADED && !o->quiet)
+			warn_degraded(v);
+	}
+	if (nbroken) {
+		snprintf(err, errlen, "this kernel (%s) breaks the ABI contract "
+			 "'%s', nothing attached: %s %s: expected %s, kernel has "
+			 "%s (%s)%s%s", kernel_release(), con->name, first->scope,
+			 first->item, first->expected, first->actual,
+			 first->detail, first->kind == VK_TRACEPOINT ?
+			 "; leave it out with --events" : "", nbroken > 1 ?
+			 "; more broken items: run abicap check" : "");
+		ret = EXIT_KERNEL;
+	} else {
+		ret = plan_from_check(&res, load, o->mode, plan, err, errlen);
+	}
+	if (!ret && (o->aggregate || o->cgroup_id) && !plan->cgroup_ok) {
+		snprintf(err, errlen, "%s needs cgroup ids, and the contract's "
+			 "cgroup items do not hold on this kernel (run abicap "
+			 "check)", o->aggregate ? "abicap serve" : "--cgroup");
+		ret = EXIT_KERNEL;
+	} else if (!ret && o->cgroup_id && !plan->cgroup_filter_ok) {
+		snprintf(err, errlen, "--cgroup needs cgroup.level and "
+			 "cgroup.self.parent, which do not hold on this kernel "
+			 "(run abicap check)");
+		ret = EXIT_KERNEL;
+	}
+	if (!ret && o->npids && !plan->free_ok) {
+		snprintf(err, errlen, "cannot filter by process: the contract's "
+			 "sched_process_free items do not hold on this kernel, and "
+			 "without them a reused pid would be taken for the process "
+			 "(run abicap check)");
+		ret = EXIT_KERNEL;
+	}
+	if (!ret && o->follow_forks && !plan->fork_ok) {
+		snprintf(err, errlen, "cannot follow the command's children: the "
+			 "contract's sched_process_fork items do not hold on this "
+			 "kernel (run abicap check)");
+		ret = EXIT_KERNEL;
+	}
+	*kept = res;
+	contract_free(own);
+	return ret;
+}
+
+/*
+ * What failed when the object did not load: the fd limit, a map the
+ * kernel would not create (the ring buffer is the one that can be too
+ * big), or the programs themselves (the verifier says why).
+ */
+static void load_error(const struct capture *c, int e, char *err, size_t errlen)
+{
+	struct bpf_map *m;
+	struct rlimit rl;
+
+	if (e == EMFILE || e == ENFILE) {
+		if (e == EMFILE && !getrlimit(RLIMIT_NOFILE, &rl))
+			snprintf(err, errlen, "out of file descriptors loading the "
+				 "BPF object (the limit, ulimit -n, is %llu): raise "
+				 "it, e.g. ulimit -n 1024",
+				 (unsigned long long)rl.rlim_cur);
+		else
+			snprintf(err, errlen, "out of file descriptors loading the "
+				 "BPF object (the system's limit, fs.file-max): "
+				 "close some, or raise it");
+		return;
+	}
+	bpf_object__for_each_map(m, c->skel->obj) {
+		if (!bpf_map__autocreate(m) || bpf_map__fd(m) >= 0)
+			continue;
+		char size[64];
+
+		if (bpf_map__type(m) == BPF_MAP_TYPE_RINGBUF)
+			snprintf(size, sizeof(size), "a %u MiB ring buffer",
+				 bpf_map__max_entries(m) >> 20);
+		else
+			snprintf(size, sizeof(size), "%u entries of %u bytes",
+				 bpf_map__max_entries(m), bpf_map__value_size(m));
+		snprintf(err, errlen, "the kernel would not create the BPF map "
+			 "'%s' (%s): %s%s", bpf_map__name(m), size, strerror(e),
+			 m == c->skel->maps.events || m == c->skel->maps.events_pb ?
+			 "; give a smaller --buffer-size" : "");
+		return;
+	}
+	snprintf(err, errlen, "the kernel refused to load the BPF programs: %s "
+		 "(run with -v for the verifier's log)", strerror(e));
+}
+
+struct capture *capture_open(const struct capture_opts *o, capture_cb cb,
+			     void *ctx, int *exit_code, char *err,
+			     size_t errlen)
+{
+	struct capture *c;
+	struct bpf_program *p;
+	unsigned int load;
+	size_t rb_bytes = ringbuf_size(o->ringbuf_bytes);
+	int ret;
+
+	set_libbpf_verbose(o->verbose);
+	*exit_code = privilege_check(err, errlen);
+	if (*exit_code)
+		return NULL;
+	c = calloc(1, sizeof(*c));
+	if (!c) {
+		snprintf(err, errlen, "out of memory");
+		*exit_code = EXIT_RUNTIME;
+		return NULL;
+	}
+	c->cb = cb;
+	c->ctx = ctx;
+	c->ncpus = libbpf_num_possible_cpus();
+	/* sched_waking's program also feeds sched_wakeup's waker (records only) */
+	load = o->events;
+	if ((load & (1u << ABICAP_EV_SCHED_WAKEUP)) && !o->aggregate)
+		load |= 1u << ABICAP_EV_SCHED_WAKING;
+	ret = check_kernel(o, load, &c->plan, &c->check, err, errlen);
+	if (ret)
+		goto fail;
+	if (o->legacy_switch)
+		c->plan.switch_prev_state = false;
+	if (o->transport != TRANSPORT_AUTO)
+		c->plan.perfbuf = o->transport == TRANSPORT_PERFBUF;
+
+	ret = EXIT_RUNTIME;
+	c->skel = abicap_bpf__open();
+	if (!c->skel) {
+		snprintf(err, errlen, "cannot open the BPF object: %s",
+			 strerror(errno));
+		goto fail;
+	}
+	bpf_object__for_each_program(p, c->skel->obj)
+		bpf_program__set_autoload(p, false);
+	c->tstore = use_task_storage(&c->plan, load);
+	if (c->tstore) {
+		/* only where task storage cannot be created */
+		bpf_map__set_max_entries(c->skel->maps.wakers, 1024);
+		bpf_map__set_max_entries(c->skel->maps.queued_at, 1);
+	} else {
+		bpf_map__set_autocreate(c->skel->maps.task_notes, false);
+	}
+	for (unsigned int ev = 0; ev < ABICAP_EV_COUNT; ev++) {
+		if (!(load & (1u << ev)))
+			continue;
+		c->prog[ev] = pick(c->skel, &c->plan, c->tstore, ev);
+		if (!c->prog[ev]) {
+			snprintf(err, errlen, "internal error: no %s program "
+				 "for %s in the BPF object", c->plan.tp_btf[ev] ?
+				 "tp_btf" : "raw_tp", event_name(ev));
+			goto fail;
+		}
+		bpf_program__set_autoload(c->prog[ev], true);
+	}
+	if (o->follow_forks) {
+		c->fork_prog = bpf_object__find_program_by_name(c->skel->obj,
+				c->plan.fork_tp_btf ? "tp_btf_sched_process_fork" :
+						      "raw_tp_sched_process_fork");
+		bpf_program__set_autoload(c->fork_prog, true);
+	}
+	if (o->npids) {
+		c->free_prog = bpf_object__find_program_by_name(c->skel->obj,
+				c->plan.free_tp_btf ? "tp_btf_sched_process_free" :
+						      "raw_tp_sched_process_free");
+		bpf_program__set_autoload(c->free_prog, true);
+	}
+	configure(c, o, rb_bytes);
+	if (abicap_bpf__load(c->skel)) {
+		load_error(c, errno, err, errlen);
+		goto fail;
+	}
+	if (fill_pid_filter(c, o)) {
+		snprintf(err, errlen, "cannot set the pid filter: %s",
+			 strerror(errno));
+		goto fail;
+	}
+	if (o->aggregate) {
+		/* no records: user space reads the maps */
+	} else if (c->plan.perfbuf) {
+		/* the same memory in all, split across CPUs, in pages (a power of two) */
+		size_t pages = 1, want = rb_bytes / sysconf(_SC_PAGESIZE) /
+					  (c->ncpus > 0 ? c->ncpus : 1);
+
+		while (pages * 2 <= want)
+			pages *= 2;
+		c->pb = open_perfbuf(c, pages);
+	} else {
+		c->rb = ring_buffer__new(bpf_map__fd(c->skel->maps.events),
+					 on_sample, c, NULL);
+	}
+	if (!o->aggregate && !c->rb && !c->pb && c->plan.perfbuf &&
+	    errno == EPERM) {
+		ret = privilege_perfbuf_denied(rb_bytes, err, errlen);
+		goto fail;
+	} else if (!o->aggregate && !c->rb && !c->pb) {
+		snprintf(err, errlen, "cannot set up the %s: %s",
+			 capture_transport(c), strerror(errno));
+		goto fail;
+	}
+	c->start_ns = mono_ns();
+	if (c->fork_prog) {
+		/* before the others: no child may fork unseen once events flow */
+		c->fork_link = bpf_program__attach(c->fork_prog);
+		if (!c->fork_link) {
+			snprintf(err, errlen, "cannot attach to sched:sched_process_fork: "
+				 "%s", strerror(errno));
+			ret = EXIT_RUNTIME;
+			goto fail;
+		}
+	}
+	if (c->free_prog) {
+		c->free_link = bpf_program__attach(c->free_prog);
+		if (!c->free_link) {
+			snprintf(err, errlen, "cannot attach to sched:sched_process_free: "
+				 "%s", strerror(errno));
+			ret = EXIT_RUNTIME;
+			goto fail;
+		}
+	}
+	ret = attach_all(c, err, errlen);
+	if (!ret && o->drop_privileges)
+		ret = privdrop_after_attach(err, errlen);
+	if (ret)
+		goto fail;
+	*exit_code = EXIT_OK;
+	return c;
+fail:
+	*exit_code = ret;
+	capture_close(c);
+	return NULL;
+}
+
+static int consume(struct capture *c)
+{
+	if (!c->pb && !c->rb)
+		return 0; /* aggregation: nothing streams */
+	return c->pb ? perf_buffer__consume(c->pb) : ring_buffer__consume(c->rb);
+}
+
+int capture_poll(struct capture *c, int timeout_ms)
+{
+	int n;
+
+	if (!c->pb && !c->rb)
+		return poll(NULL, 0, timeout_ms) < 0 && errno != EINTR ? -errno : 0;
+	n = c->pb ? perf_buffer__poll(c->pb, timeout_ms) :
+		    ring_buffer__poll(c->rb, timeout_ms);
+
+	if (n < 0 && n != -EINTR)
+		return n;
+	/* records queued without a wakeup are there too */
+	return consume(c);
+}
+
+int capture_stop(struct capture *c)
+{
+	for (unsigned int ev = 0; ev < ABICAP_EV_COUNT; ev++) {
+		bpf_link__destroy(c->link[ev]);
+		c->link[ev] = NULL;
+	}
+	bpf_link__destroy(c->fork_link);
+	c->fork_link = NULL;
+	bpf_link__destroy(c->free_link);
+	c->free_link = NULL;
+	if (!c->end_ns)
+		c->end_ns = mono_ns();
+	return consume(c);
+}
+
+void capture_close(struct capture *c)
+{
+	if (!c)
+		return;
+	for (unsigned int ev = 0; ev < ABICAP_EV_COUNT; ev++)
+		bpf_link__destroy(c->link[ev]);
+	bpf_link__destroy(c->fork_link);
+	bpf_link__destroy(c->free_link);
+	check_result_free(&c->check);
+	ring_buffer__free(c->rb);
+	perf_buffer__free(c->pb);
+	abicap_bpf__destroy(c->skel);
+	free(c);
+}
+
+uint64_t capture_start_ns(const struct capture *c)
+{
+	return c->start_ns;
+}
+
+uint64_t capture_end_ns(const struct capture *c)
+{
+	return c->end_ns;
+}
+
+double capture_secs(const struct capture *c)
+{
+	return ((c->end_ns ? c->end_ns : mono_ns()) - c->start_ns) / 1e9;
+}
+
+int capture_ncpus(const struct capture *c)
+{
+	return c->ncpus;
+}
+
+int capture_counters(struct capture *c, int cpu, struct abicap_counter *out)
+{
+	int fd = bpf_map__fd(c->skel->maps.counters);
+	struct abicap_counter *v = calloc(c->ncpus, sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	for (__u32 ev = 0; ev < ABICAP_EV_COUNT; ev++) {
+		out[ev].seen = out[ev].dropped = 0;
+		if (bpf_map_lookup_elem(fd, &ev, v)) {
+			int e = -errno;
+
+			free(v);
+			return e;
+		}
+		for (int i = 0; i < c->ncpus; i++) {
+			if (cpu >= 0 && i != cpu)
+				continue;
+			out[ev].seen += v[i].seen;
+			out[ev].dropped += v[i].dropped;
+		}
+	}
+	free(v);
+	return 0;
+}
+
+int capture_aux(struct capture *c, uint64_t out[ABICAP_AUX_COUNT])
+{
+	int fd = bpf_map__fd(c->skel->maps.aux_counters);
+	uint64_t *v = calloc(c->ncpus, sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	for (__u32 i = 0; i < ABICAP_AUX_COUNT; i++) {
+		out[i] = 0;
+		if (bpf_map_lookup_elem(fd, &i, v)) {
+			int e = -errno;
+
+			free(v);
+			return e;
+		}
+		for (int cpu = 0; cpu < c->ncpus; cpu++)
+			out[i] += v[cpu];
+	}
+	free(v);
+	return 0;
+}
+
+uint64_t capture_received(const struct capture *c, unsigned int ev)
+{
+	return ev < ABICAP_EV_COUNT ? c->received[ev] : 0;
+}
+
+uint64_t capture_dropped_total(struct capture *c)
+{
+	struct abicap_counter sum[ABICAP_EV_COUNT];
+	uint64_t d = 0;
+
+	/* the .bss is mmap'd where the kernel can (5.5+): no system call */
+	if (c->skel->bss)
+		return __atomic_load_n(&c->skel->bss->dropped_total,
+				       __ATOMIC_RELAXED);
+	if (capture_counters(c, -1, sum))
+		return 0;
+	for (int ev = 0; ev < ABICAP_EV_COUNT; ev++)
+		d += sum[ev].dropped;
+	return d;
+}
+
+uint64_t capture_bad_records(const struct capture *c)
+{
+	return c->bad;
+}
+
+const char *capture_variant(const struct capture *c, unsigned int ev)
+{
+	if (ev >= ABICAP_EV_COUNT || !c->prog[ev])
+		return NULL;
+	return c->plan.tp_btf[ev] ? "tp_btf" : "raw_tp";
+}
+
+const struct kernel_plan *capture_plan(const struct capture *c)
+{
+	return &c->plan;
+}
+
+const struct check_result *capture_check(const struct capture *c)
+{
+	return &c->check;
+}
+
+struct bpf_object *capture_object(const struct capture *c)
+{
+	return c->skel->obj;
+}
+
+const char *capture_transport(const struct capture *c)
+{
+	return c->plan.perfbuf ? "perf buffer" : "ring buffer";
+}
+
+int capture_test_run(struct capture *c, unsigned int ev, const uint64_t *args,
+		     int nargs)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .ctx_in = args,
+		    .ctx_size_in = nargs * sizeof(*args));
+
+	if (ev >= ABICAP_EV_COUNT || !c->prog[ev])
+		return -ENOENT;
+	if (bpf_prog_test_run_opts(bpf_program__fd(c->prog[ev]), &opts))
+		return -errno;
+	return 0;
+}

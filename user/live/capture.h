@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * The capture lifecycle: open the BPF object, configure filters and program
+ * variants, load, attach, consume the ring buffer, read the counters, detach.
+ */
+#ifndef ABICAP_CAPTURE_H
+#define ABICAP_CAPTURE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "abicap.h"
+#include "abi/kernel.h"
+#include "event/record.h"
+
+struct contract;
+
+#define RINGBUF_DEFAULT_MB 16
+#define RINGBUF_MAX_MB 2048 /* max_entries is a u32 power of two */
+
+struct capture_opts {
+	unsigned int events; /* mask of 1 << enum abicap_event */
+	int32_t pids[ABICAP_MAX_PIDS]; /* tgids; npids == 0: no pid filter */
+	int npids;
+	int32_t tids[ABICAP_MAX_PIDS]; /* threads; ntids == 0: no tid filter */
+	int ntids;
+	char comm[ABICAP_COMM_LEN]; /* task name; "": no comm filter */
+	const uint8_t *cpus; /* cpus[i] != 0: keep CPU i; NULL: all CPUs */
+	int ncpus; /* entries in cpus */
+	size_t ringbuf_bytes; /* 0: default; rounded up to a power of two */
+	enum attach_mode mode;
+	enum transport transport;
+	bool verbose; /* libbpf's log on stderr */
+	/*
+	 * Use the 3-argument sched_switch program (prev_state read from the
+	 * task, as on kernels before 5.18) even where the kernel has 4: lets
+	 * the tests exercise the old kernels' path on this one.
+	 */
+	bool legacy_switch;
+	/* checked before anything loads; NULL: the built-in contract */
+	const struct contract *contract;
+	/* pids[] and every process they fork from now on (record -- COMMAND) */
+	bool follow_forks;
+	bool quiet; /* no warnings for degraded contract items */
+	/* --cgroup: tasks in this cgroup v2 subtree only (0: no filter) */
+	uint64_t cgroup_id;
+	int cgroup_level; /* its depth, the root's being 0 */
+	/* abicap serve: per-cgroup statistics in maps instead of records */
+	bool aggregate;
+	unsigned int max_cgroups; /* aggregation: cgroups kept, 0: default */
+	/* once attached, keep no capability (privdrop.h): the commands set it */
+	bool drop_privileges;
+};
+
+/* Called for each record; a non-zero return stops this poll's consumption. */
+typedef int (*capture_cb)(void *ctx, const union abicap_rec *rec);
+
+struct capture;
+
+/*
+ * Check privileges and the kernel, load and attach. On failure returns NULL,
+ * sets *exit_code (enum abicap_exit) and writes one line to err.
+ */
+struct capture *capture_open(const struct capture_opts *opts, capture_cb cb,
+			     void *ctx, int *exit_code, char *err,
+			     size_t errlen);
+
+/* Wait up to timeout_ms for data, then consume all queued records. */
+int capture_poll(struct capture *c, int timeout_ms);
+
+/* Detach every program, then consume what is left: counters are final after. */
+int capture_stop(struct capture *c);
+
+void capture_close(struct capture *c);
+
+/*
+ * The capture's span (CLOCK_MONOTONIC): from the first attach, when events
+ * start to flow, to the last detach (capture_stop; 0 before it). -d counts
+ * from the start; summaries and trailers report capture_secs().
+ */
+uint64_t capture_start_ns(const struct capture *c);
+uint64_t capture_end_ns(const struct capture *c);
+double capture_secs(const struct capture *c); /* to now if not stopped */
+
+int capture_ncpus(const struct capture *c);
+
+/*
+ * Kernel counters, summed (cpu < 0) or for one CPU: seen and dropped per
+ * event. out has ABICAP_EV_COUNT entries.
+ */
+int capture_counters(struct capture *c, int cpu, struct abicap_counter *out);
+
+/*
+ * The programs' bookkeeping counters summed over CPUs (enum abicap_aux):
+ * processes followed and not followed, wakers lost.
+ */
+int capture_aux(struct capture *c, uint64_t out[ABICAP_AUX_COUNT]);
+
+/* Records received in user space per event, and records that failed to decode. */
+uint64_t capture_received(const struct capture *c, unsigned int ev);
+uint64_t capture_bad_records(const struct capture *c);
+/* Records lost so far, either transport (cheap: read after every drain). */
+uint64_t capture_dropped_total(struct capture *c);
+
+/* "tp_btf" or "raw_tp": the variant attached for ev; NULL if not attached. */
+const char *capture_variant(const struct capture *c, unsigned int ev);
+const struct kernel_plan *capture_plan(const struct capture *c);
+/* The contract's verdicts for this kernel (kept for the capture file). */
+const struct check_result *capture_check(const struct capture *c);
+
+/* The BPF object, for aggregation mode's maps (abicap serve). */
+struct bpf_object *capture_object(const struct capture *c);
+
+/* "ring buffer" or "perf buffer" */
+const char *capture_transport(const struct capture *c);
+
+/*
+ * Run ev's program once through BPF_PROG_TEST_RUN with the given tracepoint
+ * arguments (raw_tp variants only: the kernel cannot test-run tp_btf).
+ */
+int capture_test_run(struct capture *c, unsigned int ev, const uint64_t *args,
+		     int nargs);
+
+#endif

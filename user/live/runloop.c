@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include "event/events.h"
+#include "live/runloop.h"
+#include "lib/util.h"
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+void loop_install_signals(void)
+{
+	/* SA_RESTART: a signal must not fail a write with EINTR */
+	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESTART };
+
+	/* every signal whose default would end abicap without its trailer */
+	static const int stops[] = { SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2,
+				     SIGALRM };
+
+	for (size_t i = 0; i < sizeof(stops) / sizeof(stops[0]); i++)
+		sigaction(stops[i], &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	/* a file over ulimit -f: the write fails with EFBIG, reported */
+	signal(SIGXFSZ, SIG_IGN);
+}
+
+int loop_stop_signal(void)
+{
+	return stop_signal;
+}
+
+uint64_t capture_received_total(const struct capture *c)
+{
+	uint64_t n = 0;
+
+	for (unsigned int ev = 0; ev < ABICAP_EV_COUNT; ev++)
+		n += capture_received(c, ev);
+	return n;
+}
+
+static uint64_t total_dropped(struct capture *c)
+{
+	struct abicap_counter sum[ABICAP_EV_COUNT];
+	uint64_t d = 0;
+
+	if (capture_counters(c, -1, sum))
+		return 0;
+	for (int ev = 0; ev < ABICAP_EV_COUNT; ev++)
+		d += sum[ev].dropped;
+	return d;
+}
+
+/*
+ * What the programs could not do (enum abicap_aux): one line each, and the
+ * processes followed when there are any (summary: the full picture).
+ */
+void warn_aux(struct capture *c, bool summary)
+{
+	uint64_t a[ABICAP_AUX_COUNT];
+
+	if (capture_aux(c, a)) {
+		ab_warn("cannot read the kernel's bookkeeping counters: %s",
+			strerror(errno));
+		return;
+	}
+	if (summary && (a[ABICAP_AUX_FOLLOW_ADDED] || a[ABICAP_AUX_FOLLOW_REMOVED]))
+		fprintf(stderr, "  followed processes: %llu added, %llu gone\n",
+			(unsigned long long)a[ABICAP_AUX_FOLLOW_ADDED],
+			(unsigned long long)a[ABICAP_AUX_FOLLOW_REMOVED]);
+	if (a[ABICAP_AUX_FOLLOW_FAILED])
+		ab_warn("%llu new processes of the command were NOT followed: "
+			"the in-kernel pid filter (%d processes) was full; their "
+			"events are missing", (unsigned long long)
+			a[ABICAP_AUX_FOLLOW_FAILED], ABICAP_PID_FILTER_MAX);
+	if (a[ABICAP_AUX_WAKER_LOST])
+		ab_warn("%llu wakers could not be kept for sched_wakeup (waker_pid "
+			"-1 there)", (unsigned long long)a[ABICAP_AUX_WAKER_LOST]);
+	if (a[ABICAP_AUX_IRQ_UNKNOWN])
+		ab_warn("%llu wakings whose context (task or interrupt) could "
+			"not be read: kept by the task filter on the wakee's "
+			"account only", (unsigned long long)a[ABICAP_AUX_IRQ_UNKNOWN]);
+}
+
+void print_summary(struct capture *c, unsigned int mask, double secs)
+{
+	struct abicap_counter sum[ABICAP_EV_COUNT], per[ABICAP_EV_COUNT];
+	uint64_t seen = 0, rcvd = 0, drop = 0, unaccounted = 0;
+	int ncpus = capture_ncpus(c);
+
+	if (capture_counters(c, -1, sum)) {
+		ab_warn("cannot read the kernel's event counters: %s",
+			strerror(errno));
+		return;
+	}
+	for (int ev = 0; ev < ABICAP_EV_COUNT; ev++) {
+		seen += sum[ev].seen;
+		drop += sum[ev].dropped;
+		rcvd += capture_received(c, ev);
+	}
+	fprintf(stderr, "abicap: %.2f s: %llu events seen, %llu received, "
+		"%llu dropped\n", secs, (unsigned long long)seen,
+		(unsigned long long)rcvd, (unsigned long long)drop);
+	fprintf(stderr, "  %-17s %10s %10s %10s  %s\n", "EVENT", "SEEN",
+		"RECEIVED", "DROPPED", "PROGRAM");
+	for (unsigned int ev = 0; ev < ABICAP_EV_COUNT; ev++) {
+		uint64_t r = capture_received(c, ev);
+
+		if (!(mask & (1u << ev)))
+			continue;
+		fprintf(stderr, "  %-17s %10llu %10llu %10llu  %s%s\n",
+			event_name(ev), (unsigned long long)sum[ev].seen,
+			(unsigned long long)r,
+			(unsigned long long)sum[ev].dropped,
+			capture_variant(c, ev),
+			ev == ABICAP_EV_SCHED_SWITCH ?
+				(capture_plan(c)->switch_prev_state ?
+					 " (4 args)" : " (3 args)") : "");
+		if (sum[ev].seen != r + sum[ev].dropped)
+			unaccounted += sum[ev].seen - r - sum[ev].dropped;
+	}
+	fprintf(stderr, "  transport: %s\n", capture_transport(c));
+	fprintf(stderr, "  dropped per CPU:");
+	for (int cpu = 0; cpu < ncpus; cpu++) {
+		uint64_t d = 0;
+
+		if (capture_counters(c, cpu, per))
+			break;
+		for (int ev = 0; ev < ABICAP_EV_COUNT; ev++)
+			d += per[ev].dropped;
+		fprintf(stderr, "%s cpu%d %llu", cpu ? "," : "", cpu,
+			(unsigned long long)d);
+	}
+	fprintf(stderr, "\n");
+	if (unaccounted)
+		ab_warn("%llu events were counted in the kernel but neither "
+			"received nor dropped", (unsigned long long)unaccounted);
+	if (capture_bad_records(c))
+		ab_warn("%llu records could not be decoded",
+			(unsigned long long)capture_bad_records(c));
+	warn_aux(c, true);
+}
+
+
+int run_loop(struct capture *c, struct loop_opts *o)
+{
+	uint64_t deadline = 0, next_check, last_drop = 0;
+	int ret;
+
+	if (o->duration > 0)
+		deadline = capture_start_ns(c) + (uint64_t)(o->duration * 1e9);
+	next_check = mono_ns() + 1000000000ull;
+	while (!stop_signal && !(o->done && o->done(o->ctx))) {
+		uint64_t now = mono_ns();
+		int timeout = 100;
+
+		/* wake for the deadline itself: -d is the capture's length */
+		if (deadline && deadline - now < 100000000ull)
+			timeout = now >= deadline ? 0 :
+				  (int)((deadline - now + 999999) / 1000000);
+		ret = capture_poll(c, timeout);
+		if (ret < 0) {
+			ab_error("reading the ring buffer failed: %s",
+				 strerror(-ret));
+			return EXIT_RUNTIME;
+		}
+		if (o->flush)
+			o->flush(o->ctx);
+		if (o->child && waitpid(o->child, &o->child_status, WNOHANG) ==
+				o->child) {
+			o->child_exited = true;
+			break;
+		}
+		now = mono_ns();
+		if (now >= next_check) {
+			uint64_t d = total_dropped(c);
+
+			if (d > last_drop)
+				ab_warn("%llu events dropped in the last second "
+					"(buffer full): raise --buffer-size "
+					"or narrow --events/-p/-C",
+					(unsigned long long)(d - last_drop));
+			last_drop = d;
+			next_check = now + 1000000000ull;
+		}
+		if (deadline && now >= deadline)
+			break;
+	}
+	return EXIT_OK;
+}
