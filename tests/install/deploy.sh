@@ -30,19 +30,38 @@ for t in heatmap; do
 		ok "a $t panel" || fail "no $t panel"
 done
 
-# a live scrape of the static binary
+# a live scrape of the static binary, with a task in a Kubernetes pod's
+# container cgroup (the pod, container and qos labels come from its path)
+cgroot=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
+[ -n "$cgroot" ] || { fail "no cgroup v2 mount"; done_; }
+sub=/abicap-deploy-$$
+ct=$sub/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod0d9e7f3a_1b2c_4d5e_8f90_a1b2c3d4e5f6.slice
+ct=$ct/cri-containerd-$(printf '5%.0s' $(seq 64)).scope
+mkdir -p "$cgroot$ct"
+( echo 0 >"$cgroot$ct/cgroup.procs" && exec sh -c 'while :; do sleep 0.05; done' ) &
+napper=$!
 port=$((20000 + $$ % 20000))
 log=$(mktemp)
-"$STATIC" serve --listen "127.0.0.1:$port" -d 120 >"$log" 2>&1 &
+"$STATIC" serve --listen "127.0.0.1:$port" --cgroup "$sub" -d 120 >"$log" 2>&1 &
 pid=$!
-trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null; rm -f "$log" "$log.m"' EXIT
+cleanup() {
+	kill $pid $napper 2>/dev/null
+	wait $pid $napper 2>/dev/null
+	rm -f "$log" "$log.m"
+	for d in $ct ${ct%/*} ${ct%/*/*} ${ct%/*/*/*} $sub; do
+		for _ in $(seq 50); do rmdir "$cgroot$d" 2>/dev/null && break; [ -d "$cgroot$d" ] || break; sleep 0.1; done
+	done
+}
+trap cleanup EXIT
+# until the napper's switches are in a scrape (serve answers before that)
 for _ in $(seq 600); do
-	curl -sf "http://127.0.0.1:$port/metrics" -o "$log.m" && break
+	curl -sf "http://127.0.0.1:$port/metrics" -o "$log.m" &&
+		grep -q '^abicap_context_switches_total{.*pod=' "$log.m" && break
 	kill -0 $pid 2>/dev/null || break
 	sleep 0.1
 done
-if ! [ -s "$log.m" ]; then
-	fail "abicap-static serve gave no /metrics: $(tail -3 "$log")"
+if ! grep -q '^abicap_context_switches_total{.*pod=' "$log.m" 2>/dev/null; then
+	fail "abicap-static serve gave no /metrics with the pod's cgroup in 60 s: $(tail -3 "$log")"
 	done_
 fi
 ok "abicap-static serve answers /metrics ($(grep -c '^# TYPE' "$log.m") families)"
