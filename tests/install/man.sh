@@ -30,6 +30,7 @@ probe_all() {
 		opt=${w[-1]}
 		out=$(timeout 20 "$0" "${w[@]}" --help 2>&1 </dev/null >/dev/null)
 		[[ $out == *"unknown option '\''$opt"* ||
+		   $out == *"option '\''$opt'\'' is not one of"* ||
 		   $out == *"unknown option '\''--help'\''"* ]] || echo "${w[*]}"
 	done' "$BIN"
 }
