@@ -53,7 +53,7 @@ msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
 BPF_SRC := bpf/abicap.bpf.c
-BPF_HDRS := bpf/abicap.h bpf/core_fixes.bpf.h bpf/task_state.h
+BPF_HDRS := bpf/abicap.h bpf/core_fixes.bpf.h bpf/cgroup.bpf.h bpf/task_read.bpf.h bpf/task_state.h
 BPF_OBJ := $(OUT)/abicap.bpf.o
 SKEL := $(OUT)/abicap.skel.h
 

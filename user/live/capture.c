@@ -442,7 +442,6 @@ struct capture *capture_open(const struct capture_opts *o, capture_cb cb,
 			     size_t errlen)
 {
 	struct capture *c;
-	struct bpf_program *p;
 	unsigned int load;
 	size_t rb_bytes = ringbuf_size(o->ringbuf_bytes);
 	int ret;
@@ -479,8 +478,7 @@ struct capture *capture_open(const struct capture_opts *o, capture_cb cb,
 			 strerror(errno));
 		goto fail;
 	}
-	bpf_object__for_each_program(p, c->skel->obj)
-		bpf_program__set_autoload(p, false);
+	/* every program is off by default (SEC("?...")): turn on the chosen */
 	c->tstore = use_task_storage(&c->plan, load);
 	if (c->tstore) {
 		/* only where task storage cannot be created */
