@@ -390,10 +390,18 @@ static long read_sysctl(const char *path)
  */
 Test(privilege, feature_probes_answer_for_this_kernel)
 {
+	cap_t before, after;
+
 	require_kernel();
 	cr_assert(feature_cap_bpf());
 	cr_assert_geq(read_sysctl("/proc/sys/kernel/cap_last_cap"), CAP_BPF);
 	cr_assert_neq(read_sysctl("/proc/sys/kernel/unprivileged_bpf_disabled"),
 		      0, "the probe below would answer yes on any kernel");
+	before = cap_get_proc();
 	cr_assert_eq(feature_bpf_fd_unprivileged(), 1);
+	/* the probe gives back every capability it cleared */
+	after = cap_get_proc();
+	cr_assert_eq(cap_compare(before, after), 0);
+	cap_free(before);
+	cap_free(after);
 }

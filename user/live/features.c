@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 #include <errno.h>
+#include <string.h>
 #include <linux/capability.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
-#include <sys/wait.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include "live/features.h"
@@ -27,43 +27,37 @@ bool feature_cap_bpf(void)
  * into map_create() and bpf_prog_load()"; backported to some stable
  * lines) every bpf(2) command checked kernel.unprivileged_bpf_disabled,
  * not only creating maps and loading programs. Asked the way it matters:
- * a child without capabilities looks up a map it inherited.
+ * a map lookup with the calling thread's effective capabilities cleared
+ * (the kernel checks those only), restored from the permitted set after.
+ * No process or thread is created: record's command stays its last child.
  */
 int feature_bpf_fd_unprivileged(void)
 {
-	int fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "abicap_probe", 4, 4, 1,
-				NULL);
-	int status = 0, e = 0;
-	pid_t pid;
+	struct __user_cap_header_struct h = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct had[2], none[2];
+	__u32 key = 0, value;
+	int fd, ret, e;
 
+	if (syscall(SYS_capget, &h, had))
+		return -errno;
+	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "abicap_probe", 4, 4, 1, NULL);
 	if (fd < 0)
 		return -errno;
-	pid = fork();
-	if (!pid) {
-		struct __user_cap_header_struct h = {
-			.version = _LINUX_CAPABILITY_VERSION_3,
-		};
-		struct __user_cap_data_struct none[2] = {};
-		__u32 key = 0, value;
-
-		if (syscall(SYS_capset, &h, none))
-			_exit(2);
-		if (!bpf_map_lookup_elem(fd, &key, &value))
-			_exit(0);
-		_exit(errno == EPERM ? 1 : 3);
+	memcpy(none, had, sizeof(none));
+	none[0].effective = none[1].effective = 0;
+	if (syscall(SYS_capset, &h, none)) {
+		ret = -errno;
+		close(fd);
+		return ret;
 	}
-	if (pid < 0)
-		e = -errno;
-	else
-		while (waitpid(pid, &status, 0) < 0)
-			if (errno != EINTR) {
-				e = -errno;
-				break;
-			}
+	ret = !bpf_map_lookup_elem(fd, &key, &value);
+	e = errno;
+	if (syscall(SYS_capset, &h, had))
+		ret = -errno;
+	else if (!ret && e != EPERM)
+		ret = -e;
 	close(fd);
-	if (e)
-		return e;
-	if (!WIFEXITED(status) || WEXITSTATUS(status) > 1)
-		return -EIO;
-	return WEXITSTATUS(status) == 0;
+	return ret;
 }

@@ -16,7 +16,7 @@ bool feature_cap_bpf(void);
  * bpf(2) on a BPF object this process already holds (a map lookup) works
  * without any capability: 1 yes, 0 no (EPERM: before Linux 6.5 while
  * kernel.unprivileged_bpf_disabled is set), -errno if the probe could not
- * run.
+ * run. The calling thread holds the same capabilities after as before.
  */
 int feature_bpf_fd_unprivileged(void);
 

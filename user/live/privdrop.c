@@ -52,9 +52,8 @@ int privdrop_after_attach(char *err, size_t errlen)
 
 	if (keep == -2) {
 		snprintf(err, errlen, "cannot tell whether reading the BPF maps "
-			 "needs a capability once the others are dropped: %s "
-			 "(a child process without capabilities tries; check the "
-			 "process limit, ulimit -u)", strerror(e));
+			 "needs a capability once the others are dropped: %s",
+			 strerror(e));
 		return EXIT_RUNTIME;
 	}
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)) {
