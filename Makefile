@@ -53,7 +53,6 @@ msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
 BPF_SRC := bpf/abicap.bpf.c
-BPF_HDRS := bpf/abicap.h bpf/core_fixes.bpf.h bpf/task_state.h
 BPF_OBJ := $(OUT)/abicap.bpf.o
 SKEL := $(OUT)/abicap.skel.h
 
@@ -71,6 +70,9 @@ UNIT_SRC := $(wildcard tests/unit_*.c)
 KERNEL_SRC := $(wildcard tests/kernel_*.c)
 # CO-RE test objects (tests/bpf/) for abicap check --object
 TEST_BPF_OBJ := $(patsubst tests/bpf/%.bpf.c,$(OUT)/tests/bpf/%.bpf.o,$(wildcard tests/bpf/*.bpf.c))
+# the benchmark's BPF objects (tests/bench/, scripts/bench.sh): built with
+# the tests too, so that a change to bpf/ that breaks them fails there
+BENCH_BPF_OBJ := $(patsubst tests/bench/%.bpf.c,$(OUT)/tests/bench/%.bpf.o,$(wildcard tests/bench/*.bpf.c))
 TEST_HELPERS := $(filter-out $(UNIT_SRC) $(KERNEL_SRC),$(wildcard tests/*.c))
 
 .PHONY: all guest test unit-test kernel-test asan-test vmtest vmtest-all soak run setup clean fuzz fuzz-build \
@@ -81,9 +83,10 @@ all: $(OUT)/abicap $(OUT)/abicap-static $(OUT)/pingpong
 $(OUT):
 	$(Q)mkdir -p $@
 
-$(BPF_OBJ): $(BPF_SRC) $(BPF_HDRS) vmlinux/$(ARCH)/vmlinux.h | $(OUT)
+# BPF objects too write .d files: bpf/*.h, tests/bpf/*.h, tests/bench/*.h
+$(BPF_OBJ): $(BPF_SRC) vmlinux/$(ARCH)/vmlinux.h | $(OUT)
 	$(call msg,BPF,$@)
-	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+	$(Q)$(CLANG) $(BPF_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
 $(SKEL): $(BPF_OBJ)
 	$(call msg,GEN-SKEL,$@)
@@ -119,11 +122,11 @@ $(OUT)/tests/%.o: tests/%.c | $(SKEL)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(DEPFLAGS) -Itests -c $< -o $@
 
-$(OUT)/test_unit: $(patsubst tests/%.c,$(OUT)/tests/%.o,$(UNIT_SRC) $(TEST_HELPERS)) $(LIB) | $(TEST_BPF_OBJ)
+$(OUT)/test_unit: $(patsubst tests/%.c,$(OUT)/tests/%.o,$(UNIT_SRC) $(TEST_HELPERS)) $(LIB) | $(TEST_BPF_OBJ) $(BENCH_BPF_OBJ)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ -lcriterion $(BIN_LIBS) -o $@
 
-$(OUT)/test_kernel: $(patsubst tests/%.c,$(OUT)/tests/%.o,$(KERNEL_SRC) $(TEST_HELPERS)) $(LIB) | $(TEST_BPF_OBJ)
+$(OUT)/test_kernel: $(patsubst tests/%.c,$(OUT)/tests/%.o,$(KERNEL_SRC) $(TEST_HELPERS)) $(LIB) | $(TEST_BPF_OBJ) $(BENCH_BPF_OBJ)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ -lcriterion $(BIN_LIBS) -o $@
 
@@ -181,7 +184,7 @@ $(OUT)/pingpong: tests/tools/pingpong.c $(OUT)/tests/workload.o $(LIB)
 $(OUT)/tests/bpf/%.bpf.o: tests/bpf/%.bpf.c vmlinux/$(ARCH)/vmlinux.h
 	$(Q)mkdir -p $(@D)
 	$(call msg,BPF,$@)
-	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+	$(Q)$(CLANG) $(BPF_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
 $(OUT)/objload: tests/tools/objload.c tests/tools/objload.h
 	$(call msg,LINK,$@)
@@ -307,12 +310,10 @@ fuzz: fuzz-build
 # reads bpf_stats' run time of abicap's programs and of the objects in
 # tests/bench/ (an empty program as the floor, variants of the sched_switch
 # program). Root; takes the BPF lock while it measures.
-BENCH_BPF_OBJ := $(patsubst tests/bench/%.bpf.c,$(OUT)/tests/bench/%.bpf.o,$(wildcard tests/bench/*.bpf.c))
-
-$(OUT)/tests/bench/%.bpf.o: tests/bench/%.bpf.c tests/bench/bench.bpf.h $(BPF_HDRS) vmlinux/$(ARCH)/vmlinux.h
+$(OUT)/tests/bench/%.bpf.o: tests/bench/%.bpf.c vmlinux/$(ARCH)/vmlinux.h
 	$(Q)mkdir -p $(@D)
 	$(call msg,BPF,$@)
-	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+	$(Q)$(CLANG) $(BPF_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
 $(OUT)/bpfstats: tests/tools/bpfstats.c | $(OUT)
 	$(call msg,LINK,$@)

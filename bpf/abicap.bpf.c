@@ -2,9 +2,10 @@
 /*
  * abicap's kernel side: sched_switch, sched_wakeup, sched_wakeup_new,
  * sched_waking, cpu_idle and cpu_frequency, each as a tp_btf program (typed
- * arguments, plain loads) and a raw_tp fallback (CO-RE probe reads). The
- * loader autoloads one variant per event. Records (bpf/abicap.h) go to one
- * ring buffer, or, where the contract says the ring buffer's lock could
+ * arguments, plain loads) and a raw_tp fallback (CO-RE probe reads). Every
+ * program is off by default (SEC("?...")): the loader turns on the variant
+ * it chose for each event from the contract. Records (bpf/abicap.h) go to
+ * one ring buffer, or, where the contract says the ring buffer's lock could
  * sleep (PREEMPT_RT before raw_spinlock_t), to per-CPU perf buffers. Every
  * record that passes the filters is counted as seen, and as dropped when the
  * buffer is full. In aggregation mode (abicap serve) the same programs keep
@@ -17,6 +18,8 @@
 #include <bpf/bpf_core_read.h>
 #include "abicap.h"
 #include "core_fixes.bpf.h"
+#include "cgroup.bpf.h"
+#include "task_read.bpf.h"
 #include "task_state.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
@@ -505,8 +508,8 @@ static __always_inline int on_switch(void *ctx, bool preempt,
 			return 0;
 	}
 	cnt = count_seen(ABICAP_EV_SCHED_SWITCH);
-	if (!have_prev_state)
-		prev_state = task_state(prev, direct);
+	prev_state = switch_prev_state(prev, prev_state, have_prev_state,
+				       direct);
 	state = abicap_report_state(preempt, prev_state,
 				    TASK_FIELD(direct, prev, exit_state));
 	prev_cg = task_cgroup_id(prev, direct);
@@ -773,55 +776,55 @@ static __always_inline int on_free(struct task_struct *p, const bool direct)
 	return 0;
 }
 
-SEC("tp_btf/sched_process_fork")
+SEC("?tp_btf/sched_process_fork")
 int BPF_PROG(tp_btf_sched_process_fork, struct task_struct *parent,
 	     struct task_struct *child)
 {
 	return on_fork(parent, child, true);
 }
 
-SEC("raw_tp/sched_process_fork")
+SEC("?raw_tp/sched_process_fork")
 int BPF_PROG(raw_tp_sched_process_fork, struct task_struct *parent,
 	     struct task_struct *child)
 {
 	return on_fork(parent, child, false);
 }
 
-SEC("tp_btf/sched_process_free")
+SEC("?tp_btf/sched_process_free")
 int BPF_PROG(tp_btf_sched_process_free, struct task_struct *p)
 {
 	return on_free(p, true);
 }
 
-SEC("raw_tp/sched_process_free")
+SEC("?raw_tp/sched_process_free")
 int BPF_PROG(raw_tp_sched_process_free, struct task_struct *p)
 {
 	return on_free(p, false);
 }
 
 /* sched_switch: 4 arguments since Linux 5.18 (prev_state last), 3 before. */
-SEC("tp_btf/sched_switch")
+SEC("?tp_btf/sched_switch")
 int BPF_PROG(tp_btf_sched_switch, bool preempt, struct task_struct *prev,
 	     struct task_struct *next, unsigned int prev_state)
 {
 	return on_switch(ctx, preempt, prev, next, prev_state, true, true, false);
 }
 
-SEC("tp_btf/sched_switch")
+SEC("?tp_btf/sched_switch")
 int BPF_PROG(tp_btf_sched_switch_3, bool preempt, struct task_struct *prev,
 	     struct task_struct *next)
 {
 	return on_switch(ctx, preempt, prev, next, 0, false, true, false);
 }
 
-SEC("raw_tp/sched_switch")
+SEC("?raw_tp/sched_switch")
 int BPF_PROG(raw_tp_sched_switch, bool preempt, struct task_struct *prev,
 	     struct task_struct *next, unsigned int prev_state)
 {
 	return on_switch(ctx, preempt, prev, next, prev_state, true, false, false);
 }
 
-SEC("raw_tp/sched_switch")
+SEC("?raw_tp/sched_switch")
 int BPF_PROG(raw_tp_sched_switch_3, bool preempt, struct task_struct *prev,
 	     struct task_struct *next)
 {
@@ -829,14 +832,14 @@ int BPF_PROG(raw_tp_sched_switch_3, bool preempt, struct task_struct *prev,
 }
 
 /* The same, with task storage (tp_btf, 6.0+: see task_notes) */
-SEC("tp_btf/sched_switch")
+SEC("?tp_btf/sched_switch")
 int BPF_PROG(tp_btf_sched_switch_ts, bool preempt, struct task_struct *prev,
 	     struct task_struct *next, unsigned int prev_state)
 {
 	return on_switch(ctx, preempt, prev, next, prev_state, true, true, true);
 }
 
-SEC("tp_btf/sched_switch")
+SEC("?tp_btf/sched_switch")
 int BPF_PROG(tp_btf_sched_switch_3_ts, bool preempt, struct task_struct *prev,
 	     struct task_struct *next)
 {
@@ -844,15 +847,15 @@ int BPF_PROG(tp_btf_sched_switch_3_ts, bool preempt, struct task_struct *prev,
 }
 
 #define WAKEUP_PROGS(name, ev)                                               \
-	SEC("tp_btf/" #name)                                                 \
+	SEC("?tp_btf/" #name)                                                \
 	int BPF_PROG(tp_btf_##name, struct task_struct *p)                   \
 	{                                                                    \
-		return on_wakeup(ctx, ev, p, true, false);                        \
+		return on_wakeup(ctx, ev, p, true, false);                   \
 	}                                                                    \
-	SEC("raw_tp/" #name)                                                 \
+	SEC("?raw_tp/" #name)                                                \
 	int BPF_PROG(raw_tp_##name, struct task_struct *p)                   \
 	{                                                                    \
-		return on_wakeup(ctx, ev, p, false, false);                       \
+		return on_wakeup(ctx, ev, p, false, false);                  \
 	}
 
 WAKEUP_PROGS(sched_wakeup, ABICAP_EV_SCHED_WAKEUP)
@@ -861,10 +864,10 @@ WAKEUP_PROGS(sched_waking, ABICAP_EV_SCHED_WAKING)
 
 /* The wakeup programs with task storage (tp_btf, 6.0+: see task_notes) */
 #define WAKEUP_PROG_TS(name, ev)                                             \
-	SEC("tp_btf/" #name)                                                 \
+	SEC("?tp_btf/" #name)                                                \
 	int BPF_PROG(tp_btf_##name##_ts, struct task_struct *p)              \
 	{                                                                    \
-		return on_wakeup(ctx, ev, p, true, true);                         \
+		return on_wakeup(ctx, ev, p, true, true);                    \
 	}
 
 WAKEUP_PROG_TS(sched_wakeup, ABICAP_EV_SCHED_WAKEUP)
@@ -872,15 +875,15 @@ WAKEUP_PROG_TS(sched_wakeup_new, ABICAP_EV_SCHED_WAKEUP_NEW)
 WAKEUP_PROG_TS(sched_waking, ABICAP_EV_SCHED_WAKING)
 
 #define POWER_PROGS(name, ev)                                                \
-	SEC("tp_btf/" #name)                                                 \
+	SEC("?tp_btf/" #name)                                                \
 	int BPF_PROG(tp_btf_##name, unsigned int state, unsigned int cpu_id) \
 	{                                                                    \
-		return on_power(ctx, ev, state, cpu_id);                          \
+		return on_power(ctx, ev, state, cpu_id);                     \
 	}                                                                    \
-	SEC("raw_tp/" #name)                                                 \
+	SEC("?raw_tp/" #name)                                                \
 	int BPF_PROG(raw_tp_##name, unsigned int state, unsigned int cpu_id) \
 	{                                                                    \
-		return on_power(ctx, ev, state, cpu_id);                          \
+		return on_power(ctx, ev, state, cpu_id);                     \
 	}
 
 POWER_PROGS(cpu_idle, ABICAP_EV_CPU_IDLE)

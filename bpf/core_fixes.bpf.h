@@ -1,19 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
 /*
- * Every place where the kernel's layout differs between versions, in one file.
- * Old layouts are declared as "___o" flavours: libbpf strips the suffix when
- * it matches them against the running kernel's BTF, and bpf_core_field_exists
- * is resolved at load time, so the branch a kernel cannot take is removed by
- * the verifier before it could fail.
- *
- * `direct` is a compile-time constant at every call site: true in tp_btf
- * programs (typed arguments, plain loads), false in raw_tp programs (untyped
- * arguments, every pointer dereference is a CO-RE probe read).
+ * Every place where the kernel's layout differs between versions (or
+ * architectures), in one file; each shim names the kernel and commit that
+ * made it necessary. Old layouts are declared as "___" flavours: libbpf
+ * strips the suffix when it matches them against the running kernel's BTF,
+ * and bpf_core_field_exists is resolved at load time, so the branch a
+ * kernel cannot take is removed by the verifier before it could fail.
+ * `direct`: see task_read.bpf.h.
  */
 #ifndef CORE_FIXES_BPF_H
 #define CORE_FIXES_BPF_H
 
 #include <bpf/bpf_core_read.h>
+#include "abicap.h"
+#include "task_read.bpf.h"
 
 /*
  * Linux 5.14 (commit 2f064a59a11f, "sched: Change task_struct::state")
@@ -31,8 +31,6 @@ struct task_struct___o {
 struct task_struct___cpu {
 	unsigned int cpu;
 } __attribute__((preserve_access_index));
-
-#define TASK_FIELD(direct, t, f) ((direct) ? (t)->f : BPF_CORE_READ(t, f))
 
 static __always_inline unsigned int task_state(struct task_struct *t,
 					       const bool direct)
@@ -53,58 +51,21 @@ static __always_inline int task_cpu(struct task_struct *t, const bool direct)
 	return TASK_FIELD(direct, c, cpu);
 }
 
-static __always_inline void task_comm(char dst[16], struct task_struct *t,
-				      const bool direct)
-{
-	if (direct)
-		__builtin_memcpy(dst, t->comm, 16);
-	else
-		bpf_core_read(dst, 16, &t->comm);
-}
-
 /*
- * The task's cgroup v2 id: the kernfs node id of its default-hierarchy
- * cgroup, what bpf_get_current_cgroup_id() returns for current (a u64 since
- * Linux 5.5) and the inode number of the cgroup's directory. 0 where the
- * kernel has no cgroups (the contract calls that degraded).
+ * sched_switch's prev_state: the tracepoint's 4th argument since Linux 5.18
+ * (commit fa2c3254d7cf, "sched/tracing: Don't re-read p->state when
+ * emitting sched_switch event", added it as the 2nd in 5.18-rc1, which
+ * broke every BPF program on the tracepoint; commit 9c2136be0878,
+ * "sched/tracing: Append prev_state to tp args instead", moved it last in
+ * 5.18-rc7). Before, the 3-argument programs read it from the task, as the
+ * tracepoint itself did.
  */
-static __always_inline __u64 task_cgroup_id(struct task_struct *t,
-					    const bool direct)
+static __always_inline unsigned int switch_prev_state(struct task_struct *prev,
+						      unsigned int arg,
+						      const bool have_arg,
+						      const bool direct)
 {
-	if (!bpf_core_field_exists(t->cgroups))
-		return 0;
-	if (direct)
-		return t->cgroups->dfl_cgrp->kn->id;
-	return BPF_CORE_READ(t, cgroups, dfl_cgrp, kn, id);
-}
-
-/*
- * The task's cgroup is `id` (at depth `level`) or below it: walk up from
- * its cgroup to that depth through each cgroup's own css parent.
- */
-static __always_inline bool task_in_cgroup(struct task_struct *t, __u64 id,
-					   int level)
-{
-	struct cgroup *cg;
-	int at;
-
-	if (!bpf_core_field_exists(t->cgroups))
-		return false;
-	cg = BPF_CORE_READ(t, cgroups, dfl_cgrp);
-	if (!cg)
-		return false;
-	at = BPF_CORE_READ(cg, level);
-	if (at < level || at - level >= ABICAP_CGROUP_MAX_DEPTH)
-		return false;
-	for (int i = 0; i < ABICAP_CGROUP_MAX_DEPTH && at > level; i++, at--) {
-		struct cgroup_subsys_state *css = BPF_CORE_READ(cg, self.parent);
-
-		if (!css)
-			return false;
-		/* cgroup.self is the cgroup's own css: step back to the cgroup */
-		cg = (void *)css - bpf_core_field_offset(struct cgroup, self);
-	}
-	return BPF_CORE_READ(cg, kn, id) == id;
+	return have_arg ? arg : task_state(prev, direct);
 }
 
 /*
@@ -136,7 +97,7 @@ static __always_inline bool task_in_cgroup(struct task_struct *t, __u64 id,
 #define K_IRQ_CONTEXT_MASK 0x00ff0000u
 #define K_SOFTIRQ_OFFSET 0x00000100u
 
-/* set by the loader from BTF (user/capture.c, preempt_count_place) */
+/* set by the loader from BTF (user/live/capture.c, preempt_count_place) */
 const volatile __u32 pc_where = ABICAP_PC_NONE;
 const volatile __s64 pc_off = 0;
 

@@ -5,12 +5,14 @@
  */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <pthread.h>
 #include <sched.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <unistd.h>
 #include "event/events.h"
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "harness.h"
 #include "lib/util.h"
@@ -596,6 +598,70 @@ Test(kernel, cpu_filter_keeps_cpu_frequency_by_cpu_id, .timeout = 60)
 	cr_assert_eq(col.v[0].pw.cpu_id, 0);
 	cr_assert_eq(col.v[0].pw.state, 2400000);
 	cr_assert_eq(col.v[0].hdr.cpu, 1);
+	capture_close(c);
+	collected_free(&col);
+}
+
+/*
+ * The names of the BPF programs this process holds, one a line (the
+ * kernel keeps the first 15 characters), and how many there are.
+ */
+static int held_programs(char *names, size_t len)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	int n = 0;
+
+	cr_assert(d);
+	names[0] = 0;
+	while ((e = readdir(d))) {
+		struct bpf_prog_info info = { 0 };
+		__u32 ilen = sizeof(info);
+		char path[300], link[64] = "";
+
+		snprintf(path, sizeof(path), "/proc/self/fd/%s", e->d_name);
+		if (readlink(path, link, sizeof(link) - 1) < 0 ||
+		    strcmp(link, "anon_inode:bpf-prog"))
+			continue;
+		cr_assert_eq(bpf_obj_get_info_by_fd(atoi(e->d_name), &info, &ilen), 0);
+		snprintf(names + strlen(names), len - strlen(names), "%s\n",
+			 info.name);
+		n++;
+	}
+	closedir(d);
+	return n;
+}
+
+/*
+ * Every program of the object is off by default: a capture loads exactly
+ * the variant it chose for each event, and the pid filter's
+ * sched_process_free program with -p, nothing else.
+ */
+Test(kernel, only_the_chosen_programs_are_loaded, .timeout = 60)
+{
+	int32_t me = getpid();
+	struct capture_opts o = { .events = EVENTS_ALL };
+	struct collected col = { 0 };
+	struct capture *c;
+	char names[1024];
+
+	require_kernel();
+	c = start_capture(&o, &col);
+	cr_assert_eq(held_programs(names, sizeof(names)), ABICAP_EV_COUNT, "%s",
+		     names);
+	for (char *l = names; *l; l = strchr(l, '\n') + 1)
+		cr_assert_eq(strncmp(l, "tp_btf_", 7), 0, "%s", names);
+	cr_assert(strstr(names, "tp_btf_cpu_idle\n"), "%s", names);
+	capture_close(c);
+
+	o.mode = ATTACH_RAW_TP;
+	o.events = EV(ABICAP_EV_SCHED_SWITCH);
+	o.pids[0] = me;
+	o.npids = 1;
+	c = start_capture(&o, &col);
+	cr_assert_eq(held_programs(names, sizeof(names)), 2, "%s", names);
+	cr_assert(strstr(names, "raw_tp_sched_sw\n"), "%s", names);
+	cr_assert(strstr(names, "raw_tp_sched_pr\n"), "%s", names);
 	capture_close(c);
 	collected_free(&col);
 }

@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "harness.h"
+#include "live/features.h"
 
 #define NOBODY 65534
 
@@ -367,4 +368,40 @@ Test(privilege, no_kernel_address_in_any_output)
 	scan("errors", ABICAP("trace", "--contract", "/nonexistent"));
 	/* its JSON header and trailer */
 	scan("the capture file", file_as_output(cap));
+}
+
+static long read_sysctl(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	long v = -1;
+
+	cr_assert(f, "%s", path);
+	cr_assert_eq(fscanf(f, "%ld", &v), 1, "%s", path);
+	fclose(f);
+	return v;
+}
+
+/*
+ * The feature probes (live/features.c) against what this kernel (6.18) is
+ * known to have: CAP_BPF (5.8+; the highest capability the kernel knows is
+ * /proc/sys/kernel/cap_last_cap, 40 here), and bpf(2) on a held map
+ * without capabilities even while unprivileged_bpf_disabled is set (6.5+).
+ * The kernel matrix's 5.10 guests take the other answers.
+ */
+Test(privilege, feature_probes_answer_for_this_kernel)
+{
+	cap_t before, after;
+
+	require_kernel();
+	cr_assert(feature_cap_bpf());
+	cr_assert_geq(read_sysctl("/proc/sys/kernel/cap_last_cap"), CAP_BPF);
+	cr_assert_neq(read_sysctl("/proc/sys/kernel/unprivileged_bpf_disabled"),
+		      0, "the probe below would answer yes on any kernel");
+	before = cap_get_proc();
+	cr_assert_eq(feature_bpf_fd_unprivileged(), 1);
+	/* the probe gives back every capability it cleared */
+	after = cap_get_proc();
+	cr_assert_eq(cap_compare(before, after), 0);
+	cap_free(before);
+	cap_free(after);
 }

@@ -55,6 +55,25 @@ Test(objcheck, programs_and_attach_points_from_the_object)
 	cr_assert(r.loads);
 }
 
+/*
+ * A program off by default (SEC("?tp_btf/...")), as all of abicap's own
+ * are: its attach point is read past the '?', and it is checked like any.
+ */
+Test(objcheck, a_program_off_by_default_is_checked_like_any)
+{
+	int k;
+
+	run("build/abicap.bpf.o", &(struct kfix){ 0 });
+	for (k = 0; k < o.nprogs && strcmp(o.progs[k].name, "raw_tp_sched_switch"); k++)
+		;
+	cr_assert_lt(k, o.nprogs, "no program raw_tp_sched_switch");
+	cr_assert_str_eq(o.progs[k].section, "?raw_tp/sched_switch");
+	cr_assert_str_eq(o.progs[k].attach, "raw_tp");
+	cr_assert_str_eq(o.progs[k].target, "sched_switch");
+	cr_assert_eq(o.progs[k].ctx_args, 4);
+	cr_assert(r.progs[k].loads);
+}
+
 Test(objcheck, raw_tp_reading_4_args_is_rejected_on_3_arg_kernels)
 {
 	run("build/tests/bpf/t_switch4_raw_tp.bpf.o", &KFIX_5_10);

@@ -31,12 +31,15 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
+/* the headers of bpf/abicap.bpf.c, all of them: the copies cannot drift */
 #include "abicap.h"
 #include "core_fixes.bpf.h"
+#include "cgroup.bpf.h"
+#include "task_read.bpf.h"
+#include "task_state.h"
 #include "bench.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
-
 
 RING(rb_full);
 RING(rb_noquery);
@@ -102,7 +105,8 @@ static __always_inline void fill_fields(struct abicap_switch *e, bool preempt,
 	e->next_pid = next->pid;
 	e->next_tgid = next->tgid;
 	e->next_prio = next->prio;
-	e->prev_state = report_state(preempt, prev_state, prev->exit_state);
+	e->prev_state = abicap_report_state(preempt, prev_state,
+					    prev->exit_state);
 	e->preempt = preempt;
 	e->flags = 0;
 	e->pad[0] = e->pad[1] = 0;
@@ -144,8 +148,8 @@ static __always_inline int sw(void *ctx, void *ring, unsigned int f,
 
 		s->prev_pid = prev->pid;
 		s->next_pid = next->pid;
-		s->prev_state = report_state(preempt, prev_state,
-					     prev->exit_state);
+		s->prev_state = abicap_report_state(preempt, prev_state,
+						    prev->exit_state);
 		s->preempt = preempt;
 		s->next_prio = next->prio;
 		s->pad = 0;

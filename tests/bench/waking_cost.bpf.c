@@ -15,12 +15,15 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
+/* the headers of bpf/abicap.bpf.c, all of them: the copies cannot drift */
 #include "abicap.h"
 #include "core_fixes.bpf.h"
+#include "cgroup.bpf.h"
+#include "task_read.bpf.h"
+#include "task_state.h"
 #include "bench.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
-
 
 RING(rb_lru);
 RING(rb_tstore);

@@ -1,17 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /* Test object: reads task_struct.state with no guard (it is __state since 5.14). */
-#include "vmlinux.h"
-#include <bpf/bpf_helpers.h>
-#include <bpf/bpf_tracing.h>
-#include <bpf/bpf_core_read.h>
-
-char LICENSE[] SEC("license") = "GPL";
-
-struct task_struct___o {
-	long state;
-} __attribute__((preserve_access_index));
-
-long last_state;
+#include "t_state.bpf.h"
 
 SEC("tp_btf/sched_switch")
 int BPF_PROG(on_switch, bool preempt, struct task_struct *prev)

@@ -3,18 +3,7 @@
  * Test object: the unguarded read of task_struct.state in a BPF-to-BPF
  * subprogram (.text): rejected on 5.14+ through the program that calls it.
  */
-#include "vmlinux.h"
-#include <bpf/bpf_helpers.h>
-#include <bpf/bpf_tracing.h>
-#include <bpf/bpf_core_read.h>
-
-char LICENSE[] SEC("license") = "GPL";
-
-struct task_struct___o {
-	long state;
-} __attribute__((preserve_access_index));
-
-long last_state;
+#include "t_state.bpf.h"
 
 static __noinline long old_state(struct task_struct *t)
 {

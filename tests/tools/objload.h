@@ -22,6 +22,9 @@ static inline int objload_try(const char *path, char *why, size_t len)
 		snprintf(why, len, "open: %s", strerror(errno));
 		return -1;
 	}
+	/* programs off by default (SEC("?...")) too: every one is tried */
+	bpf_object__for_each_program(p, obj)
+		bpf_program__set_autoload(p, true);
 	if (bpf_object__load(obj)) {
 		snprintf(why, len, "load: %s", strerror(errno));
 		ret = -1;

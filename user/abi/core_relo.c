@@ -102,7 +102,10 @@ static void access_path(const struct btf *btf, __u32 type_id,
 	}
 }
 
-/* "tp_btf/sched_switch" -> attach "tp_btf", target "sched_switch". */
+/*
+ * "tp_btf/sched_switch" -> attach "tp_btf", target "sched_switch". A
+ * leading '?' (libbpf: not loaded unless the loader asks) changes neither.
+ */
 static void parse_section(struct core_prog *p)
 {
 	static const char *const kinds[] = {
@@ -110,14 +113,15 @@ static void parse_section(struct core_prog *p)
 		"fentry", "fexit", "fmod_ret", "lsm", "kprobe", "kretprobe",
 		"iter", NULL,
 	};
-	const char *slash = strchr(p->section, '/');
+	const char *sec = p->section + (p->section[0] == '?');
+	const char *slash = strchr(sec, '/');
 
 	p->ctx_args = -1;
 	if (!slash)
 		return;
 	for (const char *const *k = kinds; *k; k++) {
-		if (strlen(*k) != (size_t)(slash - p->section) ||
-		    strncmp(p->section, *k, slash - p->section))
+		if (strlen(*k) != (size_t)(slash - sec) ||
+		    strncmp(sec, *k, slash - sec))
 			continue;
 		snprintf(p->attach, sizeof(p->attach), "%s",
 			 !strcmp(*k, "raw_tracepoint") ? "raw_tp" :

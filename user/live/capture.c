@@ -139,7 +139,15 @@ static struct bpf_program *pick(struct abicap_bpf *s,
  * sched_wakeup; in aggregation, when a task began to wait) in the task's
  * own storage where every one of them is a tp_btf program (trusted task
  * pointers) and the kernel has task storage safe to use from tracing
- * programs (6.0+: its recursion guard); in hashes by pid elsewhere.
+ * programs; in hashes by pid elsewhere.
+ * The map type is probed. Its safety is a version check, the one left:
+ * tracing programs may use task storage since 5.13, but its recursion
+ * guard's per-CPU counter was not updated IRQ-safely before "bpf: Use
+ * this_cpu_{inc|dec|inc_return} for bpf_task_storage_busy" (6.1,
+ * backported to 6.0.3 and other stable lines): a fix inside a function,
+ * which neither a probe nor the kernel's BTF can see. 6.0 is the line
+ * chosen when task storage was adopted; the kernel matrix has none near it
+ * (5.10: no task storage for tracing; 6.1 and later).
  */
 static bool use_task_storage(const struct kernel_plan *p, unsigned int load)
 {
@@ -442,7 +450,6 @@ struct capture *capture_open(const struct capture_opts *o, capture_cb cb,
 			     size_t errlen)
 {
 	struct capture *c;
-	struct bpf_program *p;
 	unsigned int load;
 	size_t rb_bytes = ringbuf_size(o->ringbuf_bytes);
 	int ret;
@@ -479,8 +486,7 @@ struct capture *capture_open(const struct capture_opts *o, capture_cb cb,
 			 strerror(errno));
 		goto fail;
 	}
-	bpf_object__for_each_program(p, c->skel->obj)
-		bpf_program__set_autoload(p, false);
+	/* every program is off by default (SEC("?...")): turn on the chosen */
 	c->tstore = use_task_storage(&c->plan, load);
 	if (c->tstore) {
 		/* only where task storage cannot be created */

@@ -4,7 +4,7 @@
 #include <string.h>
 #include <sys/capability.h>
 #include <sys/prctl.h>
-#include "abi/kernel.h"
+#include "live/features.h"
 #include "live/privdrop.h"
 #include "lib/util.h"
 
@@ -24,36 +24,38 @@ static void drop_bounding(void)
 }
 
 /*
- * Before Linux 6.5 every bpf(2) command, even a lookup in a map this
- * process holds, fails with EPERM without CAP_BPF (CAP_SYS_ADMIN before
- * 5.8) while kernel.unprivileged_bpf_disabled is set, as Debian sets it:
- * the counters and serve's maps could not be read. That capability stays
- * there; nothing else does.
+ * Where bpf(2) needs a capability even on descriptors this process holds
+ * (before Linux 6.5, with kernel.unprivileged_bpf_disabled set, as Debian
+ * sets it), the counters and serve's maps could not be read without one:
+ * CAP_BPF, or CAP_SYS_ADMIN where the kernel predates CAP_BPF. That one
+ * stays; nothing else does. -1: none is needed; -2: the probe failed (e).
  */
-static cap_value_t bpf_cap_still_needed(void)
+static cap_value_t bpf_cap_still_needed(int *e)
 {
-	FILE *f;
-	int v = 0;
+	int r = feature_bpf_fd_unprivileged();
 
-	if (!kernel_older_than(6, 5))
-		return -1;
-	f = fopen("/proc/sys/kernel/unprivileged_bpf_disabled", "r");
-	if (f) {
-		if (fscanf(f, "%d", &v) != 1)
-			v = 1;
-		fclose(f);
+	if (r < 0) {
+		*e = -r;
+		return -2;
 	}
-	if (!v)
+	if (r)
 		return -1;
-	return kernel_older_than(5, 8) ? CAP_SYS_ADMIN : CAP_BPF;
+	return feature_cap_bpf() ? CAP_BPF : CAP_SYS_ADMIN;
 }
 
 int privdrop_after_attach(char *err, size_t errlen)
 {
-	cap_value_t keep = bpf_cap_still_needed();
+	int e = 0;
+	cap_value_t keep = bpf_cap_still_needed(&e);
 	cap_t none, now;
 	int left;
 
+	if (keep == -2) {
+		snprintf(err, errlen, "cannot tell whether reading the BPF maps "
+			 "needs a capability once the others are dropped: %s",
+			 strerror(e));
+		return EXIT_RUNTIME;
+	}
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)) {
 		snprintf(err, errlen, "cannot set no_new_privs: %s",
 			 strerror(errno));

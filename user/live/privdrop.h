@@ -15,9 +15,10 @@
  * (and the bounding set where CAP_SETPCAP allows), and set
  * PR_SET_NO_NEW_PRIVS so no later execve can gain any back (not even as
  * uid 0). Only the calling thread (abicap has one then; serve starts its
- * HTTP thread after). One exception: before Linux 6.5, with
- * kernel.unprivileged_bpf_disabled set, bpf(2) itself needs CAP_BPF
- * (CAP_SYS_ADMIN before 5.8) even on descriptors already held, so that one
+ * HTTP thread after). One exception: where bpf(2) itself needs CAP_BPF
+ * (CAP_SYS_ADMIN before 5.8) even on descriptors already held (before
+ * Linux 6.5, with kernel.unprivileged_bpf_disabled set; probed,
+ * live/features.h), that one
  * is kept, effective and permitted. EXIT_OK, or EXIT_RUNTIME with err.
  */
 int privdrop_after_attach(char *err, size_t errlen);

@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include "abi/kernel.h"
 #include "lib/util.h"
+#include "live/features.h"
 #include "live/privilege.h"
 
 #ifndef CAP_PERFMON
@@ -20,12 +21,6 @@
 static bool has_cap(const struct __user_cap_data_struct d[2], int cap)
 {
 	return d[cap / 32].effective & (1u << (cap % 32));
-}
-
-/* Linux before 5.8 has no CAP_BPF/CAP_PERFMON: CAP_SYS_ADMIN covers both. */
-static bool before_5_8(void)
-{
-	return kernel_older_than(5, 8);
 }
 
 int privilege_check(char *err, size_t errlen)
@@ -43,7 +38,8 @@ int privilege_check(char *err, size_t errlen)
 	}
 	if (has_cap(d, CAP_SYS_ADMIN))
 		return EXIT_OK;
-	if (before_5_8()) {
+	/* before Linux 5.8 CAP_SYS_ADMIN is the only way */
+	if (!feature_cap_bpf()) {
 		snprintf(err, errlen, "missing capability CAP_SYS_ADMIN: this "
 			 "kernel (%s) predates CAP_BPF and CAP_PERFMON; run as "
 			 "root (sudo abicap ...)", kernel_release());

@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * What the running kernel can do, asked of the kernel itself rather than
+ * read from its version: a probe also answers right on a kernel with a
+ * backport, or one built without the feature.
+ */
+#ifndef ABICAP_FEATURES_H
+#define ABICAP_FEATURES_H
+
+#include <stdbool.h>
+
+/* The kernel has CAP_BPF and CAP_PERFMON (Linux 5.8+). */
+bool feature_cap_bpf(void);
+
+/*
+ * bpf(2) on a BPF object this process already holds (a map lookup) works
+ * without any capability: 1 yes, 0 no (EPERM: before Linux 6.5 while
+ * kernel.unprivileged_bpf_disabled is set), -errno if the probe could not
+ * run. The calling thread holds the same capabilities after as before.
+ */
+int feature_bpf_fd_unprivileged(void);
+
+#endif
