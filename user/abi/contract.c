@@ -529,3 +529,9 @@ bool type_canonical(const char *s, char *out, size_t outlen)
 		return false;
 	return true;
 }
+
+struct contract *load_contract_arg(const char *path, char *err, size_t errlen)
+{
+	return path ? contract_load(path, err, errlen) :
+		      contract_default(err, errlen);
+}

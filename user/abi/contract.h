@@ -97,6 +97,8 @@ struct contract *contract_load(const char *path, char *err, size_t errlen);
 /* The contract embedded from bpf/contract.json. */
 struct contract *contract_default(char *err, size_t errlen);
 const char *contract_default_text(size_t *len);
+/* --contract FILE, or the built-in contract when path is NULL. */
+struct contract *load_contract_arg(const char *path, char *err, size_t errlen);
 void contract_free(struct contract *c);
 
 const struct c_event *contract_event(const struct contract *c, const char *name);

@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <zlib.h>
 #include "capfile/capfile.h"
+#include "capfile/perfetto_export.h"
 #include "event/cgnames.h"
 #include "abi/checker.h"
 #include "cmd/commands.h"
