@@ -215,8 +215,6 @@ json_t *contract_derived(const struct core_object *o,
 	snprintf(desc, sizeof(desc), "What %s relies on, as its CO-RE relocations "
 		 "and section names show. Field types are pinned as compiled "
 		 "(libbpf itself accepts integers of another size).", obj);
-	return json_pack("{s:i, s:s, s:s, s:o, s:o}", "abicap_contract",
-			CONTRACT_VERSION, "name", name, "description", desc,
-			"events", events, "fields",
-			derived_fields(o, guards, events));
+	return contract_json(name, desc, events,
+			     derived_fields(o, guards, events));
 }

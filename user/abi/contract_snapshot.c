@@ -133,7 +133,5 @@ json_t *contract_snapshot(const struct contract *c, const struct btf *btf,
 	snprintf(desc, sizeof(desc), "Pinned to what %s has: every item "
 		 "required. Check a later kernel with: abicap check --contract "
 		 "THIS_FILE --btf NEW", source);
-	return json_pack("{s:i, s:s, s:s, s:o, s:o}", "abicap_contract",
-			 CONTRACT_VERSION, "name", name, "description", desc,
-			 "events", events, "fields", fields);
+	return contract_json(name, desc, events, fields);
 }

@@ -10,18 +10,26 @@
 #define JESC_COMM(c) json_escaped((c), ABICAP_COMM_LEN)
 #define JESC(s) json_escaped((s), SIZE_MAX)
 
+/* Off-CPU time by the state left in, the states with any. */
+static json_t *json_states(const uint64_t off_by_state[10])
+{
+	json_t *st = json_object();
+
+	for (int k = 0; k < 10; k++)
+		if (off_by_state[k])
+			json_object_set_new(st, state_names[k],
+					    json_integer(off_by_state[k]));
+	return st;
+}
+
 json_t *report_json_groups(struct grouping *g)
 {
 	json_t *groups = json_array(), *chains = json_array();
 
 	for (size_t i = 0; i < g->n; i++) {
 		struct group *r = &g->g[i];
-		json_t *st = json_object();
+		json_t *st = json_states(r->off_by_state);
 
-		for (int k = 0; k < 10; k++)
-			if (r->off_by_state[k])
-				json_object_set_new(st, state_names[k],
-					json_integer(r->off_by_state[k]));
 		json_array_append_new(groups, json_pack(
 			"{s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:I, s:I}",
 			"group", JESC(r->name), "tasks", (json_int_t)r->ntasks,
@@ -107,11 +115,7 @@ json_t *report_json(struct analysis *a, const char *path, json_t *meta,
 
 		if (!t->rq.n && !t->off_total)
 			continue;
-		st = json_object();
-		for (int k = 0; k < 10; k++)
-			if (t->off_by_state[k])
-				json_object_set_new(st, state_names[k],
-					json_integer(t->off_by_state[k]));
+		st = json_states(t->off_by_state);
 		json_array_append_new(tasks, json_pack(
 			"{s:i, s:i, s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:I, s:I}",
 			"tid", t->pid, "tgid", t->tgid, "comm", JESC_COMM(t->comm),
