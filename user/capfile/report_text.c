@@ -290,7 +290,6 @@ static void text_tasks(FILE *f, struct analysis *a, int top,
 	}
 }
 
-
 static void text_cpus_chains(FILE *f, struct analysis *a,
 			     const struct capinfo *ci, int top, bool chains)
 {

@@ -54,7 +54,6 @@ const char report_usage[] =
 "regular file, not a capture, a newer format, a damaged header), 5 a\n"
 "capture read with damaged, missing, doubled or out-of-place parts.\n";
 
-
 int do_report(int argc, char **argv)
 {
 	static const struct option opts[] = {
