@@ -13,7 +13,6 @@
 #include <bpf/btf.h>
 #include "btf_fixture.h"
 #include "abi/checker.h"
-#include "cmd/commands.h"
 #include "abi/contract.h"
 #include "event/events.h"
 #include "harness.h"

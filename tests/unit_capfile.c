@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include "btf_fixture.h"
 #include "capfile/capfile.h"
+#include "capfile/capmeta.h"
 #include "cmd/commands.h"
 #include "harness.h"
 #include "lib/util.h"

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "cmd/commands.h"
+#include "capfile/perfetto_export.h"
 #include "fuzz.h"
 #include "lib/util.h"
 

@@ -15,6 +15,7 @@
 #include "abi/btf_util.h"
 #include "abi/kernel.h"
 #include "abi/unpack.h"
+#include "lib/strfit.h"
 #include "lib/util.h"
 
 /* a compressed kernel inside a compressed kernel is as deep as images go */
@@ -535,4 +536,13 @@ struct btf *btf_open(const char *path, char *err, size_t errlen)
 		btf = NULL;
 	}
 	return btf;
+}
+
+void btf_source_label(const char *path, char *out, size_t len)
+{
+	/* a path too long for the label shows cut, marked "..." */
+	if (path)
+		strfit(out, len, "%s", path);
+	else
+		strfit(out, len, "running kernel %s", kernel_release());
 }

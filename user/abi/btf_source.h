@@ -24,4 +24,7 @@ struct btf *btf_open(const char *path, char *err, size_t errlen);
  */
 bool btf_open_kernel_has_no_btf(void);
 
+/* "running kernel 6.18..." or the file's path. */
+void btf_source_label(const char *path, char *out, size_t len);
+
 #endif

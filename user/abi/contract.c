@@ -529,3 +529,17 @@ bool type_canonical(const char *s, char *out, size_t outlen)
 		return false;
 	return true;
 }
+
+struct contract *load_contract_arg(const char *path, char *err, size_t errlen)
+{
+	return path ? contract_load(path, err, errlen) :
+		      contract_default(err, errlen);
+}
+
+json_t *contract_json(const char *name, const char *desc, json_t *events,
+		      json_t *fields)
+{
+	return json_pack("{s:i, s:s, s:s, s:o, s:o}", "abicap_contract",
+			 CONTRACT_VERSION, "name", name, "description", desc,
+			 "events", events, "fields", fields);
+}

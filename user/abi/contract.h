@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <jansson.h>
 
 #define CONTRACT_VERSION 1
 #define TYPE_STR_MAX 96
@@ -97,6 +98,11 @@ struct contract *contract_load(const char *path, char *err, size_t errlen);
 /* The contract embedded from bpf/contract.json. */
 struct contract *contract_default(char *err, size_t errlen);
 const char *contract_default_text(size_t *len);
+/* --contract FILE, or the built-in contract when path is NULL. */
+struct contract *load_contract_arg(const char *path, char *err, size_t errlen);
+/* A contract document of events and fields (both taken); NULL: no memory. */
+json_t *contract_json(const char *name, const char *desc, json_t *events,
+		      json_t *fields);
 void contract_free(struct contract *c);
 
 const struct c_event *contract_event(const struct contract *c, const char *name);

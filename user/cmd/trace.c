@@ -13,6 +13,7 @@
 #include "lib/cpulist.h"
 #include "event/events.h"
 #include "live/runloop.h"
+#include "live/stdout_sink.h"
 #include "cmd/trace.h"
 #include "lib/util.h"
 
@@ -398,61 +399,6 @@ unknown:
 	return pid_filter_events(&o->cap, events_given, err, errlen);
 }
 
-struct trace_state {
-	enum out_format fmt;
-	uint64_t t0_ns;
-	bool out_closed; /* stdout went away (EPIPE): keep counting, stop writing */
-	int out_errno; /* any other write error */
-	uint64_t written;
-};
-
-static int emit(void *ctx, const union abicap_rec *r)
-{
-	struct trace_state *st = ctx;
-	char line[FORMAT_LINE_MAX];
-	struct sbuf sb;
-
-	if (st->out_closed || st->out_errno)
-		return 0;
-	sb_init(&sb, line, sizeof(line));
-	format_record(&sb, st->fmt, r, st->t0_ns);
-	if (fwrite(line, 1, sb.len, stdout) != sb.len) {
-		if (errno == EPIPE)
-			st->out_closed = true;
-		else
-			st->out_errno = errno;
-		return 0;
-	}
-	st->written++;
-	return 0;
-}
-
-static bool out_done_cb(void *ctx)
-{
-	struct trace_state *st = ctx;
-
-	return st->out_closed || st->out_errno;
-}
-
-static void flush_out(struct trace_state *st);
-
-static void flush_out_cb(void *ctx)
-{
-	flush_out(ctx);
-}
-
-static void flush_out(struct trace_state *st)
-{
-	if (st->out_closed || st->out_errno)
-		return;
-	if (fflush(stdout)) {
-		if (errno == EPIPE)
-			st->out_closed = true;
-		else
-			st->out_errno = errno;
-	}
-}
-
 int capture_prepare(int argc, char **argv, bool record, struct trace_opts *o,
 		    struct contract **contract)
 {
@@ -495,7 +441,7 @@ int do_trace(int argc, char **argv)
 {
 	char err[ERRMSG_LEN];
 	struct trace_opts o;
-	struct trace_state st = { 0 };
+	struct stdout_sink st = { 0 };
 	struct loop_opts lo = { 0 };
 	struct contract *contract = NULL;
 	struct cgnames *names;
@@ -510,7 +456,7 @@ int do_trace(int argc, char **argv)
 	if (!names)
 		ab_warn("cgroups shown as ids: %s", err);
 	format_set_cgnames(names);
-	c = capture_open(&o.cap, emit, &st, &ret, err, sizeof(err));
+	c = capture_open(&o.cap, stdout_sink_record, &st, &ret, err, sizeof(err));
 	contract_free(contract);
 	if (!c) {
 		ab_error("%s", err);
@@ -526,8 +472,8 @@ int do_trace(int argc, char **argv)
 	if (o.fmt == FMT_TEXT)
 		printf("%s\n", format_text_header());
 	lo.duration = o.duration;
-	lo.flush = flush_out_cb;
-	lo.done = out_done_cb;
+	lo.flush = stdout_sink_flush;
+	lo.done = stdout_sink_done;
 	lo.ctx = &st;
 	ret = run_loop(c, &lo);
 	if (ret) {
@@ -536,7 +482,7 @@ int do_trace(int argc, char **argv)
 		return ret;
 	}
 	capture_stop(c);
-	flush_out(&st);
+	stdout_sink_flush(&st);
 	print_summary(c, o.cap.events, capture_secs(c));
 	if (st.out_closed)
 		ab_warn("stdout was closed: %llu of %llu received events were "

@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/* What a capture says of its filters and losses, for the report. */
+#include <errno.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+#include "capfile/capinfo.h"
+#include "lib/util.h"
+
+/* An option of the recorder's command line that filters tasks (older files). */
+static bool filter_option(const char *arg)
+{
+	static const char *const opts[] = { "-p", "--pid", "--tid", "--comm",
+					    "--cgroup", "--" };
+
+	for (size_t i = 0; i < sizeof(opts) / sizeof(*opts); i++) {
+		size_t n = strlen(opts[i]);
+
+		if (!strncmp(arg, opts[i], n) &&
+		    (!arg[n] || arg[n] == '=' || (n == 2 && arg[1] == 'p')))
+			return true;
+	}
+	return false;
+}
+
+static int cmp_drop(const void *a, const void *b)
+{
+	const struct drop_window *x = a, *y = b;
+
+	return (x->start_ns > y->start_ns) - (x->start_ns < y->start_ns);
+}
+
+int capinfo_read(struct capinfo *ci, json_t *meta, struct capr *r)
+{
+	json_t *f = json_object_get(meta, "filter"), *v;
+	const struct capfile_drop *d;
+	size_t i, n;
+
+	memset(ci, 0, sizeof(*ci));
+	ci->flags = json_integer_value(json_object_get(meta, "record_format")) >= 3;
+	if (json_is_object(f)) {
+		ci->task_filtered = json_is_true(json_object_get(f, "tasks"));
+		if (json_is_array(json_object_get(f, "cpus")))
+			ci->cpus = json_object_get(f, "cpus");
+	} else {
+		ci->task_filtered = json_integer_value(json_object_get(meta,
+							"pid_filter")) != 0;
+		json_array_foreach(json_object_get(meta, "command_line"), i, v)
+			if (json_is_string(v) && filter_option(json_string_value(v)))
+				ci->task_filtered = true;
+	}
+	ci->untrusted = ci->task_filtered && !ci->flags;
+	ci->cpus_partial = ci->cpus != NULL;
+	d = capr_drops(r, &n);
+	ci->drops = n ? malloc(n * sizeof(*ci->drops)) : NULL;
+	if (n && !ci->drops)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		ci->drops[i] = (struct drop_window){ d[i].start_ns, d[i].end_ns,
+						     d[i].count };
+		ci->dropped_in_windows += d[i].count;
+	}
+	ci->ndrops = n;
+	if (n)
+		qsort(ci->drops, n, sizeof(*ci->drops), cmp_drop);
+	return 0;
+}
+
+/* The trailer's count of lost records (0 without a trailer). */
+static uint64_t trailer_dropped(json_t *trl)
+{
+	json_t *evs = json_object_get(trl, "events"), *v;
+	const char *k;
+	uint64_t drop = 0;
+
+	json_object_foreach(evs, k, v)
+		drop += json_integer_value(json_object_get(v, "dropped"));
+	return drop;
+}
+
+void capinfo_dropped(struct capinfo *ci, const struct capr *r,
+			    json_t *trl)
+{
+	const struct capr_integrity *ig = capr_integrity(r);
+
+	ci->ig = ig;
+	ci->version = capr_version(r);
+	if (ig->verified) {
+		ci->dropped = ig->dropped;
+		ci->dropped_exact = ig->dropped_exact;
+	} else if (trl) {
+		ci->dropped = trailer_dropped(trl);
+		ci->dropped_exact = true;
+	} else {
+		ci->dropped_exact = false;
+	}
+	if (trl && trailer_dropped(trl) > ci->dropped)
+		ci->dropped = trailer_dropped(trl);
+	if (ci->dropped_in_windows > ci->dropped)
+		ci->dropped = ci->dropped_in_windows;
+	ci->dropped_why = ig->trailer == CAPR_TRAILER_MISSING ?
+		"cut short: losses after its last drop block are not known" :
+		"the trailer is damaged or missing: what it counted is not known";
+}
+
+void capinfo_warn(struct capinfo *ci, const struct capr *r, const char *path)
+{
+	/* a file's windows are all found at open: any more lost are unplaced */
+	ci->drops_unplaced = ci->dropped > ci->dropped_in_windows;
+	if (ci->drops_unplaced)
+		ab_warn("'%s' lost %llu records %s: waits and off-CPU times "
+			"spanning them cannot be left out and may be too long "
+			"(record it again with this abicap)", path,
+			(unsigned long long)(ci->dropped - ci->dropped_in_windows),
+			capr_version(r) < 3 ? "and its format (version 2 or "
+			"older) has no drop windows" : "outside any drop window");
+	if (ci->untrusted)
+		ab_warn("'%s' was filtered to some tasks by an abicap whose "
+			"records do not say which side of a switch passed the "
+			"filter: its run-queue latency and off-CPU figures are "
+			"not trustworthy (record it again with this abicap)",
+			path);
+	if (ci->cpus_partial)
+		ab_warn("'%s' was captured on some CPUs only (-C): waits and "
+			"off-CPU times of tasks that also ran on other CPUs may "
+			"span runs that were not captured", path);
+}
+
+bool capinfo_cpu_captured(const struct capinfo *ci, int c)
+{
+	json_t *v;
+	size_t i;
+
+	if (!ci->cpus)
+		return true;
+	json_array_foreach(ci->cpus, i, v)
+		if (json_integer_value(v) == c)
+			return true;
+	return false;
+}

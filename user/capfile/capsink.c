@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/* Records into a capture file, with their cgroups' names and drop windows. */
+#include <stdint.h>
+#include "capfile/capsink.h"
+
+/*
+ * Between a BPF program taking its record's time and counting the record
+ * as lost: the program's run, a few microseconds; a drop counted just
+ * after a look may belong to a record stamped just before it.
+ */
+#define DROP_SLACK_NS 1000000ull
+
+void capsink_drops(struct capsink *st, uint64_t d, uint64_t now)
+{
+	uint64_t from;
+	int e;
+
+	if (d > st->drops && !st->werr) {
+		from = st->looked_ns > DROP_SLACK_NS ?
+		       st->looked_ns - DROP_SLACK_NS : 0;
+		e = capw_add_drop(st->w, from, now, d - st->drops);
+		if (e)
+			st->werr = e;
+	}
+	st->drops = d;
+	st->looked_ns = now;
+}
+
+/* A cgroup's path goes into the file once, before the chunk using it. */
+static void name_cgroup(struct capsink *st, uint64_t id)
+{
+	const char *path;
+	int e;
+
+	if (!id || id == st->last_cg || !st->names)
+		return;
+	st->last_cg = id;
+	if (!cgnames_first_use(st->names, id) ||
+	    !(path = cgnames_path(st->names, id)))
+		return;
+	e = capw_add_cgroup(st->w, id, path);
+	if (e && !st->werr)
+		st->werr = e;
+}
+
+int capsink_record(void *ctx, const union abicap_rec *r)
+{
+	struct capsink *st = ctx;
+	int e;
+
+	if (st->werr)
+		return 0;
+	if (r->hdr.type == ABICAP_EV_SCHED_SWITCH) {
+		name_cgroup(st, r->sw.prev_cgroup);
+		name_cgroup(st, r->sw.next_cgroup);
+	} else if (r->hdr.type != ABICAP_EV_CPU_IDLE &&
+		   r->hdr.type != ABICAP_EV_CPU_FREQUENCY) {
+		name_cgroup(st, r->wk.cgroup);
+	}
+	e = capw_add(st->w, r, r->hdr.size);
+	if (e)
+		st->werr = e;
+	return 0;
+}
+
+bool capsink_done(const struct capsink *st)
+{
+	return st->werr != 0;
+}

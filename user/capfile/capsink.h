@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * Records into a capture file as they arrive: each cgroup named before the
+ * chunk that uses it, losses noted as drop windows, the first write error kept.
+ */
+#ifndef ABICAP_CAPSINK_H
+#define ABICAP_CAPSINK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "capfile/capfile.h"
+#include "event/cgnames.h"
+
+struct capsink {
+	struct capw *w;
+	int werr; /* first write error, -errno */
+	struct cgnames *names; /* NULL: no cgroup v2 hierarchy to name from */
+	uint64_t last_cg; /* the last id looked at: most records repeat it */
+	uint64_t drops; /* records lost, as of the last look */
+	uint64_t looked_ns; /* when that was */
+};
+
+/* A record (ctx: the capsink) into the file: 0 (an error goes into werr). */
+int capsink_record(void *ctx, const union abicap_rec *r);
+
+/* Whether a write failed: nothing more goes in. */
+bool capsink_done(const struct capsink *st);
+
+/*
+ * After each drain: records lost since the last look go into the file as a
+ * drop window (capfile.h) at once, so report can leave out what spans it.
+ */
+/* d: the records lost in all so far, as of now (ns, CLOCK_MONOTONIC). */
+void capsink_drops(struct capsink *st, uint64_t d, uint64_t now);
+
+#endif

@@ -1,0 +1,259 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * A capture file as a Perfetto trace: loaded, or read twice where it is
+ * large (a bounded window of records), written through the Perfetto writer.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "capfile/capfile.h"
+#include "capfile/capmeta.h"
+#include "capfile/capwarn.h"
+#include "capfile/perfetto.h"
+#include "capfile/perfetto_export.h"
+#include "lib/outfile.h"
+#include "lib/util.h"
+
+/* Captures with more records than this stream (96 MiB loaded). */
+#define EXPORT_LOAD_MAX ((size_t)1 << 20)
+
+/* Captures larger than this stream; ABICAP_EXPORT_STREAM_MB sets it (MiB). */
+static long long stream_bytes(void)
+{
+	const char *e = getenv("ABICAP_EXPORT_STREAM_MB");
+	long mb;
+
+	if (!e || !parse_long(e, 0, 1 << 20, &mb))
+		mb = 64;
+	return (long long)mb << 20;
+}
+
+static int add_event(void *ctx, const union abicap_rec *rec)
+{
+	return perfetto_event(ctx, rec);
+}
+
+/* What an export wrote and left out, for the closing lines. */
+struct export_stats {
+	size_t n; /* records read */
+	uint64_t late; /* streamed: passed on out of time order */
+	uint64_t bad_cpu; /* naming a CPU past the capture's count */
+};
+
+/*
+ * In two passes that hold no more than a reordering window: the threads
+ * first (the process tree comes before the events), then the events in
+ * time order. As capr_load() returns; *werr: a write error (-errno).
+ */
+static int export_stream(const char *cap, struct capr *r, FILE *out,
+			 int ncpus, const struct perfetto_uts *uts,
+			 struct export_stats *st, int *werr)
+{
+	struct perfetto *p = perfetto_new(out, ncpus);
+	union abicap_rec rec;
+	struct capr *again;
+	char err[ERRMSG_LEN];
+	int c;
+
+	if (!p)
+		return -ENOMEM;
+	perfetto_system(p, uts);
+	while ((c = capr_next(r, &rec)) == 1) {
+		perfetto_thread(p, &rec);
+		st->n++;
+	}
+	perfetto_tree(p);
+	again = capr_open(cap, err, sizeof(err));
+	if (!again) {
+		*werr = perfetto_finish(p);
+		return -ENOMEM;
+	}
+	/* the second pass stops where the first did */
+	capr_each(again, CAPR_WINDOW_NS, add_event, p, &st->late);
+	capr_close(again);
+	st->bad_cpu = perfetto_bad_cpu(p);
+	*werr = perfetto_finish(p);
+	return c < 0 ? -1 : 0;
+}
+
+/* Loaded records (sorted): 0 or -errno. */
+static int export_loaded(FILE *out, const union abicap_rec *recs, int ncpus,
+			 const struct perfetto_uts *uts, struct export_stats *st)
+{
+	struct perfetto *p = perfetto_new(out, ncpus);
+
+	if (!p)
+		return -ENOMEM;
+	perfetto_system(p, uts);
+	for (size_t i = 0; i < st->n; i++)
+		perfetto_thread(p, &recs[i]);
+	perfetto_tree(p);
+	for (size_t i = 0; i < st->n; i++)
+		perfetto_event(p, &recs[i]);
+	st->bad_cpu = perfetto_bad_cpu(p);
+	return perfetto_finish(p);
+}
+
+/* A non-empty string member, or NULL. */
+static const char *meta_str(json_t *o, const char *key)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+
+	return s && *s ? s : NULL;
+}
+
+/* The capturing kernel's uname from the metadata: "kernel" and "uname". */
+static void meta_uts(json_t *meta, struct perfetto_uts *u)
+{
+	json_t *un = json_object_get(meta, "uname");
+
+	u->release = meta_str(meta, "kernel");
+	u->sysname = meta_str(un, "sysname");
+	u->version = meta_str(un, "version");
+	u->machine = meta_str(un, "machine");
+}
+
+int export_perfetto_fd(const char *cap, int fd, const char *outp)
+{
+	struct perfetto_uts uts;
+	struct export_stats st = { 0 };
+	char err[ERRMSG_LEN];
+	union abicap_rec *recs = NULL;
+	struct capr *r;
+	json_t *meta = NULL;
+	FILE *out = NULL;
+	int ncpus;
+	struct stat sb;
+	bool streamed, damaged;
+	int c, werr = 0, ret = EXIT_OK;
+
+	r = capr_open(cap, err, sizeof(err));
+	if (!r) {
+		ab_error("%s", err);
+		ret = EXIT_USAGE;
+		goto out;
+	}
+	meta = json_loads(capr_meta(r), 0, NULL);
+	out = fdopen(fd, "wb");
+	if (!out) {
+		ab_error("cannot write '%s': %s", outp, strerror(errno));
+		ret = EXIT_RUNTIME;
+		goto out;
+	}
+	fd = -1;
+	meta_uts(meta, &uts);
+	if (!uts.release)
+		ab_warn("'%s' names no kernel release: Perfetto will decode "
+			"sched_switch prev_state as on Linux 4.4 (R+ shown as "
+			"W, I as K)", cap);
+	/*
+	 * Loading is twice as fast, but holds every record: a capture over
+	 * 64 MiB (ABICAP_EXPORT_STREAM_MB), or over EXPORT_LOAD_MAX records
+	 * (a small file can hold millions: they compress well), streams in
+	 * two passes instead, in a bounded window.
+	 */
+	ncpus = meta_ncpus_given(meta);
+	streamed = !stat(cap, &sb) && sb.st_size > stream_bytes();
+	if (!streamed) {
+		c = capr_load_max(r, &recs, &st.n, EXPORT_LOAD_MAX);
+		if (c == -E2BIG) {
+			streamed = true;
+			capr_close(r);
+			r = capr_open(cap, err, sizeof(err));
+			if (!r) {
+				ab_error("%s", err);
+				ret = EXIT_RUNTIME;
+				goto out;
+			}
+		}
+	}
+	/* no CPU count to trust: every CPU a record may name */
+	if (streamed)
+		c = export_stream(cap, r, out, ncpus ? ncpus : CAPTURE_MAX_CPUS,
+				  &uts, &st, &werr);
+	if (c == -ENOMEM) {
+		ab_error("out of memory reading '%s'", cap);
+		ret = EXIT_RUNTIME;
+		goto out;
+	}
+	damaged = capwarn_integrity(r, cap);
+	if (c >= 0 && capr_cut_short(r))
+		ab_warn("'%s' was cut short: exporting the %zu records of its "
+			"complete chunks", cap, st.n);
+	c = streamed ? werr :
+	    export_loaded(out, recs, meta_ncpus(meta, recs, st.n), &uts, &st);
+	if (fclose(out) && !c)
+		c = -errno;
+	out = NULL;
+	if (c) {
+		ab_error("cannot write '%s': %s", outp, strerror(-c));
+		ret = EXIT_RUNTIME;
+		goto out;
+	}
+	if (st.late)
+		ab_warn("%llu records arrived over a second late (or past the "
+			"%u-record window) and were exported out of time order",
+			(unsigned long long)st.late, CAPR_WINDOW_MAX);
+	if (st.bad_cpu)
+		ab_warn("%llu records name a CPU past the capture's %d and were "
+			"left out", (unsigned long long)st.bad_cpu,
+			ncpus ? ncpus : CAPTURE_MAX_CPUS);
+	fprintf(stderr, "abicap: wrote %llu events to %s\n",
+		(unsigned long long)(st.n - st.bad_cpu), outp);
+	if (damaged)
+		ret = EXIT_DAMAGED;
+out:
+	if (out)
+		fclose(out);
+	if (fd >= 0)
+		close(fd);
+	free(recs);
+	json_decref(meta);
+	capr_close(r);
+	return ret;
+}
+
+/*
+ * export_perfetto_fd on a duplicate of of's descriptor (the export closes
+ * its stream): of->fd stays open for outfile_commit to fsync before the
+ * rename.
+ */
+int export_dup_fd(const char *cap, struct outfile *of)
+{
+	int fd = fcntl(of->fd, F_DUPFD_CLOEXEC, 0);
+
+	if (fd < 0) {
+		ab_error("cannot write '%s': %s", of->path, strerror(errno));
+		return EXIT_RUNTIME;
+	}
+	return export_perfetto_fd(cap, fd, of->path);
+}
+
+int export_perfetto(const char *cap, const char *outp, bool force)
+{
+	char err[ERRMSG_LEN];
+	struct outfile of;
+	int ret = outfile_distinct(outp, cap, "the capture", err, sizeof(err));
+
+	if (!ret)
+		ret = outfile_open(&of, outp, force, err, sizeof(err));
+	if (ret) {
+		ab_error("%s", err);
+		return ret;
+	}
+	ret = export_dup_fd(cap, &of);
+	/* a damaged capture's trace is complete for every part read intact */
+	if ((!ret || ret == EXIT_DAMAGED) && outfile_commit(&of, err, sizeof(err))) {
+		ab_error("%s", err);
+		ret = EXIT_RUNTIME;
+	}
+	/* a failed export leaves nothing half-written, the old file as it was */
+	outfile_abort(&of, false);
+	return ret;
+}

@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/* The report as JSON: the same figures as the text, every row, unsorted. */
+#include <jansson.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "capfile/capwarn.h"
+#include "capfile/report_json.h"
+#include "lib/escape.h"
+
+#define JESC_COMM(c) json_escaped((c), ABICAP_COMM_LEN)
+#define JESC(s) json_escaped((s), SIZE_MAX)
+
+/* Off-CPU time by the state left in, the states with any. */
+static json_t *json_states(const uint64_t off_by_state[10])
+{
+	json_t *st = json_object();
+
+	for (int k = 0; k < 10; k++)
+		if (off_by_state[k])
+			json_object_set_new(st, state_names[k],
+					    json_integer(off_by_state[k]));
+	return st;
+}
+
+json_t *report_json_groups(struct grouping *g)
+{
+	json_t *groups = json_array(), *chains = json_array();
+
+	for (size_t i = 0; i < g->n; i++) {
+		struct group *r = &g->g[i];
+		json_t *st = json_states(r->off_by_state);
+
+		json_array_append_new(groups, json_pack(
+			"{s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:I, s:I}",
+			"group", JESC(r->name), "tasks", (json_int_t)r->ntasks,
+			"rq_samples", (json_int_t)r->rq.n,
+			"rq_total_ns", (json_int_t)r->rq.total,
+			"rq_p50_ns", (json_int_t)lat_percentile(&r->rq, 50),
+			"rq_p99_ns", (json_int_t)lat_percentile(&r->rq, 99),
+			"rq_max_ns", (json_int_t)r->rq.max,
+			"wakeup_delays", (json_int_t)r->wake.n,
+			"wakeup_delay_total_ns", (json_int_t)r->wake.total,
+			"off_cpu_ns", (json_int_t)r->off_total,
+			"off_cpu_by_state_ns", st,
+			"voluntary", (json_int_t)r->voluntary,
+			"involuntary", (json_int_t)r->involuntary));
+	}
+	for (size_t i = 0; i < g->nch; i++)
+		json_array_append_new(chains, json_pack("{s:o, s:o, s:I, s:I, s:I}",
+			"waker", JESC(g->ch[i].waker), "wakee", JESC(g->ch[i].wakee),
+			"count", (json_int_t)g->ch[i].count,
+			"total_latency_ns", (json_int_t)g->ch[i].total_lat,
+			"max_latency_ns", (json_int_t)g->ch[i].max_lat));
+	return json_pack("{s:o, s:o}", "groups", groups, "group_wakeup_chains",
+			 chains);
+}
+
+/* "cgroup_id", "cgroup" (path or null), "container" (label or null) */
+static void json_cgroup_fields(json_t *o, struct cgnames *names, uint64_t id)
+{
+	struct cgname c = { 0 };
+
+	if (!o)
+		return;
+	cgnames_get(names, id, &c);
+	json_object_set_new(o, "cgroup_id", json_integer((json_int_t)id));
+	json_object_set_new(o, "cgroup", c.path ? JESC(c.path) : json_null());
+	json_object_set_new(o, "container", c.ct ? JESC(c.label) : json_null());
+}
+
+/* What the reader found wrong with the file: see README "Capture integrity". */
+static json_t *json_integrity(const struct capinfo *ci)
+{
+	const struct capr_integrity *ig = ci->ig;
+	json_t *probs = json_array();
+	bool known = ig->verified || ig->records_exact;
+	uint64_t exp = ig->records_expected, rd = ig->records_read;
+
+	for (uint64_t i = 0; i < ig->nproblems && i < CAPR_PROBLEMS_KEPT; i++)
+		json_array_append_new(probs, json_pack("{s:I, s:s}", "offset",
+			(json_int_t)ig->problem[i].offset, "problem",
+			ig->problem[i].what));
+	return json_pack("{s:i, s:b, s:b, s:s, s:I, s:I, s:I, s:I, s:I, s:I, "
+			 "s:o, s:b, s:o, s:I, s:b, s:o, s:I}",
+		"format_version", (int)ci->version,
+		"verified", ig->verified, "damaged", ci->damaged,
+		"trailer", capwarn_trailer_name(ig->trailer),
+		"parts", (json_int_t)ig->parts,
+		"damaged_parts", (json_int_t)ig->damaged,
+		"duplicated_parts", (json_int_t)ig->duplicated,
+		"reordered_parts", (json_int_t)ig->reordered,
+		"missing_parts", (json_int_t)ig->missing,
+		"bytes_skipped", (json_int_t)ig->skipped_bytes,
+		"records_expected", known ? json_integer((json_int_t)exp) :
+		json_null(), "records_exact", ig->records_exact,
+		"records_missing", known ? json_integer((json_int_t)(exp > rd ?
+		exp - rd : 0)) : json_null(),
+		"dropped", (json_int_t)ci->dropped,
+		"dropped_exact", ci->dropped_exact,
+		"problems", probs,
+		"problems_not_listed", (json_int_t)(ig->nproblems >
+			CAPR_PROBLEMS_KEPT ? ig->nproblems - CAPR_PROBLEMS_KEPT : 0));
+}
+
+json_t *report_json(struct analysis *a, const char *path, json_t *meta,
+		    bool cut, struct cgnames *names, const struct capinfo *ci)
+{
+	json_t *out;
+	json_t *tasks = json_array(), *cpus = json_array(), *chains = json_array();
+	struct lat *l = &a->rq;
+
+	for (size_t i = 0; i < a->ntasks; i++) {
+		struct task *t = &a->tasks[i];
+		json_t *st;
+
+		if (!t->rq.n && !t->off_total)
+			continue;
+		st = json_states(t->off_by_state);
+		json_array_append_new(tasks, json_pack(
+			"{s:i, s:i, s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:I, s:I}",
+			"tid", t->pid, "tgid", t->tgid, "comm", JESC_COMM(t->comm),
+			"rq_samples", (json_int_t)t->rq.n,
+			"rq_total_ns", (json_int_t)t->rq.total,
+			"rq_p50_ns", (json_int_t)lat_percentile(&t->rq, 50),
+			"rq_p99_ns", (json_int_t)lat_percentile(&t->rq, 99),
+			"rq_max_ns", (json_int_t)t->rq.max,
+			"wakeup_delays", (json_int_t)t->wake.n,
+			"wakeup_delay_total_ns", (json_int_t)t->wake.total,
+			"wakeup_delay_max_ns", (json_int_t)t->wake.max,
+			"off_cpu_ns", (json_int_t)t->off_total, "off_cpu_by_state_ns", st,
+			"voluntary", (json_int_t)t->voluntary,
+			"involuntary", (json_int_t)t->involuntary));
+		json_cgroup_fields(json_array_get(tasks, json_array_size(tasks) - 1),
+				   names, t->cgroup);
+	}
+	for (int c = 0; c < a->ncpus && !ci->task_filtered; c++) {
+		json_t *res, *fr;
+
+		if (!capinfo_cpu_captured(ci, c))
+			continue;
+		res = json_object();
+		fr = json_object();
+
+		for (int k = 0; k < MAX_IDLE_STATES; k++)
+			if (a->cpus[c].residency[k]) {
+				char key[16];
+
+				snprintf(key, sizeof(key), "%d", k);
+				json_object_set_new(res, key,
+					json_integer(a->cpus[c].residency[k]));
+			}
+		for (int k = 0; k < a->cpus[c].nfreqs; k++) {
+			char key[16];
+
+			snprintf(key, sizeof(key), "%u", a->cpus[c].freqs[k]);
+			json_object_set_new(fr, key, json_integer(a->cpus[c].freq_time[k]));
+		}
+		json_array_append_new(cpus, json_pack("{s:i, s:I, s:I, s:I, s:o, s:o}",
+			"cpu", c, "busy_ns", (json_int_t)a->cpus[c].busy,
+			"idle_ns", (json_int_t)a->cpus[c].idle_time,
+			"lost_ns", (json_int_t)a->cpus[c].lost_time,
+			"idle_state_residency_ns", res, "frequency_residency_ns", fr));
+	}
+	for (size_t i = 0; i < a->nchains; i++)
+		json_array_append_new(chains, json_pack(
+			"{s:i, s:o, s:i, s:o, s:I, s:I, s:I}",
+			"waker", a->chains[i].waker,
+			"waker_comm", JESC_COMM(a->chains[i].waker_comm),
+			"wakee", a->chains[i].wakee,
+			"wakee_comm", JESC_COMM(a->chains[i].wakee_comm),
+			"count", (json_int_t)a->chains[i].count,
+			"total_latency_ns", (json_int_t)a->chains[i].total_lat,
+			"max_latency_ns", (json_int_t)a->chains[i].max_lat));
+	for (size_t i = 0; i < a->nchains; i++)
+		json_object_set_new(json_array_get(chains, i), "measured",
+				    json_integer((json_int_t)a->chains[i].measured));
+	out = json_pack("{s:o, s:O, s:b, s:s, s:I, s:I, s:{s:I, s:I, s:I, s:I, s:I, s:I}, "
+			 "s:o, s:o, s:o}",
+			 "file", JESC(path), "capture", meta, "cut_short", cut,
+			 "wakeup_from", a->from_waking ? "sched_waking" : "sched_wakeup",
+			 "records", (json_int_t)a->records,
+			 "duration_ns", (json_int_t)(a->last_ts - a->first_ts),
+			 "runqueue_latency", "samples", (json_int_t)l->n,
+			 "p50_ns", (json_int_t)lat_percentile(l, 50),
+			 "p90_ns", (json_int_t)lat_percentile(l, 90),
+			 "p99_ns", (json_int_t)lat_percentile(l, 99),
+			 "p999_ns", (json_int_t)lat_percentile(l, 99.9),
+			 "max_ns", (json_int_t)l->max,
+			 "tasks", tasks, "cpus", cpus, "wakeup_chains", chains);
+	if (!out)
+		return NULL;
+	if (ci->task_filtered) {
+		json_object_set_new(out, "cpus", json_null());
+		json_object_set_new(out, "cpus_not_shown", json_string(CPUS_NOT_KNOWN));
+	}
+	json_object_set(out, "filter", json_object_get(meta, "filter") ?:
+			json_null());
+	/* a part of a damaged file not read is records lost without a window */
+	json_object_set_new(out, "figures_trustworthy", json_boolean(
+		!ci->untrusted && !ci->cpus_partial && !ci->drops_unplaced &&
+		!a->oom && !ci->damaged));
+	json_object_set_new(out, "integrity", json_integrity(ci));
+	json_object_set_new(out, "lost", json_pack("{s:I, s:I, s:I, s:I, s:b}",
+		"drop_windows", (json_int_t)a->ndrops,
+		"records_in_windows", (json_int_t)ci->dropped_in_windows,
+		"waits_left_out", (json_int_t)a->waits_dropped,
+		"off_cpu_intervals_left_out", (json_int_t)a->off_dropped,
+		"outside_windows", ci->drops_unplaced));
+	return out;
+}

@@ -1,0 +1,277 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * serve's HTTP endpoint on libmicrohttpd: one thread runs the daemon and
+ * the connection guard; a scrape renders the metrics (live/metrics.c).
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include "live/httpd.h"
+#include "lib/util.h"
+
+#include <microhttpd.h>
+
+int httpd_parse_listen(const char *s, struct listen_addr *a, char *err,
+		       size_t errlen)
+{
+	char host[64];
+	const char *colon, *port_s;
+	struct sockaddr_in *in4 = (void *)&a->ss;
+	struct sockaddr_in6 *in6 = (void *)&a->ss;
+	long port;
+	size_t hl;
+
+	memset(a, 0, sizeof(*a));
+	if (s[0] == '[') {
+		const char *close = strchr(s, ']');
+
+		if (!close || close[1] != ':')
+			goto bad;
+		hl = close - s - 1;
+		port_s = close + 2;
+		s++;
+	} else {
+		colon = strrchr(s, ':');
+		if (!colon)
+			goto bad;
+		hl = colon - s;
+		port_s = colon + 1;
+	}
+	if (!hl || hl >= sizeof(host) || !parse_long(port_s, 1, 65535, &port))
+		goto bad;
+	memcpy(host, s, hl);
+	host[hl] = 0;
+	if (!strcmp(host, "localhost"))
+		snprintf(host, sizeof(host), "127.0.0.1");
+	if (inet_pton(AF_INET, host, &in4->sin_addr) == 1) {
+		in4->sin_family = AF_INET;
+		in4->sin_port = htons(port);
+		a->len = sizeof(*in4);
+		a->loopback = (ntohl(in4->sin_addr.s_addr) >> 24) == 127;
+		snprintf(a->text, sizeof(a->text), "%s:%ld", host, port);
+	} else if (inet_pton(AF_INET6, host, &in6->sin6_addr) == 1) {
+		in6->sin6_family = AF_INET6;
+		in6->sin6_port = htons(port);
+		a->len = sizeof(*in6);
+		a->loopback = IN6_IS_ADDR_LOOPBACK(&in6->sin6_addr);
+		snprintf(a->text, sizeof(a->text), "[%s]:%ld", host, port);
+	} else {
+		goto bad;
+	}
+	return 0;
+bad:
+	snprintf(err, errlen, "--listen '%s': give a numeric ADDR:PORT, e.g. "
+		 "127.0.0.1:9464, [::1]:9464 or 0.0.0.0:9464", s);
+	return -1;
+}
+
+int httpd_listen(const struct listen_addr *a, char *err, size_t errlen)
+{
+	int one = 1, fd = socket(a->ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	if (fd < 0) {
+		snprintf(err, errlen, "cannot create a socket: %s",
+			 strerror(errno));
+		return -1;
+	}
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (a->ss.ss_family == AF_INET6)
+		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+	if (bind(fd, (const struct sockaddr *)&a->ss, a->len) ||
+	    listen(fd, 64)) {
+		int e = errno;
+
+		snprintf(err, errlen, "cannot listen on %s: %s%s", a->text,
+			 strerror(e), e == EADDRINUSE ? " (another exporter? "
+			 "choose another port with --listen)" :
+			 e == EADDRNOTAVAIL ? " (no interface has that address)" :
+			 "");
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static enum MHD_Result reply(struct MHD_Connection *conn, unsigned int code,
+			     char *body, size_t len, bool must_free)
+{
+	struct MHD_Response *r = MHD_create_response_from_buffer(len, body,
+		must_free ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
+	enum MHD_Result ret;
+
+	if (!r) {
+		if (must_free)
+			free(body);
+		return MHD_NO;
+	}
+	MHD_add_response_header(r, "Content-Type", code == MHD_HTTP_OK && len > 64 ?
+				"text/plain; version=0.0.4; charset=utf-8" :
+				"text/plain; charset=utf-8");
+	if (code == MHD_HTTP_METHOD_NOT_ALLOWED)
+		MHD_add_response_header(r, "Allow", "GET, HEAD");
+	ret = MHD_queue_response(conn, code, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+#define TEXT(s) (char *)(s), sizeof(s) - 1, false
+
+/* A request body is announced by its headers, before any of it arrives. */
+static bool has_body(struct MHD_Connection *conn)
+{
+	const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+						     MHD_HTTP_HEADER_CONTENT_LENGTH);
+
+	return MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+					   MHD_HTTP_HEADER_TRANSFER_ENCODING) ||
+	       (cl && strspn(cl, "0") != strlen(cl));
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
+				  const char *url, const char *method,
+				  const char *version, const char *upload,
+				  size_t *upload_len, void **req)
+{
+	struct httpd *s = cls;
+	char err[ERRMSG_LEN], *body;
+	size_t len;
+
+	(void)version;
+	(void)upload;
+	if (strcmp(method, "GET") && strcmp(method, "HEAD")) {
+		s->refused++;
+		return reply(conn, MHD_HTTP_METHOD_NOT_ALLOWED,
+			     TEXT("only GET and HEAD are served\n"));
+	}
+	if (*upload_len || has_body(conn)) {
+		s->refused++;
+		return reply(conn, MHD_HTTP_CONTENT_TOO_LARGE,
+			     TEXT("a GET has no body\n"));
+	}
+	/* MHD closes a connection answered in the headers' call: answer next */
+	if (!*req) {
+		*req = s;
+		return MHD_YES;
+	}
+	if (!strcmp(url, "/"))
+		return reply(conn, MHD_HTTP_OK,
+			     TEXT("abicap exporter: metrics at /metrics\n"));
+	if (strcmp(url, "/metrics")) {
+		s->refused++;
+		return reply(conn, MHD_HTTP_NOT_FOUND,
+			     TEXT("not found: metrics are at /metrics\n"));
+	}
+	s->m->http_evicted = s->guard.evicted;
+	s->m->http_expired = s->guard.expired;
+	body = metrics_render(s->m, &len, err, sizeof(err));
+	if (!body) {
+		ab_warn("scrape failed: %s", err);
+		return reply(conn, MHD_HTTP_INTERNAL_SERVER_ERROR,
+			     TEXT("cannot read the metrics\n"));
+	}
+	s->scrapes++;
+	return reply(conn, MHD_HTTP_OK, body, len, true);
+}
+
+static void close_peer(struct guard_peer *p)
+{
+	/* MHD sees the end of the stream and closes it in its next round */
+	shutdown(p->fd, SHUT_RDWR);
+}
+
+static void on_connection(void *cls, struct MHD_Connection *conn,
+			  void **ctx, enum MHD_ConnectionNotificationCode what)
+{
+	struct httpd *s = cls;
+	const union MHD_ConnectionInfo *fd, *ad;
+	struct guard_peer *p = *ctx, *v;
+
+	if (what == MHD_CONNECTION_NOTIFY_CLOSED) {
+		if (p) {
+			guard_remove(&s->guard, p);
+			free(p);
+		}
+		*ctx = NULL;
+		return;
+	}
+	fd = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+	ad = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	p = calloc(1, sizeof(*p));
+	if (!p || !fd || !ad) {
+		/* unaccounted for is not served */
+		if (fd)
+			shutdown(fd->connect_fd, SHUT_RDWR);
+		free(p);
+		return;
+	}
+	p->fd = fd->connect_fd;
+	if (ad->client_addr->sa_family == AF_INET6) {
+		memcpy(p->addr, &((struct sockaddr_in6 *)ad->client_addr)->sin6_addr,
+		       16);
+	} else {
+		p->addr[10] = p->addr[11] = 0xff;
+		memcpy(p->addr + 12,
+		       &((struct sockaddr_in *)ad->client_addr)->sin_addr, 4);
+	}
+	*ctx = p;
+	guard_add(&s->guard, p, mono_ns());
+	while ((v = guard_victim(&s->guard, p)))
+		close_peer(v);
+}
+
+static void on_completed(void *cls, struct MHD_Connection *conn, void **req,
+			 enum MHD_RequestTerminationCode why)
+{
+	struct httpd *s = cls;
+	const union MHD_ConnectionInfo *i =
+		MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+
+	(void)req;
+	if (why == MHD_REQUEST_TERMINATED_COMPLETED_OK && i && i->socket_context)
+		guard_done(&s->guard, i->socket_context, mono_ns());
+}
+
+int httpd_start(struct httpd *h, int fd, struct metrics_ctx *m)
+{
+	memset(h, 0, sizeof(*h));
+	h->m = m;
+	guard_init(&h->guard, HTTP_MAX_CONNS, HTTP_MAX_PER_ADDR,
+		   HTTP_DEADLINE_S * 1000000000ull);
+	/*
+	 * One thread runs MHD and the guard, so a peer is never closed by MHD
+	 * while the guard shuts its socket down. MHD's own limit only bounds
+	 * the peers already put out and not yet closed.
+	 */
+	h->d = MHD_start_daemon(MHD_USE_EPOLL, 0, NULL, NULL, on_request, h,
+				MHD_OPTION_LISTEN_SOCKET, fd,
+				MHD_OPTION_CONNECTION_LIMIT,
+				(unsigned int)(4 * HTTP_MAX_CONNS),
+				MHD_OPTION_CONNECTION_TIMEOUT,
+				(unsigned int)HTTP_DEADLINE_S,
+				MHD_OPTION_NOTIFY_CONNECTION, on_connection, h,
+				MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
+				MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+				(size_t)HTTP_MAX_HEADER,
+				MHD_OPTION_END);
+	return h->d ? 0 : -1;
+}
+
+void httpd_run(struct httpd *h, unsigned int ms)
+{
+	struct guard_peer *p;
+
+	MHD_run_wait(h->d, ms);
+	while ((p = guard_expired(&h->guard, mono_ns())))
+		close_peer(p);
+}
+
+void httpd_stop(struct httpd *h)
+{
+	MHD_stop_daemon(h->d); /* closes the listening socket */
+	h->d = NULL;
+}

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * What a recording says of itself in a capture file: the header's metadata
+ * (kernel, contract verdicts, variants, filters, clocks) and the trailer's
+ * counts. The capture file's format is the caller's (capfile/).
+ */
+#ifndef ABICAP_RECORD_META_H
+#define ABICAP_RECORD_META_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include "live/capture.h"
+#include "live/runloop.h"
+
+struct record_meta {
+	const struct capture_opts *cap;
+	int capture_format; /* the file's format version */
+	int argc; /* the command line */
+	char **argv;
+	char **command; /* followed, NULL-terminated; NULL: none */
+	const char *cgroup_path; /* --cgroup as given, NULL: none */
+};
+
+/* -p, --tid, --comm, --cgroup or a followed command */
+bool capture_task_filtered(const struct capture_opts *c);
+
+/* The header's metadata, compact JSON (malloc'd); NULL: no memory. */
+char *record_metadata(struct capture *c, const struct record_meta *o,
+		      uint64_t t0, pid_t child);
+
+/* The trailer: counts per event and CPU, the command's status; NULL: no memory. */
+char *record_trailer(struct capture *c, double secs, uint64_t records,
+		     const struct loop_opts *lo);
+
+#endif
