@@ -12,7 +12,8 @@
 #include <bpf/libbpf.h>
 #include "lib/cpulist.h"
 #include "event/events.h"
-#include "cmd/trace.h"
+#include "cmd/capture_opts.h"
+#include "cmd/commands.h"
 #include "lib/util.h"
 
 static char err[ERRMSG_LEN];
@@ -20,7 +21,8 @@ static char err[ERRMSG_LEN];
 static int parse(struct trace_opts *o, int argc, const char **argv)
 {
 	err[0] = 0;
-	return trace_parse_args(argc, (char **)argv, o, err, sizeof(err));
+	return capture_parse_args(&trace_spec, argc, (char **)argv, o, err,
+				  sizeof(err));
 }
 
 #define PARSE(o, ...)                                                     \
@@ -162,9 +164,16 @@ Test(trace_args, help_names_every_option)
 				      "--verbose",
 				      "--help" };
 
+	char *help = NULL;
+	size_t len;
+	FILE *f = open_memstream(&help, &len);
+
+	cmd_help(&trace_spec, f);
+	fclose(f);
 	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++)
-		cr_assert(strstr(trace_usage, opts[i]), "%s missing", opts[i]);
-	cr_assert(strstr(trace_usage, "Exit: 0 ok, 1 kernel"));
+		cr_assert(strstr(help, opts[i]), "%s missing", opts[i]);
+	cr_assert(strstr(help, "Exit: 0 ok, 1 kernel"));
+	free(help);
 }
 
 Test(event_list, names_and_all)
@@ -328,15 +337,15 @@ Test(trace_args, repeated_pid_counts_once)
 
 /*
  * record's long options given to trace are named as such, not by their
- * value ("unknown option 'x'" for --output x, before).
+ * value ("unknown option 'x'" for --output x, once).
  */
 Test(trace_args, other_commands_option_named_not_its_value)
 {
 	struct trace_opts o;
 
 	cr_assert_eq(PARSE(&o, "--output", "x"), EXIT_USAGE);
-	cr_assert_str_eq(err, "option '--output' is not one of trace's (see "
-			 "abicap trace --help)");
+	cr_assert_str_eq(err, "unknown option '--output' (see abicap trace "
+			 "--help)");
 	cr_assert_eq(PARSE(&o, "--perfetto=t.pftrace"), EXIT_USAGE);
 	cr_assert(strstr(err, "'--perfetto'"), "%s", err);
 	cr_assert_eq(PARSE(&o, "-o", "x"), EXIT_USAGE);

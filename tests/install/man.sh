@@ -34,12 +34,11 @@ probe_all() {
 		   $out == *"unknown option '\''--help'\''"* ]] || echo "${w[*]}"
 	done' "$BIN"
 }
-# every long option name any parser table has (struct option tables)
-longs=$(grep -rhoE '\{ *"[a-z0-9-]+", *(no|required|optional)_argument' user |
-	sed -E 's/\{ *"([^"]+)".*/--\1/' | sort -u)
-# and every short option letter a getopt string has
-shorts=$(grep -h -A1 getopt_long user/cmd/*.c | grep -oE '"[+:]*[A-Za-z0-9:]+"' |
-	tr -d '"+:' | fold -w1 | sort -u | sed 's/^/-/')
+# every long option name and short letter any option table has
+# (user/cmd/: { "name", 'x' or OPT_LONG(...), ARG, HELP })
+tables=$(grep -rhoE "\{ *\"[a-z0-9-]+\", *('.'|OPT_[A-Z_]+)" user/cmd)
+longs=$(sed -E 's/\{ *"([^"]+)".*/--\1/' <<<"$tables" | sort -u)
+shorts=$(grep -oE ", *'.'$" <<<"$tables" | tr -d " ,'" | sort -u | sed 's/^/-/')
 accepted=$(for c in $cmds; do
 	for o in $longs $shorts; do
 		if [ "$c" = contract ]; then

@@ -7,6 +7,7 @@
 #include "abi/btf_source.h"
 #include "abi/checker.h"
 #include "cmd/commands.h"
+#include "cmd/options.h"
 #include "abi/contract.h"
 #include "abi/kernel.h"
 #include "abi/objcheck.h"
@@ -14,29 +15,39 @@
 #include "abi/verdict_out.h"
 #include "lib/bpflog.h"
 
-const char check_usage[] =
-"Usage: abicap check [--btf FILE] [--contract FILE] [--format text|json|junit] [--strict]\n"
-"       abicap check --object OBJ.bpf.o [--btf FILE]... [--format text|json|junit]\n"
+static const struct opt check_own[] = {
+	{ "btf", 'b', "FILE",
+	  "the kernel to check: raw BTF (either byte order), an ELF "
+	  "vmlinux, or any Debian vmlinuz: x86 bzImage, arm64/riscv64 "
+	  "Image, EFI zboot, armhf zImage, s390x, or gzip/xz/zstd/lz4 of "
+	  "one; default: the running kernel (/sys/kernel/btf/vmlinux)" },
+	{ "format", 'f', "FMT",
+	  "text (default), json, or junit (one test case per item); with "
+	  "json an error is also {\"error\": ...} on stdout" },
+	{ "contract", 'c', "FILE",
+	  "the contract to check instead of the built-in one" },
+	{ "strict", OPT_LONG('s'), NULL,
+	  "degraded items fail too" },
+	{ "object", 'o', "OBJ",
+	  "instead of the contract: will this compiled CO-RE object load on "
+	  "each kernel given with --btf (repeat it)? Every CO-RE relocation "
+	  "(resolves / resolves to another offset or size / fails) and "
+	  "attach point" },
+	{ 0 },
+};
+
+const struct cmd_spec check_spec = {
+	.name = "check",
+	.synopsis =
+"Usage: abicap check [--btf FILE] [--contract FILE] [--format text|json|junit]\n"
+"                    [--strict]\n"
+"       abicap check --object OBJ.bpf.o [--btf FILE]...\n"
+"                    [--format text|json|junit]\n"
 "Check the ABI contract (default: the one built in, from bpf/contract.json)\n"
 "against a kernel's BTF, item by item: tracepoint prototypes, struct fields\n"
-"the BPF programs read, and tracefs record layouts under the append-only rule.\n"
-"\n"
-"  -b, --btf FILE        the kernel to check: raw BTF (either byte order), an\n"
-"                        ELF vmlinux, or any Debian vmlinuz: x86 bzImage,\n"
-"                        arm64/riscv64 Image, EFI zboot, armhf zImage, s390x,\n"
-"                        or gzip/xz/zstd/lz4 of one; default: the running\n"
-"                        kernel (/sys/kernel/btf/vmlinux)\n"
-"  -f, --format FMT      text (default), json, or junit (one test case per item);\n"
-"                        with json an error is also {\"error\": ...} on stdout\n"
-"  -c, --contract FILE   the contract to check instead of the built-in one\n"
-"      --strict          degraded items fail too\n"
-"  -o, --object OBJ      instead of the contract: will this compiled CO-RE\n"
-"                        object load on each kernel given with --btf (repeat\n"
-"                        it)? Every CO-RE relocation (resolves / resolves to\n"
-"                        another offset or size / fails) and attach point\n"
-"  -v, --verbose         libbpf's log on stderr\n"
-"  -h, --help            show this help\n"
-"\n"
+"the BPF programs read, and tracefs record layouts under the append-only rule.\n",
+	.groups = { check_own, opts_verbose, opts_help },
+	.epilog =
 "Verdicts: ok; degraded (an optional item is missing, or an alternative is\n"
 "used: the detail names what is lost or the fallback taken); broken (a\n"
 "required item is missing or has another type or position).\n"
@@ -45,7 +56,8 @@ const char check_usage[] =
 "branches on them followed, as the verifier does.\n"
 "Exit: 0 satisfied (degraded allowed unless --strict; with --object: loads\n"
 "on every kernel), 1 broken (or rejected by a kernel, or a kernel without\n"
-"BTF), 2 bad usage or input.\n";
+"BTF), 2 bad usage or input.\n",
+};
 
 #define MAX_BTFS 64
 
@@ -97,16 +109,7 @@ out:
 
 int do_check(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "btf", required_argument, NULL, 'b' },
-		{ "object", required_argument, NULL, 'o' },
-		{ "contract", required_argument, NULL, 'c' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "strict", no_argument, NULL, 's' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
+	struct opt_parser p;
 	const char *btf_path = NULL, *contract_path = NULL, *object = NULL;
 	const char *btfs[MAX_BTFS] = { NULL };
 	int nbtf = 0;
@@ -118,9 +121,8 @@ int do_check(int argc, char **argv)
 	struct btf *btf;
 	int ch, ret;
 
-	optind = 0;
-	opterr = 0;
-	while ((ch = getopt_long(argc, argv, ":b:o:c:f:vh", opts, NULL)) != -1) {
+	opt_parser_init(&p, &check_spec);
+	while ((ch = opt_next(&p, argc, argv)) != -1) {
 		switch (ch) {
 		case 'b':
 			if (nbtf == MAX_BTFS) {
@@ -142,17 +144,17 @@ int do_check(int argc, char **argv)
 				return EXIT_USAGE;
 			}
 			break;
-		case 's':
+		case OPT_LONG('s'):
 			strict = true;
 			break;
 		case 'v':
 			verbose = true;
 			break;
 		case 'h':
-			fputs(check_usage, stdout);
+			cmd_help(&check_spec, stdout);
 			return EXIT_OK;
 		default:
-			return usage_error(argc, argv, ch, "check");
+			return opt_error(&check_spec, argc, argv, ch);
 		}
 	}
 	if (optind < argc) {

@@ -16,15 +16,19 @@ int do_diff(int argc, char **argv);
 int do_contract(int argc, char **argv);
 int do_serve(int argc, char **argv);
 
-extern const char check_usage[];
-extern const char record_usage[];
-extern const char report_usage[];
-extern const char export_usage[];
-extern const char diff_usage[];
-extern const char contract_usage[];
-extern const char serve_usage[];
+/* Each command's options and --help (options.h), as man pages read them. */
+struct cmd_spec;
+extern const struct cmd_spec trace_spec, record_spec, report_spec, export_spec,
+	check_spec, diff_spec, serve_spec, contract_spec;
 
-/* The error for getopt's ':' (missing value) and '?' (unknown option): EXIT_USAGE. */
-int usage_error(int argc, char **argv, int ch, const char *cmd);
+/* A (sub)command in a dispatch table, which ends with { 0 }. */
+struct cmd {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *what; /* one line for the command list */
+};
+
+/* The entry called name, NULL if none. */
+const struct cmd *cmd_find(const struct cmd *cmds, const char *name);
 
 #endif

@@ -4,13 +4,13 @@
  * abicap contract snapshot: a contract pinned to what one kernel has, every
  * item required, to check later kernels against.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/btf.h>
 #include "abi/btf_source.h"
 #include "cmd/commands.h"
+#include "cmd/options.h"
 #include "abi/contract.h"
 #include "abi/contract_derive.h"
 #include "abi/contract_snapshot.h"
@@ -21,9 +21,27 @@
 #include "lib/util.h"
 #include "lib/bpflog.h"
 
-const char contract_usage[] =
+static const struct opt snapshot_own[] = {
+	{ "btf", 'b', "FILE", "the kernel (raw BTF, ELF vmlinux, bzImage); "
+	  "default: the running kernel" },
+	{ "events", 'e', "LIST", "events to include (default: all six)" },
+	{ 0 },
+};
+
+/* snapshot's and from-object's */
+static const struct opt output_opts[] = {
+	{ "output", 'o', "FILE", "write there instead of stdout (created 0600; "
+	  "never the input, never through a symbolic link, nor in a directory "
+	  "another user owns or may write; refused if it exists)" },
+	{ "force", OPT_LONG('F'), NULL, "replace FILE if it exists, once the new "
+	  "one is complete" },
+	{ 0 },
+};
+
+static const char contract_synopsis[] =
 "Usage: abicap contract show\n"
-"       abicap contract snapshot [--btf FILE] [--events LIST] [-o FILE [--force]]\n"
+"       abicap contract snapshot [--btf FILE] [--events LIST]\n"
+"                                [-o FILE [--force]]\n"
 "       abicap contract from-object OBJ.bpf.o [-o FILE [--force]]\n"
 "\n"
 "show      print the built-in contract (bpf/contract.json) as JSON\n"
@@ -37,34 +55,33 @@ const char contract_usage[] =
 "snapshot  write a contract pinned to one kernel: each event's prototype and\n"
 "          record layout as that kernel has them, and the struct fields the\n"
 "          programs read with that kernel's types, all required. Check a\n"
-"          later kernel against it: abicap check --contract FILE --btf NEW\n"
-"\n"
-"  -b, --btf FILE        the kernel (raw BTF, ELF vmlinux, bzImage); default:\n"
-"                        the running kernel\n"
-"  -e, --events LIST     events to include (default: all six)\n"
-"  -o, --output FILE     write there instead of stdout (created 0600; never\n"
-"                        the input, never through a symbolic link, nor in a\n"
-"                        directory another user owns or may write; refused\n"
-"                        if it exists)\n"
-"      --force           replace FILE if it exists, once the new one is\n"
-"                        complete\n"
-"  -v, --verbose         libbpf's log on stderr\n"
-"  -h, --help            show this help\n"
-"\n"
+"          later kernel against it: abicap check --contract FILE --btf NEW\n";
+
+static const char contract_epilog[] =
 "Exit: 0 ok, 1 the kernel lacks BTF, 2 bad usage or input (FILE refused\n"
 "included), 4 write error.\n";
 
+/* The whole command's --help: every subcommand's options */
+const struct cmd_spec contract_spec = {
+	.name = "contract",
+	.synopsis = contract_synopsis,
+	.groups = { snapshot_own, output_opts, opts_verbose, opts_help },
+	.epilog = contract_epilog,
+};
+
+/* what each subcommand accepts (its --help is the command's) */
+static const struct cmd_spec snapshot_spec = {
+	.name = "contract",
+	.groups = { snapshot_own, output_opts, opts_verbose, opts_help },
+};
+
+static const struct cmd_spec from_object_spec = {
+	.name = "contract",
+	.groups = { output_opts, opts_help },
+};
+
 static int do_snapshot(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "btf", required_argument, NULL, 'b' },
-		{ "events", required_argument, NULL, 'e' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "force", no_argument, NULL, 'F' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	const char *btf_path = NULL, *out_path = NULL;
 	unsigned int mask = EVENTS_ALL;
 	bool verbose = false, force = false;
@@ -72,11 +89,11 @@ static int do_snapshot(int argc, char **argv)
 	struct contract *c;
 	struct btf *btf;
 	json_t *snap;
+	struct opt_parser p;
 	int ch, ret = EXIT_OK;
 
-	optind = 0;
-	opterr = 0;
-	while ((ch = getopt_long(argc, argv, ":b:e:o:vh", opts, NULL)) != -1) {
+	opt_parser_init(&p, &snapshot_spec);
+	while ((ch = opt_next(&p, argc, argv)) != -1) {
 		switch (ch) {
 		case 'b':
 			btf_path = optarg;
@@ -90,17 +107,17 @@ static int do_snapshot(int argc, char **argv)
 		case 'o':
 			out_path = optarg;
 			break;
-		case 'F':
+		case OPT_LONG('F'):
 			force = true;
 			break;
 		case 'v':
 			verbose = true;
 			break;
 		case 'h':
-			fputs(contract_usage, stdout);
+			cmd_help(&contract_spec, stdout);
 			return EXIT_OK;
 		default:
-			return usage_error(argc, argv, ch, "contract");
+			return opt_error(&snapshot_spec, argc, argv, ch);
 		}
 	}
 	if (optind < argc) {
@@ -138,26 +155,20 @@ static int do_from_object(int argc, char **argv)
 	struct obj_result guards;
 	struct btf *self;
 	json_t *events, *doc;
+	struct opt_parser p;
 	int ch, ret = EXIT_OK;
-	static const struct option opts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "force", no_argument, NULL, 'F' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 
-	optind = 0;
-	opterr = 0;
-	while ((ch = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
+	opt_parser_init(&p, &from_object_spec);
+	while ((ch = opt_next(&p, argc, argv)) != -1) {
 		if (ch == 'o') {
 			out_path = optarg;
-		} else if (ch == 'F') {
+		} else if (ch == OPT_LONG('F')) {
 			force = true;
 		} else if (ch == 'h') {
-			fputs(contract_usage, stdout);
+			cmd_help(&contract_spec, stdout);
 			return EXIT_OK;
 		} else {
-			return usage_error(argc, argv, ch, "contract");
+			return opt_error(&from_object_spec, argc, argv, ch);
 		}
 	}
 	if (argc - optind != 1) {
@@ -195,29 +206,39 @@ out:
 	return ret;
 }
 
-int do_contract(int argc, char **argv)
+static int do_show(int argc, char **argv)
 {
 	size_t len;
 	const char *text;
 
-	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
-		fputs(contract_usage, argc < 2 ? stderr : stdout);
-		return argc < 2 ? EXIT_USAGE : EXIT_OK;
-	}
-	if (!strcmp(argv[1], "snapshot"))
-		return do_snapshot(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "from-object"))
-		return do_from_object(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "show") && argc > 2) {
+	if (argc > 1) {
 		ab_error("unexpected argument '%s' (contract show takes none; see "
-			 "abicap contract --help)", argv[2]);
+			 "abicap contract --help)", argv[1]);
 		return EXIT_USAGE;
 	}
-	if (!strcmp(argv[1], "show")) {
-		text = contract_default_text(&len);
-		fwrite(text, 1, len, stdout);
-		return EXIT_OK;
+	text = contract_default_text(&len);
+	fwrite(text, 1, len, stdout);
+	return EXIT_OK;
+}
+
+static const struct cmd contract_cmds[] = {
+	{ "show", do_show, "print the built-in contract" },
+	{ "snapshot", do_snapshot, "a contract pinned to one kernel" },
+	{ "from-object", do_from_object, "a contract derived from a CO-RE object" },
+	{ 0 },
+};
+
+int do_contract(int argc, char **argv)
+{
+	const struct cmd *c;
+
+	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+		cmd_help(&contract_spec, argc < 2 ? stderr : stdout);
+		return argc < 2 ? EXIT_USAGE : EXIT_OK;
 	}
+	c = cmd_find(contract_cmds, argv[1]);
+	if (c)
+		return c->fn(argc - 1, argv + 1);
 	ab_error("abicap contract: unknown subcommand '%s' (use show, snapshot "
 		 "or from-object)", argv[1]);
 	return EXIT_USAGE;

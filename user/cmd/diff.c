@@ -13,41 +13,43 @@
 #include "abi/btf_diff_out.h"
 #include "abi/btf_source.h"
 #include "cmd/commands.h"
+#include "cmd/options.h"
 #include "abi/contract.h"
 #include "event/events.h"
 #include "lib/util.h"
 #include "lib/bpflog.h"
 
-const char diff_usage[] =
+static const struct opt diff_own[] = {
+	{ "events", 'e', "LIST",
+	  "events of the built-in contract to compare (default: all six "
+	  "abicap captures)" },
+	{ "all", 'a', NULL,
+	  "every tracepoint and record struct either kernel has" },
+	{ "format", 'f', "FMT",
+	  "text (default) or json" },
+	{ 0 },
+};
+
+const struct cmd_spec diff_spec = {
+	.name = "diff",
+	.synopsis =
 "Usage: abicap diff OLD NEW [--events LIST | --all] [--format text|json]\n"
 "Compare two kernels' BTF (raw BTF, ELF vmlinux or any vmlinuz each) under the\n"
 "append-only rule: per event, the tracepoint prototype (arguments added,\n"
 "removed, moved or retyped) and the tracefs record layout\n"
 "(trace_event_raw_*: fields deleted, retyped, moved or inserted before the\n"
-"end break it; fields appended at the end do not).\n"
-"\n"
-"  -e, --events LIST     events of the built-in contract to compare (default:\n"
-"                        all six abicap captures)\n"
-"  -a, --all             every tracepoint and record struct either kernel has\n"
-"  -f, --format FMT      text (default) or json\n"
-"  -v, --verbose         libbpf's log on stderr\n"
-"  -h, --help            show this help\n"
-"\n"
+"end break it; fields appended at the end do not).\n",
+	.groups = { diff_own, opts_verbose, opts_help },
+	.epilog =
 "Arguments are aligned by type (common prefix, then suffix); record fields by\n"
 "name. With --format json an error is also {\"error\": ...} on stdout.\n"
 "Exit: 0 compatible, 1 a breaking change or a kernel without BTF, 2 bad usage\n"
-"or input.\n";
+"or input.\n",
+};
 
 int do_diff(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "events", required_argument, NULL, 'e' },
-		{ "all", no_argument, NULL, 'a' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
+	struct opt_parser p;
 	unsigned int mask = EVENTS_ALL;
 	bool all = false, events_given = false, json = false, verbose = false;
 	char err[ERRMSG_LEN];
@@ -56,9 +58,8 @@ int do_diff(int argc, char **argv)
 	struct diff d = { 0 };
 	int ch, ret = EXIT_USAGE, scopes = 0;
 
-	optind = 0;
-	opterr = 0;
-	while ((ch = getopt_long(argc, argv, ":e:af:vh", opts, NULL)) != -1) {
+	opt_parser_init(&p, &diff_spec);
+	while ((ch = opt_next(&p, argc, argv)) != -1) {
 		switch (ch) {
 		case 'e':
 			if (!parse_event_list(optarg, &mask, err, sizeof(err))) {
@@ -81,10 +82,10 @@ int do_diff(int argc, char **argv)
 			verbose = true;
 			break;
 		case 'h':
-			fputs(diff_usage, stdout);
+			cmd_help(&diff_spec, stdout);
 			return EXIT_OK;
 		default:
-			return usage_error(argc, argv, ch, "diff");
+			return opt_error(&diff_spec, argc, argv, ch);
 		}
 	}
 	if (argc - optind != 2) {

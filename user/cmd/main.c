@@ -8,12 +8,6 @@
 #include "lib/json_errors.h"
 #include "lib/util.h"
 
-struct cmd {
-	const char *name;
-	int (*fn)(int argc, char **argv);
-	const char *what;
-};
-
 static const struct cmd cmds[] = {
 	{ "trace", do_trace, "stream scheduler and power events to stdout" },
 	{ "record", do_record, "capture to a file, optionally of one command" },
@@ -23,6 +17,7 @@ static const struct cmd cmds[] = {
 	{ "diff", do_diff, "compare two kernels' events under the append-only rule" },
 	{ "serve", do_serve, "serve Prometheus metrics aggregated in the kernel, per cgroup" },
 	{ "contract", do_contract, "show the built-in contract, snapshot a kernel's, or derive one from an object" },
+	{ 0 },
 };
 
 static void usage(FILE *f)
@@ -30,8 +25,8 @@ static void usage(FILE *f)
 	fprintf(f, "Usage: abicap COMMAND [OPTIONS]\n"
 		"Capture Linux scheduler and power events with eBPF.\n\n"
 		"Commands:\n");
-	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
-		fprintf(f, "  %-10s %s\n", cmds[i].name, cmds[i].what);
+	for (const struct cmd *c = cmds; c->name; c++)
+		fprintf(f, "  %-10s %s\n", c->name, c->what);
 	fprintf(f, "\n'abicap COMMAND --help' describes a command.\n"
 		"  -h, --help     show this help\n"
 		"  -V, --version  show the version\n\n"
@@ -43,6 +38,8 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
+	const struct cmd *c;
+
 	if (argc < 2) {
 		usage(stderr);
 		return EXIT_USAGE;
@@ -57,16 +54,14 @@ int main(int argc, char **argv)
 		       ABICAP_RECORD_VERSION);
 		return EXIT_OK;
 	}
-	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
-		bool json;
+	c = cmd_find(cmds, argv[1]);
+	if (c) {
+		bool json = json_output_requested(argc - 1, argv + 1);
 		int ret;
 
-		if (strcmp(argv[1], cmds[i].name))
-			continue;
-		json = json_output_requested(argc - 1, argv + 1);
 		if (json)
 			json_errors_begin();
-		ret = cmds[i].fn(argc - 1, argv + 1);
+		ret = c->fn(argc - 1, argv + 1);
 		if (json)
 			json_errors_end(ret);
 		return ret;

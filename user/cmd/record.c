@@ -18,45 +18,44 @@
 #include "live/record_meta.h"
 #include "live/runloop.h"
 #include "live/spawn.h"
-#include "cmd/trace.h"
+#include "cmd/capture_opts.h"
 #include "lib/util.h"
 
-const char record_usage[] =
+static const struct opt record_own[] = {
+	{ "output", 'o', "FILE", "the capture file (created 0600; never through "
+	  "a symbolic link at any component of the path, nor in a directory "
+	  "another user owns or may write)" },
+	{ "force", OPT_LONG('f'), NULL, "replace FILE (and the --perfetto trace) "
+	  "if it exists, once the new one is complete: on failure the old one "
+	  "stays as it was" },
+	{ "perfetto", OPT_LONG('P'), "OUT", "also write the capture as a "
+	  "Perfetto trace (as abicap export --perfetto does)" },
+	{ "duration", 'd', "SECS", "stop after SECS seconds (default: Ctrl-C, or "
+	  "the command's exit)" },
+	{ 0 },
+};
+
+const struct cmd_spec record_spec = {
+	.name = "record",
+	.synopsis =
 "Usage: abicap record -o FILE [OPTIONS] [-- COMMAND [ARGS...]]\n"
 "Capture scheduler and power events into a capture file (zstd chunks with\n"
 "checksums; a header saying what was captured and how; a trailer with the\n"
 "counts). With a COMMAND, start it, follow it and every process it forks\n"
-"(in the kernel), and stop when it exits. Power events belong to no task:\n"
-"any task filter (-p, --tid, --comm, --cgroup, a command) leaves them out.\n"
-"\n"
-"  -o, --output FILE      the capture file (created 0600; never through a\n"
-"                         symbolic link at any component of the path, nor in\n"
-"                         a directory another user owns or may write)\n"
-"      --force            replace FILE (and the --perfetto trace) if it exists,\n"
-"                         once the new one is complete: on failure the old\n"
-"                         one stays as it was\n"
-"      --perfetto OUT     also write the capture as a Perfetto trace\n"
-"                         (as abicap export --perfetto does)\n"
-"  -d, --duration SECS    stop after SECS seconds (default: Ctrl-C, or the\n"
-"                         command's exit)\n"
-"  -e, --events LIST      as for trace\n"
-"  -p, --pid PID[,PID]    as for trace (not with a command)\n"
-"      --tid TID[,TID]    as for trace\n"
-"      --comm NAME        as for trace\n"
-"      --cgroup PATH      as for trace (the cgroup v2 subtree's tasks)\n"
-"  -C, --cpu CPULIST      as for trace\n"
-"  -b, --buffer-size MB   as for trace\n"
-"      --attach MODE      as for trace\n"
-"      --transport T      as for trace\n"
-"  -c, --contract FILE    as for trace\n"
-"  -v, --verbose          libbpf's log on stderr\n"
-"  -h, --help             show this help\n"
-"\n"
+"(in the kernel), and stop when it exits: the command's processes are the\n"
+"filter, so -p cannot be given with one. Power events belong to no task:\n"
+"any task filter (-p, --tid, --comm, --cgroup, a command) leaves them out.\n",
+	.groups = { record_own, opts_capture_filter, opts_capture_buffer,
+		    opts_capture_kernel,
+		    opts_verbose, opts_help },
+	.epilog =
 "Exit: 0 ok (with a command: also when the command failed; its status is\n"
 "in the summary), 1 kernel cannot do it, 2 bad usage (an output path\n"
 "refused, a command that cannot be run), 3 missing privilege, 4 runtime\n"
 "failure (a new file holds what was written before it; one being replaced\n"
-"with --force stays as it was).\n";
+"with --force stays as it was).\n",
+	.stop_at_operand = true,
+};
 
 struct rec_state {
 	struct capsink s;
@@ -132,7 +131,7 @@ int do_record(int argc, char **argv)
 	int ret, go_fd = -1, exec_fd = -1, keep_fd = -1, e;
 	pid_t child = 0;
 
-	ret = capture_prepare(argc, argv, true, &o, &contract);
+	ret = capture_prepare(&record_spec, argc, argv, &o, &contract);
 	if (ret || o.help)
 		return ret;
 	/* power events belong to no task: any task filter leaves them out */

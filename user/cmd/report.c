@@ -14,33 +14,39 @@
 #include "capfile/report_read.h"
 #include "capfile/report_text.h"
 #include "cmd/commands.h"
+#include "cmd/options.h"
 #include "lib/util.h"
 
-const char report_usage[] =
-"Usage: abicap report FILE [--format text|json] [--pid PID] [--comm COMM] [--top N]\n"
-"                         [--by task|cgroup|container] [--from-waking]\n"
+static const struct opt report_opts[] = {
+	{ "format", 'f', "FMT", "text (default) or json" },
+	{ "pid", 'p', "PID", "only tasks of this process (tgid)" },
+	{ "comm", 'c', "COMM", "only tasks with this name" },
+	{ "top", 'n', "N", "rows per table (default 10)" },
+	{ "by", OPT_LONG('b'), "KEY", "task (default), cgroup (the cgroup v2 path "
+	  "each task was in) or container (Docker, containerd, CRI-O, Podman, "
+	  "Kubernetes pods; tasks in none are \"(host)\"): the latency, off-CPU "
+	  "and wakeup-chain tables by group" },
+	{ "from-waking", OPT_LONG('w'), NULL, "a wait after a wakeup starts at "
+	  "sched_waking (when the waker chose to wake it, as perf sched counts "
+	  "its \"sch delay\"), not at sched_wakeup (when it was queued, as "
+	  "runqlat counts); the capture must have sched_waking" },
+	{ 0 },
+};
+
+const struct cmd_spec report_spec = {
+	.name = "report",
+	.synopsis =
+"Usage: abicap report FILE [--format text|json] [--pid PID] [--comm COMM]\n"
+"                         [--top N] [--by task|cgroup|container] [--from-waking]\n"
 "Read a capture file (abicap record) and report, for the tasks kept by the\n"
 "filters: run-queue latency (a wakeup of a task not on a CPU, or being\n"
 "preempted, until switched in) as a log2 histogram with p50/p90/p99/\n"
 "p99.9/max, overall and per task; off-CPU time per task by the state it\n"
 "left in, and voluntary and involuntary switches; per-CPU busy and idle\n"
 "time, idle-state and frequency residency; wakeup chains, most frequent\n"
-"and slowest.\n"
-"\n"
-"  -f, --format FMT   text (default) or json\n"
-"  -p, --pid PID      only tasks of this process (tgid)\n"
-"  -c, --comm COMM    only tasks with this name\n"
-"  -n, --top N        rows per table (default 10)\n"
-"      --by KEY       task (default), cgroup (the cgroup v2 path each task\n"
-"                     was in) or container (Docker, containerd, CRI-O,\n"
-"                     Podman, Kubernetes pods; tasks in none are \"(host)\"):\n"
-"                     the latency, off-CPU and wakeup-chain tables by group\n"
-"      --from-waking  a wait after a wakeup starts at sched_waking (when the\n"
-"                     waker chose to wake it, as perf sched counts its \"sch\n"
-"                     delay\"), not at sched_wakeup (when it was queued, as\n"
-"                     runqlat counts); the capture must have sched_waking\n"
-"  -h, --help         show this help\n"
-"\n"
+"and slowest.\n",
+	.groups = { report_opts, opts_help },
+	.epilog =
 "A wait is measured only where both its ends are in the file; in a capture\n"
 "filtered to some tasks, only for those that passed the filter; and not\n"
 "where it spans a window in which records were lost (such waits are counted\n"
@@ -52,20 +58,11 @@ const char report_usage[] =
 "than the file says (\"at least N\" where it cannot say exactly).\n"
 "Exit: 0 ok, 2 bad usage or a file that is not a readable capture (not a\n"
 "regular file, not a capture, a newer format, a damaged header), 5 a\n"
-"capture read with damaged, missing, doubled or out-of-place parts.\n";
+"capture read with damaged, missing, doubled or out-of-place parts.\n",
+};
 
 int do_report(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "format", required_argument, NULL, 'f' },
-		{ "pid", required_argument, NULL, 'p' },
-		{ "comm", required_argument, NULL, 'c' },
-		{ "top", required_argument, NULL, 'n' },
-		{ "by", required_argument, NULL, 'b' },
-		{ "from-waking", no_argument, NULL, 'w' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	char err[ERRMSG_LEN];
 	bool json = false, cut, from_waking = false;
 	long top = 10, pid = 0;
@@ -80,13 +77,13 @@ int do_report(int argc, char **argv)
 	const char *key = NULL;
 	struct capinfo ci;
 	struct report_read_opts ro;
+	struct opt_parser p;
 	int ch, c;
 
-	optind = 0;
-	opterr = 0;
-	while ((ch = getopt_long(argc, argv, ":f:p:c:n:h", opts, NULL)) != -1) {
+	opt_parser_init(&p, &report_spec);
+	while ((ch = opt_next(&p, argc, argv)) != -1) {
 		switch (ch) {
-		case 'b':
+		case OPT_LONG('b'):
 			if (group_by_parse(optarg, &by)) {
 				ab_error("--by '%s': use task, cgroup or container",
 					 optarg);
@@ -117,14 +114,14 @@ int do_report(int argc, char **argv)
 				return EXIT_USAGE;
 			}
 			break;
-		case 'w':
+		case OPT_LONG('w'):
 			from_waking = true;
 			break;
 		case 'h':
-			fputs(report_usage, stdout);
+			cmd_help(&report_spec, stdout);
 			return EXIT_OK;
 		default:
-			return usage_error(argc, argv, ch, "report");
+			return opt_error(&report_spec, argc, argv, ch);
 		}
 	}
 	if (argc - optind != 1) {

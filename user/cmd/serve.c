@@ -15,31 +15,40 @@
 #include "event/cgnames.h"
 #include "event/cgroup.h"
 #include "cmd/commands.h"
+#include "cmd/options.h"
 #include "abi/contract.h"
 #include "live/httpd.h"
 #include "live/metrics.h"
 #include "live/runloop.h"
-#include "cmd/trace.h"
+#include "cmd/capture_opts.h"
 #include "lib/util.h"
 
-const char serve_usage[] =
+enum { OPT_CGROUP = 256, OPT_MAX_CGROUPS };
+
+static const struct opt serve_own[] = {
+	{ "listen", 'l', "ADDR:PORT",
+	  "where to listen (default 127.0.0.1:9464, loopback only); e.g. "
+	  "0.0.0.0:9464 or [::]:9464 for every interface, which is never "
+	  "the default" },
+	{ "cgroup", OPT_CGROUP, "PATH",
+	  "only tasks in this cgroup v2 subtree, as a path in the hierarchy "
+	  "(/system.slice) or under its mount" },
+	{ "max-cgroups", OPT_MAX_CGROUPS, "N",
+	  "cgroups kept in the kernel (default 1024); when three quarters "
+	  "full, removed cgroups are forgotten" },
+	{ "duration", 'd', "SECS",
+	  "stop after SECS seconds (default: until Ctrl-C)" },
+	{ 0 },
+};
+
+const struct cmd_spec serve_spec = {
+	.name = "serve",
+	.synopsis =
 "Usage: abicap serve [OPTIONS]\n"
 "Serve Prometheus metrics of the running kernel's scheduler, aggregated in\n"
-"the kernel (per-cgroup histograms in BPF maps: no per-event streaming).\n"
-"\n"
-"  -l, --listen ADDR:PORT  where to listen (default 127.0.0.1:9464, loopback\n"
-"                          only); e.g. 0.0.0.0:9464 or [::]:9464 for every\n"
-"                          interface, which is never the default\n"
-"      --cgroup PATH       only tasks in this cgroup v2 subtree, as a path in\n"
-"                          the hierarchy (/system.slice) or under its mount\n"
-"      --max-cgroups N     cgroups kept in the kernel (default 1024); when\n"
-"                          three quarters full, removed cgroups are forgotten\n"
-"  -d, --duration SECS     stop after SECS seconds (default: until Ctrl-C)\n"
-"      --attach MODE       auto (default), tp_btf or raw_tp\n"
-"  -c, --contract FILE     ABI contract to hold the kernel to before attaching\n"
-"  -v, --verbose           print libbpf's log (verifier output) on stderr\n"
-"  -h, --help              show this help\n"
-"\n"
+"the kernel (per-cgroup histograms in BPF maps: no per-event streaming).\n",
+	.groups = { serve_own, opts_capture_kernel, opts_verbose, opts_help },
+	.epilog =
 "GET /metrics:\n"
 "  abicap_runqueue_latency_seconds{cgroup,container,pod,qos}  histogram\n"
 "  abicap_context_switches_total{cgroup,...,kind=voluntary|involuntary}\n"
@@ -57,20 +66,7 @@ const char serve_usage[] =
 "cannot lock a scraper out. Label values are UTF-8: a byte that is not\n"
 "becomes the text \\xHH, and such a cgroup path ends in '/'.\n"
 "Exit: 0 ok, 1 kernel cannot do it, 2 bad usage, 3 missing privilege,\n"
-"4 runtime failure (e.g. the port is in use).\n";
-
-enum { OPT_CGROUP = 256, OPT_MAX_CGROUPS, OPT_ATTACH };
-
-static const struct option long_opts[] = {
-	{ "listen", required_argument, NULL, 'l' },
-	{ "cgroup", required_argument, NULL, OPT_CGROUP },
-	{ "max-cgroups", required_argument, NULL, OPT_MAX_CGROUPS },
-	{ "duration", required_argument, NULL, 'd' },
-	{ "attach", required_argument, NULL, OPT_ATTACH },
-	{ "contract", required_argument, NULL, 'c' },
-	{ "verbose", no_argument, NULL, 'v' },
-	{ "help", no_argument, NULL, 'h' },
-	{ 0 },
+"4 runtime failure (e.g. the port is in use).\n",
 };
 
 struct serve_opts {
@@ -84,15 +80,15 @@ struct serve_opts {
 static int parse_args(int argc, char **argv, struct serve_opts *o,
 		      bool *help, char *err, size_t errlen)
 {
+	struct opt_parser p;
 	long n;
 	int ch;
 
 	memset(o, 0, sizeof(*o));
-	err[0] = 0; /* usage_error() says it itself */
+	err[0] = 0;
 	o->listen = "127.0.0.1:9464";
-	optind = 0;
-	opterr = 0;
-	while ((ch = getopt_long(argc, argv, ":l:d:c:vh", long_opts, NULL)) != -1) {
+	opt_parser_init(&p, &serve_spec);
+	while ((ch = opt_next(&p, argc, argv)) != -1) {
 		switch (ch) {
 		case 'l':
 			o->listen = optarg;
@@ -112,7 +108,7 @@ static int parse_args(int argc, char **argv, struct serve_opts *o,
 			if (parse_duration(optarg, &o->duration, err, errlen))
 				return EXIT_USAGE;
 			break;
-		case OPT_ATTACH:
+		case OPT_LONG('a'):
 			if (parse_attach_mode(optarg, &o->cap.mode, err, errlen))
 				return EXIT_USAGE;
 			break;
@@ -126,7 +122,8 @@ static int parse_args(int argc, char **argv, struct serve_opts *o,
 			*help = true;
 			return EXIT_OK;
 		default:
-			return usage_error(argc, argv, ch, "serve");
+			return opt_error_msg(&serve_spec, argc, argv, ch, err,
+					     errlen);
 		}
 	}
 	if (optind < argc) {
@@ -154,7 +151,7 @@ int do_serve(int argc, char **argv)
 
 	ret = parse_args(argc, argv, &o, &help, err, sizeof(err));
 	if (!ret && help) {
-		fputs(serve_usage, stdout);
+		cmd_help(&serve_spec, stdout);
 		return EXIT_OK;
 	}
 	if (!ret && httpd_parse_listen(o.listen, &la, err, sizeof(err)))

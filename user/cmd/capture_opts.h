@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
-/* abicap trace: stream events to stdout. */
-#ifndef ABICAP_TRACE_H
-#define ABICAP_TRACE_H
+/* The capture options of trace and record, and those serve shares. */
+#ifndef ABICAP_CAPTURE_OPTS_H
+#define ABICAP_CAPTURE_OPTS_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include "live/capture.h"
 #include "event/format.h"
+#include "cmd/options.h"
 
 struct trace_opts {
 	enum out_format fmt;
@@ -23,7 +24,10 @@ struct trace_opts {
 	bool help;
 };
 
-extern const char trace_usage[];
+/* trace's and record's option groups (options.h) */
+extern const struct opt opts_capture_filter[];
+extern const struct opt opts_capture_buffer[];
+extern const struct opt opts_capture_kernel[]; /* serve's too */
 
 /*
  * The cgroup v2 mount into root, and --cgroup PATH (NULL: none) into
@@ -40,12 +44,12 @@ int parse_duration(const char *arg, double *secs, char *err, size_t errlen);
 int parse_attach_mode(const char *arg, enum attach_mode *mode, char *err,
 		      size_t errlen);
 
-/* EXIT_OK (o->help may be set) or EXIT_USAGE with one line in err. */
-int trace_parse_args(int argc, char **argv, struct trace_opts *o, char *err,
-		     size_t errlen);
-
-/* The same for abicap record (-o, --force, a command; no --format). */
-int capture_parse_args(int argc, char **argv, bool record,
+/*
+ * trace's or record's options (spec: the command; record's takes -o, a
+ * command after the options). EXIT_OK (o->help may be set) or EXIT_USAGE
+ * with one line in err.
+ */
+int capture_parse_args(const struct cmd_spec *spec, int argc, char **argv,
 		       struct trace_opts *o, char *err, size_t errlen);
 
 /*
@@ -54,9 +58,7 @@ int capture_parse_args(int argc, char **argv, bool record,
  * signal handlers. An exit code other than EXIT_OK means stop (reported).
  */
 struct contract;
-int capture_prepare(int argc, char **argv, bool record, struct trace_opts *o,
-		    struct contract **contract);
-
-int do_trace(int argc, char **argv);
+int capture_prepare(const struct cmd_spec *spec, int argc, char **argv,
+		    struct trace_opts *o, struct contract **contract);
 
 #endif
