@@ -67,10 +67,13 @@ while IFS=$'\t' read -r arch flavour version release dir line status <&3; do
 		die "$btf: the manifest says ok, but abicap: $(jq -r .error "$check")"
 	if [ "$nobtf_k" = true ]; then
 		# built without BTF: listed, and left out of the comparisons
+		# the error names the image by its place in this machine's
+		# cache: the history keeps the package's folder and file only
 		jq -c --arg arch "$arch" --arg flavour "$flavour" --arg version "$version" \
-			--arg release "$release" --arg line "$line" \
+			--arg release "$release" --arg line "$line" --arg cache "$(dirname "$manifest")/" \
 			'{arch: $arch, flavour: $flavour, version: $version, release: $release,
-			  line: $line, verdict: "no BTF", error: .error}' "$check" >> "$tmp/kernels.json"
+			  line: $line, verdict: "no BTF", error: (.error | split($cache) | join(""))}' \
+			"$check" >> "$tmp/kernels.json"
 		continue
 	fi
 	jq -c --arg arch "$arch" --arg flavour "$flavour" --arg version "$version" \
