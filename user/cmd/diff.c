@@ -72,11 +72,8 @@ int do_diff(int argc, char **argv)
 			all = true;
 			break;
 		case 'f':
-			if (strcmp(optarg, "text") && strcmp(optarg, "json")) {
-				ab_error("--format '%s': use text or json", optarg);
+			if (opt_text_or_json(optarg, &json))
 				return EXIT_USAGE;
-			}
-			json = !strcmp(optarg, "json");
 			break;
 		case 'v':
 			verbose = true;

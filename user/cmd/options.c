@@ -146,3 +146,13 @@ int opt_error(const struct cmd_spec *spec, int argc, char **argv, int ch)
 	ab_error("%s", err);
 	return EXIT_USAGE;
 }
+
+int opt_text_or_json(const char *arg, bool *json)
+{
+	if (strcmp(arg, "text") && strcmp(arg, "json")) {
+		ab_error("--format '%s': use text or json", arg);
+		return -1;
+	}
+	*json = !strcmp(arg, "json");
+	return 0;
+}

@@ -55,6 +55,8 @@ int opt_next(struct opt_parser *p, int argc, char **argv);
 void cmd_help(const struct cmd_spec *spec, FILE *f);
 /* The option with this key in spec, NULL if none. */
 const struct opt *cmd_opt(const struct cmd_spec *spec, int key);
+/* --format text|json: 0 and *json set, or -1 (reported: EXIT_USAGE). */
+int opt_text_or_json(const char *arg, bool *json);
 /* The error for opt_next's ':' and '?' into err: EXIT_USAGE. */
 int opt_error_msg(const struct cmd_spec *spec, int argc, char **argv, int ch,
 		  char *err, size_t errlen);

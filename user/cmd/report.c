@@ -92,11 +92,8 @@ int do_report(int argc, char **argv)
 			key = optarg;
 			break;
 		case 'f':
-			if (strcmp(optarg, "text") && strcmp(optarg, "json")) {
-				ab_error("--format '%s': use text or json", optarg);
+			if (opt_text_or_json(optarg, &json))
 				return EXIT_USAGE;
-			}
-			json = !strcmp(optarg, "json");
 			break;
 		case 'p':
 			if (!parse_long(optarg, 1, 0x7fffffff, &pid)) {
