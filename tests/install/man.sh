@@ -38,7 +38,9 @@ probe_all() {
 # (user/cmd/: { "name", 'x' or OPT_LONG(...), ARG, HELP })
 tables=$(grep -rhoE "\{ *\"[a-z0-9-]+\", *('.'|OPT_[A-Z_]+)" user/cmd)
 longs=$(sed -E 's/\{ *"([^"]+)".*/--\1/' <<<"$tables" | sort -u)
-shorts=$(grep -oE ", *'.'$" <<<"$tables" | tr -d " ,'" | sort -u | sed 's/^/-/')
+# every letter and digit as a short option: one a parser took outside its
+# table would show
+shorts=$(printf -- '-%s\n' {a..z} {A..Z} {0..9})
 accepted=$(for c in $cmds; do
 	for o in $longs $shorts; do
 		if [ "$c" = contract ]; then
