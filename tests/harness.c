@@ -190,6 +190,12 @@ void spawn(struct child *ch, char *const argv[])
 	ch->pid = fork();
 	cr_assert_geq(ch->pid, 0);
 	if (!ch->pid) {
+		/*
+		 * a test that dies (a failed assertion, its timeout) takes its
+		 * command along: an orphaned record or serve would keep its
+		 * programs attached under every later test
+		 */
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
 		dup2(out[1], 1);
 		dup2(err[1], 2);
 		close(out[0]);

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 #include "capfile/capfile.h"
 #include "oracle.h"
@@ -1001,6 +1002,9 @@ struct orc_perf *orc_perf_start(const char *data, char *err, size_t errlen)
 	}
 	if (!p->pid) {
 		int fd = open(p->errs, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+
+		/* a test that dies leaves no perf record -a behind */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
 
 		if (fd >= 0) {
 			dup2(fd, 1);
