@@ -4,8 +4,8 @@
 # scratch directory holding the same fixtures under the same names, and
 # compared byte for byte: stdout, stderr, exit code, and the files a
 # command writes (Perfetto traces, contract snapshots and derived
-# contracts). Only the version string is normalised (each binary's own
-# --version, replaced by VERSION). Nothing here captures live events, so
+# contracts). Only the version string is normalised (each binary's own,
+# from --version, replaced by VERSION wherever it appears). Nothing here captures live events, so
 # the comparison is deterministic; no capture file is written.
 #
 # The set (each case a line of the table below):
@@ -27,6 +27,8 @@
 #    BTFs, outputs refused (existing, the input itself).
 # DIR (default: a temporary directory, removed unless a case differs)
 # keeps old/ and new/, each with out/CASE.{out,err,rc} and its files.
+# GOLDEN_CASES=REGEX runs only the cases whose whole name matches REGEX
+# (grep -E; e.g. 'report-.*|diff-one').
 # Exit: 0 identical, 1 a difference (each shown as a diff), 2 bad usage.
 set -uo pipefail
 die() { echo "golden.sh: $1" >&2; exit "${2:-2}"; }
@@ -121,7 +123,7 @@ cases() {
 	printf 'trace-extra-arg\tabicap trace extra\n'
 	printf 'record-no-output\tabicap record\n'
 	printf 'record-bad-events\tabicap record -o x.abicap --events nosuch\n'
-	printf 'record-into-dir\tabicap record -o fx/adir --events sched_switch --duration 0\n'
+	printf 'record-bad-duration\tabicap record -o out/r.abicap --events sched_switch --duration 0\n'
 	printf 'serve-bad-port\tabicap serve --port abc\n'
 	printf 'serve-bad-listen\tabicap serve --listen nohost:notaport\n'
 	printf 'serve-extra-arg\tabicap serve extra\n'
@@ -141,8 +143,8 @@ cases() {
 			printf 'report-%s-%s\tabicap report %s %s\n' "$n" "$(tr -c 'a-z0-9\n' _ <<<"$o")" "$f" "$o"
 		done
 		# the first tasks' pid and comm as filters
-		printf 'report-%s-pid\tabicap report %s -p "$(abicap report %s -f json | jq -r "[..|.pid?|numbers][0] // 1")"\n' "$n" "$f" "$f"
-		printf 'report-%s-comm\tabicap report %s -c "$(abicap report %s -f json | jq -r "[..|.comm?|strings][0] // \\"x\\"")"\n' "$n" "$f" "$f"
+		printf 'report-%s-pid\tabicap report %s -p "$(abicap report %s -f json | jq -r ".tasks[0].tgid // 1")"\n' "$n" "$f" "$f"
+		printf 'report-%s-comm\tabicap report %s -c "$(abicap report %s -f json | jq -r ".tasks[0].comm // \\"x\\"")"\n' "$n" "$f" "$f"
 		printf 'report-%s-pid-none\tabicap report %s -p 999999 -f json\n' "$n" "$f"
 		printf 'report-%s-comm-none\tabicap report %s -c nobody\n' "$n" "$f"
 	done
@@ -249,7 +251,9 @@ run() {
 	(cd "$d" && ln -s fx/cap cap && ln -s fx/btf btf && ln -s fx/contract contract &&
 		ln -s fx/obj obj && ln -s fx/kern kern)
 	ln -s "$bin" "$d/bin/abicap"
-	ver=$("$bin" --version | head -1)
+	# "abicap VERSION (record format N)"
+	ver=$("$bin" --version | awk 'NR == 1 { print $2 }')
+	[ -n "$ver" ] || die "$bin --version printed no version" 1
 	while IFS=$'\t' read -r name cmd; do
 		(cd "$d" && PATH=$d/bin:$PATH timeout 120 bash -c "$cmd" \
 			> "res/$name.out" 2> "res/$name.err" < /dev/null
@@ -265,7 +269,8 @@ run() {
 	echo "golden.sh: $(wc -l < "$W/cases") cases run with $bin ($side)"
 }
 
-cases > "$W/cases"
+cases | grep -E -- "^(${GOLDEN_CASES:-.*})"$'\t' > "$W/cases" ||
+	die "no case name matches GOLDEN_CASES '${GOLDEN_CASES:-}'"
 dups=$(cut -f1 "$W/cases" | sort | uniq -d)
 [ -z "$dups" ] || die "case names repeated: $dups" 1
 run "$OLD" old
