@@ -26,20 +26,18 @@ plant() {
 		fail "$1: refused without naming $4: $out"
 	fi
 }
-plant "lib including cmd" user/lib/util.c '#include "cmd/commands.h"' \
-	'user/lib/util.c:'
-plant "event including capfile" user/event/format.h '#include "capfile/capfile.h"' \
-	'user/event/format.h:'
-plant "capfile including live" user/capfile/capfile.c '#include "live/capture.h"' \
-	'capfile includes "live/capture.h"'
-plant "live including capfile" user/live/runloop.c '#include "capfile/capsink.h"' \
-	'live includes "capfile/capsink.h"'
-plant "abi including live" user/abi/checker.c '#  include "live/features.h"' \
-	'abi includes "live/features.h"'
-plant "a user header by its bare name" user/live/capture.c '#include "util.h"' \
-	'user/live/capture.c:'
-plant "ARCHITECTURE.md naming a missing file" ARCHITECTURE.md \
-	'The widget lives in `user/capfile/widget.c`.' '`user/capfile/widget.c` does not exist'
-plant "ARCHITECTURE.md naming a missing folder pattern" ARCHITECTURE.md \
-	'Each in `user/gadgets/<name>.c`.' '`user/gadgets/<name>.c` does not exist'
+# NAME | FILE | LINE appended | what the refusal must name
+while IFS='|' read -r name file line expect; do
+	plant "$name" "$file" "$line" "$expect"
+done <<'EOF2'
+lib including cmd|user/lib/util.c|#include "cmd/commands.h"|user/lib/util.c:
+event including capfile|user/event/format.h|#include "capfile/capfile.h"|user/event/format.h:
+capfile including live|user/capfile/capfile.c|#include "live/capture.h"|capfile includes "live/capture.h"
+live including capfile|user/live/runloop.c|#include "capfile/capsink.h"|live includes "capfile/capsink.h"
+abi including capfile|user/abi/objcheck.c|#include "capfile/capfile.h"|abi includes "capfile/capfile.h"
+abi including live|user/abi/checker.c|#  include "live/features.h"|abi includes "live/features.h"
+a user header by its bare name|user/live/capture.c|#include "util.h"|user/live/capture.c:
+ARCHITECTURE.md naming a missing file|ARCHITECTURE.md|The widget lives in `user/capfile/widget.c`.|`user/capfile/widget.c` does not exist
+ARCHITECTURE.md naming a missing folder pattern|ARCHITECTURE.md|Each in `user/gadgets/<name>.c`.|`user/gadgets/<name>.c` does not exist
+EOF2
 done_
