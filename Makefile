@@ -356,7 +356,7 @@ INSTALLED := $(SBINDIR)/abicap $(patsubst $(OUT)/man/%,$(MANDIR)/man8/%,$(MAN_PA
 	$(DATADIR)/contract.json $(addprefix $(DATADIR)/,$(notdir $(DEPLOY_DATA))) \
 	$(DOCDIR)/README.md
 
-.PHONY: man install uninstall install-test docs-test package-test image image-test
+.PHONY: man install uninstall install-test docs-test golden package-test image image-test
 
 man: $(MAN_PAGES)
 
@@ -392,6 +392,13 @@ uninstall:
 # part of make test (tests/install/)
 install-test: $(OUT)/abicap $(OUT)/abicap-static $(MAN_PAGES)
 	$(Q)tests/install/run.sh
+
+# the outputs of a fixed set of commands on the test fixtures, byte for
+# byte against another build (scripts/golden.sh; not part of make test):
+# make golden OLD=/path/to/old/abicap
+golden: $(OUT)/abicap $(OUT)/capgen $(TEST_BPF_OBJ)
+	$(Q)[ -n "$(OLD)" ] || { echo "make golden OLD=/path/to/abicap: the build to compare with" >&2; exit 2; }
+	$(Q)scripts/golden.sh $(OLD) $(OUT)/abicap $(GOLDEN_DIR)
 
 # every README example run and its output compared (tests/install/docs.sh;
 # about a minute: .ci/run calls it)

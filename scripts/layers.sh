@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# The architecture checks (ARCHITECTURE.md), run by make install-test via
+# tests/install/layers.sh and usable alone: scripts/layers.sh [TOP].
+#  1. No upward include: each user/<layer>/ file includes only headers of
+#     the layers below it (lib <- event <- {abi, capfile}; live -> abi;
+#     cmd -> anything; live and capfile never include each other), and an
+#     include without a layer names a header of bpf/ or the generated
+#     skeleton, never a user/ header by its bare name.
+#  2. The architecture text matches the tree: every path ARCHITECTURE.md
+#     names in backquotes exists (a path with <...> is a pattern: its
+#     folder must exist; one with * must match a file).
+# Prints one line per violation, naming the file and the fix; exits 1 if
+# there is any.
+set -uo pipefail
+TOP=${1:-$(cd "$(dirname "$0")/.." && pwd)}
+cd "$TOP" || { echo "layers.sh: cannot enter $TOP" >&2; exit 2; }
+bad=0
+
+# the layers a layer may include (itself among them)
+declare -A may=(
+	[lib]="lib"
+	[event]="lib event bpf"
+	[abi]="lib event abi bpf"
+	[capfile]="lib event capfile bpf"
+	[live]="lib event abi live bpf skel"
+	[cmd]="lib event abi capfile live cmd bpf skel"
+	[static]=""
+)
+for dir in user/*/; do
+	layer=$(basename "$dir")
+	if [ -z "${may[$layer]+x}" ]; then
+		echo "layers: $dir is not a known layer: add it to scripts/layers.sh and ARCHITECTURE.md"
+		bad=1
+		continue
+	fi
+	while IFS=: read -r file line inc; do
+		inc=${inc#*\"}; inc=${inc%\"*}
+		case $inc in
+		*/*) target=${inc%%/*} ;;
+		*.skel.h) target=skel ;;
+		*)
+			if [ -e "bpf/$inc" ]; then
+				target=bpf
+			else
+				echo "layers: $file:$line: #include \"$inc\" names no bpf/ header: include a user/ header as \"<layer>/$inc\""
+				bad=1
+				continue
+			fi
+			;;
+		esac
+		case " ${may[$layer]} " in
+		*" $target "*) ;;
+		*)
+			echo "layers: $file:$line: $layer includes \"$inc\" ($target is not below $layer): move the code down a layer or call it from user/cmd/"
+			bad=1
+			;;
+		esac
+	done < <(grep -Hn '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' "$dir"*.[chS] 2>/dev/null)
+done
+
+if [ ! -f ARCHITECTURE.md ]; then
+	echo "layers: ARCHITECTURE.md is missing"
+	bad=1
+else
+	while IFS=: read -r line path; do
+		case $path in
+		*'<'*)
+			[ -d "$(dirname "${path%%<*}x")" ] && continue ;;
+		*'*'*)
+			compgen -G "$path" >/dev/null && continue ;;
+		*)
+			[ -e "$path" ] && continue ;;
+		esac
+		echo "layers: ARCHITECTURE.md:$line: \`$path\` does not exist: correct the text or the tree"
+		bad=1
+	done < <(grep -no '`[^` ]*`' ARCHITECTURE.md | tr -d '`' |
+		grep -E ':(user|bpf|tests|scripts|vmlinux|docs|debian|completion|\.ci)/|:[A-Za-z0-9_.-]+\.(md|sh|c|h)$|:Makefile$')
+fi
+exit $bad
