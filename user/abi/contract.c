@@ -10,7 +10,7 @@
 #include "lib/strfit.h"
 #include "event/events.h"
 
-/* bpf/contract.json, embedded by user/contract_data.S */
+/* bpf/contract.json, embedded by user/abi/contract_data.S */
 extern const char abicap_default_contract[];
 extern const char abicap_default_contract_end[];
 
