@@ -182,9 +182,10 @@ static void expect_match(struct orun *o, const struct orc_filter *f,
 		(unsigned long long)m->abicap_only);
 	if (m->nhidden || m->exit_races)
 		fprintf(stderr, "oracle: %d task(s) hidden from tracing by the "
-			"kernel (first pid %d): %llu of their events as current "
-			"left out; %llu exit switch-outs Z in tracefs, X in abicap "
-			"(reaped between the two probes)\n", m->nhidden,
+			"kernel (first pid %d): %llu events while one was current "
+			"(or until its CPU's next switch) left out; %llu exit "
+			"switch-outs Z in tracefs, X in abicap (reaped between "
+			"the two probes)\n", m->nhidden,
 			m->nhidden ? m->hidden[0] : 0,
 			(unsigned long long)m->hidden_events,
 			(unsigned long long)m->exit_races);

@@ -739,12 +739,17 @@ done:
 	free(out);
 }
 
-static bool hidden_current(const struct orc_match *m, const struct orc_ev *o)
+static bool is_hidden(const struct orc_match *m, int pid)
 {
 	for (int k = 0; k < m->nhidden; k++)
-		if (o->cur_pid == m->hidden[k])
+		if (pid == m->hidden[k])
 			return true;
 	return false;
+}
+
+static bool hidden_current(const struct orc_match *m, const struct orc_ev *o)
+{
+	return is_hidden(m, o->cur_pid);
 }
 
 uint64_t orc_match(struct orc_trace *t, const union abicap_rec *recs,
@@ -755,15 +760,17 @@ uint64_t orc_match(struct orc_trace *t, const union abicap_rec *recs,
 	uint64_t hi = t1 + orc_tol_ns, bad = 0;
 	size_t *oi = malloc((t->n + 1) * sizeof(*oi));
 	size_t *ai = malloc((nrecs + 1) * sizeof(*ai));
+	size_t *sw = malloc((t->n + 1) * sizeof(*sw));
 	int maxcpu = -1;
 
 	memset(m, 0, sizeof(*m));
 	m->min_delta_ns = INT64_MAX;
 	m->max_delta_ns = INT64_MIN;
-	if (!oi || !ai) {
+	if (!oi || !ai || !sw) {
 		snprintf(m->first, sizeof(m->first), "oracle: out of memory");
 		free(oi);
 		free(ai);
+		free(sw);
 		return 1;
 	}
 	find_hidden(t, m);
@@ -777,13 +784,48 @@ uint64_t orc_match(struct orc_trace *t, const union abicap_rec *recs,
 		size_t no = 0, na = 0, i = 0, j = 0;
 
 		/* recs are in time order (capr_load); the oracle per CPU is too */
-		for (size_t k = 0; k < t->n; k++)
-			if (t->v[k].cpu == cpu && t->v[k].ts >= lo && t->v[k].ts <= hi)
+		size_t nsw = 0, q = 0;
+		bool blind = false;
+
+		/*
+		 * Where the kernel hid the CPU's current task, from a switch to
+		 * a hidden task until the CPU's next traced switch, neither its
+		 * switch-out nor the events of what runs after it until then
+		 * are traced (seen: a hardirq wakeup in the next task, in
+		 * tracefs and not to BPF). Only switches are compared there;
+		 * the rest of either side is counted as hidden.
+		 */
+		for (size_t k = 0; k < t->n; k++) {
+			const struct orc_ev *x = &t->v[k];
+			bool in = x->ts >= lo && x->ts <= hi;
+
+			if (x->cpu != cpu)
+				continue;
+			if (x->type == ABICAP_EV_SCHED_SWITCH) {
+				if (in)
+					oi[no++] = k;
+				sw[nsw++] = k;
+				blind = is_hidden(m, x->next_pid);
+			} else if (blind || hidden_current(m, x)) {
+				m->hidden_events += in && inner(x->ts, t0, t1) &&
+						    (!f || involves(x, f));
+			} else if (in) {
 				oi[no++] = k;
-		for (size_t k = 0; k < nrecs; k++)
-			if ((int)recs[k].hdr.cpu == cpu && recs[k].hdr.ts_ns >= lo &&
-			    recs[k].hdr.ts_ns <= hi)
+			}
+		}
+		blind = false;
+		for (size_t k = 0; k < nrecs; k++) {
+			const union abicap_rec *r = &recs[k];
+
+			if ((int)r->hdr.cpu != cpu)
+				continue;
+			for (; q < nsw && t->v[sw[q]].ts < r->hdr.ts_ns; q++)
+				blind = is_hidden(m, t->v[sw[q]].next_pid);
+			if (r->hdr.ts_ns < lo || r->hdr.ts_ns > hi)
+				continue;
+			if (r->hdr.type == ABICAP_EV_SCHED_SWITCH || !blind)
 				ai[na++] = k;
+		}
 		while (i < no) {
 			struct orc_ev *o = &t->v[oi[i]];
 			size_t k;
@@ -884,6 +926,7 @@ uint64_t orc_match(struct orc_trace *t, const union abicap_rec *recs,
 	bad = m->oracle_only + m->abicap_only;
 	free(oi);
 	free(ai);
+	free(sw);
 	return bad;
 }
 
