@@ -761,16 +761,18 @@ uint64_t orc_match(struct orc_trace *t, const union abicap_rec *recs,
 	size_t *oi = malloc((t->n + 1) * sizeof(*oi));
 	size_t *ai = malloc((nrecs + 1) * sizeof(*ai));
 	size_t *sw = malloc((t->n + 1) * sizeof(*sw));
+	bool *aopt = malloc(nrecs + 1);
 	int maxcpu = -1;
 
 	memset(m, 0, sizeof(*m));
 	m->min_delta_ns = INT64_MAX;
 	m->max_delta_ns = INT64_MIN;
-	if (!oi || !ai || !sw) {
+	if (!oi || !ai || !sw || !aopt) {
 		snprintf(m->first, sizeof(m->first), "oracle: out of memory");
 		free(oi);
 		free(ai);
 		free(sw);
+		free(aopt);
 		return 1;
 	}
 	find_hidden(t, m);
@@ -792,26 +794,25 @@ uint64_t orc_match(struct orc_trace *t, const union abicap_rec *recs,
 		 * a hidden task until the CPU's next traced switch, neither its
 		 * switch-out nor the events of what runs after it until then
 		 * are traced (seen: a hardirq wakeup in the next task, in
-		 * tracefs and not to BPF). Only switches are compared there;
-		 * the rest of either side is counted as hidden.
+		 * tracefs and not to BPF). Only switches must match there; the
+		 * rest of either side is matched where it can be (a matched
+		 * wakeup is in the run-queue reference) and else counted as
+		 * hidden.
 		 */
 		for (size_t k = 0; k < t->n; k++) {
-			const struct orc_ev *x = &t->v[k];
+			struct orc_ev *x = &t->v[k];
 			bool in = x->ts >= lo && x->ts <= hi;
 
 			if (x->cpu != cpu)
 				continue;
 			if (x->type == ABICAP_EV_SCHED_SWITCH) {
-				if (in)
-					oi[no++] = k;
 				sw[nsw++] = k;
 				blind = is_hidden(m, x->next_pid);
-			} else if (blind || hidden_current(m, x)) {
-				m->hidden_events += in && inner(x->ts, t0, t1) &&
-						    (!f || involves(x, f));
-			} else if (in) {
-				oi[no++] = k;
+			} else {
+				x->optional = blind || hidden_current(m, x);
 			}
+			if (in)
+				oi[no++] = k;
 		}
 		blind = false;
 		for (size_t k = 0; k < nrecs; k++) {
@@ -823,8 +824,8 @@ uint64_t orc_match(struct orc_trace *t, const union abicap_rec *recs,
 				blind = is_hidden(m, t->v[sw[q]].next_pid);
 			if (r->hdr.ts_ns < lo || r->hdr.ts_ns > hi)
 				continue;
-			if (r->hdr.type == ABICAP_EV_SCHED_SWITCH || !blind)
-				ai[na++] = k;
+			aopt[na] = r->hdr.type != ABICAP_EV_SCHED_SWITCH && blind;
+			ai[na++] = k;
 		}
 		while (i < no) {
 			struct orc_ev *o = &t->v[oi[i]];
@@ -851,7 +852,7 @@ uint64_t orc_match(struct orc_trace *t, const union abicap_rec *recs,
 					    absdiff(x->ts, recs[ai[j]].hdr.ts_ns) <=
 					    orc_tol_ns)
 						break;
-					cost += !f || involves(x, f);
+					cost += !x->optional && (!f || involves(x, f));
 				}
 				if (l < no && l < i + 4 * LOOKAHEAD && cost <= k - j)
 					k = na; /* o is the one missing */
@@ -878,7 +879,9 @@ uint64_t orc_match(struct orc_trace *t, const union abicap_rec *recs,
 				int64_t d = (int64_t)(r->hdr.ts_ns - o->ts);
 
 				for (; j < k; j++)
-					if (required(t, &recs[ai[j]], t0, t1)) {
+					if (aopt[j]) {
+						m->hidden_events += inner(recs[ai[j]].hdr.ts_ns, t0, t1);
+					} else if (required(t, &recs[ai[j]], t0, t1)) {
 						if (!m->oracle_only && !m->abicap_only &&
 						    getenv("ORACLE_DEBUG"))
 							dump(t, oi, no, i, recs, ai, na, j);
@@ -903,7 +906,7 @@ uint64_t orc_match(struct orc_trace *t, const union abicap_rec *recs,
 				if (absdiff(o->ts, r->hdr.ts_ns) > m->max_skew_ns)
 					m->max_skew_ns = absdiff(o->ts, r->hdr.ts_ns);
 			} else if (inner(o->ts, t0, t1) && (!f || involves(o, f)) &&
-				   hidden_current(m, o)) {
+				   o->optional) {
 				m->hidden_events++;
 
 			} else if (inner(o->ts, t0, t1) && (!f || involves(o, f))) {
@@ -917,7 +920,9 @@ uint64_t orc_match(struct orc_trace *t, const union abicap_rec *recs,
 			i++;
 		}
 		for (; j < na; j++)
-			if (required(t, &recs[ai[j]], t0, t1)) {
+			if (aopt[j]) {
+				m->hidden_events += inner(recs[ai[j]].hdr.ts_ns, t0, t1);
+			} else if (required(t, &recs[ai[j]], t0, t1)) {
 				m->abicap_only++;
 				first_diff(m, NULL, &recs[ai[j]],
 					   "abicap has a record tracefs does not");
@@ -927,6 +932,7 @@ uint64_t orc_match(struct orc_trace *t, const union abicap_rec *recs,
 	free(oi);
 	free(ai);
 	free(sw);
+	free(aopt);
 	return bad;
 }
 

@@ -52,6 +52,7 @@ struct orc_ev {
 	uint32_t state, cpu_id;
 	char *line; /* the raw line */
 	bool matched;
+	bool optional; /* in a blind spot (orc_match): need not match */
 };
 
 struct orc_trace {
