@@ -268,6 +268,39 @@ static const struct orc_ev *oracle_near(const struct orc_trace *t, int type,
 
 /* ---- wakers against tracefs's sched_waking ---- */
 
+/*
+ * abicap has a sched_waking tracefs lacks within 200 us: fail with what
+ * tracefs had around it (the nearest waking of that task at any distance,
+ * and what ran on that CPU then), so that a failure says why.
+ */
+static void no_line_near(const struct orc_trace *t, const struct abicap_wakeup *w)
+{
+	const struct orc_ev *near = NULL, *cur = NULL;
+	uint64_t nd = UINT64_MAX;
+
+	for (size_t i = 0; i < t->n; i++) {
+		const struct orc_ev *e = &t->v[i];
+		uint64_t d = e->ts > w->hdr.ts_ns ? e->ts - w->hdr.ts_ns :
+			     w->hdr.ts_ns - e->ts;
+
+		if (e->type == ABICAP_EV_SCHED_WAKING && e->pid == w->pid &&
+		    d < nd) {
+			near = e;
+			nd = d;
+		}
+		if (e->type == ABICAP_EV_SCHED_SWITCH && e->cpu == (int)w->hdr.cpu &&
+		    e->ts <= w->hdr.ts_ns)
+			cur = e;
+	}
+	cr_assert_fail("abicap's sched_waking of %s %d at %llu on CPU %u "
+		       "(waker %d) has no tracefs line within 200 us; nearest "
+		       "tracefs waking of it: %s (%lld ns away); that CPU's "
+		       "last switch before: %s", w->comm, w->pid,
+		       (unsigned long long)w->hdr.ts_ns, w->hdr.cpu, w->waker_pid,
+		       near ? near->line : "(none)",
+		       near ? (long long)nd : -1LL, cur ? cur->line : "(none)");
+}
+
 static volatile int stop_busy;
 
 /* Keeps a CPU busy: interrupts there interrupt a followed task. */
@@ -344,9 +377,8 @@ Test(truth_bpf, wakers_agree_with_tracefs_sched_waking, .timeout = 120)
 		    w->hdr.ts_ns < tl.v[0].ts || w->hdr.ts_ns > tl.v[tl.n - 1].ts)
 			continue;
 		t = oracle_near(&tl, ABICAP_EV_SCHED_WAKING, w->pid, w->hdr.ts_ns);
-		cr_assert(t, "abicap's sched_waking of %s %d at %llu has no "
-			  "tracefs line", w->comm, w->pid,
-			  (unsigned long long)w->hdr.ts_ns);
+		if (!t)
+			no_line_near(&tl, w);
 		matched++;
 		if (w->tgid != me)
 			strangers++;
