@@ -151,6 +151,31 @@ Test(oracle_parse, hidden_task_switched_in_once)
 	cr_assert_eq(m.hidden_events, 1);
 }
 
+/* abicap's record of a parsed tracefs event, as abicap would write it */
+static void rec_of(const struct orc_ev *o, uint64_t skew_ns, union abicap_rec *r)
+{
+	r->hdr.type = o->type;
+	r->hdr.cpu = o->cpu;
+	r->hdr.ts_ns = o->ts + skew_ns;
+	if (o->type == ABICAP_EV_SCHED_SWITCH) {
+		struct abicap_switch *s = &r->sw;
+
+		s->prev_pid = o->prev_pid;
+		s->next_pid = o->next_pid;
+		snprintf(s->prev_comm, sizeof(s->prev_comm), "%s", o->prev_comm);
+		snprintf(s->next_comm, sizeof(s->next_comm), "%s", o->next_comm);
+		s->prev_prio = o->prev_prio;
+		s->next_prio = o->next_prio;
+		s->prev_state = !strcmp(o->prev_state, "R") ? 0 :
+				!strcmp(o->prev_state, "S") ? 1 : 0x80;
+	} else {
+		snprintf(r->wk.comm, sizeof(r->wk.comm), "%s", o->comm);
+		r->wk.pid = o->pid;
+		r->wk.prio = o->prio;
+		r->wk.target_cpu = o->target_cpu;
+	}
+}
+
 /*
  * After a switch to a hidden task, what runs next on that CPU is not seen
  * by BPF until the CPU's next traced switch, though tracefs shows its
@@ -177,22 +202,8 @@ Test(oracle_parse, after_a_hidden_task_only_switches_are_compared)
 	for (int i = 0; i < 6; i++)
 		cr_assert_eq(orc_parse_line(lines[i], &v[i]), 1, "%s", lines[i]);
 	/* abicap has the four switches, not the two wakeups */
-	for (int i = 0; i < 4; i++) {
-		struct abicap_switch *s = &recs[i].sw;
-		const struct orc_ev *o = &v[sw[i]];
-
-		s->hdr.type = ABICAP_EV_SCHED_SWITCH;
-		s->hdr.cpu = 1;
-		s->hdr.ts_ns = o->ts;
-		s->prev_pid = o->prev_pid;
-		s->next_pid = o->next_pid;
-		snprintf(s->prev_comm, sizeof(s->prev_comm), "%s", o->prev_comm);
-		snprintf(s->next_comm, sizeof(s->next_comm), "%s", o->next_comm);
-		s->prev_prio = o->prev_prio;
-		s->next_prio = o->next_prio;
-		s->prev_state = !strcmp(o->prev_state, "R") ? 0 :
-				!strcmp(o->prev_state, "S") ? 1 : 0x80;
-	}
+	for (int i = 0; i < 4; i++)
+		rec_of(&v[sw[i]], 0, &recs[i]);
 	memset(&m, 0, sizeof(m));
 	cr_assert_eq(orc_match(&t, recs, 4, 0, 10000000000ULL, NULL, &m), 0,
 		     "%s", m.first);
@@ -223,29 +234,8 @@ Test(oracle_parse, a_wakeup_both_saw_in_a_blind_spot_is_in_the_reference)
 	struct orc_rq rq;
 
 	for (int i = 0; i < 4; i++) {
-		const struct orc_ev *o;
-
 		cr_assert_eq(orc_parse_line(lines[i], &v[i]), 1, "%s", lines[i]);
-		o = &v[i];
-		recs[i].hdr.type = o->type;
-		recs[i].hdr.cpu = 1;
-		recs[i].hdr.ts_ns = o->ts + 300;
-		if (o->type == ABICAP_EV_SCHED_SWITCH) {
-			struct abicap_switch *s = &recs[i].sw;
-
-			s->prev_pid = o->prev_pid;
-			s->next_pid = o->next_pid;
-			snprintf(s->prev_comm, sizeof(s->prev_comm), "%s", o->prev_comm);
-			snprintf(s->next_comm, sizeof(s->next_comm), "%s", o->next_comm);
-			s->prev_prio = o->prev_prio;
-			s->next_prio = o->next_prio;
-			s->prev_state = !strcmp(o->prev_state, "R") ? 0 : 0x80;
-		} else {
-			snprintf(recs[i].wk.comm, sizeof(recs[i].wk.comm), "%s", o->comm);
-			recs[i].wk.pid = o->pid;
-			recs[i].wk.prio = o->prio;
-			recs[i].wk.target_cpu = o->target_cpu;
-		}
+		rec_of(&v[i], 300, &recs[i]);
 	}
 	memset(&m, 0, sizeof(m));
 	cr_assert_eq(orc_match(&t, recs, 4, 0, 10000000000ULL, NULL, &m), 0,
