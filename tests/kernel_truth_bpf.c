@@ -243,15 +243,18 @@ static void oracle_stop(struct orc_session *s, struct orc_trace *t)
 		     (unsigned long long)t->lost);
 }
 
+/* What a record of abicap's may be from its tracefs line, ns. */
+#define NEAR_NS 200000
+
 /*
  * The oracle's event of this type about `pid` (the wakee, or the task
- * switched out) nearest to ts, within 200 us.
+ * switched out) nearest to ts, less than `within` ns away.
  */
 static const struct orc_ev *oracle_near(const struct orc_trace *t, int type,
-					int pid, uint64_t ts)
+					int pid, uint64_t ts, uint64_t within)
 {
 	const struct orc_ev *best = NULL;
-	uint64_t bestd = 200000;
+	uint64_t bestd = within;
 
 	for (size_t i = 0; i < t->n; i++) {
 		const struct orc_ev *e = &t->v[i];
@@ -275,30 +278,22 @@ static const struct orc_ev *oracle_near(const struct orc_trace *t, int type,
  */
 static void no_line_near(const struct orc_trace *t, const struct abicap_wakeup *w)
 {
-	const struct orc_ev *near = NULL, *cur = NULL;
-	uint64_t nd = UINT64_MAX;
+	const struct orc_ev *near = oracle_near(t, ABICAP_EV_SCHED_WAKING,
+						w->pid, w->hdr.ts_ns, UINT64_MAX);
+	const struct orc_ev *cur = NULL;
+	long long nd = near ? llabs((long long)(near->ts - w->hdr.ts_ns)) : -1;
 
-	for (size_t i = 0; i < t->n; i++) {
-		const struct orc_ev *e = &t->v[i];
-		uint64_t d = e->ts > w->hdr.ts_ns ? e->ts - w->hdr.ts_ns :
-			     w->hdr.ts_ns - e->ts;
-
-		if (e->type == ABICAP_EV_SCHED_WAKING && e->pid == w->pid &&
-		    d < nd) {
-			near = e;
-			nd = d;
-		}
-		if (e->type == ABICAP_EV_SCHED_SWITCH && e->cpu == (int)w->hdr.cpu &&
-		    e->ts <= w->hdr.ts_ns)
-			cur = e;
-	}
+	for (size_t i = 0; i < t->n; i++)
+		if (t->v[i].type == ABICAP_EV_SCHED_SWITCH &&
+		    t->v[i].cpu == (int)w->hdr.cpu && t->v[i].ts <= w->hdr.ts_ns)
+			cur = &t->v[i];
 	cr_assert_fail("abicap's sched_waking of %s %d at %llu on CPU %u "
-		       "(waker %d) has no tracefs line within 200 us; nearest "
+		       "(waker %d) has no tracefs line within %d us; nearest "
 		       "tracefs waking of it: %s (%lld ns away); that CPU's "
 		       "last switch before: %s", w->comm, w->pid,
 		       (unsigned long long)w->hdr.ts_ns, w->hdr.cpu, w->waker_pid,
-		       near ? near->line : "(none)",
-		       near ? (long long)nd : -1LL, cur ? cur->line : "(none)");
+		       NEAR_NS / 1000, near ? near->line : "(none)", nd,
+		       cur ? cur->line : "(none)");
 }
 
 static volatile int stop_busy;
@@ -376,7 +371,8 @@ Test(truth_bpf, wakers_agree_with_tracefs_sched_waking, .timeout = 120)
 		if (w->hdr.type != ABICAP_EV_SCHED_WAKING ||
 		    w->hdr.ts_ns < tl.v[0].ts || w->hdr.ts_ns > tl.v[tl.n - 1].ts)
 			continue;
-		t = oracle_near(&tl, ABICAP_EV_SCHED_WAKING, w->pid, w->hdr.ts_ns);
+		t = oracle_near(&tl, ABICAP_EV_SCHED_WAKING, w->pid, w->hdr.ts_ns,
+				NEAR_NS);
 		if (!t)
 			no_line_near(&tl, w);
 		matched++;
@@ -536,7 +532,8 @@ static void frozen_states_agree(bool v1)
 
 		if (s->hdr.type != ABICAP_EV_SCHED_SWITCH || s->prev_pid != child)
 			continue;
-		t = oracle_near(&tl, ABICAP_EV_SCHED_SWITCH, child, s->hdr.ts_ns);
+		t = oracle_near(&tl, ABICAP_EV_SCHED_SWITCH, child, s->hdr.ts_ns,
+				NEAR_NS);
 		if (!t)
 			continue; /* before or after tracefs's window */
 		want = t->prev_state;
