@@ -11,7 +11,7 @@ PKGS=(
 	qemu-system-x86 busybox-static cpio xz-utils zstd lz4 binutils
 	protobuf-compiler
 	libmicrohttpd-dev prometheus curl
-	libcap-dev libcap2-bin bpftrace
+	libcap-dev libcap2-bin bpftrace strace systemd util-linux
 	libclang-rt-14-dev libfuzzer-14-dev
 	man-db groff-base zsh bash-completion
 	debhelper dpkg-dev fakeroot lintian
