@@ -207,16 +207,28 @@ start_tracer() { # SETUP TAG
 		[ "$setup" = bt-count ] && prog=$BT_COUNT
 		# its output through a pipe into cat > /dev/null, as a user would;
 		# "Attaching N probes..." is the first line, when it is ready
-		timed "$tag" bash -c 'exec bpftrace -e "$1" 2>"$2" | { IFS= read -r l; echo "$l" >"$3"; exec cat >/dev/null; }' \
+		# bpftrace is exec'd in the place of the shell /usr/bin/time
+		# started, so TRACER_PID is bpftrace itself (a pgrep for a
+		# grandchild could run before it was forked: the SIGINT went
+		# nowhere and the bench waited for ever)
+		timed "$tag" bash -c 'exec bpftrace -e "$1" 2>"$2" > >({ IFS= read -r l; echo "$l" >"$3"; exec cat >/dev/null; })' \
 			_ "$prog" "$err" "$OUT/$tag.ready" || return 1
-		TRACER_PID=$(pgrep -P "$TRACER_PID" -x bpftrace | head -1)
 		wait_for "$OUT/$tag.ready" "Attaching"
 		;;
 	esac
 }
-stop_tracer() {
+stop_tracer() { # SIGINT, then 30 s for it to end; past that, SIGKILL and say so
 	[ -n "$TIME_PID" ] || return 0
 	kill -INT "$TRACER_PID" 2>/dev/null
+	for _ in $(seq 300); do
+		kill -0 "$TIME_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 "$TIME_PID" 2>/dev/null; then
+		echo "bench: error: pid $TRACER_PID ($(cat "/proc/$TRACER_PID/comm" 2>/dev/null)) did not end 30 s after SIGINT: killed" >&2
+		pkill -KILL -P "$TIME_PID"
+		kill -KILL "$TIME_PID" 2>/dev/null
+	fi
 	wait "$TIME_PID" 2>/dev/null
 	TRACER_PID='' TIME_PID=''
 }
