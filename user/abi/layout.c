@@ -5,6 +5,7 @@
 #include <bpf/btf.h>
 #include "abi/btf_util.h"
 #include "abi/layout.h"
+#include "lib/util.h"
 
 static int find(const struct lfield *v, int n, const char *name)
 {
@@ -64,28 +65,83 @@ static void finding(lfinding_cb cb, void *ctx, enum lchange kind,
 	cb(ctx, &f);
 }
 
+/*
+ * The middles old[p, p + mo) and new[p, p + mn) aligned by type (a longest
+ * common subsequence). An argument whose type is found again is unchanged
+ * (same position) or moved; between two such anchors the leftovers pair up
+ * as retyped, and what remains of them was deleted or inserted (appended
+ * only past every old position with no old argument after it). An
+ * argument is never called retyped to its own type.
+ */
+static void middle_compare(const struct lfield *old, int nold, int p, int mo,
+			   const struct lfield *new, int mn, bool tail_old,
+			   lfinding_cb cb, void *ctx)
+{
+	/* lcs[i][j]: the longest alignment of old[p+i..] and new[p+j..] */
+	int w = mn + 1, *lcs = calloc((size_t)(mo + 1) * w, sizeof(*lcs));
+	int i = 0, j = 0;
+
+	if (!lcs) {
+		ab_error("out of memory");
+		exit(EXIT_RUNTIME);
+	}
+	for (int a = mo - 1; a >= 0; a--)
+		for (int b = mn - 1; b >= 0; b--) {
+			int skip = lcs[(a + 1) * w + b] > lcs[a * w + b + 1] ?
+					   lcs[(a + 1) * w + b] :
+					   lcs[a * w + b + 1];
+
+			if (!strcmp(old[p + a].type, new[p + b].type) &&
+			    lcs[(a + 1) * w + b + 1] + 1 >= skip)
+				skip = lcs[(a + 1) * w + b + 1] + 1;
+			lcs[a * w + b] = skip;
+		}
+	while (i < mo || j < mn) {
+		int ni = i, nj = j;
+
+		/* the next anchor: a match on the longest alignment */
+		while (ni < mo && nj < mn &&
+		       !(!strcmp(old[p + ni].type, new[p + nj].type) &&
+			 lcs[ni * w + nj] == lcs[(ni + 1) * w + nj + 1] + 1)) {
+			if (lcs[(ni + 1) * w + nj] >= lcs[ni * w + nj + 1])
+				ni++;
+			else
+				nj++;
+		}
+		if (ni == mo || nj == mn) /* no anchor left */
+			ni = mo, nj = mn;
+		for (; i < ni && j < nj; i++, j++)
+			finding(cb, ctx, LC_RETYPED, old, p + i, new, p + j);
+		for (; i < ni; i++)
+			finding(cb, ctx, LC_DELETED, old, p + i, new, -1);
+		for (; j < nj; j++)
+			finding(cb, ctx, tail_old || ni < mo || p + j < nold ?
+				LC_INSERTED : LC_APPENDED, old, -1, new, p + j);
+		if (i < mo && j < mn) {
+			finding(cb, ctx, i == j ? LC_SAME : LC_MOVED, old, p + i,
+				new, p + j);
+			i++;
+			j++;
+		}
+	}
+	free(lcs);
+}
+
 void proto_compare(const struct lfield *old, int nold,
 		   const struct lfield *new, int nnew, lfinding_cb cb,
 		   void *ctx)
 {
-	int lo = nold < nnew ? nold : nnew, p = 0, s = 0, mo, mn;
+	int lo = nold < nnew ? nold : nnew, p = 0, s = 0;
 
 	while (p < lo && !strcmp(old[p].type, new[p].type))
 		p++;
 	while (s < lo - p && !strcmp(old[nold - 1 - s].type,
 				     new[nnew - 1 - s].type))
 		s++;
-	mo = nold - s - p; /* the middles: old[p, p + mo), new[p, p + mn) */
-	mn = nnew - s - p;
 	for (int i = 0; i < p; i++)
 		finding(cb, ctx, LC_SAME, old, i, new, i);
-	for (int i = 0; i < mo && i < mn; i++)
-		finding(cb, ctx, LC_RETYPED, old, p + i, new, p + i);
-	for (int i = mn; i < mo; i++)
-		finding(cb, ctx, LC_DELETED, old, p + i, new, -1);
-	for (int i = mo; i < mn; i++)
-		finding(cb, ctx, s ? LC_INSERTED : LC_APPENDED, old, -1, new,
-			p + i);
+	middle_compare(old, nold, p, nold - s - p, new, nnew - s - p, s > 0, cb,
+		       ctx);
 	for (int i = 0; i < s; i++) {
 		int oi = nold - s + i, ni = nnew - s + i;
 
