@@ -126,7 +126,7 @@ $(OUT)/test_unit: $(patsubst tests/%.c,$(OUT)/tests/%.o,$(UNIT_SRC) $(TEST_HELPE
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ -lcriterion $(BIN_LIBS) -o $@
 
-$(OUT)/test_kernel: $(patsubst tests/%.c,$(OUT)/tests/%.o,$(KERNEL_SRC) $(TEST_HELPERS)) $(LIB) | $(TEST_BPF_OBJ) $(BENCH_BPF_OBJ)
+$(OUT)/test_kernel: $(patsubst tests/%.c,$(OUT)/tests/%.o,$(KERNEL_SRC) $(TEST_HELPERS)) $(LIB) | $(TEST_BPF_OBJ) $(BENCH_BPF_OBJ) $(OUT)/capgen
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ -lcriterion $(BIN_LIBS) -o $@
 
