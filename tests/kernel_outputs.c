@@ -605,3 +605,34 @@ Test(outputs, record_killed_as_a_group_leaves_nothing)
 			     "temporary was left", force);
 	}
 }
+
+/*
+ * A path with an escape sequence and a newline is named escaped in what a
+ * run says it does and did (issue 23: "recording ... to", "wrote N
+ * records to", "wrote N events to" printed it raw).
+ */
+Test(outputs, output_paths_reach_stderr_escaped)
+{
+	char cap[512], out[512];
+	struct run r;
+
+	snprintf(cap, sizeof(cap), "%s", path("e\033[2J\nx.abicap"));
+	snprintf(out, sizeof(out), "%s", path("e\033[2J\nx.pftrace"));
+	r = run_cmd((char *[]){ "build/capgen", "same-ts", "10", cap, NULL });
+	cr_assert_eq(r.code, 0, "%s", r.err);
+	r = run_cmd((char *[]){ (char *)abicap_bin(), "export", cap,
+				"--perfetto", out, NULL });
+	cr_assert_eq(r.code, 0, "%s", r.err);
+	cr_assert(strstr(r.err, "wrote 10 events to ") &&
+		  strstr(r.err, "e\\x1b[2J\\x0ax.pftrace\n"), "%s", r.err);
+	cr_assert_null(strchr(r.err, '\033'), "an ESC reached stderr: %s", r.err);
+	require_kernel(); /* record; the export above needs no kernel */
+	unlink(cap);
+	r = run_cmd((char *[]){ (char *)abicap_bin(), "record", "-o", cap, "-d",
+				"1", "-e", "sched_switch", NULL });
+	cr_assert_eq(r.code, 0, "%s", r.err);
+	cr_assert(strstr(r.err, "recording 1 event to ") &&
+		  strstr(r.err, "wrote ") &&
+		  strstr(r.err, "e\\x1b[2J\\x0ax.abicap\n"), "%s", r.err);
+	cr_assert_null(strchr(r.err, '\033'), "an ESC reached stderr: %s", r.err);
+}

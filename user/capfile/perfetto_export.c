@@ -204,7 +204,7 @@ int export_perfetto_fd(const char *cap, int fd, const char *outp)
 		ab_warn("%llu records name a CPU past the capture's %d and were "
 			"left out", (unsigned long long)st.bad_cpu,
 			ncpus ? ncpus : CAPTURE_MAX_CPUS);
-	fprintf(stderr, "abicap: wrote %llu events to %s\n",
+	ab_note("wrote %llu events to %s",
 		(unsigned long long)(st.n - st.bad_cpu), outp);
 	if (damaged)
 		ret = EXIT_DAMAGED;

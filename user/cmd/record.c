@@ -199,7 +199,7 @@ int do_record(int argc, char **argv)
 		ret = EXIT_RUNTIME;
 		goto kill_child;
 	}
-	fprintf(stderr, "abicap: recording %d event%s to %s%s%s; %s to stop\n",
+	ab_note("recording %d event%s to %s%s%s; %s to stop",
 		__builtin_popcount(o.cap.events),
 		__builtin_popcount(o.cap.events) == 1 ? "" : "s", o.output,
 		child ? " while running " : "", child ? o.command[0] : "",
@@ -257,7 +257,7 @@ int do_record(int argc, char **argv)
 				ab_error("%s", err);
 			ret = EXIT_RUNTIME;
 		} else {
-			fprintf(stderr, "abicap: wrote %llu records to %s\n",
+			ab_note("wrote %llu records to %s",
 				(unsigned long long)recs, o.output);
 		}
 	}
