@@ -298,3 +298,65 @@ Test(report, from_waking_needs_sched_waking)
 	cr_assert_eq(do_report(3, (char *[]){ "report", "--from-waking",
 					   path("odd.abicap"), NULL }), 2);
 }
+
+/*
+ * Records naming a CPU at or past the capture's count (where they ran, or
+ * the CPU a power event is about) are left out, counted and said, in text
+ * and JSON, as export says it (issue 23: report dropped them silently).
+ */
+Test(report, records_on_a_cpu_past_the_count_are_counted)
+{
+	char *cap = path("bad.abicap"), *pf = path("bad.pftrace"), *eout;
+	union abicap_rec r;
+	struct child ch;
+	struct capw *w;
+	size_t len;
+	char *out;
+	json_t *j;
+
+	w = capw_open(cap, false, "{\"ncpus\":2,\"record_format\":3,"
+		      "\"events\":[\"sched_switch\",\"sched_wakeup\",\"cpu_idle\"]}",
+		      err, sizeof(err));
+	cr_assert(w, "%s", err);
+	add_sw(w, 1000, 100, "t100", S, 0, "swapper", 3);
+	add_wk(w, 2000, 100, "t100", 0);
+	add_sw(w, 3000, 0, "swapper", 0, 100, "t100", 3);
+	memset(&r, 0, sizeof(r));
+	r.sw.hdr = (struct abicap_hdr){ .ts_ns = 3500, .type =
+		ABICAP_EV_SCHED_SWITCH, .size = sizeof(r.sw), .cpu = 5 };
+	r.sw.prev_pid = r.sw.prev_tgid = 100;
+	r.sw.next_pid = r.sw.next_tgid = 700;
+	r.sw.flags = 3;
+	cr_assert_eq(capw_add(w, &r, r.hdr.size), 0);
+	memset(&r, 0, sizeof(r));
+	r.pw = (struct abicap_power){ .hdr = { 3600, ABICAP_EV_CPU_IDLE,
+		sizeof(r.pw), 0 }, .state = 1, .cpu_id = 3 };
+	cr_assert_eq(capw_add(w, &r, r.hdr.size), 0);
+	cr_assert_eq(capw_close(w, "{}", err, sizeof(err)), 0);
+
+	out = report(2, (char *[]){ "report", cap, NULL }, &len);
+	cr_assert(strstr(out, ", 3 records\n"), "%s", out);
+	cr_assert(strstr(out, "WARNING: 2 records name a CPU past the capture's "
+			 "2 and were left out"), "%s", out);
+	free(out);
+	out = report(4, (char *[]){ "report", "--format", "json", cap, NULL },
+		     &len);
+	j = json_loadb(out, len, 0, NULL);
+	cr_assert(j, "%.*s", (int)len, out);
+	cr_assert_eq(json_integer_value(json_object_get(j, "records_bad_cpu")),
+		     2, "%.*s", (int)len, out);
+	cr_assert(json_is_false(json_object_get(j, "figures_trustworthy")));
+	json_decref(j);
+	free(out);
+
+	/* export counts the same two */
+	spawn(&ch, (char *[]){ (char *)abicap_bin(), "export", cap, "--perfetto",
+			       pf, NULL });
+	free(read_all(ch.out_fd));
+	eout = read_all(ch.err_fd);
+	cr_assert_eq(wait_exit(&ch, 30), 0, "%s", eout);
+	cr_assert(strstr(eout, "2 records name a CPU past the capture's 2 and "
+			  "were left out"), "%s", eout);
+	cr_assert(strstr(eout, "wrote 3 events"), "%s", eout);
+	free(eout);
+}
