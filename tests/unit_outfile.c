@@ -295,6 +295,48 @@ Test(outfile, a_run_killed_leaves_nothing)
 }
 
 /*
+ * Without O_TMPFILE, a run ended by SIGTERM, SIGHUP, SIGINT or SIGXFSZ
+ * (over ulimit -f) while writing removes its temporary on the way out:
+ * nothing at a new path, the old file as it was, nothing beside it.
+ */
+Test(outfile, a_run_ended_by_a_signal_removes_its_temporary)
+{
+	static const int sigs[] = { SIGTERM, SIGHUP, SIGINT, SIGXFSZ };
+
+	cr_assert_eq(mkdir(path("d"), 0700), 0);
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		for (int force = 0; force < 2; force++) {
+			struct outfile of;
+			int status;
+			pid_t pid;
+
+			if (force)
+				put(path("d/cap"), "old");
+			pid = fork();
+			cr_assert_geq(pid, 0);
+			if (!pid) {
+				outfile_no_tmpfile = true;
+				if (outfile_open(&of, path("d/cap"), force, err,
+						 sizeof(err)) ||
+				    !of.tmp[0] || write(of.fd, "partial", 7) != 7)
+					_exit(1);
+				raise(sigs[i]);
+				_exit(1);
+			}
+			cr_assert_eq(waitpid(pid, &status, 0), pid);
+			cr_assert(WIFSIGNALED(status) && WTERMSIG(status) == sigs[i],
+				  "signal %d: status %#x", sigs[i], status);
+			cr_assert_eq(dir_entries(path("d")), force,
+				     "signal %d force %d: the temporary was left",
+				     sigs[i], force);
+			if (force)
+				expect_content(path("d/cap"), "old");
+			unlink(path("d/cap"));
+		}
+	}
+}
+
+/*
  * What the next run removes is only a temporary of the same path, of the
  * same user, whose process is gone and whose lock nobody holds (a run in
  * another pid namespace): never anything else.

@@ -183,6 +183,71 @@ static int replaceable(const struct outfile *of, const struct stat *st,
 bool outfile_no_tmpfile;
 
 /*
+ * A named temporary is removed by the signal that ends the run (where the
+ * signal's action is the default, as in export and contract: record has
+ * its own handlers and ends cleanly); SIGKILL leaves it to the next run
+ * (clean_stale). The handler uses only async-signal-safe calls, on slots
+ * filled before they are marked used.
+ */
+#define GUARDS 4
+static struct guard {
+	volatile sig_atomic_t used;
+	int dirfd;
+	dev_t dev;
+	ino_t ino;
+	char name[256];
+} guards[GUARDS];
+static const int fatal_sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGXFSZ };
+
+static void on_fatal(int sig)
+{
+	int e = errno;
+
+	for (int i = 0; i < GUARDS; i++) {
+		struct stat st;
+
+		if (guards[i].used &&
+		    !fstatat(guards[i].dirfd, guards[i].name, &st,
+			     AT_SYMLINK_NOFOLLOW) &&
+		    st.st_dev == guards[i].dev && st.st_ino == guards[i].ino)
+			unlinkat(guards[i].dirfd, guards[i].name, 0);
+	}
+	/* the signal's own end, as if it had never been caught */
+	signal(sig, SIG_DFL);
+	raise(sig);
+	errno = e;
+}
+
+static void guard(const struct outfile *of)
+{
+	struct sigaction sa = { .sa_handler = on_fatal }, old;
+	struct guard *g = NULL;
+
+	for (int i = 0; i < GUARDS && !g; i++)
+		if (!guards[i].used)
+			g = &guards[i];
+	if (!g || !of->tmp[0])
+		return;
+	g->dirfd = of->dirfd;
+	g->dev = of->dev;
+	g->ino = of->ino;
+	memcpy(g->name, of->tmp, sizeof(g->name));
+	g->used = 1;
+	sigfillset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(fatal_sigs) / sizeof(fatal_sigs[0]); i++)
+		if (!sigaction(fatal_sigs[i], NULL, &old) &&
+		    !(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_DFL)
+			sigaction(fatal_sigs[i], &sa, NULL);
+}
+
+static void unguard(const struct outfile *of)
+{
+	for (int i = 0; i < GUARDS; i++)
+		if (guards[i].used && guards[i].dirfd == of->dirfd)
+			guards[i].used = 0;
+}
+
+/*
  * A temporary's name: ".NAME.PID.RANDOM.tmp". The pid says whose it is,
  * for the next run to tell a temporary of a run killed by SIGKILL from one
  * in use (clean_stale); the random part makes it a name nobody else chose.
@@ -346,6 +411,7 @@ static int open_out(struct outfile *of, const char *path, bool force,
 	}
 	of->dev = st.st_dev;
 	of->ino = st.st_ino;
+	guard(of);
 	return 0;
 fail:
 	if (of->dirfd >= 0)
@@ -378,6 +444,7 @@ static bool ours(const struct outfile *of, const char *name)
 
 static void close_all(struct outfile *of)
 {
+	unguard(of);
 	if (of->fd >= 0)
 		close(of->fd);
 	if (of->dirfd >= 0)
@@ -470,8 +537,10 @@ static int publish(struct outfile *of)
 		return link_anon(of, of->name);
 	for (unsigned int tries = 0; !of->tmp[0] && tries < 16; tries++) {
 		tmp_name(of, tries);
-		if (!link_anon(of, of->tmp))
+		if (!link_anon(of, of->tmp)) {
+			guard(of);
 			break;
+		}
 		e = errno;
 		of->tmp[0] = 0;
 		if (e != EEXIST) {
