@@ -833,25 +833,6 @@ static void forge_trailer(const char *from, const char *to, int what,
 	free(buf);
 }
 
-/* n switch records and a trailer. */
-static void write_plain(const char *p, int n)
-{
-	struct capw *w = capw_open(p, true, "{\"ncpus\":2}", err, sizeof(err));
-
-	cr_assert(w, "%s", err);
-	for (int i = 0; i < n; i++) {
-		union abicap_rec r;
-
-		memset(&r, 0, sizeof(r));
-		r.sw.hdr = (struct abicap_hdr){ .ts_ns = 1000 + i, .type =
-			ABICAP_EV_SCHED_SWITCH, .size = sizeof(r.sw) };
-		r.sw.prev_pid = 100;
-		r.sw.next_pid = 101;
-		cr_assert_eq(capw_add(w, &r, r.hdr.size), 0);
-	}
-	cr_assert_eq(capw_close(w, "{}", err, sizeof(err)), 0);
-}
-
 /*
  * Issue 23: a trailer with valid checksums claiming 10^12 records beside
  * 3 was believed (exit 0, "damaged": false, "records_missing":
@@ -870,11 +851,13 @@ Test(capfile, forged_trailer_totals_are_not_believed)
 		  "the chunks 3: the file is inconsistent" },
 		{ 0, 2, "the trailer counts 2 records, the chunks 3" },
 		{ 8, 1000000000000ull, "the trailer counts 1000000000000 records "
-		  "lost, the drop blocks and chunks 0" },
+		  "lost, the drop blocks and chunks 10" },
+		{ 8, 11, "the trailer counts 11 records lost, the drop blocks "
+		  "and chunks 10" },
 	};
 	struct rep r;
 
-	write_plain(path("three.abicap"), 3);
+	write_lossy(path("three.abicap"), 3);
 	r = run_report(path("three.abicap"));
 	cr_assert_eq(r.code, 0, "the intact file: %s", r.err);
 	rep_free(&r);
@@ -895,18 +878,11 @@ Test(capfile, forged_trailer_totals_are_not_believed)
 			cr_assert(!integ_true(&r, "records_exact"));
 		} else {
 			/* never lower than the file says, and not exact */
-			cr_assert_eq(integ(&r, "dropped"), 1000000000000ll);
+			cr_assert_eq(integ(&r, "dropped"), (long long)cases[i].v);
 			cr_assert(!integ_true(&r, "dropped_exact"));
 		}
 		rep_free(&r);
 	}
-	/* drops: the blocks say 10, a trailer 11 */
-	write_lossy(path("lossy.abicap"), 300);
-	forge_trailer(path("lossy.abicap"), path("forged.abicap"), 8, 11);
-	r = run_report(path("forged.abicap"));
-	cr_assert_eq(r.code, EXIT_DAMAGED, "exit %d: %s", r.code, r.err);
-	cr_assert_eq(integ(&r, "dropped"), 11);
-	rep_free(&r);
 }
 
 /* The reproducer: 50 chunks duplicated were read twice (169,983 records of 3,333). */

@@ -153,6 +153,14 @@ Test(outfile, force_in_a_sticky_directory_spares_other_users_files)
 	expect_content(theirs, "planted");
 }
 
+/* d/cap holding "old", the next file made as without O_TMPFILE if named. */
+static void old_in_d(int named)
+{
+	outfile_no_tmpfile = named;
+	cr_assert_eq(mkdir(path("d"), 0700), 0);
+	put(path("d/cap"), "old");
+}
+
 /*
  * Until commit the old file is untouched; abort leaves it as it was. The
  * new file has no name meanwhile (O_TMPFILE); where the filesystem has no
@@ -163,9 +171,7 @@ Test(outfile, old_file_replaced_only_at_commit)
 	for (int named = 0; named < 2; named++) {
 		struct outfile of;
 
-		outfile_no_tmpfile = named;
-		cr_assert_eq(mkdir(path("d"), 0700), 0);
-		put(path("d/cap"), "old");
+		old_in_d(named);
 		cr_assert_eq(outfile_open(&of, path("d/cap"), true, err,
 					  sizeof(err)), 0, "%s", err);
 		cr_assert_eq(write(of.fd, "new", 3), 3);
@@ -487,9 +493,7 @@ Test(outfile, delegated_commit_and_a_dead_caller)
 	for (int named = 0; named < 2; named++) {
 		struct outfile of;
 
-		outfile_no_tmpfile = named;
-		cr_assert_eq(mkdir(path("d"), 0700), 0);
-		put(path("d/cap"), "old");
+		old_in_d(named);
 		cr_assert_eq(outfile_open(&of, path("d/cap"), true, err,
 					  sizeof(err)), 0);
 		cr_assert_eq(outfile_delegate(&of, err, sizeof(err)), 0, "%s",
