@@ -126,7 +126,7 @@ $(OUT)/test_unit: $(patsubst tests/%.c,$(OUT)/tests/%.o,$(UNIT_SRC) $(TEST_HELPE
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ -lcriterion $(BIN_LIBS) -o $@
 
-$(OUT)/test_kernel: $(patsubst tests/%.c,$(OUT)/tests/%.o,$(KERNEL_SRC) $(TEST_HELPERS)) $(LIB) | $(TEST_BPF_OBJ) $(BENCH_BPF_OBJ)
+$(OUT)/test_kernel: $(patsubst tests/%.c,$(OUT)/tests/%.o,$(KERNEL_SRC) $(TEST_HELPERS)) $(LIB) | $(TEST_BPF_OBJ) $(BENCH_BPF_OBJ) $(OUT)/capgen
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ -lcriterion $(BIN_LIBS) -o $@
 
@@ -355,6 +355,9 @@ INSTALLED := $(SBINDIR)/abicap $(patsubst $(OUT)/man/%,$(MANDIR)/man8/%,$(MAN_PA
 	$(BASHCOMPDIR)/abicap $(ZSHCOMPDIR)/_abicap $(UNITDIR)/abicap.service \
 	$(DATADIR)/contract.json $(addprefix $(DATADIR)/,$(notdir $(DEPLOY_DATA))) \
 	$(DOCDIR)/README.md
+# the directories `make install` created (none that existed before), which
+# `make uninstall` removes once empty; a package (debian/rules) drops it
+INSTALLED_DIRS := $(DATADIR)/installed-dirs
 
 .PHONY: man install uninstall install-test docs-test golden package-test image image-test
 
@@ -371,6 +374,10 @@ $(OUT)/man/abicap-%.8: $(OUT)/abicap scripts/mkman.sh
 	$(Q)scripts/mkman.sh $(OUT)/abicap $* > $@
 
 install: $(INSTALL_BIN) $(MAN_PAGES)
+	$(Q)for f in $(INSTALLED); do d=$${f%/*}; \
+		while [ -n "$$d" ] && [ ! -d "$(DESTDIR)$$d" ]; do \
+			echo "$$d"; d=$${d%/*}; done; \
+	done > $(OUT)/install-dirs.new
 	$(Q)install -D -m 0755 $(INSTALL_BIN) $(DESTDIR)$(SBINDIR)/abicap
 	$(Q)install -d $(DESTDIR)$(MANDIR)/man8
 	$(Q)install -m 0644 $(MAN_PAGES) $(DESTDIR)$(MANDIR)/man8/
@@ -383,10 +390,18 @@ install: $(INSTALL_BIN) $(MAN_PAGES)
 	$(Q)install -D -m 0644 bpf/contract.json $(DESTDIR)$(DATADIR)/contract.json
 	$(Q)install -m 0644 $(DEPLOY_DATA) $(DESTDIR)$(DATADIR)/
 	$(Q)install -D -m 0644 README.md $(DESTDIR)$(DOCDIR)/README.md
+	$(Q)cat $(DESTDIR)$(INSTALLED_DIRS) $(OUT)/install-dirs.new 2>/dev/null | \
+		LC_ALL=C sort -u > $(DESTDIR)$(INSTALLED_DIRS).new
+	$(Q)chmod 0644 $(DESTDIR)$(INSTALLED_DIRS).new
+	$(Q)mv -f $(DESTDIR)$(INSTALLED_DIRS).new $(DESTDIR)$(INSTALLED_DIRS)
+	$(Q)rm -f $(OUT)/install-dirs.new
 
+# the files, then each directory install created, deepest first, if empty
 uninstall:
-	$(Q)rm -f $(addprefix $(DESTDIR),$(INSTALLED))
-	$(Q)rmdir $(DESTDIR)$(DATADIR) $(DESTDIR)$(DOCDIR) 2>/dev/null || true
+	$(Q)dirs=$$(cat $(DESTDIR)$(INSTALLED_DIRS) 2>/dev/null); \
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED) $(INSTALLED_DIRS)) && \
+	for d in $$(printf '%s\n' $$dirs | LC_ALL=C sort -r); do \
+		rmdir "$(DESTDIR)$$d" 2>/dev/null || true; done
 
 # man pages, completion, install/uninstall, rules and dashboard: quick,
 # part of make test (tests/install/)

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 #include "btf_fixture.h"
 #include "capfile/capfile.h"
 #include "capfile/capmeta.h"
@@ -799,6 +800,89 @@ Test(capfile, damaged_trailer_is_named_and_drops_are_kept)
 		rep_free(&r);
 	}
 	free(buf);
+}
+
+static void put_le64(unsigned char *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (unsigned char)(v >> 8 * i);
+}
+
+/*
+ * The file at from with its trailer's record count (what 0) or count of
+ * records lost (what 8) set to v, its checksums made valid again, at to.
+ */
+static void forge_trailer(const char *from, const char *to, int what,
+			  uint64_t v)
+{
+	struct blk b[64];
+	unsigned char *buf, *h;
+	size_t len, n;
+	uint32_t c;
+
+	buf = read_file(from, &len);
+	n = blocks(buf, len, b, 64);
+	h = buf + b[n - 1].off;
+	cr_assert_eq(memcmp(h, "TRLR", 4), 0);
+	put_le64(h + 20 + what, v);
+	c = crc32(0, h + 20, le32(h + 8));
+	memcpy(h + 12, (unsigned char[]){ c, c >> 8, c >> 16, c >> 24 }, 4);
+	c = crc32(0, h, 16);
+	memcpy(h + 16, (unsigned char[]){ c, c >> 8, c >> 16, c >> 24 }, 4);
+	write_file(to, buf, len);
+	free(buf);
+}
+
+/*
+ * Issue 23: a trailer with valid checksums claiming 10^12 records beside
+ * 3 was believed (exit 0, "damaged": false, "records_missing":
+ * 999999999997). The trailer's totals are checked against the chunks and
+ * drop blocks: a mismatch is damage (exit 5),
+ * named, the chunks' count reported and drops never lower.
+ */
+Test(capfile, forged_trailer_totals_are_not_believed)
+{
+	static const struct {
+		int what;
+		uint64_t v;
+		const char *says;
+	} cases[] = {
+		{ 0, 1000000000000ull, "the trailer counts 1000000000000 records, "
+		  "the chunks 3: the file is inconsistent" },
+		{ 0, 2, "the trailer counts 2 records, the chunks 3" },
+		{ 8, 1000000000000ull, "the trailer counts 1000000000000 records "
+		  "lost, the drop blocks and chunks 10" },
+		{ 8, 11, "the trailer counts 11 records lost, the drop blocks "
+		  "and chunks 10" },
+	};
+	struct rep r;
+
+	write_lossy(path("three.abicap"), 3);
+	r = run_report(path("three.abicap"));
+	cr_assert_eq(r.code, 0, "the intact file: %s", r.err);
+	rep_free(&r);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		forge_trailer(path("three.abicap"), path("forged.abicap"),
+			      cases[i].what, cases[i].v);
+		r = run_report(path("forged.abicap"));
+		cr_assert_eq(r.code, EXIT_DAMAGED, "case %zu: exit %d: %s", i,
+			     r.code, r.err);
+		cr_assert(strstr(r.err, cases[i].says), "case %zu: %s", i, r.err);
+		cr_assert(integ_true(&r, "damaged"), "case %zu", i);
+		cr_assert(strstr(r.text, "DAMAGED FILE"), "%s", r.text);
+		cr_assert(json_is_false(json_object_get(r.j,
+			  "figures_trustworthy")));
+		if (cases[i].what == 0) {
+			cr_assert_eq(integ(&r, "records_expected"), 3);
+			cr_assert_eq(integ(&r, "records_missing"), 0);
+			cr_assert(!integ_true(&r, "records_exact"));
+		} else {
+			/* never lower than the file says, and not exact */
+			cr_assert_eq(integ(&r, "dropped"), (long long)cases[i].v);
+			cr_assert(!integ_true(&r, "dropped_exact"));
+		}
+		rep_free(&r);
+	}
 }
 
 /* The reproducer: 50 chunks duplicated were read twice (169,983 records of 3,333). */

@@ -185,6 +185,50 @@ Test(contract, content_errors_name_the_place)
 		     "duplicate object key");
 }
 
+#define FIELD(s, f) "{\"struct\":\"" s "\",\"field\":\"" f "\",\"type\":" \
+	"\"s32\",\"events\":[\"sched_waking\"],\"feeds\":\"pid\"}"
+
+/*
+ * A struct member given twice is refused as a second event is (issue 23:
+ * 95,035 copies of one field were accepted); one of a kind in another
+ * struct is not a duplicate. Found by sorting: 100,000 fields, the last a
+ * copy of the first, take well under a second.
+ */
+Test(contract, duplicate_fields_are_refused)
+{
+	const char *ok = TOP(EV_OK, ",\"fields\":[" FIELD("task_struct", "pid")
+			     "," FIELD("rq", "pid") "," FIELD("task_struct",
+			     "tgid") "]");
+	struct contract *c = contract_parse(ok, strlen(ok), "t.json", err,
+					    sizeof(err));
+	char *big, *at;
+	size_t n = 100000, cap = n * 128;
+
+	cr_assert(c, "%s", err);
+	contract_free(c);
+	expect_error(TOP(EV_OK, ",\"fields\":[" FIELD("task_struct", "pid") ","
+			 FIELD("rq", "cpu") "," FIELD("task_struct", "pid") ","
+			 FIELD("task_struct", "pid") "]"),
+		     "contract t.json: fields[2]: duplicate field "
+		     "'task_struct.pid' (also fields[0]): give each struct "
+		     "member once");
+	big = malloc(cap);
+	cr_assert(big);
+	at = big + sprintf(big, "{\"abicap_contract\":1,\"name\":\"t\","
+			   "\"events\":[" EV_OK "],\"fields\":[");
+	for (size_t i = 0; i < n; i++)
+		at += sprintf(at, "%s{\"struct\":\"task_struct\",\"field\":"
+			      "\"f%zu\",\"type\":\"s32\",\"events\":"
+			      "[\"sched_waking\"],\"feeds\":\"pid\"}",
+			      i ? "," : "", i + 1 < n ? i : 0);
+	strcpy(at, "]}");
+	c = contract_parse(big, strlen(big), "t.json", err, sizeof(err));
+	free(big);
+	cr_assert_null(c, "100,000 fields with a copy accepted");
+	cr_assert(strstr(err, "fields[99999]: duplicate field 'task_struct.f0' "
+			 "(also fields[0])"), "%s", err);
+}
+
 Test(contract, load_errors_name_the_file)
 {
 	cr_assert_null(contract_load("/nonexistent/c.json", err, sizeof(err)));

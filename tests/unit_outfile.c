@@ -9,9 +9,12 @@
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -150,27 +153,251 @@ Test(outfile, force_in_a_sticky_directory_spares_other_users_files)
 	expect_content(theirs, "planted");
 }
 
-/* Until commit the old file is untouched; abort leaves it as it was. */
-Test(outfile, old_file_replaced_only_at_commit)
+/* d/cap holding "old", the next file made as without O_TMPFILE if named. */
+static void old_in_d(int named)
 {
-	struct outfile of;
-
+	outfile_no_tmpfile = named;
 	cr_assert_eq(mkdir(path("d"), 0700), 0);
 	put(path("d/cap"), "old");
-	cr_assert_eq(outfile_open(&of, path("d/cap"), true, err, sizeof(err)), 0,
-		     "%s", err);
-	cr_assert_eq(write(of.fd, "new", 3), 3);
-	expect_content(path("d/cap"), "old");
-	cr_assert_eq(dir_entries(path("d")), 2, "no temporary beside it");
-	outfile_abort(&of, true); /* keep_partial never keeps a temporary */
-	expect_content(path("d/cap"), "old");
-	cr_assert_eq(dir_entries(path("d")), 1, "the temporary was left");
+}
 
-	cr_assert_eq(outfile_open(&of, path("d/cap"), true, err, sizeof(err)), 0);
-	cr_assert_eq(write(of.fd, "new", 3), 3);
-	cr_assert_eq(outfile_commit(&of, err, sizeof(err)), 0, "%s", err);
-	expect_content(path("d/cap"), "new");
-	cr_assert_eq(dir_entries(path("d")), 1);
+/*
+ * Until commit the old file is untouched; abort leaves it as it was. The
+ * new file has no name meanwhile (O_TMPFILE); where the filesystem has no
+ * O_TMPFILE (outfile_no_tmpfile), a temporary beside it.
+ */
+Test(outfile, old_file_replaced_only_at_commit)
+{
+	for (int named = 0; named < 2; named++) {
+		struct outfile of;
+
+		old_in_d(named);
+		cr_assert_eq(outfile_open(&of, path("d/cap"), true, err,
+					  sizeof(err)), 0, "%s", err);
+		cr_assert_eq(write(of.fd, "new", 3), 3);
+		expect_content(path("d/cap"), "old");
+		cr_assert_eq(dir_entries(path("d")), 1 + named,
+			     "named %d: what is beside the old file", named);
+		outfile_abort(&of, true); /* keep_partial never replaces */
+		expect_content(path("d/cap"), "old");
+		cr_assert_eq(dir_entries(path("d")), 1, "the temporary was left");
+
+		cr_assert_eq(outfile_open(&of, path("d/cap"), true, err,
+					  sizeof(err)), 0);
+		cr_assert_eq(write(of.fd, "new", 3), 3);
+		cr_assert_eq(outfile_commit(&of, err, sizeof(err)), 0, "%s", err);
+		expect_content(path("d/cap"), "new");
+		cr_assert_eq(dir_entries(path("d")), 1);
+		unlink(path("d/cap"));
+		cr_assert_eq(rmdir(path("d")), 0);
+	}
+	outfile_no_tmpfile = false;
+}
+
+/*
+ * A new path shows nothing until commit: a reader, or a run killed
+ * meanwhile, never finds a partial file at the name (issue 23). Commit
+ * gives it the name only if that is still free.
+ */
+Test(outfile, new_path_appears_only_at_commit)
+{
+	for (int named = 0; named < 2; named++) {
+		struct outfile of;
+
+		outfile_no_tmpfile = named;
+		cr_assert_eq(mkdir(path("d"), 0700), 0);
+		cr_assert_eq(outfile_open(&of, path("d/new"), false, err,
+					  sizeof(err)), 0, "%s", err);
+		cr_assert_eq(write(of.fd, "whole", 5), 5);
+		cr_assert_eq(access(path("d/new"), F_OK), -1,
+			     "named %d: a partial file at the name", named);
+		cr_assert_eq(outfile_commit(&of, err, sizeof(err)), 0, "%s", err);
+		expect_content(path("d/new"), "whole");
+		cr_assert_eq(dir_entries(path("d")), 1);
+
+		/* someone else's file put at the name meanwhile stays */
+		cr_assert_eq(outfile_open(&of, path("d/late"), false, err,
+					  sizeof(err)), 0, "%s", err);
+		cr_assert_eq(write(of.fd, "mine", 4), 4);
+		put(path("d/late"), "theirs");
+		cr_assert_eq(outfile_commit(&of, err, sizeof(err)), -1);
+		cr_assert(strstr(err, "appeared at that name meanwhile"), "%s",
+			  err);
+		expect_content(path("d/late"), "theirs");
+		cr_assert_eq(dir_entries(path("d")), 2, "named %d", named);
+		unlink(path("d/new"));
+		unlink(path("d/late"));
+		cr_assert_eq(rmdir(path("d")), 0);
+	}
+	outfile_no_tmpfile = false;
+}
+
+/* A process that is gone: its pid, reaped. */
+static pid_t dead_pid(void)
+{
+	pid_t pid = fork();
+
+	cr_assert_geq(pid, 0);
+	if (!pid)
+		_exit(0);
+	cr_assert_eq(waitpid(pid, NULL, 0), pid);
+	return pid;
+}
+
+/*
+ * Killed by SIGKILL while writing, new path or replacing: nothing at the
+ * name, the old file as it was, and nothing left beside it -- with
+ * O_TMPFILE at once, without it once the next run for the same path has
+ * opened it.
+ */
+Test(outfile, a_run_killed_leaves_nothing)
+{
+	for (int named = 0; named < 2; named++) {
+		for (int force = 0; force < 2; force++) {
+			struct outfile of;
+			int status, n;
+			pid_t pid;
+
+			outfile_no_tmpfile = named;
+			cr_assert_eq(mkdir(path("d"), 0700), 0);
+			if (force)
+				put(path("d/cap"), "old");
+			pid = fork();
+			cr_assert_geq(pid, 0);
+			if (!pid) {
+				if (outfile_open(&of, path("d/cap"), force, err,
+						 sizeof(err)) ||
+				    write(of.fd, "partial", 7) != 7)
+					_exit(1);
+				raise(SIGKILL);
+				_exit(1);
+			}
+			cr_assert_eq(waitpid(pid, &status, 0), pid);
+			cr_assert(WIFSIGNALED(status), "the child failed");
+			n = dir_entries(path("d"));
+			if (force)
+				expect_content(path("d/cap"), "old");
+			else
+				cr_assert_eq(access(path("d/cap"), F_OK), -1,
+					     "a partial file at the name");
+			cr_assert_eq(n, force + named,
+				     "named %d force %d: what is left", named,
+				     force);
+			/* the next run removes what the killed one left */
+			cr_assert_eq(outfile_open(&of, path("d/cap"), true, err,
+						  sizeof(err)), 0, "%s", err);
+			cr_assert_eq(dir_entries(path("d")), force + named,
+				     "named %d: the next run's own temporary",
+				     named);
+			outfile_abort(&of, false);
+			cr_assert_eq(dir_entries(path("d")), force,
+				     "named %d force %d: a stale temporary",
+				     named, force);
+			unlink(path("d/cap"));
+			cr_assert_eq(rmdir(path("d")), 0);
+		}
+	}
+	outfile_no_tmpfile = false;
+}
+
+/*
+ * Without O_TMPFILE, a run ended by SIGTERM, SIGHUP, SIGINT or SIGXFSZ
+ * (over ulimit -f) while writing removes its temporary on the way out:
+ * nothing at a new path, the old file as it was, nothing beside it.
+ */
+Test(outfile, a_run_ended_by_a_signal_removes_its_temporary)
+{
+	static const int sigs[] = { SIGTERM, SIGHUP, SIGINT, SIGXFSZ };
+
+	cr_assert_eq(mkdir(path("d"), 0700), 0);
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		for (int force = 0; force < 2; force++) {
+			struct outfile of;
+			int status;
+			pid_t pid;
+
+			if (force)
+				put(path("d/cap"), "old");
+			pid = fork();
+			cr_assert_geq(pid, 0);
+			if (!pid) {
+				outfile_no_tmpfile = true;
+				if (outfile_open(&of, path("d/cap"), force, err,
+						 sizeof(err)) ||
+				    !of.tmp[0] || write(of.fd, "partial", 7) != 7)
+					_exit(1);
+				raise(sigs[i]);
+				_exit(1);
+			}
+			cr_assert_eq(waitpid(pid, &status, 0), pid);
+			cr_assert(WIFSIGNALED(status) && WTERMSIG(status) == sigs[i],
+				  "signal %d: status %#x", sigs[i], status);
+			cr_assert_eq(dir_entries(path("d")), force,
+				     "signal %d force %d: the temporary was left",
+				     sigs[i], force);
+			if (force)
+				expect_content(path("d/cap"), "old");
+			unlink(path("d/cap"));
+		}
+	}
+}
+
+/*
+ * What the next run removes is only a temporary of the same path, of the
+ * same user, whose process is gone and whose lock nobody holds (a run in
+ * another pid namespace): never anything else.
+ */
+Test(outfile, stale_temporaries_of_others_are_kept)
+{
+	struct { const char *name; bool removed; } t[] = {
+		{ ".cap.%d.0123456789abcdef.tmp", true },
+		{ ".cap.%d.0123456789abcdef.tmp.x", false },
+		{ ".cap.%d.0123456789ABCDEF.tmp", false },
+		{ ".cap.%d.0123456789abcde.tmp", false },
+		{ ".cap2.%d.0123456789abcdef.tmp", false },
+		{ ".ca.%d.0123456789abcdef.tmp", false },
+		{ "cap.%d.0123456789abcdef.tmp", false },
+	};
+	char name[256], p[512], live[256], locked[256], nobody[256], link[256];
+	struct outfile of;
+	pid_t dead = dead_pid();
+	int lk;
+
+	cr_assert_eq(mkdir(path("d"), 0700), 0);
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		snprintf(name, sizeof(name), t[i].name, (int)dead);
+		snprintf(p, sizeof(p), "%s/%s", path("d"), name);
+		put(p, "x");
+	}
+	snprintf(live, sizeof(live), "%s/.cap.%d.1111111111111111.tmp",
+		 path("d"), (int)getpid());
+	put(live, "live");
+	snprintf(locked, sizeof(locked), "%s/.cap.%d.2222222222222222.tmp",
+		 path("d"), (int)dead);
+	put(locked, "locked");
+	lk = open(locked, O_RDONLY);
+	cr_assert_eq(flock(lk, LOCK_EX), 0);
+	snprintf(nobody, sizeof(nobody), "%s/.cap.%d.3333333333333333.tmp",
+		 path("d"), (int)dead);
+	put(nobody, "theirs");
+	cr_assert_eq(chown(nobody, 65534, 65534), 0);
+	snprintf(link, sizeof(link), "%s/.cap.%d.4444444444444444.tmp",
+		 path("d"), (int)dead);
+	cr_assert_eq(symlink(live, link), 0);
+
+	cr_assert_eq(outfile_open(&of, path("d/cap"), false, err, sizeof(err)),
+		     0, "%s", err);
+	outfile_abort(&of, false);
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		snprintf(name, sizeof(name), t[i].name, (int)dead);
+		snprintf(p, sizeof(p), "%s/%s", path("d"), name);
+		cr_assert_eq(access(p, F_OK) != 0, t[i].removed, "%s", name);
+	}
+	expect_content(live, "live");
+	expect_content(locked, "locked");
+	expect_content(nobody, "theirs");
+	cr_assert_eq(faccessat(AT_FDCWD, link, F_OK, AT_SYMLINK_NOFOLLOW), 0);
+	close(lk);
 }
 
 /* A new file: abort removes it, unless what was written is to stay. */
@@ -257,31 +484,71 @@ Test(outfile, output_that_is_an_input_is_refused)
 
 /*
  * Delegated (record drops its privileges): the helper commits, or, when
- * the caller dies without a word, removes the temporary, the old file kept.
+ * the caller dies without a word, drops the new file: the old file kept, a
+ * new path left free. Both killed at once (SIGKILL to the process group):
+ * the same, at once or (without O_TMPFILE) at the next run.
  */
 Test(outfile, delegated_commit_and_a_dead_caller)
 {
-	struct outfile of;
+	for (int named = 0; named < 2; named++) {
+		struct outfile of;
 
-	cr_assert_eq(mkdir(path("d"), 0700), 0);
-	put(path("d/cap"), "old");
-	cr_assert_eq(outfile_open(&of, path("d/cap"), true, err, sizeof(err)), 0);
-	cr_assert_eq(outfile_delegate(&of, err, sizeof(err)), 0, "%s", err);
-	cr_assert_eq(write(of.fd, "new", 3), 3);
-	cr_assert_eq(outfile_commit(&of, err, sizeof(err)), 0, "%s", err);
-	expect_content(path("d/cap"), "new");
-	cr_assert_eq(dir_entries(path("d")), 1);
+		old_in_d(named);
+		cr_assert_eq(outfile_open(&of, path("d/cap"), true, err,
+					  sizeof(err)), 0);
+		cr_assert_eq(outfile_delegate(&of, err, sizeof(err)), 0, "%s",
+			     err);
+		cr_assert_eq(write(of.fd, "new", 3), 3);
+		cr_assert_eq(outfile_commit(&of, err, sizeof(err)), 0, "%s", err);
+		expect_content(path("d/cap"), "new");
+		cr_assert_eq(dir_entries(path("d")), 1);
 
-	cr_assert_eq(outfile_open(&of, path("d/cap"), true, err, sizeof(err)), 0);
-	cr_assert_eq(outfile_delegate(&of, err, sizeof(err)), 0, "%s", err);
-	cr_assert_eq(write(of.fd, "newer", 5), 5);
-	cr_assert_eq(dir_entries(path("d")), 2);
-	close(of.helper); /* as when the caller is killed */
-	cr_assert_eq(waitpid(of.helper_pid, NULL, 0), of.helper_pid);
-	close(of.fd);
-	close(of.dirfd);
-	expect_content(path("d/cap"), "new");
-	cr_assert_eq(dir_entries(path("d")), 1, "the temporary was left");
+		for (int force = 0; force < 2; force++) {
+			const char *p = force ? path("d/cap") : path("d/fresh");
+
+			cr_assert_eq(outfile_open(&of, p, force, err,
+						  sizeof(err)), 0);
+			cr_assert_eq(outfile_delegate(&of, err, sizeof(err)), 0,
+				     "%s", err);
+			cr_assert_eq(write(of.fd, "newer", 5), 5);
+			cr_assert_eq(dir_entries(path("d")), 1 + named);
+			close(of.helper); /* as when the caller is killed */
+			cr_assert_eq(waitpid(of.helper_pid, NULL, 0),
+				     of.helper_pid);
+			close(of.fd);
+			close(of.keep);
+			close(of.dirfd);
+			expect_content(path("d/cap"), "new");
+			cr_assert_eq(dir_entries(path("d")), 1,
+				     "named %d force %d: the new file was left",
+				     named, force);
+		}
+
+		/* the caller and its helper killed together */
+		cr_assert_eq(outfile_open(&of, path("d/cap"), true, err,
+					  sizeof(err)), 0);
+		cr_assert_eq(outfile_delegate(&of, err, sizeof(err)), 0, "%s",
+			     err);
+		kill(of.helper_pid, SIGKILL);
+		cr_assert_eq(waitpid(of.helper_pid, NULL, 0), of.helper_pid);
+		close(of.helper);
+		close(of.fd);
+		close(of.keep);
+		close(of.dirfd);
+		if (named) {
+			/* this process lives on: a temporary of a live pid stays */
+			char tmp[512];
+
+			snprintf(tmp, sizeof(tmp), "%s/%s", path("d"), of.tmp);
+			cr_assert_eq(dir_entries(path("d")), 2);
+			cr_assert_eq(unlink(tmp), 0);
+		}
+		expect_content(path("d/cap"), "new");
+		cr_assert_eq(dir_entries(path("d")), 1);
+		unlink(path("d/cap"));
+		cr_assert_eq(rmdir(path("d")), 0);
+	}
+	outfile_no_tmpfile = false;
 }
 
 static char *redacted(const char *s)

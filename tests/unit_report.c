@@ -138,21 +138,31 @@ Test(report, text_escapes_control_bytes)
 }
 
 /* Two CPUs' worth of switches, one wait of task 100 (1 us), into p. */
+/* A switch on cpu from prev to next (no names). */
+static void add_sw_on(struct capw *w, uint64_t ts, uint32_t cpu, int32_t prev,
+		      int32_t next)
+{
+	union abicap_rec r;
+
+	memset(&r, 0, sizeof(r));
+	r.sw.hdr = (struct abicap_hdr){ .ts_ns = ts, .type =
+		ABICAP_EV_SCHED_SWITCH, .size = sizeof(r.sw), .cpu = cpu };
+	r.sw.prev_pid = r.sw.prev_tgid = prev;
+	r.sw.next_pid = r.sw.next_tgid = next;
+	r.sw.flags = 3;
+	cr_assert_eq(capw_add(w, &r, r.hdr.size), 0);
+}
+
+/* t100's one wait on CPU 0; a switch to task 300 on CPU 1. */
 static void two_cpus(const char *p, const char *meta)
 {
 	struct capw *w = capw_open(p, true, meta, err, sizeof(err));
-	union abicap_rec r;
 
 	cr_assert(w, "%s", err);
 	add_sw(w, 1000, 100, "t100", S, 0, "swapper", 3);
 	add_wk(w, 2000, 100, "t100", 0);
 	add_sw(w, 3000, 0, "swapper", 0, 100, "t100", 3);
-	memset(&r, 0, sizeof(r));
-	r.sw.hdr = (struct abicap_hdr){ .ts_ns = 4000, .type =
-		ABICAP_EV_SCHED_SWITCH, .size = sizeof(r.sw), .cpu = 1 };
-	r.sw.next_pid = r.sw.next_tgid = 300;
-	r.sw.flags = 3;
-	cr_assert_eq(capw_add(w, &r, r.hdr.size), 0);
+	add_sw_on(w, 4000, 1, 0, 300);
 	cr_assert_eq(capw_close(w, "{}", err, sizeof(err)), 0);
 }
 
@@ -297,4 +307,59 @@ Test(report, from_waking_needs_sched_waking)
 	odd_names(path("odd.abicap"));
 	cr_assert_eq(do_report(3, (char *[]){ "report", "--from-waking",
 					   path("odd.abicap"), NULL }), 2);
+}
+
+/*
+ * Records naming a CPU at or past the capture's count (where they ran, or
+ * the CPU a power event is about) are left out, counted and said, in text
+ * and JSON, as export says it (issue 23: report dropped them silently).
+ */
+Test(report, records_on_a_cpu_past_the_count_are_counted)
+{
+	char *cap = path("bad.abicap"), *pf = path("bad.pftrace");
+	union abicap_rec r;
+	struct run ex;
+	struct capw *w;
+	size_t len;
+	char *out;
+	json_t *j;
+
+	w = capw_open(cap, false, "{\"ncpus\":2,\"record_format\":3,"
+		      "\"events\":[\"sched_switch\",\"sched_wakeup\",\"cpu_idle\"]}",
+		      err, sizeof(err));
+	cr_assert(w, "%s", err);
+	add_sw(w, 1000, 100, "t100", S, 0, "swapper", 3);
+	add_wk(w, 2000, 100, "t100", 0);
+	add_sw(w, 3000, 0, "swapper", 0, 100, "t100", 3);
+	add_sw_on(w, 3500, 5, 100, 700);
+	memset(&r, 0, sizeof(r));
+	r.pw = (struct abicap_power){ .hdr = { 3600, ABICAP_EV_CPU_IDLE,
+		sizeof(r.pw), 0 }, .state = 1, .cpu_id = 3 };
+	cr_assert_eq(capw_add(w, &r, r.hdr.size), 0);
+	cr_assert_eq(capw_close(w, "{}", err, sizeof(err)), 0);
+
+	out = report(2, (char *[]){ "report", cap, NULL }, &len);
+	cr_assert(strstr(out, ", 3 records\n"), "%s", out);
+	cr_assert(strstr(out, "WARNING: 2 records name a CPU past the capture's "
+			 "2 and were left out"), "%s", out);
+	free(out);
+	out = report(4, (char *[]){ "report", "--format", "json", cap, NULL },
+		     &len);
+	j = json_loadb(out, len, 0, NULL);
+	cr_assert(j, "%.*s", (int)len, out);
+	cr_assert_eq(json_integer_value(json_object_get(j, "records_bad_cpu")),
+		     2, "%.*s", (int)len, out);
+	cr_assert(json_is_false(json_object_get(j, "figures_trustworthy")));
+	json_decref(j);
+	free(out);
+
+	/* export counts the same two (the idle record's own CPU is 0) */
+	ex = run_cmd((char *[]){ (char *)abicap_bin(), "export", cap,
+				 "--perfetto", pf, NULL });
+	cr_assert_eq(ex.code, 0, "%s", ex.err);
+	cr_assert(strstr(ex.err, "2 records name a CPU past the capture's 2 and "
+			  "were left out") && strstr(ex.err, "wrote 3 events"),
+		  "%s", ex.err);
+	free(ex.out);
+	free(ex.err);
 }

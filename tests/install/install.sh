@@ -2,13 +2,14 @@
 # make install puts the binary, the man pages, completion, the systemd unit,
 # the contract, the dashboard and rules and the README where a Debian
 # administrator looks (bpftool's layout), runnable from there; make
-# uninstall removes exactly that and nothing else.
+# uninstall removes exactly that and nothing else: the directories install
+# created go too (once empty), never one that was there before.
 source "$(dirname "$0")/lib.sh"
 need man install
 echo "install"
 d=$(mktemp -d)
 trap 'rm -rf "$d"' EXIT
-mkdir -p "$d/usr/local/share/man/man8"
+mkdir -p "$d/usr/local/share/man/man8" "$d/usr/local/share/zsh/site-functions"
 touch "$d/usr/local/share/man/man8/someone-else.8"
 
 make -s --no-print-directory install DESTDIR="$d" PREFIX=/usr/local >"$d.log" 2>&1 ||
@@ -16,6 +17,7 @@ make -s --no-print-directory install DESTDIR="$d" PREFIX=/usr/local >"$d.log" 2>
 want="usr/local/lib/systemd/system/abicap.service
 usr/local/sbin/abicap
 usr/local/share/abicap/contract.json
+usr/local/share/abicap/installed-dirs
 usr/local/share/abicap/grafana-dashboard.json
 usr/local/share/abicap/prometheus-rules.yml
 usr/local/share/bash-completion/completions/abicap
@@ -49,5 +51,24 @@ got=$(cd "$d" && find . -type f | sed 's|^\./||')
 [ "$got" = usr/local/share/man/man8/someone-else.8 ] &&
 	ok "make uninstall removes what install put, and only that" ||
 	fail "after uninstall: $(echo $got)"
+got=$(cd "$d" && find . -mindepth 1 -type d | sed 's|^\./||' | LC_ALL=C sort | tr '\n' ' ')
+want="usr usr/local usr/local/share usr/local/share/man usr/local/share/man/man8 usr/local/share/zsh usr/local/share/zsh/site-functions "
+[ "$got" = "$want" ] &&
+	ok "make uninstall removes the directories install created, not those there before (an empty one included)" ||
+	fail "directories after uninstall: $got (want $want)"
+
+# into a fresh DESTDIR: nothing at all is left, twice over (a second
+# install over the first still knows which directories it created)
+f=$(mktemp -d)
+for i in 1 2; do
+	make -s --no-print-directory install DESTDIR="$f" PREFIX=/usr/local >"$d.log" 2>&1 ||
+		fail "make install: $(tail -3 "$d.log")"
+done
+make -s --no-print-directory uninstall DESTDIR="$f" PREFIX=/usr/local >"$d.log" 2>&1 ||
+	fail "make uninstall: $(tail -3 "$d.log")"
+got=$(cd "$f" && find . -mindepth 1 | tr '\n' ' ')
+[ -z "$got" ] && ok "install and uninstall into a fresh DESTDIR leave it empty" ||
+	fail "left in a fresh DESTDIR: $got"
+rm -rf "$f"
 rm -f "$d.log"
 done_

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "capfile/analysis.h"
+#include "capfile/capwarn.h"
 
 const char *const state_names[10] = { "R", "S", "D", "T", "t", "X", "Z", "P",
 				      "I", "R+" };
@@ -524,6 +525,10 @@ void analysis_add(struct analysis *a, const union abicap_rec *r)
 	uint64_t ts = r->hdr.ts_ns;
 	struct cpu_stat *c;
 
+	if (capwarn_cpu_past(r, (uint32_t)a->ncpus)) {
+		a->bad_cpu++;
+		return;
+	}
 	reserve(a);
 	if (!a->records++)
 		a->first_ts = ts;
@@ -548,16 +553,12 @@ void analysis_add(struct analysis *a, const union abicap_rec *r)
 		on_wakeup(a, &r->wk);
 		break;
 	case ABICAP_EV_CPU_IDLE:
-		if (r->pw.cpu_id >= (uint32_t)a->ncpus)
-			break;
 		c = &a->cpus[r->pw.cpu_id];
 		idle_account(a, c, ts);
 		c->state = r->pw.state == UINT32_MAX ? -1 : (int32_t)r->pw.state;
 		c->state_enter_ts = ts;
 		break;
 	case ABICAP_EV_CPU_FREQUENCY:
-		if (r->pw.cpu_id >= (uint32_t)a->ncpus)
-			break;
 		c = &a->cpus[r->pw.cpu_id];
 		freq_account(a, c, ts);
 		c->freq_khz = r->pw.state;

@@ -89,6 +89,7 @@ struct analysis {
 	size_t chain_index_size;
 	struct lat rq; /* all run-queue latency samples */
 	uint64_t first_ts, last_ts, records;
+	uint64_t bad_cpu; /* records naming a CPU past ncpus: left out */
 	/*
 	 * A wait after a wakeup starts when the task is queued (sched_wakeup,
 	 * as runqlat counts it), or with from_waking (report --from-waking)

@@ -350,6 +350,39 @@ static uint64_t bad_not_seen(const struct capr *r, const struct scan *sc,
 	return n;
 }
 
+/*
+ * The trailer's totals against what the file holds (issue 23: a trailer
+ * with valid checksums claiming 10^12 records beside 3 was believed). The
+ * writer puts the last chunk and drop block just before the trailer, with
+ * the same running totals: in a file with nothing missing or damaged they
+ * are equal, and anywhere the chunks read prove a floor. A mismatch is
+ * damage, the chunks' count is reported, and drops never lower.
+ */
+static void trailer_check(struct capr *r, const struct scan *sc)
+{
+	struct capr_integrity *ig = &r->ig;
+	bool whole = !ig->missing && !ig->damaged;
+
+	if (sc->trailer_records < sc->chunk_end ||
+	    (whole && sc->trailer_records != sc->chunk_end)) {
+		note(r, sc->trailer_off, "the trailer counts %llu records, the "
+		     "chunks %llu: the file is inconsistent (altered?), the "
+		     "chunks' count is reported", (ull)sc->trailer_records,
+		     (ull)sc->chunk_end);
+		ig->damaged++;
+		ig->records_expected = sc->chunk_end;
+		ig->records_exact = false;
+	}
+	if (whole && sc->trailer_dropped > sc->dropped_max) {
+		note(r, sc->trailer_off, "the trailer counts %llu records lost, "
+		     "the drop blocks and chunks %llu: the file is inconsistent "
+		     "(altered?), the larger is reported",
+		     (ull)sc->trailer_dropped, (ull)sc->dropped_max);
+		ig->damaged++;
+		ig->dropped_exact = false;
+	}
+}
+
 /* From what the walk found: what is missing, the trailer, records and drops. */
 static void scan_verdict(struct capr *r, struct scan *sc)
 {
@@ -418,6 +451,8 @@ static void scan_verdict(struct capr *r, struct scan *sc)
 	if (ig->trailer == CAPR_TRAILER_DAMAGED && !sc->trailer_damaged)
 		note(r, r->size, "no intact trailer: the end of the file is "
 		     "damaged");
+	if (sc->have_trailer)
+		trailer_check(r, sc);
 }
 
 /* Every block once at open: r->ig, the drop windows, the trailer. */

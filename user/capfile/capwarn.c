@@ -39,3 +39,18 @@ bool capwarn_integrity(const struct capr *r, const char *path)
 			(unsigned long long)ig->records_read);
 	return damaged;
 }
+
+bool capwarn_cpu_past(const union abicap_rec *r, uint32_t ncpus)
+{
+	return r->hdr.cpu >= ncpus ||
+	       ((r->hdr.type == ABICAP_EV_CPU_IDLE ||
+		 r->hdr.type == ABICAP_EV_CPU_FREQUENCY) && r->pw.cpu_id >= ncpus);
+}
+
+void capwarn_bad_cpu(uint64_t n, int ncpus)
+{
+	if (n)
+		ab_warn("%llu record%s name a CPU past the capture's %d and "
+			"%s left out", (unsigned long long)n, n == 1 ? "" : "s",
+			ncpus, n == 1 ? "was" : "were");
+}

@@ -17,4 +17,13 @@ bool capwarn_integrity(const struct capr *r, const char *path);
 /* "intact", "missing" or "damaged" */
 const char *capwarn_trailer_name(enum capr_trailer_state t);
 
+/*
+ * A record naming a CPU at or past ncpus (where it ran, or for cpu_idle
+ * and cpu_frequency the CPU it is about): report and export leave it out,
+ * count it and say so (capwarn_bad_cpu).
+ */
+bool capwarn_cpu_past(const union abicap_rec *r, uint32_t ncpus);
+/* The warning for n such records (nothing for 0). */
+void capwarn_bad_cpu(uint64_t n, int ncpus);
+
 #endif

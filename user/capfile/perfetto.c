@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include "capfile/capwarn.h"
 #include "capfile/perfetto.h"
 
 enum {
@@ -404,7 +405,7 @@ int perfetto_event(struct perfetto *p, const union abicap_rec *r)
 
 	if (p->err)
 		return p->err;
-	if (cpu >= (uint32_t)p->ncpus) {
+	if (capwarn_cpu_past(r, (uint32_t)p->ncpus)) {
 		p->bad_cpu++;
 		return 0;
 	}

@@ -200,11 +200,8 @@ int export_perfetto_fd(const char *cap, int fd, const char *outp)
 		ab_warn("%llu records arrived over a second late (or past the "
 			"%u-record window) and were exported out of time order",
 			(unsigned long long)st.late, CAPR_WINDOW_MAX);
-	if (st.bad_cpu)
-		ab_warn("%llu records name a CPU past the capture's %d and were "
-			"left out", (unsigned long long)st.bad_cpu,
-			ncpus ? ncpus : CAPTURE_MAX_CPUS);
-	fprintf(stderr, "abicap: wrote %llu events to %s\n",
+	capwarn_bad_cpu(st.bad_cpu, ncpus ? ncpus : CAPTURE_MAX_CPUS);
+	ab_note("wrote %llu events to %s",
 		(unsigned long long)(st.n - st.bad_cpu), outp);
 	if (damaged)
 		ret = EXIT_DAMAGED;

@@ -198,7 +198,10 @@ json_t *report_json(struct analysis *a, const char *path, json_t *meta,
 	/* a part of a damaged file not read is records lost without a window */
 	json_object_set_new(out, "figures_trustworthy", json_boolean(
 		!ci->untrusted && !ci->cpus_partial && !ci->drops_unplaced &&
-		!a->oom && !ci->damaged));
+		!a->oom && !ci->damaged && !a->bad_cpu));
+	/* as export: records naming a CPU past the capture's count */
+	json_object_set_new(out, "records_bad_cpu",
+			    json_integer((json_int_t)a->bad_cpu));
 	json_object_set_new(out, "integrity", json_integrity(ci));
 	json_object_set_new(out, "lost", json_pack("{s:I, s:I, s:I, s:I, s:b}",
 		"drop_windows", (json_int_t)a->ndrops,

@@ -210,6 +210,12 @@ void report_text(FILE *f, struct analysis *a, const char *path, json_t *meta,
 			(unsigned long long)ci->dropped_in_windows, a->ndrops,
 			(unsigned long long)a->waits_dropped,
 			(unsigned long long)a->off_dropped);
+	if (a->bad_cpu)
+		fprintf(f, "WARNING: %llu record%s name a CPU past the capture's "
+			"%d and %s left out: figures of the tasks and CPUs they "
+			"name are not trustworthy\n",
+			(unsigned long long)a->bad_cpu, a->bad_cpu == 1 ? "" : "s",
+			a->ncpus, a->bad_cpu == 1 ? "was" : "were");
 	if (ci->drops_unplaced)
 		fprintf(f, "WARNING: records were lost outside any drop window: "
 			"waits spanning them may be too long\n");

@@ -101,7 +101,8 @@ static int create_outputs(const struct trace_opts *o, struct outfile *out,
 		ret = outfile_distinct(o->perfetto, o->contract_path,
 				       "the contract", err, sizeof(err));
 	if (!ret)
-		ret = outfile_open(out, o->output, o->force, err, sizeof(err));
+		ret = outfile_open_capture(out, o->output, o->force, err,
+					   sizeof(err));
 	if (!ret && o->perfetto) {
 		ret = outfile_open(pf, o->perfetto, o->force, err, sizeof(err));
 		if (ret)
@@ -198,7 +199,7 @@ int do_record(int argc, char **argv)
 		ret = EXIT_RUNTIME;
 		goto kill_child;
 	}
-	fprintf(stderr, "abicap: recording %d event%s to %s%s%s; %s to stop\n",
+	ab_note("recording %d event%s to %s%s%s; %s to stop",
 		__builtin_popcount(o.cap.events),
 		__builtin_popcount(o.cap.events) == 1 ? "" : "s", o.output,
 		child ? " while running " : "", child ? o.command[0] : "",
@@ -248,7 +249,7 @@ int do_record(int argc, char **argv)
 		if (st.s.werr || e) {
 			if (st.s.werr)
 				ab_error("cannot write '%s': %s (%s)", o.output,
-					 strerror(-st.s.werr), out.tmp[0] ?
+					 strerror(-st.s.werr), out.replace ?
 					 "the file it would have replaced is left "
 					 "as it was" : "what was written before "
 					 "stays readable");
@@ -256,7 +257,7 @@ int do_record(int argc, char **argv)
 				ab_error("%s", err);
 			ret = EXIT_RUNTIME;
 		} else {
-			fprintf(stderr, "abicap: wrote %llu records to %s\n",
+			ab_note("wrote %llu records to %s",
 				(unsigned long long)recs, o.output);
 		}
 	}

@@ -177,6 +177,7 @@ int do_report(int argc, char **argv)
 	capinfo_dropped(&ci, r, trl);
 	analysis_finish(&a);
 	capinfo_warn(&ci, r, argv[optind]);
+	capwarn_bad_cpu(a.bad_cpu, a.ncpus);
 	if (a.oom)
 		ab_warn("out of memory: some samples are not in the "
 			"percentiles and tables");

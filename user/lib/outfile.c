@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -7,6 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <signal.h>
+#include <sys/file.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -176,73 +180,230 @@ static int replaceable(const struct outfile *of, const struct stat *st,
 	return 0;
 }
 
-static int create_at(struct outfile *of, const char *name)
+bool outfile_no_tmpfile;
+
+/*
+ * A named temporary is removed by the signal that ends the run (where the
+ * signal's action is the default, as in export and contract: record has
+ * its own handlers and ends cleanly); SIGKILL leaves it to the next run
+ * (clean_stale). The handler uses only async-signal-safe calls, on slots
+ * filled before they are marked used.
+ */
+#define GUARDS 4
+static struct guard {
+	volatile sig_atomic_t used;
+	int dirfd;
+	dev_t dev;
+	ino_t ino;
+	char name[256];
+} guards[GUARDS];
+static const int fatal_sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGXFSZ };
+
+static void on_fatal(int sig)
 {
-	return openat(of->dirfd, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW |
-		      O_CLOEXEC, 0600);
+	int e = errno;
+
+	for (int i = 0; i < GUARDS; i++) {
+		struct stat st;
+
+		if (guards[i].used &&
+		    !fstatat(guards[i].dirfd, guards[i].name, &st,
+			     AT_SYMLINK_NOFOLLOW) &&
+		    st.st_dev == guards[i].dev && st.st_ino == guards[i].ino)
+			unlinkat(guards[i].dirfd, guards[i].name, 0);
+	}
+	/* the signal's own end, as if it had never been caught */
+	signal(sig, SIG_DFL);
+	raise(sig);
+	errno = e;
 }
 
-/* The temporary beside the old file: a name nobody else chose (O_EXCL). */
-static int create_tmp(struct outfile *of)
+static void guard(const struct outfile *of)
 {
-	for (int tries = 0; tries < 16; tries++) {
-		unsigned long long r;
+	struct sigaction sa = { .sa_handler = on_fatal }, old;
+	struct guard *g = NULL;
+
+	for (int i = 0; i < GUARDS && !g; i++)
+		if (!guards[i].used)
+			g = &guards[i];
+	if (!g || !of->tmp[0])
+		return;
+	g->dirfd = of->dirfd;
+	g->dev = of->dev;
+	g->ino = of->ino;
+	memcpy(g->name, of->tmp, sizeof(g->name));
+	g->used = 1;
+	sigfillset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(fatal_sigs) / sizeof(fatal_sigs[0]); i++)
+		if (!sigaction(fatal_sigs[i], NULL, &old) &&
+		    !(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_DFL)
+			sigaction(fatal_sigs[i], &sa, NULL);
+}
+
+static void unguard(const struct outfile *of)
+{
+	for (int i = 0; i < GUARDS; i++)
+		if (guards[i].used && guards[i].dirfd == of->dirfd)
+			guards[i].used = 0;
+}
+
+/*
+ * A temporary's name: ".NAME.PID.RANDOM.tmp". The pid says whose it is,
+ * for the next run to tell a temporary of a run killed by SIGKILL from one
+ * in use (clean_stale); the random part makes it a name nobody else chose.
+ */
+static void tmp_name(struct outfile *of, unsigned int try)
+{
+	unsigned long long r;
+
+	if (getrandom(&r, sizeof(r), 0) != sizeof(r))
+		r = (unsigned long long)getpid() << 20 ^ try;
+	snprintf(of->tmp, sizeof(of->tmp), ".%.200s.%d.%016llx.tmp", of->name,
+		 (int)getpid(), r);
+}
+
+/* Is ent a temporary of of->name (tmp_name)? Its pid in *pid. */
+static bool tmp_of(const struct outfile *of, const char *ent, pid_t *pid)
+{
+	size_t n = strnlen(of->name, 200);
+	const char *p = ent + n + 2;
+	char *end;
+	long v;
+
+	if (ent[0] != '.' || strncmp(ent + 1, of->name, n) || ent[n + 1] != '.' ||
+	    *p < '1' || *p > '9')
+		return false;
+	errno = 0;
+	v = strtol(p, &end, 10);
+	if (errno || v <= 0 || v > INT_MAX || *end != '.')
+		return false;
+	for (p = end + 1; isxdigit((unsigned char)*p) && !isupper(*p); p++)
+		;
+	*pid = (pid_t)v;
+	return p - end == 17 && !strcmp(p, ".tmp");
+}
+
+/*
+ * Remove what a run killed by SIGKILL left of its temporary for this very
+ * name (where there is no O_TMPFILE, or between the link and the rename
+ * of a replacement): only a regular file of the caller's, named as
+ * tmp_name makes them, whose process is gone and whose lock nobody holds
+ * (a live run holds it, in whatever pid namespace it runs).
+ */
+static void clean_stale(struct outfile *of)
+{
+	int dfd = openat(of->dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
+	struct dirent *e;
+
+	if (!d) {
+		if (dfd >= 0)
+			close(dfd);
+		return;
+	}
+	while ((e = readdir(d))) {
+		struct stat st, fst;
+		pid_t pid;
 		int fd;
 
-		if (getrandom(&r, sizeof(r), 0) != sizeof(r))
-			r = (unsigned long long)getpid() << 20 ^ tries;
-		snprintf(of->tmp, sizeof(of->tmp), ".%.200s.%016llx.tmp",
-			 of->name, r);
-		fd = create_at(of, of->tmp);
-		if (fd >= 0 || errno != EEXIST)
-			return fd;
+		if (!tmp_of(of, e->d_name, &pid) || !kill(pid, 0) ||
+		    errno != ESRCH ||
+		    fstatat(of->dirfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) ||
+		    !S_ISREG(st.st_mode) || st.st_uid != geteuid())
+			continue;
+		fd = openat(of->dirfd, e->d_name, O_RDONLY | O_NOFOLLOW |
+			    O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		if (!fstat(fd, &fst) && fst.st_dev == st.st_dev &&
+		    fst.st_ino == st.st_ino && !flock(fd, LOCK_EX | LOCK_NB) &&
+		    !fstatat(of->dirfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) &&
+		    st.st_dev == fst.st_dev && st.st_ino == fst.st_ino)
+			unlinkat(of->dirfd, e->d_name, 0);
+		close(fd);
 	}
-	errno = EEXIST;
-	return -1;
+	closedir(d);
 }
 
-int outfile_open(struct outfile *of, const char *path, bool force, char *err,
-		 size_t errlen)
+/*
+ * The new file: an inode without a name (O_TMPFILE) where the filesystem
+ * has them, so that nothing is left whatever ends the run, even SIGKILL;
+ * elsewhere a named temporary beside the name (O_EXCL, 0600). Locked, to
+ * tell it in use (clean_stale).
+ */
+static int create_new(struct outfile *of)
+{
+	int fd = -1;
+
+	of->tmp[0] = 0;
+	if (!outfile_no_tmpfile) {
+		fd = openat(of->dirfd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+		if (fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR &&
+				errno != EINVAL))
+			goto out;
+	}
+	for (unsigned int tries = 0; tries < 16; tries++) {
+		tmp_name(of, tries);
+		fd = openat(of->dirfd, of->tmp, O_RDWR | O_CREAT | O_EXCL |
+			    O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd >= 0 || errno != EEXIST)
+			break;
+	}
+	if (fd < 0)
+		of->tmp[0] = 0;
+out:
+	if (fd >= 0)
+		flock(fd, LOCK_EX | LOCK_NB);
+	return fd;
+}
+
+static int open_out(struct outfile *of, const char *path, bool force,
+		    bool in_place, char *err, size_t errlen)
 {
 	struct stat st;
 	int code;
 
 	memset(of, 0, sizeof(*of));
-	of->fd = of->dirfd = of->helper = -1;
+	of->fd = of->dirfd = of->helper = of->keep = -1;
 	of->path = path;
 	err[0] = 0;
 	code = split(of, path, err, errlen);
 	if (code)
 		goto fail;
-	for (int round = 0; of->fd < 0 && round < 2; round++) {
-		if (fstatat(of->dirfd, of->name, &st, AT_SYMLINK_NOFOLLOW)) {
-			if (errno != ENOENT) {
-				code = fail(err, errlen, EXIT_RUNTIME, "cannot "
-					    "create '%s': %s", path, strerror(errno));
-				goto fail;
-			}
-			of->fd = create_at(of, of->name);
-			if (of->fd < 0 && errno == EEXIST)
-				continue; /* it appeared meanwhile: look again */
-		} else {
-			code = replaceable(of, &st, force, err, errlen);
-			if (code)
-				goto fail;
-			of->fd = create_tmp(of);
-		}
-		if (of->fd < 0) {
-			code = fail(err, errlen, errno == EACCES || errno == EROFS ?
-				    EXIT_USAGE : EXIT_RUNTIME, "cannot create "
+	if (fstatat(of->dirfd, of->name, &st, AT_SYMLINK_NOFOLLOW)) {
+		if (errno != ENOENT) {
+			code = fail(err, errlen, EXIT_RUNTIME, "cannot create "
 				    "'%s': %s", path, strerror(errno));
 			goto fail;
 		}
+	} else {
+		code = replaceable(of, &st, force, err, errlen);
+		if (code)
+			goto fail;
+		of->replace = true;
+	}
+	clean_stale(of);
+	of->in_place = in_place && !of->replace;
+	if (of->in_place) {
+		of->fd = openat(of->dirfd, of->name, O_RDWR | O_CREAT | O_EXCL |
+				O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (of->fd < 0 && errno == EEXIST) {
+			code = fail(err, errlen, EXIT_USAGE, "cannot create "
+				    "'%s': it appeared meanwhile; give another "
+				    "path (or --force)", path);
+			goto fail;
+		}
+	} else {
+		of->fd = create_new(of);
 	}
 	if (of->fd < 0) {
-		code = fail(err, errlen, EXIT_RUNTIME, "cannot create '%s': it "
-			    "keeps appearing and disappearing", path);
+		code = fail(err, errlen, errno == EACCES || errno == EROFS ?
+			    EXIT_USAGE : EXIT_RUNTIME, "cannot create "
+			    "'%s': %s", path, strerror(errno));
 		goto fail;
 	}
-	if (fstat(of->fd, &st)) {
+	of->keep = fcntl(of->fd, F_DUPFD_CLOEXEC, 0);
+	if (of->keep < 0 || fstat(of->fd, &st)) {
 		code = fail(err, errlen, EXIT_RUNTIME, "cannot create '%s': %s",
 			    path, strerror(errno));
 		outfile_abort(of, false);
@@ -250,6 +411,7 @@ int outfile_open(struct outfile *of, const char *path, bool force, char *err,
 	}
 	of->dev = st.st_dev;
 	of->ino = st.st_ino;
+	guard(of);
 	return 0;
 fail:
 	if (of->dirfd >= 0)
@@ -257,6 +419,18 @@ fail:
 	of->dirfd = -1;
 	of->tmp[0] = 0;
 	return code;
+}
+
+int outfile_open(struct outfile *of, const char *path, bool force, char *err,
+		 size_t errlen)
+{
+	return open_out(of, path, force, false, err, errlen);
+}
+
+int outfile_open_capture(struct outfile *of, const char *path, bool force,
+			 char *err, size_t errlen)
+{
+	return open_out(of, path, force, true, err, errlen);
 }
 
 /* Is the name still the inode this run created? */
@@ -270,13 +444,16 @@ static bool ours(const struct outfile *of, const char *name)
 
 static void close_all(struct outfile *of)
 {
+	unguard(of);
 	if (of->fd >= 0)
 		close(of->fd);
 	if (of->dirfd >= 0)
 		close(of->dirfd);
 	if (of->helper >= 0)
 		close(of->helper);
-	of->fd = of->dirfd = of->helper = -1;
+	if (of->keep >= 0)
+		close(of->keep);
+	of->fd = of->dirfd = of->helper = of->keep = -1;
 }
 
 /* The request to the helper; its answer: a status byte and err. */
@@ -308,21 +485,94 @@ static void reap_helper(struct outfile *of)
 	of->helper_pid = 0;
 }
 
-static void remove_ours(struct outfile *of, bool keep_partial)
+/* Remove the named temporary if it is still ours (never another file). */
+static void remove_tmp(struct outfile *of)
 {
-	const char *name = of->tmp[0] ? of->tmp : of->name;
+	if (of->dirfd >= 0 && of->tmp[0] && ours(of, of->tmp))
+		unlinkat(of->dirfd, of->tmp, 0);
+	of->tmp[0] = 0;
+}
 
-	if (of->dirfd < 0 || (keep_partial && !of->tmp[0]))
-		return;
-	if (ours(of, name))
-		unlinkat(of->dirfd, name, 0);
+/* Give the unnamed (O_TMPFILE) inode the name to. */
+static int link_anon(struct outfile *of, const char *to)
+{
+	char self[64];
+
+	/* AT_EMPTY_PATH needs CAP_DAC_READ_SEARCH; /proc works for anyone */
+	if (!linkat(of->keep, "", of->dirfd, to, AT_EMPTY_PATH))
+		return 0;
+	if (errno == EEXIST)
+		return -1;
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", of->keep);
+	return linkat(AT_FDCWD, self, of->dirfd, to, AT_SYMLINK_FOLLOW);
+}
+
+/* The named temporary at the name, which must still be free. */
+static int rename_noreplace(struct outfile *of)
+{
+	if (!renameat2(of->dirfd, of->tmp, of->dirfd, of->name,
+		       RENAME_NOREPLACE))
+		return 0;
+	if (errno != EINVAL && errno != ENOSYS)
+		return -1;
+	/* a filesystem without RENAME_NOREPLACE: a link never replaces */
+	if (linkat(of->dirfd, of->tmp, of->dirfd, of->name, 0))
+		return -1;
+	unlinkat(of->dirfd, of->tmp, 0);
+	return 0;
+}
+
+/*
+ * The new file at its name: a new path only if it is still free, an old
+ * file replaced in one rename. An unnamed inode being replaced gets a
+ * temporary name for that rename. -1 with errno.
+ */
+static int publish(struct outfile *of)
+{
+	int e;
+
+	if (of->in_place)
+		return 0;
+	if (!of->tmp[0] && !of->replace)
+		return link_anon(of, of->name);
+	for (unsigned int tries = 0; !of->tmp[0] && tries < 16; tries++) {
+		tmp_name(of, tries);
+		if (!link_anon(of, of->tmp)) {
+			guard(of);
+			break;
+		}
+		e = errno;
+		of->tmp[0] = 0;
+		if (e != EEXIST) {
+			errno = e;
+			return -1;
+		}
+	}
+	if (!of->tmp[0]) {
+		errno = EEXIST;
+		return -1;
+	}
+	if (!ours(of, of->tmp)) {
+		of->tmp[0] = 0;
+		errno = ESTALE;
+		return -1;
+	}
+	if (of->replace ? renameat(of->dirfd, of->tmp, of->dirfd, of->name) :
+	    rename_noreplace(of)) {
+		e = errno;
+		remove_tmp(of);
+		errno = e;
+		return -1;
+	}
+	of->tmp[0] = 0;
+	return 0;
 }
 
 int outfile_commit(struct outfile *of, char *err, size_t errlen)
 {
-	int e = 0;
+	int e = 0, fd = of->fd >= 0 ? of->fd : of->keep;
 
-	if (of->fd >= 0 && fsync(of->fd))
+	if (fd >= 0 && fsync(fd))
 		e = errno;
 	if (of->fd >= 0 && close(of->fd) && !e)
 		e = errno;
@@ -330,7 +580,7 @@ int outfile_commit(struct outfile *of, char *err, size_t errlen)
 	if (e) {
 		snprintf(err, errlen, "cannot write '%s': %s", of->path,
 			 strerror(e));
-		outfile_abort(of, true);
+		outfile_abort(of, false);
 		return -1;
 	}
 	if (of->helper >= 0) {
@@ -339,16 +589,20 @@ int outfile_commit(struct outfile *of, char *err, size_t errlen)
 		reap_helper(of);
 		return e;
 	}
-	if (of->tmp[0] && !ours(of, of->tmp)) {
-		snprintf(err, errlen, "cannot replace '%s': its temporary '%s' "
-			 "was removed or replaced", of->path, of->tmp);
-		close_all(of);
-		return -1;
-	}
-	if (of->tmp[0] && renameat(of->dirfd, of->tmp, of->dirfd, of->name)) {
-		snprintf(err, errlen, "cannot replace '%s': %s (it is left as "
-			 "it was)", of->path, strerror(errno));
-		remove_ours(of, false);
+	if (publish(of)) {
+		e = errno;
+		if (e == EEXIST && !of->replace)
+			snprintf(err, errlen, "cannot create '%s': a file "
+				 "appeared at that name meanwhile (it is left as "
+				 "it is; give another path)", of->path);
+		else if (e == ESTALE)
+			snprintf(err, errlen, "cannot replace '%s': its "
+				 "temporary was removed or replaced", of->path);
+		else
+			snprintf(err, errlen, "cannot %s '%s': %s%s",
+				 of->replace ? "replace" : "create", of->path,
+				 strerror(e), of->replace ? " (it is left as it "
+				 "was)" : "");
 		close_all(of);
 		return -1;
 	}
@@ -375,7 +629,14 @@ void outfile_abort(struct outfile *of, bool keep_partial)
 		reap_helper(of);
 		return;
 	}
-	remove_ours(of, keep_partial);
+	/* what a long run wrote before a failure, at a name still free */
+	if (keep_partial && !of->replace && of->dirfd >= 0 && !publish(of)) {
+		close_all(of);
+		return;
+	}
+	if (of->in_place && of->dirfd >= 0 && ours(of, of->name))
+		unlinkat(of->dirfd, of->name, 0);
+	remove_tmp(of);
 	close_all(of);
 }
 

@@ -18,7 +18,11 @@ struct outfile {
 	int dirfd;	/* its directory, reached without following a symlink */
 	const char *path; /* as given, for messages */
 	char name[256];	/* the last component of path */
-	char tmp[256];	/* when replacing: the temporary beside it; else "" */
+	char tmp[256];	/* a named temporary beside it (no O_TMPFILE), else "" */
+	bool replace;	/* an existing file is replaced at commit */
+	bool in_place;	/* outfile_open_capture of a new path */
+	int keep;	/* the new inode (of->fd may be handed over): linked at
+			   commit, and locked while this run lives */
 	dev_t dev;	/* the inode created: only that one is ever removed */
 	ino_t ino;
 	int helper;	/* outfile_delegate: the pipe to the helper, else -1 */
@@ -26,11 +30,14 @@ struct outfile {
 };
 
 /*
- * Create the output for path. A path that does not exist is created in
- * place (O_EXCL): a run killed by SIGKILL leaves what it wrote there. An
- * existing regular file, with force only, is left untouched until
- * outfile_commit: the data goes to a temporary file beside it
- * (".NAME.XXXXXXXXXXXXXXXX.tmp", O_EXCL, 0600) that is renamed over it.
+ * Create the output for path. Nothing appears at path until
+ * outfile_commit: the data goes to a file without a name (O_TMPFILE,
+ * 0600), which no end of the run, not even SIGKILL, can leave behind;
+ * on a filesystem without O_TMPFILE to a temporary beside it
+ * (".NAME.PID.XXXXXXXXXXXXXXXX.tmp", O_EXCL, 0600), which the next run
+ * for the same path removes if its run is gone. Commit gives a new path
+ * the file only if the name is still free; an existing regular file
+ * (with force only) is replaced in one rename.
  * Refused (EXIT_USAGE, one line in err naming the fix): an empty path or
  * one naming a directory, a symbolic link at any component, a directory
  * owned by a user other than root, the caller or the user who ran sudo,
@@ -42,12 +49,22 @@ int outfile_open(struct outfile *of, const char *path, bool force, char *err,
 		 size_t errlen);
 
 /*
+ * The same for a capture (record -o), whose chunks read back up to the
+ * last complete one whatever ends the run: a new path is created in place
+ * (O_EXCL), so that a recorder killed by SIGKILL leaves what it captured.
+ * A file replaced (force) is as with outfile_open.
+ */
+int outfile_open_capture(struct outfile *of, const char *path, bool force,
+			 char *err, size_t errlen);
+
+/*
  * For a process about to drop its privileges (record): the final rename
  * or removal is done by a small helper process that keeps only
  * CAP_DAC_OVERRIDE and can do nothing but that, in this one directory.
  * Without it a root without capabilities could not rename in, say, a
- * user's home. If the caller dies, the helper removes the temporary (the
- * old file stays; a file created in place stays with what was written).
+ * user's home. If the caller dies, the helper drops the new file (an old
+ * one stays as it was; a capture created in place stays with what was
+ * written).
  * 0, or -1 with err.
  */
 int outfile_delegate(struct outfile *of, char *err, size_t errlen);
@@ -60,10 +77,10 @@ int outfile_delegate(struct outfile *of, char *err, size_t errlen);
 int outfile_commit(struct outfile *of, char *err, size_t errlen);
 
 /*
- * Failure: remove the temporary (the old file stays as it was), or, for a
- * file created in place, remove it unless keep_partial (what a long run
- * wrote before a full disk stays readable). Only the inode created is
- * removed, never something put at the name since.
+ * Failure: the new file is dropped (an old one stays as it was), or, with
+ * keep_partial and a path that did not exist, given the name as it is
+ * (what a long run wrote before a full disk stays readable). Only the
+ * inode created is removed, never something put at the name since.
  */
 void outfile_abort(struct outfile *of, bool keep_partial);
 
@@ -74,6 +91,9 @@ void outfile_abort(struct outfile *of, bool keep_partial);
  * and name. what names other in the message ("the input", ...). 0 if
  * they differ.
  */
+/* Tests: behave as on a filesystem without O_TMPFILE. */
+extern bool outfile_no_tmpfile;
+
 int outfile_distinct(const char *out, const char *other, const char *what,
 		     char *err, size_t errlen);
 

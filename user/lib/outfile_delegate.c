@@ -41,8 +41,13 @@ static void serve_one(struct outfile *of, int sock)
 		if (outfile_commit(of, reply + 1, sizeof(reply) - 1))
 			reply[0] = '1';
 	} else {
-		/* 'k', or the caller died: what was written in place stays */
-		outfile_abort(of, n != 1 || what == 'k');
+		/*
+		 * 'k': what was written stays (at a name still free); the
+		 * caller died: the file was not finished, nothing is left but
+		 * a capture created in place
+		 */
+		outfile_abort(of, (n == 1 && what == 'k') ||
+			      (n != 1 && of->in_place));
 	}
 	if (n == 1 && write(sock, reply, strlen(reply) + 1) < 0)
 		_exit(1);
@@ -52,7 +57,7 @@ int outfile_delegate(struct outfile *of, char *err, size_t errlen)
 {
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1,
 				    SIGUSR2, SIGALRM, SIGPIPE };
-	int sv[2], null, dfd, sock;
+	int sv[2], null, dfd, sock, keep;
 	pid_t pid;
 
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv)) {
@@ -77,14 +82,17 @@ int outfile_delegate(struct outfile *of, char *err, size_t errlen)
 		of->fd = -1;
 		dfd = fcntl(of->dirfd, F_DUPFD, 10);
 		sock = fcntl(sv[1], F_DUPFD, 10);
+		keep = fcntl(of->keep, F_DUPFD, 10);
 		/* hold nothing of the caller's: its pipes must see EOF when it ends */
 		null = open("/dev/null", O_RDWR);
 		for (int i = 0; i < 3 && null >= 0; i++)
 			dup2(null, i);
-		if (dfd < 0 || sock < 0 || dup2(dfd, 3) < 0 || dup2(sock, 4) < 0)
+		if (dfd < 0 || sock < 0 || keep < 0 || dup2(dfd, 3) < 0 ||
+		    dup2(sock, 4) < 0 || dup2(keep, 5) < 0)
 			_exit(1);
 		of->dirfd = 3;
-		close_range(5, ~0U, 0);
+		of->keep = 5;
+		close_range(6, ~0U, 0);
 		keep_only_dac_override();
 		serve_one(of, 4);
 		_exit(0);

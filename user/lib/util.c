@@ -30,8 +30,11 @@ static void vreport(const char *kind, const char *fmt, va_list ap)
 	vsnprintf(line, sizeof(line), fmt, ap);
 	sb_init(&sb, safe, sizeof(safe));
 	sb_text_str(&sb, line, sizeof(line));
-	fprintf(stderr, "abicap: %s: %s\n", kind, safe);
-	if (error_hook && !strcmp(kind, "error"))
+	if (kind)
+		fprintf(stderr, "abicap: %s: %s\n", kind, safe);
+	else
+		fprintf(stderr, "abicap: %s\n", safe);
+	if (error_hook && kind && !strcmp(kind, "error"))
 		error_hook(safe);
 }
 
@@ -50,6 +53,15 @@ void ab_warn(const char *fmt, ...)
 
 	va_start(ap, fmt);
 	vreport("warning", fmt, ap);
+	va_end(ap);
+}
+
+void ab_note(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport(NULL, fmt, ap);
 	va_end(ap);
 }
 

@@ -25,6 +25,11 @@ void ab_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Called with each error's line after it went to stderr (NULL: none). */
 void ab_set_error_hook(void (*hook)(const char *line));
 void ab_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/*
+ * "abicap: " and the message on stderr, escaped as ab_error escapes it:
+ * what a run says it does and did ("wrote N records to PATH").
+ */
+void ab_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Strict parsers: the whole string must be a number within [min, max]. */
 bool parse_long(const char *s, long min, long max, long *out);

@@ -407,7 +407,8 @@ static int check_kernel(const struct capture_opts *o, unsigned int load,
  * kernel would not create (the ring buffer is the one that can be too
  * big), or the programs themselves (the verifier says why).
  */
-static void load_error(const struct capture *c, int e, char *err, size_t errlen)
+/* The exit code, and in err what was refused and the fix. */
+static int load_error(const struct capture *c, int e, char *err, size_t errlen)
 {
 	struct bpf_map *m;
 	struct rlimit rl;
@@ -422,12 +423,12 @@ static void load_error(const struct capture *c, int e, char *err, size_t errlen)
 			snprintf(err, errlen, "out of file descriptors loading the "
 				 "BPF object (the system's limit, fs.file-max): "
 				 "close some, or raise it");
-		return;
+		return EXIT_RUNTIME;
 	}
 	bpf_object__for_each_map(m, c->skel->obj) {
 		if (!bpf_map__autocreate(m) || bpf_map__fd(m) >= 0)
 			continue;
-		char size[64];
+		char size[64], what[160];
 
 		if (bpf_map__type(m) == BPF_MAP_TYPE_RINGBUF)
 			snprintf(size, sizeof(size), "a %u MiB ring buffer",
@@ -435,14 +436,21 @@ static void load_error(const struct capture *c, int e, char *err, size_t errlen)
 		else
 			snprintf(size, sizeof(size), "%u entries of %u bytes",
 				 bpf_map__max_entries(m), bpf_map__value_size(m));
-		snprintf(err, errlen, "the kernel would not create the BPF map "
-			 "'%s' (%s): %s%s", bpf_map__name(m), size, strerror(e),
+		snprintf(what, sizeof(what), "the kernel would not create the "
+			 "BPF map '%s'", bpf_map__name(m));
+		if (e == EPERM)
+			return privilege_denied(what, err, errlen);
+		snprintf(err, errlen, "%s (%s): %s%s", what, size, strerror(e),
 			 m == c->skel->maps.events || m == c->skel->maps.events_pb ?
 			 "; give a smaller --buffer-size" : "");
-		return;
+		return EXIT_RUNTIME;
 	}
+	if (e == EPERM)
+		return privilege_denied("the kernel refused to load the BPF "
+					"programs", err, errlen);
 	snprintf(err, errlen, "the kernel refused to load the BPF programs: %s "
 		 "(run with -v for the verifier's log)", strerror(e));
+	return EXIT_RUNTIME;
 }
 
 struct capture *capture_open(const struct capture_opts *o, capture_cb cb,
@@ -521,7 +529,7 @@ struct capture *capture_open(const struct capture_opts *o, capture_cb cb,
 	}
 	configure(c, o, rb_bytes);
 	if (abicap_bpf__load(c->skel)) {
-		load_error(c, errno, err, errlen);
+		ret = load_error(c, errno, err, errlen);
 		goto fail;
 	}
 	if (fill_pid_filter(c, o)) {

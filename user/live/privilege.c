@@ -4,6 +4,7 @@
 #include <linux/capability.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include "abi/kernel.h"
@@ -64,5 +65,36 @@ int privilege_perfbuf_denied(size_t bytes, char *err, size_t errlen)
 		 "(kernel.perf_event_mlock_kb per CPU, then ulimit -l); grant "
 		 "CAP_IPC_LOCK, raise ulimit -l, or give a smaller --buffer-size",
 		 bytes >> 20);
+	return EXIT_PRIV;
+}
+
+/* The initial user namespace's inode (include/linux/proc_ns.h, since 3.8). */
+#define PROC_USER_INIT_INO 0xEFFFFFFDU
+
+bool privilege_in_user_ns(void)
+{
+	struct stat st;
+
+	/* without /proc nothing says so: the kernel's answer will */
+	return !stat("/proc/self/ns/user", &st) &&
+	       st.st_ino != PROC_USER_INIT_INO;
+}
+
+int privilege_denied(const char *what, char *err, size_t errlen)
+{
+	if (privilege_in_user_ns())
+		snprintf(err, errlen, "missing privilege: %s: %s: abicap runs "
+			 "in a user namespace (unshare -U, a rootless "
+			 "container), whose capabilities do not reach the "
+			 "kernel's BPF (it takes CAP_BPF and CAP_PERFMON, or "
+			 "CAP_SYS_ADMIN, in the initial user namespace): run as "
+			 "root on the host (sudo abicap ...)", what,
+			 strerror(EPERM));
+	else
+		snprintf(err, errlen, "missing privilege: %s: %s although the "
+			 "capabilities are there: a security module (SELinux, "
+			 "AppArmor) or kernel lockdown refuses BPF to this "
+			 "process; see dmesg and the security module's log",
+			 what, strerror(EPERM));
 	return EXIT_PRIV;
 }

@@ -3,6 +3,7 @@
 #ifndef ABICAP_PRIVILEGE_H
 #define ABICAP_PRIVILEGE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /*
@@ -19,5 +20,21 @@ int privilege_check(char *err, size_t errlen);
  * they need CAP_IPC_LOCK.
  */
 int privilege_perfbuf_denied(size_t bytes, char *err, size_t errlen);
+
+/*
+ * Does this process run in a user namespace other than the initial one?
+ * Its capabilities (root's there included) count only in it: the kernel
+ * loads BPF programs and creates maps only for capabilities in the
+ * initial user namespace (short of a BPF token).
+ */
+bool privilege_in_user_ns(void);
+
+/*
+ * EXIT_PRIV and the cause, for what (e.g. "the kernel would not create
+ * the BPF map 'events'") refused with EPERM: in a user namespace, its
+ * capabilities not reaching the kernel; else a security module or kernel
+ * lockdown. Never a size to change: EPERM is about who asks.
+ */
+int privilege_denied(const char *what, char *err, size_t errlen);
 
 #endif
