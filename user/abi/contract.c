@@ -300,8 +300,8 @@ static void parse_field(struct parser *p, json_t *o, const char *path,
 static void parse_top(struct parser *p, json_t *root, struct contract *c)
 {
 	static const char *const keys[] = { "abicap_contract", "name",
-					    "description", "events", "fields",
-					    NULL };
+					    "description", "describes",
+					    "events", "fields", NULL };
 	json_t *v, *events, *fields, *o;
 	char ep[64];
 	size_t i;
@@ -322,6 +322,7 @@ static void parse_top(struct parser *p, json_t *root, struct contract *c)
 	}
 	c->name = want_str(p, root, "", "name", true);
 	c->description = want_str(p, root, "", "description", false);
+	c->describes = want_str(p, root, "", "describes", false);
 	events = want(p, root, "", "events", JSON_ARRAY, true);
 	if (p->failed)
 		return;

@@ -9,6 +9,8 @@
 #include "cmd/commands.h"
 #include "cmd/options.h"
 #include "abi/contract.h"
+#include "abi/contract_deps.h"
+#include "live/contract_gate.h"
 #include "abi/kernel.h"
 #include "abi/objcheck.h"
 #include "lib/util.h"
@@ -180,6 +182,15 @@ int do_check(int argc, char **argv)
 	if (!c) {
 		ab_error("%s", err);
 		return EXIT_USAGE;
+	}
+	/* fail closed: a contract for abicap declares all its programs need */
+	ret = c->describes ? EXIT_OK :
+			     contract_gate(c, contract_deps_declared(c), err,
+					   sizeof(err));
+	if (ret) {
+		ab_error("%s", err);
+		contract_free(c);
+		return ret;
 	}
 	btf = btf_open(btf_path, err, sizeof(err));
 	if (!btf) {
