@@ -169,7 +169,8 @@ int contract_deps_check(const struct contract *c, const struct core_object *o,
 		if (!lists_event(f, p->target)) {
 			snprintf(err, errlen, "contract '%s': %s.%s does not list "
 				 "the event %s, whose program %s reads it: add "
-				 "\"%s\" to its \"events\"", c->name, a->root,
+				 "\"%s\" to its \"events\" as the built-in contract "
+				 "does (abicap contract show)", c->name, a->root,
 				 a->path, p->target, p->name, p->target);
 			return -1;
 		}
