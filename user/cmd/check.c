@@ -27,7 +27,9 @@ static const struct opt check_own[] = {
 	  "text (default), json, or junit (one test case per item); with "
 	  "json an error is also {\"error\": ...} on stdout" },
 	{ "contract", 'c', "FILE",
-	  "the contract to check instead of the built-in one" },
+	  "the contract to check instead of the built-in one; refused if it "
+	  "omits an item abicap's programs for its events depend on (unless "
+	  "it \"describes\" another object or kernel)" },
 	{ "strict", OPT_LONG('s'), NULL,
 	  "degraded items fail too" },
 	{ "object", 'o', "OBJ",
@@ -58,7 +60,7 @@ const struct cmd_spec check_spec = {
 "branches on them followed, as the verifier does.\n"
 "Exit: 0 satisfied (degraded allowed unless --strict; with --object: loads\n"
 "on every kernel), 1 broken (or rejected by a kernel, or a kernel without\n"
-"BTF), 2 bad usage or input.\n",
+"BTF), 2 bad usage or input (a contract that omits a dependency included).\n",
 };
 
 #define MAX_BTFS 64
