@@ -802,6 +802,13 @@ const char *capture_variant(const struct capture *c, unsigned int ev)
 	return c->plan.tp_btf[ev] ? "tp_btf" : "raw_tp";
 }
 
+const char *capture_program_name(const struct capture *c, unsigned int ev)
+{
+	if (ev >= ABICAP_EV_COUNT || !c->prog[ev])
+		return NULL;
+	return bpf_program__name(c->prog[ev]);
+}
+
 const struct kernel_plan *capture_plan(const struct capture *c)
 {
 	return &c->plan;

@@ -78,6 +78,9 @@ int capture_stop(struct capture *c);
 
 void capture_close(struct capture *c);
 
+/* The name of the program loaded for ev (the variant chosen), or NULL. */
+const char *capture_program_name(const struct capture *c, unsigned int ev);
+
 /* abicap's BPF object as built into this binary (the skeleton's ELF). */
 const void *capture_elf_bytes(size_t *len);
 
