@@ -97,7 +97,11 @@ static __always_inline unsigned int switch_prev_state(struct task_struct *prev,
 #define K_IRQ_CONTEXT_MASK 0x00ff0000u
 #define K_SOFTIRQ_OFFSET 0x00000100u
 
-/* set by the loader from BTF (user/live/capture.c, preempt_count_place) */
+/*
+ * set by the loader from BTF (user/live/capture.c, preempt_count_place);
+ * ABICAP_PC_NONE on x86 where the contract's optional task_struct.se.cfs_rq
+ * or cfs_rq.rq do not hold, which the exists-checks below also gate
+ */
 const volatile __u32 pc_where = ABICAP_PC_NONE;
 const volatile __s64 pc_off = 0;
 
@@ -109,7 +113,9 @@ static __always_inline int in_irq_context(void)
 
 	if (pc_where == ABICAP_PC_TASK)
 		base = cur;
-	else if (pc_where == ABICAP_PC_PERCPU && bpf_core_field_exists(cur->se.cfs_rq))
+	else if (pc_where == ABICAP_PC_PERCPU &&
+		 bpf_core_field_exists(struct task_struct, se.cfs_rq) &&
+		 bpf_core_field_exists(struct cfs_rq, rq))
 		base = BPF_CORE_READ(cur, se.cfs_rq, rq);
 	else
 		return -1;

@@ -524,3 +524,88 @@ Test(contract_cli, abi_history_is_generated_from_the_matrix)
 	cr_assert(strstr(txt, "\"steps\""), "%s", txt);
 	cr_assert(strstr(txt, "\"generated_by\": \"scripts/abi-history.sh\""));
 }
+
+/* The built-in contract without sched_switch's prev_state and/or the ring buffer's lock. */
+static char *trimmed_contract(const char *name, bool prev_state, bool ringbuf)
+{
+	char *p = path(name);
+	struct run r = ABICAP("contract", "show");
+	json_t *j = json_loads(r.out, 0, NULL), *e, *f;
+	size_t i;
+
+	cr_assert(j);
+	json_array_foreach(json_object_get(j, "events"), i, e)
+		if (prev_state && !strcmp(json_string_value(json_object_get(e,
+					  "name")), "sched_switch"))
+			json_array_remove(json_object_get(e, "args"), 3);
+	json_array_foreach(json_object_get(j, "fields"), i, f)
+		if (ringbuf && !strcmp(json_string_value(json_object_get(f,
+				       "struct")), "bpf_ringbuf")) {
+			json_array_remove(json_object_get(j, "fields"), i);
+			break;
+		}
+	cr_assert_eq(json_dump_file(j, p, 0), 0);
+	json_decref(j);
+	return p;
+}
+
+/*
+ * A contract that hides a dependency of abicap's programs is refused (exit
+ * 2, one line naming the item and the fix) by check and by trace, before
+ * anything loads: it said "53 ok ... satisfied", and trace ran the racy
+ * 3-argument sched_switch program on a 4-argument kernel.
+ */
+Test(contract_cli, a_contract_missing_a_dependency_is_refused)
+{
+	char *both = trimmed_contract("trim.json", true, true);
+	char *rb = trimmed_contract("trim-rb.json", false, true);
+	struct run r;
+
+	require_kernel();
+	r = ABICAP("check", "--contract", both);
+	cr_assert_eq(r.code, 2, "%s%s", r.out, r.err);
+	cr_assert_str_empty(r.out);
+	cr_assert(strstr(r.err, "abicap: error: contract 'abicap-default' does "
+			 "not declare sched_switch arg 4 prev_state, which "
+			 "chooses the 4-argument sched_switch program"), "%s",
+		  r.err);
+	cr_assert(strstr(r.err, "(abicap contract show)\n"), "%s", r.err);
+	cr_assert_eq(strchr(r.err, '\n'), r.err + strlen(r.err) - 1,
+		     "more than one line: %s", r.err);
+	r = ABICAP("trace", "-d", "0.2", "--contract", both);
+	cr_assert_eq(r.code, 2, "%s", r.err);
+	cr_assert_str_empty(r.out);
+	cr_assert(strstr(r.err, "sched_switch arg 4 prev_state"), "%s", r.err);
+	cr_assert_null(strstr(r.err, "tracing"), "%s", r.err);
+	/* the ring buffer's lock alone, and for an event that is not sched_switch */
+	r = ABICAP("check", "--contract", rb, "--format", "json");
+	cr_assert_eq(r.code, 2, "%s%s", r.out, r.err);
+	cr_assert(strstr(r.out, "\"error\": \"contract 'abicap-default' omits "
+			 "bpf_ringbuf.spinlock, which chooses the ring buffer"),
+		  "%s", r.out);
+	r = ABICAP("trace", "-d", "0.2", "--contract", rb, "-e", "cpu_idle");
+	cr_assert_eq(r.code, 2, "%s", r.err);
+	cr_assert(strstr(r.err, "omits bpf_ringbuf.spinlock"), "%s", r.err);
+	/* without sched_switch, its argument is no dependency */
+	r = ABICAP("trace", "-d", "0.2", "--contract", trimmed_contract(
+			   "trim-sw.json", true, false), "-e", "cpu_idle");
+	cr_assert_eq(r.code, 0, "%s", r.err);
+}
+
+/* A contract derived from another object describes that object: check holds it as given. */
+Test(contract_cli, a_derived_contract_describes_its_object)
+{
+	char *der = path("derived.json");
+	struct run r;
+
+	require_kernel();
+	r = ABICAP("contract", "from-object", "build/abicap.bpf.o", "-o", der);
+	cr_assert_eq(r.code, 0, "%s", r.err);
+	r = ABICAP("check", "--contract", der);
+	cr_assert_eq(r.code, 0, "%s%s", r.out, r.err);
+	cr_assert(strstr(r.out, ": satisfied\n"), "%s", r.out);
+	/* but it cannot stand in for abicap's own contract */
+	r = ABICAP("trace", "-d", "0.2", "--contract", der);
+	cr_assert_eq(r.code, 2, "%s", r.err);
+	cr_assert(strstr(r.err, "sched_switch arg 4 prev_state"), "%s", r.err);
+}

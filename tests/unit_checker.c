@@ -6,11 +6,14 @@
  * appended, one without a tracepoint, one before btf_trace_* types.
  */
 #include <criterion/criterion.h>
+#include <jansson.h>
+#include <stdlib.h>
 #include <string.h>
 #include <bpf/btf.h>
 #include "btf_fixture.h"
 #include "abi/checker.h"
 #include "abi/contract.h"
+#include "abi/contract_deps.h"
 #include "event/events.h"
 #include "lib/util.h"
 
@@ -282,4 +285,191 @@ Test(checker, cpu_of_the_other_signedness_is_ok, .fini = done)
 	v = find("task_struct", "thread_info.cpu");
 	cr_assert(strstr(v->detail, "other signedness"), "%s", v->detail);
 	cr_assert_eq(res.count[V_BROKEN], 0);
+}
+
+/* The built-in contract, edited: JSON text with `drop` applied. */
+static struct contract *edited_contract(void (*drop)(json_t *))
+{
+	size_t len;
+	const char *text = contract_default_text(&len);
+	json_t *j = json_loadb(text, len, 0, NULL);
+	struct contract *c;
+	char *out;
+
+	cr_assert(j);
+	drop(j);
+	out = json_dumps(j, 0);
+	c = contract_parse(out, strlen(out), "trim.json", err, sizeof(err));
+	cr_assert(c, "%s", err);
+	free(out);
+	json_decref(j);
+	return c;
+}
+
+static json_t *event_of(json_t *j, const char *name)
+{
+	size_t i;
+	json_t *e;
+
+	json_array_foreach(json_object_get(j, "events"), i, e)
+		if (!strcmp(json_string_value(json_object_get(e, "name")), name))
+			return e;
+	cr_assert_fail("no event %s", name);
+	return NULL;
+}
+
+static void drop_field(json_t *j, const char *sname, const char *field)
+{
+	json_t *fields = json_object_get(j, "fields"), *f;
+	size_t i;
+
+	json_array_foreach(fields, i, f)
+		if (!strcmp(json_string_value(json_object_get(f, "struct")), sname) &&
+		    !strcmp(json_string_value(json_object_get(f, "field")), field)) {
+			json_array_remove(fields, i);
+			return;
+		}
+	cr_assert_fail("no field %s.%s", sname, field);
+}
+
+static void drop_prev_state(json_t *j)
+{
+	json_array_remove(json_object_get(event_of(j, "sched_switch"), "args"), 3);
+}
+
+static void drop_ringbuf(json_t *j)
+{
+	drop_field(j, "bpf_ringbuf", "spinlock");
+}
+
+static void drop_prio(json_t *j)
+{
+	drop_field(j, "task_struct", "prio");
+}
+
+static void drop_cfs_rq(json_t *j)
+{
+	drop_field(j, "cfs_rq", "rq");
+}
+
+static void drop_cpu_idle(json_t *j)
+{
+	json_t *evs = json_object_get(j, "events"), *e;
+	size_t i;
+
+	json_array_foreach(evs, i, e)
+		if (!strcmp(json_string_value(json_object_get(e, "name")),
+			    "cpu_idle"))
+			break;
+	cr_assert_lt(i, json_array_size(evs));
+	json_array_remove(evs, i);
+	/* and from the event list of the ring buffer's lock, the one item naming it */
+	json_array_foreach(json_object_get(j, "fields"), i, e) {
+		json_t *names = json_object_get(e, "events"), *n;
+		size_t k;
+
+		json_array_foreach(names, k, n)
+			if (!strcmp(json_string_value(n), "cpu_idle")) {
+				json_array_remove(names, k);
+				break;
+			}
+	}
+}
+
+static void drop_pid_event(json_t *j)
+{
+	json_t *f;
+	size_t i;
+
+	json_array_foreach(json_object_get(j, "fields"), i, f)
+		if (!strcmp(json_string_value(json_object_get(f, "field")), "pid"))
+			json_array_remove(json_object_get(f, "events"), 0);
+}
+
+static struct core_object own;
+
+static void open_own(void)
+{
+	cr_assert_eq(core_object_open("build/abicap.bpf.o", &own, err,
+				      sizeof(err)), 0, "%s", err);
+}
+
+static void close_own(void)
+{
+	core_object_close(&own);
+}
+
+#define ALL_PROGRAMS (EVENTS_ALL | DEP_FORK | DEP_FREE)
+
+/* Refused for the programs of `needs`, with err naming `names`. */
+static void refused(void (*drop)(json_t *), unsigned int needs,
+		    const char *names)
+{
+	struct contract *c = edited_contract(drop);
+
+	err[0] = '\0';
+	cr_assert_eq(contract_deps_check(c, &own, needs, err, sizeof(err)), -1,
+		     "a contract without %s passed", names);
+	cr_assert(strstr(err, names), "'%s' lacks '%s'", err, names);
+	cr_assert(strstr(err, "abicap contract show"), "%s", err);
+	cr_assert_null(strchr(err, '\n'));
+	contract_free(c);
+}
+
+/*
+ * A contract fails closed: every item abicap's own programs depend on must
+ * be declared (the built-in contract hid sched_process_free's reads of pid
+ * and tgid), and a contract that omits one is refused, naming it.
+ */
+Test(checker, contract_missing_a_dependency_is_refused, .init = open_own,
+     .fini = close_own)
+{
+	struct contract *c = contract_default(err, sizeof(err));
+
+	cr_assert(c);
+	cr_assert_eq(contract_deps_declared(c), ALL_PROGRAMS);
+	cr_assert_eq(contract_deps_check(c, &own, ALL_PROGRAMS, err,
+					 sizeof(err)), 0, "%s", err);
+	contract_free(c);
+	refused(drop_prev_state, ALL_PROGRAMS, "sched_switch arg 4 prev_state");
+	refused(drop_ringbuf, 1u << ABICAP_EV_CPU_IDLE, "bpf_ringbuf.spinlock");
+	refused(drop_prio, ALL_PROGRAMS, "task_struct.prio");
+	refused(drop_cfs_rq, ALL_PROGRAMS, "cfs_rq.rq");
+	refused(drop_cpu_idle, ALL_PROGRAMS, "the tracepoint cpu_idle");
+	refused(drop_pid_event, ALL_PROGRAMS,
+		"task_struct.pid does not list the event sched_switch");
+	/* sched_switch's argument matters only where sched_switch is loaded */
+	c = edited_contract(drop_prev_state);
+	cr_assert_eq(contract_deps_check(c, &own, 1u << ABICAP_EV_CPU_IDLE, err,
+					 sizeof(err)), 0, "%s", err);
+	contract_free(c);
+}
+
+/*
+ * The loader decides by typed ids: an item the contract does not declare
+ * is not ok (perf buffers, not a ring buffer whose lock nobody checked;
+ * the 3-argument program), and each decision's verdict is found by id.
+ */
+Test(checker, variants_come_from_typed_items, .fini = done)
+{
+	struct kernel_plan p;
+	struct btf *b = kfix_build(&(struct kfix){ 0 });
+	const struct verdict *v;
+
+	con = edited_contract(drop_ringbuf);
+	cr_assert_eq(contract_check(con, b, &res), 0);
+	btf__free(b);
+	cr_assert_null(check_item(&res, CI_RINGBUF_LOCK));
+	cr_assert_eq(plan_from_check(&res, EVENTS_ALL, ATTACH_AUTO, &p, err,
+				     sizeof(err)), EXIT_OK);
+	cr_assert(p.perfbuf, "an undeclared ring buffer lock kept the ring buffer");
+	cr_assert(p.switch_prev_state);
+	v = check_item(&res, CI_SWITCH_PREV_STATE);
+	cr_assert(v);
+	cr_assert_str_eq(v->item, "arg 4 prev_state");
+	cr_assert_eq(v->ev, ABICAP_EV_SCHED_SWITCH);
+	cr_assert_str_eq(check_item(&res, CI_CFS_RQ_RQ)->scope, "cfs_rq");
+	cr_assert_str_eq(check_item(&res, CI_TP_FREE)->scope, "sched_process_free");
+	cr_assert(p.rq_ok);
+	cr_assert(p.free_ok && p.fork_ok);
 }

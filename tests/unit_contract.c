@@ -153,7 +153,7 @@ Test(contract, content_errors_name_the_place)
 		     "format version 2; this abicap reads version 1");
 	expect_error("{\"abicap_contract\":\"1\"}", "'abicap_contract' must be an integer");
 	expect_error(TOP(EV_OK, ",\"extra\":1"), "unknown key 'extra' (known: "
-		     "abicap_contract, name, description, events, fields)");
+		     "abicap_contract, name, description, describes, events, fields)");
 	expect_error("{\"abicap_contract\":1,\"name\":\"t\",\"events\":[]}",
 		     "'events' is empty");
 	expect_error(TOP(EV_OK "," EV_OK, ""),

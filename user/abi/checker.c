@@ -32,6 +32,63 @@ const char *vkind_str(enum vkind k)
 	return "?";
 }
 
+#define SCHED_EVENTS ((1u << ABICAP_EV_SCHED_SWITCH) |                          \
+		      (1u << ABICAP_EV_SCHED_WAKEUP) |                          \
+		      (1u << ABICAP_EV_SCHED_WAKEUP_NEW) |                      \
+		      (1u << ABICAP_EV_SCHED_WAKING))
+#define CGROUP_IDS "gates the cgroup ids (the fallback: 0)"
+#define CGROUP_WALK "gates --cgroup's walk up the cgroup tree"
+#define RQ_WALK "gates the waker's interrupt context on x86"
+
+static const struct citem_def citems[CI_COUNT] = {
+	[CI_SWITCH_PREV_STATE] = { VK_ARG, "sched_switch", "prev_state", 4,
+				   1u << ABICAP_EV_SCHED_SWITCH,
+				   "chooses the 4-argument sched_switch program "
+				   "(the 3-argument one reads a racy prev_state)" },
+	[CI_RINGBUF_LOCK] = { VK_FIELD, "bpf_ringbuf", "spinlock", 0,
+			      EVENTS_ALL, "chooses the ring buffer, or the perf "
+			      "buffers where its lock may sleep (PREEMPT_RT)" },
+	[CI_CGROUPS] = { VK_FIELD, "task_struct", "cgroups", 0, SCHED_EVENTS,
+			 CGROUP_IDS },
+	[CI_CSS_DFL_CGRP] = { VK_FIELD, "css_set", "dfl_cgrp", 0, SCHED_EVENTS,
+			      CGROUP_IDS },
+	[CI_CGROUP_KN] = { VK_FIELD, "cgroup", "kn", 0, SCHED_EVENTS,
+			   CGROUP_IDS },
+	[CI_KERNFS_ID] = { VK_FIELD, "kernfs_node", "id", 0, SCHED_EVENTS,
+			   CGROUP_IDS },
+	[CI_CGROUP_LEVEL] = { VK_FIELD, "cgroup", "level", 0, SCHED_EVENTS,
+			      CGROUP_WALK },
+	[CI_CGROUP_SELF] = { VK_FIELD, "cgroup", "self", 0, SCHED_EVENTS,
+			     CGROUP_WALK },
+	[CI_CGROUP_PARENT] = { VK_FIELD, "cgroup", "self.parent", 0,
+			       SCHED_EVENTS, CGROUP_WALK },
+	[CI_SE_CFS_RQ] = { VK_FIELD, "task_struct", "se.cfs_rq", 0,
+			   1u << ABICAP_EV_SCHED_WAKING, RQ_WALK },
+	[CI_CFS_RQ_RQ] = { VK_FIELD, "cfs_rq", "rq", 0,
+			   1u << ABICAP_EV_SCHED_WAKING, RQ_WALK },
+	[CI_TP_FORK] = { VK_TRACEPOINT, "sched_process_fork", "tracepoint", 0,
+			 DEP_FORK, "follows a command's children" },
+	[CI_TP_FREE] = { VK_TRACEPOINT, "sched_process_free", "tracepoint", 0,
+			 DEP_FREE, "forgets freed processes in the -p filter" },
+};
+
+const struct citem_def *citem_def(enum citem id)
+{
+	return id >= 0 && id < CI_COUNT ? &citems[id] : NULL;
+}
+
+/* The typed id of an item of this kind, scope and name (at pos), or CI_NONE. */
+static int citem_of(enum vkind kind, const char *scope, const char *name,
+		    int pos)
+{
+	for (int i = 0; i < CI_COUNT; i++)
+		if (citems[i].kind == kind && !strcmp(citems[i].scope, scope) &&
+		    !strcmp(citems[i].name, name) &&
+		    (kind != VK_ARG || citems[i].pos == pos))
+			return i;
+	return CI_NONE;
+}
+
 static struct verdict *add(struct check_result *r, enum vkind kind,
 			   const char *scope, unsigned int events,
 			   const char *event_names)
@@ -50,6 +107,8 @@ static struct verdict *add(struct check_result *r, enum vkind kind,
 	v = &r->v[r->n++];
 	memset(v, 0, sizeof(*v));
 	v->kind = kind;
+	v->id = CI_NONE;
+	v->ev = -1;
 	v->events = events;
 	snprintf(v->scope, sizeof(v->scope), "%s", scope);
 	snprintf(v->event_names, sizeof(v->event_names), "%s", event_names);
@@ -99,6 +158,12 @@ static int check_args(const struct c_event *e, const struct btf *btf,
 		return -ENOMEM;
 	snprintf(v->item, sizeof(v->item), "tracepoint");
 	snprintf(v->expected, sizeof(v->expected), "present");
+	v->id = citem_of(VK_TRACEPOINT, e->name, "tracepoint", 0);
+	v->ev = e->ev;
+	if (v->id != CI_NONE)
+		r->at[v->id] = r->n - 1;
+	if (e->ev >= 0 && r->tp[e->ev] < 0)
+		r->tp[e->ev] = r->n - 1;
 	if (!proto && !r->has_trace_types) {
 		snprintf(v->actual, sizeof(v->actual), "no btf_trace_* types");
 		set(r, v, V_DEGRADED, "this kernel's BTF predates btf_trace_* "
@@ -124,6 +189,10 @@ static int check_args(const struct c_event *e, const struct btf *btf,
 			return -ENOMEM;
 		snprintf(v->item, sizeof(v->item), "arg %d %s", i + 1, a->name);
 		snprintf(v->expected, sizeof(v->expected), "%s", a->type);
+		v->id = citem_of(VK_ARG, e->name, a->name, i + 1);
+		v->ev = e->ev;
+		if (v->id != CI_NONE && r->at[v->id] < 0)
+			r->at[v->id] = r->n - 1;
 		if (i >= nparams) {
 			snprintf(v->actual, sizeof(v->actual), "missing (%d "
 				 "argument%s)", nparams, nparams == 1 ? "" : "s");
@@ -164,6 +233,7 @@ static int check_args(const struct c_event *e, const struct btf *btf,
 		if (!v)
 			return -ENOMEM;
 		snprintf(v->item, sizeof(v->item), "arg %d (extra)", i + 1);
+		v->ev = e->ev;
 		snprintf(v->expected, sizeof(v->expected), "-");
 		actual_str(btf, btf_params(proto)[i + 1].type, v->actual,
 			   sizeof(v->actual));
@@ -351,6 +421,9 @@ static int check_field(const struct c_field *f, const struct btf *btf,
 		return -ENOMEM;
 	snprintf(v->item, sizeof(v->item), "%s", f->field);
 	snprintf(v->expected, sizeof(v->expected), "%s", f->type);
+	v->id = citem_of(VK_FIELD, f->struct_name, f->field, 0);
+	if (v->id != CI_NONE && r->at[v->id] < 0)
+		r->at[v->id] = r->n - 1;
 	sid = btf_find_struct(btf, f->struct_name);
 	if (!sid) {
 		snprintf(v->actual, sizeof(v->actual), "no struct %s",
@@ -433,6 +506,10 @@ int contract_check(const struct contract *c, const struct btf *btf,
 	int err = 0;
 
 	memset(res, 0, sizeof(*res));
+	for (int i = 0; i < CI_COUNT; i++)
+		res->at[i] = -1;
+	for (int i = 0; i < ABICAP_EV_COUNT; i++)
+		res->tp[i] = -1;
 	res->has_trace_types = btf_has_trace_types(btf);
 	for (int i = 0; i < c->nevents && !err; i++) {
 		err = check_args(&c->events[i], btf, res);
@@ -448,6 +525,10 @@ void check_result_free(struct check_result *res)
 {
 	free(res->v);
 	memset(res, 0, sizeof(*res));
+	for (int i = 0; i < CI_COUNT; i++)
+		res->at[i] = -1;
+	for (int i = 0; i < ABICAP_EV_COUNT; i++)
+		res->tp[i] = -1;
 }
 
 enum vstatus check_worst(const struct check_result *res, unsigned int mask)
@@ -460,39 +541,33 @@ enum vstatus check_worst(const struct check_result *res, unsigned int mask)
 	return w;
 }
 
-static const struct verdict *find_verdict(const struct check_result *res,
-					  enum vkind kind, const char *scope,
-					  const char *item_prefix)
+const struct verdict *check_item(const struct check_result *res,
+				 enum citem id)
 {
-	for (int i = 0; i < res->n; i++)
-		if (res->v[i].kind == kind && !strcmp(res->v[i].scope, scope) &&
-		    !strncmp(res->v[i].item, item_prefix, strlen(item_prefix)))
-			return &res->v[i];
-	return NULL;
+	if (id < 0 || id >= CI_COUNT || res->at[id] < 0)
+		return NULL;
+	return &res->v[res->at[id]];
 }
 
-static const char *const cgroup_id_fields[] = {
-	"task_struct", "cgroups", "css_set", "dfl_cgrp", "cgroup", "kn",
-	"kernfs_node", "id", NULL,
-};
-static const char *const cgroup_walk_fields[] = {
-	"cgroup", "level", "cgroup", "self", "cgroup", "self.parent", NULL,
-};
-
-/* Every (struct, field) pair of the NULL-terminated list is declared and ok. */
-static bool fields_ok(const struct check_result *res, const char *const *f)
+/* Declared and ok. */
+static bool item_ok(const struct check_result *res, enum citem id)
 {
-	for (; *f; f += 2) {
-		const struct verdict *v = NULL;
+	const struct verdict *v = check_item(res, id);
 
-		for (int i = 0; i < res->n && !v; i++)
-			if (res->v[i].kind == VK_FIELD &&
-			    !strcmp(res->v[i].scope, f[0]) &&
-			    !strcmp(res->v[i].item, f[1]))
-				v = &res->v[i];
-		if (!v || v->status != V_OK)
+	return v && v->status == V_OK;
+}
+
+/* The tracepoint is declared and no item of its event is broken. */
+static bool tracepoint_usable(const struct check_result *res, enum citem id)
+{
+	const struct verdict *tp = check_item(res, id);
+
+	if (!tp)
+		return false;
+	for (int i = 0; i < res->n; i++)
+		if (!strcmp(res->v[i].scope, tp->scope) &&
+		    res->v[i].status == V_BROKEN)
 			return false;
-	}
 	return true;
 }
 
@@ -511,44 +586,26 @@ int plan_from_check(const struct check_result *res, unsigned int mask,
 	for (int ev = 0; ev < ABICAP_EV_COUNT; ev++) {
 		if (!(mask & (1u << ev)))
 			continue;
-		v = find_verdict(res, VK_TRACEPOINT, event_name(ev), "tracepoint");
+		v = res->tp[ev] >= 0 ? &res->v[res->tp[ev]] : NULL;
 		plan->tp_btf[ev] = mode != ATTACH_RAW_TP && v && v->status == V_OK;
 	}
 	/* following children: every sched_process_fork item must hold */
-	plan->fork_ok = find_verdict(res, VK_TRACEPOINT, "sched_process_fork",
-				     "tracepoint") != NULL;
-	for (int i = 0; i < res->n; i++)
-		if (!strcmp(res->v[i].scope, "sched_process_fork") &&
-		    res->v[i].status == V_BROKEN)
-			plan->fork_ok = false;
-	v = find_verdict(res, VK_TRACEPOINT, "sched_process_fork", "tracepoint");
-	plan->fork_tp_btf = mode != ATTACH_RAW_TP && v && v->status == V_OK;
-	plan->free_ok = find_verdict(res, VK_TRACEPOINT, "sched_process_free",
-				     "tracepoint") != NULL;
-	for (int i = 0; i < res->n; i++)
-		if (!strcmp(res->v[i].scope, "sched_process_free") &&
-		    res->v[i].status == V_BROKEN)
-			plan->free_ok = false;
-	v = find_verdict(res, VK_TRACEPOINT, "sched_process_free", "tracepoint");
-	plan->free_tp_btf = mode != ATTACH_RAW_TP && v && v->status == V_OK;
+	plan->fork_ok = tracepoint_usable(res, CI_TP_FORK);
+	plan->fork_tp_btf = mode != ATTACH_RAW_TP && item_ok(res, CI_TP_FORK);
+	plan->free_ok = tracepoint_usable(res, CI_TP_FREE);
+	plan->free_tp_btf = mode != ATTACH_RAW_TP && item_ok(res, CI_TP_FREE);
 	/* cgroup attribution, and the --cgroup filter's walk up the tree */
-	plan->cgroup_ok = fields_ok(res, cgroup_id_fields);
+	plan->cgroup_ok = item_ok(res, CI_CGROUPS) &&
+			  item_ok(res, CI_CSS_DFL_CGRP) &&
+			  item_ok(res, CI_CGROUP_KN) && item_ok(res, CI_KERNFS_ID);
 	plan->cgroup_filter_ok = plan->cgroup_ok &&
-				 fields_ok(res, cgroup_walk_fields);
+				 item_ok(res, CI_CGROUP_LEVEL) &&
+				 item_ok(res, CI_CGROUP_SELF) &&
+				 item_ok(res, CI_CGROUP_PARENT);
+	plan->rq_ok = item_ok(res, CI_SE_CFS_RQ) && item_ok(res, CI_CFS_RQ_RQ);
 	/* a ring buffer whose lock is not known to be safe: perf buffers */
-	v = find_verdict(res, VK_FIELD, "bpf_ringbuf", "spinlock");
-	plan->perfbuf = v && v->status != V_OK;
-	/* the argument the contract calls prev_state, wherever it stands */
-	for (int i = 0; i < res->n; i++) {
-		const struct verdict *a = &res->v[i];
-		const char *name;
-
-		if (a->kind != VK_ARG || strcmp(a->scope, "sched_switch"))
-			continue;
-		name = strchr(a->item + 4, ' ');
-		if (name && !strcmp(name + 1, "prev_state") && a->status == V_OK &&
-		    !strncmp(a->item, "arg 4 ", 6))
-			plan->switch_prev_state = true;
-	}
+	plan->perfbuf = !item_ok(res, CI_RINGBUF_LOCK);
+	/* the 4-argument program where arg 4 is prev_state, and ok */
+	plan->switch_prev_state = item_ok(res, CI_SWITCH_PREV_STATE);
 	return EXIT_OK;
 }

@@ -377,8 +377,8 @@ static void check_unique(struct parser *p, struct contract *c)
 static void parse_top(struct parser *p, json_t *root, struct contract *c)
 {
 	static const char *const keys[] = { "abicap_contract", "name",
-					    "description", "events", "fields",
-					    NULL };
+					    "description", "describes",
+					    "events", "fields", NULL };
 	json_t *v, *events, *fields, *o;
 	char ep[64];
 	size_t i;
@@ -399,6 +399,7 @@ static void parse_top(struct parser *p, json_t *root, struct contract *c)
 	}
 	c->name = want_str(p, root, "", "name", true);
 	c->description = want_str(p, root, "", "description", false);
+	c->describes = want_str(p, root, "", "describes", false);
 	events = want(p, root, "", "events", JSON_ARRAY, true);
 	if (p->failed)
 		return;

@@ -79,6 +79,12 @@ struct contract {
 	int version;
 	const char *name;
 	const char *description;
+	/*
+	 * What the contract describes where that is not abicap's own programs
+	 * (contract from-object, contract snapshot); NULL: abicap's programs,
+	 * whose every dependency it must then declare (contract_deps.h).
+	 */
+	const char *describes;
 	struct c_event *events;
 	int nevents;
 	struct c_field *fields;

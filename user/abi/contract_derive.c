@@ -210,11 +210,16 @@ json_t *contract_derived(const struct core_object *o,
 			 const char *obj)
 {
 	char desc[512], name[320];
+	json_t *c;
 
 	snprintf(name, sizeof(name), "derived from %s", obj);
 	snprintf(desc, sizeof(desc), "What %s relies on, as its CO-RE relocations "
 		 "and section names show. Field types are pinned as compiled "
 		 "(libbpf itself accepts integers of another size).", obj);
-	return contract_json(name, desc, events,
-			     derived_fields(o, guards, events));
+	c = contract_json(name, desc, events, derived_fields(o, guards, events));
+
+	snprintf(name, sizeof(name), "the BPF object %s", obj);
+	if (c)
+		json_object_set_new(c, "describes", json_string(name));
+	return c;
 }

@@ -97,7 +97,7 @@ static json_t *snap_field(const struct c_field *f, const struct btf *btf,
 json_t *contract_snapshot(const struct contract *c, const struct btf *btf,
 			  unsigned int mask, const char *source)
 {
-	json_t *events = json_array(), *fields = json_array();
+	json_t *events = json_array(), *fields = json_array(), *snap;
 	char name[320], desc[512];
 
 	for (int i = 0; i < c->nevents; i++) {
@@ -133,5 +133,11 @@ json_t *contract_snapshot(const struct contract *c, const struct btf *btf,
 	snprintf(desc, sizeof(desc), "Pinned to what %s has: every item "
 		 "required. Check a later kernel with: abicap check --contract "
 		 "THIS_FILE --btf NEW", source);
-	return contract_json(name, desc, events, fields);
+	snap = contract_json(name, desc, events, fields);
+
+	snprintf(name, sizeof(name), "the kernel %s, as abicap's programs read "
+		 "it (a snapshot)", source);
+	if (snap)
+		json_object_set_new(snap, "describes", json_string(name));
+	return snap;
 }

@@ -39,6 +39,8 @@ struct kernel_plan {
 	bool cgroup_ok;
 	/* and so does the walk --cgroup needs (cgroup.level, self.parent) */
 	bool cgroup_filter_ok;
+	/* x86: current's run queue (se.cfs_rq, cfs_rq.rq) locates preempt_count */
+	bool rq_ok;
 };
 
 /* The running kernel's release is below major.minor (false if unknown). */

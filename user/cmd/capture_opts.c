@@ -49,7 +49,8 @@ const struct opt opts_capture_kernel[] = {
 	{ "attach", OPT_LONG('a'), "MODE", "auto (default: tp_btf where the "
 	  "kernel has it), tp_btf or raw_tp" },
 	{ "contract", 'c', "FILE", "ABI contract to hold the kernel to before "
-	  "attaching (default: the built-in one; see abicap check)" },
+	  "attaching (default: the built-in one; see abicap check); refused "
+	  "if it omits an item the programs loaded depend on" },
 	{ 0 },
 };
 

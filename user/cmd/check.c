@@ -9,6 +9,8 @@
 #include "cmd/commands.h"
 #include "cmd/options.h"
 #include "abi/contract.h"
+#include "abi/contract_deps.h"
+#include "live/contract_gate.h"
 #include "abi/kernel.h"
 #include "abi/objcheck.h"
 #include "lib/util.h"
@@ -25,7 +27,9 @@ static const struct opt check_own[] = {
 	  "text (default), json, or junit (one test case per item); with "
 	  "json an error is also {\"error\": ...} on stdout" },
 	{ "contract", 'c', "FILE",
-	  "the contract to check instead of the built-in one" },
+	  "the contract to check instead of the built-in one; refused if it "
+	  "omits an item abicap's programs for its events depend on (unless "
+	  "it \"describes\" another object or kernel)" },
 	{ "strict", OPT_LONG('s'), NULL,
 	  "degraded items fail too" },
 	{ "object", 'o', "OBJ",
@@ -56,7 +60,7 @@ const struct cmd_spec check_spec = {
 "branches on them followed, as the verifier does.\n"
 "Exit: 0 satisfied (degraded allowed unless --strict; with --object: loads\n"
 "on every kernel), 1 broken (or rejected by a kernel, or a kernel without\n"
-"BTF), 2 bad usage or input.\n",
+"BTF), 2 bad usage or input (a contract that omits a dependency included).\n",
 };
 
 #define MAX_BTFS 64
@@ -180,6 +184,15 @@ int do_check(int argc, char **argv)
 	if (!c) {
 		ab_error("%s", err);
 		return EXIT_USAGE;
+	}
+	/* fail closed: a contract for abicap declares all its programs need */
+	ret = c->describes ? EXIT_OK :
+			     contract_gate(c, contract_deps_declared(c), err,
+					   sizeof(err));
+	if (ret) {
+		ab_error("%s", err);
+		contract_free(c);
+		return ret;
 	}
 	btf = btf_open(btf_path, err, sizeof(err));
 	if (!btf) {

@@ -13,6 +13,7 @@
 #include <bpf/libbpf.h>
 #include "abicap.skel.h"
 #include "live/capture.h"
+#include "live/contract_gate.h"
 #include "abi/btf_util.h"
 #include "abi/checker.h"
 #include "lib/bpflog.h"
@@ -117,21 +118,57 @@ static size_t ringbuf_size(size_t want)
 	return sz;
 }
 
-/*
- * The program for ev in the variant the plan chose: bpf/abicap.bpf.c names
- * them <tp_btf|raw_tp>_<event>, with "_3" for the 3-argument sched_switch.
- */
-static struct bpf_program *pick(struct abicap_bpf *s,
-				const struct kernel_plan *p, bool tstore,
-				unsigned int ev)
-{
-	char name[64];
+/* Each event's program variants: attach type, sched_switch's argument count, task storage. */
+enum variant {
+	VAR_TP_BTF, /* sched_switch: the 4-argument program */
+	VAR_TP_BTF_3, /* sched_switch: the 3-argument program (before 5.18) */
+	VAR_TP_BTF_TS, /* the waker and wait in task storage (see use_task_storage) */
+	VAR_TP_BTF_3_TS,
+	VAR_RAW_TP,
+	VAR_RAW_TP_3,
+	VAR_COUNT
+};
 
-	snprintf(name, sizeof(name), "%s_%s%s%s",
-		 p->tp_btf[ev] ? "tp_btf" : "raw_tp", event_name(ev),
-		 ev == ABICAP_EV_SCHED_SWITCH && !p->switch_prev_state ? "_3" : "",
-		 tstore && ev <= ABICAP_EV_SCHED_WAKING ? "_ts" : "");
-	return bpf_object__find_program_by_name(s->obj, name);
+/* The skeleton's programs by event and variant (NULL: no such variant). */
+static void variant_table(const struct abicap_bpf *s,
+			  struct bpf_program *t[ABICAP_EV_COUNT][VAR_COUNT])
+{
+#define WAKEUP_VARIANTS(ev, name)                                              \
+	t[ev][VAR_TP_BTF] = s->progs.tp_btf_##name;                            \
+	t[ev][VAR_TP_BTF_TS] = s->progs.tp_btf_##name##_ts;                    \
+	t[ev][VAR_RAW_TP] = s->progs.raw_tp_##name
+#define POWER_VARIANTS(ev, name)                                               \
+	t[ev][VAR_TP_BTF] = s->progs.tp_btf_##name;                            \
+	t[ev][VAR_RAW_TP] = s->progs.raw_tp_##name
+
+	memset(t, 0, sizeof(struct bpf_program *) * ABICAP_EV_COUNT * VAR_COUNT);
+	t[ABICAP_EV_SCHED_SWITCH][VAR_TP_BTF] = s->progs.tp_btf_sched_switch;
+	t[ABICAP_EV_SCHED_SWITCH][VAR_TP_BTF_3] = s->progs.tp_btf_sched_switch_3;
+	t[ABICAP_EV_SCHED_SWITCH][VAR_TP_BTF_TS] = s->progs.tp_btf_sched_switch_ts;
+	t[ABICAP_EV_SCHED_SWITCH][VAR_TP_BTF_3_TS] =
+		s->progs.tp_btf_sched_switch_3_ts;
+	t[ABICAP_EV_SCHED_SWITCH][VAR_RAW_TP] = s->progs.raw_tp_sched_switch;
+	t[ABICAP_EV_SCHED_SWITCH][VAR_RAW_TP_3] = s->progs.raw_tp_sched_switch_3;
+	WAKEUP_VARIANTS(ABICAP_EV_SCHED_WAKEUP, sched_wakeup);
+	WAKEUP_VARIANTS(ABICAP_EV_SCHED_WAKEUP_NEW, sched_wakeup_new);
+	WAKEUP_VARIANTS(ABICAP_EV_SCHED_WAKING, sched_waking);
+	POWER_VARIANTS(ABICAP_EV_CPU_IDLE, cpu_idle);
+	POWER_VARIANTS(ABICAP_EV_CPU_FREQUENCY, cpu_frequency);
+#undef WAKEUP_VARIANTS
+#undef POWER_VARIANTS
+}
+
+/* The variant the plan chose for ev (tstore: the sched programs' *_ts). */
+static enum variant variant_of(const struct kernel_plan *p, bool tstore,
+			       unsigned int ev)
+{
+	bool three = ev == ABICAP_EV_SCHED_SWITCH && !p->switch_prev_state;
+
+	if (!p->tp_btf[ev])
+		return three ? VAR_RAW_TP_3 : VAR_RAW_TP;
+	if (tstore && ev <= ABICAP_EV_SCHED_WAKING)
+		return three ? VAR_TP_BTF_3_TS : VAR_TP_BTF_TS;
+	return three ? VAR_TP_BTF_3 : VAR_TP_BTF;
 }
 
 /*
@@ -244,6 +281,12 @@ static void configure(struct capture *c, const struct capture_opts *o,
 	ro->aggregate = o->aggregate;
 	ro->stream = !o->aggregate;
 	ro->pc_where = preempt_count_place((__s64 *)&ro->pc_off);
+	/* x86's place is reached through current's run queue: its items must hold */
+	if (ro->pc_where == ABICAP_PC_PERCPU && !c->plan.rq_ok)
+		ro->pc_where = ABICAP_PC_NONE;
+	/* the cgroup reads, where the contract's cgroup items hold */
+	ro->cgroup_ids = c->plan.cgroup_ok;
+	ro->cgroup_walk = c->plan.cgroup_filter_ok;
 	if (ro->pc_where == ABICAP_PC_NONE && TASK_FILTERED(o) && !o->quiet)
 		ab_warn("this kernel's BTF does not say where preempt_count is: "
 			"wakeups are kept by the task filter on the wakee's "
@@ -336,7 +379,21 @@ static int check_kernel(const struct capture_opts *o, unsigned int load,
 		if (!con)
 			return EXIT_RUNTIME;
 	}
-	btf = btf__load_vmlinux_btf();
+	/* fail closed: the contract declares all the programs depend on */
+	ret = contract_gate(con, load | (o->follow_forks ? DEP_FORK : 0) |
+			    (o->npids ? DEP_FREE : 0), err, errlen);
+	if (ret) {
+		contract_free(own);
+		return ret;
+	}
+	btf = o->btf_custom_path ? btf__parse(o->btf_custom_path, NULL) :
+				   btf__load_vmlinux_btf();
+	if (!btf && o->btf_custom_path) {
+		snprintf(err, errlen, "cannot read the BTF %s: %s",
+			 o->btf_custom_path, strerror(errno));
+		contract_free(own);
+		return EXIT_USAGE;
+	}
 	if (!btf) {
 		snprintf(err, errlen, "this kernel (%s) has no BTF "
 			 "(/sys/kernel/btf/vmlinux): abicap needs a kernel built "
@@ -457,6 +514,7 @@ struct capture *capture_open(const struct capture_opts *o, capture_cb cb,
 			     void *ctx, int *exit_code, char *err,
 			     size_t errlen)
 {
+	struct bpf_program *table[ABICAP_EV_COUNT][VAR_COUNT];
 	struct capture *c;
 	unsigned int load;
 	size_t rb_bytes = ringbuf_size(o->ringbuf_bytes);
@@ -488,7 +546,12 @@ struct capture *capture_open(const struct capture_opts *o, capture_cb cb,
 		c->plan.perfbuf = o->transport == TRANSPORT_PERFBUF;
 
 	ret = EXIT_RUNTIME;
-	c->skel = abicap_bpf__open();
+	{
+		LIBBPF_OPTS(bpf_object_open_opts, oo,
+			    .btf_custom_path = o->btf_custom_path);
+
+		c->skel = abicap_bpf__open_opts(&oo);
+	}
 	if (!c->skel) {
 		snprintf(err, errlen, "cannot open the BPF object: %s",
 			 strerror(errno));
@@ -503,10 +566,11 @@ struct capture *capture_open(const struct capture_opts *o, capture_cb cb,
 	} else {
 		bpf_map__set_autocreate(c->skel->maps.task_notes, false);
 	}
+	variant_table(c->skel, table);
 	for (unsigned int ev = 0; ev < ABICAP_EV_COUNT; ev++) {
 		if (!(load & (1u << ev)))
 			continue;
-		c->prog[ev] = pick(c->skel, &c->plan, c->tstore, ev);
+		c->prog[ev] = table[ev][variant_of(&c->plan, c->tstore, ev)];
 		if (!c->prog[ev]) {
 			snprintf(err, errlen, "internal error: no %s program "
 				 "for %s in the BPF object", c->plan.tp_btf[ev] ?
@@ -516,15 +580,15 @@ struct capture *capture_open(const struct capture_opts *o, capture_cb cb,
 		bpf_program__set_autoload(c->prog[ev], true);
 	}
 	if (o->follow_forks) {
-		c->fork_prog = bpf_object__find_program_by_name(c->skel->obj,
-				c->plan.fork_tp_btf ? "tp_btf_sched_process_fork" :
-						      "raw_tp_sched_process_fork");
+		c->fork_prog = c->plan.fork_tp_btf ?
+			c->skel->progs.tp_btf_sched_process_fork :
+			c->skel->progs.raw_tp_sched_process_fork;
 		bpf_program__set_autoload(c->fork_prog, true);
 	}
 	if (o->npids) {
-		c->free_prog = bpf_object__find_program_by_name(c->skel->obj,
-				c->plan.free_tp_btf ? "tp_btf_sched_process_free" :
-						      "raw_tp_sched_process_free");
+		c->free_prog = c->plan.free_tp_btf ?
+			c->skel->progs.tp_btf_sched_process_free :
+			c->skel->progs.raw_tp_sched_process_free;
 		bpf_program__set_autoload(c->free_prog, true);
 	}
 	configure(c, o, rb_bytes);
@@ -746,6 +810,13 @@ const char *capture_variant(const struct capture *c, unsigned int ev)
 	return c->plan.tp_btf[ev] ? "tp_btf" : "raw_tp";
 }
 
+const char *capture_program_name(const struct capture *c, unsigned int ev)
+{
+	if (ev >= ABICAP_EV_COUNT || !c->prog[ev])
+		return NULL;
+	return bpf_program__name(c->prog[ev]);
+}
+
 const struct kernel_plan *capture_plan(const struct capture *c)
 {
 	return &c->plan;
@@ -754,6 +825,11 @@ const struct kernel_plan *capture_plan(const struct capture *c)
 const struct check_result *capture_check(const struct capture *c)
 {
 	return &c->check;
+}
+
+const void *capture_elf_bytes(size_t *len)
+{
+	return abicap_bpf__elf_bytes(len);
 }
 
 struct bpf_object *capture_object(const struct capture *c)

@@ -50,6 +50,11 @@ struct capture_opts {
 	unsigned int max_cgroups; /* aggregation: cgroups kept, 0: default */
 	/* once attached, keep no capability (privdrop.h): the commands set it */
 	bool drop_privileges;
+	/*
+	 * Tests: check the contract against this BTF and relocate the programs
+	 * for it (libbpf's btf_custom_path) instead of the running kernel's.
+	 */
+	const char *btf_custom_path;
 };
 
 /* Called for each record; a non-zero return stops this poll's consumption. */
@@ -72,6 +77,12 @@ int capture_poll(struct capture *c, int timeout_ms);
 int capture_stop(struct capture *c);
 
 void capture_close(struct capture *c);
+
+/* The name of the program loaded for ev (the variant chosen), or NULL. */
+const char *capture_program_name(const struct capture *c, unsigned int ev);
+
+/* abicap's BPF object as built into this binary (the skeleton's ELF). */
+const void *capture_elf_bytes(size_t *len);
 
 /*
  * The capture's span (CLOCK_MONOTONIC): from the first attach, when events
