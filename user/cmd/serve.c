@@ -197,6 +197,7 @@ int do_serve(int argc, char **argv)
 	m.cgroup_root = root;
 	m.max_cgroups = o.cap.max_cgroups ? o.cap.max_cgroups :
 					    ABICAP_MAX_CGROUPS_DEFAULT;
+	m.removed_series = true;
 	m.names = cgnames_live(err, sizeof(err));
 	if (!m.names) {
 		ab_error("%s", err);
@@ -223,6 +224,8 @@ int do_serve(int argc, char **argv)
 		unsigned int level;
 
 		httpd_run(&srv, 100);
+		/* removed cgroups must not keep new ones out of the map */
+		metrics_maintain(&m);
 		/* once a second: is the filtered cgroup still there? */
 		if (o.cgroup && !warned_gone && !(++ticks % 10) &&
 		    (cgroup_resolve(root, o.cgroup, &id, &level, err,
