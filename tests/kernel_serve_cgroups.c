@@ -116,43 +116,6 @@ static void start_serve(int port, const char *max_cgroups)
 	wait_for_stderr(&srv, "serving http://", seen, sizeof(seen));
 }
 
-static char *scrape(int port)
-{
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port) };
-	static const char req[] = "GET /metrics HTTP/1.0\r\n\r\n";
-	int fd = socket(AF_INET, SOCK_STREAM, 0), code = 0;
-	char *resp, *body;
-
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	cr_assert_eq(connect(fd, (void *)&a, sizeof(a)), 0, "%s", strerror(errno));
-	cr_assert_eq(write(fd, req, sizeof(req) - 1), (ssize_t)sizeof(req) - 1);
-	resp = read_all(fd);
-	close(fd);
-	sscanf(resp, "HTTP/1.%*d %d", &code);
-	cr_assert_eq(code, 200, "scrape: %.200s", resp);
-	body = strstr(resp, "\r\n\r\n");
-	cr_assert(body);
-	body = strdup(body + 4);
-	free(resp);
-	return body;
-}
-
-/* The value of the first sample whose line starts with prefix, -1 if none. */
-static double sample(const char *text, const char *prefix)
-{
-	size_t n = strlen(prefix);
-
-	for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : p)
-		if (!strncmp(p, prefix, n)) {
-			const char *sp = p + strcspn(p, "\n");
-
-			while (sp > p && sp[-1] != ' ')
-				sp--;
-			return strtod(sp, NULL);
-		}
-	return -1;
-}
-
 static int count_lines(const char *text, const char *needle)
 {
 	int c = 0;
@@ -366,19 +329,19 @@ static void burst_then_new_cgroup(const char *max_cgroups, int burst, int k)
 	start_serve(port, max_cgroups);
 	ticker_in(live);
 	usleep(300000);
-	t0 = scrape(port);
+	t0 = scrape_metrics(port);
 	took = mono_s();
 	pid = churn("b", burst, 1, -1, -1);
 	wait_ok(pid, "the churn as nobody");
 	took = mono_s() - took;
-	t1 = scrape(port);
+	t1 = scrape_metrics(port);
 	assert_no_counter_went_down(t0, t1);
 	fprintf(stderr, "serve_cgroups: %d cgroups made and removed by nobody "
 		"in %.2f s (--max-cgroups %s); first scrape after: %g in the "
 		"map, %g pruned, %d cgroup# lines, %g sched_switch lost\n", burst,
-		took, max_cgroups, sample(t1, "abicap_cgroups "),
-		sample(t1, "abicap_cgroups_pruned_total "),
-		count_lines(t1, "cgroup=\"cgroup#"), sample(t1, lost_prefix));
+		took, max_cgroups, metric_sample(t1, "abicap_cgroups "),
+		metric_sample(t1, "abicap_cgroups_pruned_total "),
+		count_lines(t1, "cgroup=\"cgroup#"), metric_sample(t1, lost_prefix));
 	make_cg(after, false);
 	ticker_in(after);
 	snprintf(prefix, sizeof(prefix), "abicap_context_switches_total{cgroup="
@@ -386,42 +349,42 @@ static void burst_then_new_cgroup(const char *max_cgroups, int burst, int k)
 	t = t1;
 	for (int i = 0; i < 3 && found_at < 0; i++) {
 		usleep(200000);
-		t2 = scrape(port);
+		t2 = scrape_metrics(port);
 		assert_no_counter_went_down(t, t2);
 		if (t != t1)
 			free(t);
 		t = t2;
-		if (sample(t2, prefix) > 0)
+		if (metric_sample(t2, prefix) > 0)
 			found_at = i + 1;
 	}
 	cr_assert_gt(found_at, 0, "a cgroup made after the churn has no series "
 		     "after 3 scrapes: %g of %s in the map, %g pruned",
-		     sample(t, "abicap_cgroups "), max_cgroups,
-		     sample(t, "abicap_cgroups_pruned_total "));
+		     metric_sample(t, "abicap_cgroups "), max_cgroups,
+		     metric_sample(t, "abicap_cgroups_pruned_total "));
 	cr_assert_eq(count_lines(t, "cgroup=\"cgroup#"), 0, "series of "
 		     "unnamed cgroups after the churn:\n%s", t);
-	cr_assert_gt(sample(t, "abicap_cgroups_pruned_total "), 0);
-	cr_assert_leq(sample(t, "abicap_cgroups "), 8, "dead cgroups stay in "
+	cr_assert_gt(metric_sample(t, "abicap_cgroups_pruned_total "), 0);
+	cr_assert_leq(metric_sample(t, "abicap_cgroups "), 8, "dead cgroups stay in "
 		      "the map");
 	snprintf(prefix, sizeof(prefix), "abicap_context_switches_total{cgroup="
 		 "\"%s\"", live);
-	cr_assert_gt(sample(t, prefix), sample(t0, prefix), "the live cgroup's "
+	cr_assert_gt(metric_sample(t, prefix), metric_sample(t0, prefix), "the live cgroup's "
 		     "series");
 	/* the removed cgroups' counts are not lost: kept in one series */
-	cr_assert_gt(sample(t, "abicap_context_switches_total{cgroup="
+	cr_assert_gt(metric_sample(t, "abicap_context_switches_total{cgroup="
 			    "\"(removed)\""), 0, "%s", t);
 	/* once the dead are gone, live cgroups lose nothing */
-	lost1 = sample(t, lost_prefix);
+	lost1 = metric_sample(t, lost_prefix);
 	usleep(500000);
-	t2 = scrape(port);
+	t2 = scrape_metrics(port);
 	assert_no_counter_went_down(t, t2);
-	lost2 = sample(t2, lost_prefix);
+	lost2 = metric_sample(t2, lost_prefix);
 	cr_assert_eq(lost2, lost1, "events lost after the churn: %g then %g",
 		     lost1, lost2);
 	fprintf(stderr, "serve_cgroups: the new cgroup had series at scrape %d "
 		"after the churn; then %g in the map, %g pruned, %g lost\n",
-		found_at, sample(t2, "abicap_cgroups "),
-		sample(t2, "abicap_cgroups_pruned_total "), lost2);
+		found_at, metric_sample(t2, "abicap_cgroups "),
+		metric_sample(t2, "abicap_cgroups_pruned_total "), lost2);
 	free(t0);
 	free(t1);
 	if (t != t1)
@@ -469,7 +432,7 @@ Test(serve_cgroups, names_of_removed_cgroups_are_forgotten)
 	enum { BATCH = 60, BATCHES = 50, WARM = 5 };
 	int port = port_for(2), sync_to[2], sync_from[2];
 	long rss_warm = 0, rss_end;
-	char *t;
+	char *t, *prev = NULL;
 	pid_t pid;
 
 	start_serve(port, "128");
@@ -481,17 +444,22 @@ Test(serve_cgroups, names_of_removed_cgroups_are_forgotten)
 		cr_assert_eq(read(sync_from[0], &c, 1), 1, "the churn stopped");
 		/* serve names what it does not know by walks, one per 100 ms */
 		usleep(150000);
-		t = scrape(port);
+		t = scrape_metrics(port);
 		if (b == 0)
-			cr_assert_geq(sample(t, "abicap_cgroups "), BATCH,
+			cr_assert_geq(metric_sample(t, "abicap_cgroups "), BATCH,
 				      "the batch is in the map:\n%s", t);
-		free(t);
+		if (prev)
+			assert_no_counter_went_down(prev, t);
+		free(prev);
+		prev = t;
 		if (b == WARM)
 			rss_warm = rss_kb(srv.pid);
 		cr_assert_eq(write(sync_to[1], "g", 1), 1);
 	}
 	wait_ok(pid, "the churn as nobody");
-	t = scrape(port);
+	t = scrape_metrics(port);
+	assert_no_counter_went_down(prev, t);
+	free(prev);
 	free(t);
 	rss_end = rss_kb(srv.pid);
 	fprintf(stderr, "serve_cgroups: %d cgroups named and removed: serve's "

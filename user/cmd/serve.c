@@ -34,8 +34,9 @@ static const struct opt serve_own[] = {
 	  "only tasks in this cgroup v2 subtree, as a path in the hierarchy "
 	  "(/system.slice) or under its mount" },
 	{ "max-cgroups", OPT_MAX_CGROUPS, "N",
-	  "cgroups kept in the kernel (default 1024); when three quarters "
-	  "full, removed cgroups are forgotten" },
+	  "cgroups kept in the kernel (default 1024); removed ones are "
+	  "deleted at each scrape and, between scrapes, when three quarters "
+	  "full or events are lost" },
 	{ "duration", 'd', "SECS",
 	  "stop after SECS seconds (default: until Ctrl-C)" },
 	{ 0 },
@@ -57,7 +58,9 @@ const struct cmd_spec serve_spec = {
 "  abicap_cpu_frequency_hertz{cpu}             last cpu_frequency\n"
 "  abicap_abi_contract_status{event,item}      0 ok, 1 degraded, 2 broken\n"
 "  abicap_events_total{event}, abicap_events_lost_total{event}\n"
+"  abicap_cgroups, abicap_cgroups_max, abicap_cgroups_pruned_total\n"
 "  abicap_http_connections_closed_total{reason=evicted|deadline}\n"
+"Counts of removed cgroups no scrape showed are in cgroup=\"(removed)\".\n"
 "Only GET and HEAD of / and /metrics are answered; a request with a body,\n"
 "two different Content-Length headers, a NUL byte in its target, headers\n"
 "over 16 KiB or another method gets an HTTP error, and the exporter keeps\n"

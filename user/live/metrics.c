@@ -476,27 +476,38 @@ static void drop(struct metrics_ctx *m, int fd, const struct cg_sample *v,
 		const char *name = row_name(&rows[a]);
 		struct abicap_cg_stats out = { 0 };
 		bool stays = false, any = false;
-		struct cg_named *r, *seen;
+		struct cg_named *r = NULL, *seen;
 
 		for (b = a; b < n && !strcmp(row_name(&rows[b]), name); b++) {
-			if (del[rows[b].at] &&
-			    bpf_map_delete_elem(fd, &rows[b].id))
-				del[rows[b].at] = false;
-			if (!del[rows[b].at]) {
+			stays = stays || !del[rows[b].at];
+			any = any || del[rows[b].at];
+		}
+		if (!any)
+			continue;
+		any = false;
+		/* where the series goes on, room for the counts comes first */
+		if (stays && !(r = named_entry(&m->retired, name)))
+			for (size_t k = a; k < b; k++)
+				del[rows[k].at] = false;
+		for (size_t k = a; k < b; k++) {
+			if (!del[rows[k].at])
+				continue;
+			if (bpf_map_delete_elem(fd, &rows[k].id)) {
+				del[rows[k].at] = false;
 				stays = true;
 				continue;
 			}
-			add_stats(&out, &rows[b].s);
+			add_stats(&out, &rows[k].s);
 			m->pruned++;
 			any = true;
 		}
 		if (!any)
 			continue;
-		r = named_entry(&m->retired, name);
-		if (stays && r) {
+		if (stays && (r || (r = named_entry(&m->retired, name)))) {
 			add_stats(&r->s, &out); /* the series goes on */
 			continue;
 		}
+		r = named_find(&m->retired, name);
 		if (r)
 			add_stats(&out, &r->s);
 		seen = named_find(&m->shown, name);
