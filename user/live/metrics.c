@@ -637,24 +637,12 @@ oom:
 	return NULL;
 }
 
-static size_t count_entries(int fd)
-{
-	uint64_t key, *prev = NULL;
-	size_t n = 0;
-
-	while (!bpf_map_get_next_key(fd, prev, &key)) {
-		prev = &key;
-		n++;
-	}
-	return n;
-}
-
 void metrics_maintain(struct metrics_ctx *m)
 {
 	struct abicap_counter cnt[ABICAP_EV_COUNT];
-	uint64_t now = mono_ns(), lost = 0, took;
+	uint64_t now = mono_ns(), lost = 0, aux[ABICAP_AUX_COUNT], took;
 	int fd = cg_map_fd(m);
-	size_t n = 0, freed = 0, max = m->max_cgroups;
+	size_t n = 0, freed = 0;
 	struct cg_sample *v;
 	enum cg_state *st;
 	char err[128];
@@ -665,14 +653,12 @@ void metrics_maintain(struct metrics_ctx *m)
 			lost += cnt[e].dropped;
 	losing = lost != m->lost_seen;
 	m->lost_seen = lost;
-	if (now < m->next_sweep_ns || (!losing && now < m->next_count_ns))
+	if (now < m->next_sweep_ns)
 		return;
-	n = count_entries(fd);
-	/* filling fast (an eighth since the last count) or half full: look often */
-	m->next_count_ns = now + (n >= m->counted + max / 8 || n * 2 >= max ?
-				  METRICS_SWEEP_NS : METRICS_COUNT_NS);
-	m->counted = n;
-	if (!losing && n * 4 < max * 3)
+	/* entries made by the programs, less those deleted here: the fill */
+	if (!losing && !capture_aux(m->cap, aux) &&
+	    (aux[ABICAP_AUX_CG_CREATED] - m->pruned) * 4 <
+	    (uint64_t)m->max_cgroups * 3)
 		return;
 	v = read_cgroups(m, fd, &n, err, sizeof(err));
 	st = v ? calloc(n ? n : 1, sizeof(*st)) : NULL;
@@ -684,14 +670,13 @@ void metrics_maintain(struct metrics_ctx *m)
 		drop(m, fd, v, n, del);
 		for (size_t i = 0; i < n; i++)
 			freed += del[i];
-		m->counted = n - freed;
 	}
 	free(v);
 	free(st);
 	free(del);
 	/* at most a tenth of the time, and once a second when nothing went */
 	took = mono_ns() - now;
-	m->next_sweep_ns = mono_ns() + (!freed ? METRICS_COUNT_NS :
+	m->next_sweep_ns = mono_ns() + (!freed ? METRICS_IDLE_NS :
 					10 * took > METRICS_SWEEP_NS ? 10 * took :
 					METRICS_SWEEP_NS);
 }

@@ -25,9 +25,9 @@ struct cg_named_set {
 
 /* The series of cgroups pruned before any scrape showed them. */
 #define CG_REMOVED_NAME "(removed)"
-/* serve's check of the map between scrapes: how often, at the least */
-#define METRICS_COUNT_NS 1000000000ull
+/* serve's sweeps between scrapes: apart at least, and after one that freed nothing */
 #define METRICS_SWEEP_NS 100000000ull
+#define METRICS_IDLE_NS 1000000000ull
 
 struct metrics_ctx {
 	struct capture *cap; /* opened with aggregate */
@@ -44,8 +44,7 @@ struct metrics_ctx {
 	struct abicap_cg_stats removed;
 	bool removed_series; /* show it, as cgroup="(removed)" (serve) */
 	/* metrics_maintain() */
-	uint64_t lost_seen, next_count_ns, next_sweep_ns;
-	size_t counted; /* entries at the last count */
+	uint64_t lost_seen, next_sweep_ns;
 };
 
 /* One cgroup id's statistics in the map, summed over CPUs. */
@@ -65,10 +64,11 @@ char *metrics_render(struct metrics_ctx *m, size_t *len, char *err,
 
 /*
  * Between scrapes (serve calls it every 100 ms): when events were lost or
- * the map is three quarters full (counted once a second, every 100 ms
- * while it fills fast or is half full), delete the entries of removed
+ * the map is three quarters full (the entries the programs made, less
+ * those deleted: no walk of the map), delete the entries of removed
  * cgroups now, their counts kept as metrics_render() keeps them. At most
- * a tenth of the time goes to it.
+ * a tenth of the time goes to it, and a sweep that freed nothing waits a
+ * second for the next.
  */
 void metrics_maintain(struct metrics_ctx *m);
 
