@@ -203,11 +203,6 @@ bool cgnames_get(struct cgnames *n, uint64_t id, struct cgname *out)
 	return true;
 }
 
-bool cgnames_removed(struct cgnames *n, uint64_t id)
-{
-	return n->live && !find(n, id) && cgroup_map_removed(n->live, id);
-}
-
 const char *cgnames_path(struct cgnames *n, uint64_t id)
 {
 	struct cg_entry *e = find(n, id);

@@ -33,11 +33,6 @@ struct cgname {
 bool cgnames_get(struct cgnames *n, uint64_t id, struct cgname *out);
 
 /*
- * Known to be removed (live names only): cgnames_path() may be NULL for a
- * cgroup that exists but could not be looked up yet (rate-limited walks).
- */
-bool cgnames_removed(struct cgnames *n, uint64_t id);
-/*
  * Forget id's name (serve: the cgroup is removed and its statistics are
  * gone), so that the table follows the cgroups in use, not every one ever
  * seen. Strings given out for id are freed.

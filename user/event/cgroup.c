@@ -483,11 +483,6 @@ bool cgroup_map_walked(const struct cgroup_map *m, uint64_t id)
 	return e && !e->pinned;
 }
 
-bool cgroup_map_removed(struct cgroup_map *m, uint64_t id)
-{
-	return table_find(&m->removed, id) != NULL;
-}
-
 struct cgroup_map *cgroup_map_new_table(void)
 {
 	return map_alloc();

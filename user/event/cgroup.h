@@ -63,12 +63,6 @@ const char *cgroup_map_path(struct cgroup_map *m, uint64_t id);
  */
 int cgroup_map_set(struct cgroup_map *m, uint64_t id, const char *path);
 void cgroup_map_free(struct cgroup_map *m);
-/*
- * The id is known to be no cgroup (any more): a walk did not find it or its
- * handle is stale. false where cgroup_map_path() gave NULL only because it
- * was too soon after the last walk to look.
- */
-bool cgroup_map_removed(struct cgroup_map *m, uint64_t id);
 
 /*
  * Walk the hierarchy now, whatever the rescan interval: 0, or -errno (the
