@@ -32,6 +32,7 @@ static char root[4096];   /* the cgroup v2 mount */
 static char base[64];     /* "/abicap-churn-PID": what serve watches */
 static char deleg[96];    /* base/user: owned by nobody */
 static struct child srv;
+static bool hide; /* churn() makes deleg unreadable to others first */
 static pid_t kids[8];
 static int nkids;
 
@@ -235,6 +236,13 @@ static pid_t churn(const char *tag, int n, int batch, int sync_rd,
 		_exit(10);
 	if (setgroups(0, NULL) || setgid(NOBODY) || setuid(NOBODY))
 		_exit(11);
+	if (hide) {
+		char dir[4400];
+
+		cg_dir(deleg, dir, sizeof(dir));
+		if (chmod(dir, 0700))
+			_exit(17);
+	}
 	for (int i = 0; i < n; i += batch) {
 		char dir[4400], p[4500];
 		int k, m = i + batch < n ? batch : n - i;
@@ -398,6 +406,17 @@ static void burst_then_new_cgroup(const char *max_cgroups, int burst, int k)
 Test(serve_cgroups, a_burst_of_cgroups_by_nobody_does_not_blind_serve)
 {
 	burst_then_new_cgroup("1024", 3000, 0);
+}
+
+/*
+ * The same from a subtree its owner made unreadable to others: serve, which
+ * has no privilege left, cannot list it, so cannot name anything in it, and
+ * must still not keep its dead ids.
+ */
+Test(serve_cgroups, a_burst_in_a_subtree_serve_cannot_read_does_not_blind_it)
+{
+	hide = true;
+	burst_then_new_cgroup("1024", 2000, 3);
 }
 
 Test(serve_cgroups, ordinary_churn_does_not_fill_a_small_map)
