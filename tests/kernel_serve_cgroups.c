@@ -101,9 +101,26 @@ static void teardown(void)
 
 TestSuite(serve_cgroups, .init = setup, .fini = teardown, .timeout = 120);
 
+/* A free port below the ephemeral range (32768 on), one of 2000 from 30000. */
 static int port_for(int k)
 {
-	return 30000 + (getpid() * 4 + k) % 2000;
+	for (int t = 0; t < 2000; t++) {
+		struct sockaddr_in a = { .sin_family = AF_INET };
+		int p = 30000 + (getpid() * 4 + k + t * 7) % 2000,
+		    fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		bool free_ = false;
+
+		a.sin_port = htons(p);
+		a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		if (fd >= 0) {
+			free_ = !bind(fd, (void *)&a, sizeof(a));
+			close(fd);
+		}
+		if (free_)
+			return p;
+	}
+	cr_assert_fail("no free port from 30000 to 31999");
+	return 0;
 }
 
 static void start_serve(int port, const char *max_cgroups)
