@@ -360,8 +360,8 @@ cg_stats_of(__u64 cg, struct abicap_counter *cnt)
 	if (st)
 		return st;
 	z = bpf_map_lookup_elem(&cg_zero, &zero);
-	if (z)
-		bpf_map_update_elem(&cg_stats, &cg, z, BPF_NOEXIST);
+	if (z && !bpf_map_update_elem(&cg_stats, &cg, z, BPF_NOEXIST))
+		count_aux(ABICAP_AUX_CG_CREATED);
 	st = bpf_map_lookup_elem(&cg_stats, &cg);
 	if (!st && cnt)
 		cnt->dropped++;

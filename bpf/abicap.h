@@ -121,7 +121,8 @@ enum abicap_aux {
 	ABICAP_AUX_WAKER_LOST = 3, /* sched_waking's waker could not be stored */
 	ABICAP_AUX_IRQ_UNKNOWN = 4, /* filtered wakings whose context was unknown */
 	ABICAP_AUX_WAKER_IN_HASH = 5, /* task storage failed: waker kept in a hash */
-	ABICAP_AUX_COUNT = 6,
+	ABICAP_AUX_CG_CREATED = 6, /* entries made in cg_stats (serve: less those deleted, its fill) */
+	ABICAP_AUX_COUNT = 7,
 };
 
 /* Where the programs find preempt_count (rodata pc_where, set by the loader). */

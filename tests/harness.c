@@ -1,16 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
+#include <arpa/inet.h>
 #include <dirent.h>
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
+#include <netinet/in.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -289,4 +292,42 @@ struct run run_cmd(char *const argv[])
 	r.err = read_all(ch.err_fd);
 	r.code = wait_exit(&ch, 60);
 	return r;
+}
+
+char *scrape_metrics(int port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port) };
+	static const char req[] = "GET /metrics HTTP/1.0\r\n\r\n";
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), code = 0;
+	char *resp, *body;
+
+	cr_assert_geq(fd, 0, "%s", strerror(errno));
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	cr_assert_eq(connect(fd, (void *)&a, sizeof(a)), 0, "%s", strerror(errno));
+	cr_assert_eq(write(fd, req, sizeof(req) - 1), (ssize_t)sizeof(req) - 1);
+	shutdown(fd, SHUT_WR);
+	resp = read_all(fd);
+	close(fd);
+	sscanf(resp, "HTTP/1.%*d %d", &code);
+	cr_assert_eq(code, 200, "scrape: %.200s", resp);
+	body = strstr(resp, "\r\n\r\n");
+	cr_assert(body);
+	body = strdup(body + 4);
+	free(resp);
+	return body;
+}
+
+double metric_sample(const char *text, const char *prefix)
+{
+	size_t n = strlen(prefix);
+
+	for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : p)
+		if (!strncmp(p, prefix, n)) {
+			const char *sp = p + strcspn(p, "\n");
+
+			while (sp > p && sp[-1] != ' ')
+				sp--;
+			return strtod(sp, NULL);
+		}
+	return -1;
 }

@@ -78,6 +78,11 @@ void wait_for_stderr(struct child *ch, const char *needle, char *seen,
 /* Wait for exit (at most timeout_s seconds, then SIGKILL and fail); return the exit code. */
 int wait_exit(struct child *ch, int timeout_s);
 
+/* GET /metrics from serve on 127.0.0.1:port, asserting 200: the body (malloc'd). */
+char *scrape_metrics(int port);
+/* The value of the first sample whose line starts with prefix, -1 if none. */
+double metric_sample(const char *text, const char *prefix);
+
 /* A command run to its end (at most 60 s): exit code, stdout, stderr (malloc'd). */
 struct run {
 	int code;

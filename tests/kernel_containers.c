@@ -397,35 +397,6 @@ static int http(int port, const char *req, size_t len, char **body)
 	return code;
 }
 
-static char *scrape(int port)
-{
-	char *resp, *body;
-
-	cr_assert_eq(http(port, "GET /metrics HTTP/1.0\r\n\r\n", 25, &resp), 200);
-	body = strstr(resp, "\r\n\r\n");
-	cr_assert(body);
-	body = strdup(body + 4);
-	free(resp);
-	return body;
-}
-
-/* The value of the first sample whose line starts with prefix, -1 if none. */
-static double sample(const char *text, const char *prefix)
-{
-	size_t n = strlen(prefix);
-
-	for (const char *p = text; *p; p = strchrnul(p, '\n') + (*strchrnul(p, '\n') != 0)) {
-		const char *end = strchrnul(p, '\n'), *sp = end;
-
-		if (strncmp(p, prefix, n))
-			continue;
-		while (sp > p && sp[-1] != ' ')
-			sp--;
-		return strtod(sp, NULL);
-	}
-	return -1;
-}
-
 Test(containers, serve_metrics_per_cgroup_pass_promtool_and_prometheus)
 {
 	int port = port_base(), pport = port + 1;
@@ -443,24 +414,24 @@ Test(containers, serve_metrics_per_cgroup_pass_promtool_and_prometheus)
 	start_in(bad, (char *[]){ "sleep", "100", NULL });
 	start_workloads(latency, 4, &spinner);
 	sleep(3);
-	text = scrape(port);
+	text = scrape_metrics(port);
 	snprintf(prefix, sizeof(prefix), "abicap_context_switches_total{cgroup="
 		 "\"%s/bad\\\\xff/\"", base);
-	cr_assert_geq(sample(text, prefix), 0, "no series for %s/bad\\xff/:\n%s",
+	cr_assert_geq(metric_sample(text, prefix), 0, "no series for %s/bad\\xff/:\n%s",
 		      base, text);
 	cr_assert_eq(prom_check(text, strlen(text), NULL, NULL, why, sizeof(why)),
 		     0, "%s", why);
 	snprintf(prefix, sizeof(prefix),
 		 "abicap_runqueue_latency_seconds_count{cgroup=\"%s\"", latency);
-	cr_assert_gt(sample(text, prefix), 100, "%s", text);
+	cr_assert_gt(metric_sample(text, prefix), 100, "%s", text);
 	snprintf(prefix, sizeof(prefix), "abicap_cpu_seconds_total{cgroup=\"%s\"",
 		 hungry);
-	cr_assert_gt(sample(text, prefix), 1.0, "two spinners for 3 s: %s", text);
+	cr_assert_gt(metric_sample(text, prefix), 1.0, "two spinners for 3 s: %s", text);
 	snprintf(prefix, sizeof(prefix), "abicap_context_switches_total{cgroup=\"%s\"",
 		 hungry);
-	cr_assert_gt(sample(text, prefix), -1);
-	cr_assert_eq(sample(text, "abicap_abi_contract_status{event=\"sched_switch\",item=\"tracepoint\"}"), 0);
-	cr_assert_eq(sample(text, "abicap_events_lost_total{event=\"sched_switch\"}"), 0);
+	cr_assert_gt(metric_sample(text, prefix), -1);
+	cr_assert_eq(metric_sample(text, "abicap_abi_contract_status{event=\"sched_switch\",item=\"tracepoint\"}"), 0);
+	cr_assert_eq(metric_sample(text, "abicap_events_lost_total{event=\"sched_switch\"}"), 0);
 
 	/* promtool reads it as valid exposition text */
 	path = scratch_path("metrics.txt");
@@ -552,7 +523,7 @@ static void burst_in(const char *cg)
 /* The scrape, which must be valid exposition text with no series twice. */
 static char *checked_scrape(int port)
 {
-	char why[256], *text = scrape(port);
+	char why[256], *text = scrape_metrics(port);
 
 	cr_assert_eq(prom_check(text, strlen(text), NULL, NULL, why, sizeof(why)),
 		     0, "%s", why);
@@ -571,7 +542,7 @@ static char *scrape_until(int port, const char *prefix, double min)
 	for (int t = 0; t < 100; t++) {
 		free(text);
 		text = checked_scrape(port);
-		if (sample(text, prefix) > min)
+		if (metric_sample(text, prefix) > min)
 			break;
 		usleep(100000);
 	}
@@ -598,8 +569,8 @@ Test(containers, serve_one_series_per_cgroup_path_when_it_is_made_again)
 		start_in(extra_cgroup(name), (char *[]){ "sleep", "100", NULL });
 	}
 	for (int t = 0; t < 100; t++) {
-		t1 = scrape(port);
-		v1 = sample(t1, "abicap_cgroups ");
+		t1 = scrape_metrics(port);
+		v1 = metric_sample(t1, "abicap_cgroups ");
 		free(t1);
 		if (v1 >= 13)
 			break;
@@ -612,7 +583,7 @@ Test(containers, serve_one_series_per_cgroup_path_when_it_is_made_again)
 	burst_in(svc);
 	t1 = scrape_until(port, prefix, 0);
 	cr_assert_eq(count_lines(t1, prefix), 1, "%s", t1);
-	v1 = sample(t1, prefix);
+	v1 = metric_sample(t1, prefix);
 	cr_assert_gt(v1, 0);
 
 	/* a systemd restart: the cgroup is removed and made again */
@@ -623,15 +594,15 @@ Test(containers, serve_one_series_per_cgroup_path_when_it_is_made_again)
 	burst_in(svc);
 	t2 = scrape_until(port, prefix, v1);
 	cr_assert_eq(count_lines(t2, prefix), 1, "one series per path:\n%s", t2);
-	v2 = sample(t2, prefix);
+	v2 = metric_sample(t2, prefix);
 	cr_assert_gt(v2, v1, "both incarnations counted");
 
 	/* the scrape above pruned the first incarnation: its time stays */
 	t3 = checked_scrape(port);
 	cr_assert_eq(count_lines(t3, prefix), 1, "%s", t3);
-	v3 = sample(t3, prefix);
+	v3 = metric_sample(t3, prefix);
 	cr_assert_geq(v3, v2, "a counter never goes back: %f then %f", v2, v3);
-	cr_assert_geq(sample(t3, "abicap_cgroups_pruned_total "), 1, "%s", t3);
+	cr_assert_geq(metric_sample(t3, "abicap_cgroups_pruned_total "), 1, "%s", t3);
 	free(t1);
 	free(t2);
 	free(t3);
@@ -668,8 +639,8 @@ Test(containers, serve_never_prunes_a_cgroup_it_cannot_name_yet)
 	}
 	for (int k = 0; k < 200 && live < 11; k++) {
 		usleep(50000);
-		t = scrape(port);
-		live = sample(t, "abicap_cgroups ");
+		t = scrape_metrics(port);
+		live = metric_sample(t, "abicap_cgroups ");
 		free(t);
 	}
 	cr_assert_eq(live, 11, "the first 11 sleepers' cgroups are in the map");
@@ -680,9 +651,9 @@ Test(containers, serve_never_prunes_a_cgroup_it_cannot_name_yet)
 		start_in(extra_cgroup(name), (char *[]){ "sleep", "100", NULL });
 		end = mono_ns() + 400000000ull;
 		while (mono_ns() < end) {
-			t = scrape(port);
-			pruned = sample(t, "abicap_cgroups_pruned_total ");
-			live = sample(t, "abicap_cgroups ");
+			t = scrape_metrics(port);
+			pruned = metric_sample(t, "abicap_cgroups_pruned_total ");
+			live = metric_sample(t, "abicap_cgroups ");
 			free(t);
 			cr_assert_eq(pruned, 0, "a live cgroup was pruned "
 				     "(%d sleepers started, %g in the map)",
@@ -738,7 +709,7 @@ Test(containers, serve_refuses_bad_input_and_keeps_serving)
 	cg_dir(latency, dir, sizeof(dir));
 	cr_assert_eq(rmdir(dir), 0, "%s", strerror(errno));
 	wait_for_stderr(&srv, "was removed", seen, sizeof(seen));
-	text = scrape(port);
+	text = scrape_metrics(port);
 	cr_assert(strstr(text, "abicap_events_total"));
 	free(text);
 	kill(srv.pid, SIGTERM);

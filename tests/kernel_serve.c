@@ -391,3 +391,65 @@ Test(serve_http, scrapes_get_through_while_evicted_clients_come_back_at_once)
 	cr_assert_eq(wait_exit(&srv, 20), 0);
 	running = false;
 }
+
+/*
+ * Requests a front proxy and serve could read differently (issue 23 #11):
+ * two Content-Length headers that disagree (RFC 9112 6.3: an error, a
+ * request-smuggling vector), and a NUL byte in the request target, raw or
+ * as %00, which a C string cuts to "/metrics".
+ */
+Test(serve_http, conflicting_lengths_and_nul_bytes_in_the_target_are_refused)
+{
+	static struct reader r;
+	static const struct {
+		const char *req;
+		size_t len;
+		int code;
+	} reqs[] = {
+#define REQ(s, code) { s, sizeof(s) - 1, code }
+		REQ("GET /metrics HTTP/1.1\r\nHost: abicap\r\nContent-Length: 0"
+		    "\r\nContent-Length: 5\r\n\r\nhello", 400),
+		REQ("GET /metrics HTTP/1.1\r\nHost: abicap\r\nContent-Length: 5"
+		    "\r\nContent-Length: 0\r\n\r\nhello", 400),
+		REQ("GET /metrics\0x HTTP/1.1\r\nHost: abicap\r\n\r\n", 400),
+		REQ("GET /metrics?\0x HTTP/1.1\r\nHost: abicap\r\n\r\n", 400),
+		REQ("GET /\0/metrics HTTP/1.1\r\nHost: abicap\r\n\r\n", 400),
+		REQ("GET /metrics%00x HTTP/1.1\r\nHost: abicap\r\n\r\n", 404),
+		REQ("GET /%00 HTTP/1.1\r\nHost: abicap\r\n\r\n", 404),
+#undef REQ
+	};
+	int port = test_port() + 4;
+	char *body;
+
+	start_serve(port);
+	for (size_t i = 0; i < sizeof(reqs) / sizeof(reqs[0]); i++) {
+		int fd = dial(port, 1, 5), code;
+
+		r.len = 0;
+		cr_assert_eq(send(fd, reqs[i].req, reqs[i].len, MSG_NOSIGNAL),
+			     (ssize_t)reqs[i].len);
+		code = read_response(fd, &r, &body);
+		cr_expect_eq(code, reqs[i].code, "request %zu (%.*s): %d, not %d",
+			     i, (int)strcspn(reqs[i].req, "\r"), reqs[i].req,
+			     code, reqs[i].code);
+		free(body);
+		close(fd);
+	}
+	/* the same value twice is one length (as Go's net/http takes it) */
+	cr_assert_eq(scrape_from(port, 1, 5, &body), 200);
+	free(body);
+	{
+		int fd = dial(port, 1, 5);
+
+		r.len = 0;
+		send_all(fd, "GET /metrics HTTP/1.1\r\nHost: abicap\r\n"
+			 "Content-Length: 0\r\nContent-Length: 0\r\n\r\n");
+		cr_assert_eq(read_response(fd, &r, &body), 200);
+		cr_assert(strstr(body, "abicap_events_total"));
+		free(body);
+		close(fd);
+	}
+	kill(srv.pid, SIGTERM);
+	cr_assert_eq(wait_exit(&srv, 20), 0);
+	running = false;
+}

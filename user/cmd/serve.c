@@ -34,8 +34,9 @@ static const struct opt serve_own[] = {
 	  "only tasks in this cgroup v2 subtree, as a path in the hierarchy "
 	  "(/system.slice) or under its mount" },
 	{ "max-cgroups", OPT_MAX_CGROUPS, "N",
-	  "cgroups kept in the kernel (default 1024); when three quarters "
-	  "full, removed cgroups are forgotten" },
+	  "cgroups kept in the kernel (default 1024); removed ones are "
+	  "deleted at each scrape and, between scrapes, when three quarters "
+	  "full or events are lost" },
 	{ "duration", 'd', "SECS",
 	  "stop after SECS seconds (default: until Ctrl-C)" },
 	{ 0 },
@@ -57,10 +58,13 @@ const struct cmd_spec serve_spec = {
 "  abicap_cpu_frequency_hertz{cpu}             last cpu_frequency\n"
 "  abicap_abi_contract_status{event,item}      0 ok, 1 degraded, 2 broken\n"
 "  abicap_events_total{event}, abicap_events_lost_total{event}\n"
+"  abicap_cgroups, abicap_cgroups_max, abicap_cgroups_pruned_total\n"
 "  abicap_http_connections_closed_total{reason=evicted|deadline}\n"
+"Counts of removed cgroups no scrape showed are in cgroup=\"(removed)\".\n"
 "Only GET and HEAD of / and /metrics are answered; a request with a body,\n"
-"headers over 16 KiB or another method gets an HTTP error, and the exporter\n"
-"keeps serving. Keep-alive and pipelining work. Each request must be done\n"
+"two different Content-Length headers, a NUL byte in its target, headers\n"
+"over 16 KiB or another method gets an HTTP error, and the exporter keeps\n"
+"serving. Keep-alive and pipelining work. Each request must be done\n"
 "within 10 s of its connection or of the previous answer; a connection over\n"
 "16 from one address or 64 in all closes the oldest one, so slow clients\n"
 "cannot lock a scraper out. Label values are UTF-8: a byte that is not\n"
@@ -196,6 +200,7 @@ int do_serve(int argc, char **argv)
 	m.cgroup_root = root;
 	m.max_cgroups = o.cap.max_cgroups ? o.cap.max_cgroups :
 					    ABICAP_MAX_CGROUPS_DEFAULT;
+	m.removed_series = true;
 	m.names = cgnames_live(err, sizeof(err));
 	if (!m.names) {
 		ab_error("%s", err);
@@ -222,6 +227,8 @@ int do_serve(int argc, char **argv)
 		unsigned int level;
 
 		httpd_run(&srv, 100);
+		/* removed cgroups must not keep new ones out of the map */
+		metrics_maintain(&m);
 		/* once a second: is the filtered cgroup still there? */
 		if (o.cgroup && !warned_gone && !(++ticks % 10) &&
 		    (cgroup_resolve(root, o.cgroup, &id, &level, err,

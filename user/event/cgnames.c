@@ -127,6 +127,52 @@ int cgnames_set(struct cgnames *n, uint64_t id, const char *path)
 	return 0;
 }
 
+void cgnames_forget(struct cgnames *n, uint64_t id)
+{
+	size_t i, j, k;
+
+	if (!id)
+		return;
+	i = slot_of(n, id);
+	if (!n->e[i].id)
+		return;
+	free(n->e[i].path);
+	memset(&n->e[i], 0, sizeof(n->e[i]));
+	n->n--;
+	/* linear probing: move back what the hole would hide */
+	for (j = (i + 1) & (n->cap - 1); n->e[j].id; j = (j + 1) & (n->cap - 1)) {
+		k = (size_t)(n->e[j].id * 0x9e3779b97f4a7c15ULL) & (n->cap - 1);
+		/* j stays when its home k lies cyclically in (i, j] */
+		if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
+			continue;
+		n->e[i] = n->e[j];
+		memset(&n->e[j], 0, sizeof(n->e[j]));
+		i = j;
+	}
+}
+
+size_t cgnames_count(const struct cgnames *n)
+{
+	return n->n;
+}
+
+int cgnames_rescan(struct cgnames *n)
+{
+	return n->live ? cgroup_map_rescan(n->live) : -EINVAL;
+}
+
+bool cgnames_walked(const struct cgnames *n, uint64_t id)
+{
+	return n->live && cgroup_map_walked(n->live, id);
+}
+
+const char *cgnames_cached(const struct cgnames *n, uint64_t id)
+{
+	const struct cg_entry *e = id ? &n->e[slot_of(n, id)] : NULL;
+
+	return e && e->id ? e->path : NULL;
+}
+
 /* The entry for id, looked up live on a miss; NULL if unknown. */
 static struct cg_entry *find(struct cgnames *n, uint64_t id)
 {
@@ -155,11 +201,6 @@ bool cgnames_get(struct cgnames *n, uint64_t id, struct cgname *out)
 	out->ct = e->is_ct ? &e->ct : NULL;
 	out->label = e->label;
 	return true;
-}
-
-bool cgnames_removed(struct cgnames *n, uint64_t id)
-{
-	return n->live && !find(n, id) && cgroup_map_removed(n->live, id);
 }
 
 const char *cgnames_path(struct cgnames *n, uint64_t id)

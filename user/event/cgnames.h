@@ -3,7 +3,7 @@
  * Names for the cgroup ids in records: the cgroup's path in the v2
  * hierarchy and, where the path says so, its container. Live (the running
  * system's hierarchy, rescanned on a miss) or from a table (a capture
- * file's cgroup blocks). Every name is cached for the object's lifetime, so
+ * file's cgroup blocks). Every name is cached until cgnames_forget(), so
  * a cgroup removed since keeps the name it had.
  */
 #ifndef ABICAP_CGNAMES_H
@@ -33,10 +33,22 @@ struct cgname {
 bool cgnames_get(struct cgnames *n, uint64_t id, struct cgname *out);
 
 /*
- * Known to be removed (live names only): cgnames_path() may be NULL for a
- * cgroup that exists but could not be looked up yet (rate-limited walks).
+ * Forget id's name (serve: the cgroup is removed and its statistics are
+ * gone), so that the table follows the cgroups in use, not every one ever
+ * seen. Strings given out for id are freed.
  */
-bool cgnames_removed(struct cgnames *n, uint64_t id);
+void cgnames_forget(struct cgnames *n, uint64_t id);
+/* Names held now. */
+size_t cgnames_count(const struct cgnames *n);
+/*
+ * Live names: walk the hierarchy now (not rate-limited). 0, or -errno
+ * (-EINVAL for a table).
+ */
+int cgnames_rescan(struct cgnames *n);
+/* The last walk found id (see cgroup_map_walked()); false for a table. */
+bool cgnames_walked(const struct cgnames *n, uint64_t id);
+/* The name held for id, without looking it up: NULL if none is held. */
+const char *cgnames_cached(const struct cgnames *n, uint64_t id);
 /* "/system.slice/foo.service", NULL if unknown */
 const char *cgnames_path(struct cgnames *n, uint64_t id);
 /* For tables: the container label, else the path, else "cgroup#ID". */

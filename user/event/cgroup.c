@@ -469,9 +469,18 @@ struct cgroup_map *cgroup_map_new(const char *root, char *err, size_t errlen)
 	return m;
 }
 
-bool cgroup_map_removed(struct cgroup_map *m, uint64_t id)
+int cgroup_map_rescan(struct cgroup_map *m)
 {
-	return table_find(&m->removed, id) != NULL;
+	if (!m->root[0])
+		return -EINVAL;
+	return walk(m);
+}
+
+bool cgroup_map_walked(const struct cgroup_map *m, uint64_t id)
+{
+	const struct ent *e = table_find(&m->known, id);
+
+	return e && !e->pinned;
 }
 
 struct cgroup_map *cgroup_map_new_table(void)

@@ -63,12 +63,21 @@ const char *cgroup_map_path(struct cgroup_map *m, uint64_t id);
  */
 int cgroup_map_set(struct cgroup_map *m, uint64_t id, const char *path);
 void cgroup_map_free(struct cgroup_map *m);
+
 /*
- * The id is known to be no cgroup (any more): a walk did not find it or its
- * handle is stale. false where cgroup_map_path() gave NULL only because it
- * was too soon after the last walk to look.
+ * Walk the hierarchy now, whatever the rescan interval: 0, or -errno (the
+ * old table is kept). The walk reads directories only, so it works without
+ * privilege: every cgroup it can list, which is every one but those below
+ * a directory its caller may not read.
  */
-bool cgroup_map_removed(struct cgroup_map *m, uint64_t id);
+int cgroup_map_rescan(struct cgroup_map *m);
+/*
+ * The last walk found id (not only cgroup_map_set() or a handle): after a
+ * walk that began once id was seen in use, false means the cgroup was
+ * removed, or is out of the walk's sight (an unreadable directory, below
+ * 64 levels, a path over 4 KiB), or was renamed while the walk ran.
+ */
+bool cgroup_map_walked(const struct cgroup_map *m, uint64_t id);
 
 #define CGROUP_MAP_RESCAN_NS (100 * 1000 * 1000ull)
 #define CGROUP_MAP_MAX_NEG 4096

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <unistd.h>
 #include "live/httpd.h"
@@ -132,17 +133,109 @@ static bool has_body(struct MHD_Connection *conn)
 	       (cl && strspn(cl, "0") != strlen(cl));
 }
 
+/*
+ * One request as the client sent its target, from MHD's URI log callback,
+ * which sees it before MHD cuts it at '?' and decodes it in place.
+ */
+struct request {
+	const char *uri; /* the raw target, in MHD's read buffer */
+	size_t len;      /* up to its first NUL byte */
+	bool nul_escape; /* %00 in the path */
+	bool seen;       /* the headers' call of the access handler is done */
+};
+
+static void *on_uri(void *cls, const char *uri, struct MHD_Connection *conn)
+{
+	struct request *rq = calloc(1, sizeof(*rq));
+	size_t path;
+
+	(void)cls;
+	(void)conn;
+	if (!rq)
+		return NULL;
+	rq->uri = uri ? uri : ""; /* NULL: "GET " and no target */
+	rq->len = strlen(rq->uri);
+	uri = rq->uri;
+	path = strcspn(uri, "?");
+	for (size_t i = 0; i + 2 < path; i++)
+		if (!strncmp(uri + i, "%00", 3))
+			rq->nul_escape = true;
+	return rq;
+}
+
+/*
+ * A NUL byte in the target: MHD gives "/metrics\0x" as "/metrics". It
+ * parses the request line in place and ends the target with the NUL it
+ * writes over the space before the version, so there the version follows
+ * the target's first NUL; where it does not, a NUL came from the client.
+ * (A version elsewhere in memory is a parser this check does not know: it
+ * then refuses nothing.)
+ */
+static bool nul_in_target(const struct request *rq, const char *version)
+{
+	return *version && version > rq->uri &&
+	       version - rq->uri <= HTTP_MAX_HEADER &&
+	       version != rq->uri + rq->len + 1;
+}
+
+struct lengths {
+	const char *first;
+	bool differ;
+};
+
+static enum MHD_Result each_length(void *cls, enum MHD_ValueKind kind,
+				   const char *key, const char *value)
+{
+	struct lengths *l = cls;
+
+	(void)kind;
+	if (strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH))
+		return MHD_YES;
+	if (!l->first)
+		l->first = value ? value : "";
+	else if (strcmp(l->first, value ? value : ""))
+		l->differ = true;
+	return MHD_YES;
+}
+
+/*
+ * Content-Length given twice with different values: which one counts
+ * depends on who reads it (a proxy in front, or serve), the way requests
+ * are smuggled; RFC 9112 section 6.3 makes it an error. The same value
+ * twice is one length, as Go's net/http (node_exporter) takes it.
+ */
+static bool lengths_differ(struct MHD_Connection *conn)
+{
+	struct lengths l = { 0 };
+
+	MHD_get_connection_values(conn, MHD_HEADER_KIND, each_length, &l);
+	return l.differ;
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 				  const char *url, const char *method,
 				  const char *version, const char *upload,
 				  size_t *upload_len, void **req)
 {
 	struct httpd *s = cls;
+	struct request *rq = *req;
 	char err[ERRMSG_LEN], *body;
 	size_t len;
 
-	(void)version;
 	(void)upload;
+	if (!rq)
+		return MHD_NO; /* out of memory in on_uri(): close */
+	if (nul_in_target(rq, version)) {
+		s->refused++;
+		return reply(conn, MHD_HTTP_BAD_REQUEST,
+			     TEXT("a NUL byte in the request target\n"));
+	}
+	if (lengths_differ(conn)) {
+		s->refused++;
+		return reply(conn, MHD_HTTP_BAD_REQUEST,
+			     TEXT("Content-Length given twice with different "
+				  "values\n"));
+	}
 	if (strcmp(method, "GET") && strcmp(method, "HEAD")) {
 		s->refused++;
 		return reply(conn, MHD_HTTP_METHOD_NOT_ALLOWED,
@@ -154,14 +247,14 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 			     TEXT("a GET has no body\n"));
 	}
 	/* MHD closes a connection answered in the headers' call: answer next */
-	if (!*req) {
-		*req = s;
+	if (!rq->seen) {
+		rq->seen = true;
 		return MHD_YES;
 	}
-	if (!strcmp(url, "/"))
+	if (!strcmp(url, "/") && !rq->nul_escape)
 		return reply(conn, MHD_HTTP_OK,
 			     TEXT("abicap exporter: metrics at /metrics\n"));
-	if (strcmp(url, "/metrics")) {
+	if (strcmp(url, "/metrics") || rq->nul_escape) {
 		s->refused++;
 		return reply(conn, MHD_HTTP_NOT_FOUND,
 			     TEXT("not found: metrics are at /metrics\n"));
@@ -231,7 +324,8 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **req,
 	const union MHD_ConnectionInfo *i =
 		MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
 
-	(void)req;
+	free(*req);
+	*req = NULL;
 	if (why == MHD_REQUEST_TERMINATED_COMPLETED_OK && i && i->socket_context)
 		guard_done(&s->guard, i->socket_context, mono_ns());
 }
@@ -255,6 +349,7 @@ int httpd_start(struct httpd *h, int fd, struct metrics_ctx *m)
 				(unsigned int)HTTP_DEADLINE_S,
 				MHD_OPTION_NOTIFY_CONNECTION, on_connection, h,
 				MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
+				MHD_OPTION_URI_LOG_CALLBACK, on_uri, h,
 				MHD_OPTION_CONNECTION_MEMORY_LIMIT,
 				(size_t)HTTP_MAX_HEADER,
 				MHD_OPTION_END);

@@ -13,6 +13,7 @@
 #include "abi/kernel.h"
 #include "live/metrics.h"
 #include "live/promtext.h"
+#include "lib/util.h"
 
 #define U(x) ((unsigned long long)(x))
 
@@ -22,6 +23,7 @@ struct cg_row {
 	const char *path; /* in the name cache; NULL: unknown */
 	char idname[32]; /* "cgroup#ID" for an unknown one */
 	const char *container, *pod, *qos; /* in the name cache */
+	size_t at; /* its sample's index (sorted_rows()) */
 };
 
 static const char *row_name(const struct cg_row *r)
@@ -77,66 +79,87 @@ static void describe_row(struct metrics_ctx *m, struct cg_row *r)
 	}
 }
 
-static int cmp_retired(const void *key, const void *e)
+static int cmp_named(const void *key, const void *e)
 {
-	return strcmp(key, ((const struct cg_retired *)e)->path);
+	return strcmp(key, ((const struct cg_named *)e)->name);
 }
 
-static struct cg_retired *find_retired(struct metrics_ctx *m, const char *path)
+static struct cg_named *named_find(const struct cg_named_set *t,
+				   const char *name)
 {
-	return m->nretired ? bsearch(path, m->retired, m->nretired,
-				     sizeof(*m->retired), cmp_retired) : NULL;
+	return t->n ? bsearch(name, t->v, t->n, sizeof(*t->v), cmp_named) :
+		      NULL;
 }
 
-/*
- * The entry keeping the counts of path's pruned incarnations, made (empty)
- * if need be before anything is deleted; NULL when out of memory.
- */
-static struct cg_retired *retired_entry(struct metrics_ctx *m, const char *path)
+/* The entry for name, made (zeroed) if need be; NULL when out of memory. */
+static struct cg_named *named_entry(struct cg_named_set *t, const char *name)
 {
-	struct cg_retired *r = find_retired(m, path), *nr;
+	struct cg_named *r = named_find(t, name), *nr;
 	char *p;
 	size_t at = 0;
 
 	if (r)
 		return r;
-	p = strdup(path);
-	nr = p ? realloc(m->retired, (m->nretired + 1) * sizeof(*nr)) : NULL;
+	p = strdup(name);
+	nr = p ? realloc(t->v, (t->n + 1) * sizeof(*nr)) : NULL;
 	if (!nr) {
 		free(p);
 		return NULL;
 	}
-	m->retired = nr;
-	while (at < m->nretired && strcmp(nr[at].path, path) < 0)
+	t->v = nr;
+	while (at < t->n && strcmp(nr[at].name, name) < 0)
 		at++;
-	memmove(&nr[at + 1], &nr[at], (m->nretired - at) * sizeof(*nr));
+	memmove(&nr[at + 1], &nr[at], (t->n - at) * sizeof(*nr));
 	memset(&nr[at], 0, sizeof(nr[at]));
-	nr[at].path = p;
-	m->nretired++;
+	nr[at].name = p;
+	t->n++;
 	return &nr[at];
 }
 
-/* No incarnation of path is left in the map: its series ends. */
-static void unretire(struct metrics_ctx *m, const char *path)
+static void named_drop(struct cg_named_set *t, const char *name)
 {
-	struct cg_retired *r = find_retired(m, path);
+	struct cg_named *r = named_find(t, name);
 	size_t at;
 
 	if (!r)
 		return;
-	at = r - m->retired;
-	free(r->path);
-	memmove(r, r + 1, (m->nretired - at - 1) * sizeof(*r));
-	m->nretired--;
+	at = r - t->v;
+	free(r->name);
+	memmove(r, r + 1, (t->n - at - 1) * sizeof(*r));
+	t->n--;
+}
+
+static void named_free(struct cg_named_set *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		free(t->v[i].name);
+	free(t->v);
+	*t = (struct cg_named_set){ 0 };
 }
 
 void metrics_fini(struct metrics_ctx *m)
 {
-	for (size_t i = 0; i < m->nretired; i++)
-		free(m->retired[i].path);
-	free(m->retired);
-	m->retired = NULL;
-	m->nretired = 0;
+	named_free(&m->retired);
+	named_free(&m->shown);
+}
+
+/* Every id's row, named, sorted by name (then id); NULL when out of memory. */
+static struct cg_row *sorted_rows(struct metrics_ctx *m,
+				  const struct cg_sample *v, size_t n)
+{
+	struct cg_row *rows = calloc(n ? n : 1, sizeof(*rows));
+
+	if (!rows)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		rows[i].id = v[i].id;
+		rows[i].s = v[i].s;
+		rows[i].at = i;
+		describe_row(m, &rows[i]);
+	}
+	if (n)
+		qsort(rows, n, sizeof(*rows), cmp_rows);
+	return rows;
 }
 
 /*
@@ -147,18 +170,11 @@ void metrics_fini(struct metrics_ctx *m)
 static struct cg_row *merged_rows(struct metrics_ctx *m,
 				  const struct cg_sample *v, size_t *n)
 {
-	struct cg_row *rows = calloc(*n ? *n : 1, sizeof(*rows));
+	struct cg_row *rows = sorted_rows(m, v, *n);
 	size_t w = 0;
 
 	if (!rows)
 		return NULL;
-	for (size_t i = 0; i < *n; i++) {
-		rows[i].id = v[i].id;
-		rows[i].s = v[i].s;
-		describe_row(m, &rows[i]);
-	}
-	if (*n)
-		qsort(rows, *n, sizeof(*rows), cmp_rows);
 	for (size_t i = 0; i < *n; i++) {
 		if (w && !strcmp(row_name(&rows[w - 1]), row_name(&rows[i]))) {
 			add_stats(&rows[w - 1].s, &rows[i].s);
@@ -167,8 +183,7 @@ static struct cg_row *merged_rows(struct metrics_ctx *m,
 		rows[w++] = rows[i];
 	}
 	for (size_t i = 0; i < w; i++) {
-		struct cg_retired *r = rows[i].path ?
-				       find_retired(m, rows[i].path) : NULL;
+		struct cg_named *r = named_find(&m->retired, row_name(&rows[i]));
 
 		if (r)
 			add_stats(&rows[i].s, &r->s);
@@ -344,7 +359,8 @@ static void write_health(FILE *f, struct metrics_ctx *m, size_t ncg)
 	     "Room in the map (serve --max-cgroups).");
 	fprintf(f, "abicap_cgroups_max %u\n", m->max_cgroups);
 	help(f, "abicap_cgroups_pruned_total", "counter",
-	     "Removed cgroups whose statistics were deleted to make room.");
+	     "Entries of removed cgroups deleted from the map (their counts "
+	     "stay: in their path's series, else in cgroup=\"(removed)\").");
 	fprintf(f, "abicap_cgroups_pruned_total %llu\n", U(m->pruned));
 	help(f, "abicap_http_connections_closed_total", "counter",
 	     "Connections serve closed to keep scrapes flowing: evicted by a "
@@ -372,104 +388,228 @@ int metrics_write_cgroups(FILE *f, struct metrics_ctx *m,
 	return 0;
 }
 
+enum cg_state { CG_LIVE, CG_GONE, CG_UNSURE };
+
 /*
- * The id is no longer a cgroup: its path is gone, or holds a newer
- * incarnation (a cgroup id is its directory's inode number, not reused),
- * or it has no path and is known to be removed. An id not named yet (the
- * walk that would name it is rate-limited) is kept.
+ * Whether a named cgroup still is: its path holds the same directory (an
+ * id is the directory's inode number and is not reused), or no longer
+ * exists or holds a newer incarnation. Anything else (a directory serve may
+ * not search, no name) cannot tell.
  */
-static bool sample_gone(const struct metrics_ctx *m, uint64_t id,
-			const char *path)
+static enum cg_state stat_state(const struct metrics_ctx *m, uint64_t id,
+				const char *path)
 {
 	char dir[8192];
 	struct stat st;
 
-	if (!path)
-		return cgnames_removed(m->names, id);
-	if (!m->cgroup_root)
-		return false;
+	if (!path || !m->cgroup_root)
+		return CG_UNSURE;
 	snprintf(dir, sizeof(dir), "%s%s", m->cgroup_root, path);
 	if (stat(dir, &st))
-		return errno == ENOENT;
-	return (uint64_t)st.st_ino != id;
-}
-
-static bool same_path(struct metrics_ctx *m, uint64_t id, const char *path)
-{
-	const char *p = cgnames_path(m->names, id);
-
-	return p && path && !strcmp(p, path);
+		return errno == ENOENT || errno == ENOTDIR ? CG_GONE : CG_UNSURE;
+	return (uint64_t)st.st_ino == id ? CG_LIVE : CG_GONE;
 }
 
 /*
- * Make room: forget removed cgroups after a scrape showed their last
- * values. A path's series stays monotonic while any incarnation of it is
- * in the map (the pruned ones' counts are kept), and ends with the last.
+ * Each id in the map: live, gone, or (only if a walk fails) unsure. What
+ * the cached names do not settle, one walk of the hierarchy does: it begins
+ * after the map was read, where each id was a cgroup in use, so an id it
+ * does not find was removed since (or is where serve cannot look: below a
+ * directory it may not read, which only that directory's owner can do, to
+ * its own cgroups). Without privilege, open_by_handle_at() is no help.
  */
-static void prune(struct metrics_ctx *m, int fd, const struct cg_sample *v,
-		  size_t n)
+static void classify(struct metrics_ctx *m, const struct cg_sample *v,
+		     size_t n, enum cg_state *st)
 {
-	bool *gone = calloc(n ? n : 1, sizeof(*gone));
+	bool unsure = false;
 
-	if (!gone)
-		return; /* tried again at the next scrape */
 	for (size_t i = 0; i < n; i++) {
-		const char *path = cgnames_path(m->names, v[i].id);
+		st[i] = stat_state(m, v[i].id, cgnames_cached(m->names, v[i].id));
+		unsure = unsure || st[i] == CG_UNSURE;
+	}
+	if (!unsure || !m->cgroup_root || cgnames_rescan(m->names))
+		return;
+	for (size_t i = 0; i < n; i++)
+		if (st[i] == CG_UNSURE)
+			st[i] = cgnames_walked(m->names, v[i].id) ? CG_LIVE :
+								      CG_GONE;
+}
 
-		/*
-		 * Not named yet: it may be a new incarnation of a path whose
-		 * old one would be pruned with nothing to keep its counts.
-		 * Pruning waits for the next scrape, by when a walk named it.
-		 */
-		if (!path && !cgnames_removed(m->names, v[i].id)) {
-			free(gone);
-			return;
+/* to += a - b, field by field (never below 0) */
+static void add_delta(struct abicap_cg_stats *to, const struct abicap_cg_stats *a,
+		      const struct abicap_cg_stats *b)
+{
+#define D(f) (a->f > b->f ? a->f - b->f : 0)
+	to->rq_count += D(rq_count);
+	to->rq_sum_ns += D(rq_sum_ns);
+	for (int k = 0; k < ABICAP_LAT_BUCKETS; k++)
+		to->rq_bucket[k] += D(rq_bucket[k]);
+	to->switches_voluntary += D(switches_voluntary);
+	to->switches_involuntary += D(switches_involuntary);
+	to->oncpu_ns += D(oncpu_ns);
+#undef D
+}
+
+/*
+ * Delete the ids of v[i] with del[i] from the map, their counts kept: in
+ * their series (by name: the path, or cgroup#ID) while another id of that
+ * name stays, else the series ends, and what no scrape showed of it goes
+ * to cgroup="(removed)". So no counter goes down and nothing is counted
+ * twice. del[i] ends true for the ids deleted, whose names are forgotten.
+ */
+static void drop(struct metrics_ctx *m, int fd, const struct cg_sample *v,
+		 size_t n, bool *del)
+{
+	struct cg_row *rows;
+	size_t want = 0;
+
+	for (size_t i = 0; i < n; i++)
+		want += del[i];
+	if (!want)
+		return;
+	rows = sorted_rows(m, v, n);
+	if (!rows) {
+		memset(del, 0, n * sizeof(*del)); /* tried again later */
+		return;
+	}
+	for (size_t a = 0, b; a < n; a = b) {
+		const char *name = row_name(&rows[a]);
+		struct abicap_cg_stats out = { 0 };
+		bool stays = false, any = false;
+		struct cg_named *r = NULL, *seen;
+
+		for (b = a; b < n && !strcmp(row_name(&rows[b]), name); b++) {
+			stays = stays || !del[rows[b].at];
+			any = any || del[rows[b].at];
 		}
-		gone[i] = sample_gone(m, v[i].id, path);
-	}
-	for (size_t i = 0; i < n; i++) {
-		const char *path = cgnames_path(m->names, v[i].id);
-		struct cg_retired *r;
-		bool live = false;
-
-		if (!gone[i])
+		if (!any)
 			continue;
-		for (size_t j = 0; j < n && !live; j++)
-			live = !gone[j] && same_path(m, v[j].id, path);
-		/* the counts must not vanish from a series that goes on */
-		r = live ? retired_entry(m, path) : NULL;
-		if ((live && !r) || bpf_map_delete_elem(fd, &v[i].id))
-			continue; /* tried again at the next scrape */
-		m->pruned++;
+		any = false;
+		/* where the series goes on, room for the counts comes first */
+		if (stays && !(r = named_entry(&m->retired, name)))
+			for (size_t k = a; k < b; k++)
+				del[rows[k].at] = false;
+		for (size_t k = a; k < b; k++) {
+			if (!del[rows[k].at])
+				continue;
+			if (bpf_map_delete_elem(fd, &rows[k].id)) {
+				del[rows[k].at] = false;
+				stays = true;
+				continue;
+			}
+			add_stats(&out, &rows[k].s);
+			m->pruned++;
+			any = true;
+		}
+		if (!any)
+			continue;
+		if (stays && (r || (r = named_entry(&m->retired, name)))) {
+			add_stats(&r->s, &out); /* the series goes on */
+			continue;
+		}
+		r = named_find(&m->retired, name);
 		if (r)
-			add_stats(&r->s, &v[i].s);
-		else if (path)
-			unretire(m, path);
+			add_stats(&out, &r->s);
+		seen = named_find(&m->shown, name);
+		add_delta(&m->removed, &out, seen ? &seen->s :
+				       &(struct abicap_cg_stats){ 0 });
+		named_drop(&m->retired, name);
+		named_drop(&m->shown, name);
 	}
-	free(gone);
+	free(rows);
+	for (size_t i = 0; i < n; i++)
+		if (del[i])
+			cgnames_forget(m->names, v[i].id);
+}
+
+/* What this scrape showed of each series: the base of drop()'s (removed). */
+static void remember_shown(struct metrics_ctx *m, const struct cg_row *rows,
+			   size_t n)
+{
+	struct cg_named_set t = { calloc(n ? n : 1, sizeof(*t.v)), 0 };
+
+	if (!t.v)
+		return; /* the old one stays: (removed) may count less */
+	for (size_t i = 0; i < n; i++) {
+		t.v[t.n].name = strdup(row_name(&rows[i]));
+		if (!t.v[t.n].name)
+			break;
+		t.v[t.n++].s = rows[i].s;
+	}
+	named_free(&m->shown);
+	m->shown = t;
+}
+
+static int cg_map_fd(struct metrics_ctx *m)
+{
+	return bpf_map__fd(bpf_object__find_map_by_name(capture_object(m->cap),
+							"cg_stats"));
+}
+
+/*
+ * The per-cgroup families: named series, then cgroup="(removed)" (serve)
+ * for cgroups pruned before a scrape showed them.
+ */
+static int write_cgroups(FILE *f, struct metrics_ctx *m,
+			 const struct cg_sample *v, size_t n)
+{
+	struct cg_row *rows = merged_rows(m, v, &n), *nr;
+
+	if (!rows)
+		return -ENOMEM;
+	remember_shown(m, rows, n);
+	if (m->removed_series) {
+		nr = realloc(rows, (n + 1) * sizeof(*rows));
+		if (!nr) {
+			free(rows);
+			return -ENOMEM;
+		}
+		rows = nr;
+		memset(&rows[n], 0, sizeof(rows[n]));
+		rows[n].path = CG_REMOVED_NAME;
+		rows[n].container = rows[n].pod = rows[n].qos = "";
+		rows[n++].s = m->removed;
+	}
+	write_rows(f, rows, n);
+	free(rows);
+	return 0;
 }
 
 char *metrics_render(struct metrics_ctx *m, size_t *len, char *err,
 		     size_t errlen)
 {
-	int fd = bpf_map__fd(bpf_object__find_map_by_name(
-		capture_object(m->cap), "cg_stats"));
+	int fd = cg_map_fd(m);
+	enum cg_state *st = NULL;
 	struct cg_sample *v;
+	bool *del = NULL;
 	char *buf = NULL;
-	size_t n;
+	size_t n, w = 0;
 	FILE *f;
 
 	v = read_cgroups(m, fd, &n, err, errlen);
 	if (!v)
 		return NULL;
+	st = calloc(n ? n : 1, sizeof(*st));
+	del = calloc(n ? n : 1, sizeof(*del));
+	if (!st || !del)
+		goto oom;
+	classify(m, v, n, st);
+	/* removed before anything named them: no series to show them in */
+	for (size_t i = 0; i < n; i++)
+		del[i] = st[i] == CG_GONE && !cgnames_cached(m->names, v[i].id);
+	drop(m, fd, v, n, del);
+	for (size_t i = 0; i < n; i++)
+		if (!del[i]) {
+			v[w] = v[i];
+			st[w++] = st[i];
+		}
+	n = w;
 	f = open_memstream(&buf, len);
-	if (!f || metrics_write_cgroups(f, m, v, n)) {
-		snprintf(err, errlen, "out of memory");
+	if (!f || write_cgroups(f, m, v, n)) {
 		if (f)
 			fclose(f);
 		free(buf);
-		free(v);
-		return NULL;
+		goto oom;
 	}
 	write_cpus(f, m);
 	write_health(f, m, n);
@@ -479,9 +619,64 @@ char *metrics_render(struct metrics_ctx *m, size_t *len, char *err,
 		free(buf);
 		buf = NULL;
 	}
-	/* shown one last time: make room by forgetting removed cgroups */
-	if (buf && n * 4 >= (size_t)m->max_cgroups * 3)
-		prune(m, fd, v, n);
+	/* shown one last time: the removed ones go */
+	if (buf) {
+		for (size_t i = 0; i < n; i++)
+			del[i] = st[i] == CG_GONE;
+		drop(m, fd, v, n, del);
+	}
+	free(st);
+	free(del);
 	free(v);
 	return buf;
+oom:
+	snprintf(err, errlen, "out of memory");
+	free(st);
+	free(del);
+	free(v);
+	return NULL;
+}
+
+void metrics_maintain(struct metrics_ctx *m)
+{
+	struct abicap_counter cnt[ABICAP_EV_COUNT];
+	uint64_t now = mono_ns(), lost = 0, aux[ABICAP_AUX_COUNT], took;
+	int fd = cg_map_fd(m);
+	size_t n = 0, freed = 0;
+	struct cg_sample *v;
+	enum cg_state *st;
+	char err[128];
+	bool *del, losing;
+
+	if (!capture_counters(m->cap, -1, cnt))
+		for (int e = 0; e < ABICAP_EV_COUNT; e++)
+			lost += cnt[e].dropped;
+	losing = lost != m->lost_seen;
+	m->lost_seen = lost;
+	if (now < m->next_sweep_ns)
+		return;
+	/* entries made by the programs, less those deleted here: the fill */
+	if (!losing && !capture_aux(m->cap, aux) &&
+	    (aux[ABICAP_AUX_CG_CREATED] - m->pruned) * 4 <
+	    (uint64_t)m->max_cgroups * 3)
+		return;
+	v = read_cgroups(m, fd, &n, err, sizeof(err));
+	st = v ? calloc(n ? n : 1, sizeof(*st)) : NULL;
+	del = st ? calloc(n ? n : 1, sizeof(*del)) : NULL;
+	if (del) {
+		classify(m, v, n, st);
+		for (size_t i = 0; i < n; i++)
+			del[i] = st[i] == CG_GONE;
+		drop(m, fd, v, n, del);
+		for (size_t i = 0; i < n; i++)
+			freed += del[i];
+	}
+	free(v);
+	free(st);
+	free(del);
+	/* at most a tenth of the time, and once a second when nothing went */
+	took = mono_ns() - now;
+	m->next_sweep_ns = mono_ns() + (!freed ? METRICS_IDLE_NS :
+					10 * took > METRICS_SWEEP_NS ? 10 * took :
+					METRICS_SWEEP_NS);
 }

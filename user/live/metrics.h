@@ -12,11 +12,22 @@
 #include "live/capture.h"
 #include "event/cgnames.h"
 
-/* What pruned incarnations of a still-present cgroup path had counted. */
-struct cg_retired {
-	char *path;
+/* Counts kept in user space by series name (a cgroup path, or cgroup#ID). */
+struct cg_named {
+	char *name;
 	struct abicap_cg_stats s;
 };
+
+struct cg_named_set {
+	struct cg_named *v; /* sorted by name */
+	size_t n;
+};
+
+/* The series of cgroups pruned before any scrape showed them. */
+#define CG_REMOVED_NAME "(removed)"
+/* serve's sweeps between scrapes: apart at least, and after one that freed nothing */
+#define METRICS_SWEEP_NS 100000000ull
+#define METRICS_IDLE_NS 1000000000ull
 
 struct metrics_ctx {
 	struct capture *cap; /* opened with aggregate */
@@ -25,8 +36,15 @@ struct metrics_ctx {
 	unsigned int max_cgroups;
 	uint64_t pruned; /* entries of removed cgroups deleted from the map */
 	uint64_t http_evicted, http_expired; /* serve's connection guard */
-	struct cg_retired *retired; /* sorted by path */
-	size_t nretired;
+	/* what pruned incarnations of a path still in the map had counted */
+	struct cg_named_set retired;
+	/* each series as the last scrape showed it */
+	struct cg_named_set shown;
+	/* what pruned cgroups counted that no scrape showed */
+	struct abicap_cg_stats removed;
+	bool removed_series; /* show it, as cgroup="(removed)" (serve) */
+	/* metrics_maintain() */
+	uint64_t lost_seen, next_sweep_ns;
 };
 
 /* One cgroup id's statistics in the map, summed over CPUs. */
@@ -36,12 +54,23 @@ struct cg_sample {
 };
 
 /*
- * The exposition text (malloc'd, *len bytes), or NULL with err. When the
- * cgroup map is three quarters full, the entries of cgroups that no longer
- * exist are deleted after this scrape has shown their last values.
+ * The exposition text (malloc'd, *len bytes), or NULL with err. Entries of
+ * cgroups that no longer exist are deleted from the map: after this scrape
+ * has shown their last values, or before it when no walk ever named them
+ * (their counts go to the (removed) series).
  */
 char *metrics_render(struct metrics_ctx *m, size_t *len, char *err,
 		     size_t errlen);
+
+/*
+ * Between scrapes (serve calls it every 100 ms): when events were lost or
+ * the map is three quarters full (the entries the programs made, less
+ * those deleted: no walk of the map), delete the entries of removed
+ * cgroups now, their counts kept as metrics_render() keeps them. At most
+ * a tenth of the time goes to it, and a sweep that freed nothing waits a
+ * second for the next.
+ */
+void metrics_maintain(struct metrics_ctx *m);
 
 /*
  * The per-cgroup families for samples[0..n) (any order; ids named through
