@@ -73,6 +73,24 @@ if grep -q '^abicap_context_switches_total{cgroup="/' "$tmp/m" 2>/dev/null; then
 else
 	fail "serve with the unit's credentials gave no per-cgroup /metrics: $(tail -3 "$tmp/log")"
 fi
+# a cgroup made once serve runs (its capabilities dropped) is named
+cgroot=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
+cg=/abicap-unit-$$
+mkdir "$cgroot$cg"
+( echo 0 >"$cgroot$cg/cgroup.procs" && exec sh -c 'while :; do sleep 0.05; done' ) &
+napper=$!
+for _ in $(seq 300); do
+	curl -sf "http://127.0.0.1:$port/metrics" -o "$tmp/m" &&
+		grep -q "^abicap_context_switches_total{cgroup=\"$cg\"" "$tmp/m" && break
+	kill -0 $pid 2>/dev/null || break
+	sleep 0.2
+done
+kill $napper
+wait $napper 2>/dev/null
+for _ in $(seq 50); do rmdir "$cgroot$cg" 2>/dev/null && break; sleep 0.1; done
+grep -q "^abicap_context_switches_total{cgroup=\"$cg\"" "$tmp/m" &&
+	ok "a cgroup made while it serves is named ($cg)" ||
+	fail "a cgroup made while serve ran was not named in 60 s: $(grep -c 'cgroup="cgroup#' "$tmp/m") unnamed series"
 # strace's child is setpriv, which became abicap
 kill -INT "$(pgrep -P $pid)" 2>/dev/null
 wait $pid
