@@ -9,6 +9,8 @@
 #include <string.h>
 #include <bpf/btf.h>
 #include "btf_fixture.h"
+#include "harness.h"
+#include "objfix.h"
 #include "abi/core_reach.h"
 #include "abi/objcheck.h"
 #include "lib/util.h"
@@ -323,4 +325,64 @@ Test(objcheck, a_subprogram_fails_the_program_that_calls_it)
 	fini();
 	run("build/tests/bpf/t_subprog_state.bpf.o", &KFIX_5_10);
 	cr_assert(r.loads);
+}
+
+/*
+ * Objects damaged where libbpf's own checks do not look (the relocation
+ * records of .BTF.ext): each is refused in one line naming the broken
+ * relocation, never read on (issue 23: a type_id of 0xffff crashed check
+ * --object and contract from-object; an access string past the type's
+ * members gave a contract with "field": "").
+ */
+static void expect_broken(const struct objfix *f, const char *says)
+{
+	char err[ERRMSG_LEN] = "";
+	char *file = scratch_path("broken.bpf.o");
+
+	objfix_write(f, file);
+	cr_assert_eq(core_object_open(file, &o, err, sizeof(err)), -1,
+		     "a broken object accepted (%s)", says);
+	cr_assert(strstr(err, says), "'%s' lacks '%s'", err, says);
+	cr_assert(strstr(err, "rebuild"), "%s", err);
+	cr_assert_null(strchr(err, '\n'));
+}
+
+Test(objcheck, broken_relocations_are_refused_in_one_line,
+     .init = scratch_init, .fini = scratch_fini)
+{
+	struct objfix f;
+	char *acc;
+
+	objfix_load(&f, "build/tests/bpf/t_state_guarded.bpf.o");
+	objfix_set(&f, OF_TYPE_ID, 0xffff);
+	expect_broken(&f, "CO-RE relocation 1 (on_switch, instruction ");
+	expect_broken(&f, "type [65535], which the object's BTF does not have");
+	objfix_free(&f);
+
+	objfix_load(&f, "build/tests/bpf/t_state_guarded.bpf.o");
+	objfix_set(&f, OF_TYPE_ID, 0);
+	expect_broken(&f, "type [0], which the object's BTF does not have");
+	objfix_free(&f);
+
+	objfix_load(&f, "build/tests/bpf/t_state_guarded.bpf.o");
+	objfix_set(&f, OF_ACCESS_STR, 0x7fffffff);
+	expect_broken(&f, "its access string is not in the object's BTF");
+	objfix_free(&f);
+
+	objfix_load(&f, "build/tests/bpf/t_state_guarded.bpf.o");
+	objfix_set(&f, OF_KIND, 99);
+	expect_broken(&f, "unknown kind 99");
+	objfix_free(&f);
+
+	/* "0:1" (task_struct.__state) on task_struct___o, which has one member */
+	objfix_load(&f, "build/tests/bpf/t_state_guarded.bpf.o");
+	acc = objfix_access(&f);
+	cr_assert_str_eq(acc, "0:1");
+	objfix_set(&f, OF_TYPE_ID, objfix_type(&f, "task_struct___o"));
+	expect_broken(&f, "access string '0:1' steps past the type: struct "
+		      "task_struct___o has no member 1");
+	/* not a number */
+	acc[2] = 'x';
+	expect_broken(&f, "is not a list of indexes");
+	objfix_free(&f);
 }

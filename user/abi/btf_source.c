@@ -468,7 +468,7 @@ static struct btf *read_image(const unsigned char *b, size_t len,
 
 struct btf *btf_open(const char *path, char *err, size_t errlen)
 {
-	char why[128];
+	char why[256];
 	struct btf *btf = NULL;
 	const unsigned char *b;
 	struct stat st;

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <bpf/btf.h>
 #include "abi/btf_util.h"
@@ -120,15 +121,39 @@ __u32 btf_find_struct(const struct btf *btf, const char *name)
 	return id > 0 ? (__u32)id : 0;
 }
 
-/* One path component, looked up through anonymous members. */
-static __u32 find_one(const struct btf *btf, __u32 sid, const char *name,
+/*
+ * A lookup through anonymous members: the shallowest depth (+1) at which
+ * each type was searched, so that a struct reached again (anonymous
+ * members share types) is searched again only from higher up. Each type
+ * is then searched at most ANON_DEPTH + 1 times however the members fan
+ * out (issue 23: 4^16 paths from a 100-byte BTF).
+ */
+#define ANON_DEPTH 16
+
+struct anon_walk {
+	const struct btf *btf;
+	unsigned char *seen; /* per type id; NULL until an anonymous member is met */
+};
+
+static __u32 find_one(struct anon_walk *w, __u32 sid, const char *name,
 		      size_t nlen, __u32 *bit_off, int depth)
 {
-	const struct btf_type *t = btf__type_by_id(btf, btf_skip_mods(btf, sid));
+	const struct btf *btf = w->btf;
+	const struct btf_type *t;
 	const struct btf_member *m;
 
-	if (!t || !btf_is_composite(t) || depth > 16)
+	sid = btf_skip_mods(btf, sid);
+	t = btf__type_by_id(btf, sid);
+	if (!t || !btf_is_composite(t) || depth > ANON_DEPTH)
 		return 0;
+	if (depth) {
+		if (!w->seen)
+			w->seen = calloc(btf__type_cnt(btf), 1);
+		if (w->seen && w->seen[sid] && w->seen[sid] <= depth + 1)
+			return 0; /* searched from as high up: not there */
+		if (w->seen)
+			w->seen[sid] = depth + 1;
+	}
 	m = btf_members(t);
 	for (int i = 0; i < btf_vlen(t); i++, m++) {
 		const char *mn = btf__name_by_offset(btf, m->name_off);
@@ -142,7 +167,7 @@ static __u32 find_one(const struct btf *btf, __u32 sid, const char *name,
 		} else {
 			__u32 sub = 0, r;
 
-			r = find_one(btf, m->type, name, nlen, &sub, depth + 1);
+			r = find_one(w, m->type, name, nlen, &sub, depth + 1);
 			if (r) {
 				*bit_off += off + sub;
 				return r;
@@ -150,6 +175,17 @@ static __u32 find_one(const struct btf *btf, __u32 sid, const char *name,
 		}
 	}
 	return 0;
+}
+
+/* One member of sid named name[0..nlen), through anonymous members. */
+static __u32 find_named(const struct btf *btf, __u32 sid, const char *name,
+			size_t nlen, __u32 *bit_off)
+{
+	struct anon_walk w = { btf, NULL };
+	__u32 id = find_one(&w, sid, name, nlen, bit_off, 0);
+
+	free(w.seen);
+	return id;
 }
 
 __u32 btf_find_member(const struct btf *btf, __u32 sid, const char *path,
@@ -160,7 +196,7 @@ __u32 btf_find_member(const struct btf *btf, __u32 sid, const char *path,
 	while (*path) {
 		size_t n = strcspn(path, ".");
 
-		id = find_one(btf, id, path, n, &off, 0);
+		id = find_named(btf, id, path, n, &off);
 		if (!id)
 			return 0;
 		path += n;
@@ -169,6 +205,16 @@ __u32 btf_find_member(const struct btf *btf, __u32 sid, const char *path,
 	}
 	if (bit_off)
 		*bit_off = off;
+	return id;
+}
+
+__u32 btf_find_member_named(const struct btf *btf, __u32 sid, const char *name,
+			    __u32 *bit_off)
+{
+	__u32 off = 0, id = find_named(btf, sid, name, strlen(name), &off);
+
+	if (id && bit_off)
+		*bit_off += off;
 	return id;
 }
 
@@ -234,9 +280,81 @@ static bool chain_ends(const struct btf *btf, __u32 id)
 	return false;
 }
 
+/* The struct or union a member's type holds by value (through typedefs, modifiers, arrays), or 0. */
+static __u32 held(const struct btf *btf, __u32 id)
+{
+	for (int depth = 0; depth < 32; depth++) {
+		const struct btf_type *t = btf__type_by_id(btf, id);
+
+		if (!id || !t)
+			return 0;
+		if (btf_is_composite(t))
+			return id;
+		if (btf_is_array(t))
+			id = btf_array(t)->type;
+		else if (btf_is_typedef(t) || btf_is_mod(t) ||
+			 btf_kind(t) == BTF_KIND_TYPE_TAG)
+			id = t->type;
+		else
+			return 0;
+	}
+	return 0;
+}
+
+/*
+ * A struct or union that holds itself by value, through its members (an
+ * infinite type, which C cannot declare): its id, or 0. Depth first
+ * without recursion, each type once: linear in the members. -1 (as
+ * __u32) when out of memory.
+ */
+static __u32 holds_itself(const struct btf *btf)
+{
+	__u32 n = btf__type_cnt(btf), found = 0;
+	unsigned char *state = calloc(n, 1); /* 0 new, 1 on the path, 2 done */
+	struct frame { __u32 id; int next; } *stack = malloc(n * sizeof(*stack));
+
+	if (!state || !stack) {
+		free(state);
+		free(stack);
+		return (__u32)-1;
+	}
+	for (__u32 root = 1; root < n && !found; root++) {
+		int sp = 0;
+
+		if (state[root] || !btf_is_composite(btf__type_by_id(btf, root)))
+			continue;
+		stack[sp++] = (struct frame){ root, 0 };
+		state[root] = 1;
+		while (sp && !found) {
+			struct frame *f = &stack[sp - 1];
+			const struct btf_type *t = btf__type_by_id(btf, f->id);
+			__u32 c;
+
+			if (f->next == btf_vlen(t)) {
+				state[f->id] = 2;
+				sp--;
+				continue;
+			}
+			c = held(btf, btf_members(t)[f->next++].type);
+			if (!c || state[c] == 2)
+				continue;
+			if (state[c] == 1)
+				found = c;
+			else {
+				state[c] = 1;
+				stack[sp++] = (struct frame){ c, 0 };
+			}
+		}
+	}
+	free(state);
+	free(stack);
+	return found;
+}
+
 bool btf_well_formed(const struct btf *btf, char *why, size_t len)
 {
-	__u32 n = btf__type_cnt(btf);
+	__u32 n = btf__type_cnt(btf), self;
+	char ts[96];
 
 	for (__u32 id = 1; id < n; id++) {
 		const struct btf_type *t = btf__type_by_id(btf, id);
@@ -272,6 +390,17 @@ bool btf_well_formed(const struct btf *btf, char *why, size_t len)
 				 "typedefs, modifiers, pointers or arrays", id);
 			return false;
 		}
+	}
+	self = holds_itself(btf);
+	if (self == (__u32)-1) {
+		snprintf(why, len, "out of memory checking it");
+		return false;
+	}
+	if (self) {
+		type_str(btf, self, ts, sizeof(ts), 0);
+		snprintf(why, len, "type [%u] (%s) holds itself by value",
+			 self, ts);
+		return false;
 	}
 	return true;
 }

@@ -31,6 +31,14 @@ __u32 btf_find_struct(const struct btf *btf, const char *name);
 __u32 btf_find_member(const struct btf *btf, __u32 sid, const char *path,
 		      __u32 *bit_off);
 
+/*
+ * The member of struct sid named exactly name (no path), looked up through
+ * anonymous members; its type id, with its bit offset added to *bit_off,
+ * or 0. Each lookup searches each type at most 17 times.
+ */
+__u32 btf_find_member_named(const struct btf *btf, __u32 sid, const char *name,
+			    __u32 *bit_off);
+
 /* FUNC_PROTO behind typedef btf_trace_<tp> (typedef -> ptr -> proto), or NULL. */
 const struct btf_type *btf_trace_proto(const struct btf *btf, const char *tp);
 
@@ -40,7 +48,8 @@ bool btf_has_trace_types(const struct btf *btf);
 /*
  * What the helpers here rely on, which libbpf does not check when it
  * parses a BTF: every name offset lies in the string section, every type
- * id names a type, chains of typedefs, modifiers, pointers and arrays end.
+ * id names a type, chains of typedefs, modifiers, pointers and arrays end,
+ * no struct or union holds itself by value.
  * false with why ("type [12] ...") otherwise.
  */
 bool btf_well_formed(const struct btf *btf, char *why, size_t len);

@@ -70,34 +70,6 @@ static bool fields_compat(const struct btf *lb, __u32 lid, const struct btf *tb,
 	return false;
 }
 
-/* A named member of composite `sid`, through anonymous members. */
-static bool find_member(const struct btf *b, __u32 sid, const char *name,
-			__u32 *tid, __u32 *bit_off, int depth)
-{
-	const struct btf_type *t = btf__type_by_id(b, btf_skip_mods(b, sid));
-	const struct btf_member *m;
-
-	if (!t || !btf_is_composite(t) || depth > 16)
-		return false;
-	m = btf_members(t);
-	for (int i = 0; i < btf_vlen(t); i++, m++) {
-		const char *mn = btf__name_by_offset(b, m->name_off);
-		__u32 sub = 0;
-
-		if (mn && *mn) {
-			if (!strcmp(mn, name)) {
-				*tid = m->type;
-				*bit_off += btf_member_bit_offset(t, i);
-				return true;
-			}
-		} else if (find_member(b, m->type, name, tid, &sub, depth + 1)) {
-			*bit_off += btf_member_bit_offset(t, i) + sub;
-			return true;
-		}
-	}
-	return false;
-}
-
 /*
  * Walk the local access string from local type lid, and the same named
  * members in target type tid. Fills the byte offset and size reached on
@@ -153,7 +125,7 @@ static bool walk_spec(const struct btf *lb, __u32 lid, const char *access,
 				continue;
 			}
 			if (!btf_is_composite(tt) ||
-			    !find_member(tb, tid, name, &ntid, &boff, 0)) {
+			    !(ntid = btf_find_member_named(tb, tid, name, &boff))) {
 				snprintf(w->failed_at, sizeof(w->failed_at), "%s", name);
 				return false;
 			}
@@ -236,7 +208,7 @@ static int candidates(const struct btf *lb, __u32 lid, const struct btf *tb,
 		      __u32 *out, int max)
 {
 	const struct btf_type *l = btf__type_by_id(lb, btf_skip_mods(lb, lid));
-	const char *ln = btf__name_by_offset(lb, l->name_off);
+	const char *ln = l ? btf__name_by_offset(lb, l->name_off) : NULL;
 	__u32 n = btf__type_cnt(tb);
 	int k = 0;
 

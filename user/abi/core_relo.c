@@ -51,16 +51,18 @@ struct relo_rec {
 	__u32 kind;
 };
 
+#define CORE_KINDS 13 /* field_byte_offset .. type_matches */
+
 const char *core_kind_str(__u32 kind)
 {
-	static const char *const names[] = {
+	static const char *const names[CORE_KINDS] = {
 		"field_byte_offset", "field_byte_size", "field_exists",
 		"field_signed", "field_lshift_u64", "field_rshift_u64",
 		"type_id_local", "type_id_target", "type_exists", "type_size",
 		"enumval_exists", "enumval_value", "type_matches",
 	};
 
-	return kind < sizeof(names) / sizeof(names[0]) ? names[kind] : "unknown";
+	return kind < CORE_KINDS ? names[kind] : "unknown";
 }
 
 bool core_kind_is_field(__u32 kind)
@@ -68,38 +70,110 @@ bool core_kind_is_field(__u32 kind)
 	return kind <= 5;
 }
 
-/* Follow "0:1:2" from the root type: member names joined with '.'. */
-static void access_path(const struct btf *btf, __u32 type_id,
-			const char *access, char *out, size_t len)
+#define ACCESS_MAX 64 /* libbpf's BPF_CORE_SPEC_MAX_LEN */
+
+/*
+ * Check a relocation as libbpf's bpf_core_parse_spec() does (a root type
+ * the object has, an access string of indexes that each name a member, an
+ * array element or an enumerator there) and follow "0:1:2" from the root:
+ * member names joined with '.' into out. 0, or -1 with why.
+ */
+static int access_path(const struct btf *btf, __u32 type_id, __u32 kind,
+		       const char *access, char *out, size_t len, char *why,
+		       size_t wlen)
 {
-	__u32 id = btf_skip_mods(btf, type_id);
+	const struct btf_type *t = btf__type_by_id(btf, btf_skip_mods(btf, type_id));
 	const char *p = access;
-	bool first = true;
+	char ts[96];
+	int n = 0;
 
 	out[0] = 0;
+	if (kind >= CORE_KINDS) {
+		snprintf(why, wlen, "has an unknown kind %u", kind);
+		return -1;
+	}
+	if (!type_id || type_id >= btf__type_cnt(btf) || !t) {
+		snprintf(why, wlen, "names type [%u], which the object's BTF "
+			 "does not have", type_id);
+		return -1;
+	}
+	if (!access) {
+		snprintf(why, wlen, "its access string is not in the object's "
+			 "BTF");
+		return -1;
+	}
 	while (*p) {
 		char *end;
-		unsigned long idx = strtoul(p, &end, 10);
-		const struct btf_type *t = btf__type_by_id(btf, id);
+		unsigned long idx;
 
-		if (end == p || !t)
+		if (*p < '0' || *p > '9')
 			break;
-		if (first) {
-			first = false; /* the first index steps over the pointer */
-		} else if (btf_is_composite(t) && idx < btf_vlen(t)) {
+		idx = strtoul(p, &end, 10);
+		if ((*end && *end != ':') || (*end == ':' && !end[1]) ||
+		    ++n > ACCESS_MAX)
+			break;
+		p = *end ? end + 1 : end;
+		btf_type_str(btf, btf_skip_mods(btf, type_id), ts, sizeof(ts),
+			     NULL, 0);
+		if (n == 1 && (kind == 10 || kind == 11)) {
+			/* enumval_exists, _value: the enumerator's index */
+			if ((!btf_is_enum(t) && !btf_is_enum64(t)) ||
+			    idx >= btf_vlen(t) || *p) {
+				snprintf(why, wlen, "its access string '%.16s' "
+					 "names no enumerator of %s", access, ts);
+				return -1;
+			}
+		} else if (n == 1 && !core_kind_is_field(kind)) {
+			if (idx || *p) {
+				snprintf(why, wlen, "its access string '%.16s' "
+					 "is not the \"0\" of a type "
+					 "relocation", access);
+				return -1;
+			}
+		} else if (n == 1) {
+			/* a field's first index steps over the pointer */
+		} else if (btf_is_composite(t)) {
 			const struct btf_member *m = btf_members(t) + idx;
-			const char *n = btf__name_by_offset(btf, m->name_off);
+			const char *nm;
 
-			if (n && *n)
+			if (idx >= btf_vlen(t)) {
+				snprintf(why, wlen, "its access string '%.16s' "
+					 "steps past the type: %s has no member "
+					 "%lu", access, ts, idx);
+				return -1;
+			}
+			nm = btf__name_by_offset(btf, m->name_off);
+			if (nm && *nm)
 				snprintf(out + strlen(out), len - strlen(out),
-					 "%s%s", out[0] ? "." : "", n);
-			id = btf_skip_mods(btf, m->type);
+					 "%s%s", out[0] ? "." : "", nm);
+			type_id = m->type;
 		} else if (btf_is_array(t)) {
-			snprintf(out + strlen(out), len - strlen(out), "[%lu]", idx);
-			id = btf_skip_mods(btf, btf_array(t)->type);
+			const struct btf_array *a = btf_array(t);
+
+			if (a->nelems && idx >= a->nelems) {
+				snprintf(why, wlen, "its access string '%.16s' "
+					 "steps past the type: %s has no "
+					 "element %lu", access, ts, idx);
+				return -1;
+			}
+			snprintf(out + strlen(out), len - strlen(out), "[%lu]",
+				 idx);
+			type_id = a->type;
+		} else {
+			snprintf(why, wlen, "its access string '%.16s' steps "
+				 "into %s, which has no members", access, ts);
+			return -1;
 		}
-		p = *end == ':' ? end + 1 : end;
+		t = btf__type_by_id(btf, btf_skip_mods(btf, type_id));
+		if (!t)
+			break;
 	}
+	if (*p || !n) {
+		snprintf(why, wlen, "its access string '%.16s' is not a list of "
+			 "indexes (\"0:1:2\")", access);
+		return -1;
+	}
+	return 0;
 }
 
 /*
@@ -217,13 +291,14 @@ static int read_progs(const char *path, struct core_object *o, char *err,
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB)
 			continue;
 		d = elf_getdata(scn, NULL);
-		for (size_t i = 0; d && i < sh.sh_size / sh.sh_entsize; i++) {
+		for (size_t i = 0; d && sh.sh_entsize &&
+				   i < sh.sh_size / sh.sh_entsize; i++) {
 			GElf_Sym sym;
 			GElf_Shdr psh;
 			Elf_Scn *ps;
 			Elf_Data *pd;
 			struct core_prog *p;
-			const char *sec;
+			const char *sec, *name;
 
 			if (!gelf_getsym(d, i, &sym) ||
 			    GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
@@ -255,8 +330,8 @@ static int read_progs(const char *path, struct core_object *o, char *err,
 			}
 			p = &o->progs[o->nprogs++];
 			memset(p, 0, sizeof(*p));
-			snprintf(p->name, sizeof(p->name), "%s",
-				 elf_strptr(elf, sh.sh_link, sym.st_name));
+			name = elf_strptr(elf, sh.sh_link, sym.st_name);
+			snprintf(p->name, sizeof(p->name), "%s", name ? name : "?");
 			snprintf(p->section, sizeof(p->section), "%s", sec);
 			p->sec_idx = sym.st_shndx;
 			p->off = sym.st_value;
@@ -310,8 +385,8 @@ static const char *subprog_at(const struct core_object *o, const char *sec,
 	return "?";
 }
 
-static int read_relos(const struct btf_ext *ext, struct core_object *o,
-		      char *err, size_t errlen)
+static int read_relos(const char *path, const struct btf_ext *ext,
+		      struct core_object *o, char *err, size_t errlen)
 {
 	const struct ext_header *h;
 	const unsigned char *raw, *p, *end;
@@ -323,10 +398,12 @@ static int read_relos(const struct btf_ext *ext, struct core_object *o,
 	if (!raw || size < sizeof(*h) || h->magic != 0xeB9F ||
 	    h->hdr_len < offsetof(struct ext_header, core_relo_len) + 4)
 		return 0; /* an old header without CO-RE relocations */
+	if (h->hdr_len > size || h->core_relo_off > size - h->hdr_len ||
+	    h->core_relo_len > size - h->hdr_len - h->core_relo_off ||
+	    h->core_relo_len < 4)
+		return 0; /* none (libbpf has checked the sections' bounds) */
 	p = raw + h->hdr_len + h->core_relo_off;
 	end = p + h->core_relo_len;
-	if (end > raw + size || h->core_relo_len < 4)
-		return 0;
 	memcpy(&rec_size, p, 4);
 	p += 4;
 	while (p + 8 <= end && rec_size >= sizeof(struct relo_rec)) {
@@ -337,11 +414,13 @@ static int read_relos(const struct btf_ext *ext, struct core_object *o,
 		memcpy(&num, p + 4, 4);
 		p += 8;
 		sec = btf__name_by_offset(o->btf, sec_off);
-		for (__u32 i = 0; i < num && p + rec_size <= end; i++, p += rec_size) {
+		for (__u32 i = 0; i < num && (size_t)(end - p) >= rec_size;
+		     i++, p += rec_size) {
 			struct relo_rec r;
 			struct core_access *a;
 			const struct btf_type *t;
-			const char *root, *suffix;
+			const char *root, *suffix, *acc;
+			char why[192];
 
 			memcpy(&r, p, sizeof(r));
 			if (o->nrelos == cap) {
@@ -366,18 +445,23 @@ static int read_relos(const struct btf_ext *ext, struct core_object *o,
 			a->insn_off = r.insn_off;
 			a->type_id = r.type_id;
 			a->kind = r.kind;
-			snprintf(a->access, sizeof(a->access), "%s",
-				 btf__name_by_offset(o->btf, r.access_str_off));
+			acc = btf__name_by_offset(o->btf, r.access_str_off);
+			if (access_path(o->btf, r.type_id, r.kind, acc, a->path,
+					sizeof(a->path), why, sizeof(why))) {
+				snprintf(err, errlen, "'%s': CO-RE relocation %d "
+					 "(%s, instruction %u) %s: the object is "
+					 "broken; rebuild it", path, o->nrelos,
+					 a->program, r.insn_off / 8, why);
+				return -1;
+			}
+			snprintf(a->access, sizeof(a->access), "%s", acc);
 			t = btf__type_by_id(o->btf, btf_skip_mods(o->btf, r.type_id));
-			root = t ? btf__name_by_offset(o->btf, t->name_off) : "";
+			root = btf__name_by_offset(o->btf, t->name_off);
 			snprintf(a->flavour, sizeof(a->flavour), "%s", root);
 			suffix = strstr(root, "___");
 			snprintf(a->root, sizeof(a->root), "%.*s",
 				 suffix ? (int)(suffix - root) : (int)strlen(root),
 				 root);
-			if (core_kind_is_field(r.kind))
-				access_path(o->btf, r.type_id, a->access, a->path,
-					    sizeof(a->path));
 		}
 	}
 	return 0;
@@ -387,6 +471,7 @@ int core_object_open(const char *obj, struct core_object *o, char *err,
 		     size_t errlen)
 {
 	struct btf_ext *ext = NULL;
+	char why[128];
 
 	memset(o, 0, sizeof(*o));
 	if (access(obj, R_OK)) {
@@ -405,7 +490,14 @@ int core_object_open(const char *obj, struct core_object *o, char *err,
 		core_object_close(o);
 		return -1;
 	}
-	if (ext && read_relos(ext, o, err, errlen)) {
+	if (!btf_well_formed(o->btf, why, sizeof(why))) {
+		snprintf(err, errlen, "'%s': its BTF is not valid (%s): the "
+			 "object is broken; rebuild it", obj, why);
+		btf_ext__free(ext);
+		core_object_close(o);
+		return -1;
+	}
+	if (ext && read_relos(obj, ext, o, err, errlen)) {
 		btf_ext__free(ext);
 		core_object_close(o);
 		return -1;
