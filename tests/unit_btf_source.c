@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <zstd.h>
 #include <bpf/btf.h>
 #include "btf_fixture.h"
 #include "abi/btf_source.h"
@@ -352,4 +353,129 @@ Test(btf_source, anonymous_members_are_looked_through_once_each, .timeout = 60)
 	check_result_free(&res);
 	btf__free(b);
 	contract_free(c);
+}
+
+/* An armhf zImage header, then n copies of `in` compressed with zstd, one frame each. */
+static unsigned char *zimage_of(const void *in, size_t len, int n,
+				size_t *out_len)
+{
+	size_t cap = ZSTD_compressBound(len), flen;
+	unsigned char *frame = malloc(cap), *img;
+
+	flen = ZSTD_compress(frame, cap, in, len, 1);
+	cr_assert_not(ZSTD_isError(flen));
+	img = calloc(1, 64 + n * flen);
+	memcpy(img + 0x24, "\x18\x28\x6f\x01", 4);
+	for (int i = 0; i < n; i++)
+		memcpy(img + 64 + i * flen, frame, flen);
+	*out_len = 64 + n * flen;
+	free(frame);
+	return img;
+}
+
+/*
+ * Issue 23: a zImage of 64 zstd streams, each a zImage of 64 streams of
+ * about 1 GiB, made check --btf decompress 4,096 GiB (each layer tried 64
+ * candidates, each up to 1 GiB). One budget holds for the whole file:
+ * three layers of 8 give 584 streams; the 65th is refused before it is
+ * decompressed, with the budget named.
+ */
+Test(btf_source, nested_stream_bomb_stops_at_the_budget, .timeout = 60)
+{
+	static unsigned char zeros[4096];
+	unsigned char *l1, *l2, *l3;
+	size_t n1, n2, n3;
+	struct btf_budget spent;
+
+	l3 = zimage_of(zeros, sizeof(zeros), 8, &n3);
+	l2 = zimage_of(l3, n3, 8, &n2);
+	l1 = zimage_of(l2, n2, 8, &n1);
+	write_file(path("bomb"), l1, n1);
+	expect_bad(path("bomb"), "needs more than abicap's budget for one file "
+		   "(1024 MiB decompressed, 64 decompressions, 3 layers, 256 "
+		   "MiB of BTF parsed; here: more than 64 decompressions)");
+	cr_assert_not(btf_open_kernel_has_no_btf());
+	btf_open_budget(NULL, &spent);
+	cr_assert_eq(spent.streams, 64);
+	cr_assert_leq(spent.bytes, 64 * (n2 + sizeof(zeros)));
+	free(l1);
+	free(l2);
+	free(l3);
+}
+
+/* Bytes count across streams and layers: with a 64 MiB budget, two 40 MiB streams are one too many. */
+Test(btf_source, decompressed_bytes_count_across_streams, .timeout = 60)
+{
+	struct btf_budget b = { 64ull << 20, 64, 256ull << 20 }, spent;
+	size_t len = 40u << 20, n;
+	unsigned char *zeros = calloc(1, len), *img = zimage_of(zeros, len, 2, &n);
+
+	write_file(path("two"), img, n);
+	btf_open_budget(&b, NULL);
+	expect_bad(path("two"), "here: more than 64 MiB decompressed)");
+	btf_open_budget(NULL, &spent);
+	cr_assert_eq(spent.streams, 2);
+	cr_assert_leq(spent.bytes, 64ull << 20);
+	cr_assert_geq(spent.bytes, 40ull << 20);
+	/* one stream fits: the image is read, and said to have no BTF */
+	write_file(path("one"), img, n - (n - 64) / 2);
+	expect_bad(path("one"), "is a kernel image (armhf zImage (zstd)) without "
+		   "BTF");
+	btf_open_budget(NULL, &spent);
+	cr_assert_eq(spent.streams, 1);
+	cr_assert_eq(spent.bytes, len);
+	free(zeros);
+	free(img);
+}
+
+/* What a stream gives before it turns out corrupt counts as well. */
+Test(btf_source, corrupt_streams_count_what_they_gave, .timeout = 60)
+{
+	struct btf_budget b = { 64ull << 20, 64, 256ull << 20 }, spent;
+	size_t len = 40u << 20, cap = ZSTD_compressBound(len), flen;
+	unsigned char *zeros = calloc(1, len), *frame = malloc(cap), *img;
+
+	flen = ZSTD_compress(frame, cap, zeros, len, 1);
+	cr_assert_not(ZSTD_isError(flen));
+	flen -= 2; /* each frame cut short: corrupt after most of its 40 MiB */
+	img = calloc(1, 64 + 2 * flen);
+	memcpy(img + 0x24, "\x18\x28\x6f\x01", 4);
+	memcpy(img + 64, frame, flen);
+	memcpy(img + 64 + flen, frame, flen);
+	write_file(path("cut"), img, 64 + 2 * flen);
+	btf_open_budget(&b, NULL);
+	expect_bad(path("cut"), "here: more than 64 MiB decompressed)");
+	btf_open_budget(NULL, &spent);
+	cr_assert_eq(spent.streams, 2);
+	free(zeros);
+	free(frame);
+	free(img);
+}
+
+/* Layers are counted before decompressing: a fourth is refused without being opened. */
+Test(btf_source, a_fourth_layer_is_refused_before_it_is_decompressed)
+{
+	struct btf_budget spent;
+
+	kfix_write_image(&KFIX_5_10, path("Image"), KIMG_ARM64, false, NULL);
+	kfix_compress_file(path("Image"), path("1"), "zstd");
+	kfix_compress_file(path("1"), path("2"), "gzip");
+	kfix_compress_file(path("2"), path("3"), "xz");
+	expect_5_10(btf_open(path("3"), err, sizeof(err)));
+	kfix_compress_file(path("3"), path("4"), "zstd");
+	expect_bad(path("4"), "compressed more than 3 times over");
+	btf_open_budget(NULL, &spent);
+	cr_assert_eq(spent.streams, 3);
+}
+
+/* Raw BTF larger than any kernel's is not parsed. */
+Test(btf_source, raw_btf_past_the_budget_is_not_parsed)
+{
+	struct btf_budget b = { 1ull << 30, 64, 64 }, spent;
+
+	kfix_write_raw(&KFIX_5_10, path("raw.btf"));
+	btf_open_budget(&b, NULL);
+	expect_bad(path("raw.btf"), "here: more than 64 bytes of BTF parsed)");
+	btf_open_budget(NULL, &spent);
+	cr_assert_eq(spent.btf_bytes, 0);
 }
