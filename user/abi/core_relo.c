@@ -250,12 +250,15 @@ static int ctx_args_read(const struct bpf_insn *insn, size_t n)
 static int add_subprog(struct core_object *o, const char *name,
 		       const GElf_Sym *sym)
 {
-	struct core_subprog *s = realloc(o->subprogs, (o->nsubprogs + 1) *
-					 sizeof(*s));
+	struct core_subprog *s = o->subprogs;
 
-	if (!s)
-		return -1;
-	o->subprogs = s;
+	/* room doubles at each power of two */
+	if (!(o->nsubprogs & (o->nsubprogs - 1))) {
+		s = realloc(s, (o->nsubprogs ? 2 * o->nsubprogs : 1) * sizeof(*s));
+		if (!s)
+			return -1;
+		o->subprogs = s;
+	}
 	s = &o->subprogs[o->nsubprogs++];
 	snprintf(s->name, sizeof(s->name), "%s", name ? name : "?");
 	s->off = sym->st_value;
@@ -364,6 +367,18 @@ out:
 	return ret;
 }
 
+/* Programs and subprograms within the budget for one object: 0, or -1 with err. */
+static int count_ok(const char *path, const struct core_object *o, char *err,
+		    size_t errlen)
+{
+	if (o->nprogs + o->nsubprogs <= CORE_MAX_PROGS)
+		return 0;
+	snprintf(err, errlen, "'%s' has more than %d programs and subprograms, "
+		 "abicap's budget for one object (abicap's own has 23): split it",
+		 path, CORE_MAX_PROGS);
+	return -1;
+}
+
 static int prog_at(const struct core_object *o, const char *sec, __u32 off)
 {
 	for (int i = 0; i < o->nprogs; i++)
@@ -423,6 +438,13 @@ static int read_relos(const char *path, const struct btf_ext *ext,
 			char why[192];
 
 			memcpy(&r, p, sizeof(r));
+			if (o->nrelos == CORE_MAX_RELOS) {
+				snprintf(err, errlen, "'%s' has more than %d CO-RE "
+					 "relocations, abicap's budget for one "
+					 "object (abicap's own has about 500): "
+					 "split it", path, CORE_MAX_RELOS);
+				return -1;
+			}
 			if (o->nrelos == cap) {
 				cap = cap ? cap * 2 : 64;
 				o->relos = realloc(o->relos, cap * sizeof(*a));
@@ -479,7 +501,7 @@ int core_object_open(const char *obj, struct core_object *o, char *err,
 			 strerror(errno));
 		return -1;
 	}
-	if (read_progs(obj, o, err, errlen)) {
+	if (read_progs(obj, o, err, errlen) || count_ok(obj, o, err, errlen)) {
 		core_object_close(o);
 		return -1;
 	}

@@ -69,7 +69,7 @@ static int check_object(const char *obj, const char *const *btfs, int nbtf,
 	char labels[MAX_BTFS][256], err[ERRMSG_LEN];
 	const char *sources[MAX_BTFS];
 	struct core_object o;
-	int ret = EXIT_OK, done = 0;
+	int ret = EXIT_OK, done = 0, rc;
 
 	if (core_object_open(obj, &o, err, sizeof(err))) {
 		ab_error("%s", err);
@@ -88,10 +88,11 @@ static int check_object(const char *obj, const char *const *btfs, int nbtf,
 		}
 		btf_source_label(btfs[k], labels[k], sizeof(labels[k]));
 		sources[k] = labels[k];
-		if (objcheck(&o, btf, &res[k])) {
+		if ((rc = objcheck(&o, btf, &res[k]))) {
 			btf__free(btf);
-			ab_error("out of memory");
-			ret = EXIT_RUNTIME;
+			obj_result_free(&res[k]);
+			ret = objcheck_error(rc, obj, err, sizeof(err));
+			ab_error("%s", err);
 			goto out;
 		}
 		done++;

@@ -183,10 +183,12 @@ static int do_from_object(int argc, char **argv)
 	}
 	/* which accesses are guarded does not depend on the kernel: use the object's own BTF */
 	self = o.btf;
-	if (objcheck(&o, self, &guards)) {
-		ab_error("out of memory");
+	if ((ret = objcheck(&o, self, &guards))) {
+		obj_result_free(&guards);
+		ret = objcheck_error(ret, obj, err, sizeof(err));
+		ab_error("%s", err);
 		core_object_close(&o);
-		return EXIT_RUNTIME;
+		return ret;
 	}
 	events = contract_derived_events(&o, &guards);
 	if (!json_array_size(events)) {
