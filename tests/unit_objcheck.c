@@ -4,6 +4,7 @@
  * writer: the test objects (tests/bpf/) against a 5.10-era and a modern
  * kernel, with the outcome of every relocation that decides the load.
  */
+#define _GNU_SOURCE
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <string.h>
@@ -11,6 +12,8 @@
 #include "btf_fixture.h"
 #include "harness.h"
 #include "objfix.h"
+#include "abi/contract.h"
+#include "abi/contract_derive.h"
 #include "abi/core_reach.h"
 #include "abi/objcheck.h"
 #include "lib/util.h"
@@ -450,4 +453,38 @@ Test(objcheck, analysis_is_counted_and_bounded, .timeout = 60)
 			 "budget for one object on one kernel (16777216 "
 			 "instructions and relocations followed"), "%s", msg);
 	btf__free(k);
+}
+
+/*
+ * A field relocation whose member path a contract cannot hold (found by
+ * fuzz_object: a member named "\x01") was written as a field that check
+ * --contract refuses. It becomes a note, and the contract reads back.
+ */
+Test(objcheck, from_object_notes_what_a_contract_cannot_hold,
+     .init = scratch_init, .fini = scratch_fini)
+{
+	char err[ERRMSG_LEN] = "", *file = scratch_path("odd.bpf.o"), *text;
+	struct objfix f;
+	struct contract *c;
+	json_t *doc;
+	char *at;
+
+	objfix_load(&f, "build/tests/bpf/t_state_guarded.bpf.o");
+	at = memmem(f.buf + f.strs, f.strs_len, "\0__state\0", 9);
+	cr_assert(at);
+	memcpy(at + 1, "__st-te", 7);
+	objfix_write(&f, file);
+	objfix_free(&f);
+	cr_assert_eq(core_object_open(file, &o, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(objcheck(&o, o.btf, &r), 0);
+	doc = contract_derived(&o, &r, contract_derived_events(&o, &r), file);
+	text = json_dumps(doc, 0);
+	c = contract_parse(text, strlen(text), "derived", err, sizeof(err));
+	cr_assert(c, "%s", err);
+	cr_assert(strstr(text, "field_exists of task_struct.__st-te (guarded), "
+			 "not a member path of a type a contract holds"), "%s", text);
+	cr_assert_null(strstr(text, "\"field\": \"__st-te\""));
+	contract_free(c);
+	free(text);
+	json_decref(doc);
 }
