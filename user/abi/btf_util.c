@@ -221,14 +221,20 @@ __u32 btf_find_member_named(const struct btf *btf, __u32 sid, const char *name,
 const struct btf_type *btf_trace_proto(const struct btf *btf, const char *tp)
 {
 	char tn[128];
-	const struct btf_type *t;
 	int id;
 
 	snprintf(tn, sizeof(tn), "btf_trace_%s", tp);
 	id = btf__find_by_name_kind(btf, tn, BTF_KIND_TYPEDEF);
-	if (id <= 0)
-		return NULL;
+	return id > 0 ? btf_trace_proto_of(btf, id) : NULL;
+}
+
+const struct btf_type *btf_trace_proto_of(const struct btf *btf, __u32 id)
+{
+	const struct btf_type *t;
+
 	t = btf__type_by_id(btf, id);
+	if (!t)
+		return NULL;
 	t = btf__type_by_id(btf, t->type);
 	if (!t || !btf_is_ptr(t))
 		return NULL;

@@ -41,6 +41,8 @@ __u32 btf_find_member_named(const struct btf *btf, __u32 sid, const char *name,
 
 /* FUNC_PROTO behind typedef btf_trace_<tp> (typedef -> ptr -> proto), or NULL. */
 const struct btf_type *btf_trace_proto(const struct btf *btf, const char *tp);
+/* The same from the typedef's id. */
+const struct btf_type *btf_trace_proto_of(const struct btf *btf, __u32 id);
 
 /* Does this BTF have any btf_trace_* typedef (Linux 5.5+)? */
 bool btf_has_trace_types(const struct btf *btf);
