@@ -488,3 +488,26 @@ Test(objcheck, from_object_notes_what_a_contract_cannot_hold,
 	free(text);
 	json_decref(doc);
 }
+
+/* A program's section names no tracepoint (found by fuzz_object): no event is derived from it. */
+Test(objcheck, from_object_derives_no_event_from_a_bad_section_name,
+     .init = scratch_init, .fini = scratch_fini)
+{
+	char err[ERRMSG_LEN] = "", *file = scratch_path("odd.bpf.o");
+	struct objfix f;
+	json_t *events;
+	char *at;
+
+	objfix_load(&f, "build/tests/bpf/t_state_guarded.bpf.o");
+	/* in the section table and in .BTF's strings (.BTF.ext's section names) */
+	while ((at = memmem(f.buf, f.len, "tp_btf/sched_switch", 19)))
+		at[14] = ',';
+	objfix_write(&f, file);
+	objfix_free(&f);
+	cr_assert_eq(core_object_open(file, &o, err, sizeof(err)), 0, "%s", err);
+	cr_assert_str_eq(o.progs[0].target, "sched_s,itch");
+	cr_assert_eq(objcheck(&o, o.btf, &r), 0);
+	events = contract_derived_events(&o, &r);
+	cr_assert_eq(json_array_size(events), 0);
+	json_decref(events);
+}

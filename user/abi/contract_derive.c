@@ -145,6 +145,9 @@ json_t *contract_derived_events(const struct core_object *o,
 		if (strcmp(p->attach, "tp_btf") && strcmp(p->attach, "raw_tp") &&
 		    strcmp(p->attach, "tp"))
 			continue;
+		/* no tracepoint is named otherwise (its note says what it is) */
+		if (!member_path(p->target) || strchr(p->target, '.'))
+			continue;
 		for (int k = 0; k < i; k++)
 			dup |= !strcmp(o->progs[k].target, p->target) &&
 			       (!strcmp(o->progs[k].attach, "tp_btf") ||
@@ -163,7 +166,9 @@ json_t *contract_derived_events(const struct core_object *o,
 static const char *prog_target(const struct core_object *o, const char *prog)
 {
 	for (int i = 0; i < o->nprogs; i++)
-		if (!strcmp(o->progs[i].name, prog) && o->progs[i].target[0] &&
+		if (!strcmp(o->progs[i].name, prog) &&
+		    member_path(o->progs[i].target) &&
+		    !strchr(o->progs[i].target, '.') &&
 		    (!strcmp(o->progs[i].attach, "tp_btf") ||
 		     !strcmp(o->progs[i].attach, "raw_tp") ||
 		     !strcmp(o->progs[i].attach, "tp")))

@@ -192,7 +192,8 @@ static int do_from_object(int argc, char **argv)
 	}
 	events = contract_derived_events(&o, &guards);
 	if (!json_array_size(events)) {
-		ab_error("%s has no tp_btf, raw_tp or tp program: a contract "
+		ab_error("%s has no tp_btf, raw_tp or tp program naming a "
+			 "tracepoint: a contract "
 			 "needs a tracepoint (use abicap check --object for "
 			 "other program types)", obj);
 		json_decref(events);
