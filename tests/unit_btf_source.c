@@ -526,3 +526,27 @@ Test(btf_source, diff_all_is_linear_in_the_names, .timeout = 60)
 	btf__free(o);
 	btf__free(n);
 }
+
+/* An enumerator named past the strings (found by fuzz_object in an object's BTF): refused. */
+Test(btf_source, a_dangling_enumerator_name_is_refused)
+{
+	struct btf *b = btf__new_empty();
+	const struct btf_header *h;
+	unsigned char *buf;
+	const void *raw;
+	__u32 len;
+
+	cr_assert_gt(btf__add_enum(b, "e", 4), 0);
+	cr_assert_eq(btf__add_enum_value(b, "A", 1), 0);
+	raw = btf__raw_data(b, &len);
+	buf = malloc(len);
+	memcpy(buf, raw, len);
+	h = (const struct btf_header *)buf;
+	/* the enumerator's name_off: after type [1]'s 12-byte header */
+	memcpy(buf + h->hdr_len + h->type_off + 12, &(__u32){ h->str_len + 100 }, 4);
+	write_file(path("enum.btf"), buf, len);
+	expect_bad(path("enum.btf"), "not valid BTF (type [1] names a string or "
+		   "type that is not there)");
+	free(buf);
+	btf__free(b);
+}

@@ -386,6 +386,15 @@ bool btf_well_formed(const struct btf *btf, char *why, size_t len)
 			for (int i = 0; ok && i < btf_vlen(t); i++)
 				ok = name_ok(btf, btf_params(t)[i].name_off) &&
 				     id_ok(btf, btf_params(t)[i].type);
+		if (btf_is_enum(t))
+			for (int i = 0; ok && i < btf_vlen(t); i++)
+				ok = name_ok(btf, btf_enum(t)[i].name_off);
+		if (btf_is_enum64(t))
+			for (int i = 0; ok && i < btf_vlen(t); i++)
+				ok = name_ok(btf, btf_enum64(t)[i].name_off);
+		if (btf_is_datasec(t))
+			for (int i = 0; ok && i < btf_vlen(t); i++)
+				ok = id_ok(btf, btf_var_secinfos(t)[i].type);
 		if (!ok) {
 			snprintf(why, len, "type [%u] names a string or type "
 				 "that is not there", id);

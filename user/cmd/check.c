@@ -54,9 +54,11 @@ const struct cmd_spec check_spec = {
 "With --object, a failing relocation rejects the load only where the\n"
 "verifier reaches it: existence checks are resolved for each kernel and the\n"
 "branches on them followed, as the verifier does.\n"
+HELP_BUDGET_KERNEL
+HELP_BUDGET_OBJECT
 "Exit: 0 satisfied (degraded allowed unless --strict; with --object: loads\n"
 "on every kernel), 1 broken (or rejected by a kernel, or a kernel without\n"
-"BTF), 2 bad usage or input.\n",
+"BTF), 2 bad usage or input (a file past the budget included).\n",
 };
 
 #define MAX_BTFS 64

@@ -58,8 +58,10 @@ static const char contract_synopsis[] =
 "          later kernel against it: abicap check --contract FILE --btf NEW\n";
 
 static const char contract_epilog[] =
+HELP_BUDGET_KERNEL
+HELP_BUDGET_OBJECT
 "Exit: 0 ok, 1 the kernel lacks BTF, 2 bad usage or input (FILE refused\n"
-"included), 4 write error.\n";
+"included, a file past the budget too), 4 write error.\n";
 
 /* The whole command's --help: every subcommand's options */
 const struct cmd_spec contract_spec = {
