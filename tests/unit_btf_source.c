@@ -136,12 +136,27 @@ Test(btf_source, elf_without_btf_names_the_kernel_option)
 	cr_assert(strstr(err, "CONFIG_DEBUG_INFO_BTF=y"));
 }
 
+/* b's raw BTF into file with the word `at` bytes into its types made a name offset past the strings. */
+static void write_dangling(const struct btf *b, const char *file, size_t at)
+{
+	const struct btf_header *h;
+	unsigned char *buf;
+	const void *raw;
+	__u32 len;
+
+	raw = btf__raw_data((struct btf *)b, &len);
+	buf = malloc(len);
+	memcpy(buf, raw, len);
+	h = (const struct btf_header *)buf;
+	memcpy(buf + h->hdr_len + h->type_off + at, &(__u32){ h->str_len + 100 }, 4);
+	write_file(file, buf, len);
+	free(buf);
+}
+
 /* tests/fuzz/corpus/fuzz_btf/regress-name-off.btf: found by fuzz_btf */
 Test(btf_source, dangling_names_ids_and_typedef_loops_are_refused)
 {
 	struct btf *b = btf__new_empty();
-	const struct btf_header *h;
-	unsigned char *buf;
 	const void *raw;
 	__u32 len;
 
@@ -152,15 +167,10 @@ Test(btf_source, dangling_names_ids_and_typedef_loops_are_refused)
 	expect_bad(path("loop.btf"), "not valid BTF (type [1] starts a loop of "
 		   "typedefs, modifiers, pointers or arrays)");
 
-	buf = malloc(len);
-	memcpy(buf, raw, len);
-	h = (const struct btf_header *)buf;
 	/* type [1]'s name_off (its first word) past the string section */
-	memcpy(buf + h->hdr_len + h->type_off, &(__u32){ h->str_len + 100 }, 4);
-	write_file(path("name.btf"), buf, len);
+	write_dangling(b, path("name.btf"), 0);
 	expect_bad(path("name.btf"), "type [1] names a string or type that is "
 		   "not there");
-	free(buf);
 	btf__free(b);
 
 	b = btf__new_empty();
@@ -531,22 +541,12 @@ Test(btf_source, diff_all_is_linear_in_the_names, .timeout = 60)
 Test(btf_source, a_dangling_enumerator_name_is_refused)
 {
 	struct btf *b = btf__new_empty();
-	const struct btf_header *h;
-	unsigned char *buf;
-	const void *raw;
-	__u32 len;
 
 	cr_assert_gt(btf__add_enum(b, "e", 4), 0);
 	cr_assert_eq(btf__add_enum_value(b, "A", 1), 0);
-	raw = btf__raw_data(b, &len);
-	buf = malloc(len);
-	memcpy(buf, raw, len);
-	h = (const struct btf_header *)buf;
 	/* the enumerator's name_off: after type [1]'s 12-byte header */
-	memcpy(buf + h->hdr_len + h->type_off + 12, &(__u32){ h->str_len + 100 }, 4);
-	write_file(path("enum.btf"), buf, len);
+	write_dangling(b, path("enum.btf"), 12);
 	expect_bad(path("enum.btf"), "not valid BTF (type [1] names a string or "
 		   "type that is not there)");
-	free(buf);
 	btf__free(b);
 }

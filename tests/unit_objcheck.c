@@ -353,29 +353,28 @@ static void expect_broken(const struct objfix *f, const char *says)
 Test(objcheck, broken_relocations_are_refused_in_one_line,
      .init = scratch_init, .fini = scratch_fini)
 {
+	static const struct {
+		enum objfix_field field;
+		__u32 value;
+		const char *says;
+	} cases[] = {
+		{ OF_TYPE_ID, 0xffff, "CO-RE relocation 1 (on_switch, instruction " },
+		{ OF_TYPE_ID, 0xffff, "type [65535], which the object's BTF does "
+				      "not have" },
+		{ OF_TYPE_ID, 0, "type [0], which the object's BTF does not have" },
+		{ OF_ACCESS_STR, 0x7fffffff, "its access string is not in the "
+					     "object's BTF" },
+		{ OF_KIND, 99, "unknown kind 99" },
+	};
 	struct objfix f;
 	char *acc;
 
-	objfix_load(&f, "build/tests/bpf/t_state_guarded.bpf.o");
-	objfix_set(&f, OF_TYPE_ID, 0xffff);
-	expect_broken(&f, "CO-RE relocation 1 (on_switch, instruction ");
-	expect_broken(&f, "type [65535], which the object's BTF does not have");
-	objfix_free(&f);
-
-	objfix_load(&f, "build/tests/bpf/t_state_guarded.bpf.o");
-	objfix_set(&f, OF_TYPE_ID, 0);
-	expect_broken(&f, "type [0], which the object's BTF does not have");
-	objfix_free(&f);
-
-	objfix_load(&f, "build/tests/bpf/t_state_guarded.bpf.o");
-	objfix_set(&f, OF_ACCESS_STR, 0x7fffffff);
-	expect_broken(&f, "its access string is not in the object's BTF");
-	objfix_free(&f);
-
-	objfix_load(&f, "build/tests/bpf/t_state_guarded.bpf.o");
-	objfix_set(&f, OF_KIND, 99);
-	expect_broken(&f, "unknown kind 99");
-	objfix_free(&f);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		objfix_load(&f, "build/tests/bpf/t_state_guarded.bpf.o");
+		objfix_set(&f, cases[i].field, cases[i].value);
+		expect_broken(&f, cases[i].says);
+		objfix_free(&f);
+	}
 
 	/* "0:1" (task_struct.__state) on task_struct___o, which has one member */
 	objfix_load(&f, "build/tests/bpf/t_state_guarded.bpf.o");
