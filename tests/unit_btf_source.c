@@ -550,3 +550,44 @@ Test(btf_source, a_dangling_enumerator_name_is_refused)
 		   "type that is not there)");
 	btf__free(b);
 }
+
+/*
+ * A contract's structs and tracepoints were each looked up by a scan of
+ * every kernel type: 20,000 fields on structs a kernel lacks took 25 s
+ * against the running kernel. Now one index per check; hang guard only,
+ * the verdicts are asserted.
+ */
+Test(btf_source, a_large_contract_is_checked_by_index, .timeout = 30)
+{
+	struct btf *b = btf__new_empty();
+	struct check_result res;
+	struct contract *c;
+	size_t cap = 64 << 20, len = 0;
+	char *json = malloc(cap), name[32];
+	int in = btf__add_int(b, "int", 4, BTF_INT_SIGNED);
+
+	for (int i = 0; i < 200000; i++) {
+		snprintf(name, sizeof(name), "s%d", i);
+		cr_assert_gt(btf__add_struct(b, name, 4), 0);
+		cr_assert_eq(btf__add_field(b, "x", in, 0, 0), 0);
+	}
+	len += snprintf(json + len, cap - len, "{\"abicap_contract\": 1, "
+			"\"name\": \"big\", \"events\": [{\"name\": \"cpu_idle\", "
+			"\"group\": \"power\", \"args\": []}], \"fields\": [");
+	for (int i = 0; i < 50000; i++)
+		len += snprintf(json + len, cap - len, "%s{\"struct\": \"t%d\", "
+				"\"field\": \"x\", \"type\": \"s32\", "
+				"\"required\": false, \"events\": [], "
+				"\"feeds\": \"-\"}", i ? "," : "", i);
+	len += snprintf(json + len, cap - len, "]}");
+	c = contract_parse(json, len, "big", err, sizeof(err));
+	cr_assert(c, "%s", err);
+	cr_assert_eq(contract_check(c, b, &res), 0);
+	cr_assert_eq(res.n, 50001);
+	cr_assert_eq(res.v[50000].status, V_DEGRADED);
+	cr_assert_str_eq(res.v[50000].actual, "no struct t49999");
+	check_result_free(&res);
+	contract_free(c);
+	btf__free(b);
+	free(json);
+}

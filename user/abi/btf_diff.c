@@ -110,74 +110,25 @@ static void diff_record(struct diff *d, const char *sname, const struct btf *ob,
 	diff_layouts(d, sname, false, o, no, n, nn);
 }
 
-/* A named type of one BTF: the name past the prefix, its first id. */
-struct named {
-	const char *name;
-	__u32 id;
-};
-
-static int by_name_id(const void *pa, const void *pb)
-{
-	const struct named *a = pa, *b = pb;
-	int c = strcmp(a->name, b->name);
-
-	return c ? c : (a->id > b->id) - (a->id < b->id);
-}
-
-/*
- * Every type of a kind whose name has the prefix, sorted by name, each
- * name once with its first id (what btf__find_by_name_kind() gives): the
- * count, or -1. Looking each name up in turn scanned every type per name.
- */
-static int collect(const struct btf *b, int kind, const char *prefix,
-		   struct named **out)
-{
-	__u32 cnt = btf__type_cnt(b);
-	size_t plen = strlen(prefix);
-	struct named *v = NULL;
-	int n = 0, cap = 0, w = 0;
-
-	for (__u32 id = 1; id < cnt; id++) {
-		const struct btf_type *t = btf__type_by_id(b, id);
-		const char *name = btf__name_by_offset(b, t->name_off);
-
-		if (btf_kind(t) != kind || strncmp(name, prefix, plen))
-			continue;
-		if (n == cap) {
-			struct named *nv;
-
-			cap = cap ? cap * 2 : 1024;
-			nv = realloc(v, cap * sizeof(*v));
-			if (!nv) {
-				free(v);
-				return -1;
-			}
-			v = nv;
-		}
-		v[n++] = (struct named){ name + plen, id };
-	}
-	if (n)
-		qsort(v, n, sizeof(*v), by_name_id);
-	for (int i = 0; i < n; i++)
-		if (!w || strcmp(v[w - 1].name, v[i].name))
-			v[w++] = v[i];
-	*out = v;
-	return w;
-}
-
 /* Both kernels' types of a kind and prefix, merged by name: each compared once. */
 static int diff_kind(struct diff *d, const struct btf *ob, const struct btf *nb,
 		     int kind, const char *prefix)
 {
-	struct named *o = NULL, *n = NULL;
-	int no = collect(ob, kind, prefix, &o), nn = collect(nb, kind, prefix, &n);
-	int i = 0, j = 0, total = 0;
+	struct btf_names *io = btf_names_new(ob, kind, prefix);
+	struct btf_names *in = btf_names_new(nb, kind, prefix);
 	bool args = kind == BTF_KIND_TYPEDEF;
+	size_t i = 0, j = 0, no, nn;
+	struct btf_named *o, *n;
+	int total = 0;
 
-	if (no < 0 || nn < 0) {
+	if (!io || !in) {
 		ab_error("out of memory");
 		exit(EXIT_RUNTIME);
 	}
+	o = io->v;
+	n = in->v;
+	no = io->n;
+	nn = in->n;
 	while (i < no || j < nn) {
 		int c = i == no ? 1 : j == nn ? -1 : strcmp(o[i].name, n[j].name);
 		__u32 oid = c <= 0 ? o[i].id : 0, nid = c >= 0 ? n[j].id : 0;
@@ -202,8 +153,8 @@ static int diff_kind(struct diff *d, const struct btf *ob, const struct btf *nb,
 		j += c >= 0;
 		total++;
 	}
-	free(o);
-	free(n);
+	btf_names_free(io);
+	btf_names_free(in);
 	return total;
 }
 

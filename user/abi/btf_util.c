@@ -232,7 +232,7 @@ const struct btf_type *btf_trace_proto_of(const struct btf *btf, __u32 id)
 {
 	const struct btf_type *t;
 
-	t = btf__type_by_id(btf, id);
+	t = id ? btf__type_by_id(btf, id) : NULL;
 	if (!t)
 		return NULL;
 	t = btf__type_by_id(btf, t->type);
@@ -254,6 +254,77 @@ bool btf_has_trace_types(const struct btf *btf)
 			return true;
 	}
 	return false;
+}
+
+static int by_name_id(const void *pa, const void *pb)
+{
+	const struct btf_named *a = pa, *b = pb;
+	int c = strcmp(a->name, b->name);
+
+	return c ? c : (a->id > b->id) - (a->id < b->id);
+}
+
+struct btf_names *btf_names_new(const struct btf *btf, int kind,
+				const char *prefix)
+{
+	struct btf_names *ix = calloc(1, sizeof(*ix));
+	__u32 cnt = btf__type_cnt(btf);
+	size_t plen = strlen(prefix), cap = 0, w = 0;
+
+	if (!ix)
+		return NULL;
+	for (__u32 id = 1; id < cnt; id++) {
+		const struct btf_type *t = btf__type_by_id(btf, id);
+		const char *name = btf__name_by_offset(btf, t->name_off);
+
+		if (btf_kind(t) != kind || !name || strncmp(name, prefix, plen))
+			continue;
+		if (ix->n == cap) {
+			struct btf_named *nv;
+
+			cap = cap ? cap * 2 : 1024;
+			nv = realloc(ix->v, cap * sizeof(*nv));
+			if (!nv) {
+				btf_names_free(ix);
+				return NULL;
+			}
+			ix->v = nv;
+		}
+		ix->v[ix->n++] = (struct btf_named){ name + plen, id };
+	}
+	if (ix->n)
+		qsort(ix->v, ix->n, sizeof(*ix->v), by_name_id);
+	/* each name once, with its first id (what btf__find_by_name_kind() gives) */
+	for (size_t i = 0; i < ix->n; i++)
+		if (!w || strcmp(ix->v[w - 1].name, ix->v[i].name))
+			ix->v[w++] = ix->v[i];
+	ix->n = w;
+	return ix;
+}
+
+__u32 btf_names_find(const struct btf_names *ix, const char *name)
+{
+	size_t lo = 0, hi = ix->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(ix->v[mid].name, name);
+
+		if (!c)
+			return ix->v[mid].id;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return 0;
+}
+
+void btf_names_free(struct btf_names *ix)
+{
+	if (ix)
+		free(ix->v);
+	free(ix);
 }
 
 /* A type id that must name a type of this BTF (0 is void). */

@@ -44,6 +44,25 @@ const struct btf_type *btf_trace_proto(const struct btf *btf, const char *tp);
 /* The same from the typedef's id. */
 const struct btf_type *btf_trace_proto_of(const struct btf *btf, __u32 id);
 
+/*
+ * The types of one kind whose name starts with prefix, sorted by the rest
+ * of the name, each name once with its first id: a lookup is a binary
+ * search, where btf__find_by_name_kind() scans every type.
+ */
+struct btf_named {
+	const char *name; /* past the prefix */
+	__u32 id;
+};
+struct btf_names {
+	struct btf_named *v;
+	size_t n;
+};
+struct btf_names *btf_names_new(const struct btf *btf, int kind,
+				const char *prefix); /* NULL: no memory */
+/* The id of name (past the prefix), or 0. */
+__u32 btf_names_find(const struct btf_names *ix, const char *name);
+void btf_names_free(struct btf_names *ix);
+
 /* Does this BTF have any btf_trace_* typedef (Linux 5.5+)? */
 bool btf_has_trace_types(const struct btf *btf);
 
