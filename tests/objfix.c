@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 #include <criterion/criterion.h>
 #include <elf.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/btf.h>
@@ -16,8 +17,8 @@ static __u32 get32(const unsigned char *p)
 	return v;
 }
 
-/* The file offset and size of section `name`, asserting it is there. */
-static size_t section(const struct objfix *f, const char *name, size_t *size)
+/* The file offset of section `name`'s header, asserting it is there. */
+static size_t section_header(const struct objfix *f, const char *name)
 {
 	Elf64_Ehdr eh;
 	Elf64_Shdr sh, strsh;
@@ -32,13 +33,28 @@ static size_t section(const struct objfix *f, const char *name, size_t *size)
 	for (int i = 0; i < eh.e_shnum; i++) {
 		memcpy(&sh, f->buf + eh.e_shoff + i * sizeof(sh), sizeof(sh));
 		if (!strcmp((const char *)f->buf + strsh.sh_offset + sh.sh_name,
-			    name)) {
-			*size = sh.sh_size;
-			return sh.sh_offset;
-		}
+			    name))
+			return eh.e_shoff + i * sizeof(sh);
 	}
 	cr_assert_fail("no section %s", name);
 	return 0;
+}
+
+/* The file offset and size of section `name`. */
+static size_t section(const struct objfix *f, const char *name, size_t *size)
+{
+	Elf64_Shdr sh;
+
+	memcpy(&sh, f->buf + section_header(f, name), sizeof(sh));
+	*size = sh.sh_size;
+	return sh.sh_offset;
+}
+
+void objfix_section_type(struct objfix *f, const char *name, __u32 type)
+{
+	size_t at = section_header(f, name) + offsetof(Elf64_Shdr, sh_type);
+
+	memcpy(f->buf + at, &type, 4);
 }
 
 void objfix_load(struct objfix *f, const char *obj)

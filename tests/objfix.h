@@ -34,6 +34,8 @@ void objfix_set(struct objfix *f, enum objfix_field field, __u32 v);
 char *objfix_access(struct objfix *f);
 /* The id of the struct named name in the object's BTF (as read before any change). */
 __u32 objfix_type(const struct objfix *f, const char *name);
+/* Give section `name` another sh_type (SHT_NOBITS: no data in the file). */
+void objfix_section_type(struct objfix *f, const char *name, __u32 type);
 void objfix_write(const struct objfix *f, const char *path);
 
 #endif

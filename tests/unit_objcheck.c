@@ -375,6 +375,16 @@ Test(objcheck, broken_relocations_are_refused_in_one_line,
 		expect_broken(&f, cases[i].says);
 		objfix_free(&f);
 	}
+	/* found by fuzz_object: libbpf copied a .BTF without data from NULL */
+	for (int i = 0; i < 2; i++) {
+		const char *sec = i ? ".BTF.ext" : ".BTF";
+
+		objfix_load(&f, "build/tests/bpf/t_state_guarded.bpf.o");
+		objfix_section_type(&f, sec, 8 /* SHT_NOBITS */);
+		expect_broken(&f, i ? "its .BTF.ext section holds no data" :
+			      "its .BTF section holds no data");
+		objfix_free(&f);
+	}
 
 	/* "0:1" (task_struct.__state) on task_struct___o, which has one member */
 	objfix_load(&f, "build/tests/bpf/t_state_guarded.bpf.o");

@@ -266,6 +266,23 @@ static int add_subprog(struct core_object *o, const char *name,
 	return 0;
 }
 
+/*
+ * A .BTF or .BTF.ext section without data to read (SHT_NOBITS, or its
+ * bytes past the file): libbpf's btf__parse_elf() copies from NULL there
+ * (found by fuzz_object), so such an object is refused before.
+ */
+static bool btf_section_broken(Elf *elf, size_t shstrndx, Elf_Scn *scn,
+			       const GElf_Shdr *sh)
+{
+	const char *name = elf_strptr(elf, shstrndx, sh->sh_name);
+	Elf_Data *d;
+
+	if (!name || (strcmp(name, ".BTF") && strcmp(name, ".BTF.ext")))
+		return false;
+	d = elf_getdata(scn, NULL);
+	return sh->sh_type == SHT_NOBITS || !d || !d->d_buf;
+}
+
 /* Programs: FUNC symbols in executable sections, from the ELF symbol table. */
 static int read_progs(const char *path, struct core_object *o, char *err,
 		      size_t errlen)
@@ -291,7 +308,15 @@ static int read_progs(const char *path, struct core_object *o, char *err,
 		GElf_Shdr sh;
 		Elf_Data *d;
 
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB)
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		if (btf_section_broken(elf, shstrndx, scn, &sh)) {
+			snprintf(err, errlen, "'%s': its %s section holds no "
+				 "data: the object is broken; rebuild it", path,
+				 elf_strptr(elf, shstrndx, sh.sh_name));
+			goto out;
+		}
+		if (sh.sh_type != SHT_SYMTAB)
 			continue;
 		d = elf_getdata(scn, NULL);
 		for (size_t i = 0; d && sh.sh_entsize &&
