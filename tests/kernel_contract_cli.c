@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include "btf_fixture.h"
 #include "harness.h"
+#include "objfix.h"
 
 #define path(name) scratch_path(name)
 
@@ -608,4 +609,26 @@ Test(contract_cli, a_derived_contract_describes_its_object)
 	r = ABICAP("trace", "-d", "0.2", "--contract", der);
 	cr_assert_eq(r.code, 2, "%s", r.err);
 	cr_assert(strstr(r.err, "sched_switch arg 4 prev_state"), "%s", r.err);
+}
+
+/*
+ * A relocation naming a type the object's BTF lacks (type_id 0xffff in
+ * .BTF.ext) crashed both commands that read objects (exit 139, issue 23):
+ * now bad input, exit 2, one line naming the relocation.
+ */
+Test(contract_cli, a_broken_object_exits_2_not_a_crash)
+{
+	char *obj = path("broken.bpf.o");
+	struct objfix f;
+
+	objfix_load(&f, "build/tests/bpf/t_state_guarded.bpf.o");
+	objfix_set(&f, OF_TYPE_ID, 0xffff);
+	objfix_write(&f, obj);
+	objfix_free(&f);
+	expect_exit2(ABICAP("check", "--object", obj, "--btf",
+			    "tests/fuzz/corpus/fuzz_btf/raw-6x.btf"),
+		     "CO-RE relocation 1 (on_switch, instruction ");
+	expect_exit2(ABICAP("contract", "from-object", obj, "-o", path("c.json")),
+		     "type [65535], which the object's BTF does not have");
+	cr_assert(access(path("c.json"), F_OK), "a contract was written");
 }

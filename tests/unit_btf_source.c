@@ -5,10 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <zstd.h>
 #include <bpf/btf.h>
 #include "btf_fixture.h"
 #include "abi/btf_source.h"
 #include "harness.h"
+#include "abi/btf_diff.h"
 #include "abi/btf_util.h"
 #include "abi/checker.h"
 #include "abi/contract.h"
@@ -134,12 +136,27 @@ Test(btf_source, elf_without_btf_names_the_kernel_option)
 	cr_assert(strstr(err, "CONFIG_DEBUG_INFO_BTF=y"));
 }
 
+/* b's raw BTF into file with the word `at` bytes into its types made a name offset past the strings. */
+static void write_dangling(const struct btf *b, const char *file, size_t at)
+{
+	const struct btf_header *h;
+	unsigned char *buf;
+	const void *raw;
+	__u32 len;
+
+	raw = btf__raw_data((struct btf *)b, &len);
+	buf = malloc(len);
+	memcpy(buf, raw, len);
+	h = (const struct btf_header *)buf;
+	memcpy(buf + h->hdr_len + h->type_off + at, &(__u32){ h->str_len + 100 }, 4);
+	write_file(file, buf, len);
+	free(buf);
+}
+
 /* tests/fuzz/corpus/fuzz_btf/regress-name-off.btf: found by fuzz_btf */
 Test(btf_source, dangling_names_ids_and_typedef_loops_are_refused)
 {
 	struct btf *b = btf__new_empty();
-	const struct btf_header *h;
-	unsigned char *buf;
 	const void *raw;
 	__u32 len;
 
@@ -150,15 +167,10 @@ Test(btf_source, dangling_names_ids_and_typedef_loops_are_refused)
 	expect_bad(path("loop.btf"), "not valid BTF (type [1] starts a loop of "
 		   "typedefs, modifiers, pointers or arrays)");
 
-	buf = malloc(len);
-	memcpy(buf, raw, len);
-	h = (const struct btf_header *)buf;
 	/* type [1]'s name_off (its first word) past the string section */
-	memcpy(buf + h->hdr_len + h->type_off, &(__u32){ h->str_len + 100 }, 4);
-	write_file(path("name.btf"), buf, len);
+	write_dangling(b, path("name.btf"), 0);
 	expect_bad(path("name.btf"), "type [1] names a string or type that is "
 		   "not there");
-	free(buf);
 	btf__free(b);
 
 	b = btf__new_empty();
@@ -271,4 +283,311 @@ Test(btf_source, raw_btf_in_both_byte_orders)
 			   "starts like raw little-endian BTF");
 		free(buf);
 	}
+}
+
+/*
+ * Issue 23: a 100-byte BTF whose task_struct has N anonymous members of
+ * type task_struct itself passed the well-formedness check, and the
+ * anonymous-member lookup went 16 levels deep down every one of them (N=3:
+ * 26 s, N=4: over a minute). A struct that contains itself by value is
+ * not C: refused as not valid BTF, at once, whatever N.
+ */
+Test(btf_source, a_struct_containing_itself_is_refused, .timeout = 60)
+{
+	static const int ns[] = { 1, 3, 4, 8 };
+
+	for (int k = 0; k < 4; k++) {
+		struct btf *b = btf__new_empty();
+		const void *raw;
+		__u32 len;
+		int ts;
+
+		ts = btf__add_struct(b, "task_struct", 8);
+		cr_assert_gt(ts, 0);
+		for (int i = 0; i < ns[k]; i++)
+			cr_assert_eq(btf__add_field(b, NULL, ts, 0, 0), 0);
+		raw = btf__raw_data(b, &len);
+		write_file(path("self.btf"), raw, len);
+		btf__free(b);
+		expect_bad(path("self.btf"), "not valid BTF (type [1] (struct "
+			   "task_struct) holds itself by value)");
+	}
+}
+
+/*
+ * Without a loop, anonymous members can still multiply the paths: 24
+ * structs, each holding the next 4 times as an anonymous member, give 4^16
+ * paths to the depth the lookup follows. Every member looked up must be
+ * found or missed visiting each struct once: the default contract's
+ * verdicts come in time (a hang guard only), with the fields the contract
+ * wants reported missing.
+ */
+Test(btf_source, anonymous_members_are_looked_through_once_each, .timeout = 60)
+{
+	struct contract *c = contract_default(err, sizeof(err));
+	struct check_result res;
+	struct btf *b = btf__new_empty();
+	const void *raw;
+	__u32 len;
+	int next = 0, ts, found = 0;
+
+	cr_assert(c, "%s", err);
+	cr_assert_gt(btf__add_int(b, "int", 4, BTF_INT_SIGNED), 0);
+	for (int level = 0; level < 24; level++) {
+		int s = btf__add_struct(b, NULL, 4);
+
+		cr_assert_gt(s, 0);
+		for (int i = 0; i < 4; i++)
+			cr_assert_eq(btf__add_field(b, NULL, next ? next : 1, 0,
+						    0), 0);
+		next = s;
+	}
+	ts = btf__add_struct(b, "task_struct", 4);
+	cr_assert_gt(ts, 0);
+	cr_assert_eq(btf__add_field(b, NULL, next, 0, 0), 0);
+	cr_assert_eq(btf__add_field(b, "pid", 1, 0, 0), 0);
+	raw = btf__raw_data(b, &len);
+	write_file(path("wide.btf"), raw, len);
+	btf__free(b);
+
+	b = btf_open(path("wide.btf"), err, sizeof(err));
+	cr_assert(b, "%s", err);
+	cr_assert_eq(btf_find_member(b, btf_find_struct(b, "task_struct"),
+				     "__state", NULL), 0);
+	cr_assert_eq(contract_check(c, b, &res), 0);
+	for (int i = 0; i < res.n; i++)
+		if (!strcmp(res.v[i].item, "__state")) {
+			found = 1;
+			cr_assert_neq(res.v[i].status, V_OK);
+		}
+	cr_assert(found, "no verdict on task_struct.__state");
+	check_result_free(&res);
+	btf__free(b);
+	contract_free(c);
+}
+
+/* An armhf zImage header, then n copies of `in` compressed with zstd, one frame each. */
+static unsigned char *zimage_of(const void *in, size_t len, int n,
+				size_t *out_len)
+{
+	size_t cap = ZSTD_compressBound(len), flen;
+	unsigned char *frame = malloc(cap), *img;
+
+	flen = ZSTD_compress(frame, cap, in, len, 1);
+	cr_assert_not(ZSTD_isError(flen));
+	img = calloc(1, 64 + n * flen);
+	memcpy(img + 0x24, "\x18\x28\x6f\x01", 4);
+	for (int i = 0; i < n; i++)
+		memcpy(img + 64 + i * flen, frame, flen);
+	*out_len = 64 + n * flen;
+	free(frame);
+	return img;
+}
+
+/*
+ * Issue 23: a zImage of 64 zstd streams, each a zImage of 64 streams of
+ * about 1 GiB, made check --btf decompress 4,096 GiB (each layer tried 64
+ * candidates, each up to 1 GiB). One budget holds for the whole file:
+ * three layers of 8 give 584 streams; the 65th is refused before it is
+ * decompressed, with the budget named.
+ */
+Test(btf_source, nested_stream_bomb_stops_at_the_budget, .timeout = 60)
+{
+	static unsigned char zeros[4096];
+	unsigned char *l1, *l2, *l3;
+	size_t n1, n2, n3;
+	struct btf_budget spent;
+
+	l3 = zimage_of(zeros, sizeof(zeros), 8, &n3);
+	l2 = zimage_of(l3, n3, 8, &n2);
+	l1 = zimage_of(l2, n2, 8, &n1);
+	write_file(path("bomb"), l1, n1);
+	expect_bad(path("bomb"), "needs more than abicap's budget for one file "
+		   "(1024 MiB decompressed, 64 decompressions, 3 layers, 256 "
+		   "MiB of BTF parsed; here: more than 64 decompressions)");
+	cr_assert_not(btf_open_kernel_has_no_btf());
+	btf_open_budget(NULL, &spent);
+	cr_assert_eq(spent.streams, 64);
+	cr_assert_leq(spent.bytes, 64 * (n2 + sizeof(zeros)));
+	free(l1);
+	free(l2);
+	free(l3);
+}
+
+/* Bytes count across streams and layers: with a 64 MiB budget, two 40 MiB streams are one too many. */
+Test(btf_source, decompressed_bytes_count_across_streams, .timeout = 60)
+{
+	struct btf_budget b = { 64ull << 20, 64, 256ull << 20 }, spent;
+	size_t len = 40u << 20, n;
+	unsigned char *zeros = calloc(1, len), *img = zimage_of(zeros, len, 2, &n);
+
+	write_file(path("two"), img, n);
+	btf_open_budget(&b, NULL);
+	expect_bad(path("two"), "here: more than 64 MiB decompressed)");
+	btf_open_budget(NULL, &spent);
+	cr_assert_eq(spent.streams, 2);
+	cr_assert_leq(spent.bytes, 64ull << 20);
+	cr_assert_geq(spent.bytes, 40ull << 20);
+	/* one stream fits: the image is read, and said to have no BTF */
+	write_file(path("one"), img, n - (n - 64) / 2);
+	expect_bad(path("one"), "is a kernel image (armhf zImage (zstd)) without "
+		   "BTF");
+	btf_open_budget(NULL, &spent);
+	cr_assert_eq(spent.streams, 1);
+	cr_assert_eq(spent.bytes, len);
+	free(zeros);
+	free(img);
+}
+
+/* What a stream gives before it turns out corrupt counts as well. */
+Test(btf_source, corrupt_streams_count_what_they_gave, .timeout = 60)
+{
+	struct btf_budget b = { 64ull << 20, 64, 256ull << 20 }, spent;
+	size_t len = 40u << 20, cap = ZSTD_compressBound(len), flen;
+	unsigned char *zeros = calloc(1, len), *frame = malloc(cap), *img;
+
+	flen = ZSTD_compress(frame, cap, zeros, len, 1);
+	cr_assert_not(ZSTD_isError(flen));
+	flen -= 2; /* each frame cut short: corrupt after most of its 40 MiB */
+	img = calloc(1, 64 + 2 * flen);
+	memcpy(img + 0x24, "\x18\x28\x6f\x01", 4);
+	memcpy(img + 64, frame, flen);
+	memcpy(img + 64 + flen, frame, flen);
+	write_file(path("cut"), img, 64 + 2 * flen);
+	btf_open_budget(&b, NULL);
+	expect_bad(path("cut"), "here: more than 64 MiB decompressed)");
+	btf_open_budget(NULL, &spent);
+	cr_assert_eq(spent.streams, 2);
+	free(zeros);
+	free(frame);
+	free(img);
+}
+
+/* Layers are counted before decompressing: a fourth is refused without being opened. */
+Test(btf_source, a_fourth_layer_is_refused_before_it_is_decompressed)
+{
+	struct btf_budget spent;
+
+	kfix_write_image(&KFIX_5_10, path("Image"), KIMG_ARM64, false, NULL);
+	kfix_compress_file(path("Image"), path("1"), "zstd");
+	kfix_compress_file(path("1"), path("2"), "gzip");
+	kfix_compress_file(path("2"), path("3"), "xz");
+	expect_5_10(btf_open(path("3"), err, sizeof(err)));
+	kfix_compress_file(path("3"), path("4"), "zstd");
+	expect_bad(path("4"), "compressed more than 3 times over");
+	btf_open_budget(NULL, &spent);
+	cr_assert_eq(spent.streams, 3);
+}
+
+/* Raw BTF larger than any kernel's is not parsed. */
+Test(btf_source, raw_btf_past_the_budget_is_not_parsed)
+{
+	struct btf_budget b = { 1ull << 30, 64, 64 }, spent;
+
+	kfix_write_raw(&KFIX_5_10, path("raw.btf"));
+	btf_open_budget(&b, NULL);
+	expect_bad(path("raw.btf"), "here: more than 64 bytes of BTF parsed)");
+	btf_open_budget(NULL, &spent);
+	cr_assert_eq(spent.btf_bytes, 0);
+}
+
+/*
+ * diff --all looked each tracepoint and record up by name, a scan of every
+ * type per name, and compared record fields with a cubic loop: a 2.9 MB
+ * BTF of 100,000 tracepoints ran past 2 minutes. Both kernels' names are
+ * now sorted and merged once, fields found by binary search. Hang guard
+ * only: the verdicts are what is asserted.
+ */
+Test(btf_source, diff_all_is_linear_in_the_names, .timeout = 60)
+{
+	struct btf *o = btf__new_empty(), *n = btf__new_empty();
+	struct diff d = { 0 };
+	int io, in, so, sn, total;
+	char name[64];
+
+	io = btf__add_int(o, "int", 4, BTF_INT_SIGNED);
+	in = btf__add_int(n, "int", 4, BTF_INT_SIGNED);
+	for (int i = 0; i < 100000; i++) {
+		snprintf(name, sizeof(name), "btf_trace_t%d", i);
+		cr_assert_gt(btf__add_typedef(o, name, io), 0);
+		cr_assert_gt(btf__add_typedef(n, name, in), 0);
+	}
+	/* old: f0..f19999; new: g0..g19999, then f0: every g inserted */
+	so = btf__add_struct(o, "trace_event_raw_big", 4);
+	for (int i = 0; i < 20000; i++) {
+		snprintf(name, sizeof(name), "f%d", i);
+		cr_assert_eq(btf__add_field(o, name, io, 0, 0), 0);
+	}
+	sn = btf__add_struct(n, "trace_event_raw_big", 4);
+	for (int i = 0; i < 20000; i++) {
+		snprintf(name, sizeof(name), "g%d", i);
+		cr_assert_eq(btf__add_field(n, name, in, 0, 0), 0);
+	}
+	cr_assert_eq(btf__add_field(n, "f0", in, 0, 0), 0);
+	cr_assert_gt(so, 0);
+	cr_assert_gt(sn, 0);
+	total = diff_all(&d, o, n);
+	cr_assert_eq(total, 100001);
+	/* 19,999 old fields deleted, f0 moved, 20,000 new inserted */
+	cr_assert_eq(d.breaking, 40000);
+	cr_assert_eq(d.compatible, 0);
+	cr_assert_str_eq(d.v[d.n - 1].kind, "inserted before the end");
+	free(d.v);
+	btf__free(o);
+	btf__free(n);
+}
+
+/* An enumerator named past the strings (found by fuzz_object in an object's BTF): refused. */
+Test(btf_source, a_dangling_enumerator_name_is_refused)
+{
+	struct btf *b = btf__new_empty();
+
+	cr_assert_gt(btf__add_enum(b, "e", 4), 0);
+	cr_assert_eq(btf__add_enum_value(b, "A", 1), 0);
+	/* the enumerator's name_off: after type [1]'s 12-byte header */
+	write_dangling(b, path("enum.btf"), 12);
+	expect_bad(path("enum.btf"), "not valid BTF (type [1] names a string or "
+		   "type that is not there)");
+	btf__free(b);
+}
+
+/*
+ * A contract's structs and tracepoints were each looked up by a scan of
+ * every kernel type: 20,000 fields on structs a kernel lacks took 25 s
+ * against the running kernel. Now one index per check; hang guard only,
+ * the verdicts are asserted.
+ */
+Test(btf_source, a_large_contract_is_checked_by_index, .timeout = 30)
+{
+	struct btf *b = btf__new_empty();
+	struct check_result res;
+	struct contract *c;
+	size_t cap = 64 << 20, len = 0;
+	char *json = malloc(cap), name[32];
+	int in = btf__add_int(b, "int", 4, BTF_INT_SIGNED);
+
+	for (int i = 0; i < 200000; i++) {
+		snprintf(name, sizeof(name), "s%d", i);
+		cr_assert_gt(btf__add_struct(b, name, 4), 0);
+		cr_assert_eq(btf__add_field(b, "x", in, 0, 0), 0);
+	}
+	len += snprintf(json + len, cap - len, "{\"abicap_contract\": 1, "
+			"\"name\": \"big\", \"events\": [{\"name\": \"cpu_idle\", "
+			"\"group\": \"power\", \"args\": []}], \"fields\": [");
+	for (int i = 0; i < 50000; i++)
+		len += snprintf(json + len, cap - len, "%s{\"struct\": \"t%d\", "
+				"\"field\": \"x\", \"type\": \"s32\", "
+				"\"required\": false, \"events\": [], "
+				"\"feeds\": \"-\"}", i ? "," : "", i);
+	len += snprintf(json + len, cap - len, "]}");
+	c = contract_parse(json, len, "big", err, sizeof(err));
+	cr_assert(c, "%s", err);
+	cr_assert_eq(contract_check(c, b, &res), 0);
+	cr_assert_eq(res.n, 50001);
+	cr_assert_eq(res.v[50000].status, V_DEGRADED);
+	cr_assert_str_eq(res.v[50000].actual, "no struct t49999");
+	check_result_free(&res);
+	contract_free(c);
+	btf__free(b);
+	free(json);
 }

@@ -4,11 +4,16 @@
  * writer: the test objects (tests/bpf/) against a 5.10-era and a modern
  * kernel, with the outcome of every relocation that decides the load.
  */
+#define _GNU_SOURCE
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <string.h>
 #include <bpf/btf.h>
 #include "btf_fixture.h"
+#include "harness.h"
+#include "objfix.h"
+#include "abi/contract.h"
+#include "abi/contract_derive.h"
 #include "abi/core_reach.h"
 #include "abi/objcheck.h"
 #include "lib/util.h"
@@ -323,4 +328,195 @@ Test(objcheck, a_subprogram_fails_the_program_that_calls_it)
 	fini();
 	run("build/tests/bpf/t_subprog_state.bpf.o", &KFIX_5_10);
 	cr_assert(r.loads);
+}
+
+/*
+ * Objects damaged where libbpf's own checks do not look (the relocation
+ * records of .BTF.ext): each is refused in one line naming the broken
+ * relocation, never read on (issue 23: a type_id of 0xffff crashed check
+ * --object and contract from-object; an access string past the type's
+ * members gave a contract with "field": "").
+ */
+static void expect_broken(const struct objfix *f, const char *says)
+{
+	char err[ERRMSG_LEN] = "";
+	char *file = scratch_path("broken.bpf.o");
+
+	objfix_write(f, file);
+	cr_assert_eq(core_object_open(file, &o, err, sizeof(err)), -1,
+		     "a broken object accepted (%s)", says);
+	cr_assert(strstr(err, says), "'%s' lacks '%s'", err, says);
+	cr_assert(strstr(err, "rebuild"), "%s", err);
+	cr_assert_null(strchr(err, '\n'));
+}
+
+Test(objcheck, broken_relocations_are_refused_in_one_line,
+     .init = scratch_init, .fini = scratch_fini)
+{
+	static const struct {
+		enum objfix_field field;
+		__u32 value;
+		const char *says;
+	} cases[] = {
+		{ OF_TYPE_ID, 0xffff, "CO-RE relocation 1 (on_switch, instruction " },
+		{ OF_TYPE_ID, 0xffff, "type [65535], which the object's BTF does "
+				      "not have" },
+		{ OF_TYPE_ID, 0, "type [0], which the object's BTF does not have" },
+		{ OF_ACCESS_STR, 0x7fffffff, "its access string is not in the "
+					     "object's BTF" },
+		{ OF_KIND, 99, "unknown kind 99" },
+	};
+	struct objfix f;
+	char *acc;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		objfix_load(&f, "build/tests/bpf/t_state_guarded.bpf.o");
+		objfix_set(&f, cases[i].field, cases[i].value);
+		expect_broken(&f, cases[i].says);
+		objfix_free(&f);
+	}
+	/* found by fuzz_object: libbpf copied a .BTF without data from NULL */
+	for (int i = 0; i < 2; i++) {
+		const char *sec = i ? ".BTF.ext" : ".BTF";
+
+		objfix_load(&f, "build/tests/bpf/t_state_guarded.bpf.o");
+		objfix_section_type(&f, sec, 8 /* SHT_NOBITS */);
+		expect_broken(&f, i ? "its .BTF.ext section holds no data" :
+			      "its .BTF section holds no data");
+		objfix_free(&f);
+	}
+
+	/* "0:1" (task_struct.__state) on task_struct___o, which has one member */
+	objfix_load(&f, "build/tests/bpf/t_state_guarded.bpf.o");
+	acc = objfix_access(&f);
+	cr_assert_str_eq(acc, "0:1");
+	objfix_set(&f, OF_TYPE_ID, objfix_type(&f, "task_struct___o"));
+	expect_broken(&f, "access string '0:1' steps past the type: struct "
+		      "task_struct___o has no member 1");
+	/* not a number */
+	acc[2] = 'x';
+	expect_broken(&f, "is not a list of indexes");
+	objfix_free(&f);
+}
+
+/*
+ * An object made to cost: one program of n instructions with g
+ * exists-checks, each needing two passes over the program to see what it
+ * guards (a 3.6 MB object with 4,000 checks took 45 s before issue 23).
+ * The work is counted, and past OBJ_BUDGET refused.
+ */
+static void costly(struct core_object *x, int n, int g)
+{
+	struct btf *b = btf__new_empty();
+	int ts, in;
+
+	memset(x, 0, sizeof(*x));
+	in = btf__add_int(b, "int", 4, BTF_INT_SIGNED);
+	ts = btf__add_struct(b, "task_struct", 4);
+	cr_assert_eq(btf__add_field(b, "pid", in, 0, 0), 0);
+	x->btf = b;
+	x->nprogs = 1;
+	x->progs = calloc(1, sizeof(*x->progs));
+	snprintf(x->progs[0].name, sizeof(x->progs[0].name), "p");
+	snprintf(x->progs[0].section, sizeof(x->progs[0].section), "tp_btf/x");
+	x->progs[0].size = n * sizeof(struct bpf_insn);
+	x->progs[0].insns = calloc(n, sizeof(struct bpf_insn));
+	for (int i = 0; i < n; i++)
+		x->progs[0].insns[i] = (struct bpf_insn){
+			.code = i == n - 1 ? BPF_JMP | BPF_EXIT :
+				BPF_ALU64 | BPF_MOV | BPF_K };
+	x->nrelos = g;
+	x->relos = calloc(g, sizeof(*x->relos));
+	for (int i = 0; i < g; i++) {
+		struct core_access *a = &x->relos[i];
+
+		a->insn_off = i * sizeof(struct bpf_insn);
+		a->type_id = ts;
+		a->kind = CORE_FIELD_EXISTS;
+		snprintf(a->root, sizeof(a->root), "task_struct");
+		snprintf(a->flavour, sizeof(a->flavour), "task_struct");
+		snprintf(a->path, sizeof(a->path), "pid");
+		snprintf(a->access, sizeof(a->access), "0:0");
+	}
+}
+
+Test(objcheck, analysis_is_counted_and_bounded, .timeout = 60)
+{
+	struct btf *k = kfix_build(&(struct kfix){ 0 });
+	char msg[ERRMSG_LEN];
+	int rc;
+
+	/* 10 checks: one pass, then two per check, each 100 + 10 */
+	costly(&o, 100, 10);
+	cr_assert_eq(objcheck(&o, k, &r), 0);
+	cr_assert_eq(r.analysed, 21 * 110);
+	cr_assert(r.loads);
+	fini();
+	/* 1,100 checks on 8,000 instructions: 2,201 passes of 9,100 */
+	costly(&o, 8000, 1100);
+	rc = objcheck(&o, k, &r);
+	cr_assert_eq(rc, -E2BIG);
+	cr_assert_leq(r.analysed, OBJ_BUDGET);
+	cr_assert_eq(objcheck_error(rc, "x.bpf.o", msg, sizeof(msg)), EXIT_USAGE);
+	cr_assert(strstr(msg, "'x.bpf.o' needs more analysis than abicap's "
+			 "budget for one object on one kernel (16777216 "
+			 "instructions and relocations followed"), "%s", msg);
+	btf__free(k);
+}
+
+/*
+ * A field relocation whose member path a contract cannot hold (found by
+ * fuzz_object: a member named "\x01") was written as a field that check
+ * --contract refuses. It becomes a note, and the contract reads back.
+ */
+Test(objcheck, from_object_notes_what_a_contract_cannot_hold,
+     .init = scratch_init, .fini = scratch_fini)
+{
+	char err[ERRMSG_LEN] = "", *file = scratch_path("odd.bpf.o"), *text;
+	struct objfix f;
+	struct contract *c;
+	json_t *doc;
+	char *at;
+
+	objfix_load(&f, "build/tests/bpf/t_state_guarded.bpf.o");
+	at = memmem(f.buf + f.strs, f.strs_len, "\0__state\0", 9);
+	cr_assert(at);
+	memcpy(at + 1, "__st-te", 7);
+	objfix_write(&f, file);
+	objfix_free(&f);
+	cr_assert_eq(core_object_open(file, &o, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(objcheck(&o, o.btf, &r), 0);
+	doc = contract_derived(&o, &r, contract_derived_events(&o, &r), file);
+	text = json_dumps(doc, 0);
+	c = contract_parse(text, strlen(text), "derived", err, sizeof(err));
+	cr_assert(c, "%s", err);
+	cr_assert(strstr(text, "field_exists of task_struct.__st-te (guarded), "
+			 "not a member path of a type a contract holds"), "%s", text);
+	cr_assert_null(strstr(text, "\"field\": \"__st-te\""));
+	contract_free(c);
+	free(text);
+	json_decref(doc);
+}
+
+/* A program's section names no tracepoint (found by fuzz_object): no event is derived from it. */
+Test(objcheck, from_object_derives_no_event_from_a_bad_section_name,
+     .init = scratch_init, .fini = scratch_fini)
+{
+	char err[ERRMSG_LEN] = "", *file = scratch_path("odd.bpf.o");
+	struct objfix f;
+	json_t *events;
+	char *at;
+
+	objfix_load(&f, "build/tests/bpf/t_state_guarded.bpf.o");
+	/* in the section table and in .BTF's strings (.BTF.ext's section names) */
+	while ((at = memmem(f.buf, f.len, "tp_btf/sched_switch", 19)))
+		at[14] = ',';
+	objfix_write(&f, file);
+	objfix_free(&f);
+	cr_assert_eq(core_object_open(file, &o, err, sizeof(err)), 0, "%s", err);
+	cr_assert_str_eq(o.progs[0].target, "sched_s,itch");
+	cr_assert_eq(objcheck(&o, o.btf, &r), 0);
+	events = contract_derived_events(&o, &r);
+	cr_assert_eq(json_array_size(events), 0);
+	json_decref(events);
 }

@@ -28,6 +28,14 @@ const char *fuzz_capture(const uint8_t *data, size_t size);
 /* A file's bytes (malloc'd), the file removed. */
 uint8_t *fuzz_take_file(const char *path, size_t *len);
 
+#ifndef FUZZ_SEEDS
+#define FUZZ_SEEDS "tests/fuzz/corpus"
+#endif
+
+struct btf;
+/* The 6.x- and 5.10-shaped kernels of the seeds (fuzz_btf/raw-*.btf); exits if unreadable. */
+void fuzz_kernels(struct btf *k[2], const char *target);
+
 /* A FILE on /dev/null for writers whose output is not looked at. */
 FILE *fuzz_null(void);
 

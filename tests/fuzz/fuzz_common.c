@@ -4,6 +4,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#include "abi/btf_source.h"
 #include "capfile/capfile.h"
 #include "fuzz.h"
 #include "lib/util.h"
@@ -84,4 +85,21 @@ const char *fuzz_capture(const uint8_t *data, size_t size)
 	cap = fuzz_file(buf, len);
 	free(buf);
 	return cap;
+}
+
+void fuzz_kernels(struct btf *k[2], const char *target)
+{
+	static const char *const files[2] = {
+		FUZZ_SEEDS "/fuzz_btf/raw-6x.btf",
+		FUZZ_SEEDS "/fuzz_btf/raw-5.10.btf",
+	};
+	char err[ERRMSG_LEN];
+
+	for (int i = 0; i < 2; i++) {
+		k[i] = btf_open(files[i], err, sizeof(err));
+		if (!k[i]) {
+			fprintf(stderr, "%s: %s\n", target, err);
+			exit(1);
+		}
+	}
 }

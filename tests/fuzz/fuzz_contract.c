@@ -13,29 +13,13 @@
 #include "lib/util.h"
 #include "abi/verdict_out.h"
 
-#ifndef FUZZ_SEEDS
-#define FUZZ_SEEDS "tests/fuzz/corpus"
-#endif
-
 static struct btf *kbtf[2];
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	static const char *const files[2] = {
-		FUZZ_SEEDS "/fuzz_btf/raw-6x.btf",
-		FUZZ_SEEDS "/fuzz_btf/raw-5.10.btf",
-	};
-	char err[ERRMSG_LEN];
-
 	(void)argc;
 	(void)argv;
-	for (int i = 0; i < 2; i++) {
-		kbtf[i] = btf_open(files[i], err, sizeof(err));
-		if (!kbtf[i]) {
-			fprintf(stderr, "fuzz_contract: %s\n", err);
-			exit(1);
-		}
-	}
+	fuzz_kernels(kbtf, "fuzz_contract");
 	return 0;
 }
 

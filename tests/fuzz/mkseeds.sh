@@ -11,8 +11,15 @@ capture=${CAPTURE:-$corpus/fuzz_capfile/real.abicap}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cp "$capture" "$tmp/capture.abicap"
-make --no-print-directory build/fuzz/seeds
-mkdir -p $corpus/{fuzz_contract,fuzz_btf,fuzz_capfile,fuzz_perfetto}
+make --no-print-directory build/fuzz/seeds $(for c in tests/bpf/*.bpf.c; do
+	b=${c##*/}; echo "build/tests/bpf/${b%.c}.o"; done)
+mkdir -p $corpus/{fuzz_contract,fuzz_btf,fuzz_object,fuzz_capfile,fuzz_perfetto}
+# the test objects without their DWARF (.BTF and .BTF.ext stay): 2-34 KB,
+# named NAME.bpf (.o is ignored by git)
+for o in build/tests/bpf/*.bpf.o; do
+	llvm-objcopy --remove-section='.debug*' --remove-section='.rel.debug*' \
+		"$o" "$corpus/fuzz_object/$(basename "$o" .o)"
+done
 FUZZ_SEED_DIR=$corpus FUZZ_CAPTURE=$tmp/capture.abicap build/fuzz/seeds --jobs 1
 
 c=$corpus/fuzz_contract

@@ -13,6 +13,7 @@
 #include "btf_fixture.h"
 #include "capfile/capfile.h"
 #include "harness.h"
+#include "objfix.h"
 #include "event/record.h"
 #include "lib/util.h"
 
@@ -168,4 +169,25 @@ Test(seeds, capture)
 	buf = read_file(seed("fuzz_perfetto", "real.meta-records"), &len);
 	write_file(seed("fuzz_capfile", "real.meta-records"), buf, len);
 	free(buf);
+}
+
+/*
+ * The objects' seeds (fuzz_object): mkseeds.sh copies the test objects
+ * there without their DWARF; from the guarded one, the inputs that once
+ * crashed check --object and contract from-object (issue 23): a relocation
+ * naming type 0xffff, and an access string past its type's members.
+ */
+Test(seeds, object)
+{
+	struct objfix f;
+	char *src = seed("fuzz_object", "t_state_guarded.bpf");
+
+	objfix_load(&f, src);
+	objfix_set(&f, OF_TYPE_ID, 0xffff);
+	objfix_write(&f, seed("fuzz_object", "regress-type-id.bpf"));
+	objfix_free(&f);
+	objfix_load(&f, src);
+	objfix_set(&f, OF_TYPE_ID, objfix_type(&f, "task_struct___o"));
+	objfix_write(&f, seed("fuzz_object", "regress-access.bpf"));
+	objfix_free(&f);
 }

@@ -8,6 +8,8 @@
 #include <string.h>
 #include <bpf/btf.h>
 #include "abi/btf_diff.h"
+#include "abi/btf_util.h"
+#include "abi/layout.h"
 #include "lib/util.h"
 
 static struct change *add_change(struct diff *d, const char *scope,
@@ -67,22 +69,36 @@ static void on_finding(void *ctx, const struct lfinding *f)
 	c->new_idx = f->new_idx >= 0 ? f->new_idx + base : -1;
 }
 
+/* Compare layouts o[no] and n[nn] (-1: absent) of scope; frees both. */
+static void diff_layouts(struct diff *d, const char *scope, bool args,
+			 struct lfield *o, int no, struct lfield *n, int nn)
+{
+	struct find_ctx ctx = { d, scope, args };
+	struct change *c;
+
+	if (no >= 0 && nn >= 0) {
+		if (args)
+			proto_compare(o, no, n, nn, on_finding, &ctx);
+		else
+			layout_compare(o, no, n, nn, on_finding, &ctx);
+	} else if (no >= 0 || nn >= 0) {
+		c = add_change(d, scope, nn < 0 ? "removed" : "added", nn < 0);
+		if (args)
+			snprintf(c->what, sizeof(c->what), "tracepoint");
+		else
+			snprintf(c->what, sizeof(c->what), "record %s", scope);
+	}
+	free(o);
+	free(n);
+}
+
 static void diff_proto(struct diff *d, const char *tp, const struct btf *ob,
 		       const struct btf *nb)
 {
 	struct lfield *o, *n;
 	int no = proto_layout(ob, tp, &o), nn = proto_layout(nb, tp, &n);
-	struct find_ctx ctx = { d, tp, true };
-	struct change *c;
 
-	if (no >= 0 && nn >= 0) {
-		proto_compare(o, no, n, nn, on_finding, &ctx);
-	} else if (no >= 0 || nn >= 0) {
-		c = add_change(d, tp, nn < 0 ? "removed" : "added", nn < 0);
-		snprintf(c->what, sizeof(c->what), "tracepoint");
-	}
-	free(o);
-	free(n);
+	diff_layouts(d, tp, true, o, no, n, nn);
 }
 
 static void diff_record(struct diff *d, const char *sname, const struct btf *ob,
@@ -90,76 +106,62 @@ static void diff_record(struct diff *d, const char *sname, const struct btf *ob,
 {
 	struct lfield *o, *n;
 	int no = record_layout(ob, sname, &o), nn = record_layout(nb, sname, &n);
-	struct find_ctx ctx = { d, sname, false };
 
-	if (no >= 0 && nn >= 0) {
-		layout_compare(o, no, n, nn, on_finding, &ctx);
-	} else if (no >= 0 || nn >= 0) {
-		struct change *c = add_change(d, sname, nn < 0 ? "removed" :
-					      "added", nn < 0);
+	diff_layouts(d, sname, false, o, no, n, nn);
+}
 
-		snprintf(c->what, sizeof(c->what), "record %s", sname);
+/* Both kernels' types of a kind and prefix, merged by name: each compared once. */
+static int diff_kind(struct diff *d, const struct btf *ob, const struct btf *nb,
+		     int kind, const char *prefix)
+{
+	struct btf_names *io = btf_names_new(ob, kind, prefix);
+	struct btf_names *in = btf_names_new(nb, kind, prefix);
+	bool args = kind == BTF_KIND_TYPEDEF;
+	size_t i = 0, j = 0, no, nn;
+	struct btf_named *o, *n;
+	int total = 0;
+
+	if (!io || !in) {
+		ab_error("out of memory");
+		exit(EXIT_RUNTIME);
 	}
-	free(o);
-	free(n);
-}
+	o = io->v;
+	n = in->v;
+	no = io->n;
+	nn = in->n;
+	while (i < no || j < nn) {
+		int c = i == no ? 1 : j == nn ? -1 : strcmp(o[i].name, n[j].name);
+		__u32 oid = c <= 0 ? o[i].id : 0, nid = c >= 0 ? n[j].id : 0;
+		const char *name = c <= 0 ? o[i].name : n[j].name;
+		struct lfield *lo, *ln;
+		int lno, lnn;
+		char full[256];
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* Every name of a kind with a prefix, in either BTF, sorted and unique. */
-static int collect_names(const struct btf *a, const struct btf *b, int kind,
-			 const char *prefix, char ***out)
-{
-	const struct btf *both[2] = { a, b };
-	char **names = NULL;
-	int n = 0, cap = 0, w = 0;
-
-	for (int k = 0; k < 2; k++) {
-		__u32 cnt = btf__type_cnt(both[k]);
-
-		for (__u32 id = 1; id < cnt; id++) {
-			const struct btf_type *t = btf__type_by_id(both[k], id);
-			const char *name = btf__name_by_offset(both[k], t->name_off);
-
-			if (btf_kind(t) != kind || strncmp(name, prefix, strlen(prefix)))
-				continue;
-			if (n == cap) {
-				cap = cap ? cap * 2 : 1024;
-				names = realloc(names, cap * sizeof(*names));
-				if (!names)
-					return -1;
-			}
-			names[n++] = (char *)name + strlen(prefix);
+		if (args) {
+			lno = oid ? proto_layout_of(ob, btf_trace_proto_of(ob, oid),
+						    &lo) : (lo = NULL, -1);
+			lnn = nid ? proto_layout_of(nb, btf_trace_proto_of(nb, nid),
+						    &ln) : (ln = NULL, -1);
+			diff_layouts(d, name, true, lo, lno, ln, lnn);
+		} else {
+			snprintf(full, sizeof(full), "%s%s", prefix, name);
+			lno = oid ? record_layout_of(ob, oid, &lo) : (lo = NULL, -1);
+			lnn = nid ? record_layout_of(nb, nid, &ln) : (ln = NULL, -1);
+			diff_layouts(d, full, false, lo, lno, ln, lnn);
 		}
+		i += c <= 0;
+		j += c >= 0;
+		total++;
 	}
-	qsort(names, n, sizeof(*names), cmp_str);
-	for (int i = 0; i < n; i++)
-		if (!w || strcmp(names[w - 1], names[i]))
-			names[w++] = names[i];
-	*out = names;
-	return w;
+	btf_names_free(io);
+	btf_names_free(in);
+	return total;
 }
 
 int diff_all(struct diff *d, const struct btf *ob, const struct btf *nb)
 {
-	char **names, full[256];
-	int n, total = 0;
-
-	n = collect_names(ob, nb, BTF_KIND_TYPEDEF, "btf_trace_", &names);
-	for (int i = 0; i < n; i++)
-		diff_proto(d, names[i], ob, nb);
-	free(names);
-	total += n > 0 ? n : 0;
-	n = collect_names(ob, nb, BTF_KIND_STRUCT, "trace_event_raw_", &names);
-	for (int i = 0; i < n; i++) {
-		snprintf(full, sizeof(full), "trace_event_raw_%s", names[i]);
-		diff_record(d, full, ob, nb);
-	}
-	free(names);
-	return total + (n > 0 ? n : 0);
+	return diff_kind(d, ob, nb, BTF_KIND_TYPEDEF, "btf_trace_") +
+	       diff_kind(d, ob, nb, BTF_KIND_STRUCT, "trace_event_raw_");
 }
 
 int diff_events(struct diff *d, const struct contract *c, unsigned int mask,

@@ -20,8 +20,89 @@
 
 /* a compressed kernel inside a compressed kernel is as deep as images go */
 #define MAX_DEPTH 3
-/* false compression magics in a zImage's stub are tried at most this often */
-#define MAX_STREAM_TRIES 64
+
+/*
+ * One budget for all the work one file may cause, whatever its shape
+ * (issue 23: 64 candidate streams per layer, 1 GiB each, made a 20 KB file
+ * decompress 4 TiB): in all, across every stream and layer.
+ */
+static const struct btf_budget budget_default = {
+	.bytes = 1ull << 30, /* a Debian vmlinux is 30-100 MB */
+	.streams = 64, /* the real one is the first or second tried */
+	.btf_bytes = 256ull << 20, /* a kernel's BTF is 3-8 MB */
+};
+static struct btf_budget budget;
+static struct btf_budget used;
+static bool over_budget;
+
+void btf_open_budget(const struct btf_budget *b, struct btf_budget *spent)
+{
+	if (spent)
+		*spent = used;
+	if (b)
+		budget = *b;
+}
+
+enum over { OVER_BYTES, OVER_STREAMS, OVER_BTF };
+
+/* "1024 MiB", or "4096 bytes" where that is not whole MiB (a test's budget) */
+static const char *size_str(unsigned long long n, char *out, size_t len)
+{
+	if (n % (1 << 20))
+		snprintf(out, len, "%llu bytes", n);
+	else
+		snprintf(out, len, "%llu MiB", n >> 20);
+	return out;
+}
+
+/* The budget is spent: stop all work on this file, and say which part ran out. */
+static bool over(const char *path, enum over what, char *err, size_t errlen)
+{
+	char here[64], b[32], p[32];
+
+	over_budget = true;
+	if (what == OVER_STREAMS)
+		snprintf(here, sizeof(here), "more than %llu decompressions",
+			 budget.streams);
+	else
+		snprintf(here, sizeof(here), "more than %s %s",
+			 size_str(what == OVER_BYTES ? budget.bytes :
+				  budget.btf_bytes, b, sizeof(b)),
+			 what == OVER_BYTES ? "decompressed" : "of BTF parsed");
+	snprintf(err, errlen, "'%s' needs more than abicap's budget for one file "
+		 "(%s decompressed, %llu decompressions, %d layers, %s of BTF "
+		 "parsed; here: %s): no kernel image needs that much; give the "
+		 "kernel's image or its raw BTF", path,
+		 size_str(budget.bytes, b, sizeof(b)), budget.streams, MAX_DEPTH,
+		 size_str(budget.btf_bytes, p, sizeof(p)), here);
+	return false;
+}
+
+/* Spend n of a part of the budget before the work, or refuse: false with err. */
+static bool spend(const char *path, enum over what, unsigned long long n,
+		  char *err, size_t errlen)
+{
+	unsigned long long *u = what == OVER_BYTES ? &used.bytes :
+				what == OVER_STREAMS ? &used.streams : &used.btf_bytes;
+	unsigned long long b = what == OVER_BYTES ? budget.bytes :
+			       what == OVER_STREAMS ? budget.streams : budget.btf_bytes;
+
+	if (over_budget)
+		return false;
+	if (n > b - *u)
+		return over(path, what, err, errlen);
+	*u += n;
+	return true;
+}
+
+/* btf__new() within the budget of BTF parsed; NULL (err set only when over budget). */
+static struct btf *parse_btf(const char *path, const void *p, size_t len,
+			     char *err, size_t errlen)
+{
+	if (!spend(path, OVER_BTF, len, err, errlen))
+		return NULL;
+	return btf__new(p, len);
+}
 
 struct img {
 	const unsigned char *b;
@@ -107,7 +188,8 @@ static int by_len_desc(const void *a, const void *b)
  * bpf_preload skeleton) may come first: the largest that parses and has a
  * struct task_struct is the kernel's.
  */
-static struct btf *btf_scan(const unsigned char *b, size_t len)
+static struct btf *btf_scan(const unsigned char *b, size_t len,
+			     const char *path, char *err, size_t errlen)
 {
 	struct cand c[32];
 	struct btf *btf = NULL;
@@ -134,8 +216,8 @@ static struct btf *btf_scan(const unsigned char *b, size_t len)
 		}
 	}
 	qsort(c, n, sizeof(*c), by_len_desc);
-	for (size_t i = 0; i < n && !btf; i++) {
-		btf = btf__new(b + c[i].off, c[i].len);
+	for (size_t i = 0; i < n && !btf && !over_budget; i++) {
+		btf = parse_btf(path, b + c[i].off, c[i].len, err, errlen);
 		if (btf && btf__find_by_name_kind(btf, "task_struct",
 						  BTF_KIND_STRUCT) <= 0) {
 			btf__free(btf);
@@ -192,9 +274,9 @@ static struct btf *btf_from_elf(const void *buf, size_t len, const char *what,
 		goto out;
 	}
 	if (eh.e_shnum == 0 && eh.e_shoff == 0) {
-		btf = btf_scan(buf, len);
-		kernel_without_btf = !btf;
-		if (!btf)
+		btf = btf_scan(buf, len, what, err, errlen);
+		kernel_without_btf = !btf && !over_budget;
+		if (!btf && !over_budget)
 			snprintf(err, errlen, "%s: %s ELF vmlinux (no section "
 				 "table) without BTF: the kernel was built "
 				 "without CONFIG_DEBUG_INFO_BTF=y", what,
@@ -227,8 +309,8 @@ static struct btf *btf_from_elf(const void *buf, size_t len, const char *what,
 			snprintf(err, errlen, "%s: the .BTF section is empty", what);
 			goto out;
 		}
-		btf = btf__new(data->d_buf, data->d_size);
-		if (!btf)
+		btf = parse_btf(what, data->d_buf, data->d_size, err, errlen);
+		if (!btf && !over_budget)
 			snprintf(err, errlen, "%s: the .BTF section is not valid "
 				 "BTF (%s)", what, strerror(errno));
 		goto out;
@@ -243,7 +325,11 @@ out:
 	return btf;
 }
 
-/* Decompress the stream at p and read the result as a kernel image. */
+/*
+ * Decompress the stream at p, within what is left of the budget, and read
+ * the result as a kernel image. *ret: 0, the unpack() error, or 1 when err
+ * already says why (the budget, or layers too deep).
+ */
 static struct btf *from_stream(enum unpack_fmt f, const unsigned char *p,
 			       size_t len, const char *path, const char *wrap,
 			       int depth, int *ret, char *err, size_t errlen)
@@ -252,8 +338,27 @@ static struct btf *from_stream(enum unpack_fmt f, const unsigned char *p,
 	struct btf *btf = NULL;
 	char w[128];
 
+	*ret = 1;
+	if (depth + 1 > MAX_DEPTH) {
+		snprintf(err, errlen, "'%s': compressed more than %d times over: "
+			 "not a kernel image", path, MAX_DEPTH);
+		return NULL;
+	}
+	if (!spend(path, OVER_STREAMS, 1, err, errlen))
+		return NULL;
+	/* the decompressor stops at what is left of the budget */
+	g.limit = budget.bytes - used.bytes;
+	if (!g.limit) {
+		over(path, OVER_BYTES, err, errlen);
+		return NULL;
+	}
 	*ret = unpack(f, p, len, &g);
-	if (!*ret) {
+	/* what a stream gave before it failed counts too */
+	if (*ret == -EFBIG || !spend(path, OVER_BYTES, g.len, err, errlen)) {
+		if (!over_budget)
+			over(path, OVER_BYTES, err, errlen);
+		*ret = 1;
+	} else if (!*ret) {
 		if (wrap[0])
 			snprintf(w, sizeof(w), "%s (%s)", wrap, unpack_name(f));
 		else
@@ -300,7 +405,7 @@ static struct btf *btf_from_bzimage(const unsigned char *buf, size_t len,
 	}
 	btf = from_stream(f, buf + start, plen, what, "x86 bzImage", depth, &r,
 			  err, errlen);
-	if (r)
+	if (r < 0)
 		snprintf(err, errlen, "%s: cannot decompress the %s payload: %s",
 			 what, unpack_name(f), unpack_strerror(r));
 	return btf;
@@ -340,7 +445,7 @@ static struct btf *btf_from_zboot(const unsigned char *b, size_t len,
 	}
 	btf = from_stream(f, b + off, plen, what, "EFI zboot", depth, &r, err,
 			  errlen);
-	if (r)
+	if (r < 0)
 		snprintf(err, errlen, "%s: cannot decompress the EFI zboot "
 			 "image's %s payload: %s", what, unpack_name(f),
 			 unpack_strerror(r));
@@ -358,10 +463,9 @@ static struct btf *btf_from_streams(const unsigned char *b, size_t len,
 				    size_t errlen)
 {
 	struct btf *btf = NULL;
-	int tries = 0;
 
 	*found = false;
-	for (size_t i = 0; i + 6 <= len && !btf && tries < MAX_STREAM_TRIES; i++) {
+	for (size_t i = 0; i + 6 <= len && !btf && !over_budget; i++) {
 		enum unpack_fmt f;
 		int r;
 
@@ -370,10 +474,9 @@ static struct btf *btf_from_streams(const unsigned char *b, size_t len,
 		f = unpack_magic(b + i, len - i);
 		if (f == UP_NONE)
 			continue;
-		tries++;
 		btf = from_stream(f, b + i, len - i, path, kind, depth, &r, err,
 				  errlen);
-		if (!r)
+		if (r >= 0)
 			*found = true; /* a stream that decompressed: err says why no BTF */
 	}
 	return btf;
@@ -434,7 +537,7 @@ static struct btf *read_image(const unsigned char *b, size_t len,
 		return btf_from_zboot(b, len, path, depth, err, errlen);
 	if (f != UP_NONE) {
 		btf = from_stream(f, b, len, path, wrap, depth, &r, err, errlen);
-		if (r)
+		if (r < 0)
 			snprintf(err, errlen, "'%s': cannot decompress this %s "
 				 "file: %s", path, unpack_name(f),
 				 unpack_strerror(r));
@@ -450,13 +553,13 @@ static struct btf *read_image(const unsigned char *b, size_t len,
 		snprintf(what, sizeof(what), "%s: %s", wrap, kind);
 	else
 		snprintf(what, sizeof(what), "%s", kind ? kind : wrap);
-	btf = btf_scan(b, len);
-	if (btf)
+	btf = btf_scan(b, len, path, err, errlen);
+	if (btf || over_budget)
 		return btf;
 	if (depth < MAX_DEPTH && has_stub(kind)) {
 		btf = btf_from_streams(b, len, path, what, depth, &streams, err,
 				       errlen);
-		if (btf || streams)
+		if (btf || streams || over_budget)
 			return btf;
 	}
 	kernel_without_btf = true;
@@ -468,7 +571,7 @@ static struct btf *read_image(const unsigned char *b, size_t len,
 
 struct btf *btf_open(const char *path, char *err, size_t errlen)
 {
-	char why[128];
+	char why[256];
 	struct btf *btf = NULL;
 	const unsigned char *b;
 	struct stat st;
@@ -477,6 +580,10 @@ struct btf *btf_open(const char *path, char *err, size_t errlen)
 	int fd;
 
 	kernel_without_btf = false;
+	over_budget = false;
+	memset(&used, 0, sizeof(used));
+	if (!budget.bytes)
+		budget = budget_default;
 	if (!path) {
 		btf = btf__load_vmlinux_btf();
 		kernel_without_btf = !btf;
@@ -514,8 +621,8 @@ struct btf *btf_open(const char *path, char *err, size_t errlen)
 	err[0] = '\0';
 	if (st.st_size >= 2 && btf_magic(b, &be)) {
 		/* libbpf reads either byte order (btf->swapped_endian) */
-		btf = btf__new(map, st.st_size);
-		if (!btf)
+		btf = parse_btf(path, map, st.st_size, err, errlen);
+		if (!btf && !over_budget)
 			snprintf(err, errlen, "'%s' starts like raw %s-endian "
 				 "BTF but is not valid BTF (truncated or "
 				 "corrupt)", path, be ? "big" : "little");
@@ -529,6 +636,8 @@ struct btf *btf_open(const char *path, char *err, size_t errlen)
 				 path);
 	}
 	munmap(map, st.st_size);
+	if (over_budget)
+		kernel_without_btf = false; /* what it would be is not known */
 	if (btf && !btf_well_formed(btf, why, sizeof(why))) {
 		snprintf(err, errlen, "'%s' is not valid BTF (%s): the file is "
 			 "corrupt", path, why);

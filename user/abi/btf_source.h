@@ -24,6 +24,21 @@ struct btf *btf_open(const char *path, char *err, size_t errlen);
  */
 bool btf_open_kernel_has_no_btf(void);
 
+/*
+ * The budget of work btf_open() does for one file, in all (every stream,
+ * every layer): bytes decompressed, decompressions tried, bytes handed to
+ * the BTF parser. Past any of it, btf_open() stops before the work and
+ * says which (exit 2: no kernel image needs that much).
+ */
+struct btf_budget {
+	unsigned long long bytes, streams, btf_bytes;
+};
+/*
+ * What the last btf_open() spent into *spent (if not NULL); with b, the
+ * budget for the next ones (for tests; the default is 1 GiB, 64, 256 MiB).
+ */
+void btf_open_budget(const struct btf_budget *b, struct btf_budget *spent);
+
 /* "running kernel 6.18..." or the file's path. */
 void btf_source_label(const char *path, char *out, size_t len);
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <bpf/btf.h>
 #include "abi/btf_util.h"
@@ -120,15 +121,39 @@ __u32 btf_find_struct(const struct btf *btf, const char *name)
 	return id > 0 ? (__u32)id : 0;
 }
 
-/* One path component, looked up through anonymous members. */
-static __u32 find_one(const struct btf *btf, __u32 sid, const char *name,
+/*
+ * A lookup through anonymous members: the shallowest depth (+1) at which
+ * each type was searched, so that a struct reached again (anonymous
+ * members share types) is searched again only from higher up. Each type
+ * is then searched at most ANON_DEPTH + 1 times however the members fan
+ * out (issue 23: 4^16 paths from a 100-byte BTF).
+ */
+#define ANON_DEPTH 16
+
+struct anon_walk {
+	const struct btf *btf;
+	unsigned char *seen; /* per type id; NULL until an anonymous member is met */
+};
+
+static __u32 find_one(struct anon_walk *w, __u32 sid, const char *name,
 		      size_t nlen, __u32 *bit_off, int depth)
 {
-	const struct btf_type *t = btf__type_by_id(btf, btf_skip_mods(btf, sid));
+	const struct btf *btf = w->btf;
+	const struct btf_type *t;
 	const struct btf_member *m;
 
-	if (!t || !btf_is_composite(t) || depth > 16)
+	sid = btf_skip_mods(btf, sid);
+	t = btf__type_by_id(btf, sid);
+	if (!t || !btf_is_composite(t) || depth > ANON_DEPTH)
 		return 0;
+	if (depth) {
+		if (!w->seen)
+			w->seen = calloc(btf__type_cnt(btf), 1);
+		if (w->seen && w->seen[sid] && w->seen[sid] <= depth + 1)
+			return 0; /* searched from as high up: not there */
+		if (w->seen)
+			w->seen[sid] = depth + 1;
+	}
 	m = btf_members(t);
 	for (int i = 0; i < btf_vlen(t); i++, m++) {
 		const char *mn = btf__name_by_offset(btf, m->name_off);
@@ -142,7 +167,7 @@ static __u32 find_one(const struct btf *btf, __u32 sid, const char *name,
 		} else {
 			__u32 sub = 0, r;
 
-			r = find_one(btf, m->type, name, nlen, &sub, depth + 1);
+			r = find_one(w, m->type, name, nlen, &sub, depth + 1);
 			if (r) {
 				*bit_off += off + sub;
 				return r;
@@ -150,6 +175,17 @@ static __u32 find_one(const struct btf *btf, __u32 sid, const char *name,
 		}
 	}
 	return 0;
+}
+
+/* One member of sid named name[0..nlen), through anonymous members. */
+static __u32 find_named(const struct btf *btf, __u32 sid, const char *name,
+			size_t nlen, __u32 *bit_off)
+{
+	struct anon_walk w = { btf, NULL };
+	__u32 id = find_one(&w, sid, name, nlen, bit_off, 0);
+
+	free(w.seen);
+	return id;
 }
 
 __u32 btf_find_member(const struct btf *btf, __u32 sid, const char *path,
@@ -160,7 +196,7 @@ __u32 btf_find_member(const struct btf *btf, __u32 sid, const char *path,
 	while (*path) {
 		size_t n = strcspn(path, ".");
 
-		id = find_one(btf, id, path, n, &off, 0);
+		id = find_named(btf, id, path, n, &off);
 		if (!id)
 			return 0;
 		path += n;
@@ -172,17 +208,33 @@ __u32 btf_find_member(const struct btf *btf, __u32 sid, const char *path,
 	return id;
 }
 
+__u32 btf_find_member_named(const struct btf *btf, __u32 sid, const char *name,
+			    __u32 *bit_off)
+{
+	__u32 off = 0, id = find_named(btf, sid, name, strlen(name), &off);
+
+	if (id && bit_off)
+		*bit_off += off;
+	return id;
+}
+
 const struct btf_type *btf_trace_proto(const struct btf *btf, const char *tp)
 {
 	char tn[128];
-	const struct btf_type *t;
 	int id;
 
 	snprintf(tn, sizeof(tn), "btf_trace_%s", tp);
 	id = btf__find_by_name_kind(btf, tn, BTF_KIND_TYPEDEF);
-	if (id <= 0)
+	return id > 0 ? btf_trace_proto_of(btf, id) : NULL;
+}
+
+const struct btf_type *btf_trace_proto_of(const struct btf *btf, __u32 id)
+{
+	const struct btf_type *t;
+
+	t = id ? btf__type_by_id(btf, id) : NULL;
+	if (!t)
 		return NULL;
-	t = btf__type_by_id(btf, id);
 	t = btf__type_by_id(btf, t->type);
 	if (!t || !btf_is_ptr(t))
 		return NULL;
@@ -202,6 +254,77 @@ bool btf_has_trace_types(const struct btf *btf)
 			return true;
 	}
 	return false;
+}
+
+static int by_name_id(const void *pa, const void *pb)
+{
+	const struct btf_named *a = pa, *b = pb;
+	int c = strcmp(a->name, b->name);
+
+	return c ? c : (a->id > b->id) - (a->id < b->id);
+}
+
+struct btf_names *btf_names_new(const struct btf *btf, int kind,
+				const char *prefix)
+{
+	struct btf_names *ix = calloc(1, sizeof(*ix));
+	__u32 cnt = btf__type_cnt(btf);
+	size_t plen = strlen(prefix), cap = 0, w = 0;
+
+	if (!ix)
+		return NULL;
+	for (__u32 id = 1; id < cnt; id++) {
+		const struct btf_type *t = btf__type_by_id(btf, id);
+		const char *name = btf__name_by_offset(btf, t->name_off);
+
+		if (btf_kind(t) != kind || !name || strncmp(name, prefix, plen))
+			continue;
+		if (ix->n == cap) {
+			struct btf_named *nv;
+
+			cap = cap ? cap * 2 : 1024;
+			nv = realloc(ix->v, cap * sizeof(*nv));
+			if (!nv) {
+				btf_names_free(ix);
+				return NULL;
+			}
+			ix->v = nv;
+		}
+		ix->v[ix->n++] = (struct btf_named){ name + plen, id };
+	}
+	if (ix->n)
+		qsort(ix->v, ix->n, sizeof(*ix->v), by_name_id);
+	/* each name once, with its first id (what btf__find_by_name_kind() gives) */
+	for (size_t i = 0; i < ix->n; i++)
+		if (!w || strcmp(ix->v[w - 1].name, ix->v[i].name))
+			ix->v[w++] = ix->v[i];
+	ix->n = w;
+	return ix;
+}
+
+__u32 btf_names_find(const struct btf_names *ix, const char *name)
+{
+	size_t lo = 0, hi = ix->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(ix->v[mid].name, name);
+
+		if (!c)
+			return ix->v[mid].id;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return 0;
+}
+
+void btf_names_free(struct btf_names *ix)
+{
+	if (ix)
+		free(ix->v);
+	free(ix);
 }
 
 /* A type id that must name a type of this BTF (0 is void). */
@@ -234,9 +357,81 @@ static bool chain_ends(const struct btf *btf, __u32 id)
 	return false;
 }
 
+/* The struct or union a member's type holds by value (through typedefs, modifiers, arrays), or 0. */
+static __u32 held(const struct btf *btf, __u32 id)
+{
+	for (int depth = 0; depth < 32; depth++) {
+		const struct btf_type *t = btf__type_by_id(btf, id);
+
+		if (!id || !t)
+			return 0;
+		if (btf_is_composite(t))
+			return id;
+		if (btf_is_array(t))
+			id = btf_array(t)->type;
+		else if (btf_is_typedef(t) || btf_is_mod(t) ||
+			 btf_kind(t) == BTF_KIND_TYPE_TAG)
+			id = t->type;
+		else
+			return 0;
+	}
+	return 0;
+}
+
+/*
+ * A struct or union that holds itself by value, through its members (an
+ * infinite type, which C cannot declare): its id, or 0. Depth first
+ * without recursion, each type once: linear in the members. -1 (as
+ * __u32) when out of memory.
+ */
+static __u32 holds_itself(const struct btf *btf)
+{
+	__u32 n = btf__type_cnt(btf), found = 0;
+	unsigned char *state = calloc(n, 1); /* 0 new, 1 on the path, 2 done */
+	struct frame { __u32 id; int next; } *stack = malloc(n * sizeof(*stack));
+
+	if (!state || !stack) {
+		free(state);
+		free(stack);
+		return (__u32)-1;
+	}
+	for (__u32 root = 1; root < n && !found; root++) {
+		int sp = 0;
+
+		if (state[root] || !btf_is_composite(btf__type_by_id(btf, root)))
+			continue;
+		stack[sp++] = (struct frame){ root, 0 };
+		state[root] = 1;
+		while (sp && !found) {
+			struct frame *f = &stack[sp - 1];
+			const struct btf_type *t = btf__type_by_id(btf, f->id);
+			__u32 c;
+
+			if (f->next == btf_vlen(t)) {
+				state[f->id] = 2;
+				sp--;
+				continue;
+			}
+			c = held(btf, btf_members(t)[f->next++].type);
+			if (!c || state[c] == 2)
+				continue;
+			if (state[c] == 1)
+				found = c;
+			else {
+				state[c] = 1;
+				stack[sp++] = (struct frame){ c, 0 };
+			}
+		}
+	}
+	free(state);
+	free(stack);
+	return found;
+}
+
 bool btf_well_formed(const struct btf *btf, char *why, size_t len)
 {
-	__u32 n = btf__type_cnt(btf);
+	__u32 n = btf__type_cnt(btf), self;
+	char ts[96];
 
 	for (__u32 id = 1; id < n; id++) {
 		const struct btf_type *t = btf__type_by_id(btf, id);
@@ -262,6 +457,15 @@ bool btf_well_formed(const struct btf *btf, char *why, size_t len)
 			for (int i = 0; ok && i < btf_vlen(t); i++)
 				ok = name_ok(btf, btf_params(t)[i].name_off) &&
 				     id_ok(btf, btf_params(t)[i].type);
+		if (btf_is_enum(t))
+			for (int i = 0; ok && i < btf_vlen(t); i++)
+				ok = name_ok(btf, btf_enum(t)[i].name_off);
+		if (btf_is_enum64(t))
+			for (int i = 0; ok && i < btf_vlen(t); i++)
+				ok = name_ok(btf, btf_enum64(t)[i].name_off);
+		if (btf_is_datasec(t))
+			for (int i = 0; ok && i < btf_vlen(t); i++)
+				ok = id_ok(btf, btf_var_secinfos(t)[i].type);
 		if (!ok) {
 			snprintf(why, len, "type [%u] names a string or type "
 				 "that is not there", id);
@@ -272,6 +476,17 @@ bool btf_well_formed(const struct btf *btf, char *why, size_t len)
 				 "typedefs, modifiers, pointers or arrays", id);
 			return false;
 		}
+	}
+	self = holds_itself(btf);
+	if (self == (__u32)-1) {
+		snprintf(why, len, "out of memory checking it");
+		return false;
+	}
+	if (self) {
+		type_str(btf, self, ts, sizeof(ts), 0);
+		snprintf(why, len, "type [%u] (%s) holds itself by value",
+			 self, ts);
+		return false;
 	}
 	return true;
 }

@@ -146,10 +146,53 @@ static void actual_str(const struct btf *btf, __u32 id, char *out, size_t len)
 		strfit(out, len, "%s", canon);
 }
 
+/*
+ * The kernel's structs, unions and btf_trace_* typedefs by name, for the
+ * check under way: a contract's items are looked up by binary search (a
+ * scan of every type per item made a large contract quadratic).
+ */
+static struct {
+	const struct btf *btf;
+	struct btf_names *structs, *unions, *traces;
+} names;
+
+static void names_free(void)
+{
+	btf_names_free(names.structs);
+	btf_names_free(names.unions);
+	btf_names_free(names.traces);
+	memset(&names, 0, sizeof(names));
+}
+
+static int names_init(const struct btf *btf)
+{
+	names.btf = btf;
+	names.structs = btf_names_new(btf, BTF_KIND_STRUCT, "");
+	names.unions = btf_names_new(btf, BTF_KIND_UNION, "");
+	names.traces = btf_names_new(btf, BTF_KIND_TYPEDEF, "btf_trace_");
+	if (names.structs && names.unions && names.traces)
+		return 0;
+	names_free();
+	return -ENOMEM;
+}
+
+/* btf_find_struct() through the index */
+static __u32 find_struct(const struct btf *btf, const char *name)
+{
+	__u32 id;
+
+	if (names.btf != btf)
+		return btf_find_struct(btf, name);
+	id = btf_names_find(names.structs, name);
+	return id ? id : btf_names_find(names.unions, name);
+}
+
 static int check_args(const struct c_event *e, const struct btf *btf,
 		      struct check_result *r)
 {
-	const struct btf_type *proto = btf_trace_proto(btf, e->name);
+	const struct btf_type *proto = names.btf == btf ?
+		btf_trace_proto_of(btf, btf_names_find(names.traces, e->name)) :
+		btf_trace_proto(btf, e->name);
 	struct verdict *v;
 	int nparams;
 
@@ -319,7 +362,7 @@ static int check_record(const struct contract *c, int ei,
 			 "%s%s", names[0] ? "," : "", c->events[i].name);
 	}
 	ctx.event_names = names;
-	n = record_layout(btf, rec->struct_name, &kf);
+	n = record_layout_of(btf, find_struct(btf, rec->struct_name), &kf);
 	if (n < 0) {
 		struct verdict *v = add(r, VK_RECORD, e->name, ctx.events, names);
 
@@ -400,7 +443,7 @@ static bool requirement_met(const struct btf *btf, const char *req)
 	__u32 sid;
 
 	snprintf(sname, sizeof(sname), "%.*s", (int)n, req);
-	sid = btf_find_struct(btf, sname);
+	sid = find_struct(btf, sname);
 	return sid && btf_find_member(btf, sid, req + n + 1, NULL);
 }
 
@@ -424,7 +467,7 @@ static int check_field(const struct c_field *f, const struct btf *btf,
 	v->id = citem_of(VK_FIELD, f->struct_name, f->field, 0);
 	if (v->id != CI_NONE && r->at[v->id] < 0)
 		r->at[v->id] = r->n - 1;
-	sid = btf_find_struct(btf, f->struct_name);
+	sid = find_struct(btf, f->struct_name);
 	if (!sid) {
 		snprintf(v->actual, sizeof(v->actual), "no struct %s",
 			 f->struct_name);
@@ -510,6 +553,8 @@ int contract_check(const struct contract *c, const struct btf *btf,
 		res->at[i] = -1;
 	for (int i = 0; i < ABICAP_EV_COUNT; i++)
 		res->tp[i] = -1;
+	if (names_init(btf))
+		return -ENOMEM;
 	res->has_trace_types = btf_has_trace_types(btf);
 	for (int i = 0; i < c->nevents && !err; i++) {
 		err = check_args(&c->events[i], btf, res);
@@ -518,6 +563,7 @@ int contract_check(const struct contract *c, const struct btf *btf,
 	}
 	for (int i = 0; i < c->nfields && !err; i++)
 		err = check_field(&c->fields[i], btf, res);
+	names_free();
 	return err;
 }
 

@@ -4,6 +4,7 @@
  * per CO-RE field relocation (optional where guarded, a guarded ___flavour
  * its alternative), notes for what the contract format cannot express.
  */
+#include <ctype.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,6 +43,50 @@ static void local_field_type(const struct core_object *o,
 	btf_type_str(o->btf, id, out, len, NULL, 0);
 }
 
+/* C identifiers joined by single dots: what a contract's "field" holds. */
+static bool member_path(const char *s)
+{
+	bool start = true;
+
+	for (; *s; s++) {
+		if (*s == '.' && !start) {
+			start = true;
+			continue;
+		}
+		if (!(isalnum((unsigned char)*s) || *s == '_') ||
+		    (start && isdigit((unsigned char)*s)))
+			return false;
+		start = false;
+	}
+	return !start;
+}
+
+/*
+ * A field relocation the contract format can hold: a path of named
+ * members (not the root itself, an anonymous member or an array element)
+ * and a type it knows. Any other is a note (check --object checks it).
+ */
+static bool expressible(const struct core_object *o, const struct core_access *a)
+{
+	char type[TYPE_STR_MAX], canon[TYPE_STR_MAX];
+
+	if (!core_kind_is_field(a->kind) || !member_path(a->path) ||
+	    !member_path(a->root))
+		return false;
+	local_field_type(o, a, type, sizeof(type));
+	return type_canonical(type, canon, sizeof(canon));
+}
+
+/* expressible() of every relocation (malloc'd), NULL when out of memory. */
+static bool *expressible_all(const struct core_object *o)
+{
+	bool *ok = calloc(o->nrelos + 1, sizeof(*ok));
+
+	for (int i = 0; ok && i < o->nrelos; i++)
+		ok[i] = expressible(o, &o->relos[i]);
+	return ok;
+}
+
 /*
  * Notes for what the contract format cannot check itself: every program's
  * attach point and argument count, every type and enum relocation.
@@ -50,7 +95,11 @@ static json_t *derived_notes(const struct core_object *o,
 			     const struct obj_result *guards)
 {
 	json_t *notes = json_array();
+	bool *ok = expressible_all(o);
 	char note[320];
+
+	if (!ok)
+		return notes;
 
 	for (int i = 0; i < o->nprogs; i++) {
 		const struct core_prog *p = &o->progs[i];
@@ -68,16 +117,19 @@ static json_t *derived_notes(const struct core_object *o,
 	for (int i = 0; i < o->nrelos; i++) {
 		const struct core_access *a = &o->relos[i];
 
-		if (core_kind_is_field(a->kind))
+		if (ok[i])
 			continue;
-		snprintf(note, sizeof(note), "program %s: %s of %s (%s)",
+		snprintf(note, sizeof(note), "program %s: %s of %s (%s)%s",
 			 a->program, core_kind_str(a->kind),
 			 guards->relos[i].r.what,
-			 guards->relos[i].guarded ? "guarded" : "unguarded");
+			 guards->relos[i].guarded ? "guarded" : "unguarded",
+			 core_kind_is_field(a->kind) ? ", not a member path "
+			 "of a type a contract holds" : "");
 		json_array_append_new(notes, json_string(note));
 	}
 	json_array_append_new(notes, json_string("argument counts, attach points, "
 		"type and enum relocations are checked by abicap check --object"));
+	free(ok);
 	return notes;
 }
 
@@ -92,6 +144,9 @@ json_t *contract_derived_events(const struct core_object *o,
 
 		if (strcmp(p->attach, "tp_btf") && strcmp(p->attach, "raw_tp") &&
 		    strcmp(p->attach, "tp"))
+			continue;
+		/* no tracepoint is named otherwise (its note says what it is) */
+		if (!member_path(p->target) || strchr(p->target, '.'))
 			continue;
 		for (int k = 0; k < i; k++)
 			dup |= !strcmp(o->progs[k].target, p->target) &&
@@ -111,7 +166,9 @@ json_t *contract_derived_events(const struct core_object *o,
 static const char *prog_target(const struct core_object *o, const char *prog)
 {
 	for (int i = 0; i < o->nprogs; i++)
-		if (!strcmp(o->progs[i].name, prog) && o->progs[i].target[0] &&
+		if (!strcmp(o->progs[i].name, prog) &&
+		    member_path(o->progs[i].target) &&
+		    !strchr(o->progs[i].target, '.') &&
 		    (!strcmp(o->progs[i].attach, "tp_btf") ||
 		     !strcmp(o->progs[i].attach, "raw_tp") ||
 		     !strcmp(o->progs[i].attach, "tp")))
@@ -123,7 +180,7 @@ static const char *prog_target(const struct core_object *o, const char *prog)
  * A guarded access through a ___flavour, in a program that also reads the
  * type directly behind a guard: the other branch, an alternative.
  */
-static bool is_alternative(const struct core_object *o,
+static bool is_alternative(const struct core_object *o, const bool *ok,
 			   const struct obj_result *guards, int i)
 {
 	const struct core_access *a = &o->relos[i];
@@ -133,8 +190,7 @@ static bool is_alternative(const struct core_object *o,
 	for (int k = 0; k < o->nrelos; k++)
 		if (!strcmp(o->relos[k].program, a->program) &&
 		    !strcmp(o->relos[k].root, a->root) &&
-		    !strcmp(o->relos[k].flavour, o->relos[k].root) &&
-		    core_kind_is_field(o->relos[k].kind))
+		    !strcmp(o->relos[k].flavour, o->relos[k].root) && ok[k])
 			return true;
 	return false;
 }
@@ -148,18 +204,19 @@ static json_t *derived_fields(const struct core_object *o,
 			      const struct obj_result *guards, json_t *events)
 {
 	json_t *fields = json_array();
+	bool *ok = expressible_all(o);
 
-	for (int i = 0; i < o->nrelos; i++) {
+	for (int i = 0; ok && i < o->nrelos; i++) {
 		const struct core_access *a = &o->relos[i];
 		bool dup = false, required = false;
 		char type[TYPE_STR_MAX], feeds[256];
 		json_t *evs, *f, *alts;
 		const char *t;
 
-		if (!core_kind_is_field(a->kind) || is_alternative(o, guards, i))
+		if (!ok[i] || is_alternative(o, ok, guards, i))
 			continue;
 		for (int k = 0; k < i && !dup; k++)
-			dup = core_kind_is_field(o->relos[k].kind) &&
+			dup = ok[k] &&
 			      !strcmp(o->relos[k].flavour, a->flavour) &&
 			      !strcmp(o->relos[k].path, a->path);
 		if (dup)
@@ -169,7 +226,7 @@ static json_t *derived_fields(const struct core_object *o,
 		for (int k = 0; k < o->nrelos; k++) {
 			const struct core_access *b = &o->relos[k];
 
-			if (!core_kind_is_field(b->kind) || strcmp(b->root, a->root))
+			if (!ok[k] || strcmp(b->root, a->root))
 				continue;
 			if (!strcmp(b->flavour, a->flavour) && !strcmp(b->path, a->path)) {
 				required |= !guards->relos[k].guarded;
@@ -202,6 +259,7 @@ static json_t *derived_fields(const struct core_object *o,
 		json_array_append_new(fields, f);
 	}
 	(void)events;
+	free(ok);
 	return fields;
 }
 

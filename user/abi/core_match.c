@@ -70,34 +70,6 @@ static bool fields_compat(const struct btf *lb, __u32 lid, const struct btf *tb,
 	return false;
 }
 
-/* A named member of composite `sid`, through anonymous members. */
-static bool find_member(const struct btf *b, __u32 sid, const char *name,
-			__u32 *tid, __u32 *bit_off, int depth)
-{
-	const struct btf_type *t = btf__type_by_id(b, btf_skip_mods(b, sid));
-	const struct btf_member *m;
-
-	if (!t || !btf_is_composite(t) || depth > 16)
-		return false;
-	m = btf_members(t);
-	for (int i = 0; i < btf_vlen(t); i++, m++) {
-		const char *mn = btf__name_by_offset(b, m->name_off);
-		__u32 sub = 0;
-
-		if (mn && *mn) {
-			if (!strcmp(mn, name)) {
-				*tid = m->type;
-				*bit_off += btf_member_bit_offset(t, i);
-				return true;
-			}
-		} else if (find_member(b, m->type, name, tid, &sub, depth + 1)) {
-			*bit_off += btf_member_bit_offset(t, i) + sub;
-			return true;
-		}
-	}
-	return false;
-}
-
 /*
  * Walk the local access string from local type lid, and the same named
  * members in target type tid. Fills the byte offset and size reached on
@@ -153,7 +125,7 @@ static bool walk_spec(const struct btf *lb, __u32 lid, const char *access,
 				continue;
 			}
 			if (!btf_is_composite(tt) ||
-			    !find_member(tb, tid, name, &ntid, &boff, 0)) {
+			    !(ntid = btf_find_member_named(tb, tid, name, &boff))) {
 				snprintf(w->failed_at, sizeof(w->failed_at), "%s", name);
 				return false;
 			}
@@ -231,32 +203,109 @@ static void similar_members(const struct btf *tb, __u32 tid, const char *name,
 	}
 }
 
-/* The candidate types: same kind, same essential name. */
-static int candidates(const struct btf *lb, __u32 lid, const struct btf *tb,
-		      __u32 *out, int max)
+/*
+ * The target's named types sorted by kind (enum and enum64 as one),
+ * essential name, id: the candidates of a local type are one range, found
+ * by binary search (scanning every type for each relocation made a large
+ * object's check quadratic).
+ */
+struct core_ent {
+	const char *name;
+	__u32 id;
+	__u16 len; /* essential length */
+	__u8 cls;
+};
+
+struct core_index {
+	struct core_ent *e;
+	size_t n;
+};
+
+static __u8 kind_class(const struct btf_type *t)
+{
+	return btf_kind(t) == BTF_KIND_ENUM64 ? BTF_KIND_ENUM : btf_kind(t);
+}
+
+static int ent_cmp(const void *pa, const void *pb)
+{
+	const struct core_ent *a = pa, *b = pb;
+	int c;
+
+	if (a->cls != b->cls)
+		return a->cls < b->cls ? -1 : 1;
+	c = memcmp(a->name, b->name, a->len < b->len ? a->len : b->len);
+	if (c)
+		return c;
+	if (a->len != b->len)
+		return a->len < b->len ? -1 : 1;
+	return a->id < b->id ? -1 : a->id > b->id;
+}
+
+struct core_index *core_index_new(const struct btf *tb)
+{
+	struct core_index *ix = calloc(1, sizeof(*ix));
+	__u32 n = btf__type_cnt(tb);
+
+	if (!ix || !(ix->e = malloc(n * sizeof(*ix->e)))) {
+		free(ix);
+		return NULL;
+	}
+	for (__u32 id = 1; id < n; id++) {
+		const struct btf_type *t = btf__type_by_id(tb, id);
+		const char *name = btf__name_by_offset(tb, t->name_off);
+		size_t len = name ? essential_len(name) : 0;
+
+		if (!len || len > 0xffff)
+			continue;
+		ix->e[ix->n++] = (struct core_ent){ name, id, len, kind_class(t) };
+	}
+	qsort(ix->e, ix->n, sizeof(*ix->e), ent_cmp);
+	return ix;
+}
+
+void core_index_free(struct core_index *ix)
+{
+	if (ix)
+		free(ix->e);
+	free(ix);
+}
+
+/* The candidate types: same kind, same essential name, in id order. */
+static int candidates(const struct btf *lb, __u32 lid,
+		      const struct core_index *ix, __u32 *out, int max)
 {
 	const struct btf_type *l = btf__type_by_id(lb, btf_skip_mods(lb, lid));
-	const char *ln = btf__name_by_offset(lb, l->name_off);
-	__u32 n = btf__type_cnt(tb);
+	const char *ln = l ? btf__name_by_offset(lb, l->name_off) : NULL;
+	struct core_ent key;
+	size_t lo = 0, hi = ix->n;
 	int k = 0;
 
-	if (!ln || !*ln)
+	if (!ln || !*ln || essential_len(ln) > 0xffff)
 		return 0;
-	for (__u32 id = 1; id < n && k < max; id++) {
-		const struct btf_type *t = btf__type_by_id(tb, id);
+	key = (struct core_ent){ ln, 0, essential_len(ln), kind_class(l) };
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
 
-		if (kinds_match(l, t) &&
-		    same_essential(ln, btf__name_by_offset(tb, t->name_off)))
-			out[k++] = id;
+		if (ent_cmp(&ix->e[mid], &key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < ix->n && k < max; lo++) {
+		key.id = ix->e[lo].id;
+		if (ent_cmp(&ix->e[lo], &key))
+			break;
+		out[k++] = key.id;
 	}
 	return k;
 }
 
 static void match_field(const struct btf *lb, const struct core_access *a,
-			const struct btf *tb, struct core_result *r)
+			const struct btf *tb, const struct core_index *ix,
+			struct core_result *r)
 {
 	__u32 cands[16];
-	int n = candidates(lb, a->type_id, tb, cands, 16);
+	int n = candidates(lb, a->type_id, ix, cands, 16);
 	struct walk w;
 
 	for (int i = 0; i < n; i++) {
@@ -309,7 +358,8 @@ static void match_field(const struct btf *lb, const struct core_access *a,
 }
 
 static void match_type(const struct btf *lb, const struct core_access *a,
-		       const struct btf *tb, struct core_result *r)
+		       const struct btf *tb, const struct core_index *ix,
+		       struct core_result *r)
 {
 	__u32 cands[16];
 	int n;
@@ -319,7 +369,7 @@ static void match_type(const struct btf *lb, const struct core_access *a,
 		snprintf(r->detail, sizeof(r->detail), "local type id");
 		return;
 	}
-	n = candidates(lb, a->type_id, tb, cands, 16);
+	n = candidates(lb, a->type_id, ix, cands, 16);
 	if (n) {
 		__s64 sz = btf__resolve_size(tb, cands[0]);
 
@@ -340,7 +390,8 @@ static void match_type(const struct btf *lb, const struct core_access *a,
 
 /* Enumerator `access` (its index) of the local enum, looked up by name. */
 static void match_enum(const struct btf *lb, const struct core_access *a,
-		       const struct btf *tb, struct core_result *r)
+		       const struct btf *tb, const struct core_index *ix,
+		       struct core_result *r)
 {
 	const struct btf_type *l = btf__type_by_id(lb, btf_skip_mods(lb, a->type_id));
 	unsigned long idx = strtoul(a->access, NULL, 10);
@@ -358,7 +409,7 @@ static void match_enum(const struct btf *lb, const struct core_access *a,
 		return;
 	}
 	snprintf(r->what, sizeof(r->what), "enum %s::%s", a->root, name);
-	n = candidates(lb, a->type_id, tb, cands, 16);
+	n = candidates(lb, a->type_id, ix, cands, 16);
 	for (int i = 0; i < n; i++) {
 		const struct btf_type *t = btf__type_by_id(tb, cands[i]);
 
@@ -384,7 +435,8 @@ static void match_enum(const struct btf *lb, const struct core_access *a,
 }
 
 void core_match(const struct btf *local, const struct core_access *a,
-		const struct btf *target, struct core_result *r)
+		const struct btf *target, const struct core_index *ix,
+		struct core_result *r)
 {
 	memset(r, 0, sizeof(*r));
 	if (core_kind_is_field(a->kind))
@@ -392,11 +444,11 @@ void core_match(const struct btf *local, const struct core_access *a,
 	else
 		strfit(r->what, sizeof(r->what), "%s", a->flavour);
 	if (core_kind_is_field(a->kind))
-		match_field(local, a, target, r);
+		match_field(local, a, target, ix, r);
 	else if (a->kind == CORE_ENUMVAL_EXISTS || a->kind == CORE_ENUMVAL_VALUE)
-		match_enum(local, a, target, r);
+		match_enum(local, a, target, ix, r);
 	else
-		match_type(local, a, target, r);
+		match_type(local, a, target, ix, r);
 }
 
 /* The value libbpf writes into a relocated instruction, where it is known here. */

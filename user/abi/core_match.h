@@ -37,8 +37,15 @@ struct core_result {
 	char detail[320]; /* "offset 24 -> 32", or what the kernel has instead */
 };
 
+/* The target's types by essential name, to find candidates without a scan. */
+struct core_index;
+struct core_index *core_index_new(const struct btf *target); /* NULL: no memory */
+void core_index_free(struct core_index *ix);
+
+/* ix: core_index_new(target) */
 void core_match(const struct btf *local, const struct core_access *a,
-		const struct btf *target, struct core_result *r);
+		const struct btf *target, const struct core_index *ix,
+		struct core_result *r);
 
 /*
  * The value libbpf writes into the relocated instruction (an immediate, or

@@ -51,16 +51,18 @@ struct relo_rec {
 	__u32 kind;
 };
 
+#define CORE_KINDS 13 /* field_byte_offset .. type_matches */
+
 const char *core_kind_str(__u32 kind)
 {
-	static const char *const names[] = {
+	static const char *const names[CORE_KINDS] = {
 		"field_byte_offset", "field_byte_size", "field_exists",
 		"field_signed", "field_lshift_u64", "field_rshift_u64",
 		"type_id_local", "type_id_target", "type_exists", "type_size",
 		"enumval_exists", "enumval_value", "type_matches",
 	};
 
-	return kind < sizeof(names) / sizeof(names[0]) ? names[kind] : "unknown";
+	return kind < CORE_KINDS ? names[kind] : "unknown";
 }
 
 bool core_kind_is_field(__u32 kind)
@@ -68,38 +70,110 @@ bool core_kind_is_field(__u32 kind)
 	return kind <= 5;
 }
 
-/* Follow "0:1:2" from the root type: member names joined with '.'. */
-static void access_path(const struct btf *btf, __u32 type_id,
-			const char *access, char *out, size_t len)
+#define ACCESS_MAX 64 /* libbpf's BPF_CORE_SPEC_MAX_LEN */
+
+/*
+ * Check a relocation as libbpf's bpf_core_parse_spec() does (a root type
+ * the object has, an access string of indexes that each name a member, an
+ * array element or an enumerator there) and follow "0:1:2" from the root:
+ * member names joined with '.' into out. 0, or -1 with why.
+ */
+static int access_path(const struct btf *btf, __u32 type_id, __u32 kind,
+		       const char *access, char *out, size_t len, char *why,
+		       size_t wlen)
 {
-	__u32 id = btf_skip_mods(btf, type_id);
+	const struct btf_type *t = btf__type_by_id(btf, btf_skip_mods(btf, type_id));
 	const char *p = access;
-	bool first = true;
+	char ts[96];
+	int n = 0;
 
 	out[0] = 0;
+	if (kind >= CORE_KINDS) {
+		snprintf(why, wlen, "has an unknown kind %u", kind);
+		return -1;
+	}
+	if (!type_id || type_id >= btf__type_cnt(btf) || !t) {
+		snprintf(why, wlen, "names type [%u], which the object's BTF "
+			 "does not have", type_id);
+		return -1;
+	}
+	if (!access) {
+		snprintf(why, wlen, "its access string is not in the object's "
+			 "BTF");
+		return -1;
+	}
 	while (*p) {
 		char *end;
-		unsigned long idx = strtoul(p, &end, 10);
-		const struct btf_type *t = btf__type_by_id(btf, id);
+		unsigned long idx;
 
-		if (end == p || !t)
+		if (*p < '0' || *p > '9')
 			break;
-		if (first) {
-			first = false; /* the first index steps over the pointer */
-		} else if (btf_is_composite(t) && idx < btf_vlen(t)) {
+		idx = strtoul(p, &end, 10);
+		if ((*end && *end != ':') || (*end == ':' && !end[1]) ||
+		    ++n > ACCESS_MAX)
+			break;
+		p = *end ? end + 1 : end;
+		btf_type_str(btf, btf_skip_mods(btf, type_id), ts, sizeof(ts),
+			     NULL, 0);
+		if (n == 1 && (kind == 10 || kind == 11)) {
+			/* enumval_exists, _value: the enumerator's index */
+			if ((!btf_is_enum(t) && !btf_is_enum64(t)) ||
+			    idx >= btf_vlen(t) || *p) {
+				snprintf(why, wlen, "its access string '%.16s' "
+					 "names no enumerator of %s", access, ts);
+				return -1;
+			}
+		} else if (n == 1 && !core_kind_is_field(kind)) {
+			if (idx || *p) {
+				snprintf(why, wlen, "its access string '%.16s' "
+					 "is not the \"0\" of a type "
+					 "relocation", access);
+				return -1;
+			}
+		} else if (n == 1) {
+			/* a field's first index steps over the pointer */
+		} else if (btf_is_composite(t)) {
 			const struct btf_member *m = btf_members(t) + idx;
-			const char *n = btf__name_by_offset(btf, m->name_off);
+			const char *nm;
 
-			if (n && *n)
+			if (idx >= btf_vlen(t)) {
+				snprintf(why, wlen, "its access string '%.16s' "
+					 "steps past the type: %s has no member "
+					 "%lu", access, ts, idx);
+				return -1;
+			}
+			nm = btf__name_by_offset(btf, m->name_off);
+			if (nm && *nm)
 				snprintf(out + strlen(out), len - strlen(out),
-					 "%s%s", out[0] ? "." : "", n);
-			id = btf_skip_mods(btf, m->type);
+					 "%s%s", out[0] ? "." : "", nm);
+			type_id = m->type;
 		} else if (btf_is_array(t)) {
-			snprintf(out + strlen(out), len - strlen(out), "[%lu]", idx);
-			id = btf_skip_mods(btf, btf_array(t)->type);
+			const struct btf_array *a = btf_array(t);
+
+			if (a->nelems && idx >= a->nelems) {
+				snprintf(why, wlen, "its access string '%.16s' "
+					 "steps past the type: %s has no "
+					 "element %lu", access, ts, idx);
+				return -1;
+			}
+			snprintf(out + strlen(out), len - strlen(out), "[%lu]",
+				 idx);
+			type_id = a->type;
+		} else {
+			snprintf(why, wlen, "its access string '%.16s' steps "
+				 "into %s, which has no members", access, ts);
+			return -1;
 		}
-		p = *end == ':' ? end + 1 : end;
+		t = btf__type_by_id(btf, btf_skip_mods(btf, type_id));
+		if (!t)
+			break;
 	}
+	if (*p || !n) {
+		snprintf(why, wlen, "its access string '%.16s' is not a list of "
+			 "indexes (\"0:1:2\")", access);
+		return -1;
+	}
+	return 0;
 }
 
 /*
@@ -176,17 +250,37 @@ static int ctx_args_read(const struct bpf_insn *insn, size_t n)
 static int add_subprog(struct core_object *o, const char *name,
 		       const GElf_Sym *sym)
 {
-	struct core_subprog *s = realloc(o->subprogs, (o->nsubprogs + 1) *
-					 sizeof(*s));
+	struct core_subprog *s = o->subprogs;
 
-	if (!s)
-		return -1;
-	o->subprogs = s;
+	/* room doubles at each power of two */
+	if (!(o->nsubprogs & (o->nsubprogs - 1))) {
+		s = realloc(s, (o->nsubprogs ? 2 * o->nsubprogs : 1) * sizeof(*s));
+		if (!s)
+			return -1;
+		o->subprogs = s;
+	}
 	s = &o->subprogs[o->nsubprogs++];
 	snprintf(s->name, sizeof(s->name), "%s", name ? name : "?");
 	s->off = sym->st_value;
 	s->size = sym->st_size;
 	return 0;
+}
+
+/*
+ * A .BTF or .BTF.ext section without data to read (SHT_NOBITS, or its
+ * bytes past the file): libbpf's btf__parse_elf() copies from NULL there
+ * (found by fuzz_object), so such an object is refused before.
+ */
+static bool btf_section_broken(Elf *elf, size_t shstrndx, Elf_Scn *scn,
+			       const GElf_Shdr *sh)
+{
+	const char *name = elf_strptr(elf, shstrndx, sh->sh_name);
+	Elf_Data *d;
+
+	if (!name || (strcmp(name, ".BTF") && strcmp(name, ".BTF.ext")))
+		return false;
+	d = elf_getdata(scn, NULL);
+	return sh->sh_type == SHT_NOBITS || !d || !d->d_buf;
 }
 
 /* Programs: FUNC symbols in executable sections, from the ELF symbol table. */
@@ -214,16 +308,25 @@ static int read_progs(const char *path, struct core_object *o, char *err,
 		GElf_Shdr sh;
 		Elf_Data *d;
 
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB)
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		if (btf_section_broken(elf, shstrndx, scn, &sh)) {
+			snprintf(err, errlen, "'%s': its %s section holds no "
+				 "data: the object is broken; rebuild it", path,
+				 elf_strptr(elf, shstrndx, sh.sh_name));
+			goto out;
+		}
+		if (sh.sh_type != SHT_SYMTAB)
 			continue;
 		d = elf_getdata(scn, NULL);
-		for (size_t i = 0; d && i < sh.sh_size / sh.sh_entsize; i++) {
+		for (size_t i = 0; d && sh.sh_entsize &&
+				   i < sh.sh_size / sh.sh_entsize; i++) {
 			GElf_Sym sym;
 			GElf_Shdr psh;
 			Elf_Scn *ps;
 			Elf_Data *pd;
 			struct core_prog *p;
-			const char *sec;
+			const char *sec, *name;
 
 			if (!gelf_getsym(d, i, &sym) ||
 			    GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
@@ -255,8 +358,8 @@ static int read_progs(const char *path, struct core_object *o, char *err,
 			}
 			p = &o->progs[o->nprogs++];
 			memset(p, 0, sizeof(*p));
-			snprintf(p->name, sizeof(p->name), "%s",
-				 elf_strptr(elf, sh.sh_link, sym.st_name));
+			name = elf_strptr(elf, sh.sh_link, sym.st_name);
+			snprintf(p->name, sizeof(p->name), "%s", name ? name : "?");
 			snprintf(p->section, sizeof(p->section), "%s", sec);
 			p->sec_idx = sym.st_shndx;
 			p->off = sym.st_value;
@@ -289,6 +392,18 @@ out:
 	return ret;
 }
 
+/* Programs and subprograms within the budget for one object: 0, or -1 with err. */
+static int count_ok(const char *path, const struct core_object *o, char *err,
+		    size_t errlen)
+{
+	if (o->nprogs + o->nsubprogs <= CORE_MAX_PROGS)
+		return 0;
+	snprintf(err, errlen, "'%s' has more than %d programs and subprograms, "
+		 "abicap's budget for one object (abicap's own has 23): split it",
+		 path, CORE_MAX_PROGS);
+	return -1;
+}
+
 static int prog_at(const struct core_object *o, const char *sec, __u32 off)
 {
 	for (int i = 0; i < o->nprogs; i++)
@@ -310,8 +425,8 @@ static const char *subprog_at(const struct core_object *o, const char *sec,
 	return "?";
 }
 
-static int read_relos(const struct btf_ext *ext, struct core_object *o,
-		      char *err, size_t errlen)
+static int read_relos(const char *path, const struct btf_ext *ext,
+		      struct core_object *o, char *err, size_t errlen)
 {
 	const struct ext_header *h;
 	const unsigned char *raw, *p, *end;
@@ -323,10 +438,12 @@ static int read_relos(const struct btf_ext *ext, struct core_object *o,
 	if (!raw || size < sizeof(*h) || h->magic != 0xeB9F ||
 	    h->hdr_len < offsetof(struct ext_header, core_relo_len) + 4)
 		return 0; /* an old header without CO-RE relocations */
+	if (h->hdr_len > size || h->core_relo_off > size - h->hdr_len ||
+	    h->core_relo_len > size - h->hdr_len - h->core_relo_off ||
+	    h->core_relo_len < 4)
+		return 0; /* none (libbpf has checked the sections' bounds) */
 	p = raw + h->hdr_len + h->core_relo_off;
 	end = p + h->core_relo_len;
-	if (end > raw + size || h->core_relo_len < 4)
-		return 0;
 	memcpy(&rec_size, p, 4);
 	p += 4;
 	while (p + 8 <= end && rec_size >= sizeof(struct relo_rec)) {
@@ -337,13 +454,22 @@ static int read_relos(const struct btf_ext *ext, struct core_object *o,
 		memcpy(&num, p + 4, 4);
 		p += 8;
 		sec = btf__name_by_offset(o->btf, sec_off);
-		for (__u32 i = 0; i < num && p + rec_size <= end; i++, p += rec_size) {
+		for (__u32 i = 0; i < num && (size_t)(end - p) >= rec_size;
+		     i++, p += rec_size) {
 			struct relo_rec r;
 			struct core_access *a;
 			const struct btf_type *t;
-			const char *root, *suffix;
+			const char *root, *suffix, *acc;
+			char why[192];
 
 			memcpy(&r, p, sizeof(r));
+			if (o->nrelos == CORE_MAX_RELOS) {
+				snprintf(err, errlen, "'%s' has more than %d CO-RE "
+					 "relocations, abicap's budget for one "
+					 "object (abicap's own has about 500): "
+					 "split it", path, CORE_MAX_RELOS);
+				return -1;
+			}
 			if (o->nrelos == cap) {
 				cap = cap ? cap * 2 : 64;
 				o->relos = realloc(o->relos, cap * sizeof(*a));
@@ -366,18 +492,23 @@ static int read_relos(const struct btf_ext *ext, struct core_object *o,
 			a->insn_off = r.insn_off;
 			a->type_id = r.type_id;
 			a->kind = r.kind;
-			snprintf(a->access, sizeof(a->access), "%s",
-				 btf__name_by_offset(o->btf, r.access_str_off));
+			acc = btf__name_by_offset(o->btf, r.access_str_off);
+			if (access_path(o->btf, r.type_id, r.kind, acc, a->path,
+					sizeof(a->path), why, sizeof(why))) {
+				snprintf(err, errlen, "'%s': CO-RE relocation %d "
+					 "(%s, instruction %u) %s: the object is "
+					 "broken; rebuild it", path, o->nrelos,
+					 a->program, r.insn_off / 8, why);
+				return -1;
+			}
+			snprintf(a->access, sizeof(a->access), "%s", acc);
 			t = btf__type_by_id(o->btf, btf_skip_mods(o->btf, r.type_id));
-			root = t ? btf__name_by_offset(o->btf, t->name_off) : "";
+			root = btf__name_by_offset(o->btf, t->name_off);
 			snprintf(a->flavour, sizeof(a->flavour), "%s", root);
 			suffix = strstr(root, "___");
 			snprintf(a->root, sizeof(a->root), "%.*s",
 				 suffix ? (int)(suffix - root) : (int)strlen(root),
 				 root);
-			if (core_kind_is_field(r.kind))
-				access_path(o->btf, r.type_id, a->access, a->path,
-					    sizeof(a->path));
 		}
 	}
 	return 0;
@@ -387,6 +518,7 @@ int core_object_open(const char *obj, struct core_object *o, char *err,
 		     size_t errlen)
 {
 	struct btf_ext *ext = NULL;
+	char why[128];
 
 	memset(o, 0, sizeof(*o));
 	if (access(obj, R_OK)) {
@@ -394,7 +526,7 @@ int core_object_open(const char *obj, struct core_object *o, char *err,
 			 strerror(errno));
 		return -1;
 	}
-	if (read_progs(obj, o, err, errlen)) {
+	if (read_progs(obj, o, err, errlen) || count_ok(obj, o, err, errlen)) {
 		core_object_close(o);
 		return -1;
 	}
@@ -405,7 +537,14 @@ int core_object_open(const char *obj, struct core_object *o, char *err,
 		core_object_close(o);
 		return -1;
 	}
-	if (ext && read_relos(ext, o, err, errlen)) {
+	if (!btf_well_formed(o->btf, why, sizeof(why))) {
+		snprintf(err, errlen, "'%s': its BTF is not valid (%s): the "
+			 "object is broken; rebuild it", obj, why);
+		btf_ext__free(ext);
+		core_object_close(o);
+		return -1;
+	}
+	if (ext && read_relos(obj, ext, o, err, errlen)) {
 		btf_ext__free(ext);
 		core_object_close(o);
 		return -1;

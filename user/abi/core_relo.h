@@ -54,6 +54,14 @@ struct core_object {
 	int nsubprogs;
 };
 
+/*
+ * The budget for one object (exit 2 past it): what the checks do grows
+ * with the square of these at worst. abicap's own: 509 relocations, 23
+ * programs.
+ */
+#define CORE_MAX_RELOS 16384
+#define CORE_MAX_PROGS 8192
+
 /* Read OBJ's programs and CO-RE relocations: 0, or -1 with err. */
 int core_object_open(const char *obj, struct core_object *o, char *err,
 		     size_t errlen);

@@ -7,20 +7,67 @@
 #include "abi/layout.h"
 #include "lib/util.h"
 
-static int find(const struct lfield *v, int n, const char *name)
+/* Field indexes sorted by name, then position: each lookup a binary search. */
+struct byname {
+	const struct lfield *v;
+	int *ix;
+	int n;
+};
+
+static const struct lfield *sort_base;
+
+static int by_name(const void *a, const void *b)
 {
+	int x = *(const int *)a, y = *(const int *)b;
+	int c = strcmp(sort_base[x].name, sort_base[y].name);
+
+	return c ? c : (x > y) - (x < y);
+}
+
+static int byname_init(struct byname *b, const struct lfield *v, int n)
+{
+	b->v = v;
+	b->n = n;
+	b->ix = malloc((n + 1) * sizeof(*b->ix));
+	if (!b->ix)
+		return -1;
 	for (int i = 0; i < n; i++)
-		if (!strcmp(v[i].name, name))
-			return i;
-	return -1;
+		b->ix[i] = i;
+	sort_base = v;
+	qsort(b->ix, n, sizeof(*b->ix), by_name);
+	return 0;
+}
+
+/* The first position of a field named name, or -1. */
+static int find(const struct byname *b, const char *name)
+{
+	int lo = 0, hi = b->n;
+
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2;
+
+		if (strcmp(b->v[b->ix[mid]].name, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < b->n && !strcmp(b->v[b->ix[lo]].name, name) ? b->ix[lo] : -1;
 }
 
 void layout_compare(const struct lfield *old, int nold,
 		    const struct lfield *new, int nnew, lfinding_cb cb,
 		    void *ctx)
 {
+	struct byname bo, bn;
+	bool *later_old = calloc(nnew + 1, sizeof(*later_old));
+
+	if (!later_old || byname_init(&bo, old, nold) ||
+	    byname_init(&bn, new, nnew)) {
+		ab_error("out of memory");
+		exit(EXIT_RUNTIME);
+	}
 	for (int i = 0; i < nold; i++) {
-		int j = find(new, nnew, old[i].name);
+		int j = find(&bn, old[i].name);
 		struct lfinding f = { .name = old[i].name,
 				      .old_type = old[i].type, .old_idx = i,
 				      .new_idx = j };
@@ -37,20 +84,23 @@ void layout_compare(const struct lfield *old, int nold,
 			f.new_type = new[j].type;
 		cb(ctx, &f);
 	}
+	/* later_old[j]: an old field is among new[j + 1 ..] */
+	for (int j = nnew - 2; j >= 0; j--)
+		later_old[j] = later_old[j + 1] || find(&bo, new[j + 1].name) >= 0;
 	for (int j = 0; j < nnew; j++) {
 		struct lfinding f = { .name = new[j].name,
 				      .new_type = new[j].type, .old_idx = -1,
 				      .new_idx = j };
-		bool later_old = false;
 
-		if (find(old, nold, new[j].name) >= 0)
+		if (find(&bo, new[j].name) >= 0)
 			continue;
 		/* appended: past every old position, with no old field after it */
-		for (int k = j + 1; k < nnew; k++)
-			later_old |= find(old, nold, new[k].name) >= 0;
-		f.kind = later_old || j < nold ? LC_INSERTED : LC_APPENDED;
+		f.kind = later_old[j] || j < nold ? LC_INSERTED : LC_APPENDED;
 		cb(ctx, &f);
 	}
+	free(bo.ix);
+	free(bn.ix);
+	free(later_old);
 }
 
 static void finding(lfinding_cb cb, void *ctx, enum lchange kind,
@@ -170,7 +220,11 @@ const char *lchange_str(enum lchange k)
 
 int record_layout(const struct btf *btf, const char *name, struct lfield **out)
 {
-	__u32 sid = btf_find_struct(btf, name);
+	return record_layout_of(btf, btf_find_struct(btf, name), out);
+}
+
+int record_layout_of(const struct btf *btf, __u32 sid, struct lfield **out)
+{
 	const struct btf_type *t = btf__type_by_id(btf, sid);
 	const struct btf_member *m;
 	int n = 0;
@@ -197,7 +251,12 @@ int record_layout(const struct btf *btf, const char *name, struct lfield **out)
 
 int proto_layout(const struct btf *btf, const char *tp, struct lfield **out)
 {
-	const struct btf_type *proto = btf_trace_proto(btf, tp);
+	return proto_layout_of(btf, btf_trace_proto(btf, tp), out);
+}
+
+int proto_layout_of(const struct btf *btf, const struct btf_type *proto,
+		    struct lfield **out)
+{
 	const struct btf_param *p;
 	int n;
 

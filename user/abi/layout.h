@@ -8,9 +8,11 @@
 #define ABICAP_LAYOUT_H
 
 #include <stdbool.h>
+#include <linux/types.h>
 #include "abi/contract.h"
 
 struct btf;
+struct btf_type;
 
 struct lfield {
 	char name[64];
@@ -69,5 +71,9 @@ int record_layout(const struct btf *btf, const char *name, struct lfield **out);
 
 /* The tracepoint's arguments (without void *__data) as arg1..N; -1 if none. */
 int proto_layout(const struct btf *btf, const char *tp, struct lfield **out);
+/* The same for struct sid (0: none), and for a FUNC_PROTO (NULL: none). */
+int record_layout_of(const struct btf *btf, __u32 sid, struct lfield **out);
+int proto_layout_of(const struct btf *btf, const struct btf_type *proto,
+		    struct lfield **out);
 
 #endif

@@ -16,6 +16,7 @@
 #include "lib/escape.h"
 #include "abi/objcheck.h"
 #include "lib/strfit.h"
+#include "lib/util.h"
 
 /* Write v where libbpf writes it: an ALU immediate or a 64-bit immediate. */
 static void patch(struct bpf_insn *in, size_t left, __u64 v)
@@ -62,6 +63,30 @@ static void view_free(struct prog_view *v)
 	free(v->reach);
 }
 
+/*
+ * One check of an object against one kernel: the kernel's types indexed,
+ * each program's relocations listed, and the budget of analysis (each
+ * pass over a program's instructions costs their number, plus its
+ * relocations: finding guards takes two passes per exists-check).
+ */
+struct objwork {
+	int *relos; /* relocation indexes grouped by program */
+	int *first; /* program pi's are relos[first[pi] .. first[pi + 1]) */
+	unsigned long long spent;
+	bool over;
+};
+
+/* Spend n of the analysis budget: false (and w->over) if it is gone. */
+static bool work(struct objwork *w, unsigned long long n)
+{
+	if (w->over || n > OBJ_BUDGET - w->spent) {
+		w->over = true;
+		return false;
+	}
+	w->spent += n;
+	return true;
+}
+
 /* The relocation's instruction in its program, or -1. */
 static long relo_insn(const struct core_object *o, const struct core_access *a)
 {
@@ -81,21 +106,27 @@ static long relo_insn(const struct core_object *o, const struct core_access *a)
  * constants followed one way. 0, or -1 (out of memory).
  */
 static int reach_on_kernel(const struct core_object *o, int pi,
-			   struct obj_result *res)
+			   struct obj_result *res, struct objwork *w)
 {
 	struct obj_prog *op = &res->progs[pi];
-	struct prog_view v;
+	int *rel = w->relos + w->first[pi], nrel = w->first[pi + 1] - w->first[pi];
+	struct prog_view v = { 0 };
 	struct reach_result rr;
 	char err[128];
 	int ret = -1, rc;
 
 	if (view_init(&v, &o->progs[pi]))
 		goto out;
-	for (int i = 0; i < o->nrelos; i++) {
+	if (!work(w, v.n + nrel)) {
+		ret = -E2BIG;
+		goto out;
+	}
+	for (int j = 0; j < nrel; j++) {
+		int i = rel[j];
 		long at = relo_insn(o, &o->relos[i]);
 		__u64 val;
 
-		if (o->relos[i].prog != pi || at < 0)
+		if (at < 0)
 			continue;
 		if (res->relos[i].r.outcome == CORE_FAILED)
 			v.mark[at] = REACH_POISON;
@@ -118,12 +149,11 @@ static int reach_on_kernel(const struct core_object *o, int pi,
 		rr.calls_subprog = true;
 	}
 	op->calls_subprog = rr.calls_subprog;
-	for (int i = 0; i < o->nrelos; i++) {
-		long at = relo_insn(o, &o->relos[i]);
+	for (int j = 0; j < nrel; j++) {
+		long at = relo_insn(o, &o->relos[rel[j]]);
 
 		/* off an instruction boundary: counted as reached */
-		if (o->relos[i].prog == pi)
-			res->relos[i].reachable = at < 0 || v.reach[at];
+		res->relos[rel[j]].reachable = at < 0 || v.reach[at];
 	}
 	ret = 0;
 out:
@@ -136,27 +166,33 @@ out:
  * kernel: with one check's answer fixed to 0 or 1 and every other relocated
  * value unknown, the verifier would not reach it.
  */
-static int guards_of(const struct core_object *o, int pi, struct obj_result *res)
+static int guards_of(const struct core_object *o, int pi, struct obj_result *res,
+		     struct objwork *w)
 {
-	struct prog_view v;
+	int *rel = w->relos + w->first[pi], nrel = w->first[pi + 1] - w->first[pi];
+	struct prog_view v = { 0 };
 	struct reach_result rr;
 	char err[128];
 	int ret = -1, rc;
 
 	if (view_init(&v, &o->progs[pi]))
 		goto out;
-	for (int g = 0; g < o->nrelos; g++) {
+	for (int jg = 0; jg < nrel; jg++) {
+		int g = rel[jg];
 		long gat = relo_insn(o, &o->relos[g]);
 
-		if (o->relos[g].prog != pi || gat < 0 ||
-		    !core_kind_is_guard(o->relos[g].kind))
+		if (gat < 0 || !core_kind_is_guard(o->relos[g].kind))
 			continue;
 		for (__u64 answer = 0; answer <= 1; answer++) {
+			if (!work(w, v.n + nrel)) {
+				ret = -E2BIG;
+				goto out;
+			}
 			memcpy(v.insns, o->progs[pi].insns, o->progs[pi].size);
-			for (int i = 0; i < o->nrelos; i++) {
-				long at = relo_insn(o, &o->relos[i]);
+			for (int j = 0; j < nrel; j++) {
+				long at = relo_insn(o, &o->relos[rel[j]]);
 
-				if (o->relos[i].prog == pi && at >= 0)
+				if (at >= 0)
 					v.mark[at] = REACH_UNKNOWN;
 			}
 			v.mark[gat] = REACH_PLAIN;
@@ -167,11 +203,11 @@ static int guards_of(const struct core_object *o, int pi, struct obj_result *res
 				goto out;
 			if (rc)
 				break; /* reported by reach_on_kernel() */
-			for (int i = 0; i < o->nrelos; i++) {
-				long at = relo_insn(o, &o->relos[i]);
+			for (int j = 0; j < nrel; j++) {
+				long at = relo_insn(o, &o->relos[rel[j]]);
 
-				if (o->relos[i].prog == pi && at >= 0 && !v.reach[at])
-					res->relos[i].guarded = true;
+				if (at >= 0 && !v.reach[at])
+					res->relos[rel[j]].guarded = true;
 			}
 		}
 	}
@@ -252,17 +288,48 @@ static bool check_attach(const struct core_prog *p, const struct btf *btf,
 	return true;
 }
 
+/* Group the relocations by program (counting sort): w->relos, w->first. */
+static int group_relos(const struct core_object *o, struct objwork *w)
+{
+	int *fill;
+
+	w->first = calloc(o->nprogs + 2, sizeof(*w->first));
+	w->relos = malloc((o->nrelos + 1) * sizeof(*w->relos));
+	fill = calloc(o->nprogs + 1, sizeof(*fill));
+	if (!w->first || !w->relos || !fill) {
+		free(fill);
+		return -1;
+	}
+	for (int i = 0; i < o->nrelos; i++)
+		if (o->relos[i].prog >= 0)
+			w->first[o->relos[i].prog + 1]++;
+	for (int pi = 0; pi < o->nprogs; pi++)
+		w->first[pi + 1] += w->first[pi];
+	for (int i = 0; i < o->nrelos; i++) {
+		int pi = o->relos[i].prog;
+
+		if (pi >= 0)
+			w->relos[w->first[pi] + fill[pi]++] = i;
+	}
+	free(fill);
+	return 0;
+}
+
 int objcheck(const struct core_object *o, const struct btf *btf,
 	     struct obj_result *res)
 {
+	struct objwork w = { 0 };
+	struct core_index *ix;
 	bool subprog_calls = false;
+	int ret = -1;
 
 	memset(res, 0, sizeof(*res));
 	res->nprogs = o->nprogs;
 	res->progs = calloc(o->nprogs + 1, sizeof(*res->progs));
 	res->relos = calloc(o->nrelos + 1, sizeof(*res->relos));
-	if (!res->progs || !res->relos)
-		return -1;
+	ix = core_index_new(btf);
+	if (!res->progs || !res->relos || !ix || group_relos(o, &w))
+		goto out;
 	res->loads = true;
 	for (int i = 0; i < o->nprogs; i++) {
 		struct obj_prog *p = &res->progs[i];
@@ -272,12 +339,13 @@ int objcheck(const struct core_object *o, const struct btf *btf,
 						       sizeof(p->attach_detail));
 	}
 	for (int i = 0; i < o->nrelos; i++) {
-		core_match(o->btf, &o->relos[i], btf, &res->relos[i].r);
+		core_match(o->btf, &o->relos[i], btf, ix, &res->relos[i].r);
 		res->relos[i].guarded = core_kind_is_guard(o->relos[i].kind);
 	}
 	for (int i = 0; i < o->nprogs; i++) {
-		if (reach_on_kernel(o, i, res) || guards_of(o, i, res))
-			return -1;
+		if ((ret = reach_on_kernel(o, i, res, &w)) ||
+		    (ret = guards_of(o, i, res, &w)))
+			goto out;
 		subprog_calls |= res->progs[i].calls_subprog;
 	}
 	for (int i = 0; i < o->nrelos; i++) {
@@ -298,14 +366,37 @@ int objcheck(const struct core_object *o, const struct btf *btf,
 			continue;
 		}
 		res->failed++;
-		for (int k = 0; k < o->nprogs; k++)
-			if (k == a->prog ||
-			    (a->prog < 0 && res->progs[k].calls_subprog))
-				res->progs[k].loads = false;
+		if (a->prog >= 0)
+			res->progs[a->prog].loads = false;
+		else
+			res->subprog_fails = true;
 	}
-	for (int i = 0; i < o->nprogs; i++)
+	for (int i = 0; i < o->nprogs; i++) {
+		if (res->subprog_fails && res->progs[i].calls_subprog)
+			res->progs[i].loads = false;
 		res->loads &= res->progs[i].loads;
-	return 0;
+	}
+	ret = 0;
+out:
+	res->analysed = w.spent;
+	core_index_free(ix);
+	free(w.relos);
+	free(w.first);
+	return ret;
+}
+
+int objcheck_error(int rc, const char *obj, char *msg, size_t len)
+{
+	if (rc != -E2BIG) {
+		snprintf(msg, len, "out of memory");
+		return EXIT_RUNTIME;
+	}
+	strfit(msg, len, "'%s' needs more analysis than abicap's budget for one "
+	       "object on one kernel (%llu instructions and relocations "
+	       "followed: once per program, twice per exists-check): no BPF "
+	       "object abicap has seen needs a hundredth of it; split its "
+	       "programs", obj, OBJ_BUDGET);
+	return EXIT_USAGE;
 }
 
 void obj_result_free(struct obj_result *r)

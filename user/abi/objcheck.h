@@ -32,12 +32,24 @@ struct obj_result {
 	int failed; /* failing relocations the verifier reaches */
 	int failed_unreached; /* failing in code that is dead on this kernel */
 	bool loads; /* the prediction for the whole object */
+	bool subprog_fails; /* a failing relocation in .text is reached */
+	unsigned long long analysed; /* of OBJ_BUDGET */
 };
 
-/* 0, or -1 (out of memory). */
+/*
+ * The budget of analysis for one object on one kernel: passes over a
+ * program's instructions and relocations (two per exists-check, one more
+ * per program), in instructions plus relocations. Real objects need well
+ * under 1/1000th of it (abicap's own: see README).
+ */
+#define OBJ_BUDGET (1ull << 24)
+
+/* 0, -1 (out of memory), or -E2BIG: the object needs more than OBJ_BUDGET. */
 int objcheck(const struct core_object *o, const struct btf *btf,
 	     struct obj_result *res);
 void obj_result_free(struct obj_result *r);
+/* objcheck()'s failure rc on obj as one line in msg; the exit code (2: past the budget). */
+int objcheck_error(int rc, const char *obj, char *msg, size_t len);
 
 /* The results for n kernels, labelled by sources[], as text, JSON or JUnit. */
 void objcheck_print(FILE *f, enum vformat fmt, const char *obj_path,

@@ -9,17 +9,21 @@
 #include <linux/types.h>
 #include "abi/unpack.h"
 
+/* Room for want bytes, or as many as the limit leaves (at least one), or -EFBIG. */
 static int grow(struct growbuf *g, size_t want)
 {
-	unsigned char *np;
+	size_t limit = g->limit && g->limit < UNPACK_MAX ? g->limit : UNPACK_MAX;
 	size_t cap = g->cap ? g->cap : 1 << 24;
+	unsigned char *np;
 
+	if (g->len >= limit)
+		return -EFBIG;
 	while (cap < want)
 		cap *= 2;
+	if (cap > limit)
+		cap = limit;
 	if (cap == g->cap)
 		return 0;
-	if (cap > UNPACK_MAX)
-		return -EFBIG;
 	np = realloc(g->p, cap);
 	if (!np)
 		return -ENOMEM;
@@ -48,7 +52,7 @@ static int unlz4(const unsigned char *in, size_t len, struct growbuf *g)
 
 	while (!err && pos + 4 <= len) {
 		__u32 clen = le32(in + pos);
-		int n;
+		int n, room;
 
 		if (clen == 0x184c2102) { /* a concatenated frame */
 			pos += 4;
@@ -59,11 +63,12 @@ static int unlz4(const unsigned char *in, size_t len, struct growbuf *g)
 			break; /* the size trailer, or the end */
 		if ((err = grow(g, g->len + LZ4_LEGACY_BLOCK)))
 			break;
+		room = g->cap - g->len < LZ4_LEGACY_BLOCK ? g->cap - g->len :
+		       LZ4_LEGACY_BLOCK;
 		n = LZ4_decompress_safe((const char *)in + pos + 4,
-					(char *)g->p + g->len, clen,
-					LZ4_LEGACY_BLOCK);
-		if (n < 0)
-			err = -EINVAL;
+					(char *)g->p + g->len, clen, room);
+		if (n < 0) /* past the room the limit left, or corrupt */
+			err = room < (int)LZ4_LEGACY_BLOCK ? -EFBIG : -EINVAL;
 		else
 			g->len += n;
 		pos += 4 + clen;
@@ -78,7 +83,7 @@ static int unxz(const unsigned char *in, size_t len, struct growbuf *g)
 	lzma_ret r;
 	int err = 0;
 
-	if (lzma_stream_decoder(&s, UNPACK_MAX, 0) != LZMA_OK)
+	if (lzma_stream_decoder(&s, UNPACK_XZ_MEM, 0) != LZMA_OK)
 		return -ENOMEM;
 	s.next_in = in;
 	s.avail_in = len;
@@ -89,7 +94,9 @@ static int unxz(const unsigned char *in, size_t len, struct growbuf *g)
 		s.avail_out = g->cap - g->len;
 		r = lzma_code(&s, LZMA_FINISH);
 		g->len = g->cap - s.avail_out;
-		if (r != LZMA_OK && r != LZMA_STREAM_END)
+		if (r == LZMA_MEMLIMIT_ERROR)
+			err = -E2BIG;
+		else if (r != LZMA_OK && r != LZMA_STREAM_END)
 			err = -EINVAL;
 	} while (!err && r != LZMA_STREAM_END);
 	lzma_end(&s);
@@ -186,5 +193,8 @@ int unpack(enum unpack_fmt f, const unsigned char *in, size_t len,
 const char *unpack_strerror(int r)
 {
 	return r == -EINVAL ? "corrupt or cut short" :
-	       r == -EFBIG ? "larger than 1 GiB" : strerror(-r);
+	       r == -EFBIG ? "larger than the limit" :
+	       r == -E2BIG ? "its dictionary needs more than the 256 MiB "
+			     "abicap gives xz (xz -9 needs 65 MiB)" :
+	       strerror(-r);
 }

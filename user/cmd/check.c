@@ -58,9 +58,12 @@ const struct cmd_spec check_spec = {
 "With --object, a failing relocation rejects the load only where the\n"
 "verifier reaches it: existence checks are resolved for each kernel and the\n"
 "branches on them followed, as the verifier does.\n"
+HELP_BUDGET_KERNEL
+HELP_BUDGET_OBJECT
 "Exit: 0 satisfied (degraded allowed unless --strict; with --object: loads\n"
 "on every kernel), 1 broken (or rejected by a kernel, or a kernel without\n"
-"BTF), 2 bad usage or input (a contract that omits a dependency included).\n",
+"BTF), 2 bad usage or input (a contract that omits a dependency or a file\n"
+"past the budget included).\n",
 };
 
 #define MAX_BTFS 64
@@ -73,7 +76,7 @@ static int check_object(const char *obj, const char *const *btfs, int nbtf,
 	char labels[MAX_BTFS][256], err[ERRMSG_LEN];
 	const char *sources[MAX_BTFS];
 	struct core_object o;
-	int ret = EXIT_OK, done = 0;
+	int ret = EXIT_OK, done = 0, rc;
 
 	if (core_object_open(obj, &o, err, sizeof(err))) {
 		ab_error("%s", err);
@@ -92,10 +95,11 @@ static int check_object(const char *obj, const char *const *btfs, int nbtf,
 		}
 		btf_source_label(btfs[k], labels[k], sizeof(labels[k]));
 		sources[k] = labels[k];
-		if (objcheck(&o, btf, &res[k])) {
+		if ((rc = objcheck(&o, btf, &res[k]))) {
 			btf__free(btf);
-			ab_error("out of memory");
-			ret = EXIT_RUNTIME;
+			obj_result_free(&res[k]);
+			ret = objcheck_error(rc, obj, err, sizeof(err));
+			ab_error("%s", err);
 			goto out;
 		}
 		done++;

@@ -31,4 +31,19 @@ struct cmd {
 /* The entry called name, NULL if none. */
 const struct cmd *cmd_find(const struct cmd *cmds, const char *name);
 
+/*
+ * The budget of work for one input (README "Bounded work for any input"),
+ * stated in the --help of every command that reads kernel images or BPF
+ * objects (abi/btf_source.c, abi/core_relo.h, abi/objcheck.h hold it).
+ */
+#define HELP_BUDGET_KERNEL \
+"Budget: each kernel file is read within one budget, whatever its shape: at\n" \
+"most 1 GiB decompressed in all, 64 decompressions, 3 layers deep, 256 MiB of\n" \
+"BTF parsed (Debian's amd64 vmlinuz takes one, of about 60 MB): under 10 s\n" \
+"of CPU and 1.6 GB of memory. A file past it is refused (exit 2).\n"
+#define HELP_BUDGET_OBJECT \
+"An object: at most 16384 CO-RE relocations, 8192 programs and subprograms,\n" \
+"and 16777216 instructions of branch analysis per kernel (abicap's own\n" \
+"object: 509, 23 and 103606). An object past it is refused (exit 2).\n"
+
 #endif

@@ -58,8 +58,10 @@ static const char contract_synopsis[] =
 "          later kernel against it: abicap check --contract FILE --btf NEW\n";
 
 static const char contract_epilog[] =
+HELP_BUDGET_KERNEL
+HELP_BUDGET_OBJECT
 "Exit: 0 ok, 1 the kernel lacks BTF, 2 bad usage or input (FILE refused\n"
-"included), 4 write error.\n";
+"included, a file past the budget too), 4 write error.\n";
 
 /* The whole command's --help: every subcommand's options */
 const struct cmd_spec contract_spec = {
@@ -183,14 +185,17 @@ static int do_from_object(int argc, char **argv)
 	}
 	/* which accesses are guarded does not depend on the kernel: use the object's own BTF */
 	self = o.btf;
-	if (objcheck(&o, self, &guards)) {
-		ab_error("out of memory");
+	if ((ret = objcheck(&o, self, &guards))) {
+		obj_result_free(&guards);
+		ret = objcheck_error(ret, obj, err, sizeof(err));
+		ab_error("%s", err);
 		core_object_close(&o);
-		return EXIT_RUNTIME;
+		return ret;
 	}
 	events = contract_derived_events(&o, &guards);
 	if (!json_array_size(events)) {
-		ab_error("%s has no tp_btf, raw_tp or tp program: a contract "
+		ab_error("%s has no tp_btf, raw_tp or tp program naming a "
+			 "tracepoint: a contract "
 			 "needs a tracepoint (use abicap check --object for "
 			 "other program types)", obj);
 		json_decref(events);

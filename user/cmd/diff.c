@@ -43,8 +43,9 @@ const struct cmd_spec diff_spec = {
 	.epilog =
 "Arguments are aligned by type (common prefix, then suffix); record fields by\n"
 "name. With --format json an error is also {\"error\": ...} on stdout.\n"
+HELP_BUDGET_KERNEL
 "Exit: 0 compatible, 1 a breaking change or a kernel without BTF, 2 bad usage\n"
-"or input.\n",
+"or input (a file past the budget included).\n",
 };
 
 int do_diff(int argc, char **argv)
