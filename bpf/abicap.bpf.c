@@ -318,11 +318,13 @@ static __always_inline void *reserve(enum abicap_event ev, __u32 size,
 		h = stack;
 	} else {
 		h = bpf_ringbuf_reserve(&events, size, 0);
-	}
-	if (!h) {
-		lose(c, lost);
-		__sync_fetch_and_add(&dropped_total, 1);
-		return NULL;
+		if (!h) {
+			lose(c, lost);
+			__sync_fetch_and_add(&dropped_total, 1);
+			return NULL;
+		}
+		/* no offset from h computed before the check (the verifier) */
+		barrier_var(h);
 	}
 	h->ts_ns = ts;
 	h->type = ev;
