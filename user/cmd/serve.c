@@ -144,6 +144,8 @@ int do_serve(int argc, char **argv)
 	struct contract *contract = NULL;
 	struct capture *c;
 	struct abicap_counter cnt[ABICAP_EV_COUNT];
+	struct capture_misses ms;
+	char missed[32];
 	uint64_t t0, seen = 0, lost = 0;
 	bool help = false, warned_gone = false;
 	unsigned long ticks = 0;
@@ -233,6 +235,11 @@ int do_serve(int argc, char **argv)
 		}
 	}
 	httpd_stop(&srv);
+	if (capture_misses(c, &ms))
+		snprintf(missed, sizeof(missed), "unknown");
+	else
+		snprintf(missed, sizeof(missed), "%llu",
+			 (unsigned long long)ms.total);
 	if (!capture_counters(c, -1, cnt))
 		for (int e = 0; e < ABICAP_EV_COUNT; e++) {
 			seen += cnt[e].seen;
@@ -240,12 +247,15 @@ int do_serve(int argc, char **argv)
 		}
 	fprintf(stderr, "abicap: served %llu scrapes (%llu requests refused, "
 		"%llu connections evicted, %llu past the %d s deadline) in %.1f s;"
-		" %llu events, %llu lost\n",
+		" %llu events, %llu lost, %s missed\n",
 		(unsigned long long)srv.scrapes, (unsigned long long)srv.refused,
 		(unsigned long long)srv.guard.evicted,
 		(unsigned long long)srv.guard.expired, HTTP_DEADLINE_S,
 		(mono_ns() - t0) / 1e9, (unsigned long long)seen,
-		(unsigned long long)lost);
+		(unsigned long long)lost, missed);
+	warn_aux(c, false);
+	if (strcmp(missed, "unknown"))
+		warn_misses(&ms);
 	metrics_fini(&m);
 	cgnames_free(m.names);
 	capture_close(c);
