@@ -11,18 +11,26 @@
 #include <sched.h>
 #include <time.h>
 #include <errno.h>
+#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "event/events.h"
+#include "live/metrics.h"
 #include "harness.h"
 #include "lib/util.h"
 
 #define EV(e) (1u << (e))
 
-TestSuite(losses, .init = require_kernel, .timeout = 60);
+static void losses_init(void)
+{
+	require_kernel();
+	scratch_init();
+}
+
+TestSuite(losses, .init = losses_init, .fini = scratch_fini, .timeout = 60);
 
 /*
  * Fill the cgroup map (room for one) with an id no task has: from then on
@@ -177,4 +185,130 @@ Test(losses, perfbuf_records_survive_programs_nested_on_their_cpu,
 		     "the napper was woken %llu times",
 		     (unsigned long long)sum[ABICAP_EV_SCHED_WAKING].seen);
 	capture_close(c);
+}
+
+static char *render(struct capture *c)
+{
+	struct metrics_ctx m = { .cap = c, .max_cgroups = 1024,
+				 .names = cgnames_table() };
+	char err[ERRMSG_LEN] = "", *text;
+	size_t len;
+
+	cr_assert(m.names);
+	text = metrics_render(&m, &len, err, sizeof(err));
+	cr_assert(text, "%s", err);
+	metrics_fini(&m);
+	cgnames_free(m.names);
+	return text;
+}
+
+/*
+ * serve keeps idle residency for ABICAP_IDLE_STATES states and frequencies
+ * for ABICAP_MAX_CPUS CPUs: an event beyond them was left out without a
+ * count. Driven through BPF_PROG_TEST_RUN with such arguments.
+ */
+Test(losses, power_events_beyond_the_maps_are_counted)
+{
+	struct capture_opts o = {
+		.events = EV(ABICAP_EV_CPU_IDLE) | EV(ABICAP_EV_CPU_FREQUENCY),
+		.mode = ATTACH_RAW_TP, .aggregate = true,
+	};
+	uint64_t idle20[2] = { 20, 5000 }, freq[2] = { 1800000, 5000 };
+	uint64_t ok[2] = { 1800000, 1 }, aux[ABICAP_AUX_COUNT];
+	struct abicap_counter sum[ABICAP_EV_COUNT];
+	struct capture *c;
+	char *text;
+
+	c = start_capture(&o, NULL);
+	cr_assert_eq(capture_test_run(c, ABICAP_EV_CPU_IDLE, idle20, 2), 0);
+	cr_assert_eq(capture_test_run(c, ABICAP_EV_CPU_FREQUENCY, freq, 2), 0);
+	cr_assert_eq(capture_test_run(c, ABICAP_EV_CPU_FREQUENCY, ok, 2), 0);
+	capture_stop(c);
+	cr_assert_eq(capture_aux(c, aux), 0);
+	cr_assert_eq(aux[ABICAP_AUX_IDLE_STATE_BIG], 1);
+	cr_assert_eq(aux[ABICAP_AUX_CPU_ID_BIG], 1);
+	cr_assert_eq(capture_counters(c, -1, sum), 0);
+	cr_assert_geq(sum[ABICAP_EV_CPU_IDLE].dropped, 1);
+	cr_assert_leq(sum[ABICAP_EV_CPU_IDLE].dropped, sum[ABICAP_EV_CPU_IDLE].seen);
+	cr_assert_eq(sum[ABICAP_EV_CPU_FREQUENCY].dropped, 1);
+	text = render(c);
+	cr_assert(strstr(text, "\nabicap_updates_lost_total{reason=\"idle_state_out_of_range\"} 1\n"),
+		  "%s", text);
+	cr_assert(strstr(text, "\nabicap_updates_lost_total{reason=\"cpu_out_of_range\"} 1\n"),
+		  "%s", text);
+	cr_assert(strstr(text, "\nabicap_cpu_frequency_hertz{cpu=\"1\"} 1800000000\n"),
+		  "%s", text);
+	free(text);
+	capture_close(c);
+}
+
+/*
+ * bpf_prog_info.recursion_misses of every attached program is read (0 after
+ * a normal run here: nothing nests a program within itself) and shown in the
+ * metrics, the summary, the capture's trailer and its report.
+ */
+Test(losses, recursion_misses_are_read_and_shown)
+{
+	struct capture_opts o = { .events = EV(ABICAP_EV_SCHED_SWITCH) |
+					    EV(ABICAP_EV_CPU_IDLE),
+				  .aggregate = true };
+	struct capture_misses ms;
+	struct pingpong pp;
+	struct capture *c;
+	struct run r;
+	json_t *j;
+	char *text;
+
+	c = start_capture(&o, NULL);
+	pingpong_run(&pp, 100, 0);
+	cr_assert_eq(capture_misses(c, &ms), 0);
+	cr_assert(ms.on[ABICAP_EV_SCHED_SWITCH] && ms.on[ABICAP_EV_CPU_IDLE]);
+	cr_assert(!ms.on[ABICAP_EV_SCHED_WAKING] && !ms.fork_on && !ms.free_on);
+	cr_assert_eq(ms.total, 0);
+	text = render(c);
+	cr_assert(strstr(text, "\nabicap_bpf_recursion_misses_total{event=\"sched_switch\"} 0\n"),
+		  "%s", text);
+	cr_assert(strstr(text, "\nabicap_bpf_recursion_misses_total{event=\"cpu_idle\"} 0\n"),
+		  "%s", text);
+	cr_assert_null(strstr(text, "abicap_bpf_recursion_misses_total{event=\"sched_waking\"}"),
+		       "%s", text);
+	free(text);
+	capture_close(c);
+
+	r = run_cmd((char *[]){ (char *)abicap_bin(), "trace", "-d", "0.3", "-e",
+				"sched_switch", NULL });
+	cr_assert_eq(r.code, 0, "%s", r.err);
+	cr_assert(strstr(r.err, " dropped, 0 missed\n"), "%s", r.err);
+	cr_assert(strstr(r.err, "    DROPPED     MISSED  PROGRAM\n"), "%s", r.err);
+	free(r.out);
+	free(r.err);
+
+	char *cap = scratch_path("m.abicap");
+	r = run_cmd((char *[]){ (char *)abicap_bin(), "record", "-o", cap, "-d",
+				"0.3", "--", "true", NULL });
+	cr_assert_eq(r.code, 0, "%s", r.err);
+	free(r.out);
+	free(r.err);
+	r = run_cmd((char *[]){ (char *)abicap_bin(), "report", cap, NULL });
+	cr_assert_eq(r.code, 0, "%s", r.err);
+	cr_assert(strstr(r.out, "\nmissed while recording (program runs the "
+			 "kernel skipped): 0\n"), "%s", r.out);
+	free(r.out);
+	free(r.err);
+	r = run_cmd((char *[]){ (char *)abicap_bin(), "report", "-f", "json",
+				cap, NULL });
+	cr_assert_eq(r.code, 0, "%s", r.err);
+	j = json_loads(r.out, 0, NULL);
+	cr_assert(j, "%s", r.out);
+	/* record -- COMMAND follows its children: the helpers are attached */
+	json_t *m = json_object_get(json_object_get(j, "trailer"),
+				    "recursion_misses");
+	cr_assert(json_is_integer(json_object_get(m, "sched_switch")), "%s", r.out);
+	cr_assert(json_is_integer(json_object_get(m, "sched_process_fork")), "%s",
+		  r.out);
+	cr_assert_eq(json_integer_value(json_object_get(json_object_get(j,
+		     "integrity"), "recursion_misses")), 0);
+	json_decref(j);
+	free(r.out);
+	free(r.err);
 }
