@@ -57,6 +57,8 @@ const struct cmd_spec serve_spec = {
 "  abicap_cpu_frequency_hertz{cpu}             last cpu_frequency\n"
 "  abicap_abi_contract_status{event,item}      0 ok, 1 degraded, 2 broken\n"
 "  abicap_events_total{event}, abicap_events_lost_total{event}\n"
+"  abicap_updates_lost_total{reason}           why events were lost\n"
+"  abicap_bpf_recursion_misses_total{event}    program runs the kernel skipped\n"
 "  abicap_http_connections_closed_total{reason=evicted|deadline}\n"
 "Only GET and HEAD of / and /metrics are answered; a request with a body,\n"
 "headers over 16 KiB or another method gets an HTTP error, and the exporter\n"
