@@ -187,6 +187,30 @@ Test(losses, perfbuf_records_survive_programs_nested_on_their_cpu,
 	capture_close(c);
 }
 
+/* text has this whole line. */
+static void has_line(const char *text, const char *line)
+{
+	char want[256];
+
+	snprintf(want, sizeof(want), "\n%s\n", line);
+	cr_assert(strstr(text, want), "no line '%s' in:\n%s", line, text);
+}
+
+/* abicap with these arguments, which must succeed. */
+static struct run abicap_ok(char *const argv[])
+{
+	struct run r = run_cmd(argv);
+
+	cr_assert_eq(r.code, 0, "%s", r.err);
+	return r;
+}
+
+static void run_free(struct run *r)
+{
+	free(r->out);
+	free(r->err);
+}
+
 static char *render(struct capture *c)
 {
 	struct metrics_ctx m = { .cap = c, .max_cgroups = 1024,
@@ -232,12 +256,9 @@ Test(losses, power_events_beyond_the_maps_are_counted)
 	cr_assert_leq(sum[ABICAP_EV_CPU_IDLE].dropped, sum[ABICAP_EV_CPU_IDLE].seen);
 	cr_assert_eq(sum[ABICAP_EV_CPU_FREQUENCY].dropped, 1);
 	text = render(c);
-	cr_assert(strstr(text, "\nabicap_updates_lost_total{reason=\"idle_state_out_of_range\"} 1\n"),
-		  "%s", text);
-	cr_assert(strstr(text, "\nabicap_updates_lost_total{reason=\"cpu_out_of_range\"} 1\n"),
-		  "%s", text);
-	cr_assert(strstr(text, "\nabicap_cpu_frequency_hertz{cpu=\"1\"} 1800000000\n"),
-		  "%s", text);
+	has_line(text, "abicap_updates_lost_total{reason=\"idle_state_out_of_range\"} 1");
+	has_line(text, "abicap_updates_lost_total{reason=\"cpu_out_of_range\"} 1");
+	has_line(text, "abicap_cpu_frequency_hertz{cpu=\"1\"} 1800000000");
 	free(text);
 	capture_close(c);
 }
@@ -255,9 +276,9 @@ Test(losses, recursion_misses_are_read_and_shown)
 	struct capture_misses ms;
 	struct pingpong pp;
 	struct capture *c;
+	char *text, *cap = scratch_path("m.abicap");
 	struct run r;
-	json_t *j;
-	char *text;
+	json_t *j, *m;
 
 	c = start_capture(&o, NULL);
 	pingpong_run(&pp, 100, 0);
@@ -266,49 +287,37 @@ Test(losses, recursion_misses_are_read_and_shown)
 	cr_assert(!ms.on[ABICAP_EV_SCHED_WAKING] && !ms.fork_on && !ms.free_on);
 	cr_assert_eq(ms.total, 0);
 	text = render(c);
-	cr_assert(strstr(text, "\nabicap_bpf_recursion_misses_total{event=\"sched_switch\"} 0\n"),
-		  "%s", text);
-	cr_assert(strstr(text, "\nabicap_bpf_recursion_misses_total{event=\"cpu_idle\"} 0\n"),
-		  "%s", text);
+	has_line(text, "abicap_bpf_recursion_misses_total{event=\"sched_switch\"} 0");
+	has_line(text, "abicap_bpf_recursion_misses_total{event=\"cpu_idle\"} 0");
 	cr_assert_null(strstr(text, "abicap_bpf_recursion_misses_total{event=\"sched_waking\"}"),
 		       "%s", text);
 	free(text);
 	capture_close(c);
 
-	r = run_cmd((char *[]){ (char *)abicap_bin(), "trace", "-d", "0.3", "-e",
-				"sched_switch", NULL });
-	cr_assert_eq(r.code, 0, "%s", r.err);
+	r = abicap_ok((char *[]){ (char *)abicap_bin(), "trace", "-d", "0.3",
+				  "-e", "sched_switch", NULL });
 	cr_assert(strstr(r.err, " dropped, 0 missed\n"), "%s", r.err);
 	cr_assert(strstr(r.err, "    DROPPED     MISSED  PROGRAM\n"), "%s", r.err);
-	free(r.out);
-	free(r.err);
+	run_free(&r);
 
-	char *cap = scratch_path("m.abicap");
-	r = run_cmd((char *[]){ (char *)abicap_bin(), "record", "-o", cap, "-d",
-				"0.3", "--", "true", NULL });
-	cr_assert_eq(r.code, 0, "%s", r.err);
-	free(r.out);
-	free(r.err);
-	r = run_cmd((char *[]){ (char *)abicap_bin(), "report", cap, NULL });
-	cr_assert_eq(r.code, 0, "%s", r.err);
-	cr_assert(strstr(r.out, "\nmissed while recording (program runs the "
-			 "kernel skipped): 0\n"), "%s", r.out);
-	free(r.out);
-	free(r.err);
-	r = run_cmd((char *[]){ (char *)abicap_bin(), "report", "-f", "json",
-				cap, NULL });
-	cr_assert_eq(r.code, 0, "%s", r.err);
+	r = abicap_ok((char *[]){ (char *)abicap_bin(), "record", "-o", cap,
+				  "-d", "0.3", "--", "true", NULL });
+	run_free(&r);
+	r = abicap_ok((char *[]){ (char *)abicap_bin(), "report", cap, NULL });
+	has_line(r.out, "missed while recording (program runs the kernel "
+		 "skipped): 0");
+	run_free(&r);
+	r = abicap_ok((char *[]){ (char *)abicap_bin(), "report", "-f", "json",
+				  cap, NULL });
 	j = json_loads(r.out, 0, NULL);
 	cr_assert(j, "%s", r.out);
 	/* record -- COMMAND follows its children: the helpers are attached */
-	json_t *m = json_object_get(json_object_get(j, "trailer"),
-				    "recursion_misses");
+	m = json_object_get(json_object_get(j, "trailer"), "recursion_misses");
 	cr_assert(json_is_integer(json_object_get(m, "sched_switch")), "%s", r.out);
 	cr_assert(json_is_integer(json_object_get(m, "sched_process_fork")), "%s",
 		  r.out);
 	cr_assert_eq(json_integer_value(json_object_get(json_object_get(j,
 		     "integrity"), "recursion_misses")), 0);
 	json_decref(j);
-	free(r.out);
-	free(r.err);
+	run_free(&r);
 }
