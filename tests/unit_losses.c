@@ -100,6 +100,19 @@ Test(losscount, summary_warns_of_program_runs_the_kernel_skipped)
 	free(err);
 }
 
+/* A kernel without the count (before 5.12): unknown, never 0. */
+Test(losscount, summary_says_unknown_where_the_kernel_counts_none)
+{
+	struct capture_misses ms = { .known = true, .total = 3 };
+	char t[64];
+
+	misses_text(&ms, t, sizeof(t));
+	cr_assert_str_eq(t, "3");
+	ms.known = false;
+	misses_text(&ms, t, sizeof(t));
+	cr_assert_str_eq(t, "unknown (the kernel counts none before 5.12)");
+}
+
 /* A one-switch capture whose trailer is trl; the report's text and JSON. */
 static void report_of(const char *trl, char **text, json_t **j)
 {

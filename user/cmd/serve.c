@@ -147,9 +147,9 @@ int do_serve(int argc, char **argv)
 	struct capture *c;
 	struct abicap_counter cnt[ABICAP_EV_COUNT];
 	struct capture_misses ms;
-	char missed[32];
+	char missed[64];
 	uint64_t t0, seen = 0, lost = 0;
-	bool help = false, warned_gone = false;
+	bool help = false, warned_gone = false, have_ms;
 	unsigned long ticks = 0;
 	int ret, fd;
 
@@ -237,11 +237,11 @@ int do_serve(int argc, char **argv)
 		}
 	}
 	httpd_stop(&srv);
-	if (capture_misses(c, &ms))
-		snprintf(missed, sizeof(missed), "unknown");
+	have_ms = !capture_misses(c, &ms);
+	if (have_ms)
+		misses_text(&ms, missed, sizeof(missed));
 	else
-		snprintf(missed, sizeof(missed), "%llu",
-			 (unsigned long long)ms.total);
+		snprintf(missed, sizeof(missed), "unknown");
 	if (!capture_counters(c, -1, cnt))
 		for (int e = 0; e < ABICAP_EV_COUNT; e++) {
 			seen += cnt[e].seen;
@@ -256,7 +256,7 @@ int do_serve(int argc, char **argv)
 		(mono_ns() - t0) / 1e9, (unsigned long long)seen,
 		(unsigned long long)lost, missed);
 	warn_aux(c, false);
-	if (strcmp(missed, "unknown"))
+	if (have_ms)
 		warn_misses(&ms);
 	metrics_fini(&m);
 	cgnames_free(m.names);

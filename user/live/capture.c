@@ -714,8 +714,11 @@ int capture_aux(struct capture *c, uint64_t out[ABICAP_AUX_COUNT])
 	return 0;
 }
 
-/* The program's recursion_misses (0 for none); -errno if it cannot be read. */
-static int prog_misses(struct bpf_program *p, uint64_t *out)
+/*
+ * The program's recursion_misses (0 for none); -errno if it cannot be read,
+ * *known false if the kernel has no such count.
+ */
+static int prog_misses(struct bpf_program *p, uint64_t *out, bool *known)
 {
 	struct bpf_prog_info info;
 	__u32 len = sizeof(info);
@@ -730,6 +733,8 @@ static int prog_misses(struct bpf_program *p, uint64_t *out)
 	if (len >= offsetof(struct bpf_prog_info, recursion_misses) +
 		   sizeof(info.recursion_misses))
 		*out = info.recursion_misses;
+	else
+		*known = false;
 	return 0;
 }
 
@@ -738,15 +743,16 @@ int capture_misses(struct capture *c, struct capture_misses *out)
 	int ret = 0;
 
 	memset(out, 0, sizeof(*out));
+	out->known = true;
 	for (unsigned int ev = 0; ev < ABICAP_EV_COUNT; ev++) {
 		out->on[ev] = c->prog[ev] != NULL;
-		ret = ret ?: prog_misses(c->prog[ev], &out->ev[ev]);
+		ret = ret ?: prog_misses(c->prog[ev], &out->ev[ev], &out->known);
 		out->total += out->ev[ev];
 	}
 	out->fork_on = c->fork_prog != NULL;
 	out->free_on = c->free_prog != NULL;
-	ret = ret ?: prog_misses(c->fork_prog, &out->fork);
-	ret = ret ?: prog_misses(c->free_prog, &out->free);
+	ret = ret ?: prog_misses(c->fork_prog, &out->fork, &out->known);
+	ret = ret ?: prog_misses(c->free_prog, &out->free, &out->known);
 	out->total += out->fork + out->free;
 	return ret;
 }

@@ -104,6 +104,7 @@ int capture_aux(struct capture *c, uint64_t out[ABICAP_AUX_COUNT]);
  * programs (sched_process_fork and _free); on[]: the program is attached.
  */
 struct capture_misses {
+	bool known; /* false: the kernel does not count them (before 5.12) */
 	uint64_t ev[ABICAP_EV_COUNT];
 	bool on[ABICAP_EV_COUNT];
 	uint64_t fork, free;

@@ -346,7 +346,7 @@ static void write_losses(FILE *f, struct capture *c)
 	struct capture_misses ms;
 	uint64_t aux[ABICAP_AUX_COUNT];
 
-	metrics_write_losses(f, capture_misses(c, &ms) ? NULL : &ms,
+	metrics_write_losses(f, capture_misses(c, &ms) || !ms.known ? NULL : &ms,
 			     capture_aux(c, aux) ? NULL : aux);
 }
 

@@ -152,7 +152,7 @@ static json_t *misses_json(struct capture *c)
 	struct capture_misses m;
 	json_t *o;
 
-	if (capture_misses(c, &m))
+	if (capture_misses(c, &m) || !m.known)
 		return json_null();
 	o = json_object();
 	for (unsigned int ev = 0; ev < ABICAP_EV_COUNT; ev++)

@@ -105,6 +105,14 @@ void warn_aux(struct capture *c, bool summary)
 			ABICAP_MAX_CPUS, ABICAP_MAX_CPUS);
 }
 
+void misses_text(const struct capture_misses *m, char *buf, size_t len)
+{
+	if (m->known)
+		snprintf(buf, len, "%llu", (unsigned long long)m->total);
+	else
+		snprintf(buf, len, "unknown (the kernel counts none before 5.12)");
+}
+
 void warn_misses(const struct capture_misses *m)
 {
 	char list[512] = "";
@@ -134,7 +142,7 @@ void print_summary(struct capture *c, unsigned int mask, double secs)
 	uint64_t seen = 0, rcvd = 0, drop = 0, unaccounted = 0;
 	int ncpus = capture_ncpus(c);
 	struct capture_misses ms;
-	char missed[32] = "unknown";
+	char missed[64] = "unknown";
 
 	if (capture_counters(c, -1, sum)) {
 		ab_warn("cannot read the kernel's event counters: %s",
@@ -146,8 +154,7 @@ void print_summary(struct capture *c, unsigned int mask, double secs)
 			strerror(errno));
 		memset(&ms, 0, sizeof(ms));
 	} else {
-		snprintf(missed, sizeof(missed), "%llu",
-			 (unsigned long long)ms.total);
+		misses_text(&ms, missed, sizeof(missed));
 	}
 	for (int ev = 0; ev < ABICAP_EV_COUNT; ev++) {
 		seen += sum[ev].seen;

@@ -42,6 +42,8 @@ void warn_aux(struct capture *c, bool summary);
  * naming the programs; nothing when there are none.
  */
 void warn_misses(const struct capture_misses *m);
+/* The count for a summary line: the total, or why it is not known. */
+void misses_text(const struct capture_misses *m, char *buf, size_t len);
 
 /*
  * The summary on stderr: seen, received, dropped and missed (program runs
