@@ -128,7 +128,7 @@ enum abicap_aux {
 	/*
 	 * Aggregation (serve): why events were counted as dropped. An event
 	 * is dropped once (abicap_counter.dropped) whatever failed; each
-	 * failure is counted here by its reason (a switch can have two).
+	 * failure is counted here by its reason (a switch can have three).
 	 */
 	ABICAP_AUX_CG_MAP_FULL = 6, /* a cgroup's statistics: cg_stats full */
 	ABICAP_AUX_QUEUE_LOST = 7, /* a task's run-queue wait start not kept */

@@ -78,7 +78,10 @@ static uint64_t trailer_dropped(json_t *trl)
 	return drop;
 }
 
-/* The trailer's recursion_misses: by program, summed (older files: none). */
+/*
+ * The trailer's recursion_misses: by program, summed. Not known from an
+ * older file (none), or from one whose counts are not counts.
+ */
 static void trailer_misses(struct capinfo *ci, json_t *trl)
 {
 	json_t *m = json_object_get(trl, "recursion_misses"), *v;
@@ -86,6 +89,9 @@ static void trailer_misses(struct capinfo *ci, json_t *trl)
 
 	if (!json_is_object(m))
 		return;
+	json_object_foreach(m, k, v)
+		if (!json_is_integer(v) || json_integer_value(v) < 0)
+			return;
 	ci->misses_known = true;
 	json_object_foreach(m, k, v)
 		ci->misses += json_integer_value(v);
