@@ -6,11 +6,13 @@
  * program is off by default (SEC("?...")): the loader turns on the variant
  * it chose for each event from the contract. Records (bpf/abicap.h) go to
  * one ring buffer, or, where the contract says the ring buffer's lock could
- * sleep (PREEMPT_RT before raw_spinlock_t), to per-CPU perf buffers. Every
- * record that passes the filters is counted as seen, and as dropped when the
- * buffer is full. In aggregation mode (abicap serve) the same programs keep
- * per-cgroup statistics in maps instead; an update that finds a map full is
- * counted as dropped.
+ * sleep (PREEMPT_RT before raw_spinlock_t), to per-CPU perf buffers (each
+ * record built on the program's stack: a program nested on the same CPU, or
+ * preempting it on PREEMPT_RT, has its own). Every event that passes the
+ * filters is counted as seen, and as dropped when the buffer is full. In
+ * aggregation mode (abicap serve) the same programs keep per-cgroup
+ * statistics in maps instead; an event whose update finds a map full is
+ * counted as dropped, once, and the failure by its reason (enum abicap_aux).
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -67,14 +69,6 @@ struct {
 	__uint(key_size, sizeof(__u32));
 	__uint(value_size, sizeof(__u32));
 } events_pb SEC(".maps");
-
-/* the record being built, for the perf buffer transport */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct abicap_switch); /* the largest record */
-} scratch SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -296,26 +290,41 @@ static __always_inline struct abicap_counter *count_seen(enum abicap_event ev)
 }
 
 /*
+ * The event (counter c) is lost: counted as dropped once, however many of
+ * its updates failed (lost: whether it already was).
+ */
+static __always_inline void lose(struct abicap_counter *c, bool *lost)
+{
+	if (!*lost && c)
+		c->dropped++;
+	*lost = true;
+}
+
+/*
  * Reserve a record (c: the event's counter, for submit()). With the ring
  * buffer a full buffer counts as dropped here; the perf buffer transport
- * builds the record in a per-CPU scratch slot.
+ * builds the record in stack, the caller's room of size bytes (zeroed:
+ * bpf_perf_event_output copies all of it), never in a per-CPU slot that a
+ * program nested on the CPU would overwrite.
  */
 static __always_inline void *reserve(enum abicap_event ev, __u32 size,
-				     __u32 cpu, __u64 ts,
-				     struct abicap_counter *c)
+				     __u32 cpu, __u64 ts, void *stack,
+				     struct abicap_counter *c, bool *lost)
 {
-	__u32 zero = 0;
 	struct abicap_hdr *h;
 
-	if (use_perfbuf)
-		h = bpf_map_lookup_elem(&scratch, &zero);
-	else
+	if (use_perfbuf) {
+		__builtin_memset(stack, 0, size);
+		h = stack;
+	} else {
 		h = bpf_ringbuf_reserve(&events, size, 0);
-	if (!h) {
-		if (c)
-			c->dropped++;
-		__sync_fetch_and_add(&dropped_total, 1);
-		return NULL;
+		if (!h) {
+			lose(c, lost);
+			__sync_fetch_and_add(&dropped_total, 1);
+			return NULL;
+		}
+		/* no offset from h computed before the check (the verifier) */
+		barrier_var(h);
 	}
 	h->ts_ns = ts;
 	h->type = ev;
@@ -331,15 +340,14 @@ static __always_inline void *reserve(enum abicap_event ev, __u32 size,
  * counts as dropped.
  */
 static __always_inline void submit(void *ctx, void *rec, __u32 size,
-				   struct abicap_counter *cnt)
+				   struct abicap_counter *cnt, bool *lost)
 {
 	__u64 flags = BPF_RB_NO_WAKEUP;
 
 	if (use_perfbuf) {
 		if (bpf_perf_event_output(ctx, &events_pb, BPF_F_CURRENT_CPU,
 					  rec, size)) {
-			if (cnt)
-				cnt->dropped++;
+			lose(cnt, lost);
 			__sync_fetch_and_add(&dropped_total, 1);
 		}
 		return;
@@ -351,7 +359,7 @@ static __always_inline void submit(void *ctx, void *rec, __u32 size,
 
 /* The statistics of cgroup cg, created on first use; NULL if the map is full. */
 static __always_inline struct abicap_cg_stats *
-cg_stats_of(__u64 cg, struct abicap_counter *cnt)
+cg_stats_of(__u64 cg, struct abicap_counter *cnt, bool *lost)
 {
 	struct abicap_cg_stats *st = bpf_map_lookup_elem(&cg_stats, &cg);
 	__u32 zero = 0;
@@ -363,8 +371,10 @@ cg_stats_of(__u64 cg, struct abicap_counter *cnt)
 	if (z && !bpf_map_update_elem(&cg_stats, &cg, z, BPF_NOEXIST))
 		count_aux(ABICAP_AUX_CG_CREATED);
 	st = bpf_map_lookup_elem(&cg_stats, &cg);
-	if (!st && cnt)
-		cnt->dropped++;
+	if (!st) {
+		count_aux(ABICAP_AUX_CG_MAP_FULL);
+		lose(cnt, lost);
+	}
 	return st;
 }
 
@@ -383,21 +393,22 @@ static __always_inline __u32 lat_bucket(__u64 ns)
 /* A task starts waiting for a CPU (woken, or preempted while runnable). */
 static __always_inline void agg_queue(struct task_struct *t, __s32 pid,
 				      __u64 ts, struct abicap_counter *cnt,
-				      const bool tstore)
+				      bool *lost, const bool tstore)
 {
 	struct task_note *n;
 
 	if (tstore) {
 		n = bpf_task_storage_get(&task_notes, t, 0,
 					 BPF_LOCAL_STORAGE_GET_F_CREATE);
-		if (n)
+		if (n) {
 			n->queued_at = ts;
-		else if (cnt)
-			cnt->dropped++;
+			return;
+		}
+	} else if (!bpf_map_update_elem(&queued_at, &pid, &ts, BPF_ANY)) {
 		return;
 	}
-	if (bpf_map_update_elem(&queued_at, &pid, &ts, BPF_ANY) && cnt)
-		cnt->dropped++;
+	count_aux(ABICAP_AUX_QUEUE_LOST);
+	lose(cnt, lost);
 }
 
 /* When next started waiting (and it no longer is), 0 if unknown. */
@@ -433,7 +444,7 @@ static __always_inline void agg_switch(__u64 ts, struct task_struct *prev,
 				       bool prev_ok, __u32 state,
 				       struct task_struct *next, __s32 next_pid,
 				       __u64 next_cg, bool next_ok,
-				       struct abicap_counter *cnt,
+				       struct abicap_counter *cnt, bool *lost,
 				       const bool tstore)
 {
 	__u32 zero = 0;
@@ -448,7 +459,7 @@ static __always_inline void agg_switch(__u64 ts, struct task_struct *prev,
 	if (prev_pid && prev_ok) {
 		bool runnable = !(state & (ABICAP_STATE_PREEMPTED - 1));
 
-		st = cg_stats_of(prev_cg, cnt);
+		st = cg_stats_of(prev_cg, cnt, lost);
 		if (st) {
 			if (since && ts > since)
 				st->oncpu_ns += ts - since;
@@ -458,7 +469,7 @@ static __always_inline void agg_switch(__u64 ts, struct task_struct *prev,
 				st->switches_voluntary++;
 		}
 		if (runnable)
-			agg_queue(prev, prev_pid, ts, cnt, tstore);
+			agg_queue(prev, prev_pid, ts, cnt, lost, tstore);
 	}
 	if (!next_pid || !next_ok)
 		return;
@@ -467,7 +478,7 @@ static __always_inline void agg_switch(__u64 ts, struct task_struct *prev,
 		return;
 	/* most switches stay in one cgroup: one lookup then */
 	if (!st || next_cg != prev_cg)
-		st = cg_stats_of(next_cg, cnt);
+		st = cg_stats_of(next_cg, cnt, lost);
 	if (!st)
 		return;
 	st->rq_count++;
@@ -488,10 +499,10 @@ static __always_inline int on_switch(void *ctx, bool preempt,
 	__u64 ts = bpf_ktime_get_ns();
 	__u32 cpu = bpf_get_smp_processor_id();
 	struct abicap_counter *cnt;
-	struct abicap_switch *e;
+	struct abicap_switch *e, rec;
 	__s32 prev_tgid, next_tgid, prev_pid, next_pid;
 	__u64 prev_cg, next_cg;
-	bool prev_ok = true, next_ok = true;
+	bool prev_ok = true, next_ok = true, lost = false;
 	__u32 state;
 
 	if (!event_on(ABICAP_EV_SCHED_SWITCH) || !cpu_on(cpu))
@@ -516,10 +527,11 @@ static __always_inline int on_switch(void *ctx, bool preempt,
 	next_cg = task_cgroup_id(next, direct);
 	if (aggregate)
 		agg_switch(ts, prev, prev_pid, prev_cg, prev_ok, state, next,
-			   next_pid, next_cg, next_ok, cnt, tstore);
+			   next_pid, next_cg, next_ok, cnt, &lost, tstore);
 	if (!stream)
 		return 0;
-	e = reserve(ABICAP_EV_SCHED_SWITCH, sizeof(*e), cpu, ts, cnt);
+	e = reserve(ABICAP_EV_SCHED_SWITCH, sizeof(*e), cpu, ts, &rec, cnt,
+		    &lost);
 	if (!e)
 		return 0;
 	task_comm(e->prev_comm, prev, direct);
@@ -537,7 +549,7 @@ static __always_inline int on_switch(void *ctx, bool preempt,
 	e->pad[0] = e->pad[1] = 0;
 	e->prev_cgroup = prev_cg;
 	e->next_cgroup = next_cg;
-	submit(ctx, e, sizeof(*e), cnt);
+	submit(ctx, e, sizeof(*e), cnt, &lost);
 	return 0;
 }
 
@@ -628,9 +640,10 @@ static __always_inline int on_wakeup(void *ctx, enum abicap_event ev,
 	__u64 ts = bpf_ktime_get_ns();
 	__u32 cpu = bpf_get_smp_processor_id();
 	struct abicap_counter *cnt;
-	struct abicap_wakeup *e;
+	struct abicap_wakeup *e, rec;
 	struct waker w = {};
 	__s32 pid, tgid;
+	bool lost = false;
 
 	pid = TASK_FIELD(direct, p, pid);
 	if (ev != ABICAP_EV_SCHED_WAKEUP)
@@ -651,10 +664,10 @@ static __always_inline int on_wakeup(void *ctx, enum abicap_event ev,
 	cnt = count_seen(ev);
 	/* the wakee starts waiting in the run queue */
 	if (aggregate && ev != ABICAP_EV_SCHED_WAKING)
-		agg_queue(p, pid, ts, cnt, tstore);
+		agg_queue(p, pid, ts, cnt, &lost, tstore);
 	if (!stream)
 		return 0;
-	e = reserve(ev, sizeof(*e), cpu, ts, cnt);
+	e = reserve(ev, sizeof(*e), cpu, ts, &rec, cnt, &lost);
 	if (!e)
 		return 0;
 	task_comm(e->comm, p, direct);
@@ -665,28 +678,41 @@ static __always_inline int on_wakeup(void *ctx, enum abicap_event ev,
 	e->waker_pid = w.pid;
 	e->waker_tgid = w.tgid;
 	e->cgroup = task_cgroup_id(p, direct);
-	submit(ctx, e, sizeof(*e), cnt);
+	submit(ctx, e, sizeof(*e), cnt, &lost);
 	return 0;
 }
 
-/* cpu_idle: residency per idle state; cpu_frequency: the CPU's last value. */
+/*
+ * cpu_idle: residency per idle state; cpu_frequency: the CPU's last value.
+ * An idle state or a CPU beyond the maps is not kept: the event is lost,
+ * counted by its reason.
+ */
 static __always_inline void agg_power(enum abicap_event ev, __u64 ts,
-				      __u32 state, __u32 cpu_id)
+				      __u32 state, __u32 cpu_id,
+				      struct abicap_counter *cnt, bool *lost)
 {
 	struct abicap_idle_stat *is;
 	struct cpu_agg *ca;
 	__u32 zero = 0;
 
 	if (ev == ABICAP_EV_CPU_FREQUENCY) {
-		bpf_map_update_elem(&cpu_freq, &cpu_id, &state, BPF_ANY);
+		if (bpf_map_update_elem(&cpu_freq, &cpu_id, &state, BPF_ANY)) {
+			count_aux(ABICAP_AUX_CPU_ID_BIG);
+			lose(cnt, lost);
+		}
 		return;
 	}
 	ca = bpf_map_lookup_elem(&cpu_agg, &zero);
 	if (!ca)
 		return;
 	if (state != (__u32)-1) {
-		ca->idle_since = ts;
+		/* an exit after it closes no period */
+		ca->idle_since = state < ABICAP_IDLE_STATES ? ts : 0;
 		ca->idle_state = state;
+		if (state >= ABICAP_IDLE_STATES) {
+			count_aux(ABICAP_AUX_IDLE_STATE_BIG);
+			lose(cnt, lost);
+		}
 		return;
 	}
 	if (!ca->idle_since)
@@ -706,7 +732,8 @@ static __always_inline int on_power(void *ctx, enum abicap_event ev,
 	__u64 ts = bpf_ktime_get_ns();
 	__u32 cpu = bpf_get_smp_processor_id();
 	struct abicap_counter *cnt;
-	struct abicap_power *e;
+	struct abicap_power *e, rec;
+	bool lost = false;
 
 	/*
 	 * Power events belong to no task: a task filter leaves them out of
@@ -718,15 +745,15 @@ static __always_inline int on_power(void *ctx, enum abicap_event ev,
 		return 0;
 	cnt = count_seen(ev);
 	if (aggregate)
-		agg_power(ev, ts, state, cpu_id);
+		agg_power(ev, ts, state, cpu_id, cnt, &lost);
 	if (!stream || TASK_FILTERS)
 		return 0;
-	e = reserve(ev, sizeof(*e), cpu, ts, cnt);
+	e = reserve(ev, sizeof(*e), cpu, ts, &rec, cnt, &lost);
 	if (!e)
 		return 0;
 	e->state = state;
 	e->cpu_id = cpu_id;
-	submit(ctx, e, sizeof(*e), cnt);
+	submit(ctx, e, sizeof(*e), cnt, &lost);
 	return 0;
 }
 

@@ -107,7 +107,11 @@ struct abicap_power {
 /* Per-CPU counters, one slot per enum abicap_event, in map "counters". */
 struct abicap_counter {
 	__u64 seen; /* events that passed the filters: = received + dropped */
-	__u64 dropped; /* ring buffer was full */
+	/*
+	 * records: the buffer was full; aggregation: a map update failed
+	 * (the reasons in enum abicap_aux). At most once per event.
+	 */
+	__u64 dropped;
 };
 
 /*
@@ -122,7 +126,16 @@ enum abicap_aux {
 	ABICAP_AUX_IRQ_UNKNOWN = 4, /* filtered wakings whose context was unknown */
 	ABICAP_AUX_WAKER_IN_HASH = 5, /* task storage failed: waker kept in a hash */
 	ABICAP_AUX_CG_CREATED = 6, /* entries made in cg_stats (serve: less those deleted, its fill) */
-	ABICAP_AUX_COUNT = 7,
+	/*
+	 * Aggregation (serve): why events were counted as dropped. An event
+	 * is dropped once (abicap_counter.dropped) whatever failed; each
+	 * failure is counted here by its reason (a switch can have three).
+	 */
+	ABICAP_AUX_CG_MAP_FULL = 7, /* a cgroup's statistics: cg_stats full */
+	ABICAP_AUX_QUEUE_LOST = 8, /* a task's run-queue wait start not kept */
+	ABICAP_AUX_IDLE_STATE_BIG = 9, /* cpu_idle state >= ABICAP_IDLE_STATES */
+	ABICAP_AUX_CPU_ID_BIG = 10, /* cpu_frequency cpu_id >= ABICAP_MAX_CPUS */
+	ABICAP_AUX_COUNT = 11,
 };
 
 /* Where the programs find preempt_count (rodata pc_where, set by the loader). */

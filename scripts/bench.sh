@@ -232,7 +232,7 @@ stop_tracer() { # SIGINT, then 30 s for it to end; past that, SIGKILL and say so
 	wait "$TIME_PID" 2>/dev/null
 	TRACER_PID='' TIME_PID=''
 }
-# abicap's summary line: "abicap: 1.09 s: N events seen, N received, N dropped"
+# abicap's summary line: "abicap: 1.09 s: N events seen, N received, N dropped, N missed"
 summary_counts() { # ERRFILE -> "seen received dropped"
 	sed -n 's/^abicap: .* s: \([0-9]*\) events seen, \([0-9]*\) received, \([0-9]*\) dropped.*/\1 \2 \3/p' "$1" | tail -1
 }

@@ -127,7 +127,7 @@ Test(cli, json_stream_for_pingpong_ends_on_duration, .timeout = 60)
 	cr_assert_geq(n.pp_switches, ROUNDS, "%d switches", n.pp_switches);
 	cr_assert_geq(n.pp_wakeups, ROUNDS, "%d wakeups", n.pp_wakeups);
 	cr_assert_geq(n.pp_wakings, ROUNDS, "%d wakings", n.pp_wakings);
-	cr_assert(strstr(err, " 0 dropped\n"), "stderr: %s", err);
+	cr_assert(strstr(err, " 0 dropped, 0 missed\n"), "stderr: %s", err);
 	cr_assert(strstr(err, "dropped per CPU: cpu0 0"), "stderr: %s", err);
 	free(out);
 	free(err);
@@ -151,7 +151,8 @@ Test(cli, ctrl_c_prints_summary_and_exits_0, .timeout = 60)
 	n = check_json(out, &pp);
 	cr_assert_geq(n.pp_switches, ROUNDS);
 	/* every line written is counted as received, and nothing dropped */
-	snprintf(line, sizeof(line), " %d received, 0 dropped\n", n.lines);
+	snprintf(line, sizeof(line), " %d received, 0 dropped, 0 missed\n",
+		 n.lines);
 	cr_assert(strstr(err, line), "want '%s' in: %s", line, err);
 	cr_assert(strstr(err, "sched_switch"), "%s", err);
 	cr_assert(strstr(err, "dropped per CPU:"), "%s", err);

@@ -398,6 +398,12 @@ Test(oracle, pingpong_unfiltered)
 	pp_case(NULL, NULL, NULL, true);
 }
 
+/* The perf buffer transport: records built on each program's stack. */
+Test(oracle, pingpong_perfbuf)
+{
+	pp_case((char *[]){ "--transport", "perfbuf", NULL }, NULL, NULL, true);
+}
+
 Test(oracle, pingpong_pid)
 {
 	struct orc_filter f = { .wakers = true };

@@ -78,6 +78,25 @@ static uint64_t trailer_dropped(json_t *trl)
 	return drop;
 }
 
+/*
+ * The trailer's recursion_misses: by program, summed. Not known from an
+ * older file (none), or from one whose counts are not counts.
+ */
+static void trailer_misses(struct capinfo *ci, json_t *trl)
+{
+	json_t *m = json_object_get(trl, "recursion_misses"), *v;
+	const char *k;
+
+	if (!json_is_object(m))
+		return;
+	json_object_foreach(m, k, v)
+		if (!json_is_integer(v) || json_integer_value(v) < 0)
+			return;
+	ci->misses_known = true;
+	json_object_foreach(m, k, v)
+		ci->misses += json_integer_value(v);
+}
+
 void capinfo_dropped(struct capinfo *ci, const struct capr *r,
 			    json_t *trl)
 {
@@ -98,6 +117,7 @@ void capinfo_dropped(struct capinfo *ci, const struct capr *r,
 		ci->dropped = trailer_dropped(trl);
 	if (ci->dropped_in_windows > ci->dropped)
 		ci->dropped = ci->dropped_in_windows;
+	trailer_misses(ci, trl);
 	ci->dropped_why = ig->trailer == CAPR_TRAILER_MISSING ?
 		"cut short: losses after its last drop block are not known" :
 		"the trailer is damaged or missing: what it counted is not known";

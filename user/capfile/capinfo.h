@@ -29,6 +29,13 @@ struct capinfo {
 	uint64_t dropped;
 	bool dropped_exact;
 	const char *dropped_why; /* why not exact */
+	/*
+	 * Program runs the kernel skipped while recording (the trailer's
+	 * recursion_misses); not known from a file without them (older
+	 * abicap, no intact trailer).
+	 */
+	bool misses_known;
+	uint64_t misses;
 	bool damaged; /* parts damaged, missing, doubled or out of place */
 	const struct capr_integrity *ig;
 	unsigned int version;

@@ -81,7 +81,7 @@ static json_t *json_integrity(const struct capinfo *ci)
 			(json_int_t)ig->problem[i].offset, "problem",
 			ig->problem[i].what));
 	return json_pack("{s:i, s:b, s:b, s:s, s:I, s:I, s:I, s:I, s:I, s:I, "
-			 "s:o, s:b, s:o, s:I, s:b, s:o, s:I}",
+			 "s:o, s:b, s:o, s:I, s:b, s:o, s:o, s:I}",
 		"format_version", (int)ci->version,
 		"verified", ig->verified, "damaged", ci->damaged,
 		"trailer", capwarn_trailer_name(ig->trailer),
@@ -97,6 +97,8 @@ static json_t *json_integrity(const struct capinfo *ci)
 		exp - rd : 0)) : json_null(),
 		"dropped", (json_int_t)ci->dropped,
 		"dropped_exact", ci->dropped_exact,
+		"recursion_misses", ci->misses_known ?
+		json_integer((json_int_t)ci->misses) : json_null(),
 		"problems", probs,
 		"problems_not_listed", (json_int_t)(ig->nproblems >
 			CAPR_PROBLEMS_KEPT ? ig->nproblems - CAPR_PROBLEMS_KEPT : 0));

@@ -191,6 +191,9 @@ void report_text(FILE *f, struct analysis *a, const char *path, json_t *meta,
 	else
 		fprintf(f, "dropped while recording: at least %llu (%s)\n",
 			(unsigned long long)ci->dropped, ci->dropped_why);
+	if (ci->misses_known)
+		fprintf(f, "missed while recording (program runs the kernel "
+			"skipped): %llu\n", (unsigned long long)ci->misses);
 	if (ci->damaged)
 		fprintf(f, "DAMAGED FILE: %llu parts damaged, %llu duplicated "
 			"(skipped), %llu out of order, %llu missing; trailer %s; "

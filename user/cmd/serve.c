@@ -59,6 +59,8 @@ const struct cmd_spec serve_spec = {
 "  abicap_abi_contract_status{event,item}      0 ok, 1 degraded, 2 broken\n"
 "  abicap_events_total{event}, abicap_events_lost_total{event}\n"
 "  abicap_cgroups, abicap_cgroups_max, abicap_cgroups_pruned_total\n"
+"  abicap_updates_lost_total{reason}           why events were lost\n"
+"  abicap_bpf_recursion_misses_total{event}    program runs the kernel skipped\n"
 "  abicap_http_connections_closed_total{reason=evicted|deadline}\n"
 "Counts of removed cgroups no scrape showed are in cgroup=\"(removed)\".\n"
 "Only GET and HEAD of / and /metrics are answered; a request with a body,\n"
@@ -148,8 +150,10 @@ int do_serve(int argc, char **argv)
 	struct contract *contract = NULL;
 	struct capture *c;
 	struct abicap_counter cnt[ABICAP_EV_COUNT];
+	struct capture_misses ms;
+	char missed[64];
 	uint64_t t0, seen = 0, lost = 0;
-	bool help = false, warned_gone = false;
+	bool help = false, warned_gone = false, have_ms;
 	unsigned long ticks = 0;
 	int ret, fd;
 
@@ -240,6 +244,11 @@ int do_serve(int argc, char **argv)
 		}
 	}
 	httpd_stop(&srv);
+	have_ms = !capture_misses(c, &ms);
+	if (have_ms)
+		misses_text(&ms, missed, sizeof(missed));
+	else
+		snprintf(missed, sizeof(missed), "unknown");
 	if (!capture_counters(c, -1, cnt))
 		for (int e = 0; e < ABICAP_EV_COUNT; e++) {
 			seen += cnt[e].seen;
@@ -247,12 +256,15 @@ int do_serve(int argc, char **argv)
 		}
 	fprintf(stderr, "abicap: served %llu scrapes (%llu requests refused, "
 		"%llu connections evicted, %llu past the %d s deadline) in %.1f s;"
-		" %llu events, %llu lost\n",
+		" %llu events, %llu lost, %s missed\n",
 		(unsigned long long)srv.scrapes, (unsigned long long)srv.refused,
 		(unsigned long long)srv.guard.evicted,
 		(unsigned long long)srv.guard.expired, HTTP_DEADLINE_S,
 		(mono_ns() - t0) / 1e9, (unsigned long long)seen,
-		(unsigned long long)lost);
+		(unsigned long long)lost, missed);
+	warn_aux(c, false);
+	if (have_ms)
+		warn_misses(&ms);
 	metrics_fini(&m);
 	cgnames_free(m.names);
 	capture_close(c);

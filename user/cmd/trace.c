@@ -32,8 +32,9 @@ const struct cmd_spec trace_spec = {
 "warnings, and the verdicts pick the program variants.\n"
 "Ends on Ctrl-C, SIGTERM (or SIGHUP, SIGUSR1, SIGUSR2, SIGALRM), the duration,\n"
 "or when stdout is closed; then prints\n"
-"a summary on stderr: events seen, received and dropped per event, and\n"
-"drops per CPU. Drops are also reported while running.\n"
+"a summary on stderr: events seen, received, dropped and missed (program\n"
+"runs the kernel skipped) per event, and drops per CPU. Drops are also\n"
+"reported while running.\n"
 "Exit: 0 ok, 1 kernel cannot do it, 2 bad usage, 3 missing privilege,\n"
 "4 runtime failure.\n",
 };

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 #include <errno.h>
+#include <stddef.h>
 #include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -775,6 +776,49 @@ int capture_aux(struct capture *c, uint64_t out[ABICAP_AUX_COUNT])
 	}
 	free(v);
 	return 0;
+}
+
+/*
+ * The program's recursion_misses (0 for none); -errno if it cannot be read,
+ * *known false if the kernel has no such count.
+ */
+static int prog_misses(struct bpf_program *p, uint64_t *out, bool *known)
+{
+	struct bpf_prog_info info;
+	__u32 len = sizeof(info);
+
+	*out = 0;
+	if (!p || bpf_program__fd(p) < 0)
+		return 0;
+	memset(&info, 0, sizeof(info));
+	if (bpf_obj_get_info_by_fd(bpf_program__fd(p), &info, &len))
+		return -errno;
+	/* a kernel older than the field (5.12) gives a shorter info */
+	if (len >= offsetof(struct bpf_prog_info, recursion_misses) +
+		   sizeof(info.recursion_misses))
+		*out = info.recursion_misses;
+	else
+		*known = false;
+	return 0;
+}
+
+int capture_misses(struct capture *c, struct capture_misses *out)
+{
+	int ret = 0;
+
+	memset(out, 0, sizeof(*out));
+	out->known = true;
+	for (unsigned int ev = 0; ev < ABICAP_EV_COUNT; ev++) {
+		out->on[ev] = c->prog[ev] != NULL;
+		ret = ret ?: prog_misses(c->prog[ev], &out->ev[ev], &out->known);
+		out->total += out->ev[ev];
+	}
+	out->fork_on = c->fork_prog != NULL;
+	out->free_on = c->free_prog != NULL;
+	ret = ret ?: prog_misses(c->fork_prog, &out->fork, &out->known);
+	ret = ret ?: prog_misses(c->free_prog, &out->free, &out->known);
+	out->total += out->fork + out->free;
+	return ret;
 }
 
 uint64_t capture_received(const struct capture *c, unsigned int ev)

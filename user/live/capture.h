@@ -103,9 +103,26 @@ int capture_counters(struct capture *c, int cpu, struct abicap_counter *out);
 
 /*
  * The programs' bookkeeping counters summed over CPUs (enum abicap_aux):
- * processes followed and not followed, wakers lost.
+ * processes followed and not followed, wakers lost, why aggregated events
+ * were lost.
  */
 int capture_aux(struct capture *c, uint64_t out[ABICAP_AUX_COUNT]);
+
+/*
+ * Runs of the attached programs the kernel skipped because a BPF program
+ * was already running on that CPU (bpf_prog_info.recursion_misses): those
+ * events are in no count, seen or dropped. Per event, and for the helper
+ * programs (sched_process_fork and _free); on[]: the program is attached.
+ */
+struct capture_misses {
+	bool known; /* false: the kernel does not count them (before 5.12) */
+	uint64_t ev[ABICAP_EV_COUNT];
+	bool on[ABICAP_EV_COUNT];
+	uint64_t fork, free;
+	bool fork_on, free_on;
+	uint64_t total;
+};
+int capture_misses(struct capture *c, struct capture_misses *out);
 
 /* Records received in user space per event, and records that failed to decode. */
 uint64_t capture_received(const struct capture *c, unsigned int ev);

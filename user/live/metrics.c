@@ -327,6 +327,44 @@ static void write_cpus(FILE *f, struct metrics_ctx *m)
 	free(all);
 }
 
+void metrics_write_losses(FILE *f, const struct capture_misses *ms,
+			  const uint64_t *aux)
+{
+	static const struct {
+		enum abicap_aux i;
+		const char *reason;
+	} why[] = {
+		{ ABICAP_AUX_CG_MAP_FULL, "cgroup_map_full" },
+		{ ABICAP_AUX_QUEUE_LOST, "runqueue_wait_not_kept" },
+		{ ABICAP_AUX_IDLE_STATE_BIG, "idle_state_out_of_range" },
+		{ ABICAP_AUX_CPU_ID_BIG, "cpu_out_of_range" },
+	};
+
+	help(f, "abicap_bpf_recursion_misses_total", "counter",
+	     "Runs of the event's BPF program the kernel skipped, the program "
+	     "already running on that CPU: events in no other count.");
+	for (int e = 0; ms && e < ABICAP_EV_COUNT; e++)
+		if (ms->on[e])
+			fprintf(f, "abicap_bpf_recursion_misses_total{event=\"%s\"}"
+				" %llu\n", event_name(e), U(ms->ev[e]));
+	help(f, "abicap_updates_lost_total", "counter",
+	     "Statistics updates the BPF programs could not make, by reason "
+	     "(an event with several counts once in abicap_events_lost_total).");
+	for (size_t i = 0; aux && i < sizeof(why) / sizeof(why[0]); i++)
+		fprintf(f, "abicap_updates_lost_total{reason=\"%s\"} %llu\n",
+			why[i].reason, U(aux[why[i].i]));
+}
+
+/* The kernel side's losses beyond seen and lost (absent if unreadable). */
+static void write_losses(FILE *f, struct capture *c)
+{
+	struct capture_misses ms;
+	uint64_t aux[ABICAP_AUX_COUNT];
+
+	metrics_write_losses(f, capture_misses(c, &ms) || !ms.known ? NULL : &ms,
+			     capture_aux(c, aux) ? NULL : aux);
+}
+
 static void write_health(FILE *f, struct metrics_ctx *m, size_t ncg)
 {
 	const struct check_result *res = capture_check(m->cap);
@@ -349,10 +387,12 @@ static void write_health(FILE *f, struct metrics_ctx *m, size_t ncg)
 		fprintf(f, "abicap_events_total{event=\"%s\"} %llu\n",
 			event_name(e), U(cnt[e].seen));
 	help(f, "abicap_events_lost_total", "counter",
-	     "Events not counted in full because a map was full, by event.");
+	     "Events not counted in full, by event, each once (at most "
+	     "abicap_events_total): reasons in abicap_updates_lost_total.");
 	for (int e = 0; have && e < ABICAP_EV_COUNT; e++)
 		fprintf(f, "abicap_events_lost_total{event=\"%s\"} %llu\n",
 			event_name(e), U(cnt[e].dropped));
+	write_losses(f, m->cap);
 	help(f, "abicap_cgroups", "gauge", "Cgroups with statistics in the map.");
 	fprintf(f, "abicap_cgroups %zu\n", ncg);
 	help(f, "abicap_cgroups_max", "gauge",

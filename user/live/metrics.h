@@ -80,6 +80,13 @@ void metrics_maintain(struct metrics_ctx *m);
  */
 int metrics_write_cgroups(FILE *f, struct metrics_ctx *m,
 			  const struct cg_sample *v, size_t n);
+/*
+ * The kernel side's losses: program runs skipped per attached event
+ * (ms, NULL: not known) and statistics updates lost per reason (aux[] by
+ * enum abicap_aux, NULL: not known).
+ */
+void metrics_write_losses(FILE *f, const struct capture_misses *ms,
+			  const uint64_t *aux);
 /* What the context holds (not the capture or the names). */
 void metrics_fini(struct metrics_ctx *m);
 

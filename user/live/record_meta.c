@@ -143,6 +143,31 @@ char *record_metadata(struct capture *c, const struct record_meta *o,
 	return s;
 }
 
+/*
+ * Program runs the kernel skipped, by the tracepoint of every attached
+ * program (null if they cannot be read): events in no count.
+ */
+static json_t *misses_json(struct capture *c)
+{
+	struct capture_misses m;
+	json_t *o;
+
+	if (capture_misses(c, &m) || !m.known)
+		return json_null();
+	o = json_object();
+	for (unsigned int ev = 0; ev < ABICAP_EV_COUNT; ev++)
+		if (m.on[ev])
+			json_object_set_new(o, event_name(ev),
+					    json_integer((json_int_t)m.ev[ev]));
+	if (m.fork_on)
+		json_object_set_new(o, "sched_process_fork",
+				    json_integer((json_int_t)m.fork));
+	if (m.free_on)
+		json_object_set_new(o, "sched_process_free",
+				    json_integer((json_int_t)m.free));
+	return o;
+}
+
 char *record_trailer(struct capture *c, double secs, uint64_t records,
 		     const struct loop_opts *lo)
 {
@@ -182,6 +207,7 @@ char *record_trailer(struct capture *c, double secs, uint64_t records,
 			"wakers_in_hash", (json_int_t)aux[ABICAP_AUX_WAKER_IN_HASH],
 			"waker_context_unknown",
 			(json_int_t)aux[ABICAP_AUX_IRQ_UNKNOWN]));
+	json_object_set_new(t, "recursion_misses", misses_json(c));
 	if (lo->child_exited)
 		json_object_set_new(t, "command_status", json_integer(
 			WIFEXITED(lo->child_status) ? WEXITSTATUS(lo->child_status) :

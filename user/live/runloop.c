@@ -86,6 +86,54 @@ void warn_aux(struct capture *c, bool summary)
 		ab_warn("%llu wakings whose context (task or interrupt) could "
 			"not be read: kept by the task filter on the wakee's "
 			"account only", (unsigned long long)a[ABICAP_AUX_IRQ_UNKNOWN]);
+	if (a[ABICAP_AUX_CG_MAP_FULL])
+		ab_warn("%llu cgroup statistics updates lost: the cgroup map was "
+			"full (raise --max-cgroups)",
+			(unsigned long long)a[ABICAP_AUX_CG_MAP_FULL]);
+	if (a[ABICAP_AUX_QUEUE_LOST])
+		ab_warn("%llu run-queue waits not measured: their start could "
+			"not be kept", (unsigned long long)a[ABICAP_AUX_QUEUE_LOST]);
+	if (a[ABICAP_AUX_IDLE_STATE_BIG])
+		ab_warn("%llu idle periods not counted: idle state %d or higher "
+			"(abicap keeps %d per CPU)",
+			(unsigned long long)a[ABICAP_AUX_IDLE_STATE_BIG],
+			ABICAP_IDLE_STATES, ABICAP_IDLE_STATES);
+	if (a[ABICAP_AUX_CPU_ID_BIG])
+		ab_warn("%llu cpu_frequency events not kept: cpu_id %d or higher "
+			"(abicap keeps %d CPUs)",
+			(unsigned long long)a[ABICAP_AUX_CPU_ID_BIG],
+			ABICAP_MAX_CPUS, ABICAP_MAX_CPUS);
+}
+
+void misses_text(const struct capture_misses *m, char *buf, size_t len)
+{
+	if (m->known)
+		snprintf(buf, len, "%llu", (unsigned long long)m->total);
+	else
+		snprintf(buf, len, "unknown (the kernel counts none before 5.12)");
+}
+
+void warn_misses(const struct capture_misses *m)
+{
+	char list[512] = "";
+	size_t n = 0;
+
+	if (!m->total)
+		return;
+	for (unsigned int ev = 0; ev < ABICAP_EV_COUNT; ev++)
+		if (m->ev[ev] && n < sizeof(list))
+			n += snprintf(list + n, sizeof(list) - n, "%s%s %llu",
+				      n ? ", " : "", event_name(ev),
+				      (unsigned long long)m->ev[ev]);
+	if (m->fork && n < sizeof(list))
+		n += snprintf(list + n, sizeof(list) - n, "%ssched_process_fork "
+			      "%llu", n ? ", " : "", (unsigned long long)m->fork);
+	if (m->free && n < sizeof(list))
+		snprintf(list + n, sizeof(list) - n, "%ssched_process_free %llu",
+			 n ? ", " : "", (unsigned long long)m->free);
+	ab_warn("%llu program runs skipped by the kernel, the program already "
+		"running on that CPU (%s): those events are in no count",
+		(unsigned long long)m->total, list);
 }
 
 void print_summary(struct capture *c, unsigned int mask, double secs)
@@ -93,11 +141,20 @@ void print_summary(struct capture *c, unsigned int mask, double secs)
 	struct abicap_counter sum[ABICAP_EV_COUNT], per[ABICAP_EV_COUNT];
 	uint64_t seen = 0, rcvd = 0, drop = 0, unaccounted = 0;
 	int ncpus = capture_ncpus(c);
+	struct capture_misses ms;
+	char missed[64] = "unknown";
 
 	if (capture_counters(c, -1, sum)) {
 		ab_warn("cannot read the kernel's event counters: %s",
 			strerror(errno));
 		return;
+	}
+	if (capture_misses(c, &ms)) {
+		ab_warn("cannot read the programs' recursion_misses: %s",
+			strerror(errno));
+		memset(&ms, 0, sizeof(ms));
+	} else {
+		misses_text(&ms, missed, sizeof(missed));
 	}
 	for (int ev = 0; ev < ABICAP_EV_COUNT; ev++) {
 		seen += sum[ev].seen;
@@ -105,20 +162,20 @@ void print_summary(struct capture *c, unsigned int mask, double secs)
 		rcvd += capture_received(c, ev);
 	}
 	fprintf(stderr, "abicap: %.2f s: %llu events seen, %llu received, "
-		"%llu dropped\n", secs, (unsigned long long)seen,
-		(unsigned long long)rcvd, (unsigned long long)drop);
-	fprintf(stderr, "  %-17s %10s %10s %10s  %s\n", "EVENT", "SEEN",
-		"RECEIVED", "DROPPED", "PROGRAM");
+		"%llu dropped, %s missed\n", secs, (unsigned long long)seen,
+		(unsigned long long)rcvd, (unsigned long long)drop, missed);
+	fprintf(stderr, "  %-17s %10s %10s %10s %10s  %s\n", "EVENT", "SEEN",
+		"RECEIVED", "DROPPED", "MISSED", "PROGRAM");
 	for (unsigned int ev = 0; ev < ABICAP_EV_COUNT; ev++) {
 		uint64_t r = capture_received(c, ev);
 
 		if (!(mask & (1u << ev)))
 			continue;
-		fprintf(stderr, "  %-17s %10llu %10llu %10llu  %s%s\n",
+		fprintf(stderr, "  %-17s %10llu %10llu %10llu %10llu  %s%s\n",
 			event_name(ev), (unsigned long long)sum[ev].seen,
 			(unsigned long long)r,
 			(unsigned long long)sum[ev].dropped,
-			capture_variant(c, ev),
+			(unsigned long long)ms.ev[ev], capture_variant(c, ev),
 			ev == ABICAP_EV_SCHED_SWITCH ?
 				(capture_plan(c)->switch_prev_state ?
 					 " (4 args)" : " (3 args)") : "");
@@ -145,6 +202,7 @@ void print_summary(struct capture *c, unsigned int mask, double secs)
 		ab_warn("%llu records could not be decoded",
 			(unsigned long long)capture_bad_records(c));
 	warn_aux(c, true);
+	warn_misses(&ms);
 }
 
 

@@ -32,11 +32,23 @@ int run_loop(struct capture *c, struct loop_opts *o);
 
 /*
  * Warnings for what the programs could not do (followed processes left out,
- * wakers lost); with summary, also the processes followed.
+ * wakers lost, aggregation updates lost); with summary, also the processes
+ * followed.
  */
 void warn_aux(struct capture *c, bool summary);
 
-/* The summary on stderr: seen, received, dropped per event and per CPU. */
+/*
+ * A warning for the program runs the kernel skipped (recursion_misses),
+ * naming the programs; nothing when there are none.
+ */
+void warn_misses(const struct capture_misses *m);
+/* The count for a summary line: the total, or why it is not known. */
+void misses_text(const struct capture_misses *m, char *buf, size_t len);
+
+/*
+ * The summary on stderr: seen, received, dropped and missed (program runs
+ * the kernel skipped) per event, drops per CPU.
+ */
 void print_summary(struct capture *c, unsigned int mask, double secs);
 
 uint64_t capture_received_total(const struct capture *c);
