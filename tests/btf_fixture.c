@@ -616,7 +616,7 @@ void kfix_write_image(const struct kfix *k, const char *path, enum kimg kind,
 
 struct tptypes {
 	int s32, u32, ul, u8, u16, boolean, page_ptr, mode, entry, empty,
-		void_ptr;
+		void_ptr, char_ptr, s8_ptr;
 };
 
 static int tp_type(const struct tptypes *t, const char *s)
@@ -630,6 +630,8 @@ static int tp_type(const struct tptypes *t, const char *s)
 		{ "bool", offsetof(struct tptypes, boolean) },
 		{ "struct page *", offsetof(struct tptypes, page_ptr) },
 		{ "enum migrate_mode", offsetof(struct tptypes, mode) },
+		{ "char *", offsetof(struct tptypes, char_ptr) },
+		{ "s8 *", offsetof(struct tptypes, s8_ptr) },
 	};
 
 	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
@@ -685,7 +687,7 @@ static void tp_add(struct btf *b, const struct tptypes *t, const char *spec)
 	n = split(open + 1, ";", items, 16);
 	{
 		int ids[16];
-		char *fname[16];
+		char *fname[16], sname[160]; /* sname not in buf: fname is */
 
 		for (int i = 0; i < n; i++) {
 			fname[i] = strrchr(items[i], ' ');
@@ -693,8 +695,8 @@ static void tp_add(struct btf *b, const struct tptypes *t, const char *spec)
 			*fname[i]++ = '\0';
 			ids[i] = tp_type(t, items[i]);
 		}
-		snprintf(buf, sizeof(buf), "trace_event_raw_%s", name);
-		cr_assert_gt(btf__add_struct(b, buf, 64), 0);
+		snprintf(sname, sizeof(sname), "trace_event_raw_%s", name);
+		cr_assert_gt(btf__add_struct(b, sname, 64), 0);
 		member(b, "ent", t->entry, &off, 8);
 		for (int i = 0; i < n; i++)
 			member(b, fname[i], ids[i], &off, 8);
@@ -709,6 +711,7 @@ void tpfix_write(const char *path, const char *const *spec, int n)
 	const void *raw;
 	__u32 len;
 	int off = 0, chr;
+	bool uchar = false;
 
 	t.s32 = btf__add_int(b, "int", 4, BTF_INT_SIGNED);
 	t.u32 = btf__add_int(b, "unsigned int", 4, 0);
@@ -720,12 +723,19 @@ void tpfix_write(const char *path, const char *const *spec, int n)
 	t.page_ptr = btf__add_ptr(b, btf__add_struct(b, "page", 64));
 	t.mode = btf__add_enum(b, "migrate_mode", 4);
 	cr_assert_eq(btf__add_enum_value(b, "MIGRATE_ASYNC", 0), 0);
-	chr = btf__add_int(b, "char", 1, BTF_INT_SIGNED);
+	/* plain char: signed (x86 before 6.2), or as with -funsigned-char */
+	for (int i = 0; i < n; i++)
+		uchar |= !strcmp(spec[i], "-funsigned-char");
+	chr = btf__add_int(b, "char", 1, uchar ? 0 : BTF_INT_SIGNED);
+	t.char_ptr = btf__add_ptr(b, chr);
+	t.s8_ptr = btf__add_ptr(b, btf__add_typedef(b, "s8",
+			btf__add_int(b, "signed char", 1, BTF_INT_SIGNED)));
 	t.empty = btf__add_array(b, t.s32, chr, 0);
 	t.entry = btf__add_struct(b, "trace_entry", 8);
 	member(b, "type", t.u16, &off, 8);
 	for (int i = 0; i < n; i++)
-		tp_add(b, &t, spec[i]);
+		if (strcmp(spec[i], "-funsigned-char"))
+			tp_add(b, &t, spec[i]);
 	raw = btf__raw_data(b, &len);
 	cr_assert(raw);
 	write_file(path, raw, len);

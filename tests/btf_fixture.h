@@ -82,7 +82,9 @@ void kfix_compress_file(const char *src, const char *dst, const char *how);
  * Raw BTF with just the tracepoints and records described, one string each:
  * "NAME(TYPE, TYPE, ...)" for btf_trace_NAME, "NAME{TYPE FIELD; ...}" for
  * struct trace_event_raw_NAME. TYPE: int, unsigned int, unsigned long,
- * u8, u16, bool, struct page *, enum migrate_mode.
+ * u8, u16, bool, struct page *, enum migrate_mode, char * (plain char:
+ * signed, or unsigned when one string is "-funsigned-char"), s8 * (signed
+ * char).
  */
 void tpfix_write(const char *path, const char *const *spec, int n);
 

@@ -443,6 +443,55 @@ Test(contract_cli, diff_mm_migrate_pages_names_the_inserted_position)
 		  "%s", out);
 }
 
+/*
+ * 6.1 -> 6.2 on x86: the kernel is built with -funsigned-char, so every
+ * plain char turns from signed to unsigned without a line of a tracepoint
+ * changing. diff names it (never "s8 * -> u8 *") and calls it compatible;
+ * char * turned into signed char * is a retype.
+ */
+Test(contract_cli, diff_names_the_signedness_of_char)
+{
+	static const char *const old[] = {
+		"devres_log(char *, int, s8 *)",
+		"devres_log{char * name; int size}" };
+	static const char *const new[] = {
+		"-funsigned-char", "devres_log(char *, int, char *)",
+		"devres_log{char * name; int size}" };
+	char *o = path("old.btf"), *n = path("new.btf"), *out;
+	json_t *j, *c;
+	struct run r;
+
+	out = diff_all(old, 2, new, 3, 1);
+	cr_assert(strstr(out, "ok        devres_log arg 1: char signedness, char * "
+			 "(plain char: signed -> unsigned; Linux 6.2+ builds with "
+			 "-funsigned-char)\n"), "%s", out);
+	cr_assert(strstr(out, "ok        record trace_event_raw_devres_log.name: "
+			 "char signedness, char * (plain char: signed -> "
+			 "unsigned; Linux 6.2+ builds with -funsigned-char)\n"),
+		  "%s", out);
+	cr_assert(strstr(out, "BREAKING  devres_log arg 3: retyped, s8 * -> char *\n"),
+		  "%s", out);
+	cr_assert_null(strstr(out, "u8"), "%s", out);
+	cr_assert(strstr(out, "result: 1 breaking, 2 compatible changes"), "%s", out);
+	r = ABICAP("diff", "--all", "--format", "json", o, n);
+	cr_assert_eq(r.code, 1, "%s%s", r.out, r.err);
+	j = json_loads(r.out, 0, NULL);
+	cr_assert(j, "%s", r.out);
+	c = json_array_get(json_object_get(j, "changes"), 0);
+	cr_assert_str_eq(json_string_value(json_object_get(c, "change")),
+			 "char signedness", "%s", r.out);
+	cr_assert_str_eq(json_string_value(json_object_get(c, "old_type")), "char *");
+	cr_assert_str_eq(json_string_value(json_object_get(c, "new_type")), "char *");
+	cr_assert_str_eq(json_string_value(json_object_get(c, "old_char")), "signed");
+	cr_assert_str_eq(json_string_value(json_object_get(c, "new_char")), "unsigned");
+	cr_assert(json_is_false(json_object_get(c, "breaking")), "%s", r.out);
+	json_decref(j);
+	/* and back: a downgrade names the other direction */
+	out = diff_all(new, 3, old, 2, 1);
+	cr_assert(strstr(out, "ok        devres_log arg 1: char signedness, char * "
+			 "(plain char: unsigned -> signed)\n"), "%s", out);
+}
+
 /* a kernel of the matrix: DIR/vmlinux.btf and its manifest.tsv line */
 static void matrix_kernel(FILE *m, const struct kfix *k, const char *arch,
 			  const char *line, const char *version)
