@@ -304,11 +304,18 @@ void kfix_write_raw(const struct kfix *k, const char *path)
 	btf__free(b);
 }
 
-/* An ELF64 of this machine with .BTF (if btf) and .shstrtab, written with libelf to fd. */
+/* linux_banner, as every kernel image holds it */
+static char banner[] = "Linux version " KFIX_RELEASE " (fixture@abicap) "
+		       "(gcc 12.2.0) #1 SMP PREEMPT_DYNAMIC\n";
+
+/*
+ * An ELF64 of this machine with .BTF (if btf), .rodata (the banner) and
+ * .shstrtab, written with libelf to fd.
+ */
 static void elf_machine(int fd, int machine, bool big_endian, const void *btf,
 			size_t len)
 {
-	static char shstr[] = "\0.BTF\0.shstrtab";
+	static char shstr[] = "\0.BTF\0.shstrtab\0.rodata";
 	Elf *e;
 	Elf64_Ehdr *eh;
 	Elf_Scn *scn;
@@ -334,6 +341,15 @@ static void elf_machine(int fd, int machine, bool big_endian, const void *btf,
 		sh->sh_name = 1;
 		sh->sh_type = SHT_PROGBITS;
 	}
+	scn = elf_newscn(e);
+	d = elf_newdata(scn);
+	d->d_buf = banner;
+	d->d_size = sizeof(banner);
+	d->d_align = 1;
+	d->d_type = ELF_T_BYTE;
+	sh = elf64_getshdr(scn);
+	sh->sh_name = 16;
+	sh->sh_type = SHT_PROGBITS;
 	scn = elf_newscn(e);
 	d = elf_newdata(scn);
 	d->d_buf = shstr;
@@ -493,6 +509,7 @@ static unsigned char *image_body(const struct kfix *k, bool be,
 		memcpy(img + 0x38, magic38, 4);
 	for (size_t i = 0; i < 2048; i++)
 		img[pos++] = (unsigned char)(i * 7 + 3);
+	memcpy(img + pos - 1024, banner, sizeof(banner));
 	memcpy(img + pos, decoy, dlen);
 	pos += dlen;
 	if (btf)

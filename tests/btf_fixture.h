@@ -49,6 +49,9 @@ struct kfix {
 
 struct btf *kfix_build(const struct kfix *k);
 
+/* The release in the "Linux version" banner of every fixture image */
+#define KFIX_RELEASE "6.1.0-abicap-fixture"
+
 /* Write as raw BTF / an ELF with .BTF / an x86 bzImage ("xz", "zstd", "gzip", "lz4"). */
 void kfix_write_raw(const struct kfix *k, const char *path);
 void kfix_write_elf(const struct kfix *k, const char *path);

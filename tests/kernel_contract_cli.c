@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include "btf_fixture.h"
 #include "harness.h"
 
@@ -21,6 +22,19 @@
 
 TestSuite(contract_cli, .init = scratch_init, .fini = scratch_fini,
 	  .timeout = 60);
+
+/* s with every run of spaces made one: table rows whatever the column widths */
+static char *squeezed(const char *s)
+{
+	char *out = malloc(strlen(s) + 1), *o = out;
+
+	cr_assert(out);
+	for (; *s; s++)
+		if (*s != ' ' || o == out || o[-1] != ' ')
+			*o++ = *s;
+	*o = '\0';
+	return out;
+}
 
 Test(contract_cli, check_running_kernel_is_satisfied)
 {
@@ -32,7 +46,7 @@ Test(contract_cli, check_running_kernel_is_satisfied)
 	cr_assert(strstr(r.out, "abicap check: running kernel "), "%s", r.out);
 	cr_assert(strstr(r.out, "result: 54 ok, 0 degraded, 0 broken: satisfied\n"),
 		  "%s", r.out);
-	cr_assert(strstr(r.out, "sched_switch     arg 4 prev_state"), "%s", r.out);
+	cr_assert(strstr(squeezed(r.out), "\nsched_switch arg 4 prev_state"), "%s", r.out);
 }
 
 Test(contract_cli, check_5_10_is_degraded_and_strict_fails)
@@ -45,12 +59,10 @@ Test(contract_cli, check_5_10_is_degraded_and_strict_fails)
 	cr_assert_eq(r.code, 0, "%s%s", r.out, r.err);
 	cr_assert(strstr(r.out, "result: 50 ok, 5 degraded, 0 broken: "
 			 "satisfied (degraded)\n"), "%s", r.out);
-	cr_assert(strstr(r.out, "task_struct      __state                  u32  "
-			 "                  state: s64 (long int)      degraded\n"),
-		  "%s", r.out);
-	cr_assert(strstr(r.out, "sched_switch     arg 4 prev_state         u32  "
-			 "                  missing (3 arguments)      degraded\n"),
-		  "%s", r.out);
+	cr_assert(strstr(squeezed(r.out), "\ntask_struct __state u32 state: s64 "
+			 "(long int) degraded\n"), "%s", r.out);
+	cr_assert(strstr(squeezed(r.out), "\nsched_switch arg 4 prev_state u32 "
+			 "missing (3 arguments) degraded\n"), "%s", r.out);
 	r = ABICAP("check", "--btf", btf, "--strict");
 	cr_assert_eq(r.code, 1);
 	cr_assert(strstr(r.out, "degraded (fails under --strict)"), "%s", r.out);
@@ -109,9 +121,8 @@ Test(contract_cli, check_broken_kernel_exits_1)
 	kfix_write_raw(&(struct kfix){ .sw = SW_518RC1 }, btf);
 	r = ABICAP("check", "--btf", btf);
 	cr_assert_eq(r.code, 1);
-	cr_assert(strstr(r.out, "sched_switch     arg 2 prev               "
-			 "struct task_struct *   u32 (unsigned int)         broken\n"),
-		  "%s", r.out);
+	cr_assert(strstr(squeezed(r.out), "\nsched_switch arg 2 prev struct "
+			 "task_struct * u32 (unsigned int) broken\n"), "%s", r.out);
 	cr_assert(strstr(r.out, "0 degraded, 1 broken: broken") ||
 		  strstr(r.out, "1 degraded, 1 broken: broken"), "%s", r.out);
 }
@@ -187,6 +198,125 @@ Test(contract_cli, json_output_reports_errors_on_stdout)
 	expect_exit2(ABICAP("check", "--btf", empty), "is empty");
 }
 
+/* check names the kernel it read: release (the image's banner) and architecture */
+Test(contract_cli, check_names_the_kernel_release_and_architecture)
+{
+	char *img = path("Image"), *s390 = path("vmlinux-s390x"), *raw = path("raw.btf");
+	char want[256];
+	struct utsname u;
+	json_t *j, *k;
+	struct run r;
+
+	cr_assert_eq(uname(&u), 0);
+	r = ABICAP("check");
+	snprintf(want, sizeof(want), "\nkernel: Linux %s (%s, little-endian BTF)\n",
+		 u.release, strcmp(u.machine, "aarch64") ? u.machine : "arm64");
+	cr_assert(strstr(r.out, want), "'%s' lacks '%s'", r.out, want);
+	kfix_write_image(&(struct kfix){ 0 }, img, KIMG_ARM64, false, NULL);
+	r = ABICAP("check", "--btf", img);
+	cr_assert_eq(r.code, 0, "%s%s", r.out, r.err);
+	cr_assert(strstr(r.out, "\nkernel: Linux " KFIX_RELEASE " (arm64, "
+			 "little-endian BTF)\n"), "%s", r.out);
+	kfix_write_image(&(struct kfix){ 0 }, s390, KIMG_ELF_S390, true, NULL);
+	r = ABICAP("check", "--btf", s390);
+	cr_assert(strstr(r.out, "\nkernel: Linux " KFIX_RELEASE " (s390x, "
+			 "big-endian BTF)\n"), "%s", r.out);
+	kfix_write_raw(&(struct kfix){ 0 }, raw);
+	r = ABICAP("check", "--btf", raw);
+	cr_assert(strstr(r.out, "\nkernel: release and architecture unknown "
+			 "(raw BTF holds neither; little-endian BTF)\n"), "%s", r.out);
+	r = ABICAP("check", "--btf", img, "--format", "json");
+	j = json_loads(r.out, 0, NULL);
+	cr_assert(j, "%s", r.out);
+	k = json_object_get(j, "kernel");
+	cr_assert_str_eq(json_string_value(json_object_get(k, "release")), KFIX_RELEASE);
+	cr_assert_str_eq(json_string_value(json_object_get(k, "arch")), "arm64");
+	cr_assert_str_eq(json_string_value(json_object_get(k, "byte_order")), "little");
+	json_decref(j);
+	r = ABICAP("check", "--btf", raw, "--format", "json");
+	j = json_loads(r.out, 0, NULL);
+	cr_assert(j, "%s", r.out);
+	k = json_object_get(j, "kernel");
+	cr_assert(json_is_null(json_object_get(k, "release")), "%s", r.out);
+	cr_assert(json_is_null(json_object_get(k, "arch")), "%s", r.out);
+	json_decref(j);
+}
+
+/* a program is not a kernel without BTF: bad input (2), not "the kernel cannot" (1) */
+Test(contract_cli, check_btf_of_a_program_is_bad_input)
+{
+	char *elf = path("vmlinux-nobtf");
+
+	expect_exit2(ABICAP("check", "--btf", "/bin/ls"), "not a Linux kernel");
+	expect_json_error(ABICAP("check", "--btf", "/bin/ls", "--format", "json"),
+			  2, "not a Linux kernel");
+	expect_exit2(ABICAP("diff", "/bin/ls", "/bin/ls"), "not a Linux kernel");
+	/* a kernel's ELF without BTF still is the kernel's shortcoming */
+	kfix_write_image(NULL, elf, KIMG_ELF_S390, true, NULL);
+	expect_json_error(ABICAP("check", "--btf", elf, "--format", "json"), 1,
+			  "without a .BTF section");
+}
+
+/* Every row's columns start where the header's do, whatever the names' lengths. */
+static void expect_aligned(const char *out)
+{
+	static const char *const heads[] = { "ITEM", "EXPECTED", "KERNEL HAS",
+					     "VERDICT" };
+	const char *hdr = strstr(out, "SCOPE "), *line;
+	size_t col[4];
+	int rows = 0;
+
+	cr_assert(hdr, "%s", out);
+	for (int i = 0; i < 4; i++)
+		col[i] = strstr(hdr, heads[i]) - hdr;
+	for (line = strchr(hdr, '\n') + 1; *line && strncmp(line, "result:", 7);
+	     line = strchr(line, '\n') + 1) {
+		size_t len = strcspn(line, "\n");
+
+		if (line[0] == ' ')
+			continue; /* a detail */
+		rows++;
+		for (int i = 0; i < 4; i++)
+			cr_assert(len > col[i] && line[col[i] - 1] == ' ' &&
+				  line[col[i]] != ' ',
+				  "column %s does not start at %zu in '%.*s'",
+				  heads[i], col[i], (int)len, line);
+	}
+	cr_assert_gt(rows, 10, "%s", out);
+}
+
+Test(contract_cli, check_table_columns_stay_aligned)
+{
+	char *con = path("long.json"), *raw = path("raw.btf"), *txt, *at;
+	static const char item[] =
+		"\n    { \"struct\": \"a_struct_with_a_rather_long_name\", "
+		"\"field\": \"and_a_field_with_an_even_longer_name\", "
+		"\"type\": \"struct some_type_with_a_long_name *\", "
+		"\"required\": false, \"fallback\": \"none\", "
+		"\"events\": [\"sched_switch\"], \"feeds\": \"nothing\" },";
+	FILE *f;
+	struct run r;
+	size_t len;
+
+	expect_aligned(ABICAP("check").out);
+	kfix_write_raw(&KFIX_5_10, raw);
+	expect_aligned(ABICAP("check", "--btf", raw).out);
+	/* the built-in contract with one item of long names */
+	txt = read_file("bpf/contract.json", &len);
+	at = strstr(txt, "\n  \"fields\": [");
+	cr_assert(at, "bpf/contract.json has no top-level fields");
+	at += strlen("\n  \"fields\": [");
+	f = fopen(con, "w");
+	cr_assert(f);
+	fprintf(f, "%.*s%s%s", (int)(at - txt), txt, item, at);
+	fclose(f);
+	free(txt);
+	r = ABICAP("check", "--btf", raw, "--contract", con);
+	cr_assert_lt(r.code, 2, "%s", r.err);
+	cr_assert(strstr(r.out, "and_a_field_with_an_even_longer_name"), "%s", r.out);
+	expect_aligned(r.out);
+}
+
 Test(contract_cli, diff_5_10_to_modern_names_the_success_deletion)
 {
 	char *old = path("5.10.btf"), *new = path("6.x.btf");
@@ -246,7 +376,7 @@ Test(contract_cli, snapshot_pins_a_kernel)
 	cr_assert(strstr(r.out, " 0 degraded, 0 broken: satisfied\n"), "%s", r.out);
 	r = ABICAP("check", "--contract", snap, "--btf", new);
 	cr_assert_eq(r.code, 1, "%s", r.out);
-	cr_assert(strstr(r.out, "task_struct      state                    s64"), "%s", r.out);
+	cr_assert(strstr(squeezed(r.out), "\ntask_struct state s64"), "%s", r.out);
 	cr_assert(strstr(r.out, "record.success"), "%s", r.out);
 	r = ABICAP("contract", "show");
 	cr_assert_eq(r.code, 0);
@@ -349,9 +479,8 @@ Test(contract_cli, contract_from_object_is_checkable)
 	cr_assert_eq(r.code, 0, "%s", r.err);
 	r = ABICAP("check", "--contract", con, "--btf", old);
 	cr_assert_eq(r.code, 0, "%s", r.out);
-	cr_assert(strstr(r.out, "task_struct      __state                  u32  "
-			 "                  state: s64 (long int)      degraded\n"),
-		  "%s", r.out);
+	cr_assert(strstr(squeezed(r.out), "\ntask_struct __state u32 state: s64 "
+			 "(long int) degraded\n"), "%s", r.out);
 	r = ABICAP("check", "--contract", con, "--btf", new);
 	cr_assert_eq(r.code, 0, "%s", r.out);
 	cr_assert(strstr(r.out, " 0 degraded, 0 broken: satisfied\n"), "%s", r.out);
@@ -362,8 +491,7 @@ Test(contract_cli, contract_from_object_is_checkable)
 	cr_assert_eq(r.code, 0, "%s", r.err);
 	r = ABICAP("check", "--contract", con, "--btf", new);
 	cr_assert_eq(r.code, 1, "%s", r.out);
-	cr_assert(strstr(r.out, "task_struct      state                    s64  "
-			 "                  missing                    broken\n"),
+	cr_assert(strstr(squeezed(r.out), "\ntask_struct state s64 missing broken\n"),
 		  "%s", r.out);
 	expect_json_error(ABICAP("contract", "from-object"), 2,
 			  "needs one BPF object");
