@@ -308,6 +308,24 @@ void kfix_write_raw(const struct kfix *k, const char *path)
 static char banner[] = "Linux version " KFIX_RELEASE " (fixture@abicap) "
 		       "(gcc 12.2.0) #1 SMP PREEMPT_DYNAMIC\n";
 
+/* A section of e holding len bytes of buf; its index. */
+static size_t elf_section(Elf *e, void *buf, size_t len, size_t align,
+			  unsigned int name, unsigned int type)
+{
+	Elf_Scn *scn = elf_newscn(e);
+	Elf_Data *d = elf_newdata(scn);
+	Elf64_Shdr *sh;
+
+	d->d_buf = buf;
+	d->d_size = len;
+	d->d_align = align;
+	d->d_type = ELF_T_BYTE;
+	sh = elf64_getshdr(scn);
+	sh->sh_name = name;
+	sh->sh_type = type;
+	return elf_ndxscn(scn);
+}
+
 /*
  * An ELF64 of this machine with .BTF (if btf), .rodata (the banner) and
  * .shstrtab, written with libelf to fd.
@@ -318,9 +336,6 @@ static void elf_machine(int fd, int machine, bool big_endian, const void *btf,
 	static char shstr[] = "\0.BTF\0.shstrtab\0.rodata";
 	Elf *e;
 	Elf64_Ehdr *eh;
-	Elf_Scn *scn;
-	Elf_Data *d;
-	Elf64_Shdr *sh;
 
 	elf_version(EV_CURRENT);
 	e = elf_begin(fd, ELF_C_WRITE, NULL);
@@ -330,36 +345,10 @@ static void elf_machine(int fd, int machine, bool big_endian, const void *btf,
 	eh->e_machine = machine;
 	eh->e_type = ET_EXEC;
 	eh->e_version = EV_CURRENT;
-	if (btf) {
-		scn = elf_newscn(e);
-		d = elf_newdata(scn);
-		d->d_buf = (void *)btf;
-		d->d_size = len;
-		d->d_align = 4;
-		d->d_type = ELF_T_BYTE;
-		sh = elf64_getshdr(scn);
-		sh->sh_name = 1;
-		sh->sh_type = SHT_PROGBITS;
-	}
-	scn = elf_newscn(e);
-	d = elf_newdata(scn);
-	d->d_buf = banner;
-	d->d_size = sizeof(banner);
-	d->d_align = 1;
-	d->d_type = ELF_T_BYTE;
-	sh = elf64_getshdr(scn);
-	sh->sh_name = 16;
-	sh->sh_type = SHT_PROGBITS;
-	scn = elf_newscn(e);
-	d = elf_newdata(scn);
-	d->d_buf = shstr;
-	d->d_size = sizeof(shstr);
-	d->d_align = 1;
-	d->d_type = ELF_T_BYTE;
-	sh = elf64_getshdr(scn);
-	sh->sh_name = 6;
-	sh->sh_type = SHT_STRTAB;
-	eh->e_shstrndx = elf_ndxscn(scn);
+	if (btf)
+		elf_section(e, (void *)btf, len, 4, 1, SHT_PROGBITS);
+	elf_section(e, banner, sizeof(banner), 1, 16, SHT_PROGBITS);
+	eh->e_shstrndx = elf_section(e, shstr, sizeof(shstr), 1, 6, SHT_STRTAB);
 	cr_assert_gt(elf_update(e, ELF_C_WRITE), 0, "%s", elf_errmsg(-1));
 	elf_end(e);
 }
