@@ -620,6 +620,52 @@ Test(contract_cli, diff_names_the_signedness_of_char)
 			 "(plain char: unsigned -> signed)\n"), "%s", out);
 }
 
+/* scripts/tpabi.py over kernels given in order: each step's states, and the marked events */
+Test(contract_cli, tpabi_reports_every_step)
+{
+	char *k1 = path("5.10.btf"), *k2 = path("6.1.elf"), *k3 = path("6.12.btf");
+	char *out = path("docs"), *md, *json, bin[4096];
+	json_t *j, *st;
+	struct run r;
+	size_t len;
+
+	kfix_write_raw(&KFIX_5_10, k1);
+	kfix_write_elf(&(struct kfix){ 0 }, k2);
+	kfix_write_raw(&(struct kfix){ .switch_appended = true }, k3);
+	cr_assert(realpath(abicap_bin(), bin));
+	r = run_cmd((char *[]){ "python3", "scripts/tpabi.py", "--abicap", bin,
+				"--out", out, k1, k2, k3, NULL });
+	cr_assert_eq(r.code, 0, "%s%s", r.out, r.err);
+	md = read_file(path("docs/tracepoint-abi.md"), &len);
+	/* the ELF's release is its banner's */
+	cr_assert(strstr(md, "| given/given | " KFIX_RELEASE " -> "), "%s", md);
+	cr_assert(strstr(md, "sched_wakeup (trace_event_raw_sched_wakeup_template): "
+			 "broke at "), "%s", md);
+	cr_assert(strstr(md, "success: deleted, was s32; target_cpu: moved"), "%s", md);
+	cr_assert(strstr(md, "sched_switch (trace_event_raw_sched_switch): never "
+			 "broke"), "%s", md);
+	json = read_file(path("docs/tracepoint-abi.json"), &len);
+	j = json_loads(json, 0, NULL);
+	cr_assert(j, "%s", json);
+	st = json_array_get(json_object_get(json_array_get(json_object_get(j,
+		"chains"), 0), "steps"), 0);
+	cr_assert_str_eq(json_string_value(json_object_get(json_object_get(
+		json_object_get(st, "tracepoints"), "changed"), "sched_switch")),
+		"append-only", "%s", json);
+	cr_assert_str_eq(json_string_value(json_object_get(json_object_get(
+		json_object_get(st, "marked"), "sched_wakeup"), "record")),
+		"breaking", "%s", json);
+	st = json_array_get(json_object_get(json_array_get(json_object_get(j,
+		"chains"), 0), "steps"), 1);
+	cr_assert_str_eq(json_string_value(json_object_get(json_object_get(
+		json_object_get(st, "records"), "changed"),
+		"trace_event_raw_sched_switch")), "append-only", "%s", json);
+	json_decref(j);
+	r = run_cmd((char *[]){ "python3", "scripts/tpabi.py", k1, NULL });
+	cr_assert_eq(r.code, 2, "%s%s", r.out, r.err);
+	cr_assert(strstr(r.err, "at least two kernels"), "%s", r.err);
+}
+
 /* a kernel of the matrix: DIR/vmlinux.btf and its manifest.tsv line */
 static void matrix_kernel(FILE *m, const struct kfix *k, const char *arch,
 			  const char *line, const char *version)
