@@ -269,7 +269,9 @@ def markdown(res, cmd):
       "*prototype* is the tracepoint's argument list (what `tp_btf` and "
       "`raw_tp` BPF programs read, `btf_trace_*`); a *record* is the tracefs "
       "format of an event class (`trace_event_raw_*`, what perf, ftrace and "
-      "tracefs readers parse; one class serves several events).\n")
+      "tracefs readers parse; one class serves several events). Only "
+      "what the kernel's own BTF describes is counted: tracepoints built "
+      "into vmlinux, not those of modules.\n")
     # the summary, from the longest main-flavour chain
     longest = max(main or res, key=lambda c: len(c["steps"]))
     if longest["steps"]:
