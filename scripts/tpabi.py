@@ -43,6 +43,7 @@ MARKED = {"sched_switch": "trace_event_raw_sched_switch",
 STATES = ("unchanged", "append-only", "char-sign", "breaking", "removed",
           "added")
 HOW = ("deleted", "retyped", "moved", "inserted")
+FATES = ("never changed", "append-only", "char-sign only", "broke", "removed")
 MAIN_FLAVOUR = {"amd64": "amd64", "arm64": "arm64", "armhf": "armmp",
                 "i386": "686-pae", "ppc64el": "powerpc64le",
                 "s390x": "s390x", "riscv64": "riscv64"}
@@ -417,7 +418,8 @@ def compact(res):
         for what in ("tracepoints", "records"):
             f = span(c, what)
             if f is not None:
-                fates[what] = dict(collections.Counter(f.values()))
+                n = collections.Counter(f.values())
+                fates[what] = {k: n[k] for k in FATES}
         cc["whole_chain"] = fates
         out.append(cc)
     return out
