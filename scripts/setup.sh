@@ -7,7 +7,7 @@ PKGS=(
 	make gcc clang llvm pkg-config
 	libbpf-dev bpftool libelf-dev zlib1g-dev libzstd-dev
 	libjansson-dev libcriterion-dev liblzma-dev liblz4-dev
-	jq linux-perf sudo
+	jq linux-perf sudo python3
 	qemu-system-x86 busybox-static cpio xz-utils zstd lz4 binutils
 	protobuf-compiler
 	libmicrohttpd-dev prometheus curl

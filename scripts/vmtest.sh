@@ -19,7 +19,11 @@
 # checked input); a kernel without BTF must be refused as such.
 # `abicap diff` between consecutive lines of each architecture's main
 # flavour; every verdict that differs between architectures on one line is
-# printed with its explanation (an unexplained one fails).
+# printed with its explanation (an unexplained one fails). `abicap diff
+# --all` on every consecutive pair, checked change by change against an
+# independent reading (scripts/oracle-matrix.sh); --update-readme also
+# regenerates docs/abi-history.json (scripts/abi-history.sh, audited the
+# same way) and docs/tracepoint-abi.{md,json} (scripts/tpabi.py).
 # Booted: each kernel under qemu (TCG; qemu-system-x86_64, or
 # qemu-system-aarch64 -machine virt for arm64) with an initramfs of that
 # architecture's static build (build/ or build/arm64/: abicap-static,
@@ -49,7 +53,7 @@ while [ $# -gt 0 ]; do
 	--ci) CI_MODE=1 ;;
 	--no-boot) NO_BOOT=1 ;;
 	--timeout) TIMEOUT=$2; shift ;;
-	-h|--help) sed -n '2,32p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '2,37p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "vmtest.sh: error: unknown argument '$1' (see --help)" >&2; exit 2 ;;
 	esac
 	shift
@@ -521,6 +525,32 @@ for arch in amd64 arm64; do
 		fail=$((fail + 1))
 	fi
 done
+
+# --- abicap diff against an independent reading, and the tracepoint-ABI data ------
+# Every consecutive pair of one architecture and flavour (at least 10 in the
+# whole matrix, both byte orders), change by change against
+# scripts/btfdiff_oracle.py; with --update-readme the ABI history
+# (docs/abi-history.json and the README table) and the tracepoint-ABI report
+# (docs/tracepoint-abi.{md,json}) are regenerated from this matrix first,
+# and the history is audited by the same reading.
+if [ -z "$ONLY" ]; then
+	oargs=(--min-pairs "$([ $CI_MODE -eq 1 ] && echo 4 || echo 10)")
+	if [ $UPDATE_README -eq 1 ]; then
+		scripts/abi-history.sh "$OUT/manifest.tsv" ||
+			{ echo "vmtest: FAIL scripts/abi-history.sh"; fail=$((fail + 1)); }
+		python3 scripts/tpabi.py --manifest "$OUT/manifest.tsv" ||
+			{ echo "vmtest: FAIL scripts/tpabi.py"; fail=$((fail + 1)); }
+		oargs+=(--history docs/abi-history.json)
+	fi
+	if ABICAP_ORACLE_OUT=$OUT/oracle scripts/oracle-matrix.sh "${oargs[@]}" \
+		"$OUT/manifest.tsv" > "$OUT/oracle.txt" 2>&1; then
+		tail -n 2 "$OUT/oracle.txt"
+	else
+		grep -E "FAIL|error" "$OUT/oracle.txt" | head -n 40
+		echo "vmtest: FAIL abicap diff disagrees with the independent reading (see $OUT/oracle.txt)"
+		fail=$((fail + 1))
+	fi
+fi
 
 # --- output ------------------------------------------------------------------------
 jq . <<<"$matrix_json" > "$OUT/matrix.json"

@@ -304,16 +304,38 @@ void kfix_write_raw(const struct kfix *k, const char *path)
 	btf__free(b);
 }
 
-/* An ELF64 of this machine with .BTF (if btf) and .shstrtab, written with libelf to fd. */
+/* linux_banner, as every kernel image holds it */
+static char banner[] = "Linux version " KFIX_RELEASE " (fixture@abicap) "
+		       "(gcc 12.2.0) #1 SMP PREEMPT_DYNAMIC\n";
+
+/* A section of e holding len bytes of buf; its index. */
+static size_t elf_section(Elf *e, void *buf, size_t len, size_t align,
+			  unsigned int name, unsigned int type)
+{
+	Elf_Scn *scn = elf_newscn(e);
+	Elf_Data *d = elf_newdata(scn);
+	Elf64_Shdr *sh;
+
+	d->d_buf = buf;
+	d->d_size = len;
+	d->d_align = align;
+	d->d_type = ELF_T_BYTE;
+	sh = elf64_getshdr(scn);
+	sh->sh_name = name;
+	sh->sh_type = type;
+	return elf_ndxscn(scn);
+}
+
+/*
+ * An ELF64 of this machine with .BTF (if btf), .rodata (the banner) and
+ * .shstrtab, written with libelf to fd.
+ */
 static void elf_machine(int fd, int machine, bool big_endian, const void *btf,
 			size_t len)
 {
-	static char shstr[] = "\0.BTF\0.shstrtab";
+	static char shstr[] = "\0.BTF\0.shstrtab\0.rodata";
 	Elf *e;
 	Elf64_Ehdr *eh;
-	Elf_Scn *scn;
-	Elf_Data *d;
-	Elf64_Shdr *sh;
 
 	elf_version(EV_CURRENT);
 	e = elf_begin(fd, ELF_C_WRITE, NULL);
@@ -323,27 +345,10 @@ static void elf_machine(int fd, int machine, bool big_endian, const void *btf,
 	eh->e_machine = machine;
 	eh->e_type = ET_EXEC;
 	eh->e_version = EV_CURRENT;
-	if (btf) {
-		scn = elf_newscn(e);
-		d = elf_newdata(scn);
-		d->d_buf = (void *)btf;
-		d->d_size = len;
-		d->d_align = 4;
-		d->d_type = ELF_T_BYTE;
-		sh = elf64_getshdr(scn);
-		sh->sh_name = 1;
-		sh->sh_type = SHT_PROGBITS;
-	}
-	scn = elf_newscn(e);
-	d = elf_newdata(scn);
-	d->d_buf = shstr;
-	d->d_size = sizeof(shstr);
-	d->d_align = 1;
-	d->d_type = ELF_T_BYTE;
-	sh = elf64_getshdr(scn);
-	sh->sh_name = 6;
-	sh->sh_type = SHT_STRTAB;
-	eh->e_shstrndx = elf_ndxscn(scn);
+	if (btf)
+		elf_section(e, (void *)btf, len, 4, 1, SHT_PROGBITS);
+	elf_section(e, banner, sizeof(banner), 1, 16, SHT_PROGBITS);
+	eh->e_shstrndx = elf_section(e, shstr, sizeof(shstr), 1, 6, SHT_STRTAB);
 	cr_assert_gt(elf_update(e, ELF_C_WRITE), 0, "%s", elf_errmsg(-1));
 	elf_end(e);
 }
@@ -493,6 +498,7 @@ static unsigned char *image_body(const struct kfix *k, bool be,
 		memcpy(img + 0x38, magic38, 4);
 	for (size_t i = 0; i < 2048; i++)
 		img[pos++] = (unsigned char)(i * 7 + 3);
+	memcpy(img + pos - 1024, banner, sizeof(banner));
 	memcpy(img + pos, decoy, dlen);
 	pos += dlen;
 	if (btf)
@@ -616,7 +622,7 @@ void kfix_write_image(const struct kfix *k, const char *path, enum kimg kind,
 
 struct tptypes {
 	int s32, u32, ul, u8, u16, boolean, page_ptr, mode, entry, empty,
-		void_ptr;
+		void_ptr, char_ptr, s8_ptr;
 };
 
 static int tp_type(const struct tptypes *t, const char *s)
@@ -630,6 +636,8 @@ static int tp_type(const struct tptypes *t, const char *s)
 		{ "bool", offsetof(struct tptypes, boolean) },
 		{ "struct page *", offsetof(struct tptypes, page_ptr) },
 		{ "enum migrate_mode", offsetof(struct tptypes, mode) },
+		{ "char *", offsetof(struct tptypes, char_ptr) },
+		{ "s8 *", offsetof(struct tptypes, s8_ptr) },
 	};
 
 	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
@@ -685,7 +693,7 @@ static void tp_add(struct btf *b, const struct tptypes *t, const char *spec)
 	n = split(open + 1, ";", items, 16);
 	{
 		int ids[16];
-		char *fname[16];
+		char *fname[16], sname[160]; /* sname not in buf: fname is */
 
 		for (int i = 0; i < n; i++) {
 			fname[i] = strrchr(items[i], ' ');
@@ -693,8 +701,8 @@ static void tp_add(struct btf *b, const struct tptypes *t, const char *spec)
 			*fname[i]++ = '\0';
 			ids[i] = tp_type(t, items[i]);
 		}
-		snprintf(buf, sizeof(buf), "trace_event_raw_%s", name);
-		cr_assert_gt(btf__add_struct(b, buf, 64), 0);
+		snprintf(sname, sizeof(sname), "trace_event_raw_%s", name);
+		cr_assert_gt(btf__add_struct(b, sname, 64), 0);
 		member(b, "ent", t->entry, &off, 8);
 		for (int i = 0; i < n; i++)
 			member(b, fname[i], ids[i], &off, 8);
@@ -709,6 +717,7 @@ void tpfix_write(const char *path, const char *const *spec, int n)
 	const void *raw;
 	__u32 len;
 	int off = 0, chr;
+	bool uchar = false;
 
 	t.s32 = btf__add_int(b, "int", 4, BTF_INT_SIGNED);
 	t.u32 = btf__add_int(b, "unsigned int", 4, 0);
@@ -720,12 +729,19 @@ void tpfix_write(const char *path, const char *const *spec, int n)
 	t.page_ptr = btf__add_ptr(b, btf__add_struct(b, "page", 64));
 	t.mode = btf__add_enum(b, "migrate_mode", 4);
 	cr_assert_eq(btf__add_enum_value(b, "MIGRATE_ASYNC", 0), 0);
-	chr = btf__add_int(b, "char", 1, BTF_INT_SIGNED);
+	/* plain char: signed (x86 before 6.2), or as with -funsigned-char */
+	for (int i = 0; i < n; i++)
+		uchar |= !strcmp(spec[i], "-funsigned-char");
+	chr = btf__add_int(b, "char", 1, uchar ? 0 : BTF_INT_SIGNED);
+	t.char_ptr = btf__add_ptr(b, chr);
+	t.s8_ptr = btf__add_ptr(b, btf__add_typedef(b, "s8",
+			btf__add_int(b, "signed char", 1, BTF_INT_SIGNED)));
 	t.empty = btf__add_array(b, t.s32, chr, 0);
 	t.entry = btf__add_struct(b, "trace_entry", 8);
 	member(b, "type", t.u16, &off, 8);
 	for (int i = 0; i < n; i++)
-		tp_add(b, &t, spec[i]);
+		if (strcmp(spec[i], "-funsigned-char"))
+			tp_add(b, &t, spec[i]);
 	raw = btf__raw_data(b, &len);
 	cr_assert(raw);
 	write_file(path, raw, len);

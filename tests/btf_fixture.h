@@ -49,6 +49,9 @@ struct kfix {
 
 struct btf *kfix_build(const struct kfix *k);
 
+/* The release in the "Linux version" banner of every fixture image */
+#define KFIX_RELEASE "6.1.0-abicap-fixture"
+
 /* Write as raw BTF / an ELF with .BTF / an x86 bzImage ("xz", "zstd", "gzip", "lz4"). */
 void kfix_write_raw(const struct kfix *k, const char *path);
 void kfix_write_elf(const struct kfix *k, const char *path);
@@ -82,7 +85,9 @@ void kfix_compress_file(const char *src, const char *dst, const char *how);
  * Raw BTF with just the tracepoints and records described, one string each:
  * "NAME(TYPE, TYPE, ...)" for btf_trace_NAME, "NAME{TYPE FIELD; ...}" for
  * struct trace_event_raw_NAME. TYPE: int, unsigned int, unsigned long,
- * u8, u16, bool, struct page *, enum migrate_mode.
+ * u8, u16, bool, struct page *, enum migrate_mode, char * (plain char:
+ * signed, or unsigned when one string is "-funsigned-char"), s8 * (signed
+ * char).
  */
 void tpfix_write(const char *path, const char *const *spec, int n);
 

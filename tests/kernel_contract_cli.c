@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include "btf_fixture.h"
 #include "harness.h"
 #include "objfix.h"
@@ -23,6 +24,19 @@
 TestSuite(contract_cli, .init = scratch_init, .fini = scratch_fini,
 	  .timeout = 60);
 
+/* s with every run of spaces made one: table rows whatever the column widths */
+static char *squeezed(const char *s)
+{
+	char *out = malloc(strlen(s) + 1), *o = out;
+
+	cr_assert(out);
+	for (; *s; s++)
+		if (*s != ' ' || o == out || o[-1] != ' ')
+			*o++ = *s;
+	*o = '\0';
+	return out;
+}
+
 Test(contract_cli, check_running_kernel_is_satisfied)
 {
 	struct run r;
@@ -33,7 +47,7 @@ Test(contract_cli, check_running_kernel_is_satisfied)
 	cr_assert(strstr(r.out, "abicap check: running kernel "), "%s", r.out);
 	cr_assert(strstr(r.out, "result: 54 ok, 0 degraded, 0 broken: satisfied\n"),
 		  "%s", r.out);
-	cr_assert(strstr(r.out, "sched_switch     arg 4 prev_state"), "%s", r.out);
+	cr_assert(strstr(squeezed(r.out), "\nsched_switch arg 4 prev_state"), "%s", r.out);
 }
 
 Test(contract_cli, check_5_10_is_degraded_and_strict_fails)
@@ -46,12 +60,10 @@ Test(contract_cli, check_5_10_is_degraded_and_strict_fails)
 	cr_assert_eq(r.code, 0, "%s%s", r.out, r.err);
 	cr_assert(strstr(r.out, "result: 50 ok, 5 degraded, 0 broken: "
 			 "satisfied (degraded)\n"), "%s", r.out);
-	cr_assert(strstr(r.out, "task_struct      __state                  u32  "
-			 "                  state: s64 (long int)      degraded\n"),
-		  "%s", r.out);
-	cr_assert(strstr(r.out, "sched_switch     arg 4 prev_state         u32  "
-			 "                  missing (3 arguments)      degraded\n"),
-		  "%s", r.out);
+	cr_assert(strstr(squeezed(r.out), "\ntask_struct __state u32 state: s64 "
+			 "(long int) degraded\n"), "%s", r.out);
+	cr_assert(strstr(squeezed(r.out), "\nsched_switch arg 4 prev_state u32 "
+			 "missing (3 arguments) degraded\n"), "%s", r.out);
 	r = ABICAP("check", "--btf", btf, "--strict");
 	cr_assert_eq(r.code, 1);
 	cr_assert(strstr(r.out, "degraded (fails under --strict)"), "%s", r.out);
@@ -110,9 +122,8 @@ Test(contract_cli, check_broken_kernel_exits_1)
 	kfix_write_raw(&(struct kfix){ .sw = SW_518RC1 }, btf);
 	r = ABICAP("check", "--btf", btf);
 	cr_assert_eq(r.code, 1);
-	cr_assert(strstr(r.out, "sched_switch     arg 2 prev               "
-			 "struct task_struct *   u32 (unsigned int)         broken\n"),
-		  "%s", r.out);
+	cr_assert(strstr(squeezed(r.out), "\nsched_switch arg 2 prev struct "
+			 "task_struct * u32 (unsigned int) broken\n"), "%s", r.out);
 	cr_assert(strstr(r.out, "0 degraded, 1 broken: broken") ||
 		  strstr(r.out, "1 degraded, 1 broken: broken"), "%s", r.out);
 }
@@ -188,6 +199,125 @@ Test(contract_cli, json_output_reports_errors_on_stdout)
 	expect_exit2(ABICAP("check", "--btf", empty), "is empty");
 }
 
+/* check names the kernel it read: release (the image's banner) and architecture */
+Test(contract_cli, check_names_the_kernel_release_and_architecture)
+{
+	char *img = path("Image"), *s390 = path("vmlinux-s390x"), *raw = path("raw.btf");
+	char want[256];
+	struct utsname u;
+	json_t *j, *k;
+	struct run r;
+
+	cr_assert_eq(uname(&u), 0);
+	r = ABICAP("check");
+	snprintf(want, sizeof(want), "\nkernel: Linux %s (%s, little-endian BTF)\n",
+		 u.release, strcmp(u.machine, "aarch64") ? u.machine : "arm64");
+	cr_assert(strstr(r.out, want), "'%s' lacks '%s'", r.out, want);
+	kfix_write_image(&(struct kfix){ 0 }, img, KIMG_ARM64, false, NULL);
+	r = ABICAP("check", "--btf", img);
+	cr_assert_eq(r.code, 0, "%s%s", r.out, r.err);
+	cr_assert(strstr(r.out, "\nkernel: Linux " KFIX_RELEASE " (arm64, "
+			 "little-endian BTF)\n"), "%s", r.out);
+	kfix_write_image(&(struct kfix){ 0 }, s390, KIMG_ELF_S390, true, NULL);
+	r = ABICAP("check", "--btf", s390);
+	cr_assert(strstr(r.out, "\nkernel: Linux " KFIX_RELEASE " (s390x, "
+			 "big-endian BTF)\n"), "%s", r.out);
+	kfix_write_raw(&(struct kfix){ 0 }, raw);
+	r = ABICAP("check", "--btf", raw);
+	cr_assert(strstr(r.out, "\nkernel: release and architecture unknown "
+			 "(raw BTF holds neither; little-endian BTF)\n"), "%s", r.out);
+	r = ABICAP("check", "--btf", img, "--format", "json");
+	j = json_loads(r.out, 0, NULL);
+	cr_assert(j, "%s", r.out);
+	k = json_object_get(j, "kernel");
+	cr_assert_str_eq(json_string_value(json_object_get(k, "release")), KFIX_RELEASE);
+	cr_assert_str_eq(json_string_value(json_object_get(k, "arch")), "arm64");
+	cr_assert_str_eq(json_string_value(json_object_get(k, "byte_order")), "little");
+	json_decref(j);
+	r = ABICAP("check", "--btf", raw, "--format", "json");
+	j = json_loads(r.out, 0, NULL);
+	cr_assert(j, "%s", r.out);
+	k = json_object_get(j, "kernel");
+	cr_assert(json_is_null(json_object_get(k, "release")), "%s", r.out);
+	cr_assert(json_is_null(json_object_get(k, "arch")), "%s", r.out);
+	json_decref(j);
+}
+
+/* a program is not a kernel without BTF: bad input (2), not "the kernel cannot" (1) */
+Test(contract_cli, check_btf_of_a_program_is_bad_input)
+{
+	char *elf = path("vmlinux-nobtf");
+
+	expect_exit2(ABICAP("check", "--btf", "/bin/ls"), "not a Linux kernel");
+	expect_json_error(ABICAP("check", "--btf", "/bin/ls", "--format", "json"),
+			  2, "not a Linux kernel");
+	expect_exit2(ABICAP("diff", "/bin/ls", "/bin/ls"), "not a Linux kernel");
+	/* a kernel's ELF without BTF still is the kernel's shortcoming */
+	kfix_write_image(NULL, elf, KIMG_ELF_S390, true, NULL);
+	expect_json_error(ABICAP("check", "--btf", elf, "--format", "json"), 1,
+			  "without a .BTF section");
+}
+
+/* Every row's columns start where the header's do, whatever the names' lengths. */
+static void expect_aligned(const char *out)
+{
+	static const char *const heads[] = { "ITEM", "EXPECTED", "KERNEL HAS",
+					     "VERDICT" };
+	const char *hdr = strstr(out, "SCOPE "), *line;
+	size_t col[4];
+	int rows = 0;
+
+	cr_assert(hdr, "%s", out);
+	for (int i = 0; i < 4; i++)
+		col[i] = strstr(hdr, heads[i]) - hdr;
+	for (line = strchr(hdr, '\n') + 1; *line && strncmp(line, "result:", 7);
+	     line = strchr(line, '\n') + 1) {
+		size_t len = strcspn(line, "\n");
+
+		if (line[0] == ' ')
+			continue; /* a detail */
+		rows++;
+		for (int i = 0; i < 4; i++)
+			cr_assert(len > col[i] && line[col[i] - 1] == ' ' &&
+				  line[col[i]] != ' ',
+				  "column %s does not start at %zu in '%.*s'",
+				  heads[i], col[i], (int)len, line);
+	}
+	cr_assert_gt(rows, 10, "%s", out);
+}
+
+Test(contract_cli, check_table_columns_stay_aligned)
+{
+	char *con = path("long.json"), *raw = path("raw.btf"), *txt, *at;
+	static const char item[] =
+		"\n    { \"struct\": \"a_struct_with_a_rather_long_name\", "
+		"\"field\": \"and_a_field_with_an_even_longer_name\", "
+		"\"type\": \"struct some_type_with_a_long_name *\", "
+		"\"required\": false, \"fallback\": \"none\", "
+		"\"events\": [\"sched_switch\"], \"feeds\": \"nothing\" },";
+	FILE *f;
+	struct run r;
+	size_t len;
+
+	expect_aligned(ABICAP("check").out);
+	kfix_write_raw(&KFIX_5_10, raw);
+	expect_aligned(ABICAP("check", "--btf", raw).out);
+	/* the built-in contract with one item of long names */
+	txt = read_file("bpf/contract.json", &len);
+	at = strstr(txt, "\n  \"fields\": [");
+	cr_assert(at, "bpf/contract.json has no top-level fields");
+	at += strlen("\n  \"fields\": [");
+	f = fopen(con, "w");
+	cr_assert(f);
+	fprintf(f, "%.*s%s%s", (int)(at - txt), txt, item, at);
+	fclose(f);
+	free(txt);
+	r = ABICAP("check", "--btf", raw, "--contract", con);
+	cr_assert_lt(r.code, 2, "%s", r.err);
+	cr_assert(strstr(r.out, "and_a_field_with_an_even_longer_name"), "%s", r.out);
+	expect_aligned(r.out);
+}
+
 Test(contract_cli, diff_5_10_to_modern_names_the_success_deletion)
 {
 	char *old = path("5.10.btf"), *new = path("6.x.btf");
@@ -247,7 +377,7 @@ Test(contract_cli, snapshot_pins_a_kernel)
 	cr_assert(strstr(r.out, " 0 degraded, 0 broken: satisfied\n"), "%s", r.out);
 	r = ABICAP("check", "--contract", snap, "--btf", new);
 	cr_assert_eq(r.code, 1, "%s", r.out);
-	cr_assert(strstr(r.out, "task_struct      state                    s64"), "%s", r.out);
+	cr_assert(strstr(squeezed(r.out), "\ntask_struct state s64"), "%s", r.out);
 	cr_assert(strstr(r.out, "record.success"), "%s", r.out);
 	r = ABICAP("contract", "show");
 	cr_assert_eq(r.code, 0);
@@ -350,9 +480,8 @@ Test(contract_cli, contract_from_object_is_checkable)
 	cr_assert_eq(r.code, 0, "%s", r.err);
 	r = ABICAP("check", "--contract", con, "--btf", old);
 	cr_assert_eq(r.code, 0, "%s", r.out);
-	cr_assert(strstr(r.out, "task_struct      __state                  u32  "
-			 "                  state: s64 (long int)      degraded\n"),
-		  "%s", r.out);
+	cr_assert(strstr(squeezed(r.out), "\ntask_struct __state u32 state: s64 "
+			 "(long int) degraded\n"), "%s", r.out);
 	r = ABICAP("check", "--contract", con, "--btf", new);
 	cr_assert_eq(r.code, 0, "%s", r.out);
 	cr_assert(strstr(r.out, " 0 degraded, 0 broken: satisfied\n"), "%s", r.out);
@@ -363,8 +492,7 @@ Test(contract_cli, contract_from_object_is_checkable)
 	cr_assert_eq(r.code, 0, "%s", r.err);
 	r = ABICAP("check", "--contract", con, "--btf", new);
 	cr_assert_eq(r.code, 1, "%s", r.out);
-	cr_assert(strstr(r.out, "task_struct      state                    s64  "
-			 "                  missing                    broken\n"),
+	cr_assert(strstr(squeezed(r.out), "\ntask_struct state s64 missing broken\n"),
 		  "%s", r.out);
 	expect_json_error(ABICAP("contract", "from-object"), 2,
 			  "needs one BPF object");
@@ -442,6 +570,101 @@ Test(contract_cli, diff_mm_migrate_pages_names_the_inserted_position)
 	out = diff_all(new, 1, old, 1, 1);
 	cr_assert(strstr(out, "BREAKING  mm_migrate_pages arg 6: removed, was u64\n"),
 		  "%s", out);
+}
+
+/*
+ * 6.1 -> 6.2 on x86: the kernel is built with -funsigned-char, so every
+ * plain char turns from signed to unsigned without a line of a tracepoint
+ * changing. diff names it (never "s8 * -> u8 *") and calls it compatible;
+ * char * turned into signed char * is a retype.
+ */
+Test(contract_cli, diff_names_the_signedness_of_char)
+{
+	static const char *const old[] = {
+		"devres_log(char *, int, s8 *)",
+		"devres_log{char * name; int size}" };
+	static const char *const new[] = {
+		"-funsigned-char", "devres_log(char *, int, char *)",
+		"devres_log{char * name; int size}" };
+	char *o = path("old.btf"), *n = path("new.btf"), *out;
+	json_t *j, *c;
+	struct run r;
+
+	out = diff_all(old, 2, new, 3, 1);
+	cr_assert(strstr(out, "ok        devres_log arg 1: char signedness, char * "
+			 "(plain char: signed -> unsigned; Linux 6.2+ builds with "
+			 "-funsigned-char)\n"), "%s", out);
+	cr_assert(strstr(out, "ok        record trace_event_raw_devres_log.name: "
+			 "char signedness, char * (plain char: signed -> "
+			 "unsigned; Linux 6.2+ builds with -funsigned-char)\n"),
+		  "%s", out);
+	cr_assert(strstr(out, "BREAKING  devres_log arg 3: retyped, s8 * -> char *\n"),
+		  "%s", out);
+	cr_assert_null(strstr(out, "u8"), "%s", out);
+	cr_assert(strstr(out, "result: 1 breaking, 2 compatible changes"), "%s", out);
+	r = ABICAP("diff", "--all", "--format", "json", o, n);
+	cr_assert_eq(r.code, 1, "%s%s", r.out, r.err);
+	j = json_loads(r.out, 0, NULL);
+	cr_assert(j, "%s", r.out);
+	c = json_array_get(json_object_get(j, "changes"), 0);
+	cr_assert_str_eq(json_string_value(json_object_get(c, "change")),
+			 "char signedness", "%s", r.out);
+	cr_assert_str_eq(json_string_value(json_object_get(c, "old_type")), "char *");
+	cr_assert_str_eq(json_string_value(json_object_get(c, "new_type")), "char *");
+	cr_assert_str_eq(json_string_value(json_object_get(c, "old_char")), "signed");
+	cr_assert_str_eq(json_string_value(json_object_get(c, "new_char")), "unsigned");
+	cr_assert(json_is_false(json_object_get(c, "breaking")), "%s", r.out);
+	json_decref(j);
+	/* and back: a downgrade names the other direction */
+	out = diff_all(new, 3, old, 2, 1);
+	cr_assert(strstr(out, "ok        devres_log arg 1: char signedness, char * "
+			 "(plain char: unsigned -> signed)\n"), "%s", out);
+}
+
+/* scripts/tpabi.py over kernels given in order: each step's states, and the marked events */
+Test(contract_cli, tpabi_reports_every_step)
+{
+	char *k1 = path("5.10.btf"), *k2 = path("6.1.elf"), *k3 = path("6.12.btf");
+	char *out = path("docs"), *md, *json, bin[4096];
+	json_t *j, *st;
+	struct run r;
+	size_t len;
+
+	kfix_write_raw(&KFIX_5_10, k1);
+	kfix_write_elf(&(struct kfix){ 0 }, k2);
+	kfix_write_raw(&(struct kfix){ .switch_appended = true }, k3);
+	cr_assert(realpath(abicap_bin(), bin));
+	r = run_cmd((char *[]){ "python3", "scripts/tpabi.py", "--abicap", bin,
+				"--out", out, k1, k2, k3, NULL });
+	cr_assert_eq(r.code, 0, "%s%s", r.out, r.err);
+	md = read_file(path("docs/tracepoint-abi.md"), &len);
+	/* the ELF's release is its banner's */
+	cr_assert(strstr(md, "| given/given | " KFIX_RELEASE " -> "), "%s", md);
+	cr_assert(strstr(md, "sched_wakeup (trace_event_raw_sched_wakeup_template): "
+			 "broke at "), "%s", md);
+	cr_assert(strstr(md, "success: deleted, was s32; target_cpu: moved"), "%s", md);
+	cr_assert(strstr(md, "sched_switch (trace_event_raw_sched_switch): never "
+			 "broke"), "%s", md);
+	json = read_file(path("docs/tracepoint-abi.json"), &len);
+	j = json_loads(json, 0, NULL);
+	cr_assert(j, "%s", json);
+	st = json_array_get(json_object_get(json_array_get(json_object_get(j,
+		"chains"), 0), "steps"), 0);
+	cr_assert_str_eq(json_string_value(json_object_get(json_object_get(
+		json_object_get(st, "tracepoints"), "changed"), "sched_switch")),
+		"append-only", "%s", json);
+	cr_assert_str_eq(json_string_value(json_object_get(json_object_get(
+		json_object_get(st, "marked"), "sched_wakeup"), "record")),
+		"breaking", "%s", json);
+	st = json_array_get(json_object_get(json_array_get(json_object_get(j,
+		"chains"), 0), "steps"), 1);
+	cr_assert_str_eq(json_string_value(json_object_get(json_object_get(
+		json_object_get(st, "records"), "changed"),
+		"trace_event_raw_sched_switch")), "append-only", "%s", json);
+	json_decref(j);
+	r = run_cmd((char *[]){ "python3", "scripts/tpabi.py", k1, NULL });
+	cr_assert_eq(r.code, 2, "%s%s", r.out, r.err);
+	cr_assert(strstr(r.err, "at least two kernels"), "%s", r.err);
 }
 
 /* a kernel of the matrix: DIR/vmlinux.btf and its manifest.tsv line */

@@ -14,6 +14,7 @@
 #include "abi/btf_util.h"
 #include "abi/checker.h"
 #include "abi/contract.h"
+#include "abi/kernel_id.h"
 #include "lib/util.h"
 
 static char err[ERRMSG_LEN];
@@ -590,4 +591,23 @@ Test(btf_source, a_large_contract_is_checked_by_index, .timeout = 30)
 	contract_free(c);
 	btf__free(b);
 	free(json);
+}
+
+/* The release is the banner's, never a format string's or a cut one's. */
+Test(btf_source, kernel_banner_names_the_release)
+{
+	static const char img[] = "xx Linux version %s (%s)\0 Linux version "
+				  "notdigit y\0Linux version 6.12.118+deb13-rt-amd64 "
+				  "(debian-kernel@lists.debian.org) #1 SMP\n";
+	static const char cut[] = "Linux version 6.1.0-57-amd64";
+	char rel[65] = "";
+
+	cr_assert(kernel_banner(img, sizeof(img), rel, sizeof(rel)));
+	cr_assert_str_eq(rel, "6.12.118+deb13-rt-amd64");
+	cr_assert_not(kernel_banner(cut, strlen(cut), rel, sizeof(rel)));
+	cr_assert_not(kernel_banner("", 0, rel, sizeof(rel)));
+	kfix_write_image(&(struct kfix){ 0 }, path("img"), KIMG_ZBOOT, false, "zstd");
+	btf__free(btf_open(path("img"), err, sizeof(err)));
+	cr_assert_str_eq(kernel_id_last()->release, KFIX_RELEASE);
+	cr_assert_str_eq(kernel_id_last()->arch, "arm64");
 }

@@ -16,6 +16,8 @@ struct seen {
 	struct lfinding f[2 * MAXF];
 	char old_type[2 * MAXF][TYPE_STR_MAX];
 	char new_type[2 * MAXF][TYPE_STR_MAX];
+	char old_shape[2 * MAXF][TYPE_STR_MAX];
+	char new_shape[2 * MAXF][TYPE_STR_MAX];
 	int n;
 };
 
@@ -27,6 +29,8 @@ static void on_f(void *ctx, const struct lfinding *f)
 	s->f[s->n] = *f;
 	snprintf(s->old_type[s->n], TYPE_STR_MAX, "%s", f->old_type ? f->old_type : "");
 	snprintf(s->new_type[s->n], TYPE_STR_MAX, "%s", f->new_type ? f->new_type : "");
+	snprintf(s->old_shape[s->n], TYPE_STR_MAX, "%s", f->old_shape ? f->old_shape : "");
+	snprintf(s->new_shape[s->n], TYPE_STR_MAX, "%s", f->new_shape ? f->new_shape : "");
 	s->n++;
 }
 
@@ -37,6 +41,7 @@ static int protos(struct lfield *v, const char *const *types)
 	for (; types[n]; n++) {
 		snprintf(v[n].name, sizeof(v[n].name), "arg%d", n + 1);
 		snprintf(v[n].type, sizeof(v[n].type), "%s", types[n]);
+		v[n].shape[0] = '\0';
 	}
 	return n;
 }
@@ -111,26 +116,42 @@ Test(layout, a_retype_in_place_and_a_deletion)
 					"moved 4->3 int->int\n");
 }
 
-/* Random prototypes over a small alphabet: the properties of any answer. */
+/*
+ * Random prototypes over a small alphabet: the properties of any answer.
+ * Plain char is "s8 *" or "u8 *" by its sign, "char *" by its shape; a
+ * signed char is "s8 *" by both.
+ */
 Test(layout, random_prototypes_keep_the_properties)
 {
-	static const char *const alpha[] = { "u64", "u32", "bool", "int" };
+	static const char *const alpha[][2] = {
+		{ "u64", "" }, { "u32", "" }, { "bool", "" }, { "int", "" },
+		{ "s8 *", "char *" }, { "u8 *", "char *" }, { "s8 *", "s8 *" } };
 	unsigned int seed = 22;
 
 	for (int round = 0; round < 20000; round++) {
-		struct lfield old[MAXF], new[MAXF];
+		struct lfield old[MAXF] = { 0 }, new[MAXF] = { 0 };
 		int no = rand_r(&seed) % 8, nn = rand_r(&seed) % 8;
 		int oseen[MAXF] = { 0 }, nseen[MAXF] = { 0 };
+		int na = round % 2 ? 7 : 4; /* every other round with chars */
 		struct seen s = { 0 };
 
-		for (int i = 0; i < no; i++)
-			snprintf(old[i].type, TYPE_STR_MAX, "%s", alpha[rand_r(&seed) % 4]);
-		for (int i = 0; i < nn; i++)
-			snprintf(new[i].type, TYPE_STR_MAX, "%s", alpha[rand_r(&seed) % 4]);
+		for (int i = 0; i < no; i++) {
+			int a = rand_r(&seed) % na;
+
+			snprintf(old[i].type, TYPE_STR_MAX, "%s", alpha[a][0]);
+			snprintf(old[i].shape, TYPE_STR_MAX, "%s", alpha[a][1]);
+		}
+		for (int i = 0; i < nn; i++) {
+			int a = rand_r(&seed) % na;
+
+			snprintf(new[i].type, TYPE_STR_MAX, "%s", alpha[a][0]);
+			snprintf(new[i].shape, TYPE_STR_MAX, "%s", alpha[a][1]);
+		}
 		proto_compare(old, no, new, nn, on_f, &s);
 		for (int i = 0; i < s.n; i++) {
 			const struct lfinding *f = &s.f[i];
 			bool same = !strcmp(s.old_type[i], s.new_type[i]);
+			bool shaped = !strcmp(s.old_shape[i], s.new_shape[i]);
 
 			if (f->old_idx >= 0)
 				oseen[f->old_idx]++;
@@ -138,14 +159,21 @@ Test(layout, random_prototypes_keep_the_properties)
 				nseen[f->new_idx]++;
 			switch (f->kind) {
 			case LC_RETYPED:
-				cr_assert(!same, "round %d: retyped to its own type %s",
-					  round, s.old_type[i]);
+				cr_assert(!shaped, "round %d: retyped to its own type %s",
+					  round, s.old_shape[i]);
 				break;
 			case LC_SAME:
-				cr_assert(same && f->old_idx == f->new_idx, "round %d", round);
+				cr_assert(same && shaped && f->old_idx == f->new_idx,
+					  "round %d", round);
+				break;
+			case LC_CHAR_SIGN:
+				cr_assert(!same && shaped && f->old_idx == f->new_idx &&
+					  !strcmp(s.old_shape[i], "char *"),
+					  "round %d", round);
 				break;
 			case LC_MOVED:
-				cr_assert(same && f->old_idx != f->new_idx, "round %d", round);
+				cr_assert(shaped && f->old_idx != f->new_idx, "round %d",
+					  round);
 				break;
 			case LC_DELETED:
 				cr_assert(f->new_idx < 0, "round %d", round);

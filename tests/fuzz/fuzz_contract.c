@@ -39,7 +39,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (!contract_check(c, kbtf[i], &res)) {
 			check_worst(&res, ~0u);
 			for (int f = VF_TEXT; f <= VF_JUNIT; f++)
-				verdicts_print(fuzz_null(), f, &res, "fuzz",
+				verdicts_print(fuzz_null(), f, &res, "fuzz", NULL,
 					       c->name, i);
 		}
 		check_result_free(&res);

@@ -61,10 +61,20 @@ static void on_finding(void *ctx, const struct lfinding *f)
 	else
 		snprintf(c->what, sizeof(c->what), "record %s.%s", x->scope,
 			 f->name);
-	if (f->old_type)
-		snprintf(c->old_type, sizeof(c->old_type), "%s", f->old_type);
-	if (f->new_type)
-		snprintf(c->new_type, sizeof(c->new_type), "%s", f->new_type);
+	/* types as written, plain char named: "char *", not "s8 *" */
+	if (f->old_shape)
+		snprintf(c->old_type, sizeof(c->old_type), "%s", f->old_shape);
+	if (f->new_shape)
+		snprintf(c->new_type, sizeof(c->new_type), "%s", f->new_shape);
+	if (f->kind == LC_CHAR_SIGN) {
+		/* the canonical types differ only in the char's s8 / u8 */
+		size_t k = 0;
+
+		while (f->old_type[k] == f->new_type[k])
+			k++;
+		c->old_char = f->old_type[k] == 's' ? "signed" : "unsigned";
+		c->new_char = f->new_type[k] == 's' ? "signed" : "unsigned";
+	}
 	c->old_idx = f->old_idx >= 0 ? f->old_idx + base : -1;
 	c->new_idx = f->new_idx >= 0 ? f->new_idx + base : -1;
 }

@@ -20,6 +20,8 @@ struct change {
 	char new_type[TYPE_STR_MAX];
 	int old_idx, new_idx;
 	bool breaking;
+	/* "char signedness": plain char's sign before and after, "signed" or "unsigned" */
+	const char *old_char, *new_char;
 };
 
 struct diff {

@@ -17,6 +17,15 @@ static void item_name(const struct change *c, char *out, size_t len)
 		snprintf(out, len, "%s %s", c->scope, c->what);
 }
 
+/* what a "char signedness" change is */
+static const char *char_note(const struct change *c)
+{
+	if (!strcmp(c->new_char, "unsigned"))
+		return "plain char: signed -> unsigned; Linux 6.2+ builds with "
+		       "-funsigned-char";
+	return "plain char: unsigned -> signed";
+}
+
 void diff_print_text(const struct diff *d, const char *old, const char *new,
 		     int scopes)
 {
@@ -30,7 +39,9 @@ void diff_print_text(const struct diff *d, const char *old, const char *new,
 		item_name(c, item, sizeof(item));
 		text_printf(stdout, "%-9s %s: %s", c->breaking ? "BREAKING" : "ok", item,
 		       c->kind);
-		if (c->old_type[0] && c->new_type[0] &&
+		if (c->old_char)
+			text_printf(stdout, ", %s (%s)", c->new_type, char_note(c));
+		else if (c->old_type[0] && c->new_type[0] &&
 		    strcmp(c->old_type, c->new_type))
 			text_printf(stdout, ", %s -> %s", c->old_type, c->new_type);
 		else if (c->old_type[0] && !c->new_type[0])
@@ -69,6 +80,11 @@ void diff_print_json(const struct diff *d, const char *old, const char *new)
 				    json_integer(c->old_idx) : json_null());
 		json_object_set_new(o, "new_index", c->new_idx >= 0 ?
 				    json_integer(c->new_idx) : json_null());
+		if (c->old_char) {
+			json_object_set_new(o, "old_char", json_string(c->old_char));
+			json_object_set_new(o, "new_char", json_string(c->new_char));
+			json_object_set_new(o, "note", json_string(char_note(c)));
+		}
 		json_array_append_new(changes, o);
 	}
 	root = json_pack("{s:s, s:s, s:o, s:i, s:i, s:b}", "old", old, "new", new,

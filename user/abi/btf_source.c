@@ -14,6 +14,7 @@
 #include "abi/btf_source.h"
 #include "abi/btf_util.h"
 #include "abi/kernel.h"
+#include "abi/kernel_id.h"
 #include "abi/unpack.h"
 #include "lib/strfit.h"
 #include "lib/util.h"
@@ -256,6 +257,22 @@ static const char *elf_arch(const GElf_Ehdr *eh)
 	return "unknown-architecture";
 }
 
+/*
+ * An ELF without BTF and without a "Linux version" banner is no kernel
+ * (a program, a library): bad input, not a kernel that lacks BTF.
+ */
+static bool not_a_kernel(const char *what, const char *arch, char *err,
+			 size_t errlen)
+{
+	if (kernel_id_last()->release[0])
+		return false;
+	kernel_without_btf = false;
+	snprintf(err, errlen, "%s: %s ELF file that is not a Linux kernel (no "
+		 "BTF and no \"Linux version\" banner): give a kernel's raw "
+		 "BTF, vmlinux or vmlinuz", what, arch);
+	return true;
+}
+
 /* .BTF of an ELF image in memory; an ELF stripped of its section table is searched. */
 static struct btf *btf_from_elf(const void *buf, size_t len, const char *what,
 				char *err, size_t errlen)
@@ -273,9 +290,13 @@ static struct btf *btf_from_elf(const void *buf, size_t len, const char *what,
 			 elf_errmsg(-1));
 		goto out;
 	}
+	kernel_id_note(buf, len, elf_arch(&eh));
 	if (eh.e_shnum == 0 && eh.e_shoff == 0) {
 		btf = btf_scan(buf, len, what, err, errlen);
 		kernel_without_btf = !btf && !over_budget;
+		if (!btf && !over_budget &&
+		    not_a_kernel(what, elf_arch(&eh), err, errlen))
+			goto out;
 		if (!btf && !over_budget)
 			snprintf(err, errlen, "%s: %s ELF vmlinux (no section "
 				 "table) without BTF: the kernel was built "
@@ -315,6 +336,8 @@ static struct btf *btf_from_elf(const void *buf, size_t len, const char *what,
 				 "BTF (%s)", what, strerror(errno));
 		goto out;
 	}
+	if (not_a_kernel(what, elf_arch(&eh), err, errlen))
+		goto out;
 	kernel_without_btf = true;
 	snprintf(err, errlen, "%s: %s ELF file without a .BTF section: no BTF "
 		 "(a kernel built without CONFIG_DEBUG_INFO_BTF=y)", what,
@@ -553,6 +576,7 @@ static struct btf *read_image(const unsigned char *b, size_t len,
 		snprintf(what, sizeof(what), "%s: %s", wrap, kind);
 	else
 		snprintf(what, sizeof(what), "%s", kind ? kind : wrap);
+	kernel_id_note(b, len, kind);
 	btf = btf_scan(b, len, path, err, errlen);
 	if (btf || over_budget)
 		return btf;
@@ -584,7 +608,9 @@ struct btf *btf_open(const char *path, char *err, size_t errlen)
 	memset(&used, 0, sizeof(used));
 	if (!budget.bytes)
 		budget = budget_default;
+	kernel_id_reset();
 	if (!path) {
+		kernel_id_running();
 		btf = btf__load_vmlinux_btf();
 		kernel_without_btf = !btf;
 		if (!btf)

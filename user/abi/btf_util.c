@@ -18,7 +18,7 @@ __u32 btf_skip_mods(const struct btf *btf, __u32 id)
 }
 
 static void type_str(const struct btf *btf, __u32 id, char *out, size_t len,
-		     int depth)
+		     int depth, bool plain_char)
 {
 	const struct btf_type *t;
 	const char *name;
@@ -36,6 +36,8 @@ static void type_str(const struct btf *btf, __u32 id, char *out, size_t len,
 
 		if (enc & BTF_INT_BOOL)
 			snprintf(out, len, "bool");
+		else if (plain_char && t->size == 1 && !strcmp(name, "char"))
+			snprintf(out, len, "char");
 		else
 			snprintf(out, len, "%c%u", enc & BTF_INT_SIGNED ? 's' : 'u',
 				 t->size * 8);
@@ -48,7 +50,7 @@ static void type_str(const struct btf *btf, __u32 id, char *out, size_t len,
 			snprintf(out, len, "void *");
 			return;
 		}
-		type_str(btf, t->type, inner, sizeof(inner), depth + 1);
+		type_str(btf, t->type, inner, sizeof(inner), depth + 1, plain_char);
 		if (btf_is_func_proto(btf__type_by_id(btf, btf_skip_mods(btf, t->type))))
 			snprintf(out, len, "function *");
 		else
@@ -67,7 +69,7 @@ static void type_str(const struct btf *btf, __u32 id, char *out, size_t len,
 			snprintf(out, len, "char[%u]", a->nelems);
 			return;
 		}
-		type_str(btf, a->type, inner, sizeof(inner), depth + 1);
+		type_str(btf, a->type, inner, sizeof(inner), depth + 1, plain_char);
 		snprintf(out, len, "%s[%u]", inner, a->nelems);
 		return;
 	}
@@ -97,7 +99,7 @@ void btf_type_str(const struct btf *btf, __u32 id, char *out, size_t len,
 {
 	const struct btf_type *t = btf__type_by_id(btf, id);
 
-	type_str(btf, id, out, len, 0);
+	type_str(btf, id, out, len, 0, false);
 	if (!c_name)
 		return;
 	c_name[0] = 0;
@@ -110,6 +112,11 @@ void btf_type_str(const struct btf *btf, __u32 id, char *out, size_t len,
 		if (n && *n && strcmp(n, out))
 			snprintf(c_name, c_len, "%s", n);
 	}
+}
+
+void btf_type_shape(const struct btf *btf, __u32 id, char *out, size_t len)
+{
+	type_str(btf, id, out, len, 0, true);
 }
 
 __u32 btf_find_struct(const struct btf *btf, const char *name)
@@ -483,7 +490,7 @@ bool btf_well_formed(const struct btf *btf, char *why, size_t len)
 		return false;
 	}
 	if (self) {
-		type_str(btf, self, ts, sizeof(ts), 0);
+		type_str(btf, self, ts, sizeof(ts), 0, false);
 		snprintf(why, len, "type [%u] (%s) holds itself by value",
 			 self, ts);
 		return false;

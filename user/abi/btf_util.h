@@ -20,6 +20,14 @@ __u32 btf_skip_mods(const struct btf *btf, __u32 id);
 void btf_type_str(const struct btf *btf, __u32 id, char *out, size_t len,
 		  char *c_name, size_t c_len);
 
+/*
+ * The type as btf_type_str() says it, but plain `char` named "char"
+ * whatever its signedness (a kernel's choice: signed on x86 before Linux
+ * 6.2, unsigned from 6.2 on, -funsigned-char): `char *` where btf_type_str
+ * says "s8 *" or "u8 *".
+ */
+void btf_type_shape(const struct btf *btf, __u32 id, char *out, size_t len);
+
 /* A named struct (or union); 0 if there is none. */
 __u32 btf_find_struct(const struct btf *btf, const char *name);
 

@@ -54,6 +54,31 @@ static int find(const struct byname *b, const char *name)
 	return lo < b->n && !strcmp(b->v[b->ix[lo]].name, name) ? b->ix[lo] : -1;
 }
 
+static const char *shape(const struct lfield *f)
+{
+	return f->shape[0] ? f->shape : f->type;
+}
+
+/*
+ * Do a and b have one shape? Where one has none (a contract's field: its
+ * canonical type only), their canonical types must be equal.
+ */
+static bool same_shape(const struct lfield *a, const struct lfield *b)
+{
+	if (!a->shape[0] || !b->shape[0])
+		return !strcmp(a->type, b->type);
+	return !strcmp(a->shape, b->shape);
+}
+
+/* old[i] found again as new[j]: unchanged, moved or a char's sign changed */
+static enum lchange kept(const struct lfield *old, int i,
+			 const struct lfield *new, int j)
+{
+	if (i != j)
+		return LC_MOVED;
+	return strcmp(old[i].type, new[j].type) ? LC_CHAR_SIGN : LC_SAME;
+}
+
 void layout_compare(const struct lfield *old, int nold,
 		    const struct lfield *new, int nnew, lfinding_cb cb,
 		    void *ctx)
@@ -72,16 +97,17 @@ void layout_compare(const struct lfield *old, int nold,
 				      .old_type = old[i].type, .old_idx = i,
 				      .new_idx = j };
 
+		f.old_shape = shape(&old[i]);
 		if (j < 0)
 			f.kind = LC_DELETED;
-		else if (strcmp(old[i].type, new[j].type))
+		else if (!same_shape(&old[i], &new[j]))
 			f.kind = LC_RETYPED;
-		else if (i != j)
-			f.kind = LC_MOVED;
 		else
-			f.kind = LC_SAME;
-		if (j >= 0)
+			f.kind = kept(old, i, new, j);
+		if (j >= 0) {
 			f.new_type = new[j].type;
+			f.new_shape = shape(&new[j]);
+		}
 		cb(ctx, &f);
 	}
 	/* later_old[j]: an old field is among new[j + 1 ..] */
@@ -89,7 +115,8 @@ void layout_compare(const struct lfield *old, int nold,
 		later_old[j] = later_old[j + 1] || find(&bo, new[j + 1].name) >= 0;
 	for (int j = 0; j < nnew; j++) {
 		struct lfinding f = { .name = new[j].name,
-				      .new_type = new[j].type, .old_idx = -1,
+				      .new_type = new[j].type,
+				      .new_shape = shape(&new[j]), .old_idx = -1,
 				      .new_idx = j };
 
 		if (find(&bo, new[j].name) >= 0)
@@ -112,11 +139,13 @@ static void finding(lfinding_cb cb, void *ctx, enum lchange kind,
 	f.name = i >= 0 ? old[i].name : new[j].name;
 	f.old_type = i >= 0 ? old[i].type : NULL;
 	f.new_type = j >= 0 ? new[j].type : NULL;
+	f.old_shape = i >= 0 ? shape(&old[i]) : NULL;
+	f.new_shape = j >= 0 ? shape(&new[j]) : NULL;
 	cb(ctx, &f);
 }
 
 /*
- * The middles old[p, p + mo) and new[p, p + mn) aligned by type (a longest
+ * The middles old[p, p + mo) and new[p, p + mn) aligned by shape (a longest
  * common subsequence). An argument whose type is found again is unchanged
  * (same position) or moved; between two such anchors the leftovers pair up
  * as retyped, and what remains of them was deleted or inserted (appended
@@ -141,7 +170,7 @@ static void middle_compare(const struct lfield *old, int nold, int p, int mo,
 					   lcs[(a + 1) * w + b] :
 					   lcs[a * w + b + 1];
 
-			if (!strcmp(old[p + a].type, new[p + b].type) &&
+			if (same_shape(&old[p + a], &new[p + b]) &&
 			    lcs[(a + 1) * w + b + 1] + 1 >= skip)
 				skip = lcs[(a + 1) * w + b + 1] + 1;
 			lcs[a * w + b] = skip;
@@ -151,7 +180,7 @@ static void middle_compare(const struct lfield *old, int nold, int p, int mo,
 
 		/* the next anchor: a match on the longest alignment */
 		while (ni < mo && nj < mn &&
-		       !(!strcmp(old[p + ni].type, new[p + nj].type) &&
+		       !(same_shape(&old[p + ni], &new[p + nj]) &&
 			 lcs[ni * w + nj] == lcs[(ni + 1) * w + nj + 1] + 1)) {
 			if (lcs[(ni + 1) * w + nj] >= lcs[ni * w + nj + 1])
 				ni++;
@@ -168,8 +197,8 @@ static void middle_compare(const struct lfield *old, int nold, int p, int mo,
 			finding(cb, ctx, tail_old || ni < mo || p + j < nold ?
 				LC_INSERTED : LC_APPENDED, old, -1, new, p + j);
 		if (i < mo && j < mn) {
-			finding(cb, ctx, i == j ? LC_SAME : LC_MOVED, old, p + i,
-				new, p + j);
+			finding(cb, ctx, kept(old, p + i, new, p + j), old,
+				p + i, new, p + j);
 			i++;
 			j++;
 		}
@@ -183,19 +212,18 @@ void proto_compare(const struct lfield *old, int nold,
 {
 	int lo = nold < nnew ? nold : nnew, p = 0, s = 0;
 
-	while (p < lo && !strcmp(old[p].type, new[p].type))
+	while (p < lo && same_shape(&old[p], &new[p]))
 		p++;
-	while (s < lo - p && !strcmp(old[nold - 1 - s].type,
-				     new[nnew - 1 - s].type))
+	while (s < lo - p && same_shape(&old[nold - 1 - s], &new[nnew - 1 - s]))
 		s++;
 	for (int i = 0; i < p; i++)
-		finding(cb, ctx, LC_SAME, old, i, new, i);
+		finding(cb, ctx, kept(old, i, new, i), old, i, new, i);
 	middle_compare(old, nold, p, nold - s - p, new, nnew - s - p, s > 0, cb,
 		       ctx);
 	for (int i = 0; i < s; i++) {
 		int oi = nold - s + i, ni = nnew - s + i;
 
-		finding(cb, ctx, oi == ni ? LC_SAME : LC_MOVED, old, oi, new, ni);
+		finding(cb, ctx, kept(old, oi, new, ni), old, oi, new, ni);
 	}
 }
 
@@ -214,6 +242,8 @@ const char *lchange_str(enum lchange k)
 		return "moved";
 	case LC_INSERTED:
 		return "inserted before the end";
+	case LC_CHAR_SIGN:
+		return "char signedness";
 	}
 	return "?";
 }
@@ -244,6 +274,7 @@ int record_layout_of(const struct btf *btf, __u32 sid, struct lfield **out)
 			continue;
 		snprintf((*out)[n].name, sizeof((*out)[n].name), "%s", mn);
 		btf_type_str(btf, m->type, (*out)[n].type, TYPE_STR_MAX, NULL, 0);
+		btf_type_shape(btf, m->type, (*out)[n].shape, TYPE_STR_MAX);
 		n++;
 	}
 	return n;
@@ -271,6 +302,7 @@ int proto_layout_of(const struct btf *btf, const struct btf_type *proto,
 	for (int i = 0; i < n; i++, p++) {
 		snprintf((*out)[i].name, sizeof((*out)[i].name), "arg%d", i + 1);
 		btf_type_str(btf, p->type, (*out)[i].type, TYPE_STR_MAX, NULL, 0);
+		btf_type_shape(btf, p->type, (*out)[i].shape, TYPE_STR_MAX);
 	}
 	return n;
 }

@@ -17,6 +17,8 @@ struct btf_type;
 struct lfield {
 	char name[64];
 	char type[TYPE_STR_MAX];
+	/* the type with plain char named (btf_type_shape()); "" = type */
+	char shape[TYPE_STR_MAX];
 };
 
 enum lchange {
@@ -26,6 +28,11 @@ enum lchange {
 	LC_RETYPED, /* (and maybe moved too) */
 	LC_MOVED,
 	LC_INSERTED, /* new, before the end: shifts what follows */
+	/*
+	 * Same place and shape, only plain char's signedness differs (Linux
+	 * 6.2's -funsigned-char): the same bytes, compatible.
+	 */
+	LC_CHAR_SIGN,
 };
 
 struct lfinding {
@@ -33,6 +40,7 @@ struct lfinding {
 	const char *name;
 	const char *old_type; /* NULL for new fields */
 	const char *new_type; /* NULL for deleted fields */
+	const char *old_shape, *new_shape; /* the types with char named */
 	int old_idx; /* -1 for new fields */
 	int new_idx; /* -1 for deleted fields */
 };
@@ -45,7 +53,8 @@ void layout_compare(const struct lfield *old, int nold,
 		    void *ctx);
 
 /*
- * Arguments have no names in BTF: they are aligned by type, the longest
+ * Arguments have no names in BTF: they are aligned by shape (the type,
+ * plain char named whatever its signedness), the longest
  * common prefix first, then the longest common suffix of what remains; the
  * middle is retyped pairwise, and what is left over of it was deleted, or
  * inserted (appended when nothing old follows). Findings name old or new
@@ -57,7 +66,7 @@ void proto_compare(const struct lfield *old, int nold,
 
 static inline bool lchange_breaks(enum lchange k)
 {
-	return k != LC_SAME && k != LC_APPENDED;
+	return k != LC_SAME && k != LC_APPENDED && k != LC_CHAR_SIGN;
 }
 
 const char *lchange_str(enum lchange k);

@@ -15,27 +15,71 @@ static const char *result_word(const struct check_result *r, bool strict)
 	return "satisfied";
 }
 
-static void out_text(FILE *f, const struct check_result *r, const char *source,
-		     const char *contract, bool strict)
+/* "kernel: Linux 6.1.0-57-amd64 (x86_64, little-endian BTF)" */
+static void kernel_line(FILE *f, const struct kernel_id *k)
 {
+	char bo[32] = "";
+
+	if (!k)
+		return;
+	if (k->byte_order[0])
+		snprintf(bo, sizeof(bo), "%s-endian BTF", k->byte_order);
+	if (k->release[0] || k->arch[0])
+		text_printf(f, "kernel: Linux %s (%s%s%s)\n",
+			    k->release[0] ? k->release : "release unknown",
+			    k->arch[0] ? k->arch : "architecture unknown",
+			    bo[0] ? ", " : "", bo);
+	else
+		text_printf(f, "kernel: release and architecture unknown (raw "
+			    "BTF holds neither%s%s)\n", bo[0] ? "; " : "", bo);
+}
+
+static int widest(int w, const char *s)
+{
+	int n = (int)strlen(s);
+
+	return n > w ? n : w;
+}
+
+static void out_text(FILE *f, const struct check_result *r, const char *source,
+		     const struct kernel_id *kid, const char *contract,
+		     bool strict)
+{
+	/* as wide as the widest entry (at least as of old): nothing shifts */
+	int ws = 16, wi = 24, we = 22, wa = 26;
+
+	for (int i = 0; i < r->n; i++) {
+		ws = widest(ws, r->v[i].scope);
+		wi = widest(wi, r->v[i].item);
+		we = widest(we, r->v[i].expected);
+		wa = widest(wa, r->v[i].actual);
+	}
 	text_printf(f, "abicap check: %s against contract %s\n", source, contract);
-	text_printf(f, "%-16s %-24s %-22s %-26s %s\n", "SCOPE", "ITEM", "EXPECTED",
-		"KERNEL HAS", "VERDICT");
+	kernel_line(f, kid);
+	text_printf(f, "%-*s %-*s %-*s %-*s %s\n", ws, "SCOPE", wi, "ITEM", we,
+		    "EXPECTED", wa, "KERNEL HAS", "VERDICT");
 	for (int i = 0; i < r->n; i++) {
 		const struct verdict *v = &r->v[i];
 
-		text_printf(f, "%-16s %-24s %-22s %-26s %s\n", v->scope, v->item,
-			v->expected, v->actual, vstatus_str(v->status));
+		text_printf(f, "%-*s %-*s %-*s %-*s %s\n", ws, v->scope, wi,
+			    v->item, we, v->expected, wa, v->actual,
+			    vstatus_str(v->status));
 		if (v->status != V_OK || v->detail[0])
-			text_printf(f, "%16s   %s\n", "", v->detail);
+			text_printf(f, "%*s   %s\n", ws, "", v->detail);
 	}
 	text_printf(f, "result: %d ok, %d degraded, %d broken: %s\n",
 		r->count[V_OK], r->count[V_DEGRADED], r->count[V_BROKEN],
 		result_word(r, strict));
 }
 
+static json_t *str_or_null(const char *s)
+{
+	return s[0] ? json_string(s) : json_null();
+}
+
 static void out_json(FILE *f, const struct check_result *r, const char *source,
-		     const char *contract, bool strict)
+		     const struct kernel_id *kid, const char *contract,
+		     bool strict)
 {
 	json_t *items = json_array(), *root;
 
@@ -57,6 +101,11 @@ static void out_json(FILE *f, const struct check_result *r, const char *source,
 			 "verdict", r->count[V_BROKEN] ? "broken" :
 				    r->count[V_DEGRADED] ? "degraded" : "ok",
 			 "strict", strict);
+	if (kid)
+		json_object_set_new(root, "kernel", json_pack(
+			"{s:o, s:o, s:o}", "release", str_or_null(kid->release),
+			"arch", str_or_null(kid->arch), "byte_order",
+			str_or_null(kid->byte_order)));
 	json_dumpf(root, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	fputc('\n', f);
 	json_decref(root);
@@ -135,14 +184,15 @@ static void out_junit(FILE *f, const struct check_result *r,
 }
 
 void verdicts_print(FILE *f, enum vformat fmt, const struct check_result *r,
-		    const char *source, const char *contract, bool strict)
+		    const char *source, const struct kernel_id *kid,
+		    const char *contract, bool strict)
 {
 	switch (fmt) {
 	case VF_TEXT:
-		out_text(f, r, source, contract, strict);
+		out_text(f, r, source, kid, contract, strict);
 		break;
 	case VF_JSON:
-		out_json(f, r, source, contract, strict);
+		out_json(f, r, source, kid, contract, strict);
 		break;
 	case VF_JUNIT:
 		out_junit(f, r, source, contract, strict);

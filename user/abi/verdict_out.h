@@ -6,14 +6,20 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include "abi/checker.h"
+#include "abi/kernel_id.h"
 
 enum vformat { VF_TEXT, VF_JSON, VF_JUNIT };
 
 bool parse_vformat(const char *s, enum vformat *out);
 
-/* source: "Linux 6.18 (running kernel)" or the BTF file; contract: its name. */
+/*
+ * source: "Linux 6.18 (running kernel)" or the BTF file; kid: the kernel's
+ * release, architecture and byte order as far as known (NULL: none);
+ * contract: its name.
+ */
 void verdicts_print(FILE *f, enum vformat fmt, const struct check_result *r,
-		    const char *source, const char *contract, bool strict);
+		    const char *source, const struct kernel_id *kid,
+		    const char *contract, bool strict);
 
 /* s with & < > " ' and control characters escaped for XML. */
 void xml_escaped(FILE *f, const char *s);

@@ -12,6 +12,7 @@
 #include "abi/contract_deps.h"
 #include "live/contract_gate.h"
 #include "abi/kernel.h"
+#include "abi/kernel_id.h"
 #include "abi/objcheck.h"
 #include "lib/util.h"
 #include "abi/verdict_out.h"
@@ -125,6 +126,7 @@ int do_check(int argc, char **argv)
 	bool strict = false, verbose = false;
 	char err[ERRMSG_LEN], source[256];
 	struct check_result res;
+	struct kernel_id kid;
 	struct contract *c;
 	struct btf *btf;
 	int ch, ret;
@@ -210,7 +212,10 @@ int do_check(int argc, char **argv)
 		goto out;
 	}
 	btf_source_label(btf_path, source, sizeof(source));
-	verdicts_print(stdout, fmt, &res, source, c->name, strict);
+	kid = *kernel_id_last();
+	snprintf(kid.byte_order, sizeof(kid.byte_order), "%s",
+		 btf__endianness(btf) == BTF_BIG_ENDIAN ? "big" : "little");
+	verdicts_print(stdout, fmt, &res, source, &kid, c->name, strict);
 	if (res.count[V_BROKEN] || (strict && res.count[V_DEGRADED]))
 		ret = EXIT_KERNEL;
 	else

@@ -41,8 +41,10 @@ const struct cmd_spec diff_spec = {
 "end break it; fields appended at the end do not).\n",
 	.groups = { diff_own, opts_verbose, opts_help },
 	.epilog =
-"Arguments are aligned by type (common prefix, then suffix); record fields by\n"
-"name. With --format json an error is also {\"error\": ...} on stdout.\n"
+"Arguments are aligned by shape (common prefix, then suffix, then a longest\n"
+"common subsequence); record fields by name. Plain char is named char: a\n"
+"change of its sign alone (Linux 6.2's -funsigned-char) is 'char signedness',\n"
+"compatible. With --format json an error is also {\"error\": ...} on stdout.\n"
 HELP_BUDGET_KERNEL
 "Exit: 0 compatible, 1 a breaking change or a kernel without BTF, 2 bad usage\n"
 "or input (a file past the budget included).\n",
