@@ -284,22 +284,13 @@ static bool btf_section_broken(Elf *elf, size_t shstrndx, Elf_Scn *scn,
 }
 
 /* Programs: FUNC symbols in executable sections, from the ELF symbol table. */
-static int read_progs(const char *path, struct core_object *o, char *err,
-		      size_t errlen)
+static int read_progs(Elf *elf, const char *path, struct core_object *o,
+		      char *err, size_t errlen)
 {
-	Elf *elf = NULL;
 	Elf_Scn *scn = NULL;
 	size_t shstrndx;
-	int fd, ret = -1, cap = 0;
+	int ret = -1, cap = 0;
 
-	elf_version(EV_CURRENT);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		snprintf(err, errlen, "cannot open '%s': %s", path,
-			 strerror(errno));
-		return -1;
-	}
-	elf = elf_begin(fd, ELF_C_READ, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF || elf_getshdrstrndx(elf, &shstrndx)) {
 		snprintf(err, errlen, "'%s' is not an ELF BPF object", path);
 		goto out;
@@ -386,10 +377,59 @@ static int read_progs(const char *path, struct core_object *o, char *err,
 	}
 	ret = 0;
 out:
-	if (elf)
-		elf_end(elf);
-	close(fd);
 	return ret;
+}
+
+/* The data of section name (.BTF, .BTF.ext), or NULL. */
+static const void *section_data(Elf *elf, const char *name, size_t *size)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *n;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		n = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (!n || strcmp(n, name))
+			continue;
+		d = elf_getdata(scn, NULL);
+		if (!d || !d->d_buf || d->d_size > UINT32_MAX)
+			return NULL;
+		*size = d->d_size;
+		return d->d_buf;
+	}
+	return NULL;
+}
+
+/*
+ * The object's BTF and .BTF.ext as libbpf's btf__parse_elf() reads them
+ * (the same two constructors), from an ELF already open: a file or memory.
+ */
+static struct btf *object_btf(Elf *elf, struct btf_ext **ext)
+{
+	size_t bsize = 0, esize = 0;
+	const void *b = section_data(elf, ".BTF", &bsize);
+	const void *e = section_data(elf, ".BTF.ext", &esize);
+	struct btf *btf;
+
+	*ext = NULL;
+	if (!b)
+		return NULL;
+	btf = btf__new(b, bsize);
+	if (!btf || !e)
+		return btf;
+	*ext = btf_ext__new(e, esize);
+	if (!*ext) {
+		btf__free(btf);
+		return NULL;
+	}
+	return btf;
 }
 
 /* Programs and subprograms within the budget for one object: 0, or -1 with err. */
@@ -514,23 +554,18 @@ static int read_relos(const char *path, const struct btf_ext *ext,
 	return 0;
 }
 
-int core_object_open(const char *obj, struct core_object *o, char *err,
-		     size_t errlen)
+static int open_elf(Elf *elf, const char *obj, struct core_object *o,
+		    char *err, size_t errlen)
 {
 	struct btf_ext *ext = NULL;
 	char why[128];
 
-	memset(o, 0, sizeof(*o));
-	if (access(obj, R_OK)) {
-		snprintf(err, errlen, "cannot open BPF object '%s': %s", obj,
-			 strerror(errno));
-		return -1;
-	}
-	if (read_progs(obj, o, err, errlen) || count_ok(obj, o, err, errlen)) {
+	if (read_progs(elf, obj, o, err, errlen) ||
+	    count_ok(obj, o, err, errlen)) {
 		core_object_close(o);
 		return -1;
 	}
-	o->btf = btf__parse_elf(obj, &ext);
+	o->btf = object_btf(elf, &ext);
 	if (!o->btf) {
 		snprintf(err, errlen, "'%s' has no BTF: build it with clang -g",
 			 obj);
@@ -551,6 +586,50 @@ int core_object_open(const char *obj, struct core_object *o, char *err,
 	}
 	btf_ext__free(ext);
 	return 0;
+}
+
+int core_object_open(const char *obj, struct core_object *o, char *err,
+		     size_t errlen)
+{
+	Elf *elf;
+	int fd, ret;
+
+	memset(o, 0, sizeof(*o));
+	elf_version(EV_CURRENT);
+	fd = open(obj, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(err, errlen, "cannot open BPF object '%s': %s", obj,
+			 strerror(errno));
+		return -1;
+	}
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	ret = open_elf(elf, obj, o, err, errlen);
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return ret;
+}
+
+int core_object_open_mem(const void *buf, size_t len, const char *name,
+			 struct core_object *o, char *err, size_t errlen)
+{
+	char *copy = malloc(len ? len : 1); /* libelf may write to it */
+	Elf *elf;
+	int ret;
+
+	memset(o, 0, sizeof(*o));
+	if (!copy) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	memcpy(copy, buf, len);
+	elf_version(EV_CURRENT);
+	elf = elf_memory(copy, len);
+	ret = open_elf(elf, name, o, err, errlen);
+	if (elf)
+		elf_end(elf);
+	free(copy);
+	return ret;
 }
 
 void core_object_close(struct core_object *o)

@@ -65,6 +65,9 @@ struct core_object {
 /* Read OBJ's programs and CO-RE relocations: 0, or -1 with err. */
 int core_object_open(const char *obj, struct core_object *o, char *err,
 		     size_t errlen);
+/* The same from an object in memory (abicap's own, embedded); name for messages. */
+int core_object_open_mem(const void *buf, size_t len, const char *name,
+			 struct core_object *o, char *err, size_t errlen);
 void core_object_close(struct core_object *o);
 
 /* Every CO-RE relocation of OBJ; the count, or -1 with err. *out is malloc'd. */
