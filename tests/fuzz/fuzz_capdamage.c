@@ -176,7 +176,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		while ((c = capr_next(r, &rec)) == 1)
 			records++;
 		ig = capr_integrity(r);
-		FUZZ_ASSERT(c == 0);
+		/*
+		 * A damaged version 4 header can read as version 1-3 (its version
+		 * field flipped to 3: those have no checksums); such a file
+		 * ends in -1, "damaged", as capr_next documents for them.
+		 */
+		FUZZ_ASSERT(c == 0 || (c == -1 && bytes_changed &&
+				       capr_version(r) < 4 && capr_damaged(r)));
 		FUZZ_ASSERT(records == ig->records_read);
 		FUZZ_ASSERT(ig->dropped >= DROPPED || !ig->dropped_exact);
 		FUZZ_ASSERT(records <= RECORDS);
