@@ -54,13 +54,7 @@ cleanup() {
 }
 trap cleanup EXIT
 # until the napper's switches are in a scrape (serve answers before that)
-for _ in $(seq 600); do
-	curl -sf "http://127.0.0.1:$port/metrics" -o "$log.m" &&
-		grep -q '^abicap_context_switches_total{.*pod=' "$log.m" && break
-	kill -0 $pid 2>/dev/null || break
-	sleep 0.1
-done
-if ! grep -q '^abicap_context_switches_total{.*pod=' "$log.m" 2>/dev/null; then
+if ! scrape_until $port "$log.m" '^abicap_context_switches_total{.*pod=' $pid; then
 	fail "abicap-static serve gave no /metrics with the pod's cgroup in 60 s: $(tail -3 "$log")"
 	done_
 fi

@@ -48,14 +48,8 @@ unshare -m --propagation private sh -c 'mkdir -p "$1/sys" "$1/proc" &&
 	exec chroot "$1" /abicap serve --listen "127.0.0.1:$2" -d 60' _ "$w/rootfs" "$port" \
 	>"$w/serve.log" 2>&1 &
 pid=$!
-for _ in $(seq 600); do
-	# the first scrape may come before any task has waited: wait for a sample
-	curl -sf "http://127.0.0.1:$port/metrics" -o "$w/m" &&
-		grep -q '^abicap_runqueue_latency_seconds_bucket' "$w/m" && break
-	kill -0 $pid 2>/dev/null || break
-	sleep 0.1
-done
-grep -q '^abicap_runqueue_latency_seconds_bucket' "$w/m" 2>/dev/null &&
+# the first scrape may come before any task has waited: wait for a sample
+scrape_until $port "$w/m" '^abicap_runqueue_latency_seconds_bucket' $pid &&
 	ok "in the image: abicap serve answers /metrics" || fail "serve in the image: $(tail -3 "$w/serve.log")"
 kill $pid 2>/dev/null; wait $pid 2>/dev/null
 

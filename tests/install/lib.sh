@@ -27,3 +27,14 @@ documented() {
 	sed -nE 's/^ +(-[A-Za-z0-9]), (--[a-z0-9-]+).*/\1\n\2/p
 		 s/^ +(--[a-z0-9-]+).*/\1/p'
 }
+# scrape_until PORT OUT PATTERN PID: /metrics of 127.0.0.1:PORT into OUT
+# until a line of it matches PATTERN; 1 if PID ends first or 60 s pass
+scrape_until() {
+	local _
+	for _ in $(seq 600); do
+		curl -sf "http://127.0.0.1:$1/metrics" -o "$2" && grep -q "$3" "$2" && return 0
+		kill -0 "$4" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}

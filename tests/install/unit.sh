@@ -62,13 +62,7 @@ strace -f -qq -o "$tmp/trace" \
 	--inh-caps="-all,$amb" --ambient-caps="$amb" --bounding-set="-all,$bound" \
 	"$BIN" "${args[@]}" -d 60 >"$tmp/log" 2>&1 &
 pid=$!
-for _ in $(seq 300); do
-	curl -sf "http://127.0.0.1:$port/metrics" -o "$tmp/m" &&
-		grep -q '^abicap_context_switches_total{cgroup="/' "$tmp/m" && break
-	kill -0 $pid 2>/dev/null || break
-	sleep 0.2
-done
-if grep -q '^abicap_context_switches_total{cgroup="/' "$tmp/m" 2>/dev/null; then
+if scrape_until $port "$tmp/m" '^abicap_context_switches_total{cgroup="/' $pid; then
 	ok "serve as uid $dyn with only $amb answers /metrics with per-cgroup series"
 else
 	fail "serve with the unit's credentials gave no per-cgroup /metrics: $(tail -3 "$tmp/log")"
@@ -79,16 +73,12 @@ cg=/abicap-unit-$$
 mkdir "$cgroot$cg"
 ( echo 0 >"$cgroot$cg/cgroup.procs" && exec sh -c 'while :; do sleep 0.05; done' ) &
 napper=$!
-for _ in $(seq 300); do
-	curl -sf "http://127.0.0.1:$port/metrics" -o "$tmp/m" &&
-		grep -q "^abicap_context_switches_total{cgroup=\"$cg\"" "$tmp/m" && break
-	kill -0 $pid 2>/dev/null || break
-	sleep 0.2
-done
+scrape_until $port "$tmp/m" "^abicap_context_switches_total{cgroup=\"$cg\"" $pid
+named=$?
 kill $napper
 wait $napper 2>/dev/null
 for _ in $(seq 50); do rmdir "$cgroot$cg" 2>/dev/null && break; sleep 0.1; done
-grep -q "^abicap_context_switches_total{cgroup=\"$cg\"" "$tmp/m" &&
+[ $named -eq 0 ] &&
 	ok "a cgroup made while it serves is named ($cg)" ||
 	fail "a cgroup made while serve ran was not named in 60 s: $(grep -c 'cgroup="cgroup#' "$tmp/m") unnamed series"
 # strace's child is setpriv, which became abicap
