@@ -71,9 +71,15 @@ void cgnames_free(struct cgnames *n)
 	free(n);
 }
 
+/* The slot an id hashes to, before probing. */
+static size_t home_of(const struct cgnames *n, uint64_t id)
+{
+	return (size_t)(id * 0x9e3779b97f4a7c15ULL) & (n->cap - 1);
+}
+
 static size_t slot_of(const struct cgnames *n, uint64_t id)
 {
-	size_t i = (size_t)(id * 0x9e3779b97f4a7c15ULL) & (n->cap - 1);
+	size_t i = home_of(n, id);
 
 	while (n->e[i].id && n->e[i].id != id)
 		i = (i + 1) & (n->cap - 1);
@@ -141,7 +147,7 @@ void cgnames_forget(struct cgnames *n, uint64_t id)
 	n->n--;
 	/* linear probing: move back what the hole would hide */
 	for (j = (i + 1) & (n->cap - 1); n->e[j].id; j = (j + 1) & (n->cap - 1)) {
-		k = (size_t)(n->e[j].id * 0x9e3779b97f4a7c15ULL) & (n->cap - 1);
+		k = home_of(n, n->e[j].id);
 		/* j stays when its home k lies cyclically in (i, j] */
 		if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
 			continue;
