@@ -320,8 +320,11 @@ Test(privilege, record_writes_into_another_users_directory)
 	cr_assert_eq(stat(file, &st), 0);
 	cr_assert_eq(st.st_mode & 0777, 0600);
 	cr_assert_gt(st.st_size, 100);
+	/* theirs, as their directory is: they can report it without sudo */
+	cr_expect_eq(st.st_uid, NOBODY, "capture owner %u", (unsigned)st.st_uid);
 	cr_assert_eq(stat(pf, &st), 0);
 	cr_assert_gt(st.st_size, 0);
+	cr_expect_eq(st.st_uid, NOBODY, "trace owner %u", (unsigned)st.st_uid);
 	free(err);
 	/* nobody else's directory is written into */
 	unsetenv("SUDO_UID");
@@ -437,4 +440,29 @@ Test(privilege, feature_probes_answer_for_this_kernel)
 	cr_assert_eq(cap_compare(before, after), 0);
 	cap_free(before);
 	cap_free(after);
+}
+
+/*
+ * The README's first example as it went wrong: a capture root recorded
+ * (root's, 0600) read by a user. The one line says why and what to do.
+ */
+Test(privilege, a_capture_the_user_cannot_read_is_explained)
+{
+	char *file = scratch_path("pp.abicap");
+	char *argv[] = { "cp", "tests/fuzz/corpus/fuzz_capfile/real.abicap",
+			 file, NULL };
+	struct run r;
+
+	require_kernel();
+	cr_assert_eq(chmod(scratch_path("."), 0711), 0);
+	r = run_cmd(argv);
+	cr_assert_eq(r.code, 0, "%s", r.err);
+	cr_assert_eq(chmod(file, 0600), 0);
+	r = CAPSH(true, ",", "report", file);
+	cr_assert_eq(r.code, 2, "exit %d: %s", r.code, r.err);
+	cr_assert(strstr(r.err, "Permission denied (it belongs to root, mode "
+			 "0600): record under sudo into a directory you own "
+			 "(the file is then yours), or sudo chown $USER"), "%s", r.err);
+	cr_assert_eq(strchr(r.err, '\n'), r.err + strlen(r.err) - 1,
+		     "one line: %s", r.err);
 }

@@ -571,3 +571,46 @@ Test(outfile, kernel_addresses_are_hidden_in_logs)
 			 "mask 0xffffffff, 0xffff, x=0x<kernel address> end");
 	free(r);
 }
+
+/*
+ * `sudo abicap record -o pp.abicap` run by a user in their own directory
+ * leaves a file that user can read: under sudo (SUDO_UID, SUDO_GID), a
+ * file written into a directory the invoking user owns is theirs once
+ * committed; anywhere else (root's directories, /tmp) it stays the
+ * writer's.
+ */
+Test(outfile, files_under_sudo_belong_to_the_user_who_ran_sudo)
+{
+	char *dir = path("home"), p[512], cap[512];
+	struct outfile of;
+	struct stat st;
+
+	cr_assert_eq(mkdir(dir, 0700), 0);
+	if (geteuid() || chown(dir, 65534, 65534))
+		cr_skip_test("making a directory another user's needs root");
+	setenv("SUDO_UID", "65534", 1);
+	setenv("SUDO_GID", "65534", 1);
+	snprintf(p, sizeof(p), "%s/x.json", dir);
+	snprintf(cap, sizeof(cap), "%s/pp.abicap", dir);
+	cr_assert_eq(create_write(p, false, "x"), 0, "%s", err);
+	cr_assert_eq(stat(p, &st), 0);
+	cr_expect_eq(st.st_uid, 65534, "owner %u", (unsigned int)st.st_uid);
+	cr_expect_eq(st.st_gid, 65534, "group %u", (unsigned int)st.st_gid);
+	cr_expect_eq(st.st_mode & 0777, 0600);
+	/* replaced with --force: the new file is theirs too */
+	cr_assert_eq(create_write(p, true, "y"), 0, "%s", err);
+	cr_assert_eq(stat(p, &st), 0);
+	cr_expect_eq(st.st_uid, 65534);
+	/* a capture, created in place: theirs once committed */
+	cr_assert_eq(outfile_open_capture(&of, cap, false, err, sizeof(err)), 0,
+		     "%s", err);
+	cr_assert_eq(outfile_commit(&of, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(stat(cap, &st), 0);
+	cr_expect_eq(st.st_uid, 65534, "owner %u", (unsigned int)st.st_uid);
+	/* a directory of root's: the file stays root's */
+	cr_assert_eq(create_write(path("root.json"), false, "x"), 0, "%s", err);
+	cr_assert_eq(stat(path("root.json"), &st), 0);
+	cr_expect_eq(st.st_uid, 0);
+	unsetenv("SUDO_UID");
+	unsetenv("SUDO_GID");
+}

@@ -565,8 +565,26 @@ static FILE *open_regular(const char *path, uint64_t *size, char *err,
 	FILE *f;
 
 	if (fd < 0) {
-		snprintf(err, errlen, "cannot open capture '%s': %s", path,
-			 strerror(errno));
+		int e = errno;
+
+		if ((e == EACCES || e == EPERM) && !stat(path, &st)) {
+			char who[32] = "root";
+
+			if (st.st_uid)
+				snprintf(who, sizeof(who), "uid %u",
+					 (unsigned int)st.st_uid);
+			snprintf(err, errlen, "cannot open capture '%s': %s (it "
+				 "belongs to %s, mode %04o): %s, or sudo chown "
+				 "$USER '%s'", path, strerror(e), who,
+				 (unsigned int)(st.st_mode & 07777), st.st_uid ?
+				 "ask its owner" : "record under sudo into a "
+				 "directory you own (the file is then yours)",
+				 path);
+		}
+		else
+			snprintf(err, errlen, "cannot open capture '%s': %s%s",
+				 path, strerror(e), e == EACCES ? " (a directory "
+				 "on its path is not open to you)" : "");
 		return NULL;
 	}
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {

@@ -32,7 +32,8 @@ static const struct opt snapshot_own[] = {
 static const struct opt output_opts[] = {
 	{ "output", 'o', "FILE", "write there instead of stdout (created 0600; "
 	  "never the input, never through a symbolic link, nor in a directory "
-	  "another user owns or may write; refused if it exists)" },
+	  "another user owns or may write; refused if it exists; under sudo, "
+	  "in a directory of the user who ran sudo, it is given to that user)" },
 	{ "force", OPT_LONG('F'), NULL, "replace FILE if it exists, once the new "
 	  "one is complete" },
 	{ 0 },

@@ -12,7 +12,8 @@ static const struct opt export_own[] = {
 	{ "perfetto", 'P', "OUT",
 	  "the trace to write (created 0600; refused if it exists, unless "
 	  "--force; never FILE itself, never through a symbolic link, nor "
-	  "in a directory another user owns or may write)" },
+	  "in a directory another user owns or may write; under sudo, in a "
+	  "directory of the user who ran sudo, it is given to that user)" },
 	{ "force", OPT_LONG('F'), NULL,
 	  "replace OUT, once the new trace is complete (on failure the old "
 	  "one stays as it was)" },

@@ -24,12 +24,15 @@
 static const struct opt record_own[] = {
 	{ "output", 'o', "FILE", "the capture file (created 0600; never through "
 	  "a symbolic link at any component of the path, nor in a directory "
-	  "another user owns or may write)" },
+	  "another user owns or may write; under sudo, written into a "
+	  "directory of the user who ran sudo, it is given to that user, so "
+	  "that report needs no sudo)" },
 	{ "force", OPT_LONG('f'), NULL, "replace FILE (and the --perfetto trace) "
 	  "if it exists, once the new one is complete: on failure the old one "
 	  "stays as it was" },
 	{ "perfetto", OPT_LONG('P'), "OUT", "also write the capture as a "
-	  "Perfetto trace (as abicap export --perfetto does)" },
+	  "Perfetto trace (as abicap export --perfetto does; the same rules "
+	  "as for FILE)" },
 	{ "duration", 'd', "SECS", "stop after SECS seconds (default: Ctrl-C, or "
 	  "the command's exit)" },
 	{ 0 },
@@ -129,7 +132,8 @@ int do_record(int argc, char **argv)
 	struct contract *contract = NULL;
 	struct outfile out, pf;
 	struct capture *c;
-	int ret, go_fd = -1, exec_fd = -1, keep_fd = -1, e;
+	int ret, go_fd = -1, exec_fd = -1, keep_fd = -1, e, xret = 0;
+	bool exported = false;
 	pid_t child = 0;
 
 	ret = capture_prepare(&record_spec, argc, argv, &o, &contract);
@@ -242,6 +246,20 @@ int do_record(int argc, char **argv)
 
 		e = capw_close(st.s.w, trl ? trl : "{}", err, sizeof(err));
 		free(trl);
+		/*
+		 * the trace first, read back through the descriptor kept
+		 * (without capabilities its directory may no longer be
+		 * searchable by path), while the capture is still ours:
+		 * committed, it may be the sudo user's, which a root without
+		 * capabilities cannot open
+		 */
+		if (!e && !st.s.werr && !ret && pf.fd >= 0) {
+			char self[64];
+
+			snprintf(self, sizeof(self), "/proc/self/fd/%d", keep_fd);
+			xret = export_dup_fd(keep_fd >= 0 ? self : o.output, &pf);
+			exported = true;
+		}
 		if (!e && !st.s.werr)
 			e = outfile_commit(&out, err, sizeof(err));
 		else
@@ -263,15 +281,8 @@ int do_record(int argc, char **argv)
 	}
 	capture_close(c);
 	cgnames_free(st.s.names);
-	if (!ret && pf.fd >= 0) {
-		/*
-		 * read back through the descriptor kept: without capabilities
-		 * its directory may no longer be searchable by path
-		 */
-		char self[64];
-
-		snprintf(self, sizeof(self), "/proc/self/fd/%d", keep_fd);
-		ret = export_dup_fd(keep_fd >= 0 ? self : o.output, &pf);
+	if (!ret && exported) {
+		ret = xret;
 		if (!ret && outfile_commit(&pf, err, sizeof(err))) {
 			ab_error("%s", err);
 			ret = EXIT_RUNTIME;

@@ -46,6 +46,37 @@ static uid_t invoking_uid(void)
 }
 
 /*
+ * Under sudo, a file written into a directory of the user who ran it is
+ * that user's (as `sudo abicap record -o pp.abicap` in their home should
+ * leave a file they can read), given as it is committed, before it is at
+ * its name (a capture created in place is root's while it is written).
+ * Elsewhere (root's directories, /tmp) it stays the writer's. Where the
+ * kernel will not (no CAP_CHOWN), the file stays the writer's too.
+ */
+static void give_to_sudo_user(const struct outfile *of, int fd)
+{
+	const char *s = getenv("SUDO_UID"), *g = getenv("SUDO_GID");
+	uid_t uid = invoking_uid();
+	gid_t gid = (gid_t)-1;
+	struct stat st;
+	char *end;
+
+	if (!s || !*s || geteuid() || uid == geteuid() ||
+	    fstat(of->dirfd, &st) || st.st_uid != uid)
+		return;
+	if (g && *g) {
+		unsigned long v;
+
+		errno = 0;
+		v = strtoul(g, &end, 10);
+		if (!errno && !*end && v <= (gid_t)-2)
+			gid = (gid_t)v;
+	}
+	if (fchown(fd, uid, gid) && gid != (gid_t)-1)
+		(void)!fchown(fd, uid, (gid_t)-1);
+}
+
+/*
  * Whoever owns a directory, or may write to it without the sticky bit,
  * can rename and replace what abicap puts there: only root, the caller
  * and the user who ran sudo are trusted to.
@@ -531,6 +562,7 @@ static int publish(struct outfile *of)
 {
 	int e;
 
+	give_to_sudo_user(of, of->keep);
 	if (of->in_place)
 		return 0;
 	if (!of->tmp[0] && !of->replace)

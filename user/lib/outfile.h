@@ -44,6 +44,8 @@ struct outfile {
  * a world-writable directory without the sticky bit, an existing file
  * without force, a file that is not regular, and in a sticky directory
  * (/tmp) a file of another user. A system error is EXIT_RUNTIME.
+ * Under sudo (SUDO_UID, SUDO_GID) a file committed into a directory the
+ * user who ran sudo owns is given to that user (their uid and gid).
  */
 int outfile_open(struct outfile *of, const char *path, bool force, char *err,
 		 size_t errlen);
@@ -60,7 +62,8 @@ int outfile_open_capture(struct outfile *of, const char *path, bool force,
 /*
  * For a process about to drop its privileges (record): the final rename
  * or removal is done by a small helper process that keeps only
- * CAP_DAC_OVERRIDE and can do nothing but that, in this one directory.
+ * CAP_DAC_OVERRIDE (and CAP_CHOWN, for the user who ran sudo) and can do
+ * nothing but that, in this one directory.
  * Without it a root without capabilities could not rename in, say, a
  * user's home. If the caller dies, the helper drops the new file (an old
  * one stays as it was; a capture created in place stays with what was

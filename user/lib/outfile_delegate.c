@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
  * The helper of outfile_delegate: a child that keeps CAP_DAC_OVERRIDE
- * alone, holds the output's directory and nothing else, and on one request
+ * (and CAP_CHOWN, to give the file to the user who ran sudo) alone, holds the output's directory and nothing else, and on one request
  * commits (renames) or removes the output, then exits.
  */
 #define _GNU_SOURCE
@@ -18,11 +18,16 @@
 
 static void keep_only_dac_override(void)
 {
-	cap_t c = cap_from_text("cap_dac_override=ep");
+	cap_t c = cap_from_text("cap_dac_override,cap_chown=ep");
 
-	/* without the capability (not root) there was nothing to keep */
-	if (c && cap_set_proc(c))
-		cap_clear(c), cap_set_proc(c);
+	/* CAP_CHOWN may not be there (a bounding set without it): then the
+	   file stays root's; without either (not root) nothing was to keep */
+	if (c && cap_set_proc(c)) {
+		cap_free(c);
+		c = cap_from_text("cap_dac_override=ep");
+		if (c && cap_set_proc(c))
+			cap_clear(c), cap_set_proc(c);
+	}
 	cap_free(c);
 	prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
 }
