@@ -338,14 +338,14 @@ abi-history: $(OUT)/abicap
 	$(Q)scripts/abi-history.sh
 
 # ---- Installing: make install / uninstall, man pages, package, image ----
-# The layout bpftool's Debian package has: the binary in sbin (loading BPF
-# programs is an administrator's job; man section 8), data under
-# share/abicap. Each man page is generated from the command's --help
+# The binary in bin, its pages in man section 1: half of abicap (report,
+# export, check, diff, contract) is for any user, and the capturing half
+# asks for its privilege by name; data under share/abicap. Each man page is generated from the command's --help
 # (scripts/mkman.sh), so the two cannot drift. `make uninstall` with the
 # same PREFIX and DESTDIR removes exactly what `make install` put.
 PREFIX ?= /usr/local
 DESTDIR ?=
-SBINDIR ?= $(PREFIX)/sbin
+BINDIR ?= $(PREFIX)/bin
 MANDIR ?= $(PREFIX)/share/man
 DATADIR ?= $(PREFIX)/share/abicap
 DOCDIR ?= $(PREFIX)/share/doc/abicap
@@ -354,10 +354,10 @@ ZSHCOMPDIR ?= $(PREFIX)/share/zsh/site-functions
 UNITDIR ?= $(PREFIX)/lib/systemd/system
 INSTALL_BIN ?= $(OUT)/abicap
 COMMANDS := trace record report export check diff serve contract
-MAN_PAGES := $(OUT)/man/abicap.8 $(patsubst %,$(OUT)/man/abicap-%.8,$(COMMANDS))
+MAN_PAGES := $(OUT)/man/abicap.1 $(patsubst %,$(OUT)/man/abicap-%.1,$(COMMANDS))
 DEPLOY_DATA := scripts/deploy/grafana-dashboard.json scripts/deploy/prometheus-rules.yml
 # what `make install` puts, relative to DESTDIR
-INSTALLED := $(SBINDIR)/abicap $(patsubst $(OUT)/man/%,$(MANDIR)/man8/%,$(MAN_PAGES)) \
+INSTALLED := $(BINDIR)/abicap $(patsubst $(OUT)/man/%,$(MANDIR)/man1/%,$(MAN_PAGES)) \
 	$(BASHCOMPDIR)/abicap $(ZSHCOMPDIR)/_abicap $(UNITDIR)/abicap.service \
 	$(DATADIR)/contract.json $(addprefix $(DATADIR)/,$(notdir $(DEPLOY_DATA))) \
 	$(DOCDIR)/README.md
@@ -365,16 +365,16 @@ INSTALLED := $(SBINDIR)/abicap $(patsubst $(OUT)/man/%,$(MANDIR)/man8/%,$(MAN_PA
 # `make uninstall` removes once empty; a package (debian/rules) drops it
 INSTALLED_DIRS := $(DATADIR)/installed-dirs
 
-.PHONY: man install uninstall install-test docs-test golden package-test image image-test
+.PHONY: man install uninstall install-test docs-test golden package-test image image-test deb
 
 man: $(MAN_PAGES)
 
-$(OUT)/man/abicap.8: $(OUT)/abicap scripts/mkman.sh
+$(OUT)/man/abicap.1: $(OUT)/abicap scripts/mkman.sh man/examples/abicap.txt
 	$(Q)mkdir -p $(@D)
 	$(call msg,MAN,$@)
 	$(Q)scripts/mkman.sh $(OUT)/abicap > $@
 
-$(OUT)/man/abicap-%.8: $(OUT)/abicap scripts/mkman.sh
+$(OUT)/man/abicap-%.1: $(OUT)/abicap scripts/mkman.sh man/examples/%.txt
 	$(Q)mkdir -p $(@D)
 	$(call msg,MAN,$@)
 	$(Q)scripts/mkman.sh $(OUT)/abicap $* > $@
@@ -384,13 +384,13 @@ install: $(INSTALL_BIN) $(MAN_PAGES)
 		while [ -n "$$d" ] && [ ! -d "$(DESTDIR)$$d" ]; do \
 			echo "$$d"; d=$${d%/*}; done; \
 	done > $(OUT)/install-dirs.new
-	$(Q)install -D -m 0755 $(INSTALL_BIN) $(DESTDIR)$(SBINDIR)/abicap
-	$(Q)install -d $(DESTDIR)$(MANDIR)/man8
-	$(Q)install -m 0644 $(MAN_PAGES) $(DESTDIR)$(MANDIR)/man8/
+	$(Q)install -D -m 0755 $(INSTALL_BIN) $(DESTDIR)$(BINDIR)/abicap
+	$(Q)install -d $(DESTDIR)$(MANDIR)/man1
+	$(Q)install -m 0644 $(MAN_PAGES) $(DESTDIR)$(MANDIR)/man1/
 	$(Q)install -D -m 0644 completion/abicap.bash $(DESTDIR)$(BASHCOMPDIR)/abicap
 	$(Q)install -D -m 0644 completion/_abicap $(DESTDIR)$(ZSHCOMPDIR)/_abicap
 	$(Q)install -d $(DESTDIR)$(UNITDIR)
-	$(Q)sed 's|^ExecStart=[^ ]*abicap |ExecStart=$(SBINDIR)/abicap |' \
+	$(Q)sed 's|^ExecStart=[^ ]*abicap |ExecStart=$(BINDIR)/abicap |' \
 		scripts/deploy/abicap.service > $(DESTDIR)$(UNITDIR)/abicap.service
 	$(Q)chmod 0644 $(DESTDIR)$(UNITDIR)/abicap.service
 	$(Q)install -D -m 0644 bpf/contract.json $(DESTDIR)$(DATADIR)/contract.json
@@ -426,9 +426,14 @@ golden: $(OUT)/abicap $(OUT)/capgen $(TEST_BPF_OBJ)
 docs-test: $(OUT)/abicap $(OUT)/pingpong $(TEST_BPF_OBJ)
 	$(Q)tests/install/docs.sh
 
+# the Debian package, built in a copy of the tree (scripts/deb.sh): no
+# make clean here, nothing left in debian/; the .deb in $(OUT)/
+deb:
+	$(Q)scripts/deb.sh $(OUT)
+
 # the Debian package built, linted, installed, run and purged: slow
 # (tests/install/package.sh); .ci/run calls it
-package-test:
+package-test: $(OUT)/pingpong $(OUT)/abicap-static
 	$(Q)tests/install/package.sh
 
 # The container image (scripts/image.sh): from scratch, offline, the static

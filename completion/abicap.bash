@@ -1,4 +1,4 @@
-# bash completion for abicap(8). Commands and options are read from
+# bash completion for abicap(1). Commands and options are read from
 # `abicap --help` and `abicap COMMAND --help`, so they follow the binary.
 _abicap_events="sched_switch sched_wakeup sched_wakeup_new sched_waking cpu_idle cpu_frequency"
 

@@ -363,3 +363,69 @@ Test(report, records_on_a_cpu_past_the_count_are_counted)
 	free(ex.out);
 	free(ex.err);
 }
+
+/*
+ * report --pid of a process the capture does not have (issue 25: exit 0,
+ * empty tables, no word): exit 2, one line naming the pid and the file;
+ * likewise --comm. A pid it has still reports.
+ */
+Test(report, a_pid_or_comm_the_capture_lacks_is_exit_2)
+{
+	char *cap = path("odd.abicap");
+
+	odd_names(cap);
+	cr_assert(freopen(path("err"), "w", stderr));
+	cr_assert_eq(do_report(4, (char *[]){ "report", "--pid", "99999", cap,
+					   NULL }), 2);
+	cr_assert_eq(do_report(4, (char *[]){ "report", "--comm", "nosuch",
+					   cap, NULL }), 2);
+	cr_assert_eq(fflush(stderr), 0);
+	{
+		size_t len;
+		char *e = read_file(path("err"), &len);
+
+		cr_assert(strstr(e, "no task of process 99999 in"), "%s", e);
+		cr_assert(strstr(e, "no task named 'nosuch' in"), "%s", e);
+		free(e);
+	}
+	cr_assert(freopen(path("out"), "w", stdout));
+	cr_assert_eq(do_report(4, (char *[]){ "report", "--pid", "100", cap,
+					   NULL }), 0);
+}
+
+/*
+ * The header shows the report's own filter and, labelled as such, the
+ * recording's; the footnote under the latency table names the event a
+ * wait after a wakeup starts at as --help does (sched_wakeup: runqlat;
+ * sched_waking, --from-waking: perf sched).
+ */
+Test(report, header_shows_both_filters_and_the_footnote_matches_help)
+{
+	char *cap = path("wk.abicap"), *out;
+	struct capw *w = capw_open(cap, false, "{\"ncpus\":1,"
+		"\"record_format\":3,\"events\":[\"sched_switch\","
+		"\"sched_wakeup\",\"sched_waking\"],\"filter\":{\"tasks\":false}}",
+		err, sizeof(err));
+	size_t len;
+
+	cr_assert(w, "%s", err);
+	add_sw(w, 1000, 100, "t100", S, 0, "swapper", 3);
+	add_wk_type(w, ABICAP_EV_SCHED_WAKING, 2000, 100, "t100", 0);
+	add_wk(w, 2500, 100, "t100", 0);
+	add_sw(w, 3000, 0, "swapper", 0, 100, "t100", 3);
+	cr_assert_eq(capw_close(w, "{}", err, sizeof(err)), 0);
+	out = report(4, (char *[]){ "report", "--comm", "t100", cap, NULL },
+		     &len);
+	cr_assert(strstr(out, "\nreport's filter: --comm t100\n"), "%s", out);
+	cr_assert(strstr(out, "\nrecording's filter: {\"tasks\":false}\n"), "%s",
+		  out);
+	cr_assert(strstr(out, "from sched_wakeup (when queued, as runqlat "
+			 "counts; --from-waking: from sched_waking, as perf "
+			 "sched counts its delay)"), "%s", out);
+	free(out);
+	out = report(3, (char *[]){ "report", "--from-waking", cap, NULL }, &len);
+	cr_assert(strstr(out, "\nreport's filter: none\n"), "%s", out);
+	cr_assert(strstr(out, "from sched_waking (when the waker chose to wake "
+			 "it, as perf sched counts its delay)"), "%s", out);
+	free(out);
+}

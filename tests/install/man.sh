@@ -11,11 +11,11 @@ mk=$(make -s --no-print-directory -f Makefile -p 2>/dev/null | sed -n 's/^COMMAN
 	fail "Makefile COMMANDS '$mk' is not abicap --help's '$cmds'"
 
 for page in abicap $(printf 'abicap-%s ' $cmds); do
-	f=build/man/$page.8
+	f=build/man/$page.1
 	[ -s "$f" ] || { fail "$f missing (make man)"; continue; }
 	warn=$(LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings=all -l "$f" 2>&1 >/dev/null)
-	[ -z "$warn" ] && ok "$page(8) renders without warnings" ||
-		fail "$page(8): $warn"
+	[ -z "$warn" ] && ok "$page(1) renders without warnings" ||
+		fail "$page(1): $warn"
 done
 
 # probe the parser: CMD OPTION --help. An unknown OPTION is refused first;
@@ -53,7 +53,7 @@ done | probe_all)
 for c in $cmds; do
 	doc=$("$BIN" $c --help | documented | sort -u)
 	acc=$(awk -v c="$c" '$1 == c { print $NF }' <<<"$accepted" | sort -u)
-	man=$(MANWIDTH=200 man -l build/man/abicap-$c.8 2>/dev/null)
+	man=$(MANWIDTH=200 man -l build/man/abicap-$c.1 2>/dev/null)
 	missing=$(comm -23 <(echo "$acc") <(echo "$doc") | grep . | tr '\n' ' ')
 	extra=$(comm -13 <(echo "$acc") <(echo "$doc") | grep . | tr '\n' ' ')
 	[ -z "$missing" ] && ok "$c: every option the parser accepts is documented" ||
@@ -61,7 +61,15 @@ for c in $cmds; do
 	[ -z "$extra" ] && ok "$c: every documented option is accepted" ||
 		fail "$c: in --help but not accepted: $extra"
 	notman=$(for o in $doc; do grep -qE -- "(^|[ ,])$o([ ,=]|$)" <<<"$man" || echo "$o"; done | tr '\n' ' ')
-	[ -z "$notman" ] && ok "abicap-$c(8) documents every option" ||
-		fail "abicap-$c(8) lacks $notman"
+	[ -z "$notman" ] && ok "abicap-$c(1) documents every option" ||
+		fail "abicap-$c(1) lacks $notman"
+	# EXAMPLES (man/examples/$c.txt): there, and every option an example
+	# gives abicap is one this command documents
+	grep -q '^EXAMPLES' <<<"$man" && ok "abicap-$c(1) has EXAMPLES" ||
+		fail "abicap-$c(1) has no EXAMPLES section"
+	bad=$(grep -oE "abicap $c( [^|>]*)" "man/examples/$c.txt" | sed "s/ -- .*//" | grep -oE -- ' --?[A-Za-z][a-z-]*' |
+		sed 's/^ //' | sort -u | while read -r o; do grep -qxF -- "$o" <<<"$doc" || echo "$o"; done | tr '\n' ' ')
+	[ -z "$bad" ] && ok "abicap-$c(1): its examples give only options it has" ||
+		fail "abicap-$c(1): examples give $bad, which abicap $c does not document"
 done
 done_

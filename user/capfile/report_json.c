@@ -197,6 +197,11 @@ json_t *report_json(struct analysis *a, const char *path, json_t *meta,
 	}
 	json_object_set(out, "filter", json_object_get(meta, "filter") ?:
 			json_null());
+	/* the report's own (--pid, --comm); "filter" is the recording's */
+	json_object_set_new(out, "report_filter", json_pack("{s:o, s:o}",
+		"pid", a->filter_tgid ? json_integer(a->filter_tgid) : json_null(),
+		"comm", a->filter_comm[0] ? JESC_COMM(a->filter_comm) :
+		json_null()));
 	/* a part of a damaged file not read is records lost without a window */
 	json_object_set_new(out, "figures_trustworthy", json_boolean(
 		!ci->untrusted && !ci->cpus_partial && !ci->drops_unplaced &&

@@ -154,8 +154,11 @@ static void text_tasks(FILE *f, struct analysis *a, int top,
 static void text_cpus_chains(FILE *f, struct analysis *a,
 			     const struct capinfo *ci, int top, bool chains);
 
-/* The capture's filter and events, as the metadata says, in one line each. */
-static void text_filter(FILE *f, json_t *meta)
+/*
+ * The capture's events and filter, as the metadata says, and the report's
+ * own filter (--pid, --comm), in one line each, each labelled.
+ */
+static void text_filter(FILE *f, json_t *meta, const struct analysis *a)
 {
 	json_t *flt = json_object_get(meta, "filter"), *evs;
 	char *s;
@@ -167,9 +170,15 @@ static void text_filter(FILE *f, json_t *meta)
 	}
 	if (json_is_object(flt) && (s = json_dumps(flt, JSON_COMPACT |
 						     JSON_PRESERVE_ORDER))) {
-		fprintf(f, "filter: %s\n", s);
+		fprintf(f, "recording's filter: %s\n", s);
 		free(s);
 	}
+	fprintf(f, "report's filter:");
+	if (a->filter_tgid)
+		fprintf(f, " --pid %d", (int)a->filter_tgid);
+	if (a->filter_comm[0])
+		fprintf(f, " --comm %s", ESC_COMM(a->filter_comm));
+	fprintf(f, "%s\n", a->filter_tgid || a->filter_comm[0] ? "" : " none");
 }
 
 void report_text(FILE *f, struct analysis *a, const char *path, json_t *meta,
@@ -184,7 +193,7 @@ void report_text(FILE *f, struct analysis *a, const char *path, json_t *meta,
 		(a->last_ts - a->first_ts) / 1e9, (unsigned long long)a->records,
 		cut ? "; CUT SHORT: no trailer, read up to the last complete chunk" :
 		"");
-	text_filter(f, meta);
+	text_filter(f, meta, a);
 	if (ci->dropped_exact)
 		fprintf(f, "dropped while recording: %llu\n",
 			(unsigned long long)ci->dropped);
@@ -273,9 +282,11 @@ static void text_tasks(FILE *f, struct analysis *a, int top,
 			task_cgroup(names, t));
 		shown++;
 	}
-	fprintf(f, "  (right: only the waits that began with a wakeup, from %s, as "
-		"perf sched counts its delay)\n", a->from_waking ? "sched_waking" :
-		"sched_wakeup");
+	fprintf(f, "  (right: only the waits that began with a wakeup, %s)\n",
+		a->from_waking ? "from sched_waking (when the waker chose to "
+		"wake it, as perf sched counts its delay)" : "from sched_wakeup "
+		"(when queued, as runqlat counts; --from-waking: from "
+		"sched_waking, as perf sched counts its delay)");
 	sort_some(a->tasks, a->ntasks, sizeof(*a->tasks), by_off_total);
 	fprintf(f, "\nOff-CPU time per task, by the state it left in (top %d):\n",
 		top);

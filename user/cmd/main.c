@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "abicap.h"
+#include "capfile/capfile.h"
 #include "cmd/commands.h"
 #include "lib/json_errors.h"
 #include "lib/util.h"
@@ -50,8 +51,9 @@ int main(int argc, char **argv)
 		return EXIT_OK;
 	}
 	if (!strcmp(argv[1], "-V") || !strcmp(argv[1], "--version")) {
-		printf("abicap %s (record format %d)\n", ABICAP_VERSION,
-		       ABICAP_RECORD_VERSION);
+		/* what record writes: the file's format, and its records' */
+		printf("abicap %s (capture file format %d, record layout %d)\n",
+		       ABICAP_VERSION, CAPFILE_VERSION, ABICAP_RECORD_VERSION);
 		return EXIT_OK;
 	}
 	c = cmd_find(cmds, argv[1]);

@@ -56,10 +56,23 @@ const struct cmd_spec report_spec = {
 "doubled or out of place is named (with its byte offset) and counted, the\n"
 "rest reported; the records lost while recording are never shown lower\n"
 "than the file says (\"at least N\" where it cannot say exactly).\n"
-"Exit: 0 ok, 2 bad usage or a file that is not a readable capture (not a\n"
-"regular file, not a capture, a newer format, a damaged header), 5 a\n"
-"capture read with damaged, missing, doubled or out-of-place parts.\n",
+"Exit: 0 ok, 2 bad usage, a file that is not a readable capture (not a\n"
+"regular file, not a capture, a newer format, a damaged header), or a\n"
+"--pid or --comm that no task of the capture has; 5 a capture read with\n"
+"damaged, missing, doubled or out-of-place parts.\n",
 };
+
+/* Has the capture a task that --pid (0: any) and --comm (NULL: any) keep? */
+static bool report_has_task(const struct analysis *a, int32_t pid,
+			    const char *comm)
+{
+	for (size_t i = 0; i < a->ntasks; i++)
+		if ((!pid || a->tasks[i].tgid == pid) &&
+		    (!comm || !strncmp(a->tasks[i].comm, comm,
+				       sizeof(a->tasks[i].comm))))
+			return true;
+	return false;
+}
 
 int do_report(int argc, char **argv)
 {
@@ -176,6 +189,24 @@ int do_report(int argc, char **argv)
 	}
 	capinfo_dropped(&ci, r, trl);
 	analysis_finish(&a);
+	if ((pid || comm) && !report_has_task(&a, (int32_t)pid, comm)) {
+		if (pid)
+			ab_error("no task of process %ld in '%s'%s: give a "
+				 "process it has (abicap report '%s' --format "
+				 "json | jq '.tasks[].tgid')", pid, argv[optind],
+				 comm ? " with that name" : "", argv[optind]);
+		else
+			ab_error("no task named '%s' in '%s': give a name it "
+				 "has (abicap report '%s' --format json | jq "
+				 "'.tasks[].comm')", comm, argv[optind],
+				 argv[optind]);
+		free(ci.drops);
+		analysis_free(&a);
+		capr_close(r);
+		json_decref(meta);
+		json_decref(trl);
+		return EXIT_USAGE;
+	}
 	capinfo_warn(&ci, r, argv[optind]);
 	capwarn_bad_cpu(a.bad_cpu, a.ncpus);
 	if (a.oom)
