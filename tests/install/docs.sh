@@ -9,12 +9,25 @@
 # exit 0, or N where it ends with "# exit N". A command ending with
 # "# where: COND" shows output only where the shell test COND holds (e.g.
 # a machine with cpuidle states); elsewhere only its exit is checked. Blocks run from a scratch directory with build/ and tests/
-# linked, "sudo" as a no-op (the test runs as root) and build/ on PATH.
+# linked and build/ on PATH, as a user would run them: as a normal user
+# (abicap-docs, made once, no login) who owns the directory, "sudo" the
+# real sudo (a rule for that user alone for the test's run), so that a
+# command without sudo runs without privilege and files written under sudo
+# are as a user finds them.
 source "$(dirname "$0")/lib.sh"
-need jq awk
+need jq awk sudo runuser useradd
 echo "README examples"
+user=abicap-docs
+id -u "$user" >/dev/null 2>&1 ||
+	useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin "$user" ||
+	{ fail "cannot make the test user $user"; done_; }
 w=$(mktemp -d /tmp/abicap-docs.XXXXXX)
-[ -n "${KEEP:-}" ] || trap 'rm -rf "$w"' EXIT
+chmod 0711 "$w" # the user reaches its blocks' directories, lists nothing
+rule=/etc/sudoers.d/abicap-docs-test-$$
+cleanup() { rm -f "$rule"; [ -n "${KEEP:-}" ] || rm -rf "$w"; }
+trap cleanup EXIT
+printf '%s ALL=(root) NOPASSWD: ALL\n' "$user" > "$rule.new" && chmod 0440 "$rule.new" &&
+	visudo -cq -f "$rule.new" && mv "$rule.new" "$rule" || { fail "cannot write the sudo rule $rule"; done_; }
 
 # README -> $w/ex.N/cmd.M (a command) and $w/ex.N/out.M (its output shown)
 awk -v dir="$w" '
@@ -47,8 +60,9 @@ shape() {
 for ex in $(ls -d "$w"/ex.* | sort -t. -k2 -n); do
 	# run the block's commands in one shell, each output apart
 	{
-		echo 'sudo() { "$@"; }'
-		echo "export PATH=$TOP/build:\$PATH"
+		# sudo resets PATH to its secure_path: give it the user's
+		echo 'sudo() { command sudo -n env "PATH=$PATH" "$@"; }'
+		echo "export PATH=$TOP/build:/usr/local/bin:/usr/bin:/bin"
 		for c in $(ls "$ex"/cmd.* | sort -t. -k3 -n); do
 			i=${c##*.}
 			if grep -qE '&[[:space:]]*$' "$c"; then
@@ -61,12 +75,18 @@ for ex in $(ls -d "$w"/ex.* | sort -t. -k2 -n); do
 		echo 'kill $(jobs -p) 2>/dev/null; wait'
 	} > "$ex/run.sh"
 	mkdir "$ex/cwd" && ln -s "$TOP/build" "$TOP/tests" "$ex/cwd/"
-	(cd "$ex/cwd" && timeout 300 bash "$ex/run.sh" </dev/null >/dev/null 2>&1)
+	chown -R "$user:" "$ex"
+	(cd "$ex/cwd" && timeout 300 runuser -u "$user" -- env -i HOME="$ex/cwd" \
+		USER="$user" LANG=C.UTF-8 bash "$ex/run.sh" </dev/null >/dev/null 2>&1)
 	for c in $(ls "$ex"/cmd.* | sort -t. -k3 -n); do
 		i=${c##*.}
 		first=$(head -1 "$c")
 		line=$(cat "$ex/line.$i")
-		[ -f "$ex/rc.$i" ] || continue
+		if [ ! -f "$ex/rc.$i" ]; then
+			# a workload left running (cmd &) has none; any other ran not
+			grep -qE '&[[:space:]]*$' "$c" || fail "README:$line: \$ $first: did not run"
+			continue
+		fi
 		rc=$(cat "$ex/rc.$i")
 		want=$(sed -nE 's/.*#[[:space:]]*exit ([0-9]+)[[:space:]]*$/\1/p' "$c" | tail -1)
 		[ "$rc" = "${want:-0}" ] || { fail "README:$line: \$ $first: exit $rc: $(tail -2 "$ex/got.$i")"; continue; }
