@@ -287,6 +287,7 @@ Test(json, cgroups_are_named_with_their_containers)
 	struct cgnames *n = cgnames_table();
 	json_t *j;
 
+	cr_assert_null(format_cgroup_note(), "no cgroup#ID shown yet");
 	cr_assert(n);
 	cr_assert_eq(cgnames_set(n, 77, "/system.slice/docker-"
 		     "3f4e5a6b7c8d9e0f1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f7081"
@@ -297,8 +298,15 @@ Test(json, cgroups_are_named_with_their_containers)
 	cr_assert(strstr(render(FMT_TEXT, &r), "  cgroups cgroup#5 -> cgroup#77\n"),
 		  "%s", render(FMT_TEXT, &r));
 	format_set_cgnames(n);
-	cr_assert(strstr(render(FMT_TEXT, &r), "  cgroups systemd:user.slice -> "
+	/* text as JSON: the full path (was "systemd:user.slice", the last part) */
+	cr_assert(strstr(render(FMT_TEXT, &r), "  cgroups /user.slice -> "
 			 "docker:3f4e5a6b7c8d\n"), "%s", render(FMT_TEXT, &r));
+	cr_assert_eq(cgnames_set(n, 6, "/system.slice/nginx.service"), 0);
+	r.sw.prev_cgroup = 6;
+	cr_assert(strstr(render(FMT_TEXT, &r), "  cgroups /system.slice/nginx."
+			 "service -> docker:3f4e5a6b7c8d\n"), "%s",
+		  render(FMT_TEXT, &r));
+	r.sw.prev_cgroup = 5;
 	j = parse_line(render(FMT_JSON, &r));
 	cr_assert_eq(json_integer_value(json_object_get(j, "next_cgroup_id")), 77);
 	cr_assert(strstr(json_string_value(json_object_get(j, "next_cgroup")),
@@ -313,6 +321,12 @@ Test(json, cgroups_are_named_with_their_containers)
 	j = parse_line(render(FMT_JSON, &r));
 	cr_assert(json_is_null(json_object_get(j, "next_cgroup")));
 	json_decref(j);
+	/* in text its id, and the summary's note says what that means */
+	cr_assert(strstr(render(FMT_TEXT, &r), "-> cgroup#999\n"), "%s",
+		  render(FMT_TEXT, &r));
+	cr_assert(format_cgroup_note() && strstr(format_cgroup_note(),
+		  "cgroup#ID: a cgroup whose path was not known"), "%s",
+		  format_cgroup_note() ?: "(none)");
 	format_set_cgnames(NULL);
 	cgnames_free(n);
 }

@@ -429,3 +429,45 @@ Test(report, header_shows_both_filters_and_the_footnote_matches_help)
 			 "it, as perf sched counts its delay)"), "%s", out);
 	free(out);
 }
+
+/*
+ * The per-task table names a task's cgroup by its full path (issue 25:
+ * text showed "systemd:foo.service" where JSON had the path); a cgroup id
+ * the capture holds no path for is "cgroup#ID", explained under the table.
+ */
+Test(report, cgroups_by_full_path_and_unknown_ids_explained)
+{
+	char *cap = path("cg.abicap"), *out;
+	struct capw *w = capw_open(cap, false, META, err, sizeof(err));
+	union abicap_rec r;
+	size_t len;
+
+	cr_assert(w, "%s", err);
+	cr_assert_eq(capw_add_cgroup(w, 50, "/system.slice/foo.service"), 0);
+	for (int i = 0; i < 3; i++) {
+		uint64_t t = 1000 + i * 4000;
+
+		memset(&r, 0, sizeof(r));
+		r.sw.hdr = (struct abicap_hdr){ .ts_ns = t, .type =
+			ABICAP_EV_SCHED_SWITCH, .size = sizeof(r.sw) };
+		r.sw.prev_pid = r.sw.prev_tgid = i % 2 ? 200 : 100;
+		r.sw.next_pid = r.sw.next_tgid = i % 2 ? 100 : 200;
+		memcpy(r.sw.prev_comm, i % 2 ? "b" : "a", 1);
+		memcpy(r.sw.next_comm, i % 2 ? "a" : "b", 1);
+		r.sw.prev_cgroup = i % 2 ? 77 : 50;
+		r.sw.next_cgroup = i % 2 ? 50 : 77;
+		r.sw.prev_state = S;
+		r.sw.flags = 3;
+		cr_assert_eq(capw_add(w, &r, r.hdr.size), 0);
+		add_wk(w, t + 2000, i % 2 ? 200 : 100, i % 2 ? "b" : "a",
+		       i % 2 ? 100 : 200);
+	}
+	cr_assert_eq(capw_close(w, "{}", err, sizeof(err)), 0);
+	out = report(2, (char *[]){ "report", cap, NULL }, &len);
+	cr_assert(strstr(out, "  /system.slice/foo.service\n"), "%s", out);
+	cr_assert_null(strstr(out, "systemd:foo.service"), "%s", out);
+	cr_assert(strstr(out, "  cgroup#77\n"), "%s", out);
+	cr_assert(strstr(out, "cgroup#ID: a cgroup whose path was not known"),
+		  "%s", out);
+	free(out);
+}

@@ -31,10 +31,9 @@ static void group_name(struct cgnames *names, enum group_by by, uint64_t cg,
 	}
 	cgnames_get(names, cg, &c);
 	if (by == GROUP_CGROUP) {
-		if (c.path)
-			snprintf(out, len, "%s", c.path);
-		else
-			snprintf(out, len, "cgroup#%" PRIu64, cg);
+		/* the path, else cgroup#ID (explained under the table) */
+		snprintf(out, len, "%s", c.path ? c.path :
+			 cgnames_label(names, cg));
 		return;
 	}
 	if (c.ct)

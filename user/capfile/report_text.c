@@ -252,10 +252,12 @@ void report_text(FILE *f, struct analysis *a, const char *path, json_t *meta,
 		text_groups(f, g, key, top);
 	else
 		text_tasks(f, a, top, names);
+	if (names && cgnames_unknown_shown(names))
+		fprintf(f, "  (%s)\n", CGNAMES_UNKNOWN_NOTE);
 	text_cpus_chains(f, a, ci, top, !g);
 }
 
-/* The task's cgroup for a table: container label, else path, else "-". */
+/* The task's cgroup for a table: container label, else full path, else "-". */
 static const char *task_cgroup(struct cgnames *names, const struct task *t)
 {
 	return names && t->cgroup ? ESC(cgnames_label(names, t->cgroup)) : "-";

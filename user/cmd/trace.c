@@ -6,6 +6,7 @@
 #include "cmd/capture_opts.h"
 #include "cmd/commands.h"
 #include "event/cgnames.h"
+#include "event/format.h"
 #include "lib/util.h"
 #include "live/runloop.h"
 #include "live/stdout_sink.h"
@@ -86,6 +87,8 @@ int do_trace(int argc, char **argv)
 	capture_stop(c);
 	stdout_sink_flush(&st);
 	print_summary(c, o.cap.events, capture_secs(c));
+	if (format_cgroup_note())
+		fprintf(stderr, "  %s\n", format_cgroup_note());
 	if (st.out_closed)
 		ab_warn("stdout was closed: %llu of %llu received events were "
 			"written", (unsigned long long)st.written,

@@ -21,6 +21,7 @@ struct cgnames {
 	struct cg_entry *e;
 	size_t cap, n; /* cap: a power of two */
 	char unknown[32];
+	bool unknown_shown; /* cgnames_label() gave an unknown's "cgroup#ID" */
 };
 
 static struct cgnames *alloc_names(void)
@@ -221,9 +222,15 @@ const char *cgnames_label(struct cgnames *n, uint64_t id)
 	struct cg_entry *e = find(n, id);
 
 	if (e)
-		return e->label;
+		return e->is_ct ? e->label : e->path;
 	snprintf(n->unknown, sizeof(n->unknown), "cgroup#%" PRIu64, id);
+	n->unknown_shown = true;
 	return n->unknown;
+}
+
+bool cgnames_unknown_shown(const struct cgnames *n)
+{
+	return n->unknown_shown;
 }
 
 bool cgnames_first_use(struct cgnames *n, uint64_t id)

@@ -51,8 +51,17 @@ bool cgnames_walked(const struct cgnames *n, uint64_t id);
 const char *cgnames_cached(const struct cgnames *n, uint64_t id);
 /* "/system.slice/foo.service", NULL if unknown */
 const char *cgnames_path(struct cgnames *n, uint64_t id);
-/* For tables: the container label, else the path, else "cgroup#ID". */
+/*
+ * For text: the container label, else the full path (as JSON has it),
+ * else "cgroup#ID" (CGNAMES_UNKNOWN_NOTE says what that is).
+ */
 const char *cgnames_label(struct cgnames *n, uint64_t id);
+/* cgnames_label() gave a "cgroup#ID": the output should explain it. */
+bool cgnames_unknown_shown(const struct cgnames *n);
+#define CGNAMES_UNKNOWN_NOTE "cgroup#ID: a cgroup whose path was not known " \
+	"when it was captured (removed before abicap could read its name, or " \
+	"below a directory abicap could not read); ID is the cgroup's id, its " \
+	"directory's inode number"
 /*
  * True the first time an id is passed (and known): record writes each
  * cgroup's name once.

@@ -40,15 +40,26 @@ void format_set_cgnames(struct cgnames *n)
 	fmt_names = n;
 }
 
-/* A cgroup for text: its container, else its path, else cgroup#ID. */
+static bool fmt_unknown_shown; /* a cgroup#ID without names */
+
+/* A cgroup for text: its container, else its full path, else cgroup#ID. */
 static void text_cgroup(struct sbuf *sb, uint64_t id)
 {
-	if (!id)
+	if (!id) {
 		sb_puts(sb, "-");
-	else if (fmt_names)
+	} else if (fmt_names) {
 		sb_text_str(sb, cgnames_label(fmt_names, id), SIZE_MAX);
-	else
+	} else {
 		sb_printf(sb, "cgroup#%llu", (unsigned long long)id);
+		fmt_unknown_shown = true;
+	}
+}
+
+const char *format_cgroup_note(void)
+{
+	return fmt_unknown_shown || (fmt_names &&
+				     cgnames_unknown_shown(fmt_names)) ?
+	       CGNAMES_UNKNOWN_NOTE : NULL;
 }
 
 /* ,"<p>cgroup_id":N,"<p>cgroup":"/path"|null,"<p>container":"label"|null */

@@ -26,6 +26,11 @@ enum out_format { FMT_TEXT, FMT_JSON };
  */
 struct cgnames;
 void format_set_cgnames(struct cgnames *n);
+/*
+ * What "cgroup#ID" in the text means, once text output has shown one
+ * (for the summary); NULL until then.
+ */
+const char *format_cgroup_note(void);
 
 /* Column header for text output (no trailing newline). */
 const char *format_text_header(void);
