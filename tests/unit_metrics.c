@@ -95,7 +95,8 @@ Test(metrics, label_values_that_are_not_utf8_are_escaped_and_kept_distinct)
 	for (int i = 0; i < 6; i++)
 		cr_assert_str_eq(s.values[i], want[i]);
 	cr_assert(strstr(text, "abicap_cpu_seconds_total{cgroup=\"/t/bad\\\\xff/\","
-			 "container=\"\",pod=\"\",qos=\"\"} 1.000000000\n"), "%s",
+			 "container=\"\",pod=\"\",qos=\"\",namespace=\"\",pod_name=\"\","
+			 "container_name=\"\"} 1.000000000\n"), "%s",
 		  text);
 	promtool_accepts(text);
 	free(text);
@@ -116,7 +117,8 @@ Test(metrics, incarnations_of_one_cgroup_path_are_one_series)
 	cr_assert_eq(prom_check(text, strlen(text), NULL, NULL, why,
 				sizeof(why)), 0, "%s\n%s", why, text);
 	cr_assert(strstr(text, "abicap_cpu_seconds_total{cgroup=\"/system.slice/"
-			 "x.service\",container=\"\",pod=\"\",qos=\"\"} "
+			 "x.service\",container=\"\",pod=\"\",qos=\"\",namespace=\"\","
+			 "pod_name=\"\",container_name=\"\"} "
 			 "3.750000000\n"), "%s", text);
 	cr_assert(strstr(text, "abicap_cpu_seconds_total{cgroup=\"cgroup#103\""),
 		  "%s", text);
@@ -150,4 +152,36 @@ Test(metrics, the_exposition_checker_refuses_what_prometheus_refuses)
 
 	cr_assert_eq(prom_check(good, strlen(good), NULL, NULL, why, sizeof(why)),
 		     0, "%s", why);
+}
+
+/*
+ * A container's names from the runtime (issue 25: Grafana legends were
+ * hex): namespace, pod_name and container_name labels beside the ids.
+ */
+Test(metrics, containers_are_labelled_with_their_runtimes_names)
+{
+	const char *id = "3f4e5a6b7c8d9e0f1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f7081";
+	char path[256];
+	const char *paths[1] = { path };
+	const double cpu[] = { 1 };
+	struct ct_names cn = { .pod = "web-1", .ns = "shop", .name = "nginx" };
+	struct metrics_ctx m = { .names = cgnames_table() };
+	char *text;
+
+	snprintf(path, sizeof(path), "/kubepods.slice/kubepods-besteffort.slice/"
+		 "kubepods-besteffort-pod12345678_1234_1234_1234_123456789abc.slice/"
+		 "cri-containerd-%s.scope", id);
+	cr_assert_eq(cgnames_set(m.names, 100, path), 0);
+	cr_assert_eq(cgnames_set_ct_names(m.names, id, &cn), 0);
+	text = render(&m, paths, cpu, 1);
+	cr_assert(strstr(text, "qos=\"besteffort\",namespace=\"shop\",pod_name="
+			 "\"web-1\",container_name=\"nginx\"} 1.000000000\n"),
+		  "%s", text);
+	cr_assert(strstr(text, "container=\"k8s:12345678-1234-1234-1234-"
+			 "123456789abc/3f4e5a6b7c8d\""), "the id label stays: %s",
+		  text);
+	promtool_accepts(text);
+	free(text);
+	metrics_fini(&m);
+	cgnames_free(m.names);
 }

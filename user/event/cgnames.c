@@ -6,6 +6,7 @@
 #include <string.h>
 #include "event/cgnames.h"
 #include "event/cgroup.h"
+#include "event/ctnames.h"
 
 struct cg_entry {
 	uint64_t id; /* 0: empty slot */
@@ -14,6 +15,9 @@ struct cg_entry {
 	bool is_ct;
 	bool used; /* cgnames_first_use() saw it */
 	char label[128];
+	/* a container's names (the runtime's state), NULL: none known */
+	struct ct_names *names;
+	char *name_label; /* "k8s:NS/POD/NAME", "docker:NAME"; with names */
 };
 
 struct cgnames {
@@ -21,8 +25,17 @@ struct cgnames {
 	struct cg_entry *e;
 	size_t cap, n; /* cap: a power of two */
 	char unknown[32];
+	bool ct_lookup; /* live: names looked up in the runtimes' state */
 	bool unknown_shown; /* cgnames_label() gave an unknown's "cgroup#ID" */
 };
+
+static void drop_names(struct cg_entry *e)
+{
+	free(e->names);
+	free(e->name_label);
+	e->names = NULL;
+	e->name_label = NULL;
+}
 
 static struct cgnames *alloc_names(void)
 {
@@ -57,6 +70,7 @@ struct cgnames *cgnames_live(char *err, size_t errlen)
 		cgnames_free(n);
 		return NULL;
 	}
+	n->ct_lookup = true;
 	return n;
 }
 
@@ -65,7 +79,7 @@ void cgnames_free(struct cgnames *n)
 	if (!n)
 		return;
 	for (size_t i = 0; i < n->cap; i++)
-		free(n->e[i].path);
+		drop_names(&n->e[i]), free(n->e[i].path);
 	free(n->e);
 	if (n->live)
 		cgroup_map_free(n->live);
@@ -105,11 +119,70 @@ static int grow(struct cgnames *n)
 	return 0;
 }
 
-/* Fill the entry's container and label from its path. */
-static void describe(struct cg_entry *e)
+/* Give the entry a container's names (copied), and its readable label. */
+static int name_entry(struct cg_entry *e, const struct ct_names *cn)
 {
+	char buf[800];
+
+	drop_names(e);
+	if (!ct_names_any(cn))
+		return 0;
+	e->names = malloc(sizeof(*e->names));
+	if (!e->names)
+		return -ENOMEM;
+	*e->names = *cn;
+	if (cn->pod[0])
+		snprintf(buf, sizeof(buf), "k8s:%s%s%s%s%s", cn->ns,
+			 cn->ns[0] ? "/" : "", cn->pod, cn->name[0] ? "/" : "",
+			 cn->name);
+	else
+		snprintf(buf, sizeof(buf), "%s:%s", ct_runtime_name(e->ct.runtime),
+			 cn->name);
+	e->name_label = strdup(buf);
+	if (!e->name_label) {
+		drop_names(e);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/*
+ * Fill the entry's container and label from its path; live, a container's
+ * names from the runtime's state (once: they are cached with the path).
+ */
+static void describe(struct cgnames *n, struct cg_entry *e)
+{
+	struct ct_names cn;
+
 	e->is_ct = ct_from_path(e->path, &e->ct) == 1;
 	ct_label(&e->ct, e->path, e->label, sizeof(e->label));
+	drop_names(e);
+	if (e->is_ct && n->ct_lookup && e->ct.id[0] &&
+	    !ct_names_lookup(NULL, e->ct.id, &cn))
+		name_entry(e, &cn);
+}
+
+int cgnames_set_ct_names(struct cgnames *n, const char *id,
+			 const struct ct_names *cn)
+{
+	for (size_t i = 0; i < n->cap; i++)
+		if (n->e[i].id && n->e[i].is_ct && !strcmp(n->e[i].ct.id, id) &&
+		    name_entry(&n->e[i], cn))
+			return -ENOMEM;
+	return 0;
+}
+
+int cgnames_each_ct_names(const struct cgnames *n,
+			  int (*fn)(void *ctx, const char *id,
+				    const struct ct_names *cn), void *ctx)
+{
+	int r;
+
+	for (size_t i = 0; i < n->cap; i++)
+		if (n->e[i].id && n->e[i].names &&
+		    (r = fn(ctx, n->e[i].ct.id, n->e[i].names)))
+			return r;
+	return 0;
 }
 
 int cgnames_set(struct cgnames *n, uint64_t id, const char *path)
@@ -119,6 +192,9 @@ int cgnames_set(struct cgnames *n, uint64_t id, const char *path)
 
 	if (!id)
 		return -EINVAL;
+	e = &n->e[slot_of(n, id)];
+	if (e->id && !strcmp(e->path, path))
+		return 0; /* as it was, names and all */
 	if ((n->n + 1) * 4 > n->cap * 3 && grow(n))
 		return -ENOMEM;
 	p = strdup(path);
@@ -130,7 +206,7 @@ int cgnames_set(struct cgnames *n, uint64_t id, const char *path)
 	free(e->path);
 	e->id = id;
 	e->path = p;
-	describe(e);
+	describe(n, e);
 	return 0;
 }
 
@@ -144,6 +220,7 @@ void cgnames_forget(struct cgnames *n, uint64_t id)
 	if (!n->e[i].id)
 		return;
 	free(n->e[i].path);
+	drop_names(&n->e[i]);
 	memset(&n->e[i], 0, sizeof(n->e[i]));
 	n->n--;
 	/* linear probing: move back what the hole would hide */
@@ -207,6 +284,8 @@ bool cgnames_get(struct cgnames *n, uint64_t id, struct cgname *out)
 	out->path = e->path;
 	out->ct = e->is_ct ? &e->ct : NULL;
 	out->label = e->label;
+	out->names = e->is_ct ? e->names : NULL;
+	out->name_label = e->is_ct && e->name_label ? e->name_label : out->label;
 	return true;
 }
 
@@ -222,7 +301,7 @@ const char *cgnames_label(struct cgnames *n, uint64_t id)
 	struct cg_entry *e = find(n, id);
 
 	if (e)
-		return e->is_ct ? e->label : e->path;
+		return e->is_ct ? e->name_label ?: e->label : e->path;
 	snprintf(n->unknown, sizeof(n->unknown), "cgroup#%" PRIu64, id);
 	n->unknown_shown = true;
 	return n->unknown;

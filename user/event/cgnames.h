@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "event/container.h"
+#include "event/ctnames.h"
 
 struct cgnames;
 
@@ -27,7 +28,11 @@ int cgnames_set(struct cgnames *n, uint64_t id, const char *path);
 struct cgname {
 	const char *path; /* "/system.slice/foo.service" */
 	const struct ct_info *ct; /* its container, NULL: in none */
-	const char *label; /* the container label, else the path */
+	const char *label; /* the container label (by id), else the path */
+	/* a container's names from the runtime's state, NULL: none known */
+	const struct ct_names *names;
+	/* by name where known ("k8s:NS/POD/NAME", "docker:NAME"), else label */
+	const char *name_label;
 };
 /* false (out untouched) if the id is 0 or unknown; the strings live in n. */
 bool cgnames_get(struct cgnames *n, uint64_t id, struct cgname *out);
@@ -52,10 +57,21 @@ const char *cgnames_cached(const struct cgnames *n, uint64_t id);
 /* "/system.slice/foo.service", NULL if unknown */
 const char *cgnames_path(struct cgnames *n, uint64_t id);
 /*
- * For text: the container label, else the full path (as JSON has it),
+ * For text: the container label (by name where the runtime's state gives
+ * one: cgname.name_label), else the full path (as JSON has it),
  * else "cgroup#ID" (CGNAMES_UNKNOWN_NOTE says what that is).
  */
 const char *cgnames_label(struct cgnames *n, uint64_t id);
+/*
+ * A container's names (a capture's, read back) for every cgroup of
+ * container id (64 hex); live tables look them up themselves. -ENOMEM.
+ */
+int cgnames_set_ct_names(struct cgnames *n, const char *id,
+			 const struct ct_names *cn);
+/* fn for each container with names known, until it returns non-zero. */
+int cgnames_each_ct_names(const struct cgnames *n,
+			  int (*fn)(void *ctx, const char *id,
+				    const struct ct_names *cn), void *ctx);
 /* cgnames_label() gave a "cgroup#ID": the output should explain it. */
 bool cgnames_unknown_shown(const struct cgnames *n);
 #define CGNAMES_UNKNOWN_NOTE "cgroup#ID: a cgroup whose path was not known " \

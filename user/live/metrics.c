@@ -23,6 +23,8 @@ struct cg_row {
 	const char *path; /* in the name cache; NULL: unknown */
 	char idname[32]; /* "cgroup#ID" for an unknown one */
 	const char *container, *pod, *qos; /* in the name cache */
+	/* the runtime's names for the container ("" unknown), likewise */
+	const char *ns, *pod_name, *ct_name;
 	size_t at; /* its sample's index (sorted_rows()) */
 };
 
@@ -37,6 +39,9 @@ static void cg_labels(FILE *f, const struct cg_row *r)
 	prom_label(f, "container", r->container, false, false);
 	prom_label(f, "pod", r->pod, false, false);
 	prom_label(f, "qos", r->qos, false, false);
+	prom_label(f, "namespace", r->ns, false, false);
+	prom_label(f, "pod_name", r->pod_name, false, false);
+	prom_label(f, "container_name", r->ct_name, false, false);
 }
 
 static void help(FILE *f, const char *name, const char *type, const char *text)
@@ -72,10 +77,16 @@ static void describe_row(struct metrics_ctx *m, struct cg_row *r)
 	r->path = c.path;
 	snprintf(r->idname, sizeof(r->idname), "cgroup#%" PRIu64, r->id);
 	r->container = r->pod = r->qos = "";
+	r->ns = r->pod_name = r->ct_name = "";
 	if (c.ct) {
 		r->container = c.label;
 		r->pod = c.ct->pod_uid;
 		r->qos = ct_qos_name(c.ct->qos);
+	}
+	if (c.names) {
+		r->ns = c.names->ns;
+		r->pod_name = c.names->pod;
+		r->ct_name = c.names->name;
 	}
 }
 
@@ -608,6 +619,7 @@ static int write_cgroups(FILE *f, struct metrics_ctx *m,
 		memset(&rows[n], 0, sizeof(rows[n]));
 		rows[n].path = CG_REMOVED_NAME;
 		rows[n].container = rows[n].pod = rows[n].qos = "";
+		rows[n].ns = rows[n].pod_name = rows[n].ct_name = "";
 		rows[n++].s = m->removed;
 	}
 	write_rows(f, rows, n);
