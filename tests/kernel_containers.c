@@ -715,3 +715,148 @@ Test(containers, serve_refuses_bad_input_and_keeps_serving)
 	kill(srv.pid, SIGTERM);
 	cr_assert_eq(wait_exit(&srv, 20), 0);
 }
+
+/*
+ * Names from a real container runtime (issue 25: containers were ids): an
+ * OCI bundle written here, with the annotations containerd's CRI plugin
+ * writes, run by runc in a Kubernetes-shaped cgroup under the test's
+ * subtree. runc keeps the annotations in its state (/run/runc/ID); serve
+ * labels the container's series with its namespace, pod and container
+ * name, trace and report name it by them, and record keeps them for
+ * report (the trailer), which still names it once the container is gone.
+ */
+static char runc_id[65];
+
+static void runc_gone(void)
+{
+	if (runc_id[0])
+		free(run_cmd((char *[]){ "runc", "delete", "-f", runc_id, NULL }).err);
+	runc_id[0] = 0;
+	remove_cgroups();
+}
+
+static void write_bundle(const char *dir, const char *cgpath)
+{
+	char p[4200];
+	json_t *c, *ann, *proc;
+	struct run r;
+
+	snprintf(p, sizeof(p), "%s/rootfs/bin", dir);
+	r = run_cmd((char *[]){ "mkdir", "-p", p, NULL });
+	cr_assert_eq(r.code, 0, "%s", r.err);
+	r = run_cmd((char *[]){ "cp", "/usr/bin/busybox", p, NULL });
+	cr_assert_eq(r.code, 0, "%s", r.err);
+	r = run_cmd((char *[]){ "runc", "spec", "--bundle", (char *)dir, NULL });
+	cr_assert_eq(r.code, 0, "runc spec: %s", r.err);
+	snprintf(p, sizeof(p), "%s/config.json", dir);
+	c = json_load_file(p, 0, NULL);
+	cr_assert(c, "%s", p);
+	proc = json_object_get(c, "process");
+	json_object_set_new(proc, "terminal", json_false());
+	json_object_set_new(proc, "args", json_pack("[s, s, s, s]", "/bin/busybox",
+		"sh", "-c", "while :; do :; done"));
+	ann = json_pack("{s:s, s:s, s:s, s:s}",
+		"io.kubernetes.cri.container-type", "container",
+		"io.kubernetes.cri.sandbox-name", "web-1",
+		"io.kubernetes.cri.sandbox-namespace", "shop",
+		"io.kubernetes.cri.container-name", "nginx");
+	json_object_set_new(c, "annotations", ann);
+	json_object_set_new(json_object_get(c, "linux"), "cgroupsPath",
+			    json_string(cgpath));
+	cr_assert_eq(json_dump_file(c, p, JSON_INDENT(1)), 0);
+	json_decref(c);
+}
+
+Test(containers, names_from_a_container_runtime, .fini = runc_gone)
+{
+	char bundle[512], cg[512], listen_port[16], *cap = scratch_path("rt.abicap");
+	const char *pod = "12345678-1234-1234-1234-123456789abc";
+	struct child ch;
+	char *text, prefix[768], cmd[2048];
+	json_t *rep, *t;
+	struct run r;
+	size_t i;
+	int port = port_base() + 7, found = 0;
+
+	r = run_cmd((char *[]){ "runc", "--version", NULL });
+	if (r.code || access("/usr/bin/busybox", X_OK)) {
+		if (getenv("CI"))
+			cr_assert_fail("runc or busybox missing in CI (scripts/setup.sh)");
+		cr_skip_test("runc or a static busybox missing: scripts/setup.sh installs them");
+	}
+	snprintf(runc_id, sizeof(runc_id), "%08x%056x", (unsigned)getpid(), 0xabcdefu);
+	extra_cgroup("kubepods");
+	extra_cgroup("kubepods/besteffort");
+	snprintf(cg, sizeof(cg), "kubepods/besteffort/pod%s", pod);
+	extra_cgroup(cg);
+	snprintf(cg, sizeof(cg), "%s/kubepods/besteffort/pod%s/%s", base, pod,
+		 runc_id);
+	snprintf(bundle, sizeof(bundle), "%s", scratch_path("bundle"));
+	write_bundle(bundle, cg);
+	/* detached, its stdio not the test's pipes (run_cmd waits for EOF) */
+	snprintf(cmd, sizeof(cmd), "runc run -d --bundle '%s' %s </dev/null "
+		 ">/dev/null 2>'%s'", bundle, runc_id, scratch_path("runc.err"));
+	r = run_cmd((char *[]){ "sh", "-c", cmd, NULL });
+	cr_assert_eq(r.code, 0, "runc run: %s", read_file(scratch_path("runc.err"),
+							   &(size_t){ 0 }));
+
+	/* serve: the container's series carry its names */
+	snprintf(listen_port, sizeof(listen_port), "%d", port);
+	start_serve(&ch, port, base);
+	snprintf(prefix, sizeof(prefix), "abicap_cpu_seconds_total{cgroup=\"%s\"",
+		 cg);
+	text = scrape_until(port, prefix, 0.1);
+	{
+		char *line = strstr(text, prefix), *end;
+
+		cr_assert(line, "no series of %s: %s", cg, text);
+		end = strchr(line, '\n');
+		*end = 0;
+		cr_assert(strstr(line, "namespace=\"shop\",pod_name=\"web-1\","
+				 "container_name=\"nginx\""), "%s", line);
+		cr_assert(strstr(line, "pod=\"12345678-1234-1234-1234-"
+				 "123456789abc\""), "the id stays: %s", line);
+	}
+	free(text);
+	kill(ch.pid, SIGTERM);
+	free(read_all(ch.err_fd));
+	wait_exit(&ch, 10);
+	ndaemons--;
+
+	/* trace's text names it by name */
+	r = run_cmd((char *[]){ (char *)abicap_bin(), "trace", "-d", "1", "--cgroup",
+				cg, NULL });
+	cr_assert_eq(r.code, 0, "%s", r.err);
+	cr_assert(strstr(r.out, "k8s:shop/web-1/nginx"), "%.2000s", r.out);
+
+	/* record keeps the names; report shows them after the container is gone */
+	r = run_cmd((char *[]){ (char *)abicap_bin(), "record", "-o", cap, "-d",
+				"1", "--cgroup", base, NULL });
+	cr_assert_eq(r.code, 0, "%s", r.err);
+	free(run_cmd((char *[]){ "runc", "delete", "-f", runc_id, NULL }).err);
+	runc_id[0] = 0;
+	r = run_cmd((char *[]){ (char *)abicap_bin(), "report", cap, "--by",
+				"container", NULL });
+	cr_assert_eq(r.code, 0, "%s", r.err);
+	cr_assert(strstr(r.out, "k8s:shop/web-1/nginx"), "%s", r.out);
+	r = run_cmd((char *[]){ (char *)abicap_bin(), "report", cap, "-f", "json",
+				NULL });
+	cr_assert_eq(r.code, 0, "%s", r.err);
+	rep = json_loads(r.out, 0, NULL);
+	cr_assert(rep);
+	json_array_foreach(json_object_get(rep, "tasks"), i, t) {
+		json_t *n = json_object_get(t, "container_names");
+
+		if (!n)
+			continue;
+		cr_assert_str_eq(json_string_value(json_object_get(n, "pod_name")),
+				 "web-1");
+		cr_assert_str_eq(json_string_value(json_object_get(n, "namespace")),
+				 "shop");
+		cr_assert_str_eq(json_string_value(json_object_get(n,
+				 "container_name")), "nginx");
+		found++;
+	}
+	cr_assert_gt(found, 0, "no task with container_names: %.3000s", r.out);
+	json_decref(rep);
+}

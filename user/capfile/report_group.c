@@ -36,8 +36,8 @@ static void group_name(struct cgnames *names, enum group_by by, uint64_t cg,
 			 cgnames_label(names, cg));
 		return;
 	}
-	if (c.ct)
-		snprintf(out, len, "%s", c.label);
+	if (c.ct) /* by name where the runtime gave one (record's trailer) */
+		snprintf(out, len, "%s", c.name_label);
 	else
 		snprintf(out, len, c.path ? "(host)" : "(unknown)");
 }

@@ -55,7 +55,10 @@ json_t *report_json_groups(struct grouping *g)
 			 chains);
 }
 
-/* "cgroup_id", "cgroup" (path or null), "container" (label or null) */
+/*
+ * "cgroup_id", "cgroup" (path or null), "container" (label or null), and
+ * "container_names" ({"pod_name", "namespace", "container_name"}) if known
+ */
 static void json_cgroup_fields(json_t *o, struct cgnames *names, uint64_t id)
 {
 	struct cgname c = { 0 };
@@ -66,6 +69,9 @@ static void json_cgroup_fields(json_t *o, struct cgnames *names, uint64_t id)
 	json_object_set_new(o, "cgroup_id", json_integer((json_int_t)id));
 	json_object_set_new(o, "cgroup", c.path ? JESC(c.path) : json_null());
 	json_object_set_new(o, "container", c.ct ? JESC(c.label) : json_null());
+	/* the runtime's names, where record found them */
+	if (c.names)
+		json_object_set_new(o, "container_names", ct_names_json(c.names));
 }
 
 /* What the reader found wrong with the file: see README "Capture integrity". */

@@ -136,6 +136,26 @@ int report_read_records(struct capr **r, const char *path, json_t *meta,
 	return c;
 }
 
+/*
+ * The containers' names record kept in the trailer ("containers"), given
+ * to their cgroups; a capture without them names containers by id.
+ * -ENOMEM.
+ */
+static int ct_names_from_trailer(struct cgnames *names, struct capr *r)
+{
+	json_t *t = capr_trailer(r) ? json_loads(capr_trailer(r), 0, NULL) :
+		    NULL, *v;
+	const char *id;
+	struct ct_names cn;
+	int e = 0;
+
+	json_object_foreach(json_object_get(t, "containers"), id, v)
+		if (!e && ct_names_from_json(v, &cn))
+			e = cgnames_set_ct_names(names, id, &cn);
+	json_decref(t);
+	return e;
+}
+
 struct cgnames *capture_cgnames(struct capr *r, bool grouping)
 {
 	struct cgnames *names = cgnames_table();
@@ -154,5 +174,9 @@ struct cgnames *capture_cgnames(struct capr *r, bool grouping)
 			cgnames_free(names);
 			return NULL;
 		}
+	if (ct_names_from_trailer(names, r)) {
+		cgnames_free(names);
+		return NULL;
+	}
 	return names;
 }
