@@ -44,35 +44,36 @@ static struct ct_names look(void)
 	return n;
 }
 
-Test(ctnames, containerd_bundle_annotations)
+/* a bundle's config.json at rel naming pod, ns and name by these keys */
+static void bundle_names(const char *rel, const char *kpod, const char *kns,
+			 const char *kname)
 {
+	char text[1024];
 	struct ct_names n;
 
-	plant("/run/containerd/io.containerd.runtime.v2.task/k8s.io/" ID
-	      "/config.json", "{\"ociVersion\":\"1.0.2\",\"annotations\":{"
-	      "\"io.kubernetes.cri.container-type\":\"container\","
-	      "\"io.kubernetes.cri.sandbox-name\":\"web-1\","
-	      "\"io.kubernetes.cri.sandbox-namespace\":\"shop\","
-	      "\"io.kubernetes.cri.container-name\":\"nginx\"}}");
+	snprintf(text, sizeof(text), "{\"ociVersion\":\"1.0.2\",\"annotations\":"
+		 "{\"io.kubernetes.cri.container-type\":\"container\",\"%s\":"
+		 "\"web-1\",\"%s\":\"shop\",\"%s\":\"nginx\"}}", kpod, kns, kname);
+	plant(rel, text);
 	n = look();
 	cr_assert_str_eq(n.pod, "web-1");
 	cr_assert_str_eq(n.ns, "shop");
 	cr_assert_str_eq(n.name, "nginx");
 }
 
+Test(ctnames, containerd_bundle_annotations)
+{
+	bundle_names("/run/containerd/io.containerd.runtime.v2.task/k8s.io/" ID
+		     "/config.json", "io.kubernetes.cri.sandbox-name",
+		     "io.kubernetes.cri.sandbox-namespace",
+		     "io.kubernetes.cri.container-name");
+}
+
 Test(ctnames, crio_bundle_annotations)
 {
-	struct ct_names n;
-
-	plant("/run/containers/storage/overlay-containers/" ID
-	      "/userdata/config.json", "{\"annotations\":{"
-	      "\"io.kubernetes.pod.name\":\"db-0\","
-	      "\"io.kubernetes.pod.namespace\":\"data\","
-	      "\"io.kubernetes.container.name\":\"pg\"}}");
-	n = look();
-	cr_assert_str_eq(n.pod, "db-0");
-	cr_assert_str_eq(n.ns, "data");
-	cr_assert_str_eq(n.name, "pg");
+	bundle_names("/run/containers/storage/overlay-containers/" ID
+		     "/userdata/config.json", "io.kubernetes.pod.name",
+		     "io.kubernetes.pod.namespace", "io.kubernetes.container.name");
 }
 
 Test(ctnames, runc_state_labels_and_crun_bundle)

@@ -269,22 +269,35 @@ static json_t *report_json(int argc, char **argv)
 }
 
 /*
- * A wait after a wakeup starts at sched_wakeup (as runqlat and the tracefs
- * oracle count), or with --from-waking at sched_waking (as perf sched).
+ * t100 out asleep at 1000, woken (sched_waking 2000, sched_wakeup 2500),
+ * in at 3000; meta_more added to the metadata.
  */
-Test(report, wakeup_or_waking)
+static void waking_capture(const char *p, const char *meta_more)
 {
-	struct capw *w = capw_open(path("wk.abicap"), false, "{\"ncpus\":1,"
-		"\"record_format\":3,\"events\":[\"sched_switch\","
-		"\"sched_wakeup\",\"sched_waking\"]}", err, sizeof(err));
-	json_t *j;
+	char meta[512];
+	struct capw *w;
 
+	snprintf(meta, sizeof(meta), "{\"ncpus\":1,\"record_format\":3,"
+		 "\"events\":[\"sched_switch\",\"sched_wakeup\","
+		 "\"sched_waking\"]%s}", meta_more);
+	w = capw_open(p, false, meta, err, sizeof(err));
 	cr_assert(w, "%s", err);
 	add_sw(w, 1000, 100, "t100", S, 0, "swapper", 3);
 	add_wk_type(w, ABICAP_EV_SCHED_WAKING, 2000, 100, "t100", 0);
 	add_wk(w, 2500, 100, "t100", 0);
 	add_sw(w, 3000, 0, "swapper", 0, 100, "t100", 3);
 	cr_assert_eq(capw_close(w, "{}", err, sizeof(err)), 0);
+}
+
+/*
+ * A wait after a wakeup starts at sched_wakeup (as runqlat and the tracefs
+ * oracle count), or with --from-waking at sched_waking (as perf sched).
+ */
+Test(report, wakeup_or_waking)
+{
+	json_t *j;
+
+	waking_capture(path("wk.abicap"), "");
 	j = report_json(4, (char *[]){ "report", "--format", "json",
 				       path("wk.abicap"), NULL });
 	cr_assert_str_eq(json_string_value(json_object_get(j, "wakeup_from")),
@@ -402,18 +415,9 @@ Test(report, a_pid_or_comm_the_capture_lacks_is_exit_2)
 Test(report, header_shows_both_filters_and_the_footnote_matches_help)
 {
 	char *cap = path("wk.abicap"), *out;
-	struct capw *w = capw_open(cap, false, "{\"ncpus\":1,"
-		"\"record_format\":3,\"events\":[\"sched_switch\","
-		"\"sched_wakeup\",\"sched_waking\"],\"filter\":{\"tasks\":false}}",
-		err, sizeof(err));
 	size_t len;
 
-	cr_assert(w, "%s", err);
-	add_sw(w, 1000, 100, "t100", S, 0, "swapper", 3);
-	add_wk_type(w, ABICAP_EV_SCHED_WAKING, 2000, 100, "t100", 0);
-	add_wk(w, 2500, 100, "t100", 0);
-	add_sw(w, 3000, 0, "swapper", 0, 100, "t100", 3);
-	cr_assert_eq(capw_close(w, "{}", err, sizeof(err)), 0);
+	waking_capture(cap, ",\"filter\":{\"tasks\":false}");
 	out = report(4, (char *[]){ "report", "--comm", "t100", cap, NULL },
 		     &len);
 	cr_assert(strstr(out, "\nreport's filter: --comm t100\n"), "%s", out);

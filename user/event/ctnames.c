@@ -50,24 +50,24 @@ static void put(char *dst, size_t len, json_t *v)
 		snprintf(dst, len, "%s", s);
 }
 
+/* pod, namespace, container: containerd's CRI plugin's; CRI-O's (and the
+   kubelet's labels under dockershim) */
+static const char *const KEYS[][3] = {
+	{ "io.kubernetes.cri.sandbox-name", "io.kubernetes.cri.sandbox-namespace",
+	  "io.kubernetes.cri.container-name" },
+	{ "io.kubernetes.pod.name", "io.kubernetes.pod.namespace",
+	  "io.kubernetes.container.name" },
+};
+
 bool ct_names_from_annotations(json_t *ann, struct ct_names *out)
 {
 	if (!json_is_object(ann))
 		return false;
-	/* containerd's CRI plugin */
-	put(out->pod, sizeof(out->pod),
-	    json_object_get(ann, "io.kubernetes.cri.sandbox-name"));
-	put(out->ns, sizeof(out->ns),
-	    json_object_get(ann, "io.kubernetes.cri.sandbox-namespace"));
-	put(out->name, sizeof(out->name),
-	    json_object_get(ann, "io.kubernetes.cri.container-name"));
-	/* CRI-O, and the kubelet's labels under dockershim */
-	put(out->pod, sizeof(out->pod),
-	    json_object_get(ann, "io.kubernetes.pod.name"));
-	put(out->ns, sizeof(out->ns),
-	    json_object_get(ann, "io.kubernetes.pod.namespace"));
-	put(out->name, sizeof(out->name),
-	    json_object_get(ann, "io.kubernetes.container.name"));
+	for (size_t i = 0; i < sizeof(KEYS) / sizeof(KEYS[0]); i++) {
+		put(out->pod, sizeof(out->pod), json_object_get(ann, KEYS[i][0]));
+		put(out->ns, sizeof(out->ns), json_object_get(ann, KEYS[i][1]));
+		put(out->name, sizeof(out->name), json_object_get(ann, KEYS[i][2]));
+	}
 	return ct_names_any(out);
 }
 
@@ -167,42 +167,41 @@ static bool each_ns(const char *root, const char *dir, const char *id,
 	return ok;
 }
 
+/* The runtimes' files named by the container id (%s), in the order tried. */
+static const struct {
+	const char *fmt;
+	bool (*fn)(const char *path, struct ct_names *out);
+} BY_ID[] = {
+	{ "/run/containers/storage/overlay-containers/%s/userdata/config.json",
+	  from_bundle },
+	{ "/run/runc/%s/state.json", from_runc_state },
+	{ "/run/docker/runtime-runc/moby/%s/state.json", from_runc_state },
+	{ "/var/lib/docker/containers/%s/config.v2.json", from_docker },
+};
+
 int ct_names_lookup(const char *root, const char *id, struct ct_names *out)
 {
 	char path[PATH_MAX], rel[PATH_MAX];
 
 	memset(out, 0, sizeof(*out));
 	/* an id is hex: never a path of its own */
-	if (!id || !*id || strspn(id, "0123456789abcdef") != strlen(id))
+	if (!id || !*id || strspn(id, "0123456789abcdef") != strlen(id) ||
+	    strlen(id) > 128)
 		return -ENOENT;
 	if (each_ns(root, "/run/containerd/io.containerd.runtime.v2.task", id,
-		    "config.json", from_bundle, out))
-		return 0;
-	snprintf(rel, sizeof(rel), "/run/containers/storage/overlay-containers/"
-		 "%s/userdata/config.json", id);
-	at_root(path, sizeof(path), root, rel);
-	if (from_bundle(path, out))
-		return 0;
-	snprintf(rel, sizeof(rel), "/run/runc/%s/state.json", id);
-	at_root(path, sizeof(path), root, rel);
-	if (from_runc_state(path, out))
-		return 0;
-	if (each_ns(root, "/run/containerd/runc", id, "state.json",
+		    "config.json", from_bundle, out) ||
+	    each_ns(root, "/run/containerd/runc", id, "state.json",
 		    from_runc_state, out))
 		return 0;
-	snprintf(rel, sizeof(rel), "/run/docker/runtime-runc/moby/%s/state.json",
-		 id);
-	at_root(path, sizeof(path), root, rel);
-	if (from_runc_state(path, out))
-		return 0;
+	for (size_t i = 0; i < sizeof(BY_ID) / sizeof(BY_ID[0]); i++) {
+		snprintf(rel, sizeof(rel), BY_ID[i].fmt, id);
+		at_root(path, sizeof(path), root, rel);
+		if (BY_ID[i].fn(path, out))
+			return 0;
+	}
 	snprintf(rel, sizeof(rel), "/run/crun/%s/status", id);
 	at_root(path, sizeof(path), root, rel);
 	if (from_crun_status(root, path, out))
-		return 0;
-	snprintf(rel, sizeof(rel), "/var/lib/docker/containers/%s/config.v2.json",
-		 id);
-	at_root(path, sizeof(path), root, rel);
-	if (from_docker(path, out))
 		return 0;
 	memset(out, 0, sizeof(*out));
 	return -ENOENT;
