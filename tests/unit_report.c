@@ -68,6 +68,17 @@ static char *report(int argc, char **argv, size_t *len)
 	return read_file(path("out"), len);
 }
 
+/* report()'s stdout as a string (read_file() gives no NUL). */
+static char *report_str(int argc, char **argv)
+{
+	size_t len;
+	char *b = report(argc, argv, &len), *s = strndup(b, len);
+
+	cr_assert(s);
+	free(b);
+	return s;
+}
+
 #define META "{\"ncpus\":1,\"record_format\":3,\"events\":[\"sched_switch\"," \
 	"\"sched_wakeup\"]}"
 #define BAD "bad\xff\xfe" "name"
@@ -395,11 +406,13 @@ Test(report, a_pid_or_comm_the_capture_lacks_is_exit_2)
 	cr_assert_eq(fflush(stderr), 0);
 	{
 		size_t len;
-		char *e = read_file(path("err"), &len);
+		char *b = read_file(path("err"), &len), *e = strndup(b, len);
 
+		cr_assert(e);
 		cr_assert(strstr(e, "no task of process 99999 in"), "%s", e);
 		cr_assert(strstr(e, "no task named 'nosuch' in"), "%s", e);
 		free(e);
+		free(b);
 	}
 	cr_assert(freopen(path("out"), "w", stdout));
 	cr_assert_eq(do_report(4, (char *[]){ "report", "--pid", "100", cap,
@@ -415,11 +428,9 @@ Test(report, a_pid_or_comm_the_capture_lacks_is_exit_2)
 Test(report, header_shows_both_filters_and_the_footnote_matches_help)
 {
 	char *cap = path("wk.abicap"), *out;
-	size_t len;
 
 	waking_capture(cap, ",\"filter\":{\"tasks\":false}");
-	out = report(4, (char *[]){ "report", "--comm", "t100", cap, NULL },
-		     &len);
+	out = report_str(4, (char *[]){ "report", "--comm", "t100", cap, NULL });
 	cr_assert(strstr(out, "\nreport's filter: --comm t100\n"), "%s", out);
 	cr_assert(strstr(out, "\nrecording's filter: {\"tasks\":false}\n"), "%s",
 		  out);
@@ -427,7 +438,7 @@ Test(report, header_shows_both_filters_and_the_footnote_matches_help)
 			 "counts; --from-waking: from sched_waking, as perf "
 			 "sched counts its delay)"), "%s", out);
 	free(out);
-	out = report(3, (char *[]){ "report", "--from-waking", cap, NULL }, &len);
+	out = report_str(3, (char *[]){ "report", "--from-waking", cap, NULL });
 	cr_assert(strstr(out, "\nreport's filter: none\n"), "%s", out);
 	cr_assert(strstr(out, "from sched_waking (when the waker chose to wake "
 			 "it, as perf sched counts its delay)"), "%s", out);
@@ -444,7 +455,6 @@ Test(report, cgroups_by_full_path_and_unknown_ids_explained)
 	char *cap = path("cg.abicap"), *out;
 	struct capw *w = capw_open(cap, false, META, err, sizeof(err));
 	union abicap_rec r;
-	size_t len;
 
 	cr_assert(w, "%s", err);
 	cr_assert_eq(capw_add_cgroup(w, 50, "/system.slice/foo.service"), 0);
@@ -467,7 +477,7 @@ Test(report, cgroups_by_full_path_and_unknown_ids_explained)
 		       i % 2 ? 100 : 200);
 	}
 	cr_assert_eq(capw_close(w, "{}", err, sizeof(err)), 0);
-	out = report(2, (char *[]){ "report", cap, NULL }, &len);
+	out = report_str(2, (char *[]){ "report", cap, NULL });
 	cr_assert(strstr(out, "  /system.slice/foo.service\n"), "%s", out);
 	cr_assert_null(strstr(out, "systemd:foo.service"), "%s", out);
 	cr_assert(strstr(out, "  cgroup#77\n"), "%s", out);
