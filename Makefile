@@ -356,11 +356,13 @@ INSTALL_BIN ?= $(OUT)/abicap
 COMMANDS := trace record report export check diff serve contract
 MAN_PAGES := $(OUT)/man/abicap.1 $(patsubst %,$(OUT)/man/abicap-%.1,$(COMMANDS))
 DEPLOY_DATA := scripts/deploy/grafana-dashboard.json scripts/deploy/prometheus-rules.yml
+# the README's internals pages, where its links find them
+DOC_PAGES := $(wildcard docs/*.md)
 # what `make install` puts, relative to DESTDIR
 INSTALLED := $(BINDIR)/abicap $(patsubst $(OUT)/man/%,$(MANDIR)/man1/%,$(MAN_PAGES)) \
 	$(BASHCOMPDIR)/abicap $(ZSHCOMPDIR)/_abicap $(UNITDIR)/abicap.service \
 	$(DATADIR)/contract.json $(addprefix $(DATADIR)/,$(notdir $(DEPLOY_DATA))) \
-	$(DOCDIR)/README.md
+	$(DOCDIR)/README.md $(patsubst %,$(DOCDIR)/%,$(DOC_PAGES))
 # the directories `make install` created (none that existed before), which
 # `make uninstall` removes once empty; a package (debian/rules) drops it
 INSTALLED_DIRS := $(DATADIR)/installed-dirs
@@ -396,6 +398,8 @@ install: $(INSTALL_BIN) $(MAN_PAGES)
 	$(Q)install -D -m 0644 bpf/contract.json $(DESTDIR)$(DATADIR)/contract.json
 	$(Q)install -m 0644 $(DEPLOY_DATA) $(DESTDIR)$(DATADIR)/
 	$(Q)install -D -m 0644 README.md $(DESTDIR)$(DOCDIR)/README.md
+	$(Q)install -d $(DESTDIR)$(DOCDIR)/docs
+	$(Q)install -m 0644 $(DOC_PAGES) $(DESTDIR)$(DOCDIR)/docs/
 	$(Q)cat $(DESTDIR)$(INSTALLED_DIRS) $(OUT)/install-dirs.new 2>/dev/null | \
 		LC_ALL=C sort -u > $(DESTDIR)$(INSTALLED_DIRS).new
 	$(Q)chmod 0644 $(DESTDIR)$(INSTALLED_DIRS).new

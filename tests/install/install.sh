@@ -22,6 +22,7 @@ usr/local/share/abicap/grafana-dashboard.json
 usr/local/share/abicap/prometheus-rules.yml
 usr/local/share/bash-completion/completions/abicap
 usr/local/share/doc/abicap/README.md
+$(for f in docs/*.md; do echo "usr/local/share/doc/abicap/$f"; done)
 $(for p in abicap $(commands | sed 's/^/abicap-/'); do echo "usr/local/share/man/man1/$p.1"; done)
 usr/local/share/man/man1/someone-else.1
 usr/local/share/zsh/site-functions/_abicap"
