@@ -8,6 +8,9 @@
  *              low bits of a product collide)
  *   reverse    times counting down, a second apart
  *   shuffled   times scattered over N seconds
+ *   sorted     shuffled's records, written in the order report reads them
+ *              (time, CPU, type, bytes): its report is shuffled's, byte
+ *              for byte
  * "meta" (default) writes the metadata abicap record does (CPU count,
  * events: report and export stream); "nometa" an empty object.
  */
@@ -15,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "capfile/capfile.h"
+#include "capfile/capsort_ext.h"
 #include "lib/util.h"
 
 static uint64_t rnd(uint64_t *s)
@@ -25,12 +29,17 @@ static uint64_t rnd(uint64_t *s)
 	return *s;
 }
 
+static int rec_cmp(const void *a, const void *b)
+{
+	return capr_rec_cmp(a, b);
+}
+
 int main(int argc, char **argv)
 {
 	static const char meta[] = "{\"ncpus\":2,\"kernel\":\"6.1.0-capgen\","
 		"\"events\":[\"sched_switch\",\"sched_wakeup\",\"sched_waking\"]}";
 	char err[ERRMSG_LEN];
-	union abicap_rec r;
+	union abicap_rec r, *held = NULL;
 	struct capw *w;
 	uint64_t seed = 88172645463325252ull;
 	long n;
@@ -39,7 +48,7 @@ int main(int argc, char **argv)
 	if ((argc != 4 && argc != 5) || !parse_long(argv[2], 1, 1000000, &n) ||
 	    (argc == 5 && strcmp(argv[4], "meta") && strcmp(argv[4], "nometa"))) {
 		fprintf(stderr, "usage: capgen same-ts|many-pids|stride-pids|"
-			"reverse|shuffled N OUT [meta|nometa]\n");
+			"reverse|shuffled|sorted N OUT [meta|nometa]\n");
 		return 2;
 	}
 	w = capw_open(argv[3], true, argc == 5 && !strcmp(argv[4], "nometa") ?
@@ -62,7 +71,8 @@ int main(int argc, char **argv)
 			b = a + 1024;
 		} else if (!strcmp(argv[1], "reverse")) {
 			ts += (uint64_t)(n - i) * 1000000000ull;
-		} else if (!strcmp(argv[1], "shuffled")) {
+		} else if (!strcmp(argv[1], "shuffled") ||
+			   !strcmp(argv[1], "sorted")) {
 			ts += rnd(&seed) % ((uint64_t)n * 1000000000ull);
 		} else if (strcmp(argv[1], "same-ts")) {
 			fprintf(stderr, "capgen: unknown kind '%s'\n", argv[1]);
@@ -75,10 +85,26 @@ int main(int argc, char **argv)
 			.prev_prio = 120, .next_prio = 120, .prev_state = 1 };
 		snprintf(r.sw.prev_comm, sizeof(r.sw.prev_comm), "t%d", a);
 		snprintf(r.sw.next_comm, sizeof(r.sw.next_comm), "t%d", b);
-		if (capw_add(w, &r, r.hdr.size)) {
+		if (!strcmp(argv[1], "sorted")) {
+			if (!held && !(held = calloc((size_t)n, sizeof(*held)))) {
+				fprintf(stderr, "capgen: out of memory\n");
+				return 1;
+			}
+			held[i] = r;
+		} else if (capw_add(w, &r, r.hdr.size)) {
 			fprintf(stderr, "capgen: cannot write %s\n", argv[3]);
 			return 1;
 		}
+	}
+	if (held) {
+		qsort(held, (size_t)n, sizeof(*held), rec_cmp);
+		for (long i = 0; i < n; i++)
+			if (capw_add(w, &held[i], held[i].hdr.size)) {
+				fprintf(stderr, "capgen: cannot write %s\n",
+					argv[3]);
+				return 1;
+			}
+		free(held);
 	}
 	if (capw_close(w, "{}", err, sizeof(err))) {
 		fprintf(stderr, "capgen: %s\n", err);

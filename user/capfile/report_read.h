@@ -22,12 +22,12 @@ struct report_read_opts {
 
 /*
  * Every record of the capture into the analysis a (initialised here, the
- * filters set after), in time order. Where the metadata says how many CPUs
- * and which events, the records stream through the reordering window
- * (memory: one window, whatever the file's size); otherwise they are
- * loaded to find those out, up to REPORT_LOAD_MAX records, past which they
- * are read twice instead (*r is then another reader of path). *n: records
- * read. As capr_load() returns; -ENOENT: --from-waking without sched_waking.
+ * filters set after), in the total order of capr_next_ordered() (time, CPU,
+ * type, bytes: the same for any order in the file), in bounded memory
+ * (capsort_ext.h; ABICAP_ORDER_BUDGET in the environment sets the records
+ * held, for tests). *n: records read. 0 or -1 as capr_next(); -ENOMEM;
+ * -EIO: the temporary file failed (the error printed); -ENOENT:
+ * --from-waking without sched_waking. *r and path stay as they are.
  */
 int report_read_records(struct capr **r, const char *path, json_t *meta,
 			struct analysis *a, size_t *n,

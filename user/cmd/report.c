@@ -155,9 +155,10 @@ int do_report(int argc, char **argv)
 		json_decref(meta);
 		return EXIT_USAGE;
 	}
-	if (c == -ENOMEM) {
+	if (c == -ENOMEM || c == -EIO) {
 		free(ci.drops);
-		ab_error("out of memory reading '%s'", argv[optind]);
+		if (c == -ENOMEM)
+			ab_error("out of memory reading '%s'", argv[optind]);
 		analysis_free(&a);
 		capr_close(r);
 		json_decref(meta);
