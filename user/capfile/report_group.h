@@ -9,6 +9,7 @@
 
 #include "capfile/analysis.h"
 #include "event/cgnames.h"
+#include "lib/hashtab.h"
 
 enum group_by { GROUP_TASK, GROUP_CGROUP, GROUP_CONTAINER };
 
@@ -16,7 +17,7 @@ enum group_by { GROUP_TASK, GROUP_CGROUP, GROUP_CONTAINER };
 #define GROUP_NAME_MAX (4096 + 1)
 
 struct group {
-	char name[GROUP_NAME_MAX];
+	char *name;
 	size_t ntasks;
 	struct lat rq, wake;
 	uint64_t off_total;
@@ -25,15 +26,16 @@ struct group {
 };
 
 struct group_chain {
-	char waker[GROUP_NAME_MAX], wakee[GROUP_NAME_MAX];
+	char *waker, *wakee;
 	uint64_t count, measured, total_lat, max_lat;
 };
 
 struct grouping {
 	struct group *g;
-	size_t n;
+	size_t n, cap;
 	struct group_chain *ch;
-	size_t nch;
+	size_t nch, chcap;
+	struct hashtab by_name, by_pair; /* -> index in g, ch */
 };
 
 /* "task", "cgroup", "container" -> *by: 0, or -1 if none of those. */

@@ -47,6 +47,27 @@ static size_t order_budget(void)
 	return v && parse_long(v, 256, 1L << 30, &n) ? (size_t)n : 0;
 }
 
+static int note_cgroup(struct hashtab *used, uint64_t id)
+{
+	return id && hashtab_put(used, id, 0) < 0 ? -ENOMEM : 0;
+}
+
+/* The cgroup ids a record names, into used. */
+static int note_cgroups(struct hashtab *used, const union abicap_rec *rec)
+{
+	switch (rec->hdr.type) {
+	case ABICAP_EV_SCHED_SWITCH:
+		return note_cgroup(used, rec->sw.prev_cgroup) ||
+		       note_cgroup(used, rec->sw.next_cgroup) ? -ENOMEM : 0;
+	case ABICAP_EV_SCHED_WAKEUP:
+	case ABICAP_EV_SCHED_WAKEUP_NEW:
+	case ABICAP_EV_SCHED_WAKING:
+		return note_cgroup(used, rec->wk.cgroup);
+	default:
+		return 0;
+	}
+}
+
 int report_read_records(struct capr **r, const char *path, json_t *meta,
 			struct analysis *a, size_t *n,
 			const struct report_read_opts *o)
@@ -82,8 +103,13 @@ int report_read_records(struct capr **r, const char *path, json_t *meta,
 		capr_ordered_close(s);
 		return -ENOMEM;
 	}
-	while ((c = capr_next_ordered(s, &rec)) == 1)
+	while ((c = capr_next_ordered(s, &rec)) == 1) {
 		analysis_add(a, &rec);
+		if (o->cg_used && note_cgroups(o->cg_used, &rec)) {
+			capr_ordered_close(s);
+			return -ENOMEM;
+		}
+	}
 	if (c < 0)
 		ab_error("%s", capr_ordered_error(s));
 	*n = st->records;
@@ -91,7 +117,8 @@ int report_read_records(struct capr **r, const char *path, json_t *meta,
 	return c < 0 ? -EIO : rc;
 }
 
-struct cgnames *capture_cgnames(struct capr *r, bool grouping)
+struct cgnames *capture_cgnames(struct capr *r, bool grouping,
+				const struct hashtab *used)
 {
 	struct cgnames *names = cgnames_table();
 	const struct capfile_cgroup *cg;
@@ -105,7 +132,8 @@ struct cgnames *capture_cgnames(struct capr *r, bool grouping)
 			"before cgroup attribution, or on a kernel without it): "
 			"every task is in \"(unknown)\"");
 	for (size_t i = 0; i < n; i++)
-		if (cgnames_set(names, cg[i].id, cg[i].path)) {
+		if (hashtab_get(used, cg[i].id) &&
+		    cgnames_set(names, cg[i].id, cg[i].path)) {
 			cgnames_free(names);
 			return NULL;
 		}

@@ -11,6 +11,7 @@
 #include "capfile/capfile.h"
 #include "capfile/capinfo.h"
 #include "event/cgnames.h"
+#include "lib/hashtab.h"
 
 /* How report reads a capture: its own filters and the capture's facts. */
 struct report_read_opts {
@@ -18,6 +19,7 @@ struct report_read_opts {
 	const char *comm; /* --comm, NULL: all */
 	const struct capinfo *ci;
 	bool from_waking;
+	struct hashtab *cg_used; /* out: the cgroup ids records name (NULL: not kept) */
 };
 
 /*
@@ -34,9 +36,11 @@ int report_read_records(struct capr **r, const char *path, json_t *meta,
 			const struct report_read_opts *o);
 
 /*
- * The capture's own cgroup names (read with its records), warning where
- * grouping and it names none; NULL: no memory.
+ * The capture's own cgroup names (read with its records) of the ids in
+ * used (what the records name: a file may name millions more), warning
+ * where grouping and it names none; NULL: no memory.
  */
-struct cgnames *capture_cgnames(struct capr *r, bool grouping);
+struct cgnames *capture_cgnames(struct capr *r, bool grouping,
+				const struct hashtab *used);
 
 #endif

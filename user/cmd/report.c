@@ -77,6 +77,7 @@ int do_report(int argc, char **argv)
 	const char *key = NULL;
 	struct capinfo ci;
 	struct report_read_opts ro;
+	struct hashtab cg_used = HASHTAB_INIT;
 	struct opt_parser p;
 	int ch, c;
 
@@ -143,8 +144,11 @@ int do_report(int argc, char **argv)
 		json_decref(meta);
 		return EXIT_RUNTIME;
 	}
-	ro = (struct report_read_opts){ (int32_t)pid, comm, &ci, from_waking };
+	ro = (struct report_read_opts){ (int32_t)pid, comm, &ci, from_waking,
+					&cg_used };
 	c = report_read_records(&r, argv[optind], meta, &a, &n, &ro);
+	if (c == -ENOENT || c == -ENOMEM || c == -EIO)
+		hashtab_free(&cg_used);
 	if (c == -ENOENT) {
 		ab_error("'%s' has no sched_waking events for --from-waking: "
 			 "record with -e including sched_waking, or leave "
@@ -182,7 +186,8 @@ int do_report(int argc, char **argv)
 	if (a.oom)
 		ab_warn("out of memory: some samples are not in the "
 			"percentiles and tables");
-	names = capture_cgnames(r, by != GROUP_TASK);
+	names = capture_cgnames(r, by != GROUP_TASK, &cg_used);
+	hashtab_free(&cg_used);
 	if (!names || (by != GROUP_TASK && group_analysis(&a, names, by, &g))) {
 		ab_error("out of memory grouping '%s'", argv[optind]);
 		free(ci.drops);
