@@ -195,8 +195,7 @@ json_t *report_json(struct analysis *a, const char *path, json_t *meta,
 		json_object_set_new(out, "cpus", json_null());
 		json_object_set_new(out, "cpus_not_shown", json_string(CPUS_NOT_KNOWN));
 	}
-	json_object_set(out, "filter", json_object_get(meta, "filter") ?:
-			json_null());
+	json_object_set_new(out, "filter", capmeta_filter_json(ci->meta));
 	/* a part of a damaged file not read is records lost without a window */
 	json_object_set_new(out, "figures_trustworthy", json_boolean(
 		!ci->untrusted && !ci->cpus_partial && !ci->drops_unplaced &&

@@ -22,22 +22,6 @@ static int set_filters(struct analysis *a, const struct report_read_opts *o)
 	return analysis_set_drops(a, o->ci->drops, o->ci->ndrops);
 }
 
-/* Whether the metadata lists the events; *waking: sched_waking among them. */
-static bool meta_lists_events(json_t *meta, bool *waking)
-{
-	json_t *evs = json_object_get(meta, "events"), *e;
-	size_t i;
-
-	if (!json_is_array(evs))
-		return false;
-	*waking = false;
-	json_array_foreach(evs, i, e)
-		if (json_is_string(e) &&
-		    !strcmp(json_string_value(e), "sched_waking"))
-			*waking = true;
-	return true;
-}
-
 /* The budget of the ordering (records held), from the environment for tests. */
 static size_t order_budget(void)
 {
@@ -77,10 +61,12 @@ int report_read_records(struct capr **r, const char *path, json_t *meta,
 	char err[ERRMSG_LEN];
 	struct capr_ordered *s;
 	union abicap_rec rec;
-	int ncpus = meta_ncpus_given(meta), rc, c;
+	const struct capmeta *m = o->ci->meta;
+	int ncpus = capmeta_ncpus(m), rc, c;
 	bool waking;
 
 	(void)path;
+	(void)meta;
 	analysis_init(a, 1); /* freed by the caller on failure */
 	s = capr_ordered_open(*r, &oo, &rc, err, sizeof(err));
 	if (!s) {
@@ -90,8 +76,8 @@ int report_read_records(struct capr **r, const char *path, json_t *meta,
 		return -EIO;
 	}
 	st = capr_ordered_stats(s);
-	if (!meta_lists_events(meta, &waking))
-		waking = st->waking;
+	waking = m->events_given ?
+		 (m->events & (1u << ABICAP_EV_SCHED_WAKING)) != 0 : st->waking;
 	if (o->from_waking && !waking) {
 		capr_ordered_close(s);
 		return -ENOENT;

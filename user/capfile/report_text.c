@@ -155,12 +155,11 @@ static void text_cpus_chains(FILE *f, struct analysis *a,
 			     const struct capinfo *ci, int top, bool chains);
 
 /* The capture's filter and events, as the metadata says, in one line each. */
-static void text_filter(FILE *f, json_t *meta)
+static void text_filter(FILE *f, const struct capmeta *m)
 {
-	json_t *flt = json_object_get(meta, "filter"), *evs;
+	json_t *flt = capmeta_filter_json(m), *evs = capmeta_events_json(m);
 	char *s;
 
-	evs = json_object_get(meta, "events");
 	if (json_is_array(evs) && (s = json_dumps(evs, JSON_COMPACT))) {
 		fprintf(f, "events captured: %s\n", s);
 		free(s);
@@ -170,6 +169,8 @@ static void text_filter(FILE *f, json_t *meta)
 		fprintf(f, "filter: %s\n", s);
 		free(s);
 	}
+	json_decref(flt);
+	json_decref(evs);
 }
 
 void report_text(FILE *f, struct analysis *a, const char *path, json_t *meta,
@@ -179,12 +180,12 @@ void report_text(FILE *f, struct analysis *a, const char *path, json_t *meta,
 	struct lat *l = &a->rq;
 
 	fprintf(f, "abicap report %s: kernel %s, %.3f s, %llu records%s\n",
-		ESC(path), ESC(json_string_value(json_object_get(meta, "kernel")) ?:
-			       "unknown"),
+		ESC(path), ESC(ci->meta->kernel ?: "unknown"),
 		(a->last_ts - a->first_ts) / 1e9, (unsigned long long)a->records,
 		cut ? "; CUT SHORT: no trailer, read up to the last complete chunk" :
 		"");
-	text_filter(f, meta);
+	(void)meta;
+	text_filter(f, ci->meta);
 	if (ci->dropped_exact)
 		fprintf(f, "dropped while recording: %llu\n",
 			(unsigned long long)ci->dropped);

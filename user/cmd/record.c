@@ -15,7 +15,7 @@
 #include "cmd/commands.h"
 #include "abi/contract.h"
 #include "lib/outfile.h"
-#include "live/record_meta.h"
+#include "cmd/record_meta.h"
 #include "live/runloop.h"
 #include "live/spawn.h"
 #include "cmd/capture_opts.h"

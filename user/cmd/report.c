@@ -70,6 +70,9 @@ int do_report(int argc, char **argv)
 	size_t n = 0;
 	struct analysis a;
 	json_t *meta, *trl;
+	struct capmeta cm;
+	struct captrailer ct;
+	int mc;
 	struct capr *r;
 	enum group_by by = GROUP_TASK;
 	struct grouping g = { 0 };
@@ -138,8 +141,12 @@ int do_report(int argc, char **argv)
 		capr_close(r);
 		return EXIT_USAGE;
 	}
-	if (capinfo_read(&ci, meta, r)) {
+	mc = capmeta_read(&cm, capr_meta(r), err, sizeof(err));
+	if (mc == -1)
+		ab_warn("'%s': %s", argv[optind], err);
+	if (mc == -ENOMEM || capinfo_read(&ci, &cm, r)) {
 		ab_error("out of memory reading '%s'", argv[optind]);
+		capmeta_free(&cm);
 		capr_close(r);
 		json_decref(meta);
 		return EXIT_RUNTIME;
@@ -147,8 +154,10 @@ int do_report(int argc, char **argv)
 	ro = (struct report_read_opts){ (int32_t)pid, comm, &ci, from_waking,
 					&cg_used };
 	c = report_read_records(&r, argv[optind], meta, &a, &n, &ro);
-	if (c == -ENOENT || c == -ENOMEM || c == -EIO)
+	if (c == -ENOENT || c == -ENOMEM || c == -EIO) {
 		hashtab_free(&cg_used);
+		capmeta_free(&cm);
+	}
 	if (c == -ENOENT) {
 		ab_error("'%s' has no sched_waking events for --from-waking: "
 			 "record with -e including sched_waking, or leave "
@@ -179,7 +188,13 @@ int do_report(int argc, char **argv)
 			"not used", argv[optind]);
 		ci.damaged = true;
 	}
-	capinfo_dropped(&ci, r, trl);
+	mc = trl ? captrailer_read(&ct, capr_trailer(r), err, sizeof(err)) : 0;
+	if (!trl)
+		captrailer_init(&ct);
+	if (mc == -1)
+		ab_warn("'%s': %s", argv[optind], err);
+	capinfo_dropped(&ci, r, trl ? &ct : NULL);
+	ci.trailer = &ct;
 	analysis_finish(&a);
 	capinfo_warn(&ci, r, argv[optind]);
 	capwarn_bad_cpu(a.bad_cpu, a.ncpus);
@@ -190,6 +205,8 @@ int do_report(int argc, char **argv)
 	hashtab_free(&cg_used);
 	if (!names || (by != GROUP_TASK && group_analysis(&a, names, by, &g))) {
 		ab_error("out of memory grouping '%s'", argv[optind]);
+		capmeta_free(&cm);
+		captrailer_free(&ct);
 		free(ci.drops);
 		cgnames_free(names);
 		analysis_free(&a);
@@ -227,6 +244,8 @@ int do_report(int argc, char **argv)
 	grouping_free(&g);
 	cgnames_free(names);
 	analysis_free(&a);
+	capmeta_free(&cm);
+	captrailer_free(&ct);
 	free(ci.drops);
 	json_decref(meta);
 	json_decref(trl);

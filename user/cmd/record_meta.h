@@ -2,7 +2,8 @@
 /*
  * What a recording says of itself in a capture file: the header's metadata
  * (kernel, contract verdicts, variants, filters, clocks) and the trailer's
- * counts. The capture file's format is the caller's (capfile/).
+ * counts, as capfile/capmeta writes them (record joins live and capfile,
+ * so this is in cmd/).
  */
 #ifndef ABICAP_RECORD_META_H
 #define ABICAP_RECORD_META_H
