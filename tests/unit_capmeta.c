@@ -92,8 +92,8 @@ Test(capmeta, wrong_types_are_named_and_read_as_absent)
 Test(capmeta, trailer_round_trip_with_cgroup_throttling)
 {
 	struct captrailer_cgroup cg[] = {
-		{ 5, "/a", true, 80, 40, 5260000 },
-		{ 6, "/b", false, 0, 0, 0 },
+		{ 5, "/a", true, true, 80, 40, 5260000123 },
+		{ 6, "/b", false, false, 0, 0, 0 },
 	};
 	struct captrailer_cpu cpus[] = { { 0, 10, 1 }, { 1, 20, 0 } };
 	struct captrailer t, back;
@@ -127,7 +127,7 @@ Test(capmeta, trailer_round_trip_with_cgroup_throttling)
 	cr_assert(back.misses_known && back.miss[ABICAP_EV_SCHED_SWITCH] == 3);
 	cr_assert(back.command_exited && back.command_status == 130);
 	c = captrailer_cgroup(&back, 5);
-	cr_assert(c && c->known && c->throttled_usec == 5260000 &&
+	cr_assert(c && c->known && c->v1 && c->throttled_ns == 5260000123 &&
 		  c->nr_throttled == 40 && c->nr_periods == 80);
 	cr_assert_str_eq(c->path, "/a");
 	c = captrailer_cgroup(&back, 6);

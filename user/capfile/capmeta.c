@@ -145,13 +145,15 @@ static json_t *cgroups_json(const struct captrailer *t)
 		const struct captrailer_cgroup *c = &t->cg[i];
 
 		json_array_append_new(a, c->known ?
-			json_pack("{s:I, s:o, s:I, s:I, s:I}", "id",
+			json_pack("{s:I, s:o, s:s, s:I, s:I, s:I}", "id",
 				  (json_int_t)c->id, "path", jstr(c->path),
+				  "source", c->v1 ? CAPMETA_THROTTLE_V1 :
+				  CAPMETA_THROTTLE_V2,
 				  "nr_periods", (json_int_t)c->nr_periods,
 				  "nr_throttled", (json_int_t)c->nr_throttled,
-				  "throttled_usec", (json_int_t)c->throttled_usec) :
+				  "throttled_ns", (json_int_t)c->throttled_ns) :
 			json_pack("{s:I, s:o, s:n}", "id", (json_int_t)c->id,
-				  "path", jstr(c->path), "throttled_usec"));
+				  "path", jstr(c->path), "throttled_ns"));
 	}
 	return a;
 }
@@ -573,13 +575,16 @@ int captrailer_read(struct captrailer *t, const char *json, char *err,
 			c->id = rd_u64(&r, e, "cgroup_throttling", "id");
 			c->path = rd_str(&r, e, "cgroup_throttling", "path");
 			c->known = member(&r, e, "cgroup_throttling",
-					  "throttled_usec", JSON_INTEGER) != NULL;
+					  "throttled_ns", JSON_INTEGER) != NULL;
+			c->v1 = json_is_string(json_object_get(e, "source")) &&
+				!strcmp(json_string_value(json_object_get(e,
+					"source")), CAPMETA_THROTTLE_V1);
 			c->nr_periods = rd_u64(&r, e, "cgroup_throttling",
 					       "nr_periods");
 			c->nr_throttled = rd_u64(&r, e, "cgroup_throttling",
 						 "nr_throttled");
-			c->throttled_usec = rd_u64(&r, e, "cgroup_throttling",
-						   "throttled_usec");
+			c->throttled_ns = rd_u64(&r, e, "cgroup_throttling",
+						 "throttled_ns");
 		}
 	}
 	if ((json_array_size(json_object_get(o, "cpus")) && !t->cpus) ||

@@ -19,6 +19,9 @@
 
 #define CAPTURE_MAX_CPUS 65536 /* Linux builds have at most 8192 (NR_CPUS) */
 #define CAPMETA_ABSENT (-1)
+/* where a cgroup's throttling was read */
+#define CAPMETA_THROTTLE_V2 "cgroup2 cpu.stat throttled_usec"
+#define CAPMETA_THROTTLE_V1 "cgroup1 cpu cpu.stat throttled_time"
 
 struct capmeta_verdict {
 	char *scope, *item, *verdict;
@@ -72,11 +75,13 @@ struct captrailer_cgroup {
 	char *path;
 	/*
 	 * The kernel's own cpu.stat over the capture: end minus start of
-	 * nr_periods, nr_throttled and throttled_usec (cgroup v2 cpu
-	 * controller); known false where cpu.stat could not be read twice
+	 * nr_periods, nr_throttled and the time throttled (cgroup v2's
+	 * throttled_usec, in ns; or, v1 set, the v1 cpu cgroup of the same
+	 * path: throttled_time); known false where cpu.stat could not be read
+	 * at the end (the cgroup gone, no cpu controller) or went backwards
 	 */
-	bool known;
-	uint64_t nr_periods, nr_throttled, throttled_usec;
+	bool known, v1;
+	uint64_t nr_periods, nr_throttled, throttled_ns;
 };
 
 struct captrailer {

@@ -161,8 +161,39 @@ static void misses(struct capture *c, struct captrailer *t)
 	t->miss[ABICAP_EV_COUNT + 1] = m.free;
 }
 
+struct captrailer_cgroup *record_throttling(const struct cg_cpu_roots *roots,
+					    const struct cg_cpu_snap *start,
+					    struct cgnames *names,
+					    const uint64_t *ids, size_t n)
+{
+	struct captrailer_cgroup *v = calloc(n + 1, sizeof(*v));
+
+	for (size_t i = 0; v && i < n; i++) {
+		struct cg_cpu_stat a = { 0 }, b;
+		const char *path = cgnames_path(names, ids[i]);
+
+		v[i].id = ids[i];
+		v[i].path = (char *)path;
+		if (!path || cg_cpu_stat_read(roots, path, &b))
+			continue;
+		/* not in the snapshot: created since, its counters from 0 */
+		if (start && cg_cpu_snap_get(start, path, &a) && a.v1 != b.v1)
+			continue;
+		if (b.nr_periods < a.nr_periods || b.nr_throttled < a.nr_throttled ||
+		    b.throttled_ns < a.throttled_ns)
+			continue; /* another cgroup at that path now */
+		v[i].known = true;
+		v[i].v1 = b.v1;
+		v[i].nr_periods = b.nr_periods - a.nr_periods;
+		v[i].nr_throttled = b.nr_throttled - a.nr_throttled;
+		v[i].throttled_ns = b.throttled_ns - a.throttled_ns;
+	}
+	return v;
+}
+
 char *record_trailer(struct capture *c, double secs, uint64_t records,
-		     const struct loop_opts *lo)
+		     const struct loop_opts *lo,
+		     const struct captrailer_cgroup *cg, size_t ncg)
 {
 	struct abicap_counter sum[ABICAP_EV_COUNT], per[ABICAP_EV_COUNT];
 	uint64_t aux[ABICAP_AUX_COUNT];
@@ -209,6 +240,9 @@ char *record_trailer(struct capture *c, double secs, uint64_t records,
 			WEXITSTATUS(lo->child_status) :
 			128 + WTERMSIG(lo->child_status);
 	}
+	t.throttle_given = cg != NULL;
+	t.cg = (struct captrailer_cgroup *)cg;
+	t.ncg = ncg;
 	s = captrailer_write(&t);
 	free(t.cpus);
 	return s;
