@@ -139,7 +139,8 @@ static int add_task(struct group *grp, const struct task *t)
 }
 
 int group_analysis(const struct analysis *a, struct cgnames *names,
-		   enum group_by by, struct grouping *out)
+		   enum group_by by, const struct captrailer *trl,
+		   struct grouping *out)
 {
 	char name[GROUP_NAME_MAX], other[GROUP_NAME_MAX];
 
@@ -154,6 +155,8 @@ int group_analysis(const struct analysis *a, struct cgnames *names,
 		grp = find_group(out, name);
 		if (!grp || add_task(grp, t))
 			goto oom;
+		if (by == GROUP_CGROUP && trl && t->cgroup && !grp->thr)
+			grp->thr = captrailer_cgroup(trl, t->cgroup);
 	}
 	for (size_t i = 0; i < a->nchains; i++) {
 		const struct chain *c = &a->chains[i];

@@ -8,6 +8,7 @@
 #define ABICAP_REPORT_GROUP_H
 
 #include "capfile/analysis.h"
+#include "capfile/capmeta.h"
 #include "event/cgnames.h"
 #include "lib/hashtab.h"
 
@@ -23,6 +24,8 @@ struct group {
 	uint64_t off_total;
 	uint64_t off_by_state[10];
 	uint64_t voluntary, involuntary;
+	/* --by cgroup: its CPU quota throttling over the capture, NULL: not measured */
+	const struct captrailer_cgroup *thr;
 };
 
 struct group_chain {
@@ -43,10 +46,12 @@ int group_by_parse(const char *s, enum group_by *by);
 
 /*
  * Group the analysis's tasks and wakeup chains (before its tasks are
- * re-sorted). 0, or -ENOMEM.
+ * re-sorted); by cgroup, each with its throttling from the trailer trl.
+ * 0, or -ENOMEM.
  */
 int group_analysis(const struct analysis *a, struct cgnames *names,
-		   enum group_by by, struct grouping *out);
+		   enum group_by by, const struct captrailer *trl,
+		   struct grouping *out);
 void grouping_free(struct grouping *g);
 
 #endif

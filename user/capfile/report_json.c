@@ -44,6 +44,15 @@ json_t *report_json_groups(struct grouping *g)
 			"off_cpu_by_state_ns", st,
 			"voluntary", (json_int_t)r->voluntary,
 			"involuntary", (json_int_t)r->involuntary));
+		if (r->thr)
+			json_object_set_new(json_array_get(groups,
+				json_array_size(groups) - 1), "throttled",
+				r->thr->known ? json_pack("{s:s, s:I, s:I, s:I}",
+				"source", r->thr->v1 ? CAPMETA_THROTTLE_V1 :
+				CAPMETA_THROTTLE_V2, "nr_periods",
+				(json_int_t)r->thr->nr_periods, "nr_throttled",
+				(json_int_t)r->thr->nr_throttled, "throttled_ns",
+				(json_int_t)r->thr->throttled_ns) : json_null());
 	}
 	for (size_t i = 0; i < g->nch; i++)
 		json_array_append_new(chains, json_pack("{s:o, s:o, s:I, s:I, s:I}",

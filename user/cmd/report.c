@@ -203,7 +203,7 @@ int do_report(int argc, char **argv)
 			"percentiles and tables");
 	names = capture_cgnames(r, by != GROUP_TASK, &cg_used);
 	hashtab_free(&cg_used);
-	if (!names || (by != GROUP_TASK && group_analysis(&a, names, by, &g))) {
+	if (!names || (by != GROUP_TASK && group_analysis(&a, names, by, &ct, &g))) {
 		ab_error("out of memory grouping '%s'", argv[optind]);
 		capmeta_free(&cm);
 		captrailer_free(&ct);
