@@ -50,6 +50,9 @@ const struct cmd_spec record_spec = {
 		    opts_capture_kernel,
 		    opts_verbose, opts_help },
 	.epilog =
+"The trailer stores, for each cgroup named in the file, its CPU quota\n"
+"throttling over the capture (cpu.stat read at the start and the end; on a\n"
+"hybrid system the v1 cpu cgroup of the same path): report shows it.\n"
 "Exit: 0 ok (with a command: also when the command failed; its status is\n"
 "in the summary), 1 kernel cannot do it, 2 bad usage (an output path\n"
 "refused, a command that cannot be run), 3 missing privilege, 4 runtime\n"

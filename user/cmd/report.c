@@ -25,7 +25,8 @@ static const struct opt report_opts[] = {
 	{ "by", OPT_LONG('b'), "KEY", "task (default), cgroup (the cgroup v2 path "
 	  "each task was in) or container (Docker, containerd, CRI-O, Podman, "
 	  "Kubernetes pods; tasks in none are \"(host)\"): the latency, off-CPU "
-	  "and wakeup-chain tables by group" },
+	  "and wakeup-chain tables by group; by cgroup, each with the kernel's "
+	  "CPU quota throttling over the capture (cpu.stat, stored by record)" },
 	{ "from-waking", OPT_LONG('w'), NULL, "a wait after a wakeup starts at "
 	  "sched_waking (when the waker chose to wake it, as perf sched counts "
 	  "its \"sch delay\"), not at sched_wakeup (when it was queued, as "
@@ -51,14 +52,24 @@ const struct cmd_spec report_spec = {
 "filtered to some tasks, only for those that passed the filter; and not\n"
 "where it spans a window in which records were lost (such waits are counted\n"
 "as left out). A task-filtered capture shows no CPU table.\n"
+"Records are read in one order -- time, then CPU, event type and bytes --\n"
+"whatever order the file holds them in, so a capture reports the same\n"
+"however its records were written. Up to 512 Ki records are sorted in\n"
+"memory; a larger capture goes through a temporary file in $TMPDIR (else\n"
+"/tmp, unnamed: nothing is left behind) of up to twice its uncompressed\n"
+"records (about 100 bytes each).\n"
+"Cgroups the kernel throttled for their CPU quota during the capture are\n"
+"listed with the time throttled: run-queue waits that are the quota, not\n"
+"a shortage of CPU.\n"
 "A file cut short (no trailer: the recorder was killed) is reported up to\n"
 "its last complete chunk, and says so. A part of the file damaged, missing,\n"
 "doubled or out of place is named (with its byte offset) and counted, the\n"
 "rest reported; the records lost while recording are never shown lower\n"
 "than the file says (\"at least N\" where it cannot say exactly).\n"
 "Exit: 0 ok, 2 bad usage or a file that is not a readable capture (not a\n"
-"regular file, not a capture, a newer format, a damaged header), 5 a\n"
-"capture read with damaged, missing, doubled or out-of-place parts.\n",
+"regular file, not a capture, a newer format, a damaged header), 4 the\n"
+"temporary file cannot be made or written (the message names $TMPDIR),\n"
+"5 a capture read with damaged, missing, doubled or out-of-place parts.\n",
 };
 
 int do_report(int argc, char **argv)
