@@ -6,12 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include "capfile/capfile.h"
+#include "capfile/capsort_ext.h"
 
+/* The total order of capsort_ext.h: equal times do not depend on qsort. */
 static int cmp_ts(const void *a, const void *b)
 {
-	const union abicap_rec *x = a, *y = b;
-
-	return x->hdr.ts_ns < y->hdr.ts_ns ? -1 : x->hdr.ts_ns > y->hdr.ts_ns;
+	return capr_rec_cmp(a, b);
 }
 
 /*
@@ -28,9 +28,9 @@ static bool sort_nearly_sorted(union abicap_rec *v, size_t n)
 		union abicap_rec tmp;
 		size_t j = i;
 
-		if (v[i].hdr.ts_ns >= v[i - 1].hdr.ts_ns)
+		if (capr_rec_cmp(&v[i], &v[i - 1]) >= 0)
 			continue;
-		while (j > 0 && v[j - 1].hdr.ts_ns > v[i].hdr.ts_ns)
+		while (j > 0 && capr_rec_cmp(&v[j - 1], &v[i]) > 0)
 			j--;
 		moves += i - j;
 		if (moves > n)
