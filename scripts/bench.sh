@@ -138,45 +138,32 @@ report_scaling() { # DIR: the table on stdout
 	echo "Peak RSS per million records (the sorted 1,000,000): report $((REP_KB / 1024)) MB, export $((EXP_KB / 1024)) MB."
 }
 
-scaling_readme() { # TABLE: into README.md between the report-scaling markers
-	awk -v table="$1" '
-		/<!-- report-scaling:begin/ { print "<!-- report-scaling:begin (scripts/bench.sh report-scaling --update-readme) -->"; while ((getline l < table) > 0) print l; skip = 1; next }
-		/<!-- report-scaling:end -->/ { skip = 0 }
-		!skip' README.md >"$OUT/README.scaling.md" && cp "$OUT/README.scaling.md" README.md
+into_readme() { # MARKER HOW TABLE: TABLE into README.md between the MARKER comments
+	awk -v m="$1" -v how="$2" -v table="$3" '
+		index($0, "<!-- " m ":begin") { print "<!-- " m ":begin (" how ") -->"; while ((getline l < table) > 0) print l; skip = 1; next }
+		index($0, "<!-- " m ":end -->") { skip = 0 }
+		!skip' README.md >"$OUT/README.$1.md" && cp "$OUT/README.$1.md" README.md
 }
-
-if [ "$SCALING_ONLY" = 1 ]; then
-	[ -x "$ABICAP" ] || die "$ABICAP is missing: run make first" 2
-	mkdir -p "$OUT" || die "cannot create $OUT"
-	{
-		echo "Measured $(date +%F) on $(uname -r), $(nproc) CPUs."
-		echo
-		report_scaling "$OUT/scaling"
-	} >"$OUT/scaling.md"
-	cat "$OUT/scaling.md"
-	[ "$UPDATE_README" = 1 ] && scaling_readme "$OUT/scaling.md" && echo "bench: README.md updated" >&2
-	exit 0
-fi
 
 crafted_readme() { # TABLE: into README.md between the crafted markers
-	awk -v table="$1" '
-		/<!-- crafted:begin/ { print "<!-- crafted:begin (scripts/bench.sh --crafted --update-readme) -->"; while ((getline l < table) > 0) print l; skip = 1; next }
-		/<!-- crafted:end -->/ { skip = 0 }
-		!skip' README.md >"$OUT/README.crafted.md" && cp "$OUT/README.crafted.md" README.md
+	into_readme crafted "scripts/bench.sh --crafted --update-readme" "$1"
 }
 
-if [ "$CRAFTED_ONLY" = 1 ]; then
+run_alone() { # FUNCTION MARKER HOW: one section without root, its table maybe into README
 	[ -x "$ABICAP" ] || die "$ABICAP is missing: run make first" 2
 	mkdir -p "$OUT" || die "cannot create $OUT"
 	{
 		echo "Measured $(date +%F) on $(uname -r), $(nproc) CPUs."
 		echo
-		crafted "$OUT/crafted"
-	} >"$OUT/crafted.md"
-	cat "$OUT/crafted.md"
-	[ "$UPDATE_README" = 1 ] && crafted_readme "$OUT/crafted.md" && echo "bench: README.md updated" >&2
+		"$1" "$OUT/$2"
+	} >"$OUT/$2.md"
+	cat "$OUT/$2.md"
+	[ "$UPDATE_README" = 1 ] && into_readme "$2" "$3" "$OUT/$2.md" && echo "bench: README.md updated" >&2
 	exit 0
-fi
+}
+
+[ "$SCALING_ONLY" = 1 ] && run_alone report_scaling report-scaling "scripts/bench.sh report-scaling --update-readme"
+[ "$CRAFTED_ONLY" = 1 ] && run_alone crafted crafted "scripts/bench.sh --crafted --update-readme"
 
 [ "$(id -u)" = 0 ] || die "run as root (it loads BPF programs): sudo make bench" 3
 for f in "$ABICAP" "$BPFSTATS" "$EMPTY_OBJ" "$COST_OBJ" "$ROOT/build/tests/bench/waking_cost.bpf.o"; do

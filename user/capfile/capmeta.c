@@ -276,62 +276,57 @@ static bool rd_bool(struct rd *r, json_t *o, const char *where,
 	return json_is_true(member(r, o, where, key, JSON_TRUE));
 }
 
-/* An array of strings (elements of other types: noted, skipped). */
-static char **rd_strs(struct rd *r, json_t *o, const char *where,
-		      const char *key, size_t *n)
+/*
+ * An array member's elements: strings (strdup'd into a char *[]) or
+ * integers (into an int32_t[]); elements of another type are noted and
+ * skipped. NULL when absent.
+ */
+static void *rd_elems(struct rd *r, json_t *o, const char *where,
+		      const char *key, json_type type, size_t *n)
 {
 	json_t *a = member(r, o, where, key, JSON_ARRAY), *v;
-	char **out;
-	size_t i;
+	size_t i, size = type == JSON_STRING ? sizeof(char *) : sizeof(int32_t);
+	char **str;
+	int32_t *num;
+	void *out;
 
 	*n = 0;
 	if (!a)
 		return NULL;
-	out = calloc(json_array_size(a) + 1, sizeof(*out));
+	out = calloc(json_array_size(a) + 1, size);
 	if (!out) {
 		r->oom = true;
 		return NULL;
 	}
+	str = out;
+	num = out;
 	json_array_foreach(a, i, v) {
-		if (!json_is_string(v)) {
+		if (json_typeof(v) != type) {
 			if (!r->bad++)
 				snprintf(r->err, r->errlen, "the capture's %s "
-					 "member \"%s\" holds a %s: it is read "
-					 "without it", where, key, "non-string");
+					 "member \"%s\" holds a non-%s: it is "
+					 "read without it", where, key,
+					 type == JSON_STRING ? "string" : "integer");
 			continue;
 		}
-		if (!(out[(*n)++] = strdup(json_string_value(v))))
+		if (type == JSON_INTEGER)
+			num[(*n)++] = (int32_t)json_integer_value(v);
+		else if (!(str[(*n)++] = strdup(json_string_value(v))))
 			r->oom = true;
 	}
 	return out;
 }
 
+static char **rd_strs(struct rd *r, json_t *o, const char *where,
+		      const char *key, size_t *n)
+{
+	return rd_elems(r, o, where, key, JSON_STRING, n);
+}
+
 static int32_t *rd_int32s(struct rd *r, json_t *o, const char *where,
 			  const char *key, size_t *n)
 {
-	json_t *a = member(r, o, where, key, JSON_ARRAY), *v;
-	int32_t *out;
-	size_t i;
-
-	*n = 0;
-	if (!a)
-		return NULL;
-	out = calloc(json_array_size(a) + 1, sizeof(*out));
-	if (!out) {
-		r->oom = true;
-		return NULL;
-	}
-	json_array_foreach(a, i, v) {
-		if (!json_is_integer(v)) {
-			if (!r->bad++)
-				snprintf(r->err, r->errlen, "the capture's %s "
-					 "member \"%s\" holds a %s: it is read "
-					 "without it", where, key, "non-integer");
-			continue;
-		}
-		out[(*n)++] = (int32_t)json_integer_value(v);
-	}
-	return out;
+	return rd_elems(r, o, where, key, JSON_INTEGER, n);
 }
 
 static void free_strs(char **v, size_t n)

@@ -90,20 +90,30 @@ static int io_fail(struct capr_ordered *s, const char *what, int e)
 	return -1;
 }
 
-static int write_at(struct capr_ordered *s, int f, const void *p, size_t n)
+/* n records between p and file f at record at: whole, or -1 (err set). */
+static int transfer(struct capr_ordered *s, int f, void *p, size_t n,
+		    uint64_t at, bool out)
 {
-	const char *b = p;
-	off_t off = (off_t)(s->end[f] * REC);
+	char *b = p;
+	off_t off = (off_t)(at * REC);
 
 	for (size_t left = n * REC; left;) {
-		ssize_t w = pwrite(s->fd[f], b, left, off);
+		ssize_t k = out ? pwrite(s->fd[f], b, left, off) :
+				  pread(s->fd[f], b, left, off);
 
-		if (w <= 0)
-			return io_fail(s, "write", w < 0 ? errno : 0);
-		b += w;
-		off += w;
-		left -= (size_t)w;
+		if (k <= 0)
+			return io_fail(s, out ? "write" : "read", k < 0 ? errno : 0);
+		b += k;
+		off += k;
+		left -= (size_t)k;
 	}
+	return 0;
+}
+
+static int write_at(struct capr_ordered *s, int f, void *p, size_t n)
+{
+	if (transfer(s, f, p, n, s->end[f], true))
+		return -1;
 	s->end[f] += n;
 	if (s->end[f] * REC > s->st.tmp_bytes)
 		s->st.tmp_bytes = s->end[f] * REC;
@@ -113,19 +123,7 @@ static int write_at(struct capr_ordered *s, int f, const void *p, size_t n)
 static int read_at(struct capr_ordered *s, int f, void *p, size_t n,
 		   uint64_t at)
 {
-	char *b = p;
-	off_t off = (off_t)(at * REC);
-
-	for (size_t left = n * REC; left;) {
-		ssize_t r = pread(s->fd[f], b, left, off);
-
-		if (r <= 0)
-			return io_fail(s, "read", r < 0 ? errno : 0);
-		b += r;
-		off += r;
-		left -= (size_t)r;
-	}
-	return 0;
+	return transfer(s, f, p, n, at, false);
 }
 
 /*
