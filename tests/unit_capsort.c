@@ -59,11 +59,12 @@ static int cmp(const void *a, const void *b)
 	return capr_rec_cmp(a, b);
 }
 
-static void check(size_t n, size_t budget, size_t fanin, uint64_t runs,
-		  uint64_t passes)
+static void check_with(size_t n, size_t budget, size_t fanin, uint64_t runs,
+		       uint64_t passes, bool path, int sortedness, bool streamed)
 {
 	union abicap_rec *v = make(n, 88172645463325252ull + n), got;
-	struct capr_order_opts o = { .budget = budget, .fanin = fanin };
+	struct capr_order_opts o = { .budget = budget, .fanin = fanin,
+		.path = path ? scratch_path("o.abicap") : NULL };
 	const struct capr_order_stats *st;
 	struct capr_ordered *s;
 	struct capw *w;
@@ -71,6 +72,15 @@ static void check(size_t n, size_t budget, size_t fanin, uint64_t runs,
 	size_t i = 0;
 	int rc, c;
 
+	if (sortedness) { /* in order but for neighbours swapped */
+		qsort(v, n, sizeof(*v), cmp);
+		for (size_t k = 0; k + sortedness < n; k += 2 * sortedness) {
+			union abicap_rec t = v[k];
+
+			v[k] = v[k + sortedness];
+			v[k + sortedness] = t;
+		}
+	}
 	w = capw_open(scratch_path("o.abicap"), true, "{}", err, sizeof(err));
 	cr_assert(w, "%s", err);
 	for (size_t k = 0; k < n; k++)
@@ -97,9 +107,16 @@ static void check(size_t n, size_t budget, size_t fanin, uint64_t runs,
 	cr_assert_leq(st->peak_records, budget ? budget : CAPR_ORDER_BUDGET);
 	cr_assert_eq(st->ncpus, 3);
 	cr_assert_gt(st->out_of_order, 0);
+	cr_assert_eq(st->streamed, streamed);
 	capr_ordered_close(s);
 	capr_close(r);
 	free(v);
+}
+
+static void check(size_t n, size_t budget, size_t fanin, uint64_t runs,
+		  uint64_t passes)
+{
+	check_with(n, budget, fanin, runs, passes, false, 0, false);
 }
 
 Test(capsort, fits_in_memory)
@@ -121,4 +138,17 @@ Test(capsort, merge_passes_when_runs_outnumber_the_fanin)
 Test(capsort, a_run_ends_exactly_at_the_end)
 {
 	check(3000, 1000, 2, 3, 1);
+}
+
+/* Nearly in order (neighbours 50 apart swapped): the window of 1000 mends it. */
+Test(capsort, a_nearly_sorted_capture_streams_through_the_window)
+{
+	check_with(10000, 1000, 0, 0, 0, true, 50, true);
+}
+
+/* Swapped 5000 apart: past the window, sorted from a second reading. */
+Test(capsort, past_the_window_sorted_from_a_second_reading)
+{
+	check_with(10000, 1000, 0, 10, 0, true, 5000, false);
+	check_with(10000, 1000, 0, 10, 0, true, 0, false); /* shuffled */
 }

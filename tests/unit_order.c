@@ -148,13 +148,24 @@ Test(order, beyond_the_budget_with_a_merge_pass)
 	same_report_any_order(20000, "256");
 }
 
-/* An unwritable TMPDIR past the budget: an error naming it and the fix. */
+/*
+ * Out of order past the budget (a shuffled capture: the window cannot mend
+ * it) with an unusable TMPDIR: an error naming it and the fix, exit 4.
+ */
 Test(order, an_unusable_tmpdir_is_named)
 {
-	union abicap_rec *v = workload(3000);
+	union abicap_rec *v = workload(3000), t;
 	char cap[512];
 	struct run r;
+	uint64_t s = 7;
 
+	for (size_t i = 2999; i > 0; i--) {
+		size_t m = rnd(&s) % (i + 1);
+
+		t = v[i];
+		v[i] = v[m];
+		v[m] = t;
+	}
 	snprintf(cap, sizeof(cap), "%s", scratch_path("t.abicap"));
 	put(cap, v, 3000);
 	setenv("ABICAP_ORDER_BUDGET", "1000", 1);

@@ -51,6 +51,9 @@ struct capr_ordered {
 	struct src *src; /* the last merge */
 	size_t *heap, nheap;
 	const char *dir;
+	struct capr *rd; /* streamed: the second reading */
+	union abicap_rec prev; /* the last record read first (note()) */
+	bool any;
 	struct capr_order_stats st;
 	char err[300];
 };
@@ -299,14 +302,154 @@ static int merge_pass(struct capr_ordered *s)
 	return 0;
 }
 
+/* What a record read tells (counted in the first reading only). */
+static void note(struct capr_ordered *s, const union abicap_rec *rec)
+{
+	if (s->any && capr_rec_cmp(rec, &s->prev) < 0)
+		s->st.out_of_order++;
+	s->prev = *rec;
+	s->any = true;
+	if (rec->hdr.cpu < CAPTURE_MAX_CPUS && rec->hdr.cpu >= s->st.ncpus)
+		s->st.ncpus = rec->hdr.cpu + 1;
+	s->st.waking |= rec->hdr.type == ABICAP_EV_SCHED_WAKING;
+	s->st.records++;
+}
+
+/* Into mem from rd until the budget: 1 full, else capr_next()'s end (0, -1). */
+static int fill(struct capr_ordered *s, struct capr *rd, bool count)
+{
+	int c;
+
+	while (s->nmem < s->budget) {
+		c = capr_next(rd, &s->mem[s->nmem]);
+		if (c != 1)
+			return c;
+		if (count)
+			note(s, &s->mem[s->nmem]);
+		s->nmem++;
+		if (s->nmem > s->st.peak_records)
+			s->st.peak_records = s->nmem;
+	}
+	return 1;
+}
+
+/* ---- the window: a min-heap of the budget's records, in place in mem ---- */
+
+static void rec_sift_down(union abicap_rec *h, size_t n, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, m = i;
+		union abicap_rec t;
+
+		if (l < n && capr_rec_cmp(&h[l], &h[m]) < 0)
+			m = l;
+		if (l + 1 < n && capr_rec_cmp(&h[l + 1], &h[m]) < 0)
+			m = l + 1;
+		if (m == i)
+			return;
+		t = h[i];
+		h[i] = h[m];
+		h[m] = t;
+		i = m;
+	}
+}
+
+static void heapify(struct capr_ordered *s)
+{
+	for (size_t i = s->nmem / 2; i-- > 0;)
+		rec_sift_down(s->mem, s->nmem, i);
+}
+
+/*
+ * The smallest of the window and in (in: a record just read, NULL at the
+ * end) into out; in takes the smallest's place. The same steps on the
+ * same records give the same sequence, whatever the heap's layout.
+ */
+static void window_step(struct capr_ordered *s, const union abicap_rec *in,
+			union abicap_rec *out)
+{
+	if (in && (!s->nmem || capr_rec_cmp(in, &s->mem[0]) <= 0)) {
+		*out = *in;
+		return;
+	}
+	*out = s->mem[0];
+	s->mem[0] = in ? *in : s->mem[--s->nmem];
+	rec_sift_down(s->mem, s->nmem, 0);
+}
+
+/*
+ * The window's first reading: whether it gives the total order, every
+ * record it passes on no later than any read after (1), or not (0: then
+ * the rest is only counted). r is read to its end; *rc its end.
+ */
+static int window_exact(struct capr_ordered *s, struct capr *r,
+			const union abicap_rec *first, int *rc)
+{
+	union abicap_rec in = *first, out, last;
+	bool passed = false, exact = true;
+	int c = 1;
+
+	heapify(s);
+	for (;;) {
+		if (exact && passed && capr_rec_cmp(&in, &last) < 0)
+			exact = false; /* older than one passed on */
+		if (exact) {
+			window_step(s, &in, &out);
+			last = out;
+			passed = true;
+		}
+		c = capr_next(r, &in);
+		if (c != 1)
+			break;
+		note(s, &in);
+	}
+	*rc = c < 0 ? -1 : 0;
+	return exact;
+}
+
+/* The rest of rd (mem full, more to come: *extra) through sorted runs, merged. */
+static int external(struct capr_ordered *s, struct capr *rd, bool count,
+		    const union abicap_rec *extra, int *rc)
+{
+	int c;
+
+	if ((c = spill(s)))
+		return c;
+	s->mem[s->nmem++] = *extra;
+	while ((c = fill(s, rd, count)) == 1)
+		if ((c = spill(s)))
+			return c;
+	*rc = c < 0 ? -1 : 0;
+	if (s->nmem && (c = spill(s)))
+		return c;
+	free(s->ptr);
+	s->ptr = NULL;
+	while (s->nruns > s->fanin)
+		if (merge_pass(s))
+			return -1;
+	return merge_start(s, 0, s->nruns, s->budget / s->nruns);
+}
+
+/* Another reader of the file, for a second reading. */
+static struct capr *reopen(struct capr_ordered *s, const char *path)
+{
+	char e[256];
+	struct capr *r = capr_open(path, e, sizeof(e));
+
+	if (!r)
+		snprintf(s->err, sizeof(s->err), "cannot read '%s' again to "
+			 "order its records: %s", path, e);
+	return r;
+}
+
 struct capr_ordered *capr_ordered_open(struct capr *r,
 				       const struct capr_order_opts *o,
 				       int *rc, char *err, size_t errlen)
 {
 	struct capr_ordered *s = calloc(1, sizeof(*s));
-	const union abicap_rec *prev = NULL;
-	union abicap_rec last;
-	int c;
+	union abicap_rec extra;
+	struct capr *again = NULL;
+	int c, rc2;
 
 	if (!s)
 		goto oom;
@@ -324,45 +467,42 @@ struct capr_ordered *capr_ordered_open(struct capr *r,
 	s->heap = calloc(s->fanin, sizeof(*s->heap));
 	if (!s->mem || !s->ptr || !s->src || !s->heap)
 		goto oom;
-	for (;;) {
-		if (s->nmem == s->budget) {
-			last = s->mem[s->nmem - 1];
-			prev = &last;
-			if ((c = spill(s)) == -ENOMEM)
-				goto oom;
-			if (c)
-				goto fail;
-		}
-		c = capr_next(r, &s->mem[s->nmem]);
-		if (c != 1)
-			break;
-		if (prev && capr_rec_cmp(&s->mem[s->nmem], prev) < 0)
-			s->st.out_of_order++;
-		prev = &s->mem[s->nmem];
-		if (prev->hdr.cpu < CAPTURE_MAX_CPUS && prev->hdr.cpu >= s->st.ncpus)
-			s->st.ncpus = prev->hdr.cpu + 1;
-		s->st.waking |= prev->hdr.type == ABICAP_EV_SCHED_WAKING;
-		s->st.records++;
-		s->nmem++;
-		if (s->nmem > s->st.peak_records)
-			s->st.peak_records = s->nmem;
-	}
-	*rc = c < 0 ? -1 : 0;
-	if (!s->nruns) { /* all in memory */
+	c = fill(s, r, true);
+	if (c == 1 && (c = capr_next(r, &extra)) == 1)
+		note(s, &extra);
+	if (c != 1) { /* all in memory */
+		*rc = c < 0 ? -1 : 0;
 		sort_mem(s);
 		return s;
 	}
-	if (s->nmem && (c = spill(s))) {
-		if (c == -ENOMEM)
-			goto oom;
-		goto fail;
-	}
-	free(s->ptr);
-	s->ptr = NULL;
-	while (s->nruns > s->fanin)
-		if (merge_pass(s))
+	if (!o || !o->path) {
+		c = external(s, r, true, &extra, rc);
+	} else if (window_exact(s, r, &extra, rc)) {
+		/* in order but for what the window mends: read again through it */
+		if (!(s->rd = reopen(s, o->path)))
 			goto fail;
-	if (merge_start(s, 0, s->nruns, s->budget / s->nruns))
+		free(s->ptr);
+		s->ptr = NULL;
+		s->nmem = 0;
+		c = fill(s, s->rd, false);
+		heapify(s);
+		s->st.streamed = true;
+		return s;
+	} else {
+		/* out of order past the window: sorted from a second reading */
+		if (!(again = reopen(s, o->path)))
+			goto fail;
+		s->nmem = 0;
+		c = fill(s, again, false);
+		if (c == 1 && (c = capr_next(again, &extra)) == 1)
+			c = external(s, again, false, &extra, &rc2);
+		else if (c != 1) /* fewer than the first time: sort what is there */
+			sort_mem(s), c = 0;
+		capr_close(again);
+	}
+	if (c == -ENOMEM)
+		goto oom;
+	if (c)
 		goto fail;
 	return s;
 oom:
@@ -377,6 +517,19 @@ fail:
 
 int capr_next_ordered(struct capr_ordered *s, union abicap_rec *out)
 {
+	if (s->st.streamed) {
+		union abicap_rec in;
+		int c = s->rd ? capr_next(s->rd, &in) : 0;
+
+		if (c != 1 && s->rd) {
+			capr_close(s->rd);
+			s->rd = NULL;
+		}
+		if (c != 1 && !s->nmem)
+			return 0;
+		window_step(s, c == 1 ? &in : NULL, out);
+		return 1;
+	}
 	if (s->ptr) {
 		if (s->pos == s->nmem)
 			return 0;
@@ -408,5 +561,6 @@ void capr_ordered_close(struct capr_ordered *s)
 	free(s->runs);
 	free(s->src);
 	free(s->heap);
+	capr_close(s->rd);
 	free(s);
 }

@@ -12,7 +12,12 @@
  *
  * Method: the records are read once, at open, in runs of up to `budget`
  * records. A capture that fits in one run is sorted in memory. A larger
- * one is an external merge sort: each run is sorted and written to a
+ * one, where the file can be read again (opts.path), goes through a window
+ * of budget records (a heap in the total order) without output, to see
+ * whether the window alone puts it in order (no record older than one it
+ * passed on): then the second reading streams through the same window,
+ * no temporary file (a recorder's capture, nearly in order). Otherwise,
+ * an external merge sort: each run is sorted and written to a
  * private temporary file (O_TMPFILE under $TMPDIR, else /tmp: unnamed,
  * gone when closed), then merged, `fanin` runs at a time (passes over the
  * file until at most fanin runs are left), the last merge feeding
@@ -39,6 +44,14 @@ struct capr_order_opts {
 	size_t budget; /* records held at most (0: CAPR_ORDER_BUDGET, >= 2*fanin) */
 	size_t fanin; /* runs merged at once (0: CAPR_ORDER_FANIN, >= 2) */
 	const char *tmpdir; /* NULL: $TMPDIR, else /tmp */
+	/*
+	 * The file r reads, to read it again: a capture past the budget whose
+	 * records the window of budget records puts in the total order (a
+	 * recorder's file: nearly in order) streams through it the second
+	 * time, with no temporary file; one that it does not is sorted from
+	 * a second reading. NULL: always the temporary file.
+	 */
+	const char *path;
 };
 
 /* What the reading at open saw (every record of the file, once). */
@@ -47,7 +60,8 @@ struct capr_order_stats {
 	uint32_t ncpus; /* 1 + the highest CPU a record names (below CAPTURE_MAX_CPUS) */
 	bool waking; /* a sched_waking record */
 	uint64_t out_of_order; /* records before one read earlier, in the order */
-	uint64_t runs; /* sorted runs written (0: sorted in memory) */
+	uint64_t runs; /* sorted runs written (0: in memory, or streamed) */
+	bool streamed; /* read again through the window: no temporary file */
 	uint64_t merge_passes; /* passes over the temporary file */
 	size_t peak_records; /* records held in memory at once */
 	uint64_t tmp_bytes; /* the temporary file's size at its largest */

@@ -56,7 +56,7 @@ int report_read_records(struct capr **r, const char *path, json_t *meta,
 			struct analysis *a, size_t *n,
 			const struct report_read_opts *o)
 {
-	struct capr_order_opts oo = { .budget = order_budget() };
+	struct capr_order_opts oo = { .budget = order_budget(), .path = path };
 	const struct capr_order_stats *st;
 	char err[ERRMSG_LEN];
 	struct capr_ordered *s;
@@ -65,7 +65,6 @@ int report_read_records(struct capr **r, const char *path, json_t *meta,
 	int ncpus = capmeta_ncpus(m), rc, c;
 	bool waking;
 
-	(void)path;
 	(void)meta;
 	analysis_init(a, 1); /* freed by the caller on failure */
 	s = capr_ordered_open(*r, &oo, &rc, err, sizeof(err));
