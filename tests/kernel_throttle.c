@@ -155,6 +155,8 @@ Test(throttle, record_and_report_give_cpu_stat_difference)
 	cr_assert_eq(r.code, 0, "%s", r.err);
 	cr_assert_gt(after.nr_throttled, before.nr_throttled,
 		     "the quota never throttled the loop: no oracle");
+	free(r.out);
+	free(r.err);
 	r = run_cmd((char *[]){ (char *)abicap_bin(), "report", "--by", "cgroup",
 				"--format", "json", file, NULL });
 	cr_assert_eq(r.code, 0, "%s", r.err);
@@ -192,6 +194,8 @@ Test(throttle, record_and_report_give_cpu_stat_difference)
 			 q.v1[0] ? "cgroup1 cpu cpu.stat throttled_time" :
 			 "cgroup2 cpu.stat throttled_usec");
 	json_decref(j);
+	free(r.out);
+	free(r.err);
 	r = run_cmd((char *[]){ (char *)abicap_bin(), "report", "--by", "cgroup",
 				file, NULL });
 	cr_assert_eq(r.code, 0, "%s", r.err);
@@ -200,6 +204,8 @@ Test(throttle, record_and_report_give_cpu_stat_difference)
 	cr_assert(strstr(r.out, "THROTTLED(ms)") && strstr(r.out, "CPU quota "
 		  "throttling (the kernel's cpu.stat over the capture):") &&
 		  strstr(r.out, cmd), "no line '%s' in:\n%s", cmd, r.out);
+	free(r.out);
+	free(r.err);
 }
 
 /* serve's counter is cpu.stat at the scrape: between reads just before and after. */

@@ -176,5 +176,7 @@ Test(order, an_unusable_tmpdir_is_named)
 	cr_assert_eq(r.code, 4, "exit %d: %s", r.code, r.err);
 	cr_assert(strstr(r.err, "/nonexistent-abicap-dir") &&
 		  strstr(r.err, "set TMPDIR"), "%s", r.err);
+	free(r.out);
+	free(r.err);
 	free(v);
 }
