@@ -6,8 +6,9 @@
  * shows it per cgroup, serve exports it per scrape. The oracle is cpu.stat
  * itself, read by the test around the capture: a busy loop in a cgroup
  * with cpu.max 20000 100000 (v1: cfs_quota_us 20000), made and emptied
- * inside record's window, so the kernel's throttled time and count before
- * and after record are exactly what record must store.
+ * inside record's window (and idle for 0.5 s before its end; the counts
+ * settled after the quota was set), so the kernel's counts before and
+ * after record are exactly what record must store.
  */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
@@ -113,13 +114,28 @@ static void drop_qcg(struct qcg *q)
 		usleep(20000);
 }
 
-/* The shell line moving itself into the cgroup, then running body. */
-static void command(const struct qcg *q, const char *body, char *out,
-		    size_t len)
+/* The shell line moving itself into the cgroup (or back to the roots: "/"). */
+static void move_to(const struct qcg *q, const char *cg, char *out, size_t len)
 {
-	snprintf(out, len, "echo $$ > %s/cgroup.procs && %s%s%s%s%s", q->v2,
-		 q->v1[0] ? "echo $$ > " : "", q->v1, q->v1[0] ? "/cgroup.procs" : "",
-		 q->v1[0] ? " && " : "", body);
+	const char *sub = strcmp(cg, "/") ? cg : "";
+
+	snprintf(out, len, "echo $$ > %s%s/cgroup.procs%s%s%s%s", q->roots.v2,
+		 sub, q->v1[0] ? " && echo $$ > " : "", q->v1[0] ? q->roots.v1 : "",
+		 q->v1[0] ? sub : "", q->v1[0] ? "/cgroup.procs" : "");
+}
+
+/* Into the cgroup, body, and (then: non-NULL) back out and then. */
+static void command(const struct qcg *q, const char *body, const char *then,
+		    char *out, size_t len)
+{
+	char in[9000], back[9000];
+
+	move_to(q, q->name, in, sizeof(in));
+	move_to(q, "/", back, sizeof(back));
+	if (then)
+		snprintf(out, len, "%s && %s; %s && %s", in, body, back, then);
+	else
+		snprintf(out, len, "%s && %s", in, body);
 }
 
 static struct cg_cpu_stat stat_now(const struct qcg *q)
@@ -131,6 +147,25 @@ static struct cg_cpu_stat stat_now(const struct qcg *q)
 	return st;
 }
 
+/*
+ * Setting a quota starts the kernel's period timer, which counts a period
+ * or two before it finds the cgroup idle: wait until cpu.stat stays the
+ * same over three periods, so that the test's reading and record's at its
+ * start agree (a hang guard of 10 s).
+ */
+static struct cg_cpu_stat settled(const struct qcg *q)
+{
+	struct cg_cpu_stat a = stat_now(q), b;
+
+	for (int same = 0, i = 0; same < 6 && i < 200; i++) {
+		usleep(50000);
+		b = stat_now(q);
+		same = b.nr_periods == a.nr_periods ? same + 1 : 0;
+		a = b;
+	}
+	return a;
+}
+
 #define JI(o, k) ((uint64_t)json_integer_value(json_object_get((o), (k))))
 
 /* The stored numbers are the kernel's own: cpu.stat's difference, exactly. */
@@ -138,15 +173,22 @@ Test(throttle, record_and_report_give_cpu_stat_difference)
 {
 	struct qcg q;
 	struct cg_cpu_stat before, after;
-	char cmd[9000], *file = scratch_path("thr.abicap");
+	char cmd[32768], *file = scratch_path("thr.abicap");
 	json_t *j, *g, *t = NULL, *th;
 	struct run r;
 	size_t i;
 
 	make_qcg(&q);
-	/* busy 2 s at 20%, then asleep until the quota's timer went idle */
-	command(&q, "timeout 2 sh -c 'while :; do :; done'", cmd, sizeof(cmd));
-	before = stat_now(&q);
+	/*
+	 * busy 2 s at 20%, then out of the cgroup for 0.5 s before the end:
+	 * the kernel's period timer counts up to two more periods (more if it
+	 * fires late) after the cgroup's last run before it stops; by then
+	 * nothing in the cgroup runs, so record's reading at its end and the
+	 * test's after it agree
+	 */
+	command(&q, "timeout 2 sh -c 'while :; do :; done'", "sleep 0.5", cmd,
+		sizeof(cmd));
+	before = settled(&q);
 	r = run_cmd((char *[]){ (char *)abicap_bin(), "record", "-o", file,
 				"-e", "sched_switch,sched_wakeup", "--", "sh",
 				"-c", cmd, NULL });
@@ -172,15 +214,9 @@ Test(throttle, record_and_report_give_cpu_stat_difference)
 		     "stored %" PRIu64 " ns, cpu.stat says %" PRIu64,
 		     JI(t, "throttled_ns"), after.throttled_ns - before.throttled_ns);
 	cr_assert_eq(JI(t, "nr_throttled"), after.nr_throttled - before.nr_throttled);
-	/*
-	 * Elapsed periods go on for up to two after the last task ran (the
-	 * kernel's period timer counts them before it finds the cgroup idle):
-	 * record reads just after its command's exit, the test later
-	 */
-	cr_assert(JI(t, "nr_periods") <= after.nr_periods - before.nr_periods &&
-		  JI(t, "nr_periods") + 2 >= after.nr_periods - before.nr_periods,
-		  "stored %" PRIu64 " periods, cpu.stat says %" PRIu64,
-		  JI(t, "nr_periods"), after.nr_periods - before.nr_periods);
+	cr_assert_eq(JI(t, "nr_periods"), after.nr_periods - before.nr_periods,
+		     "stored %" PRIu64 " periods, cpu.stat says %" PRIu64,
+		     JI(t, "nr_periods"), after.nr_periods - before.nr_periods);
 	t = NULL;
 	json_array_foreach(json_object_get(j, "groups"), i, g)
 		if (!strcmp(json_string_value(json_object_get(g, "group")) ?: "",
@@ -212,7 +248,7 @@ Test(throttle, record_and_report_give_cpu_stat_difference)
 Test(throttle, serve_exports_cpu_stat_at_scrape)
 {
 	enum { PORT = 19478 };
-	char cmd[9000], listen[32], seen[4096], prefix[256], *text = NULL;
+	char cmd[32768], listen[32], seen[4096], prefix[256], *text = NULL;
 	struct cg_cpu_stat a, b;
 	struct child busy, srv;
 	double v = -1;
@@ -221,7 +257,7 @@ Test(throttle, serve_exports_cpu_stat_at_scrape)
 
 	make_qcg(&q);
 	/* the loop is the child itself (exec): killed with it */
-	command(&q, "exec sh -c 'while :; do :; done'", cmd, sizeof(cmd));
+	command(&q, "exec sh -c 'while :; do :; done'", NULL, cmd, sizeof(cmd));
 	snprintf(listen, sizeof(listen), "127.0.0.1:%d", PORT);
 	spawn(&srv, (char *[]){ (char *)abicap_bin(), "serve", "-l", listen,
 				"-d", "60", NULL });
