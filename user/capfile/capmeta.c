@@ -63,12 +63,12 @@ static json_t *filter_json(const struct capmeta_filter *f)
 	if (f->cgroup)
 		cg = json_pack("{s:I, s:o}", "id", (json_int_t)f->cgroup_id,
 			       "path", jstr(f->cgroup_path));
-	return json_pack("{s:b, s:o, s:o, s:o, s:o, s:o, s:o, s:I}",
+	return json_pack("{s:b, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
 		"tasks", f->tasks, "pids", jint32s(f->pids, f->npids),
 		"tids", jint32s(f->tids, f->ntids), "comm", jstr(f->comm),
 		"cgroup", cg, "cpus", cpus,
 		"command", f->command ? jstrs(f->command, f->ncommand) : json_null(),
-		"command_pid", (json_int_t)f->command_pid);
+		"command_pid", jint(f->command_pid));
 }
 
 json_t *capmeta_filter_json(const struct capmeta *m)
