@@ -76,10 +76,14 @@ die() {
 }
 
 # 6. crafted captures: report and export, one core, wall time and peak RSS
+crafted_dir() { # DIR: made, and build/capgen there to fill it
+	mkdir -p "$1" || die "cannot create $1"
+	[ -x "$ROOT/build/capgen" ] || die "build/capgen is missing: make build/capgen" 2
+}
+
 crafted() { # DIR: the table on stdout
 	local dir=$1 spec kind meta n f sz rep exp
-	mkdir -p "$dir" || die "cannot create $dir"
-	[ -x "$ROOT/build/capgen" ] || die "build/capgen is missing: make build/capgen" 2
+	crafted_dir "$dir"
 	echo "**Crafted captures** (build/capgen; \`report\` and \`export --perfetto\` on one core: wall seconds / peak RSS MB; at the larger size time should be about 4x, memory bounded):"
 	echo
 	echo "| capture | records | file KB | report s | report MB | export s | export MB |"
@@ -121,8 +125,7 @@ scaling_row() { # DIR LABEL KIND N [REPORT ARGS...]: one table row
 
 report_scaling() { # DIR: the table on stdout
 	local dir=$1 n
-	mkdir -p "$dir" || die "cannot create $dir"
-	[ -x "$ROOT/build/capgen" ] || die "build/capgen is missing: make build/capgen" 2
+	crafted_dir "$dir"
 	echo "**Report scaling** (issue 21; build/capgen; \`report\` and \`export --perfetto\` on one core: wall seconds, report's CPU seconds (user + system: what scales; wall time carries the machine's other load), peak RSS MB; N is names, blocks, cgroups or records; exit 5: a damaged file, as crafted):"
 	echo
 	echo "| input | N | file KB | report s | report CPU s | report MB | exit | export s | export MB |"

@@ -113,25 +113,15 @@ static void heap_up(struct held *h, size_t i)
 	}
 }
 
+static bool held_first(const void *a, const void *b)
+{
+	return held_before(a, b);
+}
+
 static void heap_down(struct held *h, size_t n)
 {
-	size_t i = 0;
-
-	for (;;) {
-		size_t l = 2 * i + 1, m = i;
-		struct held t;
-
-		if (l < n && held_before(&h[l], &h[m]))
-			m = l;
-		if (l + 1 < n && held_before(&h[l + 1], &h[m]))
-			m = l + 1;
-		if (m == i)
-			return;
-		t = h[i];
-		h[i] = h[m];
-		h[m] = t;
-		i = m;
-	}
+	_Static_assert(sizeof(*h) <= 256, "capr_heap_down's room");
+	capr_heap_down(h, n, sizeof(*h), 0, held_first);
 }
 
 /* Pass the oldest held record on: false when cb says stop. */

@@ -335,23 +335,36 @@ static int fill(struct capr_ordered *s, struct capr *rd, bool count)
 
 /* ---- the window: a min-heap of the budget's records, in place in mem ---- */
 
-static void rec_sift_down(union abicap_rec *h, size_t n, size_t i)
+void capr_heap_down(void *h, size_t n, size_t size, size_t i,
+		    bool (*before)(const void *a, const void *b))
 {
+	char *v = h, t[256];
+
 	for (;;) {
 		size_t l = 2 * i + 1, m = i;
-		union abicap_rec t;
 
-		if (l < n && capr_rec_cmp(&h[l], &h[m]) < 0)
+		if (l < n && before(v + l * size, v + m * size))
 			m = l;
-		if (l + 1 < n && capr_rec_cmp(&h[l + 1], &h[m]) < 0)
+		if (l + 1 < n && before(v + (l + 1) * size, v + m * size))
 			m = l + 1;
 		if (m == i)
 			return;
-		t = h[i];
-		h[i] = h[m];
-		h[m] = t;
+		memcpy(t, v + i * size, size);
+		memcpy(v + i * size, v + m * size, size);
+		memcpy(v + m * size, t, size);
 		i = m;
 	}
+}
+
+static bool rec_before(const void *a, const void *b)
+{
+	return capr_rec_cmp(a, b) < 0;
+}
+
+static void rec_sift_down(union abicap_rec *h, size_t n, size_t i)
+{
+	_Static_assert(sizeof(*h) <= 256, "capr_heap_down's room");
+	capr_heap_down(h, n, sizeof(*h), i, rec_before);
 }
 
 static void heapify(struct capr_ordered *s)
