@@ -122,7 +122,7 @@ $(OUT)/tests/%.o: tests/%.c | $(SKEL)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(DEPFLAGS) -Itests -c $< -o $@
 
-$(OUT)/test_unit: $(patsubst tests/%.c,$(OUT)/tests/%.o,$(UNIT_SRC) $(TEST_HELPERS)) $(LIB) | $(TEST_BPF_OBJ) $(BENCH_BPF_OBJ)
+$(OUT)/test_unit: $(patsubst tests/%.c,$(OUT)/tests/%.o,$(UNIT_SRC) $(TEST_HELPERS)) $(LIB) | $(TEST_BPF_OBJ) $(BENCH_BPF_OBJ) $(OUT)/capgen
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ -lcriterion $(BIN_LIBS) -o $@
 

@@ -18,6 +18,12 @@
 #      and peak memory must grow linearly and stay bounded. Alone, without
 #      root or BPF: scripts/bench.sh --crafted [--update-readme] (its table
 #      goes between <!-- crafted:begin --> and <!-- crafted:end -->)
+#   7. report's scaling on the crafted inputs of issue 21 (cgroup names no
+#      record uses, cgroup blocks numbered 0,2,4,..., --by cgroup over many
+#      cgroups, a shuffled capture and its sorted original) at two sizes,
+#      and report/export peak RSS per million records. Alone, without root:
+#      scripts/bench.sh report-scaling [--update-readme] (between
+#      <!-- report-scaling:begin --> and <!-- report-scaling:end -->)
 #
 # Environment: BENCH_ROUNDS (default 7, 3 with BENCH_QUICK=1), BENCH_QUICK=1
 # (smaller loads, for development), BENCH_OUT (default /dev/shm/abicap-bench),
@@ -47,17 +53,18 @@ if [ "$QUICK" = 1 ]; then
 else
 	CRAFT_SIZES="250000 1000000"
 fi
-UPDATE_README=0 CRAFTED_ONLY=0
+UPDATE_README=0 CRAFTED_ONLY=0 SCALING_ONLY=0
 for arg in "$@"; do
 	case "$arg" in
 	--update-readme) UPDATE_README=1 ;;
 	--crafted) CRAFTED_ONLY=1 ;;
+	report-scaling) SCALING_ONLY=1 ;;
 	-h | --help)
-		sed -n '3,26p' "$0" | sed 's/^# \{0,1\}//'
+		sed -n '3,32p' "$0" | sed 's/^# \{0,1\}//'
 		exit 0
 		;;
 	*)
-		echo "bench.sh: error: unknown argument '$arg' (--crafted, --update-readme)" >&2
+		echo "bench.sh: error: unknown argument '$arg' (--crafted, report-scaling, --update-readme)" >&2
 		exit 2
 		;;
 	esac
@@ -69,10 +76,14 @@ die() {
 }
 
 # 6. crafted captures: report and export, one core, wall time and peak RSS
+crafted_dir() { # DIR: made, and build/capgen there to fill it
+	mkdir -p "$1" || die "cannot create $1"
+	[ -x "$ROOT/build/capgen" ] || die "build/capgen is missing: make build/capgen" 2
+}
+
 crafted() { # DIR: the table on stdout
 	local dir=$1 spec kind meta n f sz rep exp
-	mkdir -p "$dir" || die "cannot create $dir"
-	[ -x "$ROOT/build/capgen" ] || die "build/capgen is missing: make build/capgen" 2
+	crafted_dir "$dir"
 	echo "**Crafted captures** (build/capgen; \`report\` and \`export --perfetto\` on one core: wall seconds / peak RSS MB; at the larger size time should be about 4x, memory bounded):"
 	echo
 	echo "| capture | records | file KB | report s | report MB | export s | export MB |"
@@ -95,25 +106,67 @@ crafted() { # DIR: the table on stdout
 	done
 }
 
-crafted_readme() { # TABLE: into README.md between the crafted markers
-	awk -v table="$1" '
-		/<!-- crafted:begin/ { print "<!-- crafted:begin (scripts/bench.sh --crafted --update-readme) -->"; while ((getline l < table) > 0) print l; skip = 1; next }
-		/<!-- crafted:end -->/ { skip = 0 }
-		!skip' README.md >"$OUT/README.crafted.md" && cp "$OUT/README.crafted.md" README.md
+# 7. report's time and peak RSS per input size on issue 21's crafted inputs
+scaling_row() { # DIR LABEL KIND N [REPORT ARGS...]: one table row
+	local dir=$1 label=$2 kind=$3 n=$4 f rep exp code
+	shift 4
+	f=$dir/$kind.$n.abicap
+	"$ROOT/build/capgen" "$kind" "$n" "$f" || die "capgen $kind $n failed"
+	/usr/bin/time -f "%e %U %S %M" -o "$dir/report.time" \
+		taskset -c 1 "$ABICAP" report "$f" "$@" >/dev/null 2>&1
+	code=$?
+	/usr/bin/time -f "%e %U %S %M" -o "$dir/export.time" \
+		taskset -c 1 "$ABICAP" export "$f" --perfetto "$dir/x.pftrace" --force >/dev/null 2>&1
+	rep=($(tail -1 "$dir/report.time")) exp=($(tail -1 "$dir/export.time"))
+	echo "| $label | $n | $(($(stat -c %s "$f") / 1024)) | ${rep[0]} | $(awk -v u="${rep[1]}" -v s="${rep[2]}" 'BEGIN {printf "%.2f", u + s}') | $((rep[3] / 1024)) | $code | ${exp[0]} | $((exp[3] / 1024)) |"
+	REP_KB=${rep[3]} EXP_KB=${exp[3]}
+	rm -f "$f" "$dir/x.pftrace"
 }
 
-if [ "$CRAFTED_ONLY" = 1 ]; then
+report_scaling() { # DIR: the table on stdout
+	local dir=$1 n
+	crafted_dir "$dir"
+	echo "**Report scaling** (issue 21; build/capgen; \`report\` and \`export --perfetto\` on one core: wall seconds, report's CPU seconds (user + system: what scales; wall time carries the machine's other load), peak RSS MB; N is names, blocks, cgroups or records; exit 5: a damaged file, as crafted):"
+	echo
+	echo "| input | N | file KB | report s | report CPU s | report MB | exit | export s | export MB |"
+	echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+	for n in 500000 2000000; do scaling_row "$dir" "cgroup names no record uses" unused-cgroups "$n"; done
+	for n in 75000 300000; do scaling_row "$dir" "cgroup blocks 0,2,4,..." cgroup-gaps "$n"; done
+	for n in 10000 40000; do scaling_row "$dir" "--by cgroup, a cgroup a task" many-cgroups "$n" --by cgroup; done
+	for n in 250000 1000000; do
+		scaling_row "$dir" "shuffled" shuffled "$n"
+		scaling_row "$dir" "its sorted original" sorted "$n"
+	done
+	echo
+	echo "Peak RSS per million records (the sorted 1,000,000): report $((REP_KB / 1024)) MB, export $((EXP_KB / 1024)) MB."
+}
+
+into_readme() { # MARKER HOW TABLE: TABLE into README.md between the MARKER comments
+	awk -v m="$1" -v how="$2" -v table="$3" '
+		index($0, "<!-- " m ":begin") { print "<!-- " m ":begin (" how ") -->"; while ((getline l < table) > 0) print l; skip = 1; next }
+		index($0, "<!-- " m ":end -->") { skip = 0 }
+		!skip' README.md >"$OUT/README.$1.md" && cp "$OUT/README.$1.md" README.md
+}
+
+crafted_readme() { # TABLE: into README.md between the crafted markers
+	into_readme crafted "scripts/bench.sh --crafted --update-readme" "$1"
+}
+
+run_alone() { # FUNCTION MARKER HOW: one section without root, its table maybe into README
 	[ -x "$ABICAP" ] || die "$ABICAP is missing: run make first" 2
 	mkdir -p "$OUT" || die "cannot create $OUT"
 	{
 		echo "Measured $(date +%F) on $(uname -r), $(nproc) CPUs."
 		echo
-		crafted "$OUT/crafted"
-	} >"$OUT/crafted.md"
-	cat "$OUT/crafted.md"
-	[ "$UPDATE_README" = 1 ] && crafted_readme "$OUT/crafted.md" && echo "bench: README.md updated" >&2
+		"$1" "$OUT/$2"
+	} >"$OUT/$2.md"
+	cat "$OUT/$2.md"
+	[ "$UPDATE_README" = 1 ] && into_readme "$2" "$3" "$OUT/$2.md" && echo "bench: README.md updated" >&2
 	exit 0
-fi
+}
+
+[ "$SCALING_ONLY" = 1 ] && run_alone report_scaling report-scaling "scripts/bench.sh report-scaling --update-readme"
+[ "$CRAFTED_ONLY" = 1 ] && run_alone crafted crafted "scripts/bench.sh --crafted --update-readme"
 
 [ "$(id -u)" = 0 ] || die "run as root (it loads BPF programs): sudo make bench" 3
 for f in "$ABICAP" "$BPFSTATS" "$EMPTY_OBJ" "$COST_OBJ" "$ROOT/build/tests/bench/waking_cost.bpf.o"; do

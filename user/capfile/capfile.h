@@ -146,8 +146,8 @@ const struct capfile_drop *capr_drops(const struct capr *r, size_t *n);
 unsigned int capr_version(const struct capr *r);
 
 /*
- * Every record that reads back, sorted by time (perf buffers interleave
- * CPUs). *recs is malloc'd. 0 at a clean end or cut short, -1 for a damaged
+ * Every record that reads back, sorted in the total order of capsort_ext.h
+ * (time, CPU, type, bytes; perf buffers interleave CPUs). *recs is malloc'd. 0 at a clean end or cut short, -1 for a damaged
  * chunk (the records before it are there; capr_error() says what), -ENOMEM.
  */
 int capr_load(struct capr *r, union abicap_rec **recs, size_t *n);

@@ -30,23 +30,22 @@ static int cmp_drop(const void *a, const void *b)
 	return (x->start_ns > y->start_ns) - (x->start_ns < y->start_ns);
 }
 
-int capinfo_read(struct capinfo *ci, json_t *meta, struct capr *r)
+int capinfo_read(struct capinfo *ci, const struct capmeta *m, struct capr *r)
 {
-	json_t *f = json_object_get(meta, "filter"), *v;
 	const struct capfile_drop *d;
 	size_t i, n;
 
 	memset(ci, 0, sizeof(*ci));
-	ci->flags = json_integer_value(json_object_get(meta, "record_format")) >= 3;
-	if (json_is_object(f)) {
-		ci->task_filtered = json_is_true(json_object_get(f, "tasks"));
-		if (json_is_array(json_object_get(f, "cpus")))
-			ci->cpus = json_object_get(f, "cpus");
+	ci->meta = m;
+	ci->flags = m->record_format >= 3;
+	if (m->filter.present) {
+		ci->task_filtered = m->filter.tasks;
+		ci->cpus = m->filter.cpus_given ? m->filter.cpus : NULL;
+		ci->ncpus_captured = m->filter.ncpus;
 	} else {
-		ci->task_filtered = json_integer_value(json_object_get(meta,
-							"pid_filter")) != 0;
-		json_array_foreach(json_object_get(meta, "command_line"), i, v)
-			if (json_is_string(v) && filter_option(json_string_value(v)))
+		ci->task_filtered = m->pid_filter > 0;
+		for (i = 0; i < m->ncommand_line; i++)
+			if (filter_option(m->command_line[i]))
 				ci->task_filtered = true;
 	}
 	ci->untrusted = ci->task_filtered && !ci->flags;
@@ -67,14 +66,12 @@ int capinfo_read(struct capinfo *ci, json_t *meta, struct capr *r)
 }
 
 /* The trailer's count of lost records (0 without a trailer). */
-static uint64_t trailer_dropped(json_t *trl)
+static uint64_t trailer_dropped(const struct captrailer *t)
 {
-	json_t *evs = json_object_get(trl, "events"), *v;
-	const char *k;
 	uint64_t drop = 0;
 
-	json_object_foreach(evs, k, v)
-		drop += json_integer_value(json_object_get(v, "dropped"));
+	for (int ev = 0; t && ev < ABICAP_EV_COUNT; ev++)
+		drop += t->dropped[ev];
 	return drop;
 }
 
@@ -82,23 +79,17 @@ static uint64_t trailer_dropped(json_t *trl)
  * The trailer's recursion_misses: by program, summed. Not known from an
  * older file (none), or from one whose counts are not counts.
  */
-static void trailer_misses(struct capinfo *ci, json_t *trl)
+static void trailer_misses(struct capinfo *ci, const struct captrailer *t)
 {
-	json_t *m = json_object_get(trl, "recursion_misses"), *v;
-	const char *k;
-
-	if (!json_is_object(m))
+	if (!t || !t->misses_known)
 		return;
-	json_object_foreach(m, k, v)
-		if (!json_is_integer(v) || json_integer_value(v) < 0)
-			return;
 	ci->misses_known = true;
-	json_object_foreach(m, k, v)
-		ci->misses += json_integer_value(v);
+	for (int k = 0; k < ABICAP_EV_COUNT + 2; k++)
+		ci->misses += t->miss[k];
 }
 
 void capinfo_dropped(struct capinfo *ci, const struct capr *r,
-			    json_t *trl)
+		     const struct captrailer *trl)
 {
 	const struct capr_integrity *ig = capr_integrity(r);
 
@@ -148,13 +139,10 @@ void capinfo_warn(struct capinfo *ci, const struct capr *r, const char *path)
 
 bool capinfo_cpu_captured(const struct capinfo *ci, int c)
 {
-	json_t *v;
-	size_t i;
-
 	if (!ci->cpus)
 		return true;
-	json_array_foreach(ci->cpus, i, v)
-		if (json_integer_value(v) == c)
+	for (size_t i = 0; i < ci->ncpus_captured; i++)
+		if (ci->cpus[i] == c)
 			return true;
 	return false;
 }

@@ -9,13 +9,17 @@
 #include <stdint.h>
 #include "capfile/analysis.h"
 #include "capfile/capfile.h"
+#include "capfile/capmeta.h"
 
 /* What the capture's metadata and blocks say about its filters and losses. */
 struct capinfo {
 	bool task_filtered; /* some tasks only: not every switch of a CPU */
 	bool flags; /* switch records say which side passed (record version 3) */
 	bool untrusted; /* filtered without the flags: waits may be invented */
-	json_t *cpus; /* the CPUs captured (-C), NULL: all */
+	const struct capmeta *meta; /* the header's, typed */
+	const struct captrailer *trailer; /* the trailer's (all absent: none) */
+	const int32_t *cpus; /* the CPUs captured (-C), NULL: all */
+	size_t ncpus_captured;
 	/*
 	 * -C: a task's switches on the other CPUs are not in the file, so a
 	 * wait or off-CPU time may span runs that were not captured
@@ -45,15 +49,16 @@ struct capinfo {
 	"--comm, --cgroup or a command) and does not see every switch on a " \
 	"CPU; record without them for CPU time"
 
-/* The filters and drop windows of meta and r: 0 or -ENOMEM. */
-int capinfo_read(struct capinfo *ci, json_t *meta, struct capr *r);
+/* The filters and drop windows of m (kept: it outlives ci) and r: 0 or -ENOMEM. */
+int capinfo_read(struct capinfo *ci, const struct capmeta *m, struct capr *r);
 
 /*
  * The records lost while recording, never lower than the file says: the
  * trailer's count where it is intact, else the drop blocks' (and chunks')
  * running count, "at least" unless the reader can tell nothing is missing.
  */
-void capinfo_dropped(struct capinfo *ci, const struct capr *r, json_t *trl);
+void capinfo_dropped(struct capinfo *ci, const struct capr *r,
+		     const struct captrailer *trl);
 
 /*
  * After capinfo_dropped: whether records were lost outside any window, and

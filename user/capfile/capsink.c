@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /* Records into a capture file, with their cgroups' names and drop windows. */
 #include <stdint.h>
+#include <stdlib.h>
 #include "capfile/capsink.h"
 
 /*
@@ -39,8 +40,26 @@ static void name_cgroup(struct capsink *st, uint64_t id)
 	    !(path = cgnames_path(st->names, id)))
 		return;
 	e = capw_add_cgroup(st->w, id, path);
+	if (!e && st->nnamed == st->named_cap) {
+		size_t cap = st->named_cap ? st->named_cap * 2 : 64;
+		uint64_t *v = realloc(st->named, cap * sizeof(*v));
+
+		if (v) {
+			st->named = v;
+			st->named_cap = cap;
+		}
+	}
+	if (!e && st->nnamed < st->named_cap)
+		st->named[st->nnamed++] = id;
 	if (e && !st->werr)
 		st->werr = e;
+}
+
+void capsink_free(struct capsink *st)
+{
+	free(st->named);
+	st->named = NULL;
+	st->nnamed = st->named_cap = 0;
 }
 
 int capsink_record(void *ctx, const union abicap_rec *r)

@@ -18,7 +18,13 @@ struct capsink {
 	uint64_t last_cg; /* the last id looked at: most records repeat it */
 	uint64_t drops; /* records lost, as of the last look */
 	uint64_t looked_ns; /* when that was */
+	/* the cgroups named in the file, in order of first use (record's cpu.stat) */
+	uint64_t *named;
+	size_t nnamed, named_cap;
 };
+
+/* Free what the sink holds (not the writer or the names). */
+void capsink_free(struct capsink *st);
 
 /* A record (ctx: the capsink) into the file: 0 (an error goes into werr). */
 int capsink_record(void *ctx, const union abicap_rec *r);

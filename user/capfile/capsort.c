@@ -6,12 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include "capfile/capfile.h"
+#include "capfile/capsort_ext.h"
 
+/* The total order of capsort_ext.h: equal times do not depend on qsort. */
 static int cmp_ts(const void *a, const void *b)
 {
-	const union abicap_rec *x = a, *y = b;
-
-	return x->hdr.ts_ns < y->hdr.ts_ns ? -1 : x->hdr.ts_ns > y->hdr.ts_ns;
+	return capr_rec_cmp(a, b);
 }
 
 /*
@@ -28,9 +28,9 @@ static bool sort_nearly_sorted(union abicap_rec *v, size_t n)
 		union abicap_rec tmp;
 		size_t j = i;
 
-		if (v[i].hdr.ts_ns >= v[i - 1].hdr.ts_ns)
+		if (capr_rec_cmp(&v[i], &v[i - 1]) >= 0)
 			continue;
-		while (j > 0 && v[j - 1].hdr.ts_ns > v[i].hdr.ts_ns)
+		while (j > 0 && capr_rec_cmp(&v[j - 1], &v[i]) > 0)
 			j--;
 		moves += i - j;
 		if (moves > n)
@@ -113,25 +113,15 @@ static void heap_up(struct held *h, size_t i)
 	}
 }
 
+static bool held_first(const void *a, const void *b)
+{
+	return held_before(a, b);
+}
+
 static void heap_down(struct held *h, size_t n)
 {
-	size_t i = 0;
-
-	for (;;) {
-		size_t l = 2 * i + 1, m = i;
-		struct held t;
-
-		if (l < n && held_before(&h[l], &h[m]))
-			m = l;
-		if (l + 1 < n && held_before(&h[l + 1], &h[m]))
-			m = l + 1;
-		if (m == i)
-			return;
-		t = h[i];
-		h[i] = h[m];
-		h[m] = t;
-		i = m;
-	}
+	_Static_assert(sizeof(*h) <= 256, "capr_heap_down's room");
+	capr_heap_down(h, n, sizeof(*h), 0, held_first);
 }
 
 /* Pass the oldest held record on: false when cb says stop. */

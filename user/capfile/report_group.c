@@ -42,39 +42,85 @@ static void group_name(struct cgnames *names, enum group_by by, uint64_t cg,
 		snprintf(out, len, c.path ? "(host)" : "(unknown)");
 }
 
+/* Room for one more of n elements of size sz in *v (capacity *cap, doubling). */
+static int grow(void *v, size_t n, size_t *cap, size_t sz)
+{
+	size_t c = *cap ? *cap * 2 : 16;
+	void *p;
+
+	if (n < *cap)
+		return 0;
+	p = realloc(*(void **)v, c * sz);
+	if (!p)
+		return -ENOMEM;
+	*(void **)v = p;
+	*cap = c;
+	return 0;
+}
+
+struct name_key {
+	const struct grouping *g;
+	const char *a, *b;
+};
+
+static bool same_group(void *ctx, uint64_t i)
+{
+	struct name_key *k = ctx;
+
+	return !strcmp(k->g->g[i].name, k->a);
+}
+
+static bool same_pair(void *ctx, uint64_t i)
+{
+	struct name_key *k = ctx;
+
+	return !strcmp(k->g->ch[i].waker, k->a) && !strcmp(k->g->ch[i].wakee, k->b);
+}
+
 static struct group *find_group(struct grouping *g, const char *name)
 {
+	struct name_key k = { g, name, NULL };
+	uint64_t h = hash_str(name), *i = hashtab_find(&g->by_name, h,
+						       same_group, &k);
 	struct group *n;
 
-	for (size_t i = 0; i < g->n; i++)
-		if (!strcmp(g->g[i].name, name))
-			return &g->g[i];
-	n = realloc(g->g, (g->n + 1) * sizeof(*n));
-	if (!n)
+	if (i)
+		return &g->g[*i];
+	if (grow(&g->g, g->n, &g->cap, sizeof(*g->g)))
 		return NULL;
-	g->g = n;
-	n = &g->g[g->n++];
+	n = &g->g[g->n];
 	memset(n, 0, sizeof(*n));
-	snprintf(n->name, sizeof(n->name), "%s", name);
+	n->name = strdup(name);
+	if (!n->name || hashtab_add(&g->by_name, h, g->n)) {
+		free(n->name);
+		return NULL;
+	}
+	g->n++;
 	return n;
 }
 
 static struct group_chain *find_chain(struct grouping *g, const char *waker,
 				      const char *wakee)
 {
+	struct name_key k = { g, waker, wakee };
+	uint64_t h = hash_u64(hash_str(waker) ^ hash_str(wakee) * 3),
+		 *i = hashtab_find(&g->by_pair, h, same_pair, &k);
 	struct group_chain *n;
 
-	for (size_t i = 0; i < g->nch; i++)
-		if (!strcmp(g->ch[i].waker, waker) && !strcmp(g->ch[i].wakee, wakee))
-			return &g->ch[i];
-	n = realloc(g->ch, (g->nch + 1) * sizeof(*n));
-	if (!n)
+	if (i)
+		return &g->ch[*i];
+	if (grow(&g->ch, g->nch, &g->chcap, sizeof(*g->ch)))
 		return NULL;
-	g->ch = n;
-	n = &g->ch[g->nch++];
+	n = &g->ch[g->nch];
 	memset(n, 0, sizeof(*n));
-	snprintf(n->waker, sizeof(n->waker), "%s", waker);
-	snprintf(n->wakee, sizeof(n->wakee), "%s", wakee);
+	n->waker = strdup(waker);
+	n->wakee = strdup(wakee);
+	if (!n->waker || !n->wakee || hashtab_add(&g->by_pair, h, g->nch)) {
+		free(n->waker);
+		free(n->wakee);
+		return NULL;
+	}
+	g->nch++;
 	return n;
 }
 
@@ -92,7 +138,8 @@ static int add_task(struct group *grp, const struct task *t)
 }
 
 int group_analysis(const struct analysis *a, struct cgnames *names,
-		   enum group_by by, struct grouping *out)
+		   enum group_by by, const struct captrailer *trl,
+		   struct grouping *out)
 {
 	char name[GROUP_NAME_MAX], other[GROUP_NAME_MAX];
 
@@ -107,6 +154,8 @@ int group_analysis(const struct analysis *a, struct cgnames *names,
 		grp = find_group(out, name);
 		if (!grp || add_task(grp, t))
 			goto oom;
+		if (by == GROUP_CGROUP && trl && t->cgroup && !grp->thr)
+			grp->thr = captrailer_cgroup(trl, t->cgroup);
 	}
 	for (size_t i = 0; i < a->nchains; i++) {
 		const struct chain *c = &a->chains[i];
@@ -136,8 +185,15 @@ void grouping_free(struct grouping *g)
 	for (size_t i = 0; i < g->n; i++) {
 		lat_free(&g->g[i].rq);
 		lat_free(&g->g[i].wake);
+		free(g->g[i].name);
+	}
+	for (size_t i = 0; i < g->nch; i++) {
+		free(g->ch[i].waker);
+		free(g->ch[i].wakee);
 	}
 	free(g->g);
 	free(g->ch);
+	hashtab_free(&g->by_name);
+	hashtab_free(&g->by_pair);
 	memset(g, 0, sizeof(*g));
 }

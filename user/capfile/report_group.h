@@ -8,7 +8,9 @@
 #define ABICAP_REPORT_GROUP_H
 
 #include "capfile/analysis.h"
+#include "capfile/capmeta.h"
 #include "event/cgnames.h"
+#include "lib/hashtab.h"
 
 enum group_by { GROUP_TASK, GROUP_CGROUP, GROUP_CONTAINER };
 
@@ -16,24 +18,27 @@ enum group_by { GROUP_TASK, GROUP_CGROUP, GROUP_CONTAINER };
 #define GROUP_NAME_MAX (4096 + 1)
 
 struct group {
-	char name[GROUP_NAME_MAX];
+	char *name;
 	size_t ntasks;
 	struct lat rq, wake;
 	uint64_t off_total;
 	uint64_t off_by_state[10];
 	uint64_t voluntary, involuntary;
+	/* --by cgroup: its CPU quota throttling over the capture, NULL: not measured */
+	const struct captrailer_cgroup *thr;
 };
 
 struct group_chain {
-	char waker[GROUP_NAME_MAX], wakee[GROUP_NAME_MAX];
+	char *waker, *wakee;
 	uint64_t count, measured, total_lat, max_lat;
 };
 
 struct grouping {
 	struct group *g;
-	size_t n;
+	size_t n, cap;
 	struct group_chain *ch;
-	size_t nch;
+	size_t nch, chcap;
+	struct hashtab by_name, by_pair; /* -> index in g, ch */
 };
 
 /* "task", "cgroup", "container" -> *by: 0, or -1 if none of those. */
@@ -41,10 +46,12 @@ int group_by_parse(const char *s, enum group_by *by);
 
 /*
  * Group the analysis's tasks and wakeup chains (before its tasks are
- * re-sorted). 0, or -ENOMEM.
+ * re-sorted); by cgroup, each with its throttling from the trailer trl.
+ * 0, or -ENOMEM.
  */
 int group_analysis(const struct analysis *a, struct cgnames *names,
-		   enum group_by by, struct grouping *out);
+		   enum group_by by, const struct captrailer *trl,
+		   struct grouping *out);
 void grouping_free(struct grouping *g);
 
 #endif

@@ -44,6 +44,15 @@ json_t *report_json_groups(struct grouping *g)
 			"off_cpu_by_state_ns", st,
 			"voluntary", (json_int_t)r->voluntary,
 			"involuntary", (json_int_t)r->involuntary));
+		if (r->thr)
+			json_object_set_new(json_array_get(groups,
+				json_array_size(groups) - 1), "throttled",
+				r->thr->known ? json_pack("{s:s, s:I, s:I, s:I}",
+				"source", r->thr->v1 ? CAPMETA_THROTTLE_V1 :
+				CAPMETA_THROTTLE_V2, "nr_periods",
+				(json_int_t)r->thr->nr_periods, "nr_throttled",
+				(json_int_t)r->thr->nr_throttled, "throttled_ns",
+				(json_int_t)r->thr->throttled_ns) : json_null());
 	}
 	for (size_t i = 0; i < g->nch; i++)
 		json_array_append_new(chains, json_pack("{s:o, s:o, s:I, s:I, s:I}",
@@ -201,8 +210,7 @@ json_t *report_json(struct analysis *a, const char *path, json_t *meta,
 		json_object_set_new(out, "cpus", json_null());
 		json_object_set_new(out, "cpus_not_shown", json_string(CPUS_NOT_KNOWN));
 	}
-	json_object_set(out, "filter", json_object_get(meta, "filter") ?:
-			json_null());
+	json_object_set_new(out, "filter", capmeta_filter_json(ci->meta));
 	/* the report's own (--pid, --comm); "filter" is the recording's */
 	json_object_set_new(out, "report_filter", json_pack("{s:o, s:o}",
 		"pid", a->filter_tgid ? json_integer(a->filter_tgid) : json_null(),

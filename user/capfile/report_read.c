@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
- * The report's reading of a capture: streamed through the reordering
- * window where the metadata says enough, else loaded (or read twice).
+ * The report's reading of a capture: every record once, in the total order
+ * of capsort_ext.h, whatever order the file holds them in.
  */
 #include <errno.h>
 #include <jansson.h>
@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "capfile/capmeta.h"
+#include "capfile/capsort_ext.h"
 #include "capfile/report_read.h"
 #include "lib/util.h"
 
@@ -21,119 +22,84 @@ static int set_filters(struct analysis *a, const struct report_read_opts *o)
 	return analysis_set_drops(a, o->ci->drops, o->ci->ndrops);
 }
 
-static int add_record(void *ctx, const union abicap_rec *rec)
+/* The budget of the ordering (records held), from the environment for tests. */
+static size_t order_budget(void)
 {
-	analysis_add(ctx, rec);
-	return 0;
+	const char *v = getenv("ABICAP_ORDER_BUDGET");
+	long n;
+
+	return v && parse_long(v, 256, 1L << 30, &n) ? (size_t)n : 0;
 }
 
-/* Whether the metadata lists the events; *waking: sched_waking among them. */
-static bool meta_lists_events(json_t *meta, bool *waking)
+static int note_cgroup(struct hashtab *used, uint64_t id)
 {
-	json_t *evs = json_object_get(meta, "events"), *e;
-	size_t i;
-
-	if (!json_is_array(evs))
-		return false;
-	*waking = false;
-	json_array_foreach(evs, i, e)
-		if (json_is_string(e) &&
-		    !strcmp(json_string_value(e), "sched_waking"))
-			*waking = true;
-	return true;
+	return id && hashtab_put(used, id, 0) < 0 ? -ENOMEM : 0;
 }
 
-/* Records loaded at most (96 MiB); a capture with more streams. */
-#define REPORT_LOAD_MAX ((size_t)1 << 20)
-
-static int stream_records(struct capr *r, struct analysis *a, size_t *n)
+/* The cgroup ids a record names, into used. */
+static int note_cgroups(struct hashtab *used, const union abicap_rec *rec)
 {
-	uint64_t late = 0;
-	int c = capr_each(r, CAPR_WINDOW_NS, add_record, a, &late);
-
-	*n = a->records;
-	if (late)
-		ab_warn("%llu records arrived over a second late (or past the "
-			"%u-record window) and were taken out of time order",
-			(unsigned long long)late, CAPR_WINDOW_MAX);
-	return c;
-}
-
-/*
- * Without the metadata's CPU count and events: one pass to find them out,
- * then the records stream from a second reader, which replaces *r.
- */
-static int scan_then_stream(struct capr **r, const char *path,
-			    struct analysis *a, size_t *n,
-			    const struct report_read_opts *o)
-{
-	char err[ERRMSG_LEN];
-	union abicap_rec rec;
-	struct capr *scan = capr_open(path, err, sizeof(err));
-	uint32_t max = 0;
-	bool waking = false;
-
-	analysis_init(a, 1); /* freed by the caller on failure */
-	if (!scan)
-		return -ENOMEM;
-	while (capr_next(scan, &rec) == 1) {
-		if (rec.hdr.cpu >= max && rec.hdr.cpu < CAPTURE_MAX_CPUS)
-			max = rec.hdr.cpu + 1;
-		waking |= rec.hdr.type == ABICAP_EV_SCHED_WAKING;
+	switch (rec->hdr.type) {
+	case ABICAP_EV_SCHED_SWITCH:
+		return note_cgroup(used, rec->sw.prev_cgroup) ||
+		       note_cgroup(used, rec->sw.next_cgroup) ? -ENOMEM : 0;
+	case ABICAP_EV_SCHED_WAKEUP:
+	case ABICAP_EV_SCHED_WAKEUP_NEW:
+	case ABICAP_EV_SCHED_WAKING:
+		return note_cgroup(used, rec->wk.cgroup);
+	default:
+		return 0;
 	}
-	capr_close(scan);
-	if (o->from_waking && !waking)
-		return -ENOENT;
-	capr_close(*r);
-	*r = capr_open(path, err, sizeof(err));
-	if (!*r)
-		return -ENOMEM;
-	analysis_free(a);
-	analysis_init(a, max ? (int)max : 1);
-	a->from_waking = o->from_waking;
-	if (set_filters(a, o))
-		return -ENOMEM;
-	return stream_records(*r, a, n);
 }
 
 int report_read_records(struct capr **r, const char *path, json_t *meta,
 			struct analysis *a, size_t *n,
 			const struct report_read_opts *o)
 {
-	int ncpus = meta_ncpus_given(meta);
-	union abicap_rec *recs = NULL;
+	struct capr_order_opts oo = { .budget = order_budget(), .path = path };
+	const struct capr_order_stats *st;
+	char err[ERRMSG_LEN];
+	struct capr_ordered *s;
+	union abicap_rec rec;
+	const struct capmeta *m = o->ci->meta;
+	int ncpus = capmeta_ncpus(m), rc, c;
 	bool waking;
-	int c;
 
-	if (ncpus && meta_lists_events(meta, &waking)) {
-		analysis_init(a, ncpus);
-		if (o->from_waking && !waking)
-			return -ENOENT;
-		a->from_waking = o->from_waking;
-		if (set_filters(a, o))
+	(void)meta;
+	analysis_init(a, 1); /* freed by the caller on failure */
+	s = capr_ordered_open(*r, &oo, &rc, err, sizeof(err));
+	if (!s) {
+		if (strstr(err, "out of memory"))
 			return -ENOMEM;
-		return stream_records(*r, a, n);
+		ab_error("%s", err);
+		return -EIO;
 	}
-	c = capr_load_max(*r, &recs, n, REPORT_LOAD_MAX);
-	if (c == -E2BIG)
-		return scan_then_stream(r, path, a, n, o);
-	analysis_init(a, meta_ncpus(meta, recs, *n));
-	waking = false;
-	for (size_t i = 0; i < *n && !waking; i++)
-		waking = recs[i].hdr.type == ABICAP_EV_SCHED_WAKING;
+	st = capr_ordered_stats(s);
+	waking = m->events_given ?
+		 (m->events & (1u << ABICAP_EV_SCHED_WAKING)) != 0 : st->waking;
 	if (o->from_waking && !waking) {
-		free(recs);
+		capr_ordered_close(s);
 		return -ENOENT;
 	}
+	analysis_free(a);
+	analysis_init(a, ncpus ? ncpus : st->ncpus ? (int)st->ncpus : 1);
 	a->from_waking = o->from_waking;
 	if (set_filters(a, o)) {
-		free(recs);
+		capr_ordered_close(s);
 		return -ENOMEM;
 	}
-	for (size_t i = 0; i < *n; i++)
-		analysis_add(a, &recs[i]);
-	free(recs);
-	return c;
+	while ((c = capr_next_ordered(s, &rec)) == 1) {
+		analysis_add(a, &rec);
+		if (o->cg_used && note_cgroups(o->cg_used, &rec)) {
+			capr_ordered_close(s);
+			return -ENOMEM;
+		}
+	}
+	if (c < 0)
+		ab_error("%s", capr_ordered_error(s));
+	*n = st->records;
+	capr_ordered_close(s);
+	return c < 0 ? -EIO : rc;
 }
 
 /*
@@ -156,7 +122,8 @@ static int ct_names_from_trailer(struct cgnames *names, struct capr *r)
 	return e;
 }
 
-struct cgnames *capture_cgnames(struct capr *r, bool grouping)
+struct cgnames *capture_cgnames(struct capr *r, bool grouping,
+				const struct hashtab *used)
 {
 	struct cgnames *names = cgnames_table();
 	const struct capfile_cgroup *cg;
@@ -170,7 +137,8 @@ struct cgnames *capture_cgnames(struct capr *r, bool grouping)
 			"before cgroup attribution, or on a kernel without it): "
 			"every task is in \"(unknown)\"");
 	for (size_t i = 0; i < n; i++)
-		if (cgnames_set(names, cg[i].id, cg[i].path)) {
+		if (hashtab_get(used, cg[i].id) &&
+		    cgnames_set(names, cg[i].id, cg[i].path)) {
 			cgnames_free(names);
 			return NULL;
 		}

@@ -11,6 +11,7 @@
 #include "capfile/capfile.h"
 #include "capfile/capinfo.h"
 #include "event/cgnames.h"
+#include "lib/hashtab.h"
 
 /* How report reads a capture: its own filters and the capture's facts. */
 struct report_read_opts {
@@ -18,25 +19,28 @@ struct report_read_opts {
 	const char *comm; /* --comm, NULL: all */
 	const struct capinfo *ci;
 	bool from_waking;
+	struct hashtab *cg_used; /* out: the cgroup ids records name (NULL: not kept) */
 };
 
 /*
  * Every record of the capture into the analysis a (initialised here, the
- * filters set after), in time order. Where the metadata says how many CPUs
- * and which events, the records stream through the reordering window
- * (memory: one window, whatever the file's size); otherwise they are
- * loaded to find those out, up to REPORT_LOAD_MAX records, past which they
- * are read twice instead (*r is then another reader of path). *n: records
- * read. As capr_load() returns; -ENOENT: --from-waking without sched_waking.
+ * filters set after), in the total order of capr_next_ordered() (time, CPU,
+ * type, bytes: the same for any order in the file), in bounded memory
+ * (capsort_ext.h; ABICAP_ORDER_BUDGET in the environment sets the records
+ * held, for tests). *n: records read. 0 or -1 as capr_next(); -ENOMEM;
+ * -EIO: the temporary file failed (the error printed); -ENOENT:
+ * --from-waking without sched_waking. *r and path stay as they are.
  */
 int report_read_records(struct capr **r, const char *path, json_t *meta,
 			struct analysis *a, size_t *n,
 			const struct report_read_opts *o);
 
 /*
- * The capture's own cgroup names (read with its records), warning where
- * grouping and it names none; NULL: no memory.
+ * The capture's own cgroup names (read with its records) of the ids in
+ * used (what the records name: a file may name millions more), warning
+ * where grouping and it names none; NULL: no memory.
  */
-struct cgnames *capture_cgnames(struct capr *r, bool grouping);
+struct cgnames *capture_cgnames(struct capr *r, bool grouping,
+				const struct hashtab *used);
 
 #endif

@@ -3,6 +3,7 @@
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "capfile/capwarn.h"
 #include "capfile/report_text.h"
 #include "lib/escape.h"
@@ -107,22 +108,73 @@ static int gchains_by_count(const void *a, const void *b)
 	return (y->count > x->count) - (y->count < x->count);
 }
 
+static int thr_by_time(const void *a, const void *b)
+{
+	const struct captrailer_cgroup *x = *(const struct captrailer_cgroup *const *)a,
+				       *y = *(const struct captrailer_cgroup *const *)b;
+
+	return (y->throttled_ns > x->throttled_ns) -
+	       (y->throttled_ns < x->throttled_ns);
+}
+
+/*
+ * The cgroups the kernel throttled for their CPU quota over the capture
+ * (cpu.stat, read by record at its start and end), most first: run-queue
+ * waits of their tasks that are the quota, not a CPU shortage.
+ */
+static void text_throttling(FILE *f, const struct captrailer *t, int top)
+{
+	const struct captrailer_cgroup **v;
+	size_t n = 0;
+
+	if (!t || !t->throttle_given)
+		return;
+	v = calloc(t->ncg + 1, sizeof(*v));
+	for (size_t i = 0; v && i < t->ncg; i++)
+		if (t->cg[i].known && t->cg[i].nr_throttled)
+			v[n++] = &t->cg[i];
+	if (!v)
+		return;
+	sort_some(v, n, sizeof(*v), thr_by_time);
+	fprintf(f, "CPU quota throttling (the kernel's cpu.stat over the "
+		"capture): %zu cgroup%s throttled\n", n, n == 1 ? "" : "s");
+	for (size_t i = 0; i < n && i < (size_t)top; i++)
+		fprintf(f, "  %-40s %11.3f ms throttled, %llu of %llu periods\n",
+			ESC(v[i]->path ? v[i]->path : "?"), ms(v[i]->throttled_ns),
+			(unsigned long long)v[i]->nr_throttled,
+			(unsigned long long)v[i]->nr_periods);
+	free(v);
+}
+
 /* The per-task tables of the text report, per group instead. */
-static void text_groups(FILE *f, struct grouping *g, const char *key, int top)
+static void text_groups(FILE *f, struct grouping *g, const char *key, int top,
+			bool thr)
 {
 	sort_some(g->g, g->n, sizeof(*g->g), groups_by_rq_total);
 	fprintf(f, "\nPer %s, by total run-queue latency (top %d):\n", key, top);
-	fprintf(f, "  %-40s %6s %9s %11s %9s %9s %9s | %9s %11s\n", "GROUP",
+	fprintf(f, "  %-40s %6s %9s %11s %9s %9s %9s | %9s %11s%s\n", "GROUP",
 		"TASKS", "SAMPLES", "TOTAL(ms)", "AVG(us)", "P99(us)", "MAX(us)",
-		"WAKEUPS", "DELAY(ms)");
+		"WAKEUPS", "DELAY(ms)", thr ? " | THROTTLED(ms)  PERIODS" : "");
+	if (thr)
+		fprintf(f, "  (THROTTLED: the kernel's own cpu.stat over the "
+			"capture, time the cgroup's CPU quota held it off the "
+			"CPU -- not contention; PERIODS: throttled/elapsed)\n");
 	for (size_t i = 0; i < g->n && i < (size_t)top; i++) {
 		struct group *r = &g->g[i];
+		char t[64] = "";
 
-		fprintf(f, "  %-40s %6zu %9zu %11.3f %9.1f %9.1f %9.1f | %9zu %11.3f\n",
+		if (thr && r->thr && r->thr->known)
+			snprintf(t, sizeof(t), " | %14.3f  %llu/%llu",
+				 ms(r->thr->throttled_ns),
+				 (unsigned long long)r->thr->nr_throttled,
+				 (unsigned long long)r->thr->nr_periods);
+		else if (thr)
+			snprintf(t, sizeof(t), " | %14s", "-");
+		fprintf(f, "  %-40s %6zu %9zu %11.3f %9.1f %9.1f %9.1f | %9zu %11.3f%s\n",
 			ESC(r->name), r->ntasks, r->rq.n, ms(r->rq.total),
 			r->rq.n ? us(r->rq.total / r->rq.n) : 0,
 			us(lat_percentile(&r->rq, 99)), us(r->rq.max), r->wake.n,
-			ms(r->wake.total));
+			ms(r->wake.total), t);
 	}
 	sort_some(g->g, g->n, sizeof(*g->g), groups_by_off_total);
 	fprintf(f, "\nOff-CPU time per %s, by the state left in (top %d):\n", key,
@@ -158,12 +210,12 @@ static void text_cpus_chains(FILE *f, struct analysis *a,
  * The capture's events and filter, as the metadata says, and the report's
  * own filter (--pid, --comm), in one line each, each labelled.
  */
-static void text_filter(FILE *f, json_t *meta, const struct analysis *a)
+static void text_filter(FILE *f, const struct capmeta *m,
+			const struct analysis *a)
 {
-	json_t *flt = json_object_get(meta, "filter"), *evs;
+	json_t *flt = capmeta_filter_json(m), *evs = capmeta_events_json(m);
 	char *s;
 
-	evs = json_object_get(meta, "events");
 	if (json_is_array(evs) && (s = json_dumps(evs, JSON_COMPACT))) {
 		fprintf(f, "events captured: %s\n", s);
 		free(s);
@@ -179,6 +231,8 @@ static void text_filter(FILE *f, json_t *meta, const struct analysis *a)
 	if (a->filter_comm[0])
 		fprintf(f, " --comm %s", ESC_COMM(a->filter_comm));
 	fprintf(f, "%s\n", a->filter_tgid || a->filter_comm[0] ? "" : " none");
+	json_decref(flt);
+	json_decref(evs);
 }
 
 void report_text(FILE *f, struct analysis *a, const char *path, json_t *meta,
@@ -188,12 +242,12 @@ void report_text(FILE *f, struct analysis *a, const char *path, json_t *meta,
 	struct lat *l = &a->rq;
 
 	fprintf(f, "abicap report %s: kernel %s, %.3f s, %llu records%s\n",
-		ESC(path), ESC(json_string_value(json_object_get(meta, "kernel")) ?:
-			       "unknown"),
+		ESC(path), ESC(ci->meta->kernel ?: "unknown"),
 		(a->last_ts - a->first_ts) / 1e9, (unsigned long long)a->records,
 		cut ? "; CUT SHORT: no trailer, read up to the last complete chunk" :
 		"");
-	text_filter(f, meta, a);
+	(void)meta;
+	text_filter(f, ci->meta, a);
 	if (ci->dropped_exact)
 		fprintf(f, "dropped while recording: %llu\n",
 			(unsigned long long)ci->dropped);
@@ -248,8 +302,10 @@ void report_text(FILE *f, struct analysis *a, const char *path, json_t *meta,
 			us(lat_percentile(l, 90)), us(lat_percentile(l, 99)),
 			us(lat_percentile(l, 99.9)), us(l->max));
 	}
+	text_throttling(f, ci->trailer, top);
 	if (g)
-		text_groups(f, g, key, top);
+		text_groups(f, g, key, top, ci->trailer &&
+			    ci->trailer->throttle_given && !strcmp(key, "cgroup"));
 	else
 		text_tasks(f, a, top, names);
 	if (names && cgnames_unknown_shown(names))

@@ -20,66 +20,156 @@ static size_t find(const struct seqset *s, uint32_t seq)
 	return lo;
 }
 
-int seqset_has(const struct seqset *s, uint32_t seq)
+static bool in_runs(const struct seqset *s, uint32_t seq)
 {
 	size_t i = find(s, seq);
 
 	return i < s->n && s->run[i].lo <= seq;
 }
 
-int seqset_add(struct seqset *s, uint32_t seq)
+static int room(struct seqset *s, size_t n)
 {
-	size_t i;
+	size_t cap = s->cap ? s->cap : 16;
+	struct seqrun *r;
+	uint64_t *b;
 
-	/* the common case: the next one */
-	if (s->n && s->run[s->n - 1].hi != UINT32_MAX &&
-	    s->run[s->n - 1].hi + 1 == seq) {
-		s->run[s->n - 1].hi = seq;
-		return 1;
-	}
-	i = find(s, seq);
-	if (i < s->n && s->run[i].lo <= seq)
+	if (n <= s->cap)
 		return 0;
-	if (i < s->n && s->run[i].lo == seq + 1) {
-		s->run[i].lo = seq;
-		if (i && s->run[i - 1].hi + 1 == seq) { /* joins two runs */
-			s->run[i - 1].hi = s->run[i].hi;
-			memmove(&s->run[i], &s->run[i + 1],
-				(s->n - i - 1) * sizeof(*s->run));
-			s->n--;
-		}
-		return 1;
-	}
-	if (i && s->run[i - 1].hi + 1 == seq) {
-		s->run[i - 1].hi = seq;
-		return 1;
-	}
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 16;
-		struct seqrun *r = realloc(s->run, cap * sizeof(*r));
+	while (cap < n)
+		cap *= 2;
+	r = realloc(s->run, cap * sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	s->run = r;
+	b = realloc(s->before, cap * sizeof(*b));
+	if (!b)
+		return -ENOMEM;
+	s->before = b;
+	s->cap = cap;
+	return 0;
+}
 
-		if (!r)
-			return -ENOMEM;
-		s->run = r;
-		s->cap = cap;
+/* seq past every run: it extends the last or starts one. */
+static int append(struct seqset *s, uint32_t seq)
+{
+	struct seqrun *l = s->n ? &s->run[s->n - 1] : NULL;
+
+	if (l && l->hi + 1 == seq) {
+		l->hi = seq;
+		return 1;
 	}
-	memmove(&s->run[i + 1], &s->run[i], (s->n - i) * sizeof(*s->run));
-	s->run[i] = (struct seqrun){ seq, seq };
-	s->n++;
+	if (room(s, s->n + 1)) /* l moves with the runs */
+		return -ENOMEM;
+	l = s->n ? &s->run[s->n - 1] : NULL;
+	s->before[s->n] = l ? s->before[s->n - 1] + (l->hi - l->lo + 1ULL) : 0;
+	s->run[s->n++] = (struct seqrun){ seq, seq };
 	return 1;
 }
 
-uint64_t seqset_count_below(const struct seqset *s, uint64_t end)
+int seqset_add(struct seqset *s, uint32_t seq)
 {
-	uint64_t n = 0;
+	int c;
 
-	for (size_t i = 0; i < s->n && s->run[i].lo < end; i++)
-		n += (s->run[i].hi < end ? s->run[i].hi + 1 : end) - s->run[i].lo;
-	return n;
+	if (!s->n || seq > s->run[s->n - 1].hi)
+		return append(s, seq);
+	if (in_runs(s, seq) || hashtab_get(&s->late, seq))
+		return 0;
+	if (s->npending == s->pending_cap) {
+		size_t cap = s->pending_cap ? s->pending_cap * 2 : 64;
+		uint32_t *p = realloc(s->pending, cap * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		s->pending = p;
+		s->pending_cap = cap;
+	}
+	c = hashtab_put(&s->late, seq, 0);
+	if (c < 0)
+		return c;
+	s->pending[s->npending++] = seq;
+	return 1;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The late numbers into the runs: a sort and one merge. */
+static int join(struct seqset *s)
+{
+	struct seqset m = { 0 };
+	size_t i = 0, j = 0;
+
+	if (!s->npending)
+		return 0;
+	qsort(s->pending, s->npending, sizeof(*s->pending), cmp_u32);
+	while (i < s->n || j < s->npending) {
+		bool take_run = j == s->npending ||
+				(i < s->n && s->run[i].lo < s->pending[j]);
+		struct seqrun r = take_run ? s->run[i++] :
+			(struct seqrun){ s->pending[j], s->pending[j] };
+		struct seqrun *l = m.n ? &m.run[m.n - 1] : NULL;
+
+		if (!take_run)
+			j++;
+		if (l && (uint64_t)l->hi + 1 >= r.lo) {
+			if (r.hi > l->hi)
+				l->hi = r.hi;
+			continue;
+		}
+		if (room(&m, m.n + 1)) {
+			free(m.run);
+			free(m.before);
+			return -ENOMEM;
+		}
+		l = m.n ? &m.run[m.n - 1] : NULL; /* moved with the runs */
+		m.before[m.n] = l ? m.before[m.n - 1] + (l->hi - l->lo + 1ULL) : 0;
+		m.run[m.n++] = r;
+	}
+	free(s->run);
+	free(s->before);
+	s->run = m.run;
+	s->before = m.before;
+	s->n = m.n;
+	s->cap = m.cap;
+	s->npending = 0;
+	hashtab_free(&s->late);
+	return 0;
+}
+
+int seqset_has(struct seqset *s, uint32_t seq)
+{
+	if (join(s))
+		return -ENOMEM;
+	return in_runs(s, seq);
+}
+
+uint64_t seqset_count_below(struct seqset *s, uint64_t end)
+{
+	size_t i;
+
+	if (join(s) || !s->n)
+		return 0;
+	if (end > s->run[s->n - 1].hi)
+		i = s->n; /* every run starts below end */
+	else
+		i = find(s, (uint32_t)end); /* run[i].hi >= end */
+	if (i < s->n && s->run[i].lo < end)
+		return s->before[i] + (end - s->run[i].lo);
+	if (!i)
+		return 0;
+	i--;
+	return s->before[i] + (s->run[i].hi - s->run[i].lo + 1ULL);
 }
 
 void seqset_clear(struct seqset *s)
 {
 	free(s->run);
+	free(s->before);
+	free(s->pending);
+	hashtab_free(&s->late);
 	memset(s, 0, sizeof(*s));
 }

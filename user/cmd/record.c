@@ -13,10 +13,11 @@
 #include "capfile/capsink.h"
 #include "capfile/perfetto_export.h"
 #include "event/cgnames.h"
+#include "event/cgroup.h"
 #include "cmd/commands.h"
 #include "abi/contract.h"
 #include "lib/outfile.h"
-#include "live/record_meta.h"
+#include "cmd/record_meta.h"
 #include "live/runloop.h"
 #include "live/spawn.h"
 #include "cmd/capture_opts.h"
@@ -53,6 +54,9 @@ const struct cmd_spec record_spec = {
 		    opts_capture_kernel,
 		    opts_verbose, opts_help },
 	.epilog =
+"The trailer stores, for each cgroup named in the file, its CPU quota\n"
+"throttling over the capture (cpu.stat read at the start and the end; on a\n"
+"hybrid system the v1 cpu cgroup of the same path): report shows it.\n"
 "Exit: 0 ok (with a command: also when the command failed; its status is\n"
 "in the summary), 1 kernel cannot do it, 2 bad usage (an output path\n"
 "refused, a command that cannot be run), 3 missing privilege, 4 runtime\n"
@@ -185,6 +189,10 @@ int do_record(int argc, char **argv)
 	struct trace_opts o;
 	struct rec_state st = { 0 };
 	struct record_meta rm;
+	struct cg_cpu_roots roots;
+	struct cg_cpu_snap *snap = NULL;
+	struct captrailer_cgroup *thr;
+	char cgroot[4096];
 	struct loop_opts lo = { 0 };
 	struct contract *contract = NULL;
 	struct outfile out, pf;
@@ -260,6 +268,11 @@ int do_record(int argc, char **argv)
 		ret = EXIT_RUNTIME;
 		goto kill_child;
 	}
+	/* cpu.stat at the start, for each cgroup's throttling over the capture */
+	if (st.s.names && !cgroup_root(cgroot, sizeof(cgroot), err, sizeof(err))) {
+		cg_cpu_roots_find(&roots, cgroot);
+		snap = cg_cpu_snap_take(&roots);
+	}
 	ab_note("recording %d event%s to %s%s%s; %s to stop",
 		__builtin_popcount(o.cap.events),
 		__builtin_popcount(o.cap.events) == 1 ? "" : "s", o.output,
@@ -278,6 +291,8 @@ int do_record(int argc, char **argv)
 			capw_close(st.s.w, "{}", err, sizeof(err));
 			capture_close(c);
 			cgnames_free(st.s.names);
+			capsink_free(&st.s);
+			cg_cpu_snap_free(snap);
 			waitpid(child, NULL, 0);
 			if (keep_fd >= 0)
 				close(keep_fd);
@@ -297,7 +312,13 @@ int do_record(int argc, char **argv)
 	capture_stop(c);
 	note_drops(&st);
 	print_summary(c, o.cap.events, capture_secs(c));
-	trl = record_trailer(c, capture_secs(c), capw_records(st.s.w), &lo);
+	thr = snap ? record_throttling(&roots, snap, st.s.names, st.s.named,
+				       st.s.nnamed) : NULL;
+	trl = record_trailer(c, capture_secs(c), capw_records(st.s.w), &lo,
+			     thr, thr ? st.s.nnamed : 0);
+	free(thr);
+	cg_cpu_snap_free(snap);
+	snap = NULL;
 	trl = trailer_with_containers(trl, st.s.names);
 	{
 		uint64_t recs = capw_records(st.s.w);
@@ -339,6 +360,7 @@ int do_record(int argc, char **argv)
 	}
 	capture_close(c);
 	cgnames_free(st.s.names);
+	capsink_free(&st.s);
 	if (!ret && exported) {
 		ret = xret;
 		if (!ret && outfile_commit(&pf, err, sizeof(err))) {

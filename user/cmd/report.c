@@ -25,7 +25,8 @@ static const struct opt report_opts[] = {
 	{ "by", OPT_LONG('b'), "KEY", "task (default), cgroup (the cgroup v2 path "
 	  "each task was in) or container (Docker, containerd, CRI-O, Podman, "
 	  "Kubernetes pods; tasks in none are \"(host)\"): the latency, off-CPU "
-	  "and wakeup-chain tables by group" },
+	  "and wakeup-chain tables by group; by cgroup, each with the kernel's "
+	  "CPU quota throttling over the capture (cpu.stat, stored by record)" },
 	{ "from-waking", OPT_LONG('w'), NULL, "a wait after a wakeup starts at "
 	  "sched_waking (when the waker chose to wake it, as perf sched counts "
 	  "its \"sch delay\"), not at sched_wakeup (when it was queued, as "
@@ -51,6 +52,16 @@ const struct cmd_spec report_spec = {
 "filtered to some tasks, only for those that passed the filter; and not\n"
 "where it spans a window in which records were lost (such waits are counted\n"
 "as left out). A task-filtered capture shows no CPU table.\n"
+"Records are read in one order -- time, then CPU, event type and bytes --\n"
+"whatever order the file holds them in, so a capture reports the same\n"
+"however its records were written. Up to 512 Ki records are sorted in\n"
+"memory; a larger capture is read twice: through a window of 512 Ki\n"
+"records where that puts it in order (a recorder's file), else sorted\n"
+"through a temporary file in $TMPDIR (else /tmp, unnamed: nothing is left\n"
+"behind) of up to twice its uncompressed records (about 100 bytes each).\n"
+"Cgroups the kernel throttled for their CPU quota during the capture are\n"
+"listed with the time throttled: run-queue waits that are the quota, not\n"
+"a shortage of CPU.\n"
 "A file cut short (no trailer: the recorder was killed) is reported up to\n"
 "its last complete chunk, and says so. A part of the file damaged, missing,\n"
 "doubled or out of place is named (with its byte offset) and counted, the\n"
@@ -58,8 +69,9 @@ const struct cmd_spec report_spec = {
 "than the file says (\"at least N\" where it cannot say exactly).\n"
 "Exit: 0 ok, 2 bad usage, a file that is not a readable capture (not a\n"
 "regular file, not a capture, a newer format, a damaged header), or a\n"
-"--pid or --comm that no task of the capture has; 5 a capture read with\n"
-"damaged, missing, doubled or out-of-place parts.\n",
+"--pid or --comm that no task of the capture has; 4 the temporary file\n"
+"cannot be made or written (the message names $TMPDIR); 5 a capture read\n"
+"with damaged, missing, doubled or out-of-place parts.\n",
 };
 
 /* Has the capture a task that --pid (0: any) and --comm (NULL: any) keep? */
@@ -83,6 +95,9 @@ int do_report(int argc, char **argv)
 	size_t n = 0;
 	struct analysis a;
 	json_t *meta, *trl;
+	struct capmeta cm;
+	struct captrailer ct;
+	int mc;
 	struct capr *r;
 	enum group_by by = GROUP_TASK;
 	struct grouping g = { 0 };
@@ -90,6 +105,7 @@ int do_report(int argc, char **argv)
 	const char *key = NULL;
 	struct capinfo ci;
 	struct report_read_opts ro;
+	struct hashtab cg_used = HASHTAB_INIT;
 	struct opt_parser p;
 	int ch, c;
 
@@ -150,14 +166,23 @@ int do_report(int argc, char **argv)
 		capr_close(r);
 		return EXIT_USAGE;
 	}
-	if (capinfo_read(&ci, meta, r)) {
+	mc = capmeta_read(&cm, capr_meta(r), err, sizeof(err));
+	if (mc == -1)
+		ab_warn("'%s': %s", argv[optind], err);
+	if (mc == -ENOMEM || capinfo_read(&ci, &cm, r)) {
 		ab_error("out of memory reading '%s'", argv[optind]);
+		capmeta_free(&cm);
 		capr_close(r);
 		json_decref(meta);
 		return EXIT_RUNTIME;
 	}
-	ro = (struct report_read_opts){ (int32_t)pid, comm, &ci, from_waking };
+	ro = (struct report_read_opts){ (int32_t)pid, comm, &ci, from_waking,
+					&cg_used };
 	c = report_read_records(&r, argv[optind], meta, &a, &n, &ro);
+	if (c == -ENOENT || c == -ENOMEM || c == -EIO) {
+		hashtab_free(&cg_used);
+		capmeta_free(&cm);
+	}
 	if (c == -ENOENT) {
 		ab_error("'%s' has no sched_waking events for --from-waking: "
 			 "record with -e including sched_waking, or leave "
@@ -168,9 +193,10 @@ int do_report(int argc, char **argv)
 		json_decref(meta);
 		return EXIT_USAGE;
 	}
-	if (c == -ENOMEM) {
+	if (c == -ENOMEM || c == -EIO) {
 		free(ci.drops);
-		ab_error("out of memory reading '%s'", argv[optind]);
+		if (c == -ENOMEM)
+			ab_error("out of memory reading '%s'", argv[optind]);
 		analysis_free(&a);
 		capr_close(r);
 		json_decref(meta);
@@ -187,7 +213,13 @@ int do_report(int argc, char **argv)
 			"not used", argv[optind]);
 		ci.damaged = true;
 	}
-	capinfo_dropped(&ci, r, trl);
+	mc = trl ? captrailer_read(&ct, capr_trailer(r), err, sizeof(err)) : 0;
+	if (!trl)
+		captrailer_init(&ct);
+	if (mc == -1)
+		ab_warn("'%s': %s", argv[optind], err);
+	capinfo_dropped(&ci, r, trl ? &ct : NULL);
+	ci.trailer = &ct;
 	analysis_finish(&a);
 	if ((pid || comm) && !report_has_task(&a, (int32_t)pid, comm)) {
 		if (pid)
@@ -200,6 +232,9 @@ int do_report(int argc, char **argv)
 				 "has (abicap report '%s' --format json | jq "
 				 "'.tasks[].comm')", comm, argv[optind],
 				 argv[optind]);
+		hashtab_free(&cg_used);
+		capmeta_free(&cm);
+		captrailer_free(&ct);
 		free(ci.drops);
 		analysis_free(&a);
 		capr_close(r);
@@ -212,9 +247,12 @@ int do_report(int argc, char **argv)
 	if (a.oom)
 		ab_warn("out of memory: some samples are not in the "
 			"percentiles and tables");
-	names = capture_cgnames(r, by != GROUP_TASK);
-	if (!names || (by != GROUP_TASK && group_analysis(&a, names, by, &g))) {
+	names = capture_cgnames(r, by != GROUP_TASK, &cg_used);
+	hashtab_free(&cg_used);
+	if (!names || (by != GROUP_TASK && group_analysis(&a, names, by, &ct, &g))) {
 		ab_error("out of memory grouping '%s'", argv[optind]);
+		capmeta_free(&cm);
+		captrailer_free(&ct);
 		free(ci.drops);
 		cgnames_free(names);
 		analysis_free(&a);
@@ -252,6 +290,8 @@ int do_report(int argc, char **argv)
 	grouping_free(&g);
 	cgnames_free(names);
 	analysis_free(&a);
+	capmeta_free(&cm);
+	captrailer_free(&ct);
 	free(ci.drops);
 	json_decref(meta);
 	json_decref(trl);

@@ -7,9 +7,10 @@
 #include "event/cgnames.h"
 #include "event/cgroup.h"
 #include "event/ctnames.h"
+#include "lib/hashtab.h"
 
 struct cg_entry {
-	uint64_t id; /* 0: empty slot */
+	uint64_t id;
 	char *path;
 	struct ct_info ct;
 	bool is_ct;
@@ -20,10 +21,10 @@ struct cg_entry {
 	char *name_label; /* "k8s:NS/POD/NAME", "docker:NAME"; with names */
 };
 
+/* id -> its entry (allocated alone: the strings given out stay put) */
 struct cgnames {
 	struct cgroup_map *live; /* NULL: table only */
-	struct cg_entry *e;
-	size_t cap, n; /* cap: a power of two */
+	struct hashtab by_id;
 	char unknown[32];
 	bool ct_lookup; /* live: names looked up in the runtimes' state */
 	bool unknown_shown; /* cgnames_label() gave an unknown's "cgroup#ID" */
@@ -37,29 +38,14 @@ static void drop_names(struct cg_entry *e)
 	e->name_label = NULL;
 }
 
-static struct cgnames *alloc_names(void)
-{
-	struct cgnames *n = calloc(1, sizeof(*n));
-
-	if (!n)
-		return NULL;
-	n->cap = 256;
-	n->e = calloc(n->cap, sizeof(*n->e));
-	if (!n->e) {
-		free(n);
-		return NULL;
-	}
-	return n;
-}
-
 struct cgnames *cgnames_table(void)
 {
-	return alloc_names();
+	return calloc(1, sizeof(struct cgnames));
 }
 
 struct cgnames *cgnames_live(char *err, size_t errlen)
 {
-	struct cgnames *n = alloc_names();
+	struct cgnames *n = cgnames_table();
 
 	if (!n) {
 		snprintf(err, errlen, "out of memory");
@@ -74,49 +60,38 @@ struct cgnames *cgnames_live(char *err, size_t errlen)
 	return n;
 }
 
+static struct cg_entry *entry_of(uint64_t v)
+{
+	return (struct cg_entry *)(uintptr_t)v;
+}
+
+static void free_entry(struct cg_entry *e)
+{
+	drop_names(e);
+	free(e->path);
+	free(e);
+}
+
 void cgnames_free(struct cgnames *n)
 {
+	size_t pos = 0;
+	uint64_t v;
+
 	if (!n)
 		return;
-	for (size_t i = 0; i < n->cap; i++)
-		drop_names(&n->e[i]), free(n->e[i].path);
-	free(n->e);
+	while (hashtab_next(&n->by_id, &pos, NULL, &v))
+		free_entry(entry_of(v));
+	hashtab_free(&n->by_id);
 	if (n->live)
 		cgroup_map_free(n->live);
 	free(n);
 }
 
-/* The slot an id hashes to, before probing. */
-static size_t home_of(const struct cgnames *n, uint64_t id)
+static struct cg_entry *held(const struct cgnames *n, uint64_t id)
 {
-	return (size_t)(id * 0x9e3779b97f4a7c15ULL) & (n->cap - 1);
-}
+	uint64_t *v = id ? hashtab_get(&n->by_id, id) : NULL;
 
-static size_t slot_of(const struct cgnames *n, uint64_t id)
-{
-	size_t i = home_of(n, id);
-
-	while (n->e[i].id && n->e[i].id != id)
-		i = (i + 1) & (n->cap - 1);
-	return i;
-}
-
-static int grow(struct cgnames *n)
-{
-	struct cg_entry *old = n->e;
-	size_t ocap = n->cap;
-
-	n->e = calloc(ocap * 2, sizeof(*n->e));
-	if (!n->e) {
-		n->e = old;
-		return -ENOMEM;
-	}
-	n->cap = ocap * 2;
-	for (size_t i = 0; i < ocap; i++)
-		if (old[i].id)
-			n->e[slot_of(n, old[i].id)] = old[i];
-	free(old);
-	return 0;
+	return v ? entry_of(*v) : NULL;
 }
 
 /* Give the entry a container's names (copied), and its readable label. */
@@ -165,10 +140,15 @@ static void describe(struct cgnames *n, struct cg_entry *e)
 int cgnames_set_ct_names(struct cgnames *n, const char *id,
 			 const struct ct_names *cn)
 {
-	for (size_t i = 0; i < n->cap; i++)
-		if (n->e[i].id && n->e[i].is_ct && !strcmp(n->e[i].ct.id, id) &&
-		    name_entry(&n->e[i], cn))
+	size_t pos = 0;
+	uint64_t v;
+
+	while (hashtab_next(&n->by_id, &pos, NULL, &v)) {
+		struct cg_entry *e = entry_of(v);
+
+		if (e->is_ct && !strcmp(e->ct.id, id) && name_entry(e, cn))
 			return -ENOMEM;
+	}
 	return 0;
 }
 
@@ -176,12 +156,16 @@ int cgnames_each_ct_names(const struct cgnames *n,
 			  int (*fn)(void *ctx, const char *id,
 				    const struct ct_names *cn), void *ctx)
 {
+	size_t pos = 0;
+	uint64_t v;
 	int r;
 
-	for (size_t i = 0; i < n->cap; i++)
-		if (n->e[i].id && n->e[i].names &&
-		    (r = fn(ctx, n->e[i].ct.id, n->e[i].names)))
+	while (hashtab_next(&n->by_id, &pos, NULL, &v)) {
+		const struct cg_entry *e = entry_of(v);
+
+		if (e->names && (r = fn(ctx, e->ct.id, e->names)))
 			return r;
+	}
 	return 0;
 }
 
@@ -192,17 +176,20 @@ int cgnames_set(struct cgnames *n, uint64_t id, const char *path)
 
 	if (!id)
 		return -EINVAL;
-	e = &n->e[slot_of(n, id)];
-	if (e->id && !strcmp(e->path, path))
+	e = held(n, id);
+	if (e && !strcmp(e->path, path))
 		return 0; /* as it was, names and all */
-	if ((n->n + 1) * 4 > n->cap * 3 && grow(n))
-		return -ENOMEM;
 	p = strdup(path);
 	if (!p)
 		return -ENOMEM;
-	e = &n->e[slot_of(n, id)];
-	if (!e->id)
-		n->n++;
+	if (!e) {
+		e = calloc(1, sizeof(*e));
+		if (!e || hashtab_put(&n->by_id, id, (uintptr_t)e) < 0) {
+			free(e);
+			free(p);
+			return -ENOMEM;
+		}
+	}
 	free(e->path);
 	e->id = id;
 	e->path = p;
@@ -212,32 +199,17 @@ int cgnames_set(struct cgnames *n, uint64_t id, const char *path)
 
 void cgnames_forget(struct cgnames *n, uint64_t id)
 {
-	size_t i, j, k;
+	struct cg_entry *e = held(n, id);
 
-	if (!id)
+	if (!e)
 		return;
-	i = slot_of(n, id);
-	if (!n->e[i].id)
-		return;
-	free(n->e[i].path);
-	drop_names(&n->e[i]);
-	memset(&n->e[i], 0, sizeof(n->e[i]));
-	n->n--;
-	/* linear probing: move back what the hole would hide */
-	for (j = (i + 1) & (n->cap - 1); n->e[j].id; j = (j + 1) & (n->cap - 1)) {
-		k = home_of(n, n->e[j].id);
-		/* j stays when its home k lies cyclically in (i, j] */
-		if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
-			continue;
-		n->e[i] = n->e[j];
-		memset(&n->e[j], 0, sizeof(n->e[j]));
-		i = j;
-	}
+	hashtab_del(&n->by_id, id);
+	free_entry(e);
 }
 
 size_t cgnames_count(const struct cgnames *n)
 {
-	return n->n;
+	return hashtab_count(&n->by_id);
 }
 
 int cgnames_rescan(struct cgnames *n)
@@ -252,9 +224,9 @@ bool cgnames_walked(const struct cgnames *n, uint64_t id)
 
 const char *cgnames_cached(const struct cgnames *n, uint64_t id)
 {
-	const struct cg_entry *e = id ? &n->e[slot_of(n, id)] : NULL;
+	const struct cg_entry *e = held(n, id);
 
-	return e && e->id ? e->path : NULL;
+	return e ? e->path : NULL;
 }
 
 /* The entry for id, looked up live on a miss; NULL if unknown. */
@@ -265,14 +237,14 @@ static struct cg_entry *find(struct cgnames *n, uint64_t id)
 
 	if (!id)
 		return NULL;
-	e = &n->e[slot_of(n, id)];
-	if (e->id)
+	e = held(n, id);
+	if (e)
 		return e;
 	if (!n->live || !(path = cgroup_map_path(n->live, id)))
 		return NULL;
 	if (cgnames_set(n, id, path))
 		return NULL;
-	return &n->e[slot_of(n, id)];
+	return held(n, id);
 }
 
 bool cgnames_get(struct cgnames *n, uint64_t id, struct cgname *out)

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "event/cgroup.h"
+#include "lib/hashtab.h"
 #include "lib/util.h"
 
 /* the handle type kernfs (cgroupfs) gives name_to_handle_at: its 64-bit node id */
@@ -140,7 +141,7 @@ static int fd_cgroup_id(int fd, uint64_t *id)
 	return 0;
 }
 
-/* ---- id -> path table: open addressing, id 0 marks a free slot ---- */
+/* ---- id -> path table: entries in an array, found through lib/hashtab ---- */
 
 struct ent {
 	uint64_t id;
@@ -148,63 +149,48 @@ struct ent {
 	bool pinned; /* from cgroup_map_set(): kept across walks */
 };
 
+/* An entry's address holds until the next table_get() on its table. */
 struct table {
 	struct ent *v;
-	size_t cap; /* a power of two, or 0 */
-	size_t n;
+	size_t n, cap;
+	struct hashtab idx; /* id -> index in v */
 };
-
-static size_t slot_of(const struct table *t, uint64_t id)
-{
-	return (size_t)((id * 0x9e3779b97f4a7c15ull) >> 17) & (t->cap - 1);
-}
 
 static struct ent *table_find(const struct table *t, uint64_t id)
 {
-	size_t i;
+	uint64_t *i = hashtab_get(&t->idx, id);
 
-	if (!t->cap)
-		return NULL;
-	for (i = slot_of(t, id); t->v[i].id; i = (i + 1) & (t->cap - 1))
-		if (t->v[i].id == id)
-			return &t->v[i];
-	return NULL;
+	return i ? &t->v[*i] : NULL;
 }
 
 /* The entry for id, a new zeroed one (but for its id) if there was none. */
 static struct ent *table_get(struct table *t, uint64_t id)
 {
 	struct ent *e = table_find(t, id);
-	size_t i;
 
 	if (e)
 		return e;
-	if ((t->n + 1) * 2 > t->cap) {
-		struct table g = { .cap = t->cap ? t->cap * 2 : 64 };
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 64;
+		struct ent *v = realloc(t->v, cap * sizeof(*v));
 
-		g.v = calloc(g.cap, sizeof(*g.v));
-		if (!g.v)
+		if (!v)
 			return NULL;
-		for (i = 0; i < t->cap; i++)
-			if (t->v[i].id)
-				*table_get(&g, t->v[i].id) = t->v[i];
-		free(t->v);
-		*t = g;
+		t->v = v;
+		t->cap = cap;
 	}
-	for (i = slot_of(t, id); t->v[i].id; i = (i + 1) & (t->cap - 1))
-		;
-	t->v[i] = (struct ent){ .id = id };
-	t->n++;
-	return &t->v[i];
+	if (hashtab_put(&t->idx, id, t->n) < 0)
+		return NULL;
+	t->v[t->n] = (struct ent){ .id = id };
+	return &t->v[t->n++];
 }
 
 static void table_free(struct table *t)
 {
-	size_t i;
-
-	for (i = 0; i < t->cap; i++)
+	for (size_t i = 0; i < t->n; i++)
 		free(t->v[i].path);
 	free(t->v);
+	hashtab_free(&t->idx);
 	*t = (struct table){ 0 };
 }
 
@@ -324,10 +310,10 @@ static int walk(struct cgroup_map *m)
 	else
 		close(fd);
 	free(path);
-	for (i = 0; !err && i < m->known.cap; i++) {
+	for (i = 0; !err && i < m->known.n; i++) {
 		struct ent *o = &m->known.v[i], *e;
 
-		if (!o->id || !o->pinned)
+		if (!o->pinned)
 			continue;
 		e = table_get(&t, o->id);
 		if (!e) {

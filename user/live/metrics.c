@@ -152,6 +152,8 @@ void metrics_fini(struct metrics_ctx *m)
 {
 	named_free(&m->retired);
 	named_free(&m->shown);
+	free(m->cpu_roots);
+	m->cpu_roots = NULL;
 }
 
 /* Every id's row, named, sorted by name (then id); NULL when out of memory. */
@@ -291,6 +293,56 @@ static void write_rows(FILE *f, const struct cg_row *rows, size_t n)
 		cg_labels(f, &rows[i]);
 		fprintf(f, "} %.9f\n", (double)rows[i].s.oncpu_ns / 1e9);
 	}
+}
+
+/*
+ * Each named cgroup's CPU quota throttling, read from its cpu.stat now
+ * (the kernel's own counters since the cgroup was made): series only for
+ * cgroups whose cpu.stat has them (the cpu controller on).
+ */
+static void write_throttling(FILE *f, struct metrics_ctx *m,
+			     const struct cg_row *rows, size_t n)
+{
+	static const char *const name[] = {
+		"abicap_cgroup_throttled_seconds_total",
+		"abicap_cgroup_throttled_periods_total",
+		"abicap_cgroup_periods_total",
+	};
+	static const char *const text[] = {
+		"Time the cgroup's CPU quota held its tasks off the CPU (the "
+		"kernel's cpu.stat at scrape: throttled_usec, or a v1 cpu "
+		"cgroup's throttled_time): run-queue waits that are the quota, "
+		"not contention.",
+		"Enforcement periods in which the cgroup was throttled (cpu.stat "
+		"nr_throttled at scrape).",
+		"Enforcement periods elapsed with the cgroup runnable (cpu.stat "
+		"nr_periods at scrape).",
+	};
+	struct cg_cpu_stat *st = calloc(n ? n : 1, sizeof(*st));
+	bool *ok = calloc(n ? n : 1, sizeof(*ok));
+
+	if (!m->cpu_roots && m->cgroup_root &&
+	    (m->cpu_roots = malloc(sizeof(*m->cpu_roots))))
+		cg_cpu_roots_find(m->cpu_roots, m->cgroup_root);
+	for (size_t i = 0; st && ok && m->cpu_roots && i < n; i++)
+		ok[i] = rows[i].path && strcmp(rows[i].path, CG_REMOVED_NAME) &&
+			!cg_cpu_stat_read(m->cpu_roots, rows[i].path, &st[i]);
+	for (int k = 0; st && ok && k < 3; k++) {
+		help(f, name[k], "counter", text[k]);
+		for (size_t i = 0; i < n; i++) {
+			if (!ok[i])
+				continue;
+			fprintf(f, "%s{", name[k]);
+			cg_labels(f, &rows[i]);
+			if (k == 0)
+				fprintf(f, "} %.9f\n", st[i].throttled_ns / 1e9);
+			else
+				fprintf(f, "} %llu\n", U(k == 1 ? st[i].nr_throttled :
+							  st[i].nr_periods));
+		}
+	}
+	free(st);
+	free(ok);
 }
 
 static void write_cpus(FILE *f, struct metrics_ctx *m)
@@ -435,6 +487,7 @@ int metrics_write_cgroups(FILE *f, struct metrics_ctx *m,
 	if (!rows)
 		return -ENOMEM;
 	write_rows(f, rows, n);
+	write_throttling(f, m, rows, n);
 	free(rows);
 	return 0;
 }
@@ -623,6 +676,7 @@ static int write_cgroups(FILE *f, struct metrics_ctx *m,
 		rows[n++].s = m->removed;
 	}
 	write_rows(f, rows, n);
+	write_throttling(f, m, rows, n);
 	free(rows);
 	return 0;
 }

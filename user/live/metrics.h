@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "live/capture.h"
+#include "event/cgcpu.h"
 #include "event/cgnames.h"
 
 /* Counts kept in user space by series name (a cgroup path, or cgroup#ID). */
@@ -45,6 +46,8 @@ struct metrics_ctx {
 	bool removed_series; /* show it, as cgroup="(removed)" (serve) */
 	/* metrics_maintain() */
 	uint64_t lost_seen, next_sweep_ns;
+	/* where cpu.stat is read at each scrape (throttling), found once */
+	struct cg_cpu_roots *cpu_roots;
 };
 
 /* One cgroup id's statistics in the map, summed over CPUs. */

@@ -2,7 +2,8 @@
 /*
  * What a recording says of itself in a capture file: the header's metadata
  * (kernel, contract verdicts, variants, filters, clocks) and the trailer's
- * counts. The capture file's format is the caller's (capfile/).
+ * counts, as capfile/capmeta writes them (record joins live and capfile,
+ * so this is in cmd/).
  */
 #ifndef ABICAP_RECORD_META_H
 #define ABICAP_RECORD_META_H
@@ -10,6 +11,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include "capfile/capmeta.h"
+#include "event/cgcpu.h"
+#include "event/cgnames.h"
 #include "live/capture.h"
 #include "live/runloop.h"
 
@@ -29,8 +33,22 @@ bool capture_task_filtered(const struct capture_opts *c);
 char *record_metadata(struct capture *c, const struct record_meta *o,
 		      uint64_t t0, pid_t child);
 
-/* The trailer: counts per event and CPU, the command's status; NULL: no memory. */
+/*
+ * Each cgroup named in the file (ids, n), its CPU quota throttling over the
+ * capture: cpu.stat read now, less the snapshot taken at the start (zero
+ * for a cgroup created since). Paths borrowed from names. NULL: no memory.
+ */
+struct captrailer_cgroup *record_throttling(const struct cg_cpu_roots *roots,
+					    const struct cg_cpu_snap *start,
+					    struct cgnames *names,
+					    const uint64_t *ids, size_t n);
+
+/*
+ * The trailer: counts per event and CPU, the command's status, the
+ * cgroups' throttling (cg, ncg; cg NULL: not measured); NULL: no memory.
+ */
 char *record_trailer(struct capture *c, double secs, uint64_t records,
-		     const struct loop_opts *lo);
+		     const struct loop_opts *lo,
+		     const struct captrailer_cgroup *cg, size_t ncg);
 
 #endif

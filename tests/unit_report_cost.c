@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * Issue 21 defect 7 outside the analysis: report's time and memory grow at
+ * most linearly with the crafted inputs of the issue (build/capgen):
+ *   unused-cgroups  names of 2 M cgroup ids no record uses (2.56 GB before)
+ *   cgroup-gaps     cgroup blocks numbered 0, 2, 4, ... (a count per gap)
+ *   many-cgroups    --by cgroup over 10 k .. 40 k cgroups (linear lookups)
+ * Decided by the child's own CPU time and peak RSS (wait4), as ratios
+ * between sizes with a generous floor, not by a wall-clock window.
+ */
+#include <criterion/criterion.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "harness.h"
+
+TestSuite(report_cost, .init = scratch_init, .fini = scratch_fini);
+
+struct cost {
+	int code;
+	double cpu_s; /* user + system */
+	long rss_kb; /* peak */
+};
+
+static struct cost run_cost(char *const argv[])
+{
+	struct cost c = { 0 };
+	struct rusage ru;
+	int status;
+	pid_t pid = fork();
+
+	cr_assert_geq(pid, 0);
+	if (!pid) {
+		int fd = open("/dev/null", O_WRONLY);
+
+		dup2(fd, 1);
+		dup2(fd, 2);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	cr_assert_eq(wait4(pid, &status, 0, &ru), pid);
+	cr_assert(WIFEXITED(status));
+	c.code = WEXITSTATUS(status);
+	c.cpu_s = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+		  ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+	c.rss_kb = ru.ru_maxrss;
+	return c;
+}
+
+static void gen(const char *kind, const char *n, const char *out)
+{
+	struct cost c = run_cost((char *[]){ "build/capgen", (char *)kind,
+					     (char *)n, (char *)out, NULL });
+
+	cr_assert_eq(c.code, 0, "capgen %s %s failed", kind, n);
+}
+
+static struct cost report(const char *cap, const char *by, int code)
+{
+	char *argv[] = { (char *)abicap_bin(), "report", (char *)cap,
+			 by ? "--by" : NULL, (char *)by, NULL };
+	struct cost c = run_cost(argv);
+
+	cr_assert_eq(c.code, code, "report %s: exit %d", cap, c.code);
+	return c;
+}
+
+/*
+ * 2 M names no record uses: memory for what the records use, plus the
+ * names themselves compactly (the file's 21 MB of blocks): under 200 MB
+ * (2.56 GB before).
+ */
+Test(report_cost, unused_cgroup_names_keep_memory_bounded, .timeout = 120)
+{
+	char *cap = scratch_path("u.abicap");
+	struct cost c;
+
+	gen("unused-cgroups", "2000000", cap);
+	c = report(cap, NULL, 0);
+	cr_assert_lt(c.rss_kb, 200 * 1024, "peak RSS %ld KB", c.rss_kb);
+	c = report(cap, "cgroup", 0);
+	cr_assert_lt(c.rss_kb, 200 * 1024, "--by cgroup: peak RSS %ld KB",
+		     c.rss_kb);
+}
+
+/* CPU time of four times the input at most eight times (plus 0.3 s). */
+static void linear(const char *kind, const char *n, const char *n4,
+		   const char *by, int code)
+{
+	char *a = strdup(scratch_path("a.abicap")),
+	     *b = strdup(scratch_path("b.abicap"));
+	struct cost x, y;
+
+	gen(kind, n, a);
+	gen(kind, n4, b);
+	x = report(a, by, code);
+	y = report(b, by, code);
+	cr_assert_lt(y.cpu_s, 8 * x.cpu_s + 0.3, "%s: %s in %.2f s, %s in "
+		     "%.2f s: superlinear", kind, n, x.cpu_s, n4, y.cpu_s);
+	cr_assert_lt(y.rss_kb, 8 * x.rss_kb, "%s: %s in %ld KB, %s in %ld KB",
+		     kind, n, x.rss_kb, n4, y.rss_kb);
+	free(a);
+	free(b);
+}
+
+/* exit 5: every other block is missing (the file is damaged) */
+Test(report_cost, cgroup_block_gaps_cost_linear_time, .timeout = 120)
+{
+	linear("cgroup-gaps", "25000", "100000", NULL, 5);
+}
+
+Test(report_cost, by_cgroup_costs_linear_time, .timeout = 120)
+{
+	linear("many-cgroups", "10000", "40000", "cgroup", 0);
+}
