@@ -913,16 +913,16 @@ void analysis_add(struct analysis *a, const union abicap_rec *r)
 		a->bad_cpu++;
 		return;
 	}
-	if (a->records && ts < a->last_ts) {
+	if (!a->records++) {
+		a->first_ts = a->last_ts = ts;
+		for (int i = 0; i < a->ncpus; i++)
+			a->cpus[i].acct_ts = ts;
+	}
+	if (ts < a->last_ts) {
 		out_of_order(a, r);
 		return;
 	}
 	reserve(a);
-	if (!a->records++) {
-		a->first_ts = ts;
-		for (int i = 0; i < a->ncpus; i++)
-			a->cpus[i].acct_ts = ts;
-	}
 	a->last_ts = ts;
 	switch (r->hdr.type) {
 	case ABICAP_EV_SCHED_SWITCH:
