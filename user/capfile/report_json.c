@@ -113,25 +113,27 @@ json_t *report_json(struct analysis *a, const char *path, json_t *meta,
 
 	for (size_t i = 0; i < a->ntasks; i++) {
 		struct task *t = &a->tasks[i];
+		const struct task_res *r;
 		json_t *st;
 
 		/* every task report's filters keep, measured or not */
 		if (!analysis_wanted(a, t))
 			continue;
-		st = json_states(t->off_by_state);
+		r = task_res(t);
+		st = json_states(r->off_by_state);
 		json_array_append_new(tasks, json_pack(
 			"{s:i, s:i, s:I, s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:I, s:I, s:I}",
 			"tid", t->pid, "tgid", t->tgid,
 			"start_ns", (json_int_t)t->start_ns,
 			"comm", JESC_COMM(task_comm(t)),
-			"rq_samples", (json_int_t)t->rq.n,
-			"rq_total_ns", (json_int_t)t->rq.total,
-			"rq_p50_ns", (json_int_t)lat_percentile(&t->rq, 50),
-			"rq_p99_ns", (json_int_t)lat_percentile(&t->rq, 99),
-			"rq_max_ns", (json_int_t)t->rq.max,
-			"wakeup_delays", (json_int_t)t->wake.n,
-			"wakeup_delay_total_ns", (json_int_t)t->wake.total,
-			"wakeup_delay_max_ns", (json_int_t)t->wake.max,
+			"rq_samples", (json_int_t)r->rq.n,
+			"rq_total_ns", (json_int_t)r->rq.total,
+			"rq_p50_ns", (json_int_t)lat_percentile(&r->rq, 50),
+			"rq_p99_ns", (json_int_t)lat_percentile(&r->rq, 99),
+			"rq_max_ns", (json_int_t)r->rq.max,
+			"wakeup_delays", (json_int_t)r->wake.n,
+			"wakeup_delay_total_ns", (json_int_t)r->wake.total,
+			"wakeup_delay_max_ns", (json_int_t)r->wake.max,
 			"off_cpu_ns", (json_int_t)t->off_total, "off_cpu_by_state_ns", st,
 			"voluntary", (json_int_t)t->voluntary,
 			"involuntary", (json_int_t)t->involuntary,
