@@ -264,7 +264,7 @@ static void close_phase(struct analysis *a, struct task *t, uint64_t ts,
 {
 	struct task_span sp = { .id = tid_of(t), .comm = task_comm(t),
 				.prev_state = t->out_state, .cpu = -1,
-				.start_ns = t->since, .end_ns = ts };
+				.start_ns = t->span_ts, .end_ns = ts };
 
 	switch (t->phase) {
 	case PH_RUN:
@@ -299,7 +299,7 @@ static void set_phase(struct analysis *a, struct task *t, enum phase ph,
 {
 	close_phase(a, t, ts, cpu);
 	t->phase = ph;
-	t->since = ts;
+	t->since = t->span_ts = ts;
 }
 
 /*
@@ -311,8 +311,8 @@ static void forget(struct analysis *a, struct task *t, uint64_t ts,
 {
 	if (t->phase == PH_DEAD || (t->phase == PH_UNKNOWN && t->why == UNK_NEW))
 		return;
-	if (ts < t->since)
-		ts = t->since;
+	if (ts < t->span_ts)
+		ts = t->span_ts;
 	if (t->phase != PH_UNKNOWN) {
 		set_phase(a, t, PH_UNKNOWN, ts, -1);
 		t->why = why;
@@ -439,8 +439,14 @@ static struct task *task_at(struct analysis *a, int32_t pid, int32_t tgid,
 	settle(a, t, ts);
 	if (tgid > 0)
 		t->tgid = tgid;
-	if (comm && comm[0])
+	if (comm && comm[0] && strncmp(t->comm, comm, ABICAP_COMM_LEN)) {
+		/* renamed (exec): its spans so far had the old name */
+		if (t->comm[0]) {
+			close_phase(a, t, ts, -1);
+			t->span_ts = ts;
+		}
 		memcpy(t->comm, comm, ABICAP_COMM_LEN);
+	}
 	return t;
 }
 

@@ -77,6 +77,7 @@ struct task {
 	int32_t cpu; /* PH_RUN: where */
 	uint32_t out_state; /* prev_state when switched out (tracefs encoding) */
 	uint64_t since; /* the phase began */
+	uint64_t span_ts; /* its current span began (a rename splits one) */
 	uint64_t off_ts; /* switched out at */
 	uint64_t last_ts; /* its last record */
 	uint32_t wait_chain; /* PH_RQ after a wakeup: 1 + its chain, 0 none */
