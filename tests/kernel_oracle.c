@@ -200,11 +200,11 @@ static void expect_match(struct orun *o, const struct orc_filter *f,
 	cr_assert_gt(total, 0, "nothing matched in the window");
 }
 
-/* report --format json: the task's run-queue figures against the reference. */
-static json_t *report_json(const char *cap)
+/* report --format json [--from-waking] */
+static json_t *report_json_w(const char *cap, bool from_waking)
 {
 	char *argv[] = { (char *)abicap_bin(), "report", (char *)cap, "--format",
-			 "json", NULL };
+			 "json", from_waking ? "--from-waking" : NULL, NULL };
 	struct run r = run_cmd(argv);
 	json_t *j;
 
@@ -214,6 +214,12 @@ static json_t *report_json(const char *cap)
 	free(r.out);
 	free(r.err);
 	return j;
+}
+
+/* report --format json: the task's run-queue figures against the reference. */
+static json_t *report_json(const char *cap)
+{
+	return report_json_w(cap, false);
 }
 
 static json_t *report_task(json_t *rep, int tid)
@@ -236,7 +242,7 @@ static void expect_rq_excl(json_t *rep, struct orun *o, int tid,
 {
 	bool waking = !strcmp(json_string_value(json_object_get(rep,
 					"wakeup_from")) ?: "", "sched_waking");
-	json_t *t = report_task(rep, tid), *p50;
+	json_t *t = report_task(rep, tid);
 	struct orc_rq ref;
 	long long got;
 
@@ -278,15 +284,21 @@ static void expect_rq_excl(json_t *rep, struct orun *o, int tid,
 		     "reference %llu", who, tid, key, got, \
 		     (unsigned long long)(want)); \
 } while (0)
+/* a percentile: within the histogram's documented error, 1/256 */
+#define NEAR(key, want) do { \
+	got = json_integer_value(json_object_get(t, key)); \
+	cr_assert_leq(llabs(got - (long long)(want)), (long long)(want) / 256, \
+		      "%s (tid %d): report %s = %lld, reference %llu (more " \
+		      "than 1/256 apart)", who, tid, key, got, \
+		      (unsigned long long)(want)); \
+} while (0)
 	EQ("rq_samples", ref.count);
 	EQ("rq_total_ns", ref.total);
 	EQ("rq_max_ns", ref.max);
-	EQ("rq_p99_ns", ref.p99);
-	/* report adds rq_p50_ns with the wait state machine fix */
-	p50 = json_object_get(t, "rq_p50_ns");
-	if (p50)
-		EQ("rq_p50_ns", ref.p50);
+	NEAR("rq_p99_ns", ref.p99);
+	NEAR("rq_p50_ns", ref.p50);
 #undef EQ
+#undef NEAR
 }
 
 static void expect_rq(json_t *rep, struct orun *o, int tid, const char *who,
@@ -544,6 +556,73 @@ Test(oracle, spinners_preempt_each_other)
 	rep = report_json(o.cap);
 	expect_rq(rep, &o, s.a, "abc_spin_a", FULL);
 	expect_rq(rep, &o, s.b, "abc_spin_b", FULL);
+	json_decref(rep);
+	orun_free(&o);
+}
+
+/* perf bench sched messaging: tasks that wake each other across CPUs. */
+static void messaging_work(void *arg, struct orun *o)
+{
+	char *argv[] = { "perf", "bench", "sched", "messaging", "-g", "2",
+			 "-l", "300", NULL };
+	struct run r = run_cmd(argv);
+
+	(void)arg;
+	(void)o;
+	cr_assert_eq(r.code, 0, "perf bench sched messaging: %s", r.err);
+	free(r.out);
+	free(r.err);
+}
+
+/*
+ * issue 21 defect 5: --from-waking, where a sched_waking lands before the
+ * wakee's switch-out (asleep) completes on another CPU. The rule
+ * (docs/analysis.md): that waking woke it, the wait runs from it. Every
+ * messaging task's waits equal the reference's exactly (percentiles within
+ * the histogram's error); was ~1% of the waits missing.
+ */
+Test(oracle, messaging_from_waking)
+{
+	struct orun o;
+	struct orc_match m;
+	size_t tasks = 0, raced = 0;
+	json_t *rep, *t;
+	size_t i;
+
+	require_kernel();
+	if (system("command -v perf >/dev/null"))
+		cr_assert_fail("perf is not installed (scripts/setup.sh installs "
+			       "linux-perf)");
+	capture(NULL, NULL, messaging_work, NULL, &o);
+	expect_match(&o, NULL, &m);
+	/* the race this is about: a waking of a task still on a CPU */
+	for (size_t k = 0; k + 1 < o.t.n; k++)
+		if (o.t.v[k].type == ABICAP_EV_SCHED_WAKING)
+			for (size_t j = k + 1; j < o.t.n && j < k + 64; j++) {
+				const struct orc_ev *e = &o.t.v[j];
+
+				if (e->type == ABICAP_EV_SCHED_SWITCH &&
+				    e->prev_pid == o.t.v[k].pid) {
+					raced += e->prev_state[0] != 'R';
+					break;
+				}
+				if (e->type == ABICAP_EV_SCHED_SWITCH &&
+				    e->next_pid == o.t.v[k].pid)
+					break;
+			}
+	fprintf(stderr, "oracle: %zu wakings before their wakee's switch-out\n",
+		raced);
+	rep = report_json_w(o.cap, true);
+	json_array_foreach(json_object_get(rep, "tasks"), i, t) {
+		const char *c = json_string_value(json_object_get(t, "comm"));
+
+		if (!c || strcmp(c, "sched-messaging"))
+			continue;
+		expect_rq(rep, &o, (int)json_integer_value(json_object_get(t,
+			  "tid")), "sched-messaging", FULL);
+		tasks++;
+	}
+	cr_assert_gt(tasks, 20, "report has %zu messaging tasks", tasks);
 	json_decref(rep);
 	orun_free(&o);
 }

@@ -953,11 +953,12 @@ static int cmp_ref(const void *a, const void *b)
 	return x < y ? -1 : x > y; /* the trace's order */
 }
 
+/* nearest rank: the ceil(p/100 * n)-th smallest (p to 0.1) */
 static uint64_t pct(const uint64_t *v, size_t n, double p)
 {
-	size_t i = (size_t)(p / 100.0 * (double)(n - 1) + 0.5);
+	size_t pm = (size_t)(p * 10 + 0.5), rank = (pm * n + 999) / 1000;
 
-	return v[i < n ? i : n - 1];
+	return v[(rank ? rank : 1) - 1];
 }
 
 void orc_rq_ref(const struct orc_trace *t, int tid, bool from_waking,
@@ -971,7 +972,7 @@ void orc_rq_ref_excl(const struct orc_trace *t, int tid, bool from_waking,
 		     struct orc_rq *out)
 {
 	const struct orc_ev **ev = malloc((t->n + 1) * sizeof(*ev));
-	uint64_t *s = malloc((t->n + 1) * sizeof(*s)), start = 0;
+	uint64_t *s = malloc((t->n + 1) * sizeof(*s)), start = 0, raced = 0;
 	bool on_cpu = false, pending = false;
 	size_t n = 0, ns = 0;
 
@@ -998,11 +999,22 @@ void orc_rq_ref_excl(const struct orc_trace *t, int tid, bool from_waking,
 			pending = !strcmp(e->prev_state, "R") ||
 				  !strcmp(e->prev_state, "R+");
 			start = e->ref_ts;
+			/* a waking that raced this switch-out asleep woke it */
+			if (!pending && raced && strcmp(e->prev_state, "X") &&
+			    strcmp(e->prev_state, "Z")) {
+				pending = true;
+				start = raced;
+			}
+			raced = 0;
 		} else if (e->type == ABICAP_EV_SCHED_SWITCH) {
 			if (pending && !(ex1 && start <= ex1 && e->ref_ts >= ex0))
 				s[ns++] = e->ref_ts - start;
 			pending = false;
 			on_cpu = true;
+			raced = 0;
+		} else if (on_cpu && from_waking &&
+			   e->type == ABICAP_EV_SCHED_WAKING) {
+			raced = e->ref_ts;
 		} else if (!on_cpu && (e->type == ABICAP_EV_SCHED_WAKEUP_NEW ||
 			   e->type == (from_waking ? ABICAP_EV_SCHED_WAKING :
 				       ABICAP_EV_SCHED_WAKEUP))) {

@@ -180,9 +180,11 @@ uint64_t orc_match(struct orc_trace *t, const union abicap_rec *recs,
  * from_waking, else sched_wakeup; sched_wakeup_new always) of a task not on
  * a CPU, the latest wins, or at a switch-out in R/R+; a switch-out in any
  * other state ends it without a sample; the switch-in ends it.
+ * With from_waking, a sched_waking while the task is on a CPU, followed by
+ * its switch-out asleep (the waking raced it), starts the wait it then has.
  * matched_only: over the events abicap captured too (a filtered capture).
- * Percentiles: nearest rank on the sorted samples, index
- * (size_t)(p / 100 * (n - 1) + 0.5), as abicap report computes them.
+ * Percentiles: nearest rank on the sorted samples, the ceil(p/100 * n)-th
+ * (docs/analysis.md); report's are within 1/256 of them.
  */
 struct orc_rq {
 	uint64_t count, total, p50, p99, max;
