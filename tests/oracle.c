@@ -971,6 +971,26 @@ void orc_rq_ref_excl(const struct orc_trace *t, int tid, bool from_waking,
 		     bool matched_only, uint64_t ex0, uint64_t ex1,
 		     struct orc_rq *out)
 {
+	uint64_t w[1][2] = { { ex0, ex1 } };
+
+	orc_rq_ref_windows(t, tid, from_waking, matched_only, w, ex1 ? 1 : 0,
+			   out);
+}
+
+/* Whether [s, e] overlaps one of the windows (start, end]. */
+static bool in_windows(const uint64_t (*w)[2], size_t n, uint64_t s,
+		       uint64_t e)
+{
+	for (size_t i = 0; i < n; i++)
+		if (s <= w[i][1] && e > w[i][0])
+			return true;
+	return false;
+}
+
+void orc_rq_ref_windows(const struct orc_trace *t, int tid, bool from_waking,
+			bool matched_only, const uint64_t (*win)[2],
+			size_t nwin, struct orc_rq *out)
+{
 	const struct orc_ev **ev = malloc((t->n + 1) * sizeof(*ev));
 	uint64_t *s = malloc((t->n + 1) * sizeof(*s)), start = 0, raced = 0;
 	bool on_cpu = false, pending = false;
@@ -1007,7 +1027,7 @@ void orc_rq_ref_excl(const struct orc_trace *t, int tid, bool from_waking,
 			}
 			raced = 0;
 		} else if (e->type == ABICAP_EV_SCHED_SWITCH) {
-			if (pending && !(ex1 && start <= ex1 && e->ref_ts >= ex0))
+			if (pending && !in_windows(win, nwin, start, e->ref_ts))
 				s[ns++] = e->ref_ts - start;
 			pending = false;
 			on_cpu = true;

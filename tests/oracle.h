@@ -195,5 +195,12 @@ void orc_rq_ref(const struct orc_trace *t, int tid, bool from_waking,
 void orc_rq_ref_excl(const struct orc_trace *t, int tid, bool from_waking,
 		     bool matched_only, uint64_t ex0, uint64_t ex1,
 		     struct orc_rq *out);
+/*
+ * The same without the waits [s, e] that overlap one of n windows
+ * (start, end] (s <= end and e > start: a capture's drop windows).
+ */
+void orc_rq_ref_windows(const struct orc_trace *t, int tid, bool from_waking,
+			bool matched_only, const uint64_t (*win)[2], size_t n,
+			struct orc_rq *out);
 
 #endif
