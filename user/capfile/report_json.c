@@ -68,7 +68,11 @@ json_t *report_json_groups(struct grouping *g)
 
 	for (size_t i = 0; i < g->n; i++) {
 		struct group *r = &g->g[i];
-		json_t *row = json_pack("{s:o, s:I}", "group", JESC(r->name),
+		json_t *row;
+
+		if (!r->ntasks) /* named by a wakeup chain only */
+			continue;
+		row = json_pack("{s:o, s:I}", "group", JESC(r->name),
 					"tasks", (json_int_t)r->ntasks);
 
 		json_lat_fields(row, &r->rq, &r->wake);
