@@ -848,7 +848,8 @@ Test(oracle, pid_reuse_two_tasks)
 
 /*
  * issue 21 defect 4: per CPU, report's busy + idle + lost + unknown is the
- * capture's span, and the kernel's own idle residency over the workload
+ * capture's span (busy, idle, unknown and gaps from the oracle's switches,
+ * cpu_ref, are printed beside), and the kernel's own idle residency over the workload
  * (/sys/devices/system/cpu/cpuN/cpuidle/state*\/time) fits in the time
  * report does not call busy. Was: a task the kernel hides from tracing
  * (switched in, never out) made the time to the next visible switch busy,
@@ -899,11 +900,50 @@ static void cpuidle_work(void *arg, struct orun *o)
 		ia->have &= cpuidle_ns(c, &ia->after[c]);
 }
 
+/*
+ * Per CPU from the oracle's matched switches alone, over [first, last]:
+ * unknown before the CPU's first switch and where a switch's prev is not
+ * the task last switched in there (a gap the kernel hid), else busy or
+ * idle by who ran. out[c]: busy, idle, unknown, gaps.
+ */
+static void cpu_ref(const struct orc_trace *t, uint64_t first, uint64_t last,
+		    int ncpus, uint64_t (*out)[4])
+{
+	uint64_t at[CPUS_MAX];
+	int cur[CPUS_MAX];
+	bool known[CPUS_MAX] = { false };
+
+	for (int c = 0; c < ncpus; c++) {
+		at[c] = first;
+		memset(out[c], 0, sizeof(out[c]));
+	}
+	for (size_t i = 0; i < t->n; i++) {
+		const struct orc_ev *e = &t->v[i];
+		int c = e->cpu;
+
+		if (e->type != ABICAP_EV_SCHED_SWITCH || !e->matched ||
+		    c < 0 || c >= ncpus || e->ref_ts < first || e->ref_ts > last)
+			continue;
+		if (!known[c] || e->prev_pid != cur[c]) {
+			out[c][2] += e->ref_ts - at[c];
+			out[c][3] += known[c];
+		} else {
+			out[c][cur[c] ? 0 : 1] += e->ref_ts - at[c];
+		}
+		known[c] = true;
+		cur[c] = e->next_pid;
+		at[c] = e->ref_ts;
+	}
+	for (int c = 0; c < ncpus; c++)
+		out[c][known[c] ? (cur[c] ? 0 : 1) : 2] += last - at[c];
+}
+
 Test(oracle, cpu_time_against_cpuidle_residency)
 {
 	struct idle_arg ia = { 0 };
 	struct orun o;
 	struct orc_match m;
+	uint64_t ref[CPUS_MAX][4];
 	json_t *rep, *cpu;
 	uint64_t first, last, span, slack;
 	size_t i;
@@ -922,6 +962,7 @@ Test(oracle, cpu_time_against_cpuidle_residency)
 	slack = (first > o.t0 ? first - o.t0 : 0) + (o.t1 > last ? o.t1 - last : 0);
 	rep = report_json(o.cap);
 	span = (uint64_t)json_integer_value(json_object_get(rep, "duration_ns"));
+	cpu_ref(&o.t, first, last, ia.ncpus, ref);
 	json_array_foreach(json_object_get(rep, "cpus"), i, cpu) {
 		int c = (int)json_integer_value(json_object_get(cpu, "cpu"));
 		uint64_t busy = (uint64_t)JI(cpu, "busy_ns"),
@@ -937,6 +978,16 @@ Test(oracle, cpu_time_against_cpuidle_residency)
 		cr_assert_eq(busy + idle + lost + unk, span, "cpu %d: busy + idle "
 			     "+ lost + unknown != the span %llu", c,
 			     (unsigned long long)span);
+		fprintf(stderr, "oracle: cpu %d reference: busy %.3f idle %.3f "
+			"unknown %.3f ms (%llu gaps)\n", c, ref[c][0] / 1e6,
+			ref[c][1] / 1e6, ref[c][2] / 1e6,
+			(unsigned long long)ref[c][3]);
+		/*
+		 * Not asserted equal yet: where the kernel hides a task the
+		 * matcher leaves some of abicap's switches unmatched (its
+		 * blind spots), so the reference lacks them (0.4 ms of 1.5 s
+		 * seen here). The idle the kernel counts is asserted below.
+		 */
 		/* sysfs counts in us (rounded down per state): no slack needed */
 		cr_assert_leq(res, idle + lost + unk + slack, "cpu %d: "
 			      "the kernel says %.3f ms idle, report %.3f ms "
