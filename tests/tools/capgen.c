@@ -16,6 +16,7 @@
  *   many-cgroups    N switches, each task in a cgroup of its own
  *   cgroup-gaps     N cgroup blocks numbered 0, 2, 4, ... (every other one
  *              missing: a damaged file, report exits 5) and no records
+ *   freqs      cpu_frequency records, every one a new frequency
  * "meta" (default) writes the metadata abicap record does (CPU count,
  * events: report and export stream); "nometa" an empty object.
  */
@@ -111,7 +112,7 @@ int main(int argc, char **argv)
 	    (n > 1000000 && strcmp(argv[1], "unused-cgroups")) ||
 	    (argc == 5 && strcmp(argv[4], "meta") && strcmp(argv[4], "nometa"))) {
 		fprintf(stderr, "usage: capgen same-ts|many-pids|stride-pids|"
-			"reverse|shuffled|sorted|unused-cgroups|many-cgroups|"
+			"reverse|shuffled|sorted|freqs|unused-cgroups|many-cgroups|"
 			"cgroup-gaps N OUT [meta|nometa]\n");
 		return 2;
 	}
@@ -169,6 +170,17 @@ int main(int argc, char **argv)
 				fprintf(stderr, "capgen: out of memory\n");
 				return 1;
 			}
+		} else if (!strcmp(argv[1], "freqs")) {
+			memset(&r, 0, sizeof(r));
+			r.pw = (struct abicap_power){ .hdr = { ts + (uint64_t)i *
+				1000, ABICAP_EV_CPU_FREQUENCY, sizeof(r.pw),
+				(uint32_t)(i & 1) }, .state = 100000 + (uint32_t)i,
+				.cpu_id = (uint32_t)(i & 1) };
+			if (capw_add(w, &r, r.hdr.size)) {
+				fprintf(stderr, "capgen: cannot write %s\n", argv[3]);
+				return 1;
+			}
+			continue;
 		} else if (strcmp(argv[1], "same-ts") && !unused) {
 			fprintf(stderr, "capgen: unknown kind '%s'\n", argv[1]);
 			return 2;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "capfile/report_group.h"
+#include "lib/hashtab.h"
 
 int group_by_parse(const char *s, enum group_by *by)
 {
@@ -60,32 +61,28 @@ static int grow(void *v, size_t n, size_t *cap, size_t sz)
 
 struct name_key {
 	const struct grouping *g;
-	const char *a, *b;
+	const char *name;
 };
 
 static bool same_group(void *ctx, uint64_t i)
 {
 	struct name_key *k = ctx;
 
-	return !strcmp(k->g->g[i].name, k->a);
+	return !strcmp(k->g->g[i].name, k->name);
 }
 
-static bool same_pair(void *ctx, uint64_t i)
+static struct group *find_group(struct grouping *g, const char *name,
+				size_t *pos)
 {
-	struct name_key *k = ctx;
-
-	return !strcmp(k->g->ch[i].waker, k->a) && !strcmp(k->g->ch[i].wakee, k->b);
-}
-
-static struct group *find_group(struct grouping *g, const char *name)
-{
-	struct name_key k = { g, name, NULL };
+	struct name_key k = { g, name };
 	uint64_t h = hash_str(name), *i = hashtab_find(&g->by_name, h,
 						       same_group, &k);
 	struct group *n;
 
-	if (i)
+	if (i) {
+		*pos = (size_t)*i;
 		return &g->g[*i];
+	}
 	if (grow(&g->g, g->n, &g->cap, sizeof(*g->g)))
 		return NULL;
 	n = &g->g[g->n];
@@ -95,31 +92,31 @@ static struct group *find_group(struct grouping *g, const char *name)
 		free(n->name);
 		return NULL;
 	}
-	g->n++;
+	*pos = g->n++;
 	return n;
 }
 
-static struct group_chain *find_chain(struct grouping *g, const char *waker,
-				      const char *wakee)
+static struct group_chain *find_chain(struct grouping *g, size_t wi,
+				      size_t ei)
 {
-	struct name_key k = { g, waker, wakee };
-	uint64_t h = hash_u64(hash_str(waker) ^ hash_str(wakee) * 3),
-		 *i = hashtab_find(&g->by_pair, h, same_pair, &k);
+	uint64_t key = (uint64_t)wi << 32 | (uint64_t)ei, *i;
 	struct group_chain *n;
 
+	if (wi > UINT32_MAX || ei > UINT32_MAX)
+		return NULL;
+	i = hashtab_get(&g->by_pair, key);
 	if (i)
 		return &g->ch[*i];
 	if (grow(&g->ch, g->nch, &g->chcap, sizeof(*g->ch)))
 		return NULL;
 	n = &g->ch[g->nch];
 	memset(n, 0, sizeof(*n));
-	n->waker = strdup(waker);
-	n->wakee = strdup(wakee);
-	if (!n->waker || !n->wakee || hashtab_add(&g->by_pair, h, g->nch)) {
-		free(n->waker);
-		free(n->wakee);
+	n->wi = wi;
+	n->ei = ei;
+	n->waker = g->g[wi].name;
+	n->wakee = g->g[ei].name;
+	if (hashtab_put(&g->by_pair, key, g->nch) < 0)
 		return NULL;
-	}
 	g->nch++;
 	return n;
 }
@@ -127,12 +124,15 @@ static struct group_chain *find_chain(struct grouping *g, const char *waker,
 static int add_task(struct group *grp, const struct task *t)
 {
 	grp->ntasks++;
-	if (lat_merge(&grp->rq, &t->rq) || lat_merge(&grp->wake, &t->wake))
+	const struct task_res *r = task_res(t);
+
+	if (lat_merge(&grp->rq, &r->rq) || lat_merge(&grp->wake, &r->wake))
 		return -ENOMEM;
 	grp->off_total += t->off_total;
 	for (int k = 0; k < 10; k++)
-		grp->off_by_state[k] += t->off_by_state[k];
+		grp->off_by_state[k] += r->off_by_state[k];
 	grp->voluntary += t->voluntary;
+	grp->runtime += t->runtime;
 	grp->involuntary += t->involuntary;
 	return 0;
 }
@@ -141,17 +141,19 @@ int group_analysis(const struct analysis *a, struct cgnames *names,
 		   enum group_by by, const struct captrailer *trl,
 		   struct grouping *out)
 {
-	char name[GROUP_NAME_MAX], other[GROUP_NAME_MAX];
+	char name[GROUP_NAME_MAX];
+	size_t pos;
 
 	memset(out, 0, sizeof(*out));
 	for (size_t i = 0; i < a->ntasks; i++) {
 		const struct task *t = &a->tasks[i];
 		struct group *grp;
 
-		if (!t->rq.n && !t->off_total && !t->voluntary && !t->involuntary)
+		if (!task_res(t)->rq.n && !t->off_total && !t->voluntary &&
+		    !t->involuntary && !t->runtime)
 			continue;
 		group_name(names, by, t->cgroup, name, sizeof(name));
-		grp = find_group(out, name);
+		grp = find_group(out, name, &pos);
 		if (!grp || add_task(grp, t))
 			goto oom;
 		if (by == GROUP_CGROUP && trl && t->cgroup && !grp->thr)
@@ -159,13 +161,18 @@ int group_analysis(const struct analysis *a, struct cgnames *names,
 	}
 	for (size_t i = 0; i < a->nchains; i++) {
 		const struct chain *c = &a->chains[i];
-		const struct task *w = analysis_find(a, c->waker);
-		const struct task *e = analysis_find(a, c->wakee);
+		const struct task *w = &a->tasks[c->waker_task - 1];
+		const struct task *e = &a->tasks[c->wakee_task - 1];
 		struct group_chain *gc;
+		size_t wi, ei;
 
-		group_name(names, by, w ? w->cgroup : 0, name, sizeof(name));
-		group_name(names, by, e ? e->cgroup : 0, other, sizeof(other));
-		gc = find_chain(out, name, other);
+		group_name(names, by, w->cgroup, name, sizeof(name));
+		if (!find_group(out, name, &wi))
+			goto oom;
+		group_name(names, by, e->cgroup, name, sizeof(name));
+		if (!find_group(out, name, &ei))
+			goto oom;
+		gc = find_chain(out, wi, ei);
 		if (!gc)
 			goto oom;
 		gc->count += c->count;
@@ -186,10 +193,6 @@ void grouping_free(struct grouping *g)
 		lat_free(&g->g[i].rq);
 		lat_free(&g->g[i].wake);
 		free(g->g[i].name);
-	}
-	for (size_t i = 0; i < g->nch; i++) {
-		free(g->ch[i].waker);
-		free(g->ch[i].wakee);
 	}
 	free(g->g);
 	free(g->ch);

@@ -7,7 +7,7 @@
 #ifndef ABICAP_REPORT_GROUP_H
 #define ABICAP_REPORT_GROUP_H
 
-#include "capfile/analysis.h"
+#include "analysis/analysis.h"
 #include "capfile/capmeta.h"
 #include "event/cgnames.h"
 #include "lib/hashtab.h"
@@ -24,12 +24,14 @@ struct group {
 	uint64_t off_total;
 	uint64_t off_by_state[10];
 	uint64_t voluntary, involuntary;
+	uint64_t runtime; /* on a CPU */
 	/* --by cgroup: its CPU quota throttling over the capture, NULL: not measured */
 	const struct captrailer_cgroup *thr;
 };
 
 struct group_chain {
-	char *waker, *wakee;
+	const char *waker, *wakee; /* their groups' names */
+	size_t wi, ei; /* their groups, before the groups are sorted */
 	uint64_t count, measured, total_lat, max_lat;
 };
 
@@ -38,7 +40,8 @@ struct grouping {
 	size_t n, cap;
 	struct group_chain *ch;
 	size_t nch, chcap;
-	struct hashtab by_name, by_pair; /* -> index in g, ch */
+	/* name -> index in g; (wi << 32 | ei) -> index in ch */
+	struct hashtab by_name, by_pair;
 };
 
 /* "task", "cgroup", "container" -> *by: 0, or -1 if none of those. */

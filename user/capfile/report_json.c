@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /* The report as JSON: the same figures as the text, every row, unsorted. */
+#include <errno.h>
 #include <jansson.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include "capfile/capwarn.h"
 #include "capfile/report_json.h"
 #include "lib/escape.h"
@@ -22,37 +25,68 @@ static json_t *json_states(const uint64_t off_by_state[10])
 	return st;
 }
 
+/* A task's or group's run-queue latency and wakeup delays. */
+static void json_lat_fields(json_t *o, const struct lat *rq,
+			    const struct lat *wake)
+{
+	json_t *f = json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
+		"rq_samples", (json_int_t)rq->n,
+		"rq_total_ns", (json_int_t)rq->total,
+		"rq_p50_ns", (json_int_t)lat_percentile(rq, 50),
+		"rq_p99_ns", (json_int_t)lat_percentile(rq, 99),
+		"rq_max_ns", (json_int_t)rq->max,
+		"wakeup_delays", (json_int_t)wake->n,
+		"wakeup_delay_total_ns", (json_int_t)wake->total,
+		"wakeup_delay_max_ns", (json_int_t)wake->max);
+
+	if (o && f)
+		json_object_update(o, f);
+	json_decref(f);
+}
+
+/* Its off-CPU time by state, switches and runtime. */
+static void json_rest_fields(json_t *o, uint64_t off_total,
+			     const uint64_t off_by_state[10],
+			     uint64_t voluntary, uint64_t involuntary,
+			     uint64_t runtime)
+{
+	json_t *f = json_pack("{s:I, s:o, s:I, s:I, s:I}",
+		"off_cpu_ns", (json_int_t)off_total,
+		"off_cpu_by_state_ns", json_states(off_by_state),
+		"voluntary", (json_int_t)voluntary,
+		"involuntary", (json_int_t)involuntary,
+		"runtime_ns", (json_int_t)runtime);
+
+	if (o && f)
+		json_object_update(o, f);
+	json_decref(f);
+}
+
 json_t *report_json_groups(struct grouping *g)
 {
 	json_t *groups = json_array(), *chains = json_array();
 
 	for (size_t i = 0; i < g->n; i++) {
 		struct group *r = &g->g[i];
-		json_t *st = json_states(r->off_by_state);
+		json_t *row;
 
-		json_array_append_new(groups, json_pack(
-			"{s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:I, s:I}",
-			"group", JESC(r->name), "tasks", (json_int_t)r->ntasks,
-			"rq_samples", (json_int_t)r->rq.n,
-			"rq_total_ns", (json_int_t)r->rq.total,
-			"rq_p50_ns", (json_int_t)lat_percentile(&r->rq, 50),
-			"rq_p99_ns", (json_int_t)lat_percentile(&r->rq, 99),
-			"rq_max_ns", (json_int_t)r->rq.max,
-			"wakeup_delays", (json_int_t)r->wake.n,
-			"wakeup_delay_total_ns", (json_int_t)r->wake.total,
-			"off_cpu_ns", (json_int_t)r->off_total,
-			"off_cpu_by_state_ns", st,
-			"voluntary", (json_int_t)r->voluntary,
-			"involuntary", (json_int_t)r->involuntary));
+		if (!r->ntasks) /* named by a wakeup chain only */
+			continue;
+		row = json_pack("{s:o, s:I}", "group", JESC(r->name),
+					"tasks", (json_int_t)r->ntasks);
+
+		json_lat_fields(row, &r->rq, &r->wake);
+		json_rest_fields(row, r->off_total, r->off_by_state, r->voluntary,
+				 r->involuntary, r->runtime);
 		if (r->thr)
-			json_object_set_new(json_array_get(groups,
-				json_array_size(groups) - 1), "throttled",
-				r->thr->known ? json_pack("{s:s, s:I, s:I, s:I}",
-				"source", r->thr->v1 ? CAPMETA_THROTTLE_V1 :
+			json_object_set_new(row, "throttled", r->thr->known ?
+				json_pack("{s:s, s:I, s:I, s:I}", "source",
+				r->thr->v1 ? CAPMETA_THROTTLE_V1 :
 				CAPMETA_THROTTLE_V2, "nr_periods",
 				(json_int_t)r->thr->nr_periods, "nr_throttled",
 				(json_int_t)r->thr->nr_throttled, "throttled_ns",
 				(json_int_t)r->thr->throttled_ns) : json_null());
+		json_array_append_new(groups, row);
 	}
 	for (size_t i = 0; i < g->nch; i++)
 		json_array_append_new(chains, json_pack("{s:o, s:o, s:I, s:I, s:I}",
@@ -119,37 +153,86 @@ static json_t *json_integrity(const struct capinfo *ci)
 			CAPR_PROBLEMS_KEPT ? ig->nproblems - CAPR_PROBLEMS_KEPT : 0));
 }
 
+/* Every task report's filters keep with anything counted has a row. */
+static bool task_shown(const struct analysis *a, const struct task *t)
+{
+	return analysis_wanted(a, t) && (task_res(t)->rq.n || t->off_total ||
+		t->voluntary || t->involuntary || t->runtime);
+}
+
+/* One task's row; NULL: no memory. */
+static json_t *json_task(const struct task *t, struct cgnames *names)
+{
+	const struct task_res *r = task_res(t);
+	json_t *row = json_pack("{s:i, s:i, s:I, s:o}", "tid", t->pid, "tgid",
+				t->tgid, "start_ns", (json_int_t)t->start_ns,
+				"comm", JESC_COMM(task_comm(t)));
+
+	json_lat_fields(row, &r->rq, &r->wake);
+	json_rest_fields(row, t->off_total, r->off_by_state, t->voluntary,
+			 t->involuntary, t->runtime);
+	json_cgroup_fields(row, names, t->cgroup);
+	return row;
+}
+
+/*
+ * The document out, its "tasks" (an empty array in out) written one row
+ * at a time: a row per task takes no memory beyond its own. 0, or -ENOMEM.
+ */
+int report_json_dump(FILE *f, json_t *out, const struct analysis *a,
+		     struct cgnames *names)
+{
+	static const char key[] = "\n  \"tasks\": []";
+	char *doc = json_dumps(out, JSON_INDENT(2) | JSON_PRESERVE_ORDER), *at;
+	bool first = true;
+	int ret = 0;
+
+	if (!doc)
+		return -ENOMEM;
+	/* top-level keys alone are indented by two: no string holds a newline */
+	at = strstr(doc, key);
+	if (!at) {
+		fputs(doc, f);
+		free(doc);
+		return 0;
+	}
+	fwrite(doc, 1, (size_t)(at - doc) + sizeof(key) - 2, f);
+	for (size_t i = 0; i < a->ntasks; i++) {
+		json_t *row;
+		char *s;
+
+		if (!task_shown(a, &a->tasks[i]))
+			continue;
+		row = json_task(&a->tasks[i], names);
+		s = row ? json_dumps(row, JSON_INDENT(2) | JSON_PRESERVE_ORDER) :
+		    NULL;
+		json_decref(row);
+		if (!s) {
+			ret = -ENOMEM;
+			continue;
+		}
+		fputs(first ? "\n    " : ",\n    ", f);
+		for (const char *c = s; *c; c++) {
+			fputc(*c, f);
+			if (*c == '\n')
+				fputs("    ", f);
+		}
+		free(s);
+		first = false;
+	}
+	fputs(first ? "]" : "\n  ]", f);
+	fputs(at + sizeof(key) - 1, f);
+	free(doc);
+	return ret;
+}
+
 json_t *report_json(struct analysis *a, const char *path, json_t *meta,
-		    bool cut, struct cgnames *names, const struct capinfo *ci)
+		    bool cut, const struct capinfo *ci)
 {
 	json_t *out;
 	json_t *tasks = json_array(), *cpus = json_array(), *chains = json_array();
 	struct lat *l = &a->rq;
 
-	for (size_t i = 0; i < a->ntasks; i++) {
-		struct task *t = &a->tasks[i];
-		json_t *st;
-
-		if (!t->rq.n && !t->off_total)
-			continue;
-		st = json_states(t->off_by_state);
-		json_array_append_new(tasks, json_pack(
-			"{s:i, s:i, s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:I, s:I}",
-			"tid", t->pid, "tgid", t->tgid, "comm", JESC_COMM(t->comm),
-			"rq_samples", (json_int_t)t->rq.n,
-			"rq_total_ns", (json_int_t)t->rq.total,
-			"rq_p50_ns", (json_int_t)lat_percentile(&t->rq, 50),
-			"rq_p99_ns", (json_int_t)lat_percentile(&t->rq, 99),
-			"rq_max_ns", (json_int_t)t->rq.max,
-			"wakeup_delays", (json_int_t)t->wake.n,
-			"wakeup_delay_total_ns", (json_int_t)t->wake.total,
-			"wakeup_delay_max_ns", (json_int_t)t->wake.max,
-			"off_cpu_ns", (json_int_t)t->off_total, "off_cpu_by_state_ns", st,
-			"voluntary", (json_int_t)t->voluntary,
-			"involuntary", (json_int_t)t->involuntary));
-		json_cgroup_fields(json_array_get(tasks, json_array_size(tasks) - 1),
-				   names, t->cgroup);
-	}
 	for (int c = 0; c < a->ncpus && !ci->task_filtered; c++) {
 		json_t *res, *fr;
 
@@ -172,17 +255,21 @@ json_t *report_json(struct analysis *a, const char *path, json_t *meta,
 			snprintf(key, sizeof(key), "%u", a->cpus[c].freqs[k]);
 			json_object_set_new(fr, key, json_integer(a->cpus[c].freq_time[k]));
 		}
-		json_array_append_new(cpus, json_pack("{s:i, s:I, s:I, s:I, s:o, s:o}",
+		json_array_append_new(cpus, json_pack(
+			"{s:i, s:I, s:I, s:I, s:I, s:I, s:o, s:o}",
 			"cpu", c, "busy_ns", (json_int_t)a->cpus[c].busy,
 			"idle_ns", (json_int_t)a->cpus[c].idle_time,
 			"lost_ns", (json_int_t)a->cpus[c].lost_time,
+			"unknown_ns", (json_int_t)a->cpus[c].unknown_time,
+			"hidden_gaps", (json_int_t)a->cpus[c].hidden_gaps,
 			"idle_state_residency_ns", res, "frequency_residency_ns", fr));
 	}
 	for (size_t i = 0; i < a->nchains; i++)
 		json_array_append_new(chains, json_pack(
 			"{s:i, s:o, s:i, s:o, s:I, s:I, s:I}",
 			"waker", a->chains[i].waker,
-			"waker_comm", JESC_COMM(a->chains[i].waker_comm),
+			"waker_comm", JESC_COMM(a->chains[i].waker_comm[0] ?
+				a->chains[i].waker_comm : "(unknown)"),
 			"wakee", a->chains[i].wakee,
 			"wakee_comm", JESC_COMM(a->chains[i].wakee_comm),
 			"count", (json_int_t)a->chains[i].count,
@@ -219,7 +306,12 @@ json_t *report_json(struct analysis *a, const char *path, json_t *meta,
 	/* a part of a damaged file not read is records lost without a window */
 	json_object_set_new(out, "figures_trustworthy", json_boolean(
 		!ci->untrusted && !ci->cpus_partial && !ci->drops_unplaced &&
-		!a->oom && !ci->damaged && !a->bad_cpu));
+		analysis_trustworthy(a) && !ci->damaged && !a->bad_cpu));
+	json_object_set_new(out, "analysis_errors", json_pack(
+		"{s:I, s:I}", "records_out_of_order", (json_int_t)a->order_errors,
+		"negative_intervals", (json_int_t)a->negative));
+	json_object_set_new(out, "pid_reuses", json_integer(
+		(json_int_t)a->pid_reuses));
 	/* as export: records naming a CPU past the capture's count */
 	json_object_set_new(out, "records_bad_cpu",
 			    json_integer((json_int_t)a->bad_cpu));

@@ -21,22 +21,15 @@ static double ms(uint64_t ns)
 #define ESC_COMM(c) text_escaped((c), ABICAP_COMM_LEN)
 #define ESC(s) text_escaped((s), ESCAPE_MAX)
 
-/* log2 histogram of microseconds, like runqlat's */
-static void histogram(FILE *f, const struct lat *l)
+/* log2 histogram of microseconds, like runqlat's (exact counts) */
+static void histogram(FILE *f, const uint64_t buckets[40])
 {
-	uint64_t buckets[40] = { 0 }, max = 0;
+	uint64_t max = 0;
 	int top = 0;
 
-	for (size_t i = 0; i < l->n; i++) {
-		uint64_t u = l->v[i] / 1000;
-		int b = 0;
-
-		while (u >> b && b < 39)
-			b++;
-		buckets[b]++;
-		if (b > top)
+	for (int b = 0; b < 40; b++)
+		if (buckets[b])
 			top = b;
-	}
 	for (int b = 0; b <= top; b++)
 		if (buckets[b] > max)
 			max = buckets[b];
@@ -53,9 +46,9 @@ static void histogram(FILE *f, const struct lat *l)
 
 static int by_rq_total(const void *a, const void *b)
 {
-	const struct task *x = a, *y = b;
+	uint64_t x = task_res(a)->rq.total, y = task_res(b)->rq.total;
 
-	return x->rq.total < y->rq.total ? 1 : x->rq.total > y->rq.total ? -1 : 0;
+	return x < y ? 1 : x > y ? -1 : 0;
 }
 
 static int by_off_total(const void *a, const void *b)
@@ -163,6 +156,8 @@ static void text_groups(FILE *f, struct grouping *g, const char *key, int top,
 		struct group *r = &g->g[i];
 		char t[64] = "";
 
+		if (!r->ntasks) /* named by a wakeup chain only */
+			continue;
 		if (thr && r->thr && r->thr->known)
 			snprintf(t, sizeof(t), " | %14.3f  %llu/%llu",
 				 ms(r->thr->throttled_ns),
@@ -184,6 +179,8 @@ static void text_groups(FILE *f, struct grouping *g, const char *key, int top,
 	for (size_t i = 0; i < g->n && i < (size_t)top; i++) {
 		struct group *r = &g->g[i];
 
+		if (!r->ntasks) /* named by a wakeup chain only */
+			continue;
 		fprintf(f, "  %-40s %11.3f %10.3f %10.3f %10.3f %10.3f %8llu %8llu\n",
 			ESC(r->name), ms(r->off_total), ms(r->off_by_state[1]),
 			ms(r->off_by_state[2]), ms(r->off_by_state[0]),
@@ -271,8 +268,9 @@ void report_text(FILE *f, struct analysis *a, const char *path, json_t *meta,
 		fprintf(f, "integrity: not checked (capture format %u has no "
 			"sequence numbers or trailer checksum)\n", ci->version);
 	if (ci->ndrops || a->waits_dropped || a->off_dropped)
-		fprintf(f, "lost: %llu records in %zu windows; left out as they "
-			"span one: %llu waits, %llu off-CPU intervals\n",
+		fprintf(f, "lost: %llu records in %zu windows; left out as "
+			"part of them was not seen: at least %llu waits, %llu "
+			"off-CPU intervals (docs/analysis.md)\n",
 			(unsigned long long)ci->dropped_in_windows, a->ndrops,
 			(unsigned long long)a->waits_dropped,
 			(unsigned long long)a->off_dropped);
@@ -282,6 +280,13 @@ void report_text(FILE *f, struct analysis *a, const char *path, json_t *meta,
 			"name are not trustworthy\n",
 			(unsigned long long)a->bad_cpu, a->bad_cpu == 1 ? "" : "s",
 			a->ncpus, a->bad_cpu == 1 ? "was" : "were");
+	if (a->order_errors || a->negative)
+		fprintf(f, "ERROR: %llu records out of time order were left out "
+			"(the tasks and CPUs they name are unknown until seen "
+			"again) and %llu intervals ending before they start: "
+			"figures are not trustworthy\n",
+			(unsigned long long)a->order_errors,
+			(unsigned long long)a->negative);
 	if (ci->drops_unplaced)
 		fprintf(f, "WARNING: records were lost outside any drop window: "
 			"waits spanning them may be too long\n");
@@ -296,7 +301,7 @@ void report_text(FILE *f, struct analysis *a, const char *path, json_t *meta,
 	fprintf(f, "\nRun-queue latency (wakeup or preemption -> running): %zu samples\n",
 		l->n);
 	if (l->n) {
-		histogram(f, l);
+		histogram(f, a->rq_log2us);
 		fprintf(f, "  p50 %.1f us  p90 %.1f us  p99 %.1f us  p99.9 %.1f us  "
 			"max %.1f us\n", us(lat_percentile(l, 50)),
 			us(lat_percentile(l, 90)), us(lat_percentile(l, 99)),
@@ -329,14 +334,15 @@ static void text_tasks(FILE *f, struct analysis *a, int top,
 		"WAKEUPS", "DELAY(ms)", "MAX(us)", "CGROUP");
 	for (size_t i = 0, shown = 0; i < a->ntasks && shown < (size_t)top; i++) {
 		struct task *t = &a->tasks[i];
+		const struct task_res *r = task_res(t);
 
-		if (!t->rq.n)
+		if (!r->rq.n)
 			continue;
 		fprintf(f, "  %-8d %-16s %9zu %11.3f %9.1f %9.1f %9.1f | %9zu %11.3f "
-			"%9.1f  %s\n", t->pid, ESC_COMM(t->comm), t->rq.n,
-			ms(t->rq.total),
-			us(t->rq.total / t->rq.n), us(lat_percentile(&t->rq, 99)),
-			us(t->rq.max), t->wake.n, ms(t->wake.total), us(t->wake.max),
+			"%9.1f  %s\n", t->pid, ESC_COMM(task_comm(t)), r->rq.n,
+			ms(r->rq.total),
+			us(r->rq.total / r->rq.n), us(lat_percentile(&r->rq, 99)),
+			us(r->rq.max), r->wake.n, ms(r->wake.total), us(r->wake.max),
 			task_cgroup(names, t));
 		shown++;
 	}
@@ -348,22 +354,27 @@ static void text_tasks(FILE *f, struct analysis *a, int top,
 	sort_some(a->tasks, a->ntasks, sizeof(*a->tasks), by_off_total);
 	fprintf(f, "\nOff-CPU time per task, by the state it left in (top %d):\n",
 		top);
-	fprintf(f, "  %-8s %-16s %11s %10s %10s %10s %10s %10s %8s %8s\n", "TID",
-		"COMM", "OFF(ms)", "S(ms)", "D(ms)", "R(ms)", "R+(ms)", "OTHER(ms)",
-		"VOL", "INVOL");
+	fprintf(f, "  %-8s %-16s %11s %10s %10s %10s %10s %10s %8s %8s %11s\n",
+		"TID", "COMM", "OFF(ms)", "S(ms)", "D(ms)", "R(ms)", "R+(ms)",
+		"OTHER(ms)", "VOL", "INVOL", "RUN(ms)");
 	for (size_t i = 0, shown = 0; i < a->ntasks && shown < (size_t)top; i++) {
 		struct task *t = &a->tasks[i];
 
-		if (!t->off_total)
+		if (!analysis_wanted(a, t) || (!t->off_total && !t->runtime))
 			continue;
 		fprintf(f, "  %-8d %-16s %11.3f %10.3f %10.3f %10.3f %10.3f %10.3f "
-			"%8llu %8llu\n", t->pid, ESC_COMM(t->comm), ms(t->off_total),
-			ms(t->off_by_state[1]), ms(t->off_by_state[2]),
-			ms(t->off_by_state[0]), ms(t->off_by_state[9]),
-			ms(t->off_total - t->off_by_state[0] - t->off_by_state[1] -
-			   t->off_by_state[2] - t->off_by_state[9]),
+			"%8llu %8llu %11.3f\n", t->pid, ESC_COMM(task_comm(t)),
+			ms(t->off_total),
+			ms(task_res(t)->off_by_state[1]),
+			ms(task_res(t)->off_by_state[2]),
+			ms(task_res(t)->off_by_state[0]),
+			ms(task_res(t)->off_by_state[9]),
+			ms(t->off_total - task_res(t)->off_by_state[0] -
+			   task_res(t)->off_by_state[1] -
+			   task_res(t)->off_by_state[2] -
+			   task_res(t)->off_by_state[9]),
 			(unsigned long long)t->voluntary,
-			(unsigned long long)t->involuntary);
+			(unsigned long long)t->involuntary, ms(t->runtime));
 		shown++;
 	}
 }
@@ -375,15 +386,17 @@ static void text_cpus_chains(FILE *f, struct analysis *a,
 	if (ci->task_filtered)
 		fprintf(f, "  not shown: %s\n", CPUS_NOT_KNOWN);
 	else
-		fprintf(f, "  %-4s %11s %11s %11s  %s\n", "CPU", "BUSY(ms)",
-			"IDLE(ms)", "LOST(ms)", "IDLE-STATE AND FREQUENCY RESIDENCY");
+		fprintf(f, "  %-4s %11s %11s %11s %11s %6s  %s\n", "CPU",
+			"BUSY(ms)", "IDLE(ms)", "LOST(ms)", "UNKNOWN(ms)", "GAPS",
+			"IDLE-STATE AND FREQUENCY RESIDENCY");
 	for (int c = 0; c < a->ncpus && !ci->task_filtered; c++) {
 		struct cpu_stat *s = &a->cpus[c];
 
 		if (!capinfo_cpu_captured(ci, c))
 			continue;
-		fprintf(f, "  %-4d %11.3f %11.3f %11.3f ", c, ms(s->busy),
-			ms(s->idle_time), ms(s->lost_time));
+		fprintf(f, "  %-4d %11.3f %11.3f %11.3f %11.3f %6llu ", c,
+			ms(s->busy), ms(s->idle_time), ms(s->lost_time),
+			ms(s->unknown_time), (unsigned long long)s->hidden_gaps);
 		for (int k = 0; k < MAX_IDLE_STATES; k++)
 			if (s->residency[k])
 				fprintf(f, " state%d %.3f ms", k, ms(s->residency[k]));
