@@ -23,7 +23,8 @@ declare -A may=(
 	[abi]="lib event abi bpf"
 	[capfile]="lib event capfile bpf"
 	[live]="lib event abi live bpf skel"
-	[cmd]="lib event abi capfile live cmd bpf skel"
+	[view]="lib event capfile view bpf"
+	[cmd]="lib event abi capfile live view cmd bpf skel"
 	[static]=""
 )
 for dir in user/*/; do
