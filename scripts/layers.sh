@@ -2,7 +2,8 @@
 # The architecture checks (ARCHITECTURE.md), run by make install-test via
 # tests/install/layers.sh and usable alone: scripts/layers.sh [TOP].
 #  1. No upward include: each user/<layer>/ file includes only headers of
-#     the layers below it (lib <- event <- {abi, capfile}; live -> abi;
+#     the layers below it (lib <- event <- {abi, analysis <- capfile};
+#     live -> abi;
 #     cmd -> anything; live and capfile never include each other), and an
 #     include without a layer names a header of bpf/ or the generated
 #     skeleton, never a user/ header by its bare name.
@@ -21,10 +22,11 @@ declare -A may=(
 	[lib]="lib"
 	[event]="lib event bpf"
 	[abi]="lib event abi bpf"
-	[capfile]="lib event capfile bpf"
+	[analysis]="lib event analysis bpf"
+	[capfile]="lib event analysis capfile bpf"
 	[live]="lib event abi live bpf skel"
-	[view]="lib event capfile view bpf"
-	[cmd]="lib event abi capfile live view cmd bpf skel"
+	[view]="lib event analysis capfile view bpf"
+	[cmd]="lib event abi analysis capfile live view cmd bpf skel"
 	[static]=""
 )
 for dir in user/*/; do

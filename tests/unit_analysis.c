@@ -7,7 +7,7 @@
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <string.h>
-#include "capfile/analysis.h"
+#include "analysis/analysis.h"
 
 TestSuite(analysis);
 

@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "capfile/analysis.h"
+#include "analysis/analysis.h"
 #include "capfile/capfile.h"
 
 /* What the capture's metadata and blocks say about its filters and losses. */

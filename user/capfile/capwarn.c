@@ -42,9 +42,7 @@ bool capwarn_integrity(const struct capr *r, const char *path)
 
 bool capwarn_cpu_past(const union abicap_rec *r, uint32_t ncpus)
 {
-	return r->hdr.cpu >= ncpus ||
-	       ((r->hdr.type == ABICAP_EV_CPU_IDLE ||
-		 r->hdr.type == ABICAP_EV_CPU_FREQUENCY) && r->pw.cpu_id >= ncpus);
+	return record_cpu_past(r, ncpus);
 }
 
 void capwarn_bad_cpu(uint64_t n, int ncpus)

@@ -88,6 +88,7 @@ static int add_task(struct group *grp, const struct task *t)
 	for (int k = 0; k < 10; k++)
 		grp->off_by_state[k] += t->off_by_state[k];
 	grp->voluntary += t->voluntary;
+	grp->runtime += t->runtime;
 	grp->involuntary += t->involuntary;
 	return 0;
 }
@@ -102,7 +103,8 @@ int group_analysis(const struct analysis *a, struct cgnames *names,
 		const struct task *t = &a->tasks[i];
 		struct group *grp;
 
-		if (!t->rq.n && !t->off_total && !t->voluntary && !t->involuntary)
+		if (!t->rq.n && !t->off_total && !t->voluntary &&
+		    !t->involuntary && !t->runtime)
 			continue;
 		group_name(names, by, t->cgroup, name, sizeof(name));
 		grp = find_group(out, name);
@@ -111,12 +113,12 @@ int group_analysis(const struct analysis *a, struct cgnames *names,
 	}
 	for (size_t i = 0; i < a->nchains; i++) {
 		const struct chain *c = &a->chains[i];
-		const struct task *w = analysis_find(a, c->waker);
-		const struct task *e = analysis_find(a, c->wakee);
+		const struct task *w = &a->tasks[c->waker_task - 1];
+		const struct task *e = &a->tasks[c->wakee_task - 1];
 		struct group_chain *gc;
 
-		group_name(names, by, w ? w->cgroup : 0, name, sizeof(name));
-		group_name(names, by, e ? e->cgroup : 0, other, sizeof(other));
+		group_name(names, by, w->cgroup, name, sizeof(name));
+		group_name(names, by, e->cgroup, other, sizeof(other));
 		gc = find_chain(out, name, other);
 		if (!gc)
 			goto oom;

@@ -7,7 +7,7 @@
 #ifndef ABICAP_REPORT_GROUP_H
 #define ABICAP_REPORT_GROUP_H
 
-#include "capfile/analysis.h"
+#include "analysis/analysis.h"
 #include "event/cgnames.h"
 
 enum group_by { GROUP_TASK, GROUP_CGROUP, GROUP_CONTAINER };
@@ -22,6 +22,7 @@ struct group {
 	uint64_t off_total;
 	uint64_t off_by_state[10];
 	uint64_t voluntary, involuntary;
+	uint64_t runtime; /* on a CPU */
 };
 
 struct group_chain {

@@ -115,12 +115,15 @@ json_t *report_json(struct analysis *a, const char *path, json_t *meta,
 		struct task *t = &a->tasks[i];
 		json_t *st;
 
-		if (!t->rq.n && !t->off_total)
+		/* every task report's filters keep, measured or not */
+		if (!analysis_wanted(a, t))
 			continue;
 		st = json_states(t->off_by_state);
 		json_array_append_new(tasks, json_pack(
-			"{s:i, s:i, s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:I, s:I}",
-			"tid", t->pid, "tgid", t->tgid, "comm", JESC_COMM(t->comm),
+			"{s:i, s:i, s:I, s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:I, s:I, s:I}",
+			"tid", t->pid, "tgid", t->tgid,
+			"start_ns", (json_int_t)t->start_ns,
+			"comm", JESC_COMM(task_comm(t)),
 			"rq_samples", (json_int_t)t->rq.n,
 			"rq_total_ns", (json_int_t)t->rq.total,
 			"rq_p50_ns", (json_int_t)lat_percentile(&t->rq, 50),
@@ -131,7 +134,8 @@ json_t *report_json(struct analysis *a, const char *path, json_t *meta,
 			"wakeup_delay_max_ns", (json_int_t)t->wake.max,
 			"off_cpu_ns", (json_int_t)t->off_total, "off_cpu_by_state_ns", st,
 			"voluntary", (json_int_t)t->voluntary,
-			"involuntary", (json_int_t)t->involuntary));
+			"involuntary", (json_int_t)t->involuntary,
+			"runtime_ns", (json_int_t)t->runtime));
 		json_cgroup_fields(json_array_get(tasks, json_array_size(tasks) - 1),
 				   names, t->cgroup);
 	}
@@ -157,17 +161,21 @@ json_t *report_json(struct analysis *a, const char *path, json_t *meta,
 			snprintf(key, sizeof(key), "%u", a->cpus[c].freqs[k]);
 			json_object_set_new(fr, key, json_integer(a->cpus[c].freq_time[k]));
 		}
-		json_array_append_new(cpus, json_pack("{s:i, s:I, s:I, s:I, s:o, s:o}",
+		json_array_append_new(cpus, json_pack(
+			"{s:i, s:I, s:I, s:I, s:I, s:I, s:o, s:o}",
 			"cpu", c, "busy_ns", (json_int_t)a->cpus[c].busy,
 			"idle_ns", (json_int_t)a->cpus[c].idle_time,
 			"lost_ns", (json_int_t)a->cpus[c].lost_time,
+			"unknown_ns", (json_int_t)a->cpus[c].unknown_time,
+			"hidden_gaps", (json_int_t)a->cpus[c].hidden_gaps,
 			"idle_state_residency_ns", res, "frequency_residency_ns", fr));
 	}
 	for (size_t i = 0; i < a->nchains; i++)
 		json_array_append_new(chains, json_pack(
 			"{s:i, s:o, s:i, s:o, s:I, s:I, s:I}",
 			"waker", a->chains[i].waker,
-			"waker_comm", JESC_COMM(a->chains[i].waker_comm),
+			"waker_comm", JESC_COMM(a->chains[i].waker_comm[0] ?
+				a->chains[i].waker_comm : "(unknown)"),
 			"wakee", a->chains[i].wakee,
 			"wakee_comm", JESC_COMM(a->chains[i].wakee_comm),
 			"count", (json_int_t)a->chains[i].count,
@@ -200,7 +208,12 @@ json_t *report_json(struct analysis *a, const char *path, json_t *meta,
 	/* a part of a damaged file not read is records lost without a window */
 	json_object_set_new(out, "figures_trustworthy", json_boolean(
 		!ci->untrusted && !ci->cpus_partial && !ci->drops_unplaced &&
-		!a->oom && !ci->damaged && !a->bad_cpu));
+		analysis_trustworthy(a) && !ci->damaged && !a->bad_cpu));
+	json_object_set_new(out, "analysis_errors", json_pack(
+		"{s:I, s:I}", "records_out_of_order", (json_int_t)a->order_errors,
+		"negative_intervals", (json_int_t)a->negative));
+	json_object_set_new(out, "pid_reuses", json_integer(
+		(json_int_t)a->pid_reuses));
 	/* as export: records naming a CPU past the capture's count */
 	json_object_set_new(out, "records_bad_cpu",
 			    json_integer((json_int_t)a->bad_cpu));

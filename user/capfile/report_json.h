@@ -5,7 +5,7 @@
 
 #include <jansson.h>
 #include <stdbool.h>
-#include "capfile/analysis.h"
+#include "analysis/analysis.h"
 #include "capfile/capinfo.h"
 #include "capfile/report_group.h"
 #include "event/cgnames.h"

@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "capfile/analysis.h"
+#include "analysis/analysis.h"
 #include "capfile/capfile.h"
 #include "capfile/capinfo.h"
 #include "event/cgnames.h"

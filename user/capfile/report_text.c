@@ -208,8 +208,9 @@ void report_text(FILE *f, struct analysis *a, const char *path, json_t *meta,
 		fprintf(f, "integrity: not checked (capture format %u has no "
 			"sequence numbers or trailer checksum)\n", ci->version);
 	if (ci->ndrops || a->waits_dropped || a->off_dropped)
-		fprintf(f, "lost: %llu records in %zu windows; left out as they "
-			"span one: %llu waits, %llu off-CPU intervals\n",
+		fprintf(f, "lost: %llu records in %zu windows; left out as "
+			"part of them was not seen: at least %llu waits, %llu "
+			"off-CPU intervals (docs/analysis.md)\n",
 			(unsigned long long)ci->dropped_in_windows, a->ndrops,
 			(unsigned long long)a->waits_dropped,
 			(unsigned long long)a->off_dropped);
@@ -219,6 +220,13 @@ void report_text(FILE *f, struct analysis *a, const char *path, json_t *meta,
 			"name are not trustworthy\n",
 			(unsigned long long)a->bad_cpu, a->bad_cpu == 1 ? "" : "s",
 			a->ncpus, a->bad_cpu == 1 ? "was" : "were");
+	if (a->order_errors || a->negative)
+		fprintf(f, "ERROR: %llu records out of time order were left out "
+			"(the tasks and CPUs they name are unknown until seen "
+			"again) and %llu intervals ending before they start: "
+			"figures are not trustworthy\n",
+			(unsigned long long)a->order_errors,
+			(unsigned long long)a->negative);
 	if (ci->drops_unplaced)
 		fprintf(f, "WARNING: records were lost outside any drop window: "
 			"waits spanning them may be too long\n");
@@ -266,7 +274,7 @@ static void text_tasks(FILE *f, struct analysis *a, int top,
 		if (!t->rq.n)
 			continue;
 		fprintf(f, "  %-8d %-16s %9zu %11.3f %9.1f %9.1f %9.1f | %9zu %11.3f "
-			"%9.1f  %s\n", t->pid, ESC_COMM(t->comm), t->rq.n,
+			"%9.1f  %s\n", t->pid, ESC_COMM(task_comm(t)), t->rq.n,
 			ms(t->rq.total),
 			us(t->rq.total / t->rq.n), us(lat_percentile(&t->rq, 99)),
 			us(t->rq.max), t->wake.n, ms(t->wake.total), us(t->wake.max),
@@ -279,22 +287,23 @@ static void text_tasks(FILE *f, struct analysis *a, int top,
 	sort_some(a->tasks, a->ntasks, sizeof(*a->tasks), by_off_total);
 	fprintf(f, "\nOff-CPU time per task, by the state it left in (top %d):\n",
 		top);
-	fprintf(f, "  %-8s %-16s %11s %10s %10s %10s %10s %10s %8s %8s\n", "TID",
-		"COMM", "OFF(ms)", "S(ms)", "D(ms)", "R(ms)", "R+(ms)", "OTHER(ms)",
-		"VOL", "INVOL");
+	fprintf(f, "  %-8s %-16s %11s %10s %10s %10s %10s %10s %8s %8s %11s\n",
+		"TID", "COMM", "OFF(ms)", "S(ms)", "D(ms)", "R(ms)", "R+(ms)",
+		"OTHER(ms)", "VOL", "INVOL", "RUN(ms)");
 	for (size_t i = 0, shown = 0; i < a->ntasks && shown < (size_t)top; i++) {
 		struct task *t = &a->tasks[i];
 
-		if (!t->off_total)
+		if (!analysis_wanted(a, t) || (!t->off_total && !t->runtime))
 			continue;
 		fprintf(f, "  %-8d %-16s %11.3f %10.3f %10.3f %10.3f %10.3f %10.3f "
-			"%8llu %8llu\n", t->pid, ESC_COMM(t->comm), ms(t->off_total),
+			"%8llu %8llu %11.3f\n", t->pid, ESC_COMM(task_comm(t)),
+			ms(t->off_total),
 			ms(t->off_by_state[1]), ms(t->off_by_state[2]),
 			ms(t->off_by_state[0]), ms(t->off_by_state[9]),
 			ms(t->off_total - t->off_by_state[0] - t->off_by_state[1] -
 			   t->off_by_state[2] - t->off_by_state[9]),
 			(unsigned long long)t->voluntary,
-			(unsigned long long)t->involuntary);
+			(unsigned long long)t->involuntary, ms(t->runtime));
 		shown++;
 	}
 }
@@ -306,15 +315,17 @@ static void text_cpus_chains(FILE *f, struct analysis *a,
 	if (ci->task_filtered)
 		fprintf(f, "  not shown: %s\n", CPUS_NOT_KNOWN);
 	else
-		fprintf(f, "  %-4s %11s %11s %11s  %s\n", "CPU", "BUSY(ms)",
-			"IDLE(ms)", "LOST(ms)", "IDLE-STATE AND FREQUENCY RESIDENCY");
+		fprintf(f, "  %-4s %11s %11s %11s %11s %6s  %s\n", "CPU",
+			"BUSY(ms)", "IDLE(ms)", "LOST(ms)", "UNKNOWN(ms)", "GAPS",
+			"IDLE-STATE AND FREQUENCY RESIDENCY");
 	for (int c = 0; c < a->ncpus && !ci->task_filtered; c++) {
 		struct cpu_stat *s = &a->cpus[c];
 
 		if (!capinfo_cpu_captured(ci, c))
 			continue;
-		fprintf(f, "  %-4d %11.3f %11.3f %11.3f ", c, ms(s->busy),
-			ms(s->idle_time), ms(s->lost_time));
+		fprintf(f, "  %-4d %11.3f %11.3f %11.3f %11.3f %6llu ", c,
+			ms(s->busy), ms(s->idle_time), ms(s->lost_time),
+			ms(s->unknown_time), (unsigned long long)s->hidden_gaps);
 		for (int k = 0; k < MAX_IDLE_STATES; k++)
 			if (s->residency[k])
 				fprintf(f, " state%d %.3f ms", k, ms(s->residency[k]));

@@ -75,3 +75,10 @@ const char *rec_error_str(enum rec_error e)
 	}
 	return "unknown error";
 }
+
+bool record_cpu_past(const union abicap_rec *r, uint32_t ncpus)
+{
+	return r->hdr.cpu >= ncpus ||
+	       ((r->hdr.type == ABICAP_EV_CPU_IDLE ||
+		 r->hdr.type == ABICAP_EV_CPU_FREQUENCY) && r->pw.cpu_id >= ncpus);
+}

@@ -3,7 +3,9 @@
 #ifndef ABICAP_RECORD_H
 #define ABICAP_RECORD_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include "abicap.h"
 
 /* A decoded record: hdr is valid, and so is the member hdr.type names. */
@@ -34,5 +36,11 @@ enum rec_error record_decode(const void *data, size_t len,
 			     union abicap_rec *out);
 
 const char *rec_error_str(enum rec_error e);
+
+/*
+ * Whether a record names a CPU at or past ncpus: where it ran, or for
+ * cpu_idle and cpu_frequency the CPU it is about.
+ */
+bool record_cpu_past(const union abicap_rec *r, uint32_t ncpus);
 
 #endif

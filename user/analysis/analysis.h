@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "analysis/observe.h"
 #include "event/record.h"
 
 #define MAX_IDLE_STATES 16
@@ -24,48 +25,80 @@ struct lat {
 /* Whether a task passed the capture's task filter, by its switch records. */
 enum followed { FOLLOW_UNKNOWN = 0, FOLLOW_YES, FOLLOW_NO };
 
+/* What the state machine knows of a task now (docs/analysis.md). */
+enum phase {
+	PH_UNKNOWN = 0, /* not known (why: enum unknown_why) */
+	PH_RUN, /* on cpu since `since` */
+	PH_OFF, /* switched out asleep (out_state) since `since` */
+	PH_RQ, /* runnable since `since`: woken, or switched out in R/R+ */
+	PH_DEAD, /* switched out for the last time (X, Z): the pid may return */
+};
+
+enum unknown_why {
+	UNK_NEW = 0, /* not seen before: the capture began with it somewhere */
+	UNK_DROP, /* a drop window since its last record */
+	UNK_HIDDEN, /* a switch the kernel hid from abicap */
+	UNK_ORDER, /* a record of it arrived out of time order */
+};
+
 struct task {
 	int32_t pid, tgid;
+	uint64_t start_ns; /* first seen: its sched_wakeup_new or first record */
 	char comm[ABICAP_COMM_LEN];
 	/* current state */
-	bool on_cpu; /* its last switch record switched it in */
+	uint8_t phase; /* enum phase */
+	uint8_t why; /* enum unknown_why, when PH_UNKNOWN */
 	uint8_t followed; /* enum followed, as of its last switch record */
-	uint64_t runnable_ts; /* woken or preempted, waiting to run (0: no) */
-	bool runnable_by_wakeup; /* (not preempted / still runnable) */
-	bool runnable_ok; /* the wait began on a followed task */
-	uint64_t out_ts; /* switched out at (0: running or unknown) */
-	bool out_ok; /* that switch-out passed the filter */
+	bool rq_wakeup; /* PH_RQ: woken (else preempted / still runnable) */
+	bool rq_ok; /* the wait began on a followed task */
+	bool off_known; /* off_ts is its switch-out */
+	bool off_ok; /* that switch-out passed the filter */
+	bool gap; /* since its last switch-out, part of its life was not seen */
+	int32_t cpu; /* PH_RUN: where */
 	uint32_t out_state; /* prev_state when switched out (tracefs encoding) */
+	uint64_t since; /* the phase began */
+	uint64_t off_ts; /* switched out at */
+	uint64_t last_ts; /* its last record */
+	uint32_t wait_chain; /* PH_RQ after a wakeup: 1 + its chain, 0 none */
 	/* results */
 	struct lat rq; /* run-queue latency samples: after a wakeup or a preemption */
 	struct lat wake; /* those after a wakeup only (perf sched's "sch delay") */
 	uint64_t off_total;
 	uint64_t off_by_state[10]; /* index: 0 R, 1 S, 2 D, 3 T, 4 t, 5 X, 6 Z, 7 P, 8 I, 9 R+ */
 	uint64_t voluntary, involuntary;
-	int32_t last_waker_pid;
-	char last_waker_comm[ABICAP_COMM_LEN];
+	uint64_t runtime; /* on a CPU: the sum of its RUNNING spans */
 	uint64_t cgroup; /* the last cgroup v2 id seen for it, 0: unknown */
 };
 
 struct cpu_stat {
-	uint64_t last_switch_ts;
+	uint64_t acct_ts; /* its time is booked up to here */
 	bool idle; /* the idle task runs */
-	bool known;
+	bool known; /* the task on it is known (a switch seen, nothing lost since) */
+	int32_t cur_pid; /* the task last switched in (0: idle) */
+	uint32_t cur_task; /* 1 + its index in tasks, 0: idle or none */
 	uint64_t busy, idle_time;
 	uint64_t lost_time; /* spans a drop window: neither busy nor idle known */
+	/* before its first switch, or a gap the kernel hid (a switch out of
+	 * a task not switched in): not known */
+	uint64_t unknown_time;
+	uint64_t hidden_gaps; /* such gaps */
 	uint64_t state_enter_ts;
 	int32_t state; /* current idle state, -1 none */
+	int32_t span_state; /* the idle state entered in this idle span, -1 none */
 	uint64_t residency[MAX_IDLE_STATES];
 	uint32_t freq_khz; /* current, 0 unknown */
 	uint64_t freq_since;
-	/* frequency residency: every distinct frequency seen */
+	/* frequency residency: every distinct frequency seen, in first-seen order */
 	uint32_t *freqs;
 	uint64_t *freq_time;
 	int nfreqs, freqs_cap;
+	uint32_t *freq_index; /* open addressing on kHz: 1 + position, 0 free */
+	size_t freq_index_size;
 };
 
 struct chain {
 	int32_t waker, wakee;
+	uint32_t waker_task, wakee_task; /* 1 + index in tasks */
 	char waker_comm[ABICAP_COMM_LEN], wakee_comm[ABICAP_COMM_LEN];
 	uint64_t count; /* wakeups */
 	uint64_t measured, total_lat, max_lat; /* the waits that followed */
@@ -79,17 +112,27 @@ struct drop_window {
 struct analysis {
 	struct task *tasks;
 	size_t ntasks, cap;
-	uint32_t *index; /* open addressing on pid: 1 + position in tasks, 0 free */
+	/* open addressing on pid: 1 + position in tasks of its latest task */
+	uint32_t *index;
 	size_t index_size; /* a power of two, at least twice ntasks */
 	struct cpu_stat *cpus;
 	int ncpus;
 	struct chain *chains;
 	size_t nchains, chains_cap;
-	uint32_t *chain_index; /* open addressing on (waker, wakee): 1 + position */
+	uint32_t *chain_index; /* open addressing on (waker, wakee) tasks: 1 + position */
 	size_t chain_index_size;
 	struct lat rq; /* all run-queue latency samples */
 	uint64_t first_ts, last_ts, records;
 	uint64_t bad_cpu; /* records naming a CPU past ncpus: left out */
+	/*
+	 * Records earlier than one already fed (out of time order): left
+	 * out, the tasks and CPU they name unknown until seen again. An
+	 * interval is never taken across them, so none is negative.
+	 */
+	uint64_t order_errors;
+	/* intervals found ending before they start: left out (0 by design) */
+	uint64_t negative;
+	uint64_t pid_reuses; /* a pid seen again after its task exited */
 	/*
 	 * A wait after a wakeup starts when the task is queued (sched_wakeup,
 	 * as runqlat counts it), or with from_waking (report --from-waking)
@@ -107,9 +150,15 @@ struct analysis {
 	/* sorted by time, not overlapping (analysis_set_drops) */
 	struct drop_window *drops;
 	size_t ndrops;
-	/* intervals whose both ends were seen but that span a drop window */
+	/*
+	 * waits and off-CPU intervals not measured because part of them was
+	 * not seen (a drop window, a hidden switch, a record out of order):
+	 * a lower bound (docs/analysis.md)
+	 */
 	uint64_t waits_dropped, off_dropped;
 	bool oom; /* a sample or table could not grow: figures incomplete */
+	uint64_t win_since, win_until; /* analysis_set_window */
+	struct analysis_observer obs;
 };
 
 void analysis_init(struct analysis *a, int ncpus);
@@ -121,11 +170,25 @@ void analysis_init(struct analysis *a, int ncpus);
 int analysis_set_drops(struct analysis *a, const struct drop_window *d,
 		       size_t n);
 void analysis_add(struct analysis *a, const union abicap_rec *r);
-/* Close open intervals at the last timestamp. */
+/*
+ * Close open intervals at the last timestamp. Per CPU, busy + idle + lost +
+ * unknown is then the span (analysis_span).
+ */
 void analysis_finish(struct analysis *a);
 void analysis_free(struct analysis *a);
+/* The capture's span inside the window: [*from, *to]; its length. */
+uint64_t analysis_span(const struct analysis *a, uint64_t *from, uint64_t *to);
+/* Whether the figures are whole: no order error, nothing out of memory. */
+bool analysis_trustworthy(const struct analysis *a);
+/* Whether t passes report's own filters (--pid, --comm). */
+bool analysis_wanted(const struct analysis *a, const struct task *t);
+/* A task's name for a table: its comm, "(unknown)" if none was seen. */
+const char *task_comm(const struct task *t);
 
-/* The task with this pid, NULL if never seen (before tasks are re-sorted). */
+/*
+ * The latest task with this pid, NULL if never seen (before tasks are
+ * re-sorted).
+ */
 const struct task *analysis_find(const struct analysis *a, int32_t pid);
 /* Append every sample of from to to. 0, or -ENOMEM. */
 int lat_merge(struct lat *to, const struct lat *from);

@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * The analysis's observers (user/analysis/observe.h): the spans, wakeups
+ * and waits of hand-built record sequences, the window, the runtime.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+#include "analysis/analysis.h"
+
+TestSuite(observe);
+
+#define ALL (ABICAP_SWITCH_PREV_OK | ABICAP_SWITCH_NEXT_OK)
+#define S 0x1
+
+static void sw(struct analysis *a, uint64_t ts, uint32_t cpu, int32_t prev,
+	       uint32_t state, int32_t next)
+{
+	union abicap_rec r;
+
+	memset(&r, 0, sizeof(r));
+	r.sw.hdr = (struct abicap_hdr){ .ts_ns = ts, .type =
+		ABICAP_EV_SCHED_SWITCH, .size = sizeof(r.sw), .cpu = cpu };
+	r.sw.prev_pid = r.sw.prev_tgid = prev;
+	r.sw.next_pid = r.sw.next_tgid = next;
+	snprintf(r.sw.prev_comm, sizeof(r.sw.prev_comm), "t%d", prev);
+	snprintf(r.sw.next_comm, sizeof(r.sw.next_comm), "t%d", next);
+	r.sw.prev_state = state;
+	r.sw.flags = ALL;
+	analysis_add(a, &r);
+}
+
+static void wk(struct analysis *a, uint64_t ts, int32_t pid, int32_t waker)
+{
+	union abicap_rec r;
+
+	memset(&r, 0, sizeof(r));
+	r.wk.hdr = (struct abicap_hdr){ .ts_ns = ts, .type =
+		ABICAP_EV_SCHED_WAKEUP, .size = sizeof(r.wk) };
+	r.wk.pid = r.wk.tgid = pid;
+	r.wk.waker_pid = r.wk.waker_tgid = waker;
+	snprintf(r.wk.comm, sizeof(r.wk.comm), "t%d", pid);
+	analysis_add(a, &r);
+}
+
+struct seen {
+	char log[4096];
+	size_t len;
+};
+
+static void put(struct seen *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void put(struct seen *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	s->len += vsnprintf(s->log + s->len, sizeof(s->log) - s->len, fmt, ap);
+	va_end(ap);
+}
+
+static void on_task(void *ctx, const struct task_span *sp)
+{
+	cr_assert_leq(sp->start_ns, sp->end_ns);
+	put(ctx, "T %d %s k%d c%d %llu-%llu\n", sp->id.tid, sp->comm, sp->kind,
+	    sp->cpu, (unsigned long long)sp->start_ns,
+	    (unsigned long long)sp->end_ns);
+}
+
+static void on_cpu(void *ctx, const struct cpu_span *sp)
+{
+	cr_assert_leq(sp->start_ns, sp->end_ns);
+	put(ctx, "C %d k%d %llu-%llu\n", sp->cpu, sp->kind,
+	    (unsigned long long)sp->start_ns, (unsigned long long)sp->end_ns);
+}
+
+static void on_wake(void *ctx, const struct wake_ev *w)
+{
+	put(ctx, "W %d(%s) -> %d(%s) at %llu\n", w->waker.tid, w->waker_comm,
+	    w->wakee.tid, w->wakee_comm, (unsigned long long)w->ts);
+}
+
+static void on_wait(void *ctx, const struct wait_ev *w)
+{
+	put(ctx, "Q %d %llu-%llu cpu%d holder %d(%s) %llu\n", w->id.tid,
+	    (unsigned long long)w->start_ns, (unsigned long long)w->end_ns,
+	    w->cpu, w->holder.tid, w->holder_comm,
+	    (unsigned long long)w->holder_run_ns);
+}
+
+static const char *run(struct seen *s, uint64_t since, uint64_t until)
+{
+	struct analysis a;
+	struct analysis_observer o = { s, on_task, on_cpu, NULL, on_wake,
+				       on_wait };
+
+	memset(s, 0, sizeof(*s));
+	analysis_init(&a, 1);
+	analysis_observe(&a, &o);
+	analysis_set_window(&a, since, until);
+	sw(&a, 1000, 0, 0, 0, 100); /* 100 runs from 1000 */
+	wk(&a, 1500, 200, 100); /* 200 (never seen) is woken by 100 */
+	sw(&a, 2000, 0, 100, 0, 200); /* 100 preempted by 200 */
+	sw(&a, 2600, 0, 200, S, 100); /* 200 sleeps, 100 back */
+	sw(&a, 3000, 0, 100, S, 0);
+	wk(&a, 3500, 100, -2); /* an interrupt wakes 100 */
+	sw(&a, 4000, 0, 0, 0, 100);
+	analysis_finish(&a);
+	cr_assert_eq(analysis_find(&a, 100)->runtime,
+		     until == UINT64_MAX ? 1000 + 400 : 400 - 200,
+		     "runtime %llu",
+		     (unsigned long long)analysis_find(&a, 100)->runtime);
+	analysis_free(&a);
+	return s->log;
+}
+
+Test(observe, spans_wakeups_and_waits)
+{
+	struct seen s;
+
+	cr_assert_str_eq(run(&s, 0, UINT64_MAX),
+		"W 100(t100) -> 200(t200) at 1500\n"
+		"C 0 k0 1000-2000\n"
+		"T 100 t100 k0 c0 1000-2000\n"
+		"Q 200 1500-2000 cpu0 holder 100(t100) 500\n"
+		"T 200 t200 k1 c0 1500-2000\n"
+		"C 0 k0 2000-2600\n"
+		"T 200 t200 k0 c0 2000-2600\n"
+		"Q 100 2000-2600 cpu0 holder 200(t200) 600\n"
+		"T 100 t100 k1 c0 2000-2600\n"
+		"C 0 k0 2600-3000\n"
+		"T 100 t100 k0 c0 2600-3000\n"
+		"W -1((interrupt)) -> 100(t100) at 3500\n"
+		"T 100 t100 k2 c-1 3000-3500\n"
+		"C 0 k1 3000-4000\n"
+		"Q 100 3500-4000 cpu0 holder -1((idle)) 0\n"
+		"T 100 t100 k1 c0 3500-4000\n"
+		"T 200 t200 k2 c-1 2600-4000\n", "%s", s.log);
+}
+
+/* The window clips spans and runtime; waits count where they end. */
+Test(observe, window_clips)
+{
+	struct seen s;
+
+	cr_assert_str_eq(run(&s, 2400, 2800),
+		"C 0 k0 2400-2600\n"
+		"T 200 t200 k0 c0 2400-2600\n"
+		"Q 100 2000-2600 cpu0 holder 200(t200) 600\n"
+		"T 100 t100 k1 c0 2400-2600\n"
+		"C 0 k0 2600-2800\n"
+		"T 100 t100 k0 c0 2600-2800\n"
+		"T 200 t200 k2 c-1 2600-2800\n", "%s", s.log);
+}

@@ -1,0 +1,998 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "analysis/analysis.h"
+
+const char *const state_names[10] = { "R", "S", "D", "T", "t", "X", "Z", "P",
+				      "I", "R+" };
+
+int state_index(uint32_t st)
+{
+	if (st & ABICAP_STATE_PREEMPTED)
+		return 9;
+	for (int i = 0; i < 8; i++)
+		if (st & (1u << i))
+			return i + 1;
+	return 0;
+}
+
+/* false: no memory for the sample (counted in total and lost, not in v) */
+static bool lat_add(struct lat *l, uint64_t v)
+{
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 4; /* most tasks wait a few times */
+		uint64_t *nv = realloc(l->v, cap * sizeof(*nv));
+
+		if (!nv) {
+			l->lost++;
+			l->total += v;
+			if (v > l->max)
+				l->max = v;
+			return false;
+		}
+		l->v = nv;
+		l->cap = cap;
+	}
+	l->v[l->n++] = v;
+	l->sorted = false;
+	l->total += v;
+	if (v > l->max)
+		l->max = v;
+	return true;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+uint64_t lat_percentile(struct lat *l, double p)
+{
+	size_t i;
+
+	if (!l->n)
+		return 0;
+	if (!l->sorted)
+		qsort(l->v, l->n, sizeof(*l->v), cmp_u64);
+	l->sorted = true;
+	i = (size_t)(p / 100.0 * (double)(l->n - 1) + 0.5);
+	return l->v[i < l->n ? i : l->n - 1];
+}
+
+/*
+ * A full 64-bit mix (every input bit reaches the low bits the tables
+ * index by): a bare multiply left ids 1024 apart in one cluster.
+ */
+static uint64_t mix64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdull;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ull;
+	return x ^ (x >> 33);
+}
+
+
+static size_t slot(const struct analysis *a, int32_t pid)
+{
+	size_t i = (size_t)mix64((uint32_t)pid) & (a->index_size - 1);
+
+	while (a->index[i] && a->tasks[a->index[i] - 1].pid != pid)
+		i = (i + 1) & (a->index_size - 1);
+	return i;
+}
+
+static bool grow_index(struct analysis *a)
+{
+	size_t size = a->index_size ? a->index_size * 2 : 1024;
+	uint32_t *old = a->index;
+
+	a->index = calloc(size, sizeof(*a->index));
+	if (!a->index) {
+		a->index = old;
+		return false;
+	}
+	a->index_size = size;
+	/* the latest task of a pid is the last in tasks: it wins */
+	for (size_t i = 0; i < a->ntasks; i++)
+		a->index[slot(a, a->tasks[i].pid)] = i + 1;
+	free(old);
+	return true;
+}
+
+void analysis_init(struct analysis *a, int ncpus)
+{
+	memset(a, 0, sizeof(*a));
+	a->ncpus = ncpus > 0 ? ncpus : 1;
+	a->cpus = calloc(a->ncpus, sizeof(*a->cpus));
+	for (int i = 0; a->cpus && i < a->ncpus; i++) {
+		a->cpus[i].state = -1;
+		a->cpus[i].span_state = -1;
+	}
+	a->win_until = UINT64_MAX;
+}
+
+void analysis_observe(struct analysis *a, const struct analysis_observer *o)
+{
+	a->obs = *o;
+}
+
+void analysis_set_window(struct analysis *a, uint64_t since_ns,
+			 uint64_t until_ns)
+{
+	a->win_since = since_ns;
+	a->win_until = until_ns;
+}
+
+uint64_t analysis_span(const struct analysis *a, uint64_t *from, uint64_t *to)
+{
+	uint64_t f = a->first_ts > a->win_since ? a->first_ts : a->win_since;
+	uint64_t t = a->last_ts < a->win_until ? a->last_ts : a->win_until;
+
+	if (!a->records || t < f)
+		f = t = 0;
+	if (from)
+		*from = f;
+	if (to)
+		*to = t;
+	return t - f;
+}
+
+bool analysis_trustworthy(const struct analysis *a)
+{
+	return !a->oom && !a->order_errors && !a->negative;
+}
+
+const char *task_comm(const struct task *t)
+{
+	return t->comm[0] ? t->comm : "(unknown)";
+}
+
+/*
+ * [*from, *to] cut to the window; false if nothing of it is inside, or if
+ * it ends before it starts (counted: never a figure).
+ */
+static bool clip(struct analysis *a, uint64_t *from, uint64_t *to)
+{
+	if (*to < *from) {
+		a->negative++;
+		return false;
+	}
+	if (*from < a->win_since)
+		*from = a->win_since;
+	if (*to > a->win_until)
+		*to = a->win_until;
+	return *from <= *to && !(*from == *to && (*from < a->win_since ||
+						  *to > a->win_until));
+}
+
+/* The length of [from, to] inside the window, 0 if none or negative. */
+static uint64_t clipped(struct analysis *a, uint64_t from, uint64_t to)
+{
+	return clip(a, &from, &to) ? to - from : 0;
+}
+
+static bool in_window(const struct analysis *a, uint64_t ts)
+{
+	return ts >= a->win_since && ts <= a->win_until;
+}
+
+static struct task_id tid_of(const struct task *t)
+{
+	if (!t)
+		return (struct task_id){ .tid = -1, .tgid = -1 };
+	return (struct task_id){ t->pid, t->tgid, t->start_ns };
+}
+
+static uint32_t task_ref(const struct analysis *a, const struct task *t)
+{
+	return t ? (uint32_t)(t - a->tasks) + 1 : 0;
+}
+
+static enum span_kind off_kind(uint32_t state)
+{
+	int si = state_index(state);
+
+	return si == 1 ? SPAN_SLEEP : si == 2 ? SPAN_BLOCKED : SPAN_OFF_OTHER;
+}
+
+/*
+ * The task's current phase ends at ts: its span to the observers, its
+ * runtime; cpu: RUNQUEUE ended by a switch-in there (else -1).
+ */
+static void close_phase(struct analysis *a, struct task *t, uint64_t ts,
+			int32_t cpu)
+{
+	struct task_span sp = { .id = tid_of(t), .comm = task_comm(t),
+				.prev_state = t->out_state, .cpu = -1,
+				.start_ns = t->since, .end_ns = ts };
+
+	switch (t->phase) {
+	case PH_RUN:
+		sp.kind = SPAN_RUNNING;
+		sp.cpu = t->cpu;
+		break;
+	case PH_RQ:
+		sp.kind = SPAN_RUNQUEUE;
+		sp.cpu = cpu;
+		break;
+	case PH_OFF:
+		sp.kind = off_kind(t->out_state);
+		break;
+	case PH_UNKNOWN:
+		if (t->why == UNK_NEW)
+			return; /* before its first record: not a span */
+		sp.kind = SPAN_UNKNOWN;
+		break;
+	default:
+		return;
+	}
+	if (!clip(a, &sp.start_ns, &sp.end_ns) || sp.start_ns == sp.end_ns)
+		return;
+	if (t->phase == PH_RUN)
+		t->runtime += sp.end_ns - sp.start_ns;
+	if (a->obs.task_span)
+		a->obs.task_span(a->obs.ctx, &sp);
+}
+
+static void set_phase(struct analysis *a, struct task *t, enum phase ph,
+		      uint64_t ts, int32_t cpu)
+{
+	close_phase(a, t, ts, cpu);
+	t->phase = ph;
+	t->since = ts;
+}
+
+/*
+ * The task's state is not known from ts on: what it was doing ended
+ * unseen, an off-CPU interval or wait under way is not measured.
+ */
+static void forget(struct analysis *a, struct task *t, uint64_t ts,
+		   enum unknown_why why)
+{
+	if (t->phase == PH_DEAD || (t->phase == PH_UNKNOWN && t->why == UNK_NEW))
+		return;
+	if (ts < t->since)
+		ts = t->since;
+	if (t->phase != PH_UNKNOWN) {
+		set_phase(a, t, PH_UNKNOWN, ts, -1);
+		t->why = why;
+	}
+	t->gap = true;
+	t->off_known = false;
+	t->wait_chain = 0;
+}
+
+int analysis_set_drops(struct analysis *a, const struct drop_window *d,
+		       size_t n)
+{
+	struct drop_window *v = n ? malloc(n * sizeof(*v)) : NULL;
+	size_t k = 0;
+
+	if (n && !v)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		/* in time order (the recorder writes them so); merge overlaps */
+		if (k && d[i].start_ns <= v[k - 1].end_ns) {
+			if (d[i].end_ns > v[k - 1].end_ns)
+				v[k - 1].end_ns = d[i].end_ns;
+			v[k - 1].count += d[i].count;
+			continue;
+		}
+		if (k && d[i].start_ns < v[k - 1].start_ns) {
+			free(v);
+			return -EINVAL;
+		}
+		v[k++] = d[i];
+	}
+	free(a->drops);
+	a->drops = v;
+	a->ndrops = k;
+	return 0;
+}
+
+/*
+ * The first drop window overlapping [from, to] (some of its events may be
+ * missing), NULL if none.
+ */
+static const struct drop_window *drop_in(const struct analysis *a,
+					 uint64_t from, uint64_t to)
+{
+	size_t lo = 0, hi = a->ndrops;
+
+	/* the first window ending at or after from */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (a->drops[mid].end_ns < from)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < a->ndrops && a->drops[lo].start_ns < to ? &a->drops[lo] :
+	       NULL;
+}
+
+static bool spans_drop(const struct analysis *a, uint64_t from, uint64_t to)
+{
+	return drop_in(a, from, to) != NULL;
+}
+
+/* A record of t at ts: a drop window since its last one makes it unknown. */
+static void settle(struct analysis *a, struct task *t, uint64_t ts)
+{
+	const struct drop_window *d = t->last_ts ? drop_in(a, t->last_ts, ts) :
+				      NULL;
+
+	if (d)
+		forget(a, t, d->start_ns > t->last_ts ? d->start_ns : t->last_ts,
+		       UNK_DROP);
+	t->last_ts = ts;
+}
+
+static struct task *new_task(struct analysis *a, int32_t pid, uint64_t ts,
+			     size_t i)
+{
+	struct task *t;
+
+	if (a->ntasks == a->cap) {
+		a->oom = true; /* reserve() ran out of memory */
+		return NULL;
+	}
+	t = &a->tasks[a->ntasks++];
+	memset(t, 0, sizeof(*t));
+	t->pid = pid;
+	t->start_ns = ts;
+	t->cpu = -1;
+	a->index[i] = a->ntasks;
+	return t;
+}
+
+/*
+ * The task with this pid at ts (created on first sight, and again when
+ * the pid is reused: after its task's exit switch, or at a
+ * sched_wakeup_new, fresh); NULL for the idle task.
+ */
+static struct task *task_at(struct analysis *a, int32_t pid, int32_t tgid,
+			    const char *comm, uint64_t ts, bool fresh)
+{
+	struct task *t;
+	size_t i;
+
+	if (pid <= 0)
+		return NULL;
+	if ((a->ntasks + 1) * 2 > a->index_size && !grow_index(a)) {
+		a->oom = true;
+		return NULL;
+	}
+	i = slot(a, pid);
+	if (!a->index[i]) {
+		t = new_task(a, pid, ts, i);
+	} else {
+		t = &a->tasks[a->index[i] - 1];
+		if (t->phase == PH_DEAD || fresh) {
+			a->pid_reuses++;
+			t = new_task(a, pid, ts, i);
+		}
+	}
+	if (!t)
+		return NULL;
+	settle(a, t, ts);
+	if (tgid > 0)
+		t->tgid = tgid;
+	if (comm && comm[0])
+		memcpy(t->comm, comm, ABICAP_COMM_LEN);
+	return t;
+}
+
+const struct task *analysis_find(const struct analysis *a, int32_t pid)
+{
+	size_t i;
+
+	if (pid <= 0 || !a->index_size)
+		return NULL;
+	i = slot(a, pid);
+	return a->index[i] ? &a->tasks[a->index[i] - 1] : NULL;
+}
+
+int lat_merge(struct lat *to, const struct lat *from)
+{
+	if (to->n + from->n > to->cap) {
+		size_t cap = to->cap ? to->cap : 64;
+		uint64_t *v;
+
+		while (cap < to->n + from->n)
+			cap *= 2;
+		v = realloc(to->v, cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		to->v = v;
+		to->cap = cap;
+	}
+	if (from->n)
+		memcpy(to->v + to->n, from->v, from->n * sizeof(*from->v));
+	to->n += from->n;
+	to->total += from->total;
+	if (from->max > to->max)
+		to->max = from->max;
+	to->sorted = false;
+	return 0;
+}
+
+void lat_free(struct lat *l)
+{
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
+bool analysis_wanted(const struct analysis *a, const struct task *t)
+{
+	if (!t)
+		return false;
+	if (a->filter_tgid && t->tgid != a->filter_tgid)
+		return false;
+	if (a->filter_comm[0] && strcmp(t->comm, a->filter_comm))
+		return false;
+	return true;
+}
+
+static size_t chain_slot(const struct analysis *a, uint32_t waker,
+			 uint32_t wakee)
+{
+	uint64_t k = (uint64_t)waker << 32 | wakee;
+	size_t i = (size_t)mix64(k) & (a->chain_index_size - 1);
+
+	while (a->chain_index[i] &&
+	       (a->chains[a->chain_index[i] - 1].waker_task != waker ||
+		a->chains[a->chain_index[i] - 1].wakee_task != wakee))
+		i = (i + 1) & (a->chain_index_size - 1);
+	return i;
+}
+
+static bool grow_chain_index(struct analysis *a)
+{
+	size_t size = a->chain_index_size ? a->chain_index_size * 2 : 1024;
+	uint32_t *old = a->chain_index;
+
+	a->chain_index = calloc(size, sizeof(*a->chain_index));
+	if (!a->chain_index) {
+		a->chain_index = old;
+		return false;
+	}
+	a->chain_index_size = size;
+	for (size_t i = 0; i < a->nchains; i++)
+		a->chain_index[chain_slot(a, a->chains[i].waker_task,
+					  a->chains[i].wakee_task)] = i + 1;
+	free(old);
+	return true;
+}
+
+/* The chain waker -> wakee (tasks, across pid reuse), made on first sight. */
+static struct chain *chain(struct analysis *a, const struct task *waker,
+			   const struct task *wakee)
+{
+	struct chain *c;
+	size_t i;
+
+	if ((a->nchains + 1) * 2 > a->chain_index_size &&
+	    !grow_chain_index(a)) {
+		a->oom = true;
+		return NULL;
+	}
+	i = chain_slot(a, task_ref(a, waker), task_ref(a, wakee));
+	if (a->chain_index[i])
+		return &a->chains[a->chain_index[i] - 1];
+	if (a->nchains == a->chains_cap) {
+		size_t cap = a->chains_cap ? a->chains_cap * 2 : 256;
+		struct chain *nc = realloc(a->chains, cap * sizeof(*nc));
+
+		if (!nc) {
+			a->oom = true;
+			return NULL;
+		}
+		a->chains = nc;
+		a->chains_cap = cap;
+	}
+	c = &a->chains[a->nchains++];
+	memset(c, 0, sizeof(*c));
+	c->waker = waker->pid;
+	c->wakee = wakee->pid;
+	c->waker_task = task_ref(a, waker);
+	c->wakee_task = task_ref(a, wakee);
+	a->chain_index[i] = a->nchains;
+	return c;
+}
+
+static void emit_cpu(struct analysis *a, int cpu, enum cpu_kind kind,
+		     int32_t state, uint64_t from, uint64_t to)
+{
+	struct cpu_span sp = { cpu, kind, kind == CPUSPAN_IDLE ? state : -1,
+			       from, to };
+
+	if (a->obs.cpu_span && clip(a, &sp.start_ns, &sp.end_ns))
+		a->obs.cpu_span(a->obs.ctx, &sp);
+}
+
+/*
+ * The CPU's time since it was last booked, to ts: lost if a drop window
+ * overlaps it, unknown before its first switch or if a switch the kernel
+ * hid ended it (gap), else busy or idle.
+ */
+static void cpu_account(struct analysis *a, int cpu, uint64_t ts, bool gap)
+{
+	struct cpu_stat *c = &a->cpus[cpu];
+	uint64_t d = clipped(a, c->acct_ts, ts);
+	enum cpu_kind kind;
+
+	if (ts < c->acct_ts)
+		return; /* counted by clipped(): never a figure */
+	if (!c->known) {
+		kind = CPUSPAN_UNKNOWN;
+	} else if (spans_drop(a, c->acct_ts, ts)) {
+		kind = CPUSPAN_LOST;
+	} else if (gap) {
+		kind = CPUSPAN_UNKNOWN;
+		c->hidden_gaps++;
+	} else {
+		kind = c->idle ? CPUSPAN_IDLE : CPUSPAN_BUSY;
+	}
+	switch (kind) {
+	case CPUSPAN_UNKNOWN:
+		c->unknown_time += d;
+		break;
+	case CPUSPAN_LOST:
+		c->lost_time += d;
+		break;
+	case CPUSPAN_IDLE:
+		c->idle_time += d;
+		break;
+	case CPUSPAN_BUSY:
+		c->busy += d;
+		break;
+	}
+	if (ts > c->acct_ts)
+		emit_cpu(a, cpu, kind, c->span_state, c->acct_ts, ts);
+	c->acct_ts = ts;
+}
+
+/* Idle-state residency up to ts, unless a drop window hides part of it. */
+static void idle_account(struct analysis *a, struct cpu_stat *c, uint64_t ts)
+{
+	if (c->state >= 0 && c->state < MAX_IDLE_STATES &&
+	    !spans_drop(a, c->state_enter_ts, ts))
+		c->residency[c->state] += clipped(a, c->state_enter_ts, ts);
+}
+
+/* A measured wait of t ending at ts on cpu; holder: the task switched out. */
+static void measure_wait(struct analysis *a, struct task *t, uint64_t ts,
+			 int32_t cpu, const struct task *holder,
+			 uint64_t holder_in)
+{
+	uint64_t lat = ts - t->since;
+	struct chain *ch = t->wait_chain ? &a->chains[t->wait_chain - 1] : NULL;
+	bool ok;
+
+	if (ts < t->since) {
+		a->negative++;
+		return;
+	}
+	if (!in_window(a, ts))
+		return;
+	ok = lat_add(&t->rq, lat);
+	ok &= lat_add(&a->rq, lat);
+	if (t->rq_wakeup)
+		ok &= lat_add(&t->wake, lat);
+	if (!ok)
+		a->oom = true;
+	if (ch && t->rq_wakeup) {
+		ch->total_lat += lat;
+		ch->measured++;
+		if (lat > ch->max_lat)
+			ch->max_lat = lat;
+	}
+	if (a->obs.wait) {
+		uint64_t hs = holder_in > t->since ? holder_in : t->since;
+		struct wait_ev w = {
+			.id = tid_of(t), .comm = task_comm(t), .cpu = cpu,
+			.start_ns = t->since, .end_ns = ts,
+			.after_wakeup = t->rq_wakeup, .holder = tid_of(holder),
+			.holder_comm = holder ? task_comm(holder) : "(idle)",
+			.holder_run_ns = holder && holder_in <= ts ? ts - hs : 0,
+		};
+
+		a->obs.wait(a->obs.ctx, &w);
+	}
+}
+
+/* The task t switches out of cpu at ts in prev_state. */
+static void switch_out(struct analysis *a, struct task *t, int cpu,
+		       uint64_t ts, uint32_t prev_state, bool ok)
+{
+	int si = state_index(prev_state);
+
+	if (t->phase != PH_RUN || t->cpu != cpu)
+		/* its switch-in here was not seen (hidden, or lost) */
+		forget(a, t, t->since, UNK_HIDDEN);
+	t->followed = ok ? FOLLOW_YES : FOLLOW_NO;
+	t->off_ts = ts;
+	t->off_known = true;
+	t->off_ok = ok;
+	t->out_state = prev_state;
+	t->gap = false;
+	t->wait_chain = 0;
+	if (si == 0 || si == 9) {
+		/* preempted, or still runnable: back on the run queue now */
+		set_phase(a, t, PH_RQ, ts, -1);
+		t->rq_wakeup = false;
+		t->rq_ok = ok;
+		t->involuntary += ok;
+	} else {
+		set_phase(a, t, si == 5 || si == 6 ? PH_DEAD : PH_OFF, ts, -1);
+		t->voluntary += ok;
+	}
+}
+
+/*
+ * t switches in on cpu at ts: a wait it was in ends measured, so does its
+ * off-CPU interval; what was not seen of them is counted left out.
+ */
+static void switch_in(struct analysis *a, struct task *t, int cpu,
+		      uint64_t ts, bool ok, const struct task *holder,
+		      uint64_t holder_in)
+{
+	bool want = ok && analysis_wanted(a, t);
+
+	if (t->phase == PH_RUN)
+		/* running elsewhere: its switch-out there was not seen */
+		forget(a, t, t->since, UNK_HIDDEN);
+	t->followed = ok ? FOLLOW_YES : FOLLOW_NO;
+	if (t->off_known && t->off_ok && want) {
+		uint64_t off = clipped(a, t->off_ts, ts);
+
+		t->off_total += off;
+		t->off_by_state[state_index(t->out_state)] += off;
+	} else if (t->gap && want) {
+		a->off_dropped++;
+	}
+	if (t->phase == PH_RQ && t->rq_ok && want)
+		measure_wait(a, t, ts, cpu, holder, holder_in);
+	else if (t->phase != PH_RQ && t->gap && want)
+		a->waits_dropped++;
+	set_phase(a, t, PH_RUN, ts, cpu);
+	t->cpu = cpu;
+	t->off_known = false;
+	t->gap = false;
+	t->wait_chain = 0;
+}
+
+/*
+ * Run-queue latency, per task: a wait starts at a wakeup of a task that is
+ * not on a CPU (the latest one wins) or at a switch-out still runnable (R,
+ * R+); a switch-out blocked (S, D, ...) ends it unmeasured; the switch-in
+ * ends and measures it. Only waits whose both ends are in the capture, on
+ * a task that passed its filter at both, and of which nothing was lost
+ * (docs/analysis.md) are measured; off-CPU intervals likewise.
+ */
+static void on_switch(struct analysis *a, const struct abicap_switch *s)
+{
+	uint64_t ts = s->hdr.ts_ns;
+	int cpu = (int)s->hdr.cpu;
+	struct cpu_stat *c = &a->cpus[cpu];
+	struct task *prev = task_at(a, s->prev_pid, s->prev_tgid, s->prev_comm,
+				    ts, false);
+	struct task *next = task_at(a, s->next_pid, s->next_tgid, s->next_comm,
+				    ts, false);
+	bool prev_ok = !a->switch_flags || (s->flags & ABICAP_SWITCH_PREV_OK);
+	bool next_ok = !a->switch_flags || (s->flags & ABICAP_SWITCH_NEXT_OK);
+	/* a switch out of a task that was not the one switched in here */
+	bool gap = c->known && s->prev_pid != c->cur_pid;
+	struct task *was = c->cur_task ? &a->tasks[c->cur_task - 1] : NULL;
+	uint64_t prev_in = prev && prev->phase == PH_RUN ? prev->since : ts;
+
+	if (gap && was && was != prev && was->phase == PH_RUN &&
+	    was->cpu == cpu)
+		/* switched out unseen, at some time since its switch-in */
+		forget(a, was, was->since, UNK_HIDDEN);
+	cpu_account(a, cpu, ts, gap);
+	c->known = true;
+	c->idle = s->next_pid == 0;
+	c->cur_pid = s->next_pid;
+	c->span_state = c->idle ? c->state : -1;
+	if (prev && s->prev_cgroup)
+		prev->cgroup = s->prev_cgroup;
+	if (next && s->next_cgroup)
+		next->cgroup = s->next_cgroup;
+	if (prev)
+		switch_out(a, prev, cpu, ts, s->prev_state, prev_ok);
+	if (next)
+		switch_in(a, next, cpu, ts, next_ok, prev, prev_in);
+	c->cur_task = task_ref(a, next);
+}
+
+/*
+ * sched_waking (with from_waking), sched_wakeup, sched_wakeup_new: waiting
+ * to run from now, unless the task is on a CPU (it has not gone to sleep
+ * yet: the wakeup only stops it from sleeping).
+ */
+static void on_wakeup(struct analysis *a, const struct abicap_wakeup *w,
+		      bool is_new)
+{
+	uint64_t ts = w->hdr.ts_ns;
+	struct task *t = task_at(a, w->pid, w->tgid, w->comm, ts, is_new);
+	struct task *waker;
+	struct chain *c = NULL;
+	uint32_t ti;
+
+	if (!t)
+		return;
+	ti = task_ref(a, t);
+	if (w->cgroup)
+		t->cgroup = w->cgroup;
+	waker = task_at(a, w->waker_pid, w->waker_tgid, NULL, ts, false);
+	t = &a->tasks[ti - 1]; /* (tasks do not move within a record) */
+	if (a->obs.wakeup && in_window(a, ts)) {
+		struct wake_ev e = {
+			.ts = ts, .cpu = (int32_t)w->hdr.cpu,
+			.target_cpu = w->target_cpu,
+			.in_irq = w->waker_pid == ABICAP_PID_INTERRUPT,
+			.is_new = is_new, .waker = tid_of(waker),
+			.waker_comm = waker ? task_comm(waker) :
+				      w->waker_pid == ABICAP_PID_INTERRUPT ?
+				      "(interrupt)" : "(unknown)",
+			.wakee = tid_of(t), .wakee_comm = task_comm(t),
+		};
+
+		a->obs.wakeup(a->obs.ctx, &e);
+	}
+	if (t->phase == PH_RUN)
+		return;
+	set_phase(a, t, PH_RQ, ts, -1);
+	t->rq_wakeup = true;
+	/* a task seen outside the filter: its switch-in will not be seen */
+	t->rq_ok = t->followed != FOLLOW_NO;
+	t->wait_chain = 0;
+	if (waker && t->rq_ok && analysis_wanted(a, t) && in_window(a, ts))
+		c = chain(a, waker, t);
+	if (c) {
+		c->count++;
+		/* the names as of now: a task renames itself after exec */
+		snprintf(c->waker_comm, sizeof(c->waker_comm), "%s",
+			 task_comm(waker));
+		snprintf(c->wakee_comm, sizeof(c->wakee_comm), "%s",
+			 task_comm(t));
+		t->wait_chain = (uint32_t)(c - a->chains) + 1;
+	}
+}
+
+static size_t freq_slot(const struct cpu_stat *c, uint32_t khz)
+{
+	size_t i = (size_t)mix64(khz) & (c->freq_index_size - 1);
+
+	while (c->freq_index[i] && c->freqs[c->freq_index[i] - 1] != khz)
+		i = (i + 1) & (c->freq_index_size - 1);
+	return i;
+}
+
+/* The position of khz in c->freqs, added on first sight; -1: no memory. */
+static int freq_pos(struct cpu_stat *c, uint32_t khz)
+{
+	size_t i;
+
+	if ((size_t)(c->nfreqs + 1) * 2 > c->freq_index_size) {
+		size_t size = c->freq_index_size ? c->freq_index_size * 2 : 64;
+		uint32_t *old = c->freq_index;
+
+		c->freq_index = calloc(size, sizeof(*c->freq_index));
+		if (!c->freq_index) {
+			c->freq_index = old;
+			return -1;
+		}
+		c->freq_index_size = size;
+		for (int k = 0; k < c->nfreqs; k++)
+			c->freq_index[freq_slot(c, c->freqs[k])] = k + 1;
+		free(old);
+	}
+	i = freq_slot(c, khz);
+	if (c->freq_index[i])
+		return (int)c->freq_index[i] - 1;
+	if (c->nfreqs == c->freqs_cap) {
+		int cap = c->freqs_cap ? c->freqs_cap * 2 : 16;
+		uint32_t *f = realloc(c->freqs, cap * sizeof(*f));
+		uint64_t *t;
+
+		if (f)
+			c->freqs = f;
+		t = f ? realloc(c->freq_time, cap * sizeof(*t)) : NULL;
+		if (!t)
+			return -1;
+		c->freq_time = t;
+		c->freqs_cap = cap;
+	}
+	c->freqs[c->nfreqs] = khz;
+	c->freq_time[c->nfreqs] = 0;
+	c->freq_index[i] = ++c->nfreqs;
+	return c->nfreqs - 1;
+}
+
+static void freq_account(struct analysis *a, int cpu, uint64_t ts)
+{
+	struct cpu_stat *c = &a->cpus[cpu];
+	int i;
+
+	if (!c->freq_khz || spans_drop(a, c->freq_since, ts))
+		return;
+	i = freq_pos(c, c->freq_khz);
+	if (i < 0) {
+		a->oom = true;
+		return;
+	}
+	c->freq_time[i] += clipped(a, c->freq_since, ts);
+	if (a->obs.freq_span && ts > c->freq_since) {
+		struct freq_span sp = { cpu, c->freq_khz, c->freq_since, ts };
+
+		if (clip(a, &sp.start_ns, &sp.end_ns))
+			a->obs.freq_span(a->obs.ctx, &sp);
+	}
+}
+
+/*
+ * Room for the (at most five: three, and two again for pid reuse) tasks
+ * one record can add, made before any task pointer is taken: task
+ * pointers then stay valid through the record.
+ */
+static void reserve(struct analysis *a)
+{
+	size_t cap;
+	struct task *nt;
+
+	if (a->ntasks + 5 <= a->cap)
+		return;
+	cap = a->cap ? a->cap * 2 : 256;
+	nt = realloc(a->tasks, cap * sizeof(*nt));
+	if (nt) {
+		a->tasks = nt;
+		a->cap = cap;
+	} else {
+		a->oom = true;
+	}
+}
+
+/*
+ * A record earlier than one already fed: left out and counted; the tasks
+ * and the CPU it names are not known until seen again (an interval is
+ * never taken across it).
+ */
+static void out_of_order(struct analysis *a, const union abicap_rec *r)
+{
+	int32_t pids[2] = { 0, 0 };
+	struct cpu_stat *c;
+
+	a->order_errors++;
+	switch (r->hdr.type) {
+	case ABICAP_EV_SCHED_SWITCH:
+		pids[0] = r->sw.prev_pid;
+		pids[1] = r->sw.next_pid;
+		c = &a->cpus[r->hdr.cpu];
+		c->known = false;
+		c->cur_task = 0;
+		break;
+	case ABICAP_EV_SCHED_WAKEUP:
+	case ABICAP_EV_SCHED_WAKING:
+	case ABICAP_EV_SCHED_WAKEUP_NEW:
+		pids[0] = r->wk.pid;
+		break;
+	case ABICAP_EV_CPU_IDLE:
+		c = &a->cpus[r->pw.cpu_id];
+		idle_account(a, c, a->last_ts);
+		c->state = -1;
+		c->span_state = -1;
+		break;
+	case ABICAP_EV_CPU_FREQUENCY:
+		freq_account(a, (int)r->pw.cpu_id, a->last_ts);
+		a->cpus[r->pw.cpu_id].freq_khz = 0;
+		break;
+	}
+	for (int i = 0; i < 2; i++) {
+		struct task *t = (struct task *)analysis_find(a, pids[i]);
+
+		if (t)
+			forget(a, t, t->last_ts, UNK_ORDER);
+	}
+}
+
+void analysis_add(struct analysis *a, const union abicap_rec *r)
+{
+	uint64_t ts = r->hdr.ts_ns;
+	struct cpu_stat *c;
+
+	if (record_cpu_past(r, (uint32_t)a->ncpus)) {
+		a->bad_cpu++;
+		return;
+	}
+	if (a->records && ts < a->last_ts) {
+		out_of_order(a, r);
+		return;
+	}
+	reserve(a);
+	if (!a->records++) {
+		a->first_ts = ts;
+		for (int i = 0; i < a->ncpus; i++)
+			a->cpus[i].acct_ts = ts;
+	}
+	a->last_ts = ts;
+	switch (r->hdr.type) {
+	case ABICAP_EV_SCHED_SWITCH:
+		on_switch(a, &r->sw);
+		break;
+	case ABICAP_EV_SCHED_WAKEUP_NEW:
+		/* a new task's start is not waking-then-wakeup: always here */
+		on_wakeup(a, &r->wk, true);
+		break;
+	case ABICAP_EV_SCHED_WAKEUP:
+	case ABICAP_EV_SCHED_WAKING:
+		if ((r->hdr.type == ABICAP_EV_SCHED_WAKING) == a->from_waking)
+			on_wakeup(a, &r->wk, false);
+		break;
+	case ABICAP_EV_CPU_IDLE:
+		c = &a->cpus[r->pw.cpu_id];
+		idle_account(a, c, ts);
+		c->state = r->pw.state == UINT32_MAX ? -1 : (int32_t)r->pw.state;
+		if (c->idle && c->state >= 0)
+			c->span_state = c->state;
+		c->state_enter_ts = ts;
+		break;
+	case ABICAP_EV_CPU_FREQUENCY:
+		c = &a->cpus[r->pw.cpu_id];
+		freq_account(a, (int)r->pw.cpu_id, ts);
+		c->freq_khz = r->pw.state;
+		c->freq_since = ts;
+		break;
+	}
+}
+
+void analysis_finish(struct analysis *a)
+{
+	for (int i = 0; i < a->ncpus; i++) {
+		struct cpu_stat *c = &a->cpus[i];
+
+		cpu_account(a, i, a->last_ts, false);
+		idle_account(a, c, a->last_ts);
+		c->state_enter_ts = a->last_ts;
+		freq_account(a, i, a->last_ts);
+		c->freq_since = a->last_ts;
+	}
+	/* the spans still open end with the capture */
+	for (size_t i = 0; i < a->ntasks; i++) {
+		struct task *t = &a->tasks[i];
+
+		if (t->phase != PH_UNKNOWN && t->phase != PH_DEAD &&
+		    t->last_ts && drop_in(a, t->last_ts, a->last_ts))
+			settle(a, t, a->last_ts);
+		set_phase(a, t, t->phase, a->last_ts, -1);
+	}
+}
+
+void analysis_free(struct analysis *a)
+{
+	for (size_t i = 0; i < a->ntasks; i++) {
+		free(a->tasks[i].rq.v);
+		free(a->tasks[i].wake.v);
+	}
+	for (int i = 0; a->cpus && i < a->ncpus; i++) {
+		free(a->cpus[i].freqs);
+		free(a->cpus[i].freq_time);
+		free(a->cpus[i].freq_index);
+	}
+	free(a->tasks);
+	free(a->index);
+	free(a->cpus);
+	free(a->chains);
+	free(a->chain_index);
+	free(a->drops);
+	free(a->rq.v);
+	memset(a, 0, sizeof(*a));
+}
