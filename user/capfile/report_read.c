@@ -18,12 +18,33 @@ static int set_filters(struct analysis *a, const struct report_read_opts *o)
 	if (o->comm)
 		snprintf(a->filter_comm, sizeof(a->filter_comm), "%s", o->comm);
 	a->switch_flags = o->ci->flags;
+	if (o->obs)
+		analysis_observe(a, o->obs);
 	return analysis_set_drops(a, o->ci->drops, o->ci->ndrops);
+}
+
+/* The analysis and the window of the options, which starts at the first record. */
+struct read_ctx {
+	struct analysis *a;
+	const struct report_read_opts *o;
+	bool started;
+};
+
+static void add_one(struct read_ctx *rc, const union abicap_rec *rec)
+{
+	if (!rc->started) {
+		rc->started = true;
+		if (timewin_set(&rc->o->win))
+			analysis_set_window(rc->a,
+				timewin_abs(rec->hdr.ts_ns, rc->o->win.since),
+				timewin_abs(rec->hdr.ts_ns, rc->o->win.until));
+	}
+	analysis_add(rc->a, rec);
 }
 
 static int add_record(void *ctx, const union abicap_rec *rec)
 {
-	analysis_add(ctx, rec);
+	add_one(ctx, rec);
 	return 0;
 }
 
@@ -46,10 +67,12 @@ static bool meta_lists_events(json_t *meta, bool *waking)
 /* Records loaded at most (96 MiB); a capture with more streams. */
 #define REPORT_LOAD_MAX ((size_t)1 << 20)
 
-static int stream_records(struct capr *r, struct analysis *a, size_t *n)
+static int stream_records(struct capr *r, struct analysis *a, size_t *n,
+			  const struct report_read_opts *o)
 {
+	struct read_ctx rc = { a, o, false };
 	uint64_t late = 0;
-	int c = capr_each(r, CAPR_WINDOW_NS, add_record, a, &late);
+	int c = capr_each(r, CAPR_WINDOW_NS, add_record, &rc, &late);
 
 	*n = a->records;
 	if (late)
@@ -93,7 +116,7 @@ static int scan_then_stream(struct capr **r, const char *path,
 	a->from_waking = o->from_waking;
 	if (set_filters(a, o))
 		return -ENOMEM;
-	return stream_records(*r, a, n);
+	return stream_records(*r, a, n, o);
 }
 
 int report_read_records(struct capr **r, const char *path, json_t *meta,
@@ -112,7 +135,7 @@ int report_read_records(struct capr **r, const char *path, json_t *meta,
 		a->from_waking = o->from_waking;
 		if (set_filters(a, o))
 			return -ENOMEM;
-		return stream_records(*r, a, n);
+		return stream_records(*r, a, n, o);
 	}
 	c = capr_load_max(*r, &recs, n, REPORT_LOAD_MAX);
 	if (c == -E2BIG)
@@ -130,8 +153,12 @@ int report_read_records(struct capr **r, const char *path, json_t *meta,
 		free(recs);
 		return -ENOMEM;
 	}
-	for (size_t i = 0; i < *n; i++)
-		analysis_add(a, &recs[i]);
+	{
+		struct read_ctx rc = { a, o, false };
+
+		for (size_t i = 0; i < *n; i++)
+			add_one(&rc, &recs[i]);
+	}
 	free(recs);
 	return c;
 }

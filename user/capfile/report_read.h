@@ -11,6 +11,7 @@
 #include "capfile/capfile.h"
 #include "capfile/capinfo.h"
 #include "event/cgnames.h"
+#include "lib/duration.h"
 
 /* How report reads a capture: its own filters and the capture's facts. */
 struct report_read_opts {
@@ -18,6 +19,10 @@ struct report_read_opts {
 	const char *comm; /* --comm, NULL: all */
 	const struct capinfo *ci;
 	bool from_waking;
+	/* --since/--until, relative to the first record (TIMEWIN_ALL: none) */
+	struct timewin win;
+	/* another consumer of the closed intervals (NULL: none) */
+	const struct analysis_observer *obs;
 };
 
 /*
