@@ -2,6 +2,9 @@
 /* A headless browser's screenshot of a page, and a PNG decoder (zlib). */
 #include <arpa/inet.h>
 #include <criterion/criterion.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,36 +44,56 @@ double browser_screenshot(const char *html, const char *url_suffix,
 			  const char *png, int w, int h, int deadline_s)
 {
 	char shot[PATH_MAX + 16], size[64], url[PATH_MAX + 64], real[PATH_MAX];
-	char prof[PATH_MAX + 16];
+	char prof[PATH_MAX + 16], log[PATH_MAX + 8];
 	const char *bin = require_browser();
-	struct child ch;
-	double t0;
-	int code;
+	double t0, t;
+	int st = 0;
+	pid_t pid;
 
 	cr_assert(realpath(html, real), "%s: no such page", html);
 	snprintf(shot, sizeof(shot), "--screenshot=%s", png);
 	snprintf(size, sizeof(size), "--window-size=%d,%d", w, h);
 	snprintf(url, sizeof(url), "file://%s%s", real, url_suffix ? url_suffix : "");
 	snprintf(prof, sizeof(prof), "--user-data-dir=%s.profile", png);
+	snprintf(log, sizeof(log), "%s.log", png);
 	unlink(png);
-	{
+	t0 = now_s();
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (!pid) {
 		char *const argv[] = {
 			(char *)bin, "--no-sandbox", "--headless",
 			"--disable-gpu", "--hide-scrollbars",
 			"--force-device-scale-factor=1", prof, shot, size, url,
 			NULL,
 		};
+		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 
-		t0 = now_s();
-		spawn(&ch, argv);
-		free(read_all(ch.out_fd));
-		free(read_all(ch.err_fd));
-		code = wait_exit(&ch, deadline_s);
+		if (fd >= 0) {
+			dup2(fd, 1);
+			dup2(fd, 2);
+		}
+		setpgid(0, 0);
+		execv(bin, argv);
+		_exit(127);
 	}
-	cr_assert_eq(code, 0, "%s exited %d rendering %s", bin, code, html);
+	while (waitpid(pid, &st, WNOHANG) == 0) {
+		if (now_s() - t0 > deadline_s) {
+			kill(-pid, SIGKILL);
+			kill(pid, SIGKILL);
+			waitpid(pid, &st, 0);
+			cr_assert_fail("%s did not render %s within %d s (a hang "
+				       "guard)", bin, html, deadline_s);
+		}
+		usleep(20000);
+	}
+	t = now_s() - t0;
+	cr_assert(WIFEXITED(st) && !WEXITSTATUS(st),
+		  "%s failed rendering %s (status %d; its log: %s)", bin, html,
+		  st, log);
 	cr_assert_eq(access(png, R_OK), 0, "%s wrote no screenshot of %s", bin,
 		     html);
-	return now_s() - t0;
+	return t;
 }
 
 static uint32_t be32(const uint8_t *p)

@@ -93,8 +93,7 @@ static int by_start(const void *a, const void *b)
 static void style(FILE *f)
 {
 	fprintf(f, "<style>body{margin:0;font:12px sans-serif;background:#fff;color:#000}"
-		"#lg{box-sizing:border-box;height:%dpx;padding:4px 8px;overflow:auto;"
-		"white-space:nowrap}#lg span.k{display:inline-block;width:12px;"
+		"#lg{box-sizing:border-box;height:%dpx;padding:4px 8px;overflow:auto}#lg span.k{display:inline-block;width:12px;"
 		"height:10px;margin:0 3px 0 10px;border:1px solid #888;vertical-align:middle}"
 		"canvas{display:block}#tip{position:fixed;right:4px;top:4px;"
 		"background:#ffffe0;border:1px solid #888;padding:2px 4px;display:none}"
@@ -229,21 +228,22 @@ static const char draw_js[] =
 "const nc=D.cpus.length,H=AX+nc*CH+D.lanes.length*LH;\n"
 "cv.width=LW+D.width;cv.height=H;\n"
 "const yc=i=>AX+i*CH,yt=i=>AX+nc*CH+i*LH;\n"
-"function rows(s,y,h,col){let x=0;for(const m of s.matchAll(/([A-X.])([0-9a-z]+)/g)){"
-"const n=parseInt(m[2],36);if(m[1]!=='.'){g.fillStyle=col(m[1].charCodeAt(0)-65);"
-"g.fillRect(LW+x,y,n,h);}x+=n;}}\n"
+"const P=new Map();function rows(s,y,h,col){let x=0;for(const m of s.matchAll(/([A-X.])([0-9a-z]+)/g)){"
+"const n=parseInt(m[2],36);if(m[1]!=='.'){const c=col(m[1].charCodeAt(0)-65);"
+"let p=P.get(c);if(!p){p=new Path2D();P.set(c,p);}p.rect(LW+x,y,n,h);}x+=n;}}\n"
 "g.fillStyle='#fff';g.fillRect(0,0,cv.width,H);\n"
-"const arrows=!location.hash.includes('noarrows');\n"
-"if(arrows){g.lineWidth=1;D.lanes.forEach((l,i)=>{let x=0;const a=l.a.trim().split(/ +/);"
+"if(!location.hash.includes('noarrows')){const A=[new Path2D(),new Path2D()];"
+"D.lanes.forEach((l,i)=>{let x=0;const a=l.a.trim().split(/ +/);"
 "for(let k=0;k+1<a.length;k+=2){x+=parseInt(a[k],36);const f=+a[k+1];"
-"let y0=f>=0?yt(f)+RH/2:f<=-2?yc(-2-f)+RH/2:yt(i)-3;const y1=yt(i)+RH/2;"
-"g.strokeStyle=f<=-2?'rgba(200,0,0,.5)':'rgba(0,0,0,.45)';"
-"g.beginPath();g.moveTo(LW+x+.5,y0);g.lineTo(LW+x+.5,y1);g.stroke();}});}\n"
+"const y0=f>=0?yt(f)+RH/2:f<=-2?yc(-2-f)+RH/2:yt(i)-3,p=A[f<=-2?1:0];"
+"p.moveTo(LW+x+.5,y0);p.lineTo(LW+x+.5,yt(i)+RH/2);}});g.lineWidth=1;"
+"g.strokeStyle='rgba(0,0,0,.35)';g.stroke(A[0]);g.strokeStyle='rgba(200,0,0,.25)';g.stroke(A[1]);}\n"
 "D.cpus.forEach((c,i)=>{rows(c.r,yc(i),RH,k=>CK[k]);"
 "const n=c.khz.length,ks=c.khz.map((v,j)=>j).sort((a,b)=>c.khz[a]-c.khz[b]);"
 "rows(c.f,yc(i)+RH+1,FH,k=>{const r=n>1?ks.indexOf(k)/(n-1):1;"
 "return 'rgb('+(250-60*r|0)+','+(220-140*r|0)+','+(120-110*r|0)+')';});});\n"
 "D.lanes.forEach((l,i)=>rows(l.r,yt(i),RH,k=>TK[k]));\n"
+"for(const [c,p] of P){g.fillStyle=c;g.fill(p);}\n"
 "g.fillStyle='#fff';g.fillRect(0,0,LW,H);g.fillRect(0,0,cv.width,AX);\n"
 "g.fillStyle='#000';g.font='10px sans-serif';g.textBaseline='top';\n"
 "D.cpus.forEach((c,i)=>g.fillText('CPU '+c.cpu,4,yc(i)));\n"
@@ -259,14 +259,13 @@ static const char draw_js[] =
 ".join(', ')+'; '+l.waits+' waits, '+l.wakeups+' wakeups; '+l.inexact+' mixed pixels';}"
 "else if(y>=AX){const c=D.cpus[Math.floor((y-AX)/CH)];if(c)s='CPU '+c.cpu+': busy '+"
 "(c.busy/1e6).toFixed(3)+' ms, '+c.irq_wakeups+' wakeups from interrupts; '+c.inexact+' mixed pixels';}"
-"tip.textContent=t+(s?'  '+s:'');tip.style.display=x>=0?'block':'none';};\n";
+"tip.textContent=t+(s?'  '+s:'');tip.style.display=x>=0?'block':'none';};\n"
+"document.body.setAttribute('data-drawn-ms',performance.now().toFixed(0));\n";
 
-static void js_colours(FILE *f, const char *const *v, size_t n, char *out,
-		       size_t len)
+static void js_colours(const char *const *v, size_t n, char *out, size_t len)
 {
 	size_t o = 0;
 
-	(void)f;
 	o += (size_t)snprintf(out + o, len - o, "[");
 	for (size_t i = 0; i < n && o < len; i++)
 		o += (size_t)snprintf(out + o, len - o, "%s'%s'", i ? "," : "",
@@ -328,10 +327,10 @@ int tc_write_html(const struct timechart *tc, const struct tc_page *pg,
 	for (size_t i = 0; i < n; i++)
 		lane_data(f, order[i], i == 0, pos);
 	fputs("]};\n", f);
-	js_colours(f, tc_task_colour, 6, tk, sizeof(tk));
+	js_colours(tc_task_colour, 6, tk, sizeof(tk));
 	for (unsigned int k = 0; k < PIX_KINDS; k++)
 		cpuc[k] = tc_cpu_colour(k);
-	js_colours(f, cpuc, PIX_KINDS, ck, sizeof(ck));
+	js_colours(cpuc, PIX_KINDS, ck, sizeof(ck));
 	fprintf(f, draw_js, TC_LABEL_W, TC_AXIS_H, TC_ROW_H, TC_FREQ_H,
 		TC_CPU_H, TC_LANE_H, tk, ck,
 		"['running','waiting','sleeping','blocked','other','unknown']");

@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/* abicap timechart FILE -o OUT.html: the picture perf timechart draws, from a capture. */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include "cmd/commands.h"
+#include "cmd/options.h"
+#include "cmd/window_opts.h"
+#include "lib/util.h"
+#include "view/timechart_file.h"
+
+static const struct opt timechart_opts[] = {
+	{ "output", 'o', "OUT", "the page to write (created 0600; refused if "
+	  "it exists, unless --force; never FILE itself, never through a "
+	  "symbolic link)" },
+	{ "force", OPT_LONG('F'), NULL, "replace OUT, once the new page is "
+	  "complete" },
+	{ "width", 'w', "PX", "pixels of the time axis (default 1600, 100 to "
+	  "20000): what is shorter than a pixel is merged" },
+	{ "pid", 'p', "PID", "only the task lanes of this process (tgid)" },
+	{ "comm", 'c', "COMM", "only the task lanes of tasks with this name" },
+	{ "cpu", 'C', "CPULIST", "only these CPUs' lanes, e.g. 0,2-3" },
+	{ 0 },
+};
+
+const struct cmd_spec timechart_spec = {
+	.name = "timechart",
+	.synopsis =
+"Usage: abicap timechart FILE -o OUT.html [--width PX] [--pid PID]\n"
+"                         [--comm COMM] [-C CPULIST] [--since TIME]\n"
+"                         [--until TIME] [--force]\n"
+"Draw a capture file (abicap record) as perf timechart does, in one\n"
+"self-contained HTML page (no network): a lane per CPU (busy; idle,\n"
+"shaded by idle-state depth; unknown; records lost; its frequency in a\n"
+"thin row under it) and per task (running; waiting for a CPU; sleeping,\n"
+"S; blocked, D; off CPU in another state; unknown), with wakeup arrows\n"
+"from the waker's lane (or the CPU, for a wakeup from an interrupt) to\n"
+"the wakee's. A task's lane is named by its last name, and by the one\n"
+"before an exec in its tooltip.\n",
+	.groups = { timechart_opts, opts_window, opts_help },
+	.epilog =
+"The states are the report's (abicap report): the same analysis closes\n"
+"every interval. Whatever is shorter than a pixel is merged: a pixel that\n"
+"holds more than one state shows the one that filled most of it, and the\n"
+"legend says how many intervals and pixels were merged, so a time read off\n"
+"a lane is within its mixed pixels (in its tooltip) of the report's. One\n"
+"wakeup arrow is drawn per wakee and pixel; the others are counted.\n"
+"Exit: 0 ok, 2 bad usage, not a readable capture, an empty window or OUT\n"
+"refused, 4 write failure, 5 the page drawn from a capture with damaged,\n"
+"missing, doubled or out-of-place parts.\n",
+};
+
+int do_timechart(int argc, char **argv)
+{
+	struct tc_args a = { .width = 1600, .win = TIMEWIN_ALL };
+	const char *out = NULL;
+	struct opt_parser p;
+	bool handled;
+	long v;
+	int ch, ret;
+
+	opt_parser_init(&p, &timechart_spec);
+	while ((ch = opt_next(&p, argc, argv)) != -1) {
+		ret = window_opt(ch, optarg, &a.win, &handled);
+		if (ret)
+			return ret;
+		if (handled)
+			continue;
+		switch (ch) {
+		case 'o':
+			out = optarg;
+			break;
+		case OPT_LONG('F'):
+			a.force = true;
+			break;
+		case 'w':
+			if (!parse_long(optarg, 100, 20000, &v)) {
+				ab_error("--width '%s': give a number of pixels "
+					 "from 100 to 20000", optarg);
+				return EXIT_USAGE;
+			}
+			a.width = (uint32_t)v;
+			break;
+		case 'p':
+			if (!parse_long(optarg, 1, 0x7fffffff, &v)) {
+				ab_error("--pid '%s' is not a process id", optarg);
+				return EXIT_USAGE;
+			}
+			a.tgid = (int32_t)v;
+			break;
+		case 'c':
+			a.comm = optarg;
+			break;
+		case 'C':
+			a.cpulist = optarg;
+			break;
+		case 'h':
+			cmd_help(&timechart_spec, stdout);
+			return EXIT_OK;
+		default:
+			return opt_error(&timechart_spec, argc, argv, ch);
+		}
+	}
+	if (argc - optind != 1 || !out) {
+		ab_error("timechart needs a capture file and -o OUT.html (see "
+			 "abicap timechart --help)");
+		return EXIT_USAGE;
+	}
+	if (window_check(&a.win))
+		return EXIT_USAGE;
+	return timechart_write(argv[optind], out, &a);
+}
