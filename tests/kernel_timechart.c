@@ -214,17 +214,20 @@ Test(timechart, screenshot_matches_report)
 					 TC_ROW_H / 2), (uint32_t)width,
 					colour_of(tc_task_colour[SPAN_RUNNING]),
 					&foreign);
-		uint64_t want = num(t, "runtime_ns"), tol = num(l, "inexact") * px;
+		uint64_t want = num(t, "runtime_ns"), tol = num(l, "err");
 		uint64_t got = run * px;
 
+		/* the page states its resolution; it must be a few pixels */
+		cr_assert_leq(tol, 3 * px, "lane %zu: stated error %llu ns is "
+			      "over 3 pixels", i, (unsigned long long)tol);
 		cr_assert_leq(got > want ? got - want : want - got, tol,
 			      "lane %zu (tid %lld): %llu running pixels of %llu "
 			      "ns are %llu ns, the report says %llu ns, beyond "
-			      "its %llu mixed pixels", i,
+			      "the stated %llu ns", i,
 			      json_integer_value(json_object_get(l, "tid")),
 			      (unsigned long long)run, (unsigned long long)px,
 			      (unsigned long long)got, (unsigned long long)want,
-			      (unsigned long long)num(l, "inexact"));
+			      (unsigned long long)tol);
 	}
 	cr_assert_eq(foreign, 0, "%llu pixels of the task lanes have a colour "
 		     "that is no task state", (unsigned long long)foreign);
@@ -237,7 +240,10 @@ Test(timechart, screenshot_matches_report)
 					 (uint32_t)width,
 					 colour_of(tc_cpu_colour(TC_CPU_BUSY)),
 					 NULL) * px;
-		uint64_t want = num(rc, "busy_ns"), tol = num(l, "inexact") * px;
+		uint64_t want = num(rc, "busy_ns"), tol = num(l, "err");
+
+		cr_assert_leq(tol, 3 * px, "CPU %zu: stated error %llu ns is "
+			      "over 3 pixels", i, (unsigned long long)tol);
 
 		cr_assert_leq(busy > want ? busy - want : want - busy, tol,
 			      "CPU %zu: %llu ns busy in pixels, the report "

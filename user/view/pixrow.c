@@ -19,6 +19,7 @@ static void emit(struct pixrow *r, uint32_t x0, uint32_t x1, unsigned int kind)
 		x0 = last->x1;
 	if (x0 >= x1)
 		return;
+	r->drawn[kind] += x1 - x0;
 	if (last && last->x1 == x0 && last->kind == kind) {
 		last->x1 = x1;
 		return;
@@ -37,10 +38,13 @@ static void emit(struct pixrow *r, uint32_t x0, uint32_t x1, unsigned int kind)
 	r->runs[r->n++] = (struct pixrun){ x0, x1, (uint8_t)kind };
 }
 
-/* The pixel being filled becomes a run of the kind that filled most of it. */
+/*
+ * The pixel being filled becomes a pixel of one kind: a pure one of its
+ * kind, a mixed one of the kind in it owed the most time.
+ */
 static void flush(struct pixrow *r)
 {
-	unsigned int best = 0, kinds = 0;
+	unsigned int best = PIX_KINDS, kinds = 0;
 	uint64_t sum = 0;
 
 	if (r->col < 0)
@@ -50,14 +54,21 @@ static void flush(struct pixrow *r)
 			continue;
 		kinds++;
 		sum += r->acc[k];
-		if (r->acc[k] > r->acc[best] || !r->acc[best])
-			best = k;
+		best = k;
 	}
-	if (kinds) {
-		if (kinds > 1 || sum < r->sc->px_ns)
-			r->inexact++;
+	if (kinds > 1 || (kinds && sum < r->sc->px_ns)) {
+		r->inexact++;
+		for (unsigned int k = 0; k < PIX_KINDS; k++) {
+			if (!r->acc[k])
+				continue;
+			r->carry[k] += (int64_t)r->acc[k];
+			if (r->carry[k] > r->carry[best])
+				best = k;
+		}
+		r->carry[best] -= (int64_t)r->sc->px_ns;
+	}
+	if (kinds)
 		emit(r, (uint32_t)r->col, (uint32_t)r->col + 1, best);
-	}
 	memset(r->acc, 0, sizeof(r->acc));
 	r->col = -1;
 }
@@ -106,6 +117,20 @@ void pixrow_add(struct pixrow *r, uint64_t s, uint64_t e, unsigned int kind)
 void pixrow_finish(struct pixrow *r)
 {
 	flush(r);
+}
+
+uint64_t pixrow_error(const struct pixrow *r)
+{
+	uint64_t worst = 0;
+
+	for (unsigned int k = 0; k < PIX_KINDS; k++) {
+		uint64_t got = r->drawn[k] * r->sc->px_ns, want = r->total[k];
+		uint64_t e = got > want ? got - want : want - got;
+
+		if (e > worst)
+			worst = e;
+	}
+	return worst;
 }
 
 void pixrow_free(struct pixrow *r)

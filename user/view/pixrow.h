@@ -3,9 +3,12 @@
  * A row of pixels drawn from intervals of kinds (a task's states, a CPU's
  * busy and idle states): intervals arrive in time order and become runs
  * of whole pixels. Whatever is shorter than a pixel is merged: a pixel
- * that holds more than one kind (or is only partly covered) shows the kind
- * that filled most of it, and is counted as inexact, so that a total read
- * off the picture is within inexact pixels of the truth.
+ * that holds more than one kind (or is only partly covered) is counted as
+ * mixed and shows one of the kinds in it, the one owed the most time (the
+ * time of each kind in mixed pixels is carried from pixel to pixel, as
+ * error diffusion does), so that each kind's pixels times the pixel's
+ * length stay within a pixel or two of its exact time: pixrow_error()
+ * says by how much.
  */
 #ifndef ABICAP_PIXROW_H
 #define ABICAP_PIXROW_H
@@ -38,6 +41,8 @@ struct pixrow {
 	uint64_t merged; /* intervals shorter than a pixel (drawn merged) */
 	uint64_t intervals; /* all intervals added */
 	uint64_t total[PIX_KINDS]; /* exact ns of each kind, inside the scale */
+	uint64_t drawn[PIX_KINDS]; /* pixels of each kind */
+	int64_t carry[PIX_KINDS]; /* ns of each kind owed a pixel (or drawn ahead) */
 	bool oom;
 };
 
@@ -47,5 +52,7 @@ void pixrow_add(struct pixrow *r, uint64_t s, uint64_t e, unsigned int kind);
 /* Close the last pixel (before reading runs). */
 void pixrow_finish(struct pixrow *r);
 void pixrow_free(struct pixrow *r);
+/* The largest |drawn pixels x px_ns - exact time| over the kinds, in ns. */
+uint64_t pixrow_error(const struct pixrow *r);
 
 #endif

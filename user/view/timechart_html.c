@@ -112,6 +112,7 @@ static void ms(FILE *f, uint64_t ns)
 
 struct totals {
 	uint64_t merged, inexact, intervals, shown, hidden;
+	uint64_t err; /* the largest pixrow_error */
 };
 
 static void legend(FILE *f, const struct timechart *tc,
@@ -148,12 +149,15 @@ static void legend(FILE *f, const struct timechart *tc,
 	fputs("; the thin row under a CPU: its frequency (darker: higher)<br>", f);
 	fprintf(f, "<b>Merged at this scale:</b> %llu of %llu intervals are "
 		"shorter than a pixel; %llu pixels hold more than one state (or "
-		"part of one) and show the state that filled most of the pixel, "
-		"so a time read off a lane is within that lane's mixed pixels "
-		"(in its tooltip) of the exact one. Wakeups: %llu, drawn as %llu "
+		"part of one) and show one of them, the one owed the most time, "
+		"so that the time of any state read off any lane (its pixels "
+		"&times; %.3f us) is within %.3f us (%.2f pixels) of the exact "
+		"time (in the lane's tooltip). Wakeups: %llu, drawn as %llu "
 		"arrows under the lanes, one per wakee and pixel (%llu merged).",
 		(unsigned long long)t->merged, (unsigned long long)t->intervals,
-		(unsigned long long)t->inexact, (unsigned long long)tc->wakeups,
+		(unsigned long long)t->inexact, (double)sc->px_ns / 1e3,
+		(double)t->err / 1e3, (double)t->err / (double)sc->px_ns,
+		(unsigned long long)tc->wakeups,
 		(unsigned long long)tc->arrows,
 		(unsigned long long)tc->arrows_merged);
 	fputs("</div>\n", f);
@@ -178,10 +182,10 @@ static void cpu_data(FILE *f, const struct timechart *tc,
 		fputs(",\"khz\":[", f);
 		for (int k = 0; k < cp->nkhz; k++)
 			fprintf(f, "%s%u", k ? "," : "", cp->khz[k]);
-		fprintf(f, "],\"busy\":%" PRIu64 ",\"inexact\":%" PRIu64
-			",\"irq_wakeups\":%" PRIu64 "}",
-			cp->state.total[TC_CPU_BUSY], cp->state.inexact,
-			cp->irq_wakeups);
+		fprintf(f, "],\"busy\":%" PRIu64 ",\"err\":%" PRIu64
+			",\"inexact\":%" PRIu64 ",\"irq_wakeups\":%" PRIu64 "}",
+			cp->state.total[TC_CPU_BUSY], pixrow_error(&cp->state),
+			cp->state.inexact, cp->irq_wakeups);
 	}
 	fputs("],\n", f);
 }
@@ -204,9 +208,10 @@ static void lane_data(FILE *f, const struct tc_lane *l, bool first,
 	fputs(",\"ns\":[", f);
 	for (int k = 0; k < 6; k++)
 		fprintf(f, "%s%" PRIu64, k ? "," : "", r->total[k]);
-	fprintf(f, "],\"inexact\":%" PRIu64 ",\"wakeups\":%" PRIu64
+	fprintf(f, "],\"err\":%" PRIu64 ",\"inexact\":%" PRIu64
+		",\"wakeups\":%" PRIu64
 		",\"waits\":%" PRIu64 ",\"wait_ns\":%" PRIu64 ",\"a\":\"",
-		r->inexact, l->wakeups, l->waits, l->wait_ns);
+		pixrow_error(r), r->inexact, l->wakeups, l->waits, l->wait_ns);
 	/* arrows: x (delta, base 36) and the waker's lane position, space separated */
 	for (size_t i = 0; i < l->narrows; i++) {
 		int32_t from = l->arrows[i].from;
@@ -256,7 +261,7 @@ static const char draw_js[] =
 "y=e.clientY-r.top,t=((D.since+x*D.px)/1e6).toFixed(3)+' ms';let s='';"
 "if(y>=AX+nc*CH){const l=D.lanes[Math.floor((y-AX-nc*CH)/LH)];if(l)s=l.comm+':'+l.tid+"
 "' (process '+l.tgid+(l.was?', was '+l.was:'')+'): '+l.ns.map((v,k)=>KN[k]+' '+(v/1e6).toFixed(3)+' ms')"
-".join(', ')+'; '+l.waits+' waits, '+l.wakeups+' wakeups; '+l.inexact+' mixed pixels';}"
+".join(', ')+'; '+l.waits+' waits, '+l.wakeups+' wakeups; '+l.inexact+' mixed pixels, times in pixels within '+(l.err/1e3).toFixed(3)+' us';}"
 "else if(y>=AX){const c=D.cpus[Math.floor((y-AX)/CH)];if(c)s='CPU '+c.cpu+': busy '+"
 "(c.busy/1e6).toFixed(3)+' ms, '+c.irq_wakeups+' wakeups from interrupts; '+c.inexact+' mixed pixels';}"
 "tip.textContent=t+(s?'  '+s:'');tip.style.display=x>=0?'block':'none';};\n"
@@ -302,6 +307,8 @@ int tc_write_html(const struct timechart *tc, const struct tc_page *pg,
 		t.merged += order[i]->row.merged;
 		t.inexact += order[i]->row.inexact;
 		t.intervals += order[i]->row.intervals;
+		if (pixrow_error(&order[i]->row) > t.err)
+			t.err = pixrow_error(&order[i]->row);
 	}
 	t.shown = n;
 	for (int c = 0; c < tc->ncpus; c++) {
@@ -310,6 +317,8 @@ int tc_write_html(const struct timechart *tc, const struct tc_page *pg,
 		t.merged += tc->cpus[c].state.merged;
 		t.inexact += tc->cpus[c].state.inexact;
 		t.intervals += tc->cpus[c].state.intervals;
+		if (pixrow_error(&tc->cpus[c].state) > t.err)
+			t.err = pixrow_error(&tc->cpus[c].state);
 	}
 	fputs("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>"
 	      "abicap timechart: ", f);
