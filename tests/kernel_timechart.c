@@ -15,6 +15,8 @@
 #include <unistd.h>
 #include "browser.h"
 #include "harness.h"
+#include "view/heatmap.h"
+#include "view/heatmap_html.h"
 #include "view/timechart_html.h"
 
 #define path(n) scratch_path(n)
@@ -83,7 +85,7 @@ static json_t *page_data(const char *html)
 
 static uint64_t num(json_t *o, const char *k)
 {
-	json_t *v = json_object_get(o, k);
+	json_t *v = k ? json_object_get(o, k) : o;
 
 	cr_assert(json_is_integer(v), "no integer %s", k);
 	return (uint64_t)json_integer_value(v);
@@ -261,4 +263,98 @@ Test(timechart, screenshot_matches_report)
 	json_decref(d);
 	free(r.out);
 	free(r.err);
+}
+
+/* The first histogram of report's text (the overall one): counts by bucket. */
+static size_t report_histogram(const char *text, uint64_t *b, size_t max)
+{
+	const char *p = strstr(text, "usecs");
+	size_t n = 0;
+
+	cr_assert(p, "the report has no histogram");
+	p = strchr(p, '\n');
+	while (p && n < max) {
+		unsigned long long lo, hi, c;
+
+		if (sscanf(p + 1, " %llu -> %llu : %llu", &lo, &hi, &c) != 3)
+			break;
+		b[n++] = c;
+		p = strchr(p + 1, '\n');
+	}
+	return n;
+}
+
+Test(timechart, heatmap_matches_report)
+{
+	const char *cap = path("h.abicap"), *html = path("h.html");
+	const char *png = path("h.png");
+	char *bin = (char *)abicap_bin();
+	uint64_t hist[HM_ROWS] = { 0 }, rows[HM_ROWS] = { 0 }, waits = 0;
+	json_t *d, *cells, *col, *rep;
+	size_t nb, x, top, max, cw;
+	struct image im;
+	struct run r;
+
+	require_kernel();
+	require_browser();
+	require_perf();
+	record_messaging(cap);
+	r = run_cmd((char *[]){ bin, "report", (char *)cap, "--comm",
+				"sched-messaging", NULL });
+	cr_assert_eq(r.code, 0, "report: %s", r.err);
+	nb = report_histogram(r.out, hist, HM_ROWS);
+	free(r.out);
+	free(r.err);
+	rep = run_json((char *[]){ bin, "report", (char *)cap, "-f", "json",
+				   "--comm", "sched-messaging", NULL });
+	r = run_cmd((char *[]){ bin, "heatmap", (char *)cap, "-o",
+				(char *)html, "--comm", "sched-messaging",
+				"--width", "600", "--cell", "6", NULL });
+	cr_assert_eq(r.code, 0, "heatmap: %s", r.err);
+	free(r.out);
+	free(r.err);
+	d = page_data(html);
+	cells = json_object_get(d, "cells");
+	top = num(d, "top");
+	max = num(d, "max");
+	cw = num(d, "cell_w");
+	cr_assert_eq(nb, top + 1, "the report has %zu histogram rows, the "
+		     "heat map %zu", nb, top + 1);
+	json_array_foreach(cells, x, col)
+		for (size_t b = 0; b <= top; b++) {
+			rows[b] += num(json_array_get(col, b), NULL);
+		}
+	for (size_t b = 0; b <= top; b++) {
+		cr_assert_eq(rows[b], hist[b], "row %zu: %llu waits in the heat "
+			     "map, %llu in the report's histogram", b,
+			     (unsigned long long)rows[b],
+			     (unsigned long long)hist[b]);
+		waits += rows[b];
+	}
+	cr_assert_eq(waits, num(json_object_get(rep, "runqueue_latency"),
+				"samples"));
+	cr_assert_gt(waits, 0);
+	browser_screenshot(html, NULL, png, (int)(HM_LABEL_W +
+			   json_array_size(cells) * cw + 60),
+			   (int)(HM_LEGEND_H + HM_AXIS_H + (top + 1) * HM_CELL_H +
+				 40), 60);
+	png_read(png, &im);
+	/* every cell shows its count's colour; white where there is none */
+	json_array_foreach(cells, x, col)
+		for (size_t b = 0; b <= top; b++) {
+			uint32_t n = (uint32_t)num(json_array_get(col, b), NULL);
+			char want[8];
+			uint32_t px = image_px(&im, (uint32_t)(HM_LABEL_W + x * cw +
+					       cw / 2), (uint32_t)(HM_LEGEND_H +
+					       HM_AXIS_H + (top - b) * HM_CELL_H +
+					       HM_CELL_H / 2));
+
+			cr_assert_eq(px, colour_of(hm_colour(n, (uint32_t)max, want)),
+				     "cell (%zu, %zu) of %u waits is #%06x, "
+				     "not %s", x, b, n, px, want);
+		}
+	image_free(&im);
+	keep_shot(png, "heatmap.png");
+	json_decref(rep);
+	json_decref(d);
 }

@@ -5,34 +5,22 @@
 #include <string.h>
 #include <unistd.h>
 #include "lib/cpulist.h"
-#include "lib/outfile.h"
 #include "lib/util.h"
 #include "view/capview.h"
+#include "view/pagefile.h"
 #include "view/timechart_file.h"
 #include "view/timechart_html.h"
 
-/* The page into of: 0, or an EXIT_* code (reported). */
-static int write_page(struct outfile *of, const struct timechart *tc,
-		      const struct tc_page *pg)
-{
-	int fd = dup(of->fd);
-	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-	int c;
+struct page_ctx {
+	const struct timechart *tc;
+	const struct tc_page *pg;
+};
 
-	if (!f) {
-		if (fd >= 0)
-			close(fd);
-		ab_error("cannot write '%s': %s", of->path, strerror(errno));
-		return EXIT_RUNTIME;
-	}
-	c = tc_write_html(tc, pg, f);
-	if (fclose(f) && !c)
-		c = -errno;
-	if (c) {
-		ab_error("cannot write '%s': %s", of->path, strerror(-c));
-		return EXIT_RUNTIME;
-	}
-	return 0;
+static int write_page(void *ctx, FILE *f)
+{
+	const struct page_ctx *p = ctx;
+
+	return tc_write_html(p->tc, p->pg, f);
 }
 
 static int cpu_set(const struct tc_args *a, int ncpus, uint8_t **set)
@@ -57,22 +45,18 @@ static int cpu_set(const struct tc_args *a, int ncpus, uint8_t **set)
 
 int timechart_write(const char *cap, const char *out, const struct tc_args *a)
 {
-	char err[ERRMSG_LEN];
 	struct analysis_observer obs;
 	struct timechart *tc = NULL;
 	struct tc_page pg = { .title = cap, .tgid = a->tgid, .comm = a->comm };
 	struct pixscale sc = { 0 };
-	struct outfile of;
-	bool opened = false;
 	struct capview v;
 	uint8_t *cpus = NULL;
+	struct page_ctx pc;
 	int ret, c;
 
-	ret = outfile_distinct(out, cap, "the capture", err, sizeof(err));
-	if (ret) {
-		ab_error("%s", err);
+	ret = page_check(out, cap);
+	if (ret)
 		return ret;
-	}
 	ret = capview_open(&v, cap, &a->win);
 	if (ret)
 		goto out;
@@ -102,18 +86,8 @@ int timechart_write(const char *cap, const char *out, const struct tc_args *a)
 		ret = EXIT_RUNTIME;
 		goto out;
 	}
-	c = outfile_open(&of, out, a->force, err, sizeof(err));
-	if (c) {
-		ab_error("%s", err);
-		ret = c;
-		goto out;
-	}
-	opened = true;
-	c = write_page(&of, tc, &pg);
-	if (!c && outfile_commit(&of, err, sizeof(err))) {
-		ab_error("%s", err);
-		c = EXIT_RUNTIME;
-	}
+	pc = (struct page_ctx){ tc, &pg };
+	c = page_write(out, cap, a->force, write_page, &pc);
 	if (c) {
 		ret = c;
 		goto out;
@@ -121,8 +95,6 @@ int timechart_write(const char *cap, const char *out, const struct tc_args *a)
 	ab_note("wrote %s: %d CPUs and %zu tasks in %u pixels of %.3f us",
 		out, tc->ncpus, tc->nlanes, sc.width, (double)sc.px_ns / 1e3);
 out:
-	if (opened)
-		outfile_abort(&of, false);
 	tc_free(tc);
 	free(cpus);
 	capview_close(&v);
