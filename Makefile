@@ -353,7 +353,7 @@ BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 ZSHCOMPDIR ?= $(PREFIX)/share/zsh/site-functions
 UNITDIR ?= $(PREFIX)/lib/systemd/system
 INSTALL_BIN ?= $(OUT)/abicap
-COMMANDS := trace record report export script timechart heatmap check diff serve contract
+COMMANDS := trace record report export script timechart heatmap wakeups check diff serve contract
 MAN_PAGES := $(OUT)/man/abicap.8 $(patsubst %,$(OUT)/man/abicap-%.8,$(COMMANDS))
 DEPLOY_DATA := scripts/deploy/grafana-dashboard.json scripts/deploy/prometheus-rules.yml
 # what `make install` puts, relative to DESTDIR

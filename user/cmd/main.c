@@ -16,6 +16,7 @@ static const struct cmd cmds[] = {
 	{ "script", do_script, "print a capture's events as text or JSON lines" },
 	{ "timechart", do_timechart, "draw a capture as perf timechart does (one HTML page)" },
 	{ "heatmap", do_heatmap, "draw a capture's run-queue latency over time (one HTML page)" },
+	{ "wakeups", do_wakeups, "who wakes the CPUs: idle exits per CPU and what they let run" },
 	{ "check", do_check, "check the ABI contract, or a BPF object, against kernels" },
 	{ "diff", do_diff, "compare two kernels' events under the append-only rule" },
 	{ "serve", do_serve, "serve Prometheus metrics aggregated in the kernel, per cgroup" },

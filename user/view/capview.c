@@ -80,16 +80,35 @@ int capview_open(struct capview *v, const char *path, const struct timewin *w)
 	return 0;
 }
 
+static int run(struct capview *v, const struct report_read_opts *o);
+
 int capview_run(struct capview *v, const struct analysis_observer *obs,
 		const struct timewin *w, int32_t pid, const char *comm)
 {
 	struct report_read_opts ro = { .pid = pid, .comm = comm, .ci = &v->ci,
 		.win = *w, .obs = obs };
+
+	return run(v, &ro);
+}
+
+int capview_run_tap(struct capview *v, const struct analysis_observer *obs,
+		    const struct timewin *w,
+		    void (*tap)(void *ctx, const union abicap_rec *rec),
+		    void *tap_ctx)
+{
+	struct report_read_opts ro = { .ci = &v->ci, .win = *w, .obs = obs,
+		.tap = tap, .tap_ctx = tap_ctx };
+
+	return run(v, &ro);
+}
+
+static int run(struct capview *v, const struct report_read_opts *o)
+{
 	json_t *trl;
 	size_t n = 0;
 	int c;
 
-	c = report_read_records(&v->r, v->path, v->meta, &v->a, &n, &ro);
+	c = report_read_records(&v->r, v->path, v->meta, &v->a, &n, o);
 	v->analysed = true;
 	if (c == -ENOMEM) {
 		ab_error("out of memory reading '%s'", v->path);

@@ -41,6 +41,11 @@ int capview_open(struct capview *v, const char *path, const struct timewin *w);
  */
 int capview_run(struct capview *v, const struct analysis_observer *obs,
 		const struct timewin *w, int32_t pid, const char *comm);
+/* The same, tap seeing each record in time order before the analysis. */
+int capview_run_tap(struct capview *v, const struct analysis_observer *obs,
+		    const struct timewin *w,
+		    void (*tap)(void *ctx, const union abicap_rec *rec),
+		    void *tap_ctx);
 void capview_close(struct capview *v);
 
 #endif
