@@ -69,8 +69,14 @@ static json_t *run_json(char *const argv[])
 static json_t *page_data(const char *html)
 {
 	size_t len;
-	char *t = read_file(html, &len), *b = strstr(t, "const D="), *e;
+	char *raw = read_file(html, &len), *t = malloc(len + 1), *b, *e;
 	json_t *d;
+
+	cr_assert(t);
+	memcpy(t, raw, len);
+	t[len] = '\0';
+	free(raw);
+	b = strstr(t, "const D=");
 
 	cr_assert(b, "%s has no data", html);
 	b += strlen("const D=");
