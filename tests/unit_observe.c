@@ -152,3 +152,72 @@ Test(observe, window_clips)
 		"T 100 t100 k0 c0 2600-2800\n"
 		"T 200 t200 k2 c-1 2600-2800\n", "%s", s.log);
 }
+
+static void named(struct analysis *a, uint64_t ts, int32_t prev,
+		  const char *pc, uint32_t state, int32_t next, const char *nc)
+{
+	union abicap_rec r;
+
+	memset(&r, 0, sizeof(r));
+	r.sw.hdr = (struct abicap_hdr){ .ts_ns = ts, .type =
+		ABICAP_EV_SCHED_SWITCH, .size = sizeof(r.sw) };
+	r.sw.prev_pid = r.sw.prev_tgid = prev;
+	r.sw.next_pid = r.sw.next_tgid = next;
+	snprintf(r.sw.prev_comm, sizeof(r.sw.prev_comm), "%s", pc);
+	snprintf(r.sw.next_comm, sizeof(r.sw.next_comm), "%s", nc);
+	r.sw.prev_state = state;
+	r.sw.flags = ALL;
+	analysis_add(a, &r);
+}
+
+static void wkn(struct analysis *a, uint64_t ts, int32_t pid,
+		const char *comm, int32_t waker)
+{
+	union abicap_rec r;
+
+	memset(&r, 0, sizeof(r));
+	r.wk.hdr = (struct abicap_hdr){ .ts_ns = ts, .type =
+		ABICAP_EV_SCHED_WAKEUP, .size = sizeof(r.wk) };
+	r.wk.pid = r.wk.tgid = pid;
+	r.wk.waker_pid = r.wk.waker_tgid = waker;
+	snprintf(r.wk.comm, sizeof(r.wk.comm), "%s", comm);
+	analysis_add(a, &r);
+}
+
+/*
+ * issue 25 item 5: a task that execs has its new name from the record that
+ * shows it on; a wakeup names the tasks as they were then; a waker never
+ * seen by name is "(unknown)", never "".
+ */
+Test(observe, names_as_they_were_then)
+{
+	struct seen s;
+	struct analysis a;
+	struct analysis_observer o = { &s, on_task, NULL, NULL, on_wake,
+				       on_wait };
+
+	memset(&s, 0, sizeof(s));
+	analysis_init(&a, 1);
+	analysis_observe(&a, &o);
+	named(&a, 1000, 0, "swapper/0", 0, 100, "sh");
+	wk(&a, 1500, 200, 100); /* sh wakes 200 */
+	named(&a, 2000, 100, "make", S, 200, "t200"); /* 100 exec'd make */
+	wkn(&a, 2500, 100, "make", 200);
+	wkn(&a, 2600, 200, "t200", 300); /* a waker with no name seen */
+	named(&a, 3000, 200, "t200", S, 100, "make");
+	analysis_finish(&a);
+	cr_assert_str_eq(s.log,
+		"W 100(sh) -> 200(t200) at 1500\n"
+		"T 100 sh k0 c0 1000-2000\n"
+		"Q 200 1500-2000 cpu0 holder 100(make) 500\n"
+		"T 200 t200 k1 c0 1500-2000\n"
+		"W 200(t200) -> 100(make) at 2500\n"
+		"T 100 make k2 c-1 2000-2500\n"
+		"W 300((unknown)) -> 200(t200) at 2600\n"
+		"T 200 t200 k0 c0 2000-3000\n"
+		"Q 100 2500-3000 cpu0 holder 200(t200) 500\n"
+		"T 100 make k1 c0 2500-3000\n", "%s", s.log);
+	cr_assert_str_eq(a.chains[0].waker_comm, "sh");
+	cr_assert_str_eq(task_comm(analysis_find(&a, 300)), "(unknown)");
+	analysis_free(&a);
+}

@@ -8,6 +8,7 @@
  *              low bits of a product collide)
  *   reverse    times counting down, a second apart
  *   shuffled   times scattered over N seconds
+ *   freqs      cpu_frequency records, every one a new frequency
  * "meta" (default) writes the metadata abicap record does (CPU count,
  * events: report and export stream); "nometa" an empty object.
  */
@@ -39,7 +40,7 @@ int main(int argc, char **argv)
 	if ((argc != 4 && argc != 5) || !parse_long(argv[2], 1, 1000000, &n) ||
 	    (argc == 5 && strcmp(argv[4], "meta") && strcmp(argv[4], "nometa"))) {
 		fprintf(stderr, "usage: capgen same-ts|many-pids|stride-pids|"
-			"reverse|shuffled N OUT [meta|nometa]\n");
+			"reverse|shuffled|freqs N OUT [meta|nometa]\n");
 		return 2;
 	}
 	w = capw_open(argv[3], true, argc == 5 && !strcmp(argv[4], "nometa") ?
@@ -64,6 +65,17 @@ int main(int argc, char **argv)
 			ts += (uint64_t)(n - i) * 1000000000ull;
 		} else if (!strcmp(argv[1], "shuffled")) {
 			ts += rnd(&seed) % ((uint64_t)n * 1000000000ull);
+		} else if (!strcmp(argv[1], "freqs")) {
+			memset(&r, 0, sizeof(r));
+			r.pw = (struct abicap_power){ .hdr = { ts + (uint64_t)i *
+				1000, ABICAP_EV_CPU_FREQUENCY, sizeof(r.pw),
+				(uint32_t)(i & 1) }, .state = 100000 + (uint32_t)i,
+				.cpu_id = (uint32_t)(i & 1) };
+			if (capw_add(w, &r, r.hdr.size)) {
+				fprintf(stderr, "capgen: cannot write %s\n", argv[3]);
+				return 1;
+			}
+			continue;
 		} else if (strcmp(argv[1], "same-ts")) {
 			fprintf(stderr, "capgen: unknown kind '%s'\n", argv[1]);
 			return 2;

@@ -18,49 +18,104 @@ int state_index(uint32_t st)
 	return 0;
 }
 
-/* false: no memory for the sample (counted in total and lost, not in v) */
-static bool lat_add(struct lat *l, uint64_t v)
+static uint32_t lat_bucket(uint64_t v)
 {
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 4; /* most tasks wait a few times */
-		uint64_t *nv = realloc(l->v, cap * sizeof(*nv));
+	int e;
 
-		if (!nv) {
-			l->lost++;
-			l->total += v;
-			if (v > l->max)
-				l->max = v;
-			return false;
+	if (v < (2u << LAT_SUB_BITS))
+		return (uint32_t)v;
+	e = 63 - __builtin_clzll(v); /* >= LAT_SUB_BITS + 1 */
+	return (uint32_t)((e - LAT_SUB_BITS + 1) << LAT_SUB_BITS) +
+	       (uint32_t)((v >> (e - LAT_SUB_BITS)) & ((1u << LAT_SUB_BITS) - 1));
+}
+
+/* The middle of bucket b's values. */
+static uint64_t lat_middle(uint32_t b)
+{
+	uint32_t e, sub = b & ((1u << LAT_SUB_BITS) - 1);
+	uint64_t lo, width;
+
+	if (b < (2u << LAT_SUB_BITS))
+		return b;
+	e = (b >> LAT_SUB_BITS) + LAT_SUB_BITS - 1;
+	width = 1ull << (e - LAT_SUB_BITS);
+	lo = ((1ull << LAT_SUB_BITS) + sub) << (e - LAT_SUB_BITS);
+	return lo + (width - 1) / 2;
+}
+
+/* The bin of bucket b in l (made if need be); NULL: no memory. */
+static struct hbin *lat_bin(struct lat *l, uint32_t b)
+{
+	uint32_t lo = 0, hi = l->nb;
+
+	/* the common case: the last bin, or a new last one */
+	if (l->nb && l->b[l->nb - 1].bucket <= b)
+		lo = l->b[l->nb - 1].bucket == b ? l->nb - 1 : l->nb;
+	else
+		while (lo < hi) {
+			uint32_t mid = lo + (hi - lo) / 2;
+
+			if (l->b[mid].bucket < b)
+				lo = mid + 1;
+			else
+				hi = mid;
 		}
-		l->v = nv;
+	if (lo < l->nb && l->b[lo].bucket == b)
+		return &l->b[lo];
+	if (l->nb == l->cap) {
+		uint32_t cap = l->cap ? l->cap * 2 : 4;
+		struct hbin *nb = realloc(l->b, cap * sizeof(*nb));
+
+		if (!nb)
+			return NULL;
+		l->b = nb;
 		l->cap = cap;
 	}
-	l->v[l->n++] = v;
-	l->sorted = false;
-	l->total += v;
+	memmove(&l->b[lo + 1], &l->b[lo], (l->nb - lo) * sizeof(*l->b));
+	l->nb++;
+	l->b[lo] = (struct hbin){ 0, b };
+	return &l->b[lo];
+}
+
+bool lat_add(struct lat *l, uint64_t v)
+{
+	struct hbin *h = lat_bin(l, lat_bucket(v));
+
+	if (!l->n || v < l->min)
+		l->min = v;
 	if (v > l->max)
 		l->max = v;
+	l->n++;
+	l->total += v;
+	if (!h)
+		return false;
+	h->count++;
 	return true;
 }
 
-static int cmp_u64(const void *a, const void *b)
+uint64_t lat_percentile(const struct lat *l, double p)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-uint64_t lat_percentile(struct lat *l, double p)
-{
-	size_t i;
+	uint64_t pm, rank, seen = 0, v;
 
 	if (!l->n)
 		return 0;
-	if (!l->sorted)
-		qsort(l->v, l->n, sizeof(*l->v), cmp_u64);
-	l->sorted = true;
-	i = (size_t)(p / 100.0 * (double)(l->n - 1) + 0.5);
-	return l->v[i < l->n ? i : l->n - 1];
+	pm = p <= 0 ? 0 : p >= 100 ? 1000 : (uint64_t)(p * 10 + 0.5);
+	/* ceil(pm * n / 1000) without overflow, at least 1 */
+	rank = l->n / 1000 * pm + ((l->n % 1000) * pm + 999) / 1000;
+	if (!rank)
+		rank = 1;
+	if (rank >= l->n)
+		return l->max;
+	if (rank == 1)
+		return l->min;
+	for (uint32_t i = 0; i < l->nb; i++) {
+		seen += l->b[i].count;
+		if (seen >= rank) {
+			v = lat_middle(l->b[i].bucket);
+			return v < l->min ? l->min : v > l->max ? l->max : v;
+		}
+	}
+	return l->max; /* bins short of n: out of memory */
 }
 
 /*
@@ -209,7 +264,7 @@ static void close_phase(struct analysis *a, struct task *t, uint64_t ts,
 {
 	struct task_span sp = { .id = tid_of(t), .comm = task_comm(t),
 				.prev_state = t->out_state, .cpu = -1,
-				.start_ns = t->since, .end_ns = ts };
+				.start_ns = t->span_ts, .end_ns = ts };
 
 	switch (t->phase) {
 	case PH_RUN:
@@ -244,7 +299,7 @@ static void set_phase(struct analysis *a, struct task *t, enum phase ph,
 {
 	close_phase(a, t, ts, cpu);
 	t->phase = ph;
-	t->since = ts;
+	t->since = t->span_ts = ts;
 }
 
 /*
@@ -256,8 +311,8 @@ static void forget(struct analysis *a, struct task *t, uint64_t ts,
 {
 	if (t->phase == PH_DEAD || (t->phase == PH_UNKNOWN && t->why == UNK_NEW))
 		return;
-	if (ts < t->since)
-		ts = t->since;
+	if (ts < t->span_ts)
+		ts = t->span_ts;
 	if (t->phase != PH_UNKNOWN) {
 		set_phase(a, t, PH_UNKNOWN, ts, -1);
 		t->why = why;
@@ -384,8 +439,14 @@ static struct task *task_at(struct analysis *a, int32_t pid, int32_t tgid,
 	settle(a, t, ts);
 	if (tgid > 0)
 		t->tgid = tgid;
-	if (comm && comm[0])
+	if (comm && comm[0] && strncmp(t->comm, comm, ABICAP_COMM_LEN)) {
+		/* renamed (exec): its spans so far had the old name */
+		if (t->comm[0]) {
+			close_phase(a, t, ts, -1);
+			t->span_ts = ts;
+		}
 		memcpy(t->comm, comm, ABICAP_COMM_LEN);
+	}
 	return t;
 }
 
@@ -401,32 +462,44 @@ const struct task *analysis_find(const struct analysis *a, int32_t pid)
 
 int lat_merge(struct lat *to, const struct lat *from)
 {
-	if (to->n + from->n > to->cap) {
-		size_t cap = to->cap ? to->cap : 64;
-		uint64_t *v;
+	int ret = 0;
 
-		while (cap < to->n + from->n)
-			cap *= 2;
-		v = realloc(to->v, cap * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		to->v = v;
-		to->cap = cap;
+	for (uint32_t i = 0; i < from->nb; i++) {
+		struct hbin *h = lat_bin(to, from->b[i].bucket);
+
+		if (h)
+			h->count += from->b[i].count;
+		else
+			ret = -ENOMEM;
 	}
-	if (from->n)
-		memcpy(to->v + to->n, from->v, from->n * sizeof(*from->v));
-	to->n += from->n;
-	to->total += from->total;
+	if (from->n && (!to->n || from->min < to->min))
+		to->min = from->min;
 	if (from->max > to->max)
 		to->max = from->max;
-	to->sorted = false;
-	return 0;
+	to->n += from->n;
+	to->total += from->total;
+	return ret;
 }
 
 void lat_free(struct lat *l)
 {
-	free(l->v);
+	free(l->b);
 	memset(l, 0, sizeof(*l));
+}
+
+const struct task_res *task_res(const struct task *t)
+{
+	static const struct task_res none;
+
+	return t->res ? t->res : &none;
+}
+
+/* t's results, made on first need; NULL: no memory (counted). */
+static struct task_res *res_of(struct analysis *a, struct task *t)
+{
+	if (!t->res && !(t->res = calloc(1, sizeof(*t->res))))
+		a->oom = true;
+	return t->res;
 }
 
 bool analysis_wanted(const struct analysis *a, const struct task *t)
@@ -580,14 +653,22 @@ static void measure_wait(struct analysis *a, struct task *t, uint64_t ts,
 		a->negative++;
 		return;
 	}
-	if (!in_window(a, ts))
+	if (!in_window(a, ts) || !res_of(a, t))
 		return;
-	ok = lat_add(&t->rq, lat);
+	ok = lat_add(&t->res->rq, lat);
 	ok &= lat_add(&a->rq, lat);
 	if (t->rq_wakeup)
-		ok &= lat_add(&t->wake, lat);
+		ok &= lat_add(&t->res->wake, lat);
 	if (!ok)
 		a->oom = true;
+	{
+		uint64_t u = lat / 1000;
+		int b = 0;
+
+		while (u >> b && b < 39)
+			b++;
+		a->rq_log2us[b]++;
+	}
 	if (ch && t->rq_wakeup) {
 		ch->total_lat += lat;
 		ch->measured++;
@@ -653,8 +734,10 @@ static void switch_in(struct analysis *a, struct task *t, int cpu,
 	if (t->off_known && t->off_ok && want) {
 		uint64_t off = clipped(a, t->off_ts, ts);
 
-		t->off_total += off;
-		t->off_by_state[state_index(t->out_state)] += off;
+		if (off && res_of(a, t)) {
+			t->off_total += off;
+			t->res->off_by_state[state_index(t->out_state)] += off;
+		}
 	} else if (t->gap && want) {
 		a->off_dropped++;
 	}
@@ -913,16 +996,16 @@ void analysis_add(struct analysis *a, const union abicap_rec *r)
 		a->bad_cpu++;
 		return;
 	}
-	if (a->records && ts < a->last_ts) {
+	if (!a->records++) {
+		a->first_ts = a->last_ts = ts;
+		for (int i = 0; i < a->ncpus; i++)
+			a->cpus[i].acct_ts = ts;
+	}
+	if (ts < a->last_ts) {
 		out_of_order(a, r);
 		return;
 	}
 	reserve(a);
-	if (!a->records++) {
-		a->first_ts = ts;
-		for (int i = 0; i < a->ncpus; i++)
-			a->cpus[i].acct_ts = ts;
-	}
 	a->last_ts = ts;
 	switch (r->hdr.type) {
 	case ABICAP_EV_SCHED_SWITCH:
@@ -979,8 +1062,11 @@ void analysis_finish(struct analysis *a)
 void analysis_free(struct analysis *a)
 {
 	for (size_t i = 0; i < a->ntasks; i++) {
-		free(a->tasks[i].rq.v);
-		free(a->tasks[i].wake.v);
+		if (a->tasks[i].res) {
+			lat_free(&a->tasks[i].res->rq);
+			lat_free(&a->tasks[i].res->wake);
+			free(a->tasks[i].res);
+		}
 	}
 	for (int i = 0; a->cpus && i < a->ncpus; i++) {
 		free(a->cpus[i].freqs);
@@ -993,6 +1079,6 @@ void analysis_free(struct analysis *a)
 	free(a->chains);
 	free(a->chain_index);
 	free(a->drops);
-	free(a->rq.v);
+	lat_free(&a->rq);
 	memset(a, 0, sizeof(*a));
 }

@@ -14,12 +14,25 @@
 
 #define MAX_IDLE_STATES 16
 
+/*
+ * Latency samples as a log-linear histogram (docs/analysis.md): count,
+ * total, min and max exact; a value below 256 ns in a bucket of its own,
+ * above in one of 128 buckets per power of two, so a percentile read from
+ * it is within 1/256 of a sample's value. Memory: one bin per bucket in use
+ * (at most LAT_BUCKETS), whatever the number of samples.
+ */
+#define LAT_SUB_BITS 7
+#define LAT_BUCKETS ((64 - LAT_SUB_BITS + 1) << LAT_SUB_BITS)
+
+struct hbin {
+	uint64_t count;
+	uint32_t bucket;
+};
+
 struct lat {
-	uint64_t *v; /* ns */
-	size_t n, cap;
-	uint64_t total, max;
-	uint64_t lost; /* samples in total but not in v: no memory */
-	bool sorted; /* v is in order (lat_percentile sorts it once) */
+	struct hbin *b; /* in bucket order */
+	uint32_t nb, cap;
+	uint64_t n, total, min, max; /* ns */
 };
 
 /* Whether a task passed the capture's task filter, by its switch records. */
@@ -41,6 +54,13 @@ enum unknown_why {
 	UNK_ORDER, /* a record of it arrived out of time order */
 };
 
+/* What a task measured, made with its first measured interval. */
+struct task_res {
+	struct lat rq; /* run-queue latency: after a wakeup or a preemption */
+	struct lat wake; /* those after a wakeup only (perf sched's "sch delay") */
+	uint64_t off_by_state[10]; /* index: 0 R, 1 S, 2 D, 3 T, 4 t, 5 X, 6 Z, 7 P, 8 I, 9 R+ */
+};
+
 struct task {
 	int32_t pid, tgid;
 	uint64_t start_ns; /* first seen: its sched_wakeup_new or first record */
@@ -57,17 +77,16 @@ struct task {
 	int32_t cpu; /* PH_RUN: where */
 	uint32_t out_state; /* prev_state when switched out (tracefs encoding) */
 	uint64_t since; /* the phase began */
+	uint64_t span_ts; /* its current span began (a rename splits one) */
 	uint64_t off_ts; /* switched out at */
 	uint64_t last_ts; /* its last record */
 	uint32_t wait_chain; /* PH_RQ after a wakeup: 1 + its chain, 0 none */
 	/* results */
-	struct lat rq; /* run-queue latency samples: after a wakeup or a preemption */
-	struct lat wake; /* those after a wakeup only (perf sched's "sch delay") */
 	uint64_t off_total;
-	uint64_t off_by_state[10]; /* index: 0 R, 1 S, 2 D, 3 T, 4 t, 5 X, 6 Z, 7 P, 8 I, 9 R+ */
 	uint64_t voluntary, involuntary;
 	uint64_t runtime; /* on a CPU: the sum of its RUNNING spans */
 	uint64_t cgroup; /* the last cgroup v2 id seen for it, 0: unknown */
+	struct task_res *res; /* NULL: nothing measured (task_res()) */
 };
 
 struct cpu_stat {
@@ -122,6 +141,7 @@ struct analysis {
 	uint32_t *chain_index; /* open addressing on (waker, wakee) tasks: 1 + position */
 	size_t chain_index_size;
 	struct lat rq; /* all run-queue latency samples */
+	uint64_t rq_log2us[40]; /* and exactly, by log2 of microseconds */
 	uint64_t first_ts, last_ts, records;
 	uint64_t bad_cpu; /* records naming a CPU past ncpus: left out */
 	/*
@@ -190,12 +210,20 @@ const char *task_comm(const struct task *t);
  * re-sorted).
  */
 const struct task *analysis_find(const struct analysis *a, int32_t pid);
-/* Append every sample of from to to. 0, or -ENOMEM. */
+/* What t measured (all zero if nothing). */
+const struct task_res *task_res(const struct task *t);
+/* Add v to l: false if no memory (then counted, not in a bin). */
+bool lat_add(struct lat *l, uint64_t v);
+/* Add every sample of from to to. 0, or -ENOMEM. */
 int lat_merge(struct lat *to, const struct lat *from);
 void lat_free(struct lat *l);
 
-/* Sort the samples, then the p-th percentile (0..100). */
-uint64_t lat_percentile(struct lat *l, double p);
+/*
+ * The p-th percentile (0..100, to 0.1), nearest rank: the smallest
+ * sample with at least ceil(p/100 * n) samples at or below it, read as
+ * its bucket's middle value and kept inside [min, max]. 0 if no sample.
+ */
+uint64_t lat_percentile(const struct lat *l, double p);
 /* tracefs prev_state -> off_by_state index */
 int state_index(uint32_t prev_state);
 extern const char *const state_names[10];

@@ -82,11 +82,13 @@ static struct group_chain *find_chain(struct grouping *g, const char *waker,
 static int add_task(struct group *grp, const struct task *t)
 {
 	grp->ntasks++;
-	if (lat_merge(&grp->rq, &t->rq) || lat_merge(&grp->wake, &t->wake))
+	const struct task_res *r = task_res(t);
+
+	if (lat_merge(&grp->rq, &r->rq) || lat_merge(&grp->wake, &r->wake))
 		return -ENOMEM;
 	grp->off_total += t->off_total;
 	for (int k = 0; k < 10; k++)
-		grp->off_by_state[k] += t->off_by_state[k];
+		grp->off_by_state[k] += r->off_by_state[k];
 	grp->voluntary += t->voluntary;
 	grp->runtime += t->runtime;
 	grp->involuntary += t->involuntary;
@@ -103,7 +105,7 @@ int group_analysis(const struct analysis *a, struct cgnames *names,
 		const struct task *t = &a->tasks[i];
 		struct group *grp;
 
-		if (!t->rq.n && !t->off_total && !t->voluntary &&
+		if (!task_res(t)->rq.n && !t->off_total && !t->voluntary &&
 		    !t->involuntary && !t->runtime)
 			continue;
 		group_name(names, by, t->cgroup, name, sizeof(name));

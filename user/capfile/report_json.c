@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /* The report as JSON: the same figures as the text, every row, unsorted. */
+#include <errno.h>
 #include <jansson.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include "capfile/capwarn.h"
 #include "capfile/report_json.h"
 #include "lib/escape.h"
@@ -104,41 +107,97 @@ static json_t *json_integrity(const struct capinfo *ci)
 			CAPR_PROBLEMS_KEPT ? ig->nproblems - CAPR_PROBLEMS_KEPT : 0));
 }
 
+/* Every task report's filters keep with anything counted has a row. */
+static bool task_shown(const struct analysis *a, const struct task *t)
+{
+	return analysis_wanted(a, t) && (task_res(t)->rq.n || t->off_total ||
+		t->voluntary || t->involuntary || t->runtime);
+}
+
+/* One task's row; NULL: no memory. */
+static json_t *json_task(const struct task *t, struct cgnames *names)
+{
+	const struct task_res *r = task_res(t);
+	json_t *row = json_pack(
+		"{s:i, s:i, s:I, s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:I, s:I, s:I}",
+		"tid", t->pid, "tgid", t->tgid,
+		"start_ns", (json_int_t)t->start_ns,
+		"comm", JESC_COMM(task_comm(t)),
+		"rq_samples", (json_int_t)r->rq.n,
+		"rq_total_ns", (json_int_t)r->rq.total,
+		"rq_p50_ns", (json_int_t)lat_percentile(&r->rq, 50),
+		"rq_p99_ns", (json_int_t)lat_percentile(&r->rq, 99),
+		"rq_max_ns", (json_int_t)r->rq.max,
+		"wakeup_delays", (json_int_t)r->wake.n,
+		"wakeup_delay_total_ns", (json_int_t)r->wake.total,
+		"wakeup_delay_max_ns", (json_int_t)r->wake.max,
+		"off_cpu_ns", (json_int_t)t->off_total,
+		"off_cpu_by_state_ns", json_states(r->off_by_state),
+		"voluntary", (json_int_t)t->voluntary,
+		"involuntary", (json_int_t)t->involuntary,
+		"runtime_ns", (json_int_t)t->runtime);
+	json_cgroup_fields(row, names, t->cgroup);
+	return row;
+}
+
+/*
+ * The document out, its "tasks" (an empty array in out) written one row
+ * at a time: a row per task takes no memory beyond its own. 0, or -ENOMEM.
+ */
+int report_json_dump(FILE *f, json_t *out, const struct analysis *a,
+		     struct cgnames *names)
+{
+	static const char key[] = "\n  \"tasks\": []";
+	char *doc = json_dumps(out, JSON_INDENT(2) | JSON_PRESERVE_ORDER), *at;
+	bool first = true;
+	int ret = 0;
+
+	if (!doc)
+		return -ENOMEM;
+	/* top-level keys alone are indented by two: no string holds a newline */
+	at = strstr(doc, key);
+	if (!at) {
+		fputs(doc, f);
+		free(doc);
+		return 0;
+	}
+	fwrite(doc, 1, (size_t)(at - doc) + sizeof(key) - 2, f);
+	for (size_t i = 0; i < a->ntasks; i++) {
+		json_t *row;
+		char *s;
+
+		if (!task_shown(a, &a->tasks[i]))
+			continue;
+		row = json_task(&a->tasks[i], names);
+		s = row ? json_dumps(row, JSON_INDENT(2) | JSON_PRESERVE_ORDER) :
+		    NULL;
+		json_decref(row);
+		if (!s) {
+			ret = -ENOMEM;
+			continue;
+		}
+		fputs(first ? "\n    " : ",\n    ", f);
+		for (const char *c = s; *c; c++) {
+			fputc(*c, f);
+			if (*c == '\n')
+				fputs("    ", f);
+		}
+		free(s);
+		first = false;
+	}
+	fputs(first ? "]" : "\n  ]", f);
+	fputs(at + sizeof(key) - 1, f);
+	free(doc);
+	return ret;
+}
+
 json_t *report_json(struct analysis *a, const char *path, json_t *meta,
-		    bool cut, struct cgnames *names, const struct capinfo *ci)
+		    bool cut, const struct capinfo *ci)
 {
 	json_t *out;
 	json_t *tasks = json_array(), *cpus = json_array(), *chains = json_array();
 	struct lat *l = &a->rq;
 
-	for (size_t i = 0; i < a->ntasks; i++) {
-		struct task *t = &a->tasks[i];
-		json_t *st;
-
-		/* every task report's filters keep, measured or not */
-		if (!analysis_wanted(a, t))
-			continue;
-		st = json_states(t->off_by_state);
-		json_array_append_new(tasks, json_pack(
-			"{s:i, s:i, s:I, s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:I, s:I, s:I}",
-			"tid", t->pid, "tgid", t->tgid,
-			"start_ns", (json_int_t)t->start_ns,
-			"comm", JESC_COMM(task_comm(t)),
-			"rq_samples", (json_int_t)t->rq.n,
-			"rq_total_ns", (json_int_t)t->rq.total,
-			"rq_p50_ns", (json_int_t)lat_percentile(&t->rq, 50),
-			"rq_p99_ns", (json_int_t)lat_percentile(&t->rq, 99),
-			"rq_max_ns", (json_int_t)t->rq.max,
-			"wakeup_delays", (json_int_t)t->wake.n,
-			"wakeup_delay_total_ns", (json_int_t)t->wake.total,
-			"wakeup_delay_max_ns", (json_int_t)t->wake.max,
-			"off_cpu_ns", (json_int_t)t->off_total, "off_cpu_by_state_ns", st,
-			"voluntary", (json_int_t)t->voluntary,
-			"involuntary", (json_int_t)t->involuntary,
-			"runtime_ns", (json_int_t)t->runtime));
-		json_cgroup_fields(json_array_get(tasks, json_array_size(tasks) - 1),
-				   names, t->cgroup);
-	}
 	for (int c = 0; c < a->ncpus && !ci->task_filtered; c++) {
 		json_t *res, *fr;
 

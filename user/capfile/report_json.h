@@ -5,14 +5,21 @@
 
 #include <jansson.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include "analysis/analysis.h"
 #include "capfile/capinfo.h"
 #include "capfile/report_group.h"
 #include "event/cgnames.h"
 
-/* The report of a (path), metadata meta; NULL: no memory. */
+/*
+ * The report of a (path), metadata meta, its "tasks" empty (written by
+ * report_json_dump); NULL: no memory.
+ */
 json_t *report_json(struct analysis *a, const char *path, json_t *meta,
-		    bool cut, struct cgnames *names, const struct capinfo *ci);
+		    bool cut, const struct capinfo *ci);
+/* out with a's task rows streamed into its "tasks": 0, or -ENOMEM. */
+int report_json_dump(FILE *f, json_t *out, const struct analysis *a,
+		     struct cgnames *names);
 
 /* The "groups" and "group_wakeup_chains" of --by. */
 json_t *report_json_groups(struct grouping *g);

@@ -20,22 +20,15 @@ static double ms(uint64_t ns)
 #define ESC_COMM(c) text_escaped((c), ABICAP_COMM_LEN)
 #define ESC(s) text_escaped((s), ESCAPE_MAX)
 
-/* log2 histogram of microseconds, like runqlat's */
-static void histogram(FILE *f, const struct lat *l)
+/* log2 histogram of microseconds, like runqlat's (exact counts) */
+static void histogram(FILE *f, const uint64_t buckets[40])
 {
-	uint64_t buckets[40] = { 0 }, max = 0;
+	uint64_t max = 0;
 	int top = 0;
 
-	for (size_t i = 0; i < l->n; i++) {
-		uint64_t u = l->v[i] / 1000;
-		int b = 0;
-
-		while (u >> b && b < 39)
-			b++;
-		buckets[b]++;
-		if (b > top)
+	for (int b = 0; b < 40; b++)
+		if (buckets[b])
 			top = b;
-	}
 	for (int b = 0; b <= top; b++)
 		if (buckets[b] > max)
 			max = buckets[b];
@@ -52,9 +45,9 @@ static void histogram(FILE *f, const struct lat *l)
 
 static int by_rq_total(const void *a, const void *b)
 {
-	const struct task *x = a, *y = b;
+	uint64_t x = task_res(a)->rq.total, y = task_res(b)->rq.total;
 
-	return x->rq.total < y->rq.total ? 1 : x->rq.total > y->rq.total ? -1 : 0;
+	return x < y ? 1 : x > y ? -1 : 0;
 }
 
 static int by_off_total(const void *a, const void *b)
@@ -241,7 +234,7 @@ void report_text(FILE *f, struct analysis *a, const char *path, json_t *meta,
 	fprintf(f, "\nRun-queue latency (wakeup or preemption -> running): %zu samples\n",
 		l->n);
 	if (l->n) {
-		histogram(f, l);
+		histogram(f, a->rq_log2us);
 		fprintf(f, "  p50 %.1f us  p90 %.1f us  p99 %.1f us  p99.9 %.1f us  "
 			"max %.1f us\n", us(lat_percentile(l, 50)),
 			us(lat_percentile(l, 90)), us(lat_percentile(l, 99)),
@@ -270,14 +263,15 @@ static void text_tasks(FILE *f, struct analysis *a, int top,
 		"WAKEUPS", "DELAY(ms)", "MAX(us)", "CGROUP");
 	for (size_t i = 0, shown = 0; i < a->ntasks && shown < (size_t)top; i++) {
 		struct task *t = &a->tasks[i];
+		const struct task_res *r = task_res(t);
 
-		if (!t->rq.n)
+		if (!r->rq.n)
 			continue;
 		fprintf(f, "  %-8d %-16s %9zu %11.3f %9.1f %9.1f %9.1f | %9zu %11.3f "
-			"%9.1f  %s\n", t->pid, ESC_COMM(task_comm(t)), t->rq.n,
-			ms(t->rq.total),
-			us(t->rq.total / t->rq.n), us(lat_percentile(&t->rq, 99)),
-			us(t->rq.max), t->wake.n, ms(t->wake.total), us(t->wake.max),
+			"%9.1f  %s\n", t->pid, ESC_COMM(task_comm(t)), r->rq.n,
+			ms(r->rq.total),
+			us(r->rq.total / r->rq.n), us(lat_percentile(&r->rq, 99)),
+			us(r->rq.max), r->wake.n, ms(r->wake.total), us(r->wake.max),
 			task_cgroup(names, t));
 		shown++;
 	}
@@ -298,10 +292,14 @@ static void text_tasks(FILE *f, struct analysis *a, int top,
 		fprintf(f, "  %-8d %-16s %11.3f %10.3f %10.3f %10.3f %10.3f %10.3f "
 			"%8llu %8llu %11.3f\n", t->pid, ESC_COMM(task_comm(t)),
 			ms(t->off_total),
-			ms(t->off_by_state[1]), ms(t->off_by_state[2]),
-			ms(t->off_by_state[0]), ms(t->off_by_state[9]),
-			ms(t->off_total - t->off_by_state[0] - t->off_by_state[1] -
-			   t->off_by_state[2] - t->off_by_state[9]),
+			ms(task_res(t)->off_by_state[1]),
+			ms(task_res(t)->off_by_state[2]),
+			ms(task_res(t)->off_by_state[0]),
+			ms(task_res(t)->off_by_state[9]),
+			ms(t->off_total - task_res(t)->off_by_state[0] -
+			   task_res(t)->off_by_state[1] -
+			   task_res(t)->off_by_state[2] -
+			   task_res(t)->off_by_state[9]),
 			(unsigned long long)t->voluntary,
 			(unsigned long long)t->involuntary, ms(t->runtime));
 		shown++;

@@ -232,8 +232,7 @@ int do_report(int argc, char **argv)
 		return EXIT_RUNTIME;
 	}
 	if (json) {
-		json_t *out = report_json(&a, argv[optind], meta, cut, names,
-					  &ci);
+		json_t *out = report_json(&a, argv[optind], meta, cut, &ci);
 
 		if (!out) {
 			ab_error("out of memory writing the report of '%s'",
@@ -253,7 +252,9 @@ int do_report(int argc, char **argv)
 			json_object_update(out, jg);
 			json_decref(jg);
 		}
-		json_dumpf(out, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		if (report_json_dump(stdout, out, &a, names))
+			ab_error("out of memory writing the report of '%s'",
+				 argv[optind]);
 		putchar('\n');
 		json_decref(out);
 	} else {
