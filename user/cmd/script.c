@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /* abicap script FILE: a capture's events as text or JSON lines. */
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include "cmd/commands.h"
@@ -118,5 +119,6 @@ int do_script(int argc, char **argv)
 			 "task: leave them out of --events, or drop --pid/--comm");
 		return EXIT_USAGE;
 	}
+	signal(SIGPIPE, SIG_IGN); /* a reader gone (| head) is EPIPE: exit 0 */
 	return script_capture(argv[optind], &o, stdout, &written);
 }
