@@ -9,11 +9,6 @@
 #include "view/heatmap_file.h"
 
 static const struct opt heatmap_opts[] = {
-	{ "output", 'o', "OUT", "the page to write (created 0600; refused if "
-	  "it exists, unless --force; never FILE itself, never through a "
-	  "symbolic link)" },
-	{ "force", OPT_LONG('F'), NULL, "replace OUT, once the new page is "
-	  "complete" },
 	{ "width", 'w', "PX", "pixels of the time axis (default 1200, 100 to "
 	  "20000)" },
 	{ "cell", OPT_LONG('W'), "PX", "pixels of a column (default 4, 1 to "
@@ -41,7 +36,7 @@ const struct cmd_spec heatmap_spec = {
 "colour the number of waits (log scale) that ended then with that\n"
 "latency. The waits are the report's (abicap report): each column's\n"
 "counts summed over time are its histogram.\n",
-	.groups = { heatmap_opts, opts_window, opts_help },
+	.groups = { heatmap_opts, opts_page, opts_window, opts_help },
 	.epilog =
 "A task is in the cgroup it was last seen in. A cgroup or container the\n"
 "capture does not name selects nothing (the page says so: 0 waits).\n"
@@ -52,58 +47,31 @@ const struct cmd_spec heatmap_spec = {
 
 int do_heatmap(int argc, char **argv)
 {
-	struct hm_args a = { .width = 1200, .cell_w = 4, .win = TIMEWIN_ALL };
-	const char *out = NULL;
+	struct page_args pa = { .width = 1200, .win = TIMEWIN_ALL };
+	struct hm_args a = { 0 };
+	struct hm_select sel = { 0 };
 	struct opt_parser p;
 	bool handled;
-	long v;
+	long cell = 4;
 	int ch, ret;
 
 	opt_parser_init(&p, &heatmap_spec);
 	while ((ch = opt_next(&p, argc, argv)) != -1) {
-		ret = window_opt(ch, optarg, &a.win, &handled);
+		ret = page_opt(ch, optarg, &pa, &handled);
 		if (ret)
 			return ret;
 		if (handled)
 			continue;
 		switch (ch) {
-		case 'o':
-			out = optarg;
-			break;
-		case OPT_LONG('F'):
-			a.force = true;
-			break;
-		case 'w':
-			if (!parse_long(optarg, 100, 20000, &v)) {
-				ab_error("--width '%s': give a number of pixels "
-					 "from 100 to 20000", optarg);
-				return EXIT_USAGE;
-			}
-			a.width = (uint32_t)v;
-			break;
 		case OPT_LONG('W'):
-			if (!parse_long(optarg, 1, 100, &v)) {
-				ab_error("--cell '%s': give a number of pixels "
-					 "from 1 to 100", optarg);
+			if (opt_number("cell", optarg, 1, 100, &cell))
 				return EXIT_USAGE;
-			}
-			a.cell_w = (uint32_t)v;
-			break;
-		case 'p':
-			if (!parse_long(optarg, 1, 0x7fffffff, &v)) {
-				ab_error("--pid '%s' is not a process id", optarg);
-				return EXIT_USAGE;
-			}
-			a.tgid = (int32_t)v;
-			break;
-		case 'c':
-			a.comm = optarg;
 			break;
 		case OPT_LONG('g'):
-			a.sel.cgroup = optarg;
+			sel.cgroup = optarg;
 			break;
 		case OPT_LONG('k'):
-			a.sel.container = optarg;
+			sel.container = optarg;
 			break;
 		case 'h':
 			cmd_help(&heatmap_spec, stdout);
@@ -112,18 +80,17 @@ int do_heatmap(int argc, char **argv)
 			return opt_error(&heatmap_spec, argc, argv, ch);
 		}
 	}
-	if (argc - optind != 1 || !out) {
-		ab_error("heatmap needs a capture file and -o OUT.html (see "
-			 "abicap heatmap --help)");
+	if (page_operands(argc, "heatmap", &pa))
+		return EXIT_USAGE;
+	if (pa.width / cell < 2) {
+		ab_error("--width %ld with --cell %ld leaves fewer than 2 columns: "
+			 "give a wider --width or a smaller --cell", pa.width,
+			 cell);
 		return EXIT_USAGE;
 	}
-	if (window_check(&a.win))
-		return EXIT_USAGE;
-	if (a.width / a.cell_w < 2) {
-		ab_error("--width %u with --cell %u leaves fewer than 2 columns: "
-			 "give a wider --width or a smaller --cell", a.width,
-			 a.cell_w);
-		return EXIT_USAGE;
-	}
-	return heatmap_write(argv[optind], out, &a);
+	a = (struct hm_args){ .width = (uint32_t)pa.width,
+		.cell_w = (uint32_t)cell, .win = pa.win,
+		.tgid = (int32_t)pa.tgid, .comm = pa.comm, .sel = sel,
+		.force = pa.force };
+	return heatmap_write(argv[optind], pa.out, &a);
 }

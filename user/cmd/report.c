@@ -113,30 +113,22 @@ int do_report(int argc, char **argv)
 				return EXIT_USAGE;
 			break;
 		case 'p':
-			if (!parse_long(optarg, 1, 0x7fffffff, &pid)) {
-				ab_error("--pid '%s' is not a process id", optarg);
+			if (opt_pid(optarg, &pid))
 				return EXIT_USAGE;
-			}
 			break;
 		case 'c':
 			comm = optarg;
 			break;
 		case 'n':
-			if (!parse_long(optarg, 1, 100000, &top)) {
-				ab_error("--top '%s': give a number from 1 to 100000",
-					 optarg);
+			if (opt_number("top", optarg, 1, 100000, &top))
 				return EXIT_USAGE;
-			}
 			break;
 		case OPT_LONG('w'):
 			from_waking = true;
 			break;
 		case OPT_LONG('s'):
-			if (!parse_long(optarg, 1, 100000, &nslow)) {
-				ab_error("--slowest '%s': give a number from 1 to "
-					 "100000", optarg);
+			if (opt_number("slowest", optarg, 1, 100000, &nslow))
 				return EXIT_USAGE;
-			}
 			break;
 		case 'h':
 			cmd_help(&report_spec, stdout);

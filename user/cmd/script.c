@@ -82,10 +82,8 @@ int do_script(int argc, char **argv)
 			events_given = true;
 			break;
 		case 'p':
-			if (!parse_long(optarg, 1, 0x7fffffff, &pid)) {
-				ab_error("--pid '%s' is not a process id", optarg);
+			if (opt_pid(optarg, &pid))
 				return EXIT_USAGE;
-			}
 			o.filter.tgid = (int32_t)pid;
 			break;
 		case 'c':
@@ -107,11 +105,7 @@ int do_script(int argc, char **argv)
 			return opt_error(&script_spec, argc, argv, ch);
 		}
 	}
-	if (argc - optind != 1) {
-		ab_error("script needs one capture file (see abicap script --help)");
-		return EXIT_USAGE;
-	}
-	if (window_check(&o.win))
+	if (window_operand(argc, "script", &o.win))
 		return EXIT_USAGE;
 	if ((o.filter.tgid || o.filter.comm[0]) && events_given &&
 	    (o.filter.events & POWER_EVENTS)) {

@@ -10,11 +10,6 @@
 #include "view/timechart_file.h"
 
 static const struct opt timechart_opts[] = {
-	{ "output", 'o', "OUT", "the page to write (created 0600; refused if "
-	  "it exists, unless --force; never FILE itself, never through a "
-	  "symbolic link)" },
-	{ "force", OPT_LONG('F'), NULL, "replace OUT, once the new page is "
-	  "complete" },
 	{ "width", 'w', "PX", "pixels of the time axis (default 1600, 100 to "
 	  "20000): what is shorter than a pixel is merged" },
 	{ "pid", 'p', "PID", "only the task lanes of this process (tgid)" },
@@ -37,7 +32,7 @@ const struct cmd_spec timechart_spec = {
 "from the waker's lane (or the CPU, for a wakeup from an interrupt) to\n"
 "the wakee's. A task's lane is named by its last name, and by the one\n"
 "before an exec in its tooltip.\n",
-	.groups = { timechart_opts, opts_window, opts_help },
+	.groups = { timechart_opts, opts_page, opts_window, opts_help },
 	.epilog =
 "The states are the report's (abicap report): the same analysis closes\n"
 "every interval. Whatever is shorter than a pixel is merged: a pixel that\n"
@@ -52,47 +47,23 @@ const struct cmd_spec timechart_spec = {
 
 int do_timechart(int argc, char **argv)
 {
-	struct tc_args a = { .width = 1600, .win = TIMEWIN_ALL };
-	const char *out = NULL;
+	struct page_args pa = { .width = 1600, .win = TIMEWIN_ALL };
+	struct tc_args a = { 0 };
+	const char *cpulist = NULL;
 	struct opt_parser p;
 	bool handled;
-	long v;
 	int ch, ret;
 
 	opt_parser_init(&p, &timechart_spec);
 	while ((ch = opt_next(&p, argc, argv)) != -1) {
-		ret = window_opt(ch, optarg, &a.win, &handled);
+		ret = page_opt(ch, optarg, &pa, &handled);
 		if (ret)
 			return ret;
 		if (handled)
 			continue;
 		switch (ch) {
-		case 'o':
-			out = optarg;
-			break;
-		case OPT_LONG('F'):
-			a.force = true;
-			break;
-		case 'w':
-			if (!parse_long(optarg, 100, 20000, &v)) {
-				ab_error("--width '%s': give a number of pixels "
-					 "from 100 to 20000", optarg);
-				return EXIT_USAGE;
-			}
-			a.width = (uint32_t)v;
-			break;
-		case 'p':
-			if (!parse_long(optarg, 1, 0x7fffffff, &v)) {
-				ab_error("--pid '%s' is not a process id", optarg);
-				return EXIT_USAGE;
-			}
-			a.tgid = (int32_t)v;
-			break;
-		case 'c':
-			a.comm = optarg;
-			break;
 		case 'C':
-			a.cpulist = optarg;
+			cpulist = optarg;
 			break;
 		case 'h':
 			cmd_help(&timechart_spec, stdout);
@@ -101,12 +72,10 @@ int do_timechart(int argc, char **argv)
 			return opt_error(&timechart_spec, argc, argv, ch);
 		}
 	}
-	if (argc - optind != 1 || !out) {
-		ab_error("timechart needs a capture file and -o OUT.html (see "
-			 "abicap timechart --help)");
+	if (page_operands(argc, "timechart", &pa))
 		return EXIT_USAGE;
-	}
-	if (window_check(&a.win))
-		return EXIT_USAGE;
-	return timechart_write(argv[optind], out, &a);
+	a = (struct tc_args){ .width = (uint32_t)pa.width, .win = pa.win,
+		.tgid = (int32_t)pa.tgid, .comm = pa.comm, .cpulist = cpulist,
+		.force = pa.force };
+	return timechart_write(argv[optind], pa.out, &a);
 }

@@ -54,11 +54,8 @@ int do_wakeups(int argc, char **argv)
 				return EXIT_USAGE;
 			break;
 		case 'n':
-			if (!parse_long(optarg, 1, 100000, &top)) {
-				ab_error("--top '%s': give a number from 1 to 100000",
-					 optarg);
+			if (opt_number("top", optarg, 1, 100000, &top))
 				return EXIT_USAGE;
-			}
 			break;
 		case 'h':
 			cmd_help(&wakeups_spec, stdout);
@@ -67,11 +64,7 @@ int do_wakeups(int argc, char **argv)
 			return opt_error(&wakeups_spec, argc, argv, ch);
 		}
 	}
-	if (argc - optind != 1) {
-		ab_error("wakeups needs one capture file (see abicap wakeups --help)");
-		return EXIT_USAGE;
-	}
-	if (window_check(&win))
+	if (window_operand(argc, "wakeups", &win))
 		return EXIT_USAGE;
 	return wakeups_report(argv[optind], &win, json, (size_t)top);
 }

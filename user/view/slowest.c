@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "lib/escape.h"
+#include "view/taskref.h"
 #include "view/slowest.h"
 
 int slowest_init(struct slowest *s, size_t max)
@@ -122,13 +123,10 @@ void slowest_text(FILE *f, const struct slowest *s, uint64_t t0)
 		const struct slow_wait *w = &s->v[i];
 		char task[64], holder[64];
 
-		snprintf(task, sizeof(task), "%s:%d",
-			 text_escaped(w->comm, sizeof(w->comm)), w->id.tid);
+		taskref_text(task, sizeof(task), w->comm, w->id.tid);
 		if (w->holder.tid > 0)
-			snprintf(holder, sizeof(holder), "%s:%d",
-				 text_escaped(w->holder_comm,
-					      sizeof(w->holder_comm)),
-				 w->holder.tid);
+			taskref_text(holder, sizeof(holder), w->holder_comm,
+				     w->holder.tid);
 		else
 			snprintf(holder, sizeof(holder), "%s", w->holder_comm[0] ?
 				 text_escaped(w->holder_comm,
@@ -144,16 +142,6 @@ void slowest_text(FILE *f, const struct slowest *s, uint64_t t0)
 		else
 			fprintf(f, "%12s\n", "-");
 	}
-}
-
-static json_t *task_json(const struct task_id *id, const char *comm)
-{
-	json_t *o = json_object();
-
-	json_object_set_new(o, "tid", json_integer(id->tid));
-	json_object_set_new(o, "tgid", json_integer(id->tgid));
-	json_object_set_new(o, "comm", json_escaped(comm, ABICAP_COMM_LEN));
-	return o;
 }
 
 json_t *slowest_json(const struct slowest *s, uint64_t t0)
@@ -173,8 +161,8 @@ json_t *slowest_json(const struct slowest *s, uint64_t t0)
 		json_object_set_new(o, "cpu", json_integer(w->cpu));
 		json_object_set_new(o, "after", json_string(w->after_wakeup ?
 					"wakeup" : "preempt"));
-		json_object_set_new(o, "task", task_json(&w->id, w->comm));
-		h = task_json(&w->holder, w->holder_comm);
+		json_object_set_new(o, "task", taskref_json(&w->id, w->comm));
+		h = taskref_json(&w->holder, w->holder_comm);
 		json_object_set_new(o, "holder", h);
 		json_object_set_new(o, "holder_ran_ns",
 				    json_integer((json_int_t)w->holder_run_ns));

@@ -3,7 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "lib/escape.h"
+#include "view/taskref.h"
 #include "view/wakeups.h"
 
 int wk_init(struct wakeups *w, int ncpus, uint64_t from, uint64_t to)
@@ -178,20 +178,13 @@ static double secs(const struct wakeups *w)
 	return w->to > w->from ? (double)(w->to - w->from) / 1e9 : 1e-9;
 }
 
-/* "comm:tid" or what stands for it, escaped. */
-static const char *who(char *buf, size_t len, const char *comm, int32_t tid)
-{
-	snprintf(buf, len, "%s:%d", text_escaped(comm, ABICAP_COMM_LEN), tid);
-	return buf;
-}
-
 static const char *waker_of(char *buf, size_t len, const struct wk_cause *c)
 {
 	if (c->in_irq)
 		return "(interrupt)";
 	if (c->waker.tid < 0)
 		return "(unknown)";
-	return who(buf, len, c->waker_comm, c->waker.tid);
+	return taskref_text(buf, len, c->waker_comm, c->waker.tid);
 }
 
 void wk_text(FILE *f, const struct wakeups *w, const struct analysis *a,
@@ -236,19 +229,9 @@ void wk_text(FILE *f, const struct wakeups *w, const struct analysis *a,
 		fprintf(f, "  %9.1f %9llu %4d  %-28s %s\n", (double)c->exits / s,
 			(unsigned long long)c->exits, c->cpu,
 			c->none ? "(none: interrupt or timer in idle)" :
-			who(b1, sizeof(b1), c->wakee_comm, c->wakee.tid),
+			taskref_text(b1, sizeof(b1), c->wakee_comm, c->wakee.tid),
 			c->none ? "" : waker_of(b2, sizeof(b2), c));
 	}
-}
-
-static json_t *task_json(const struct task_id *id, const char *comm)
-{
-	json_t *o = json_object();
-
-	json_object_set_new(o, "tid", json_integer(id->tid));
-	json_object_set_new(o, "tgid", json_integer(id->tgid));
-	json_object_set_new(o, "comm", json_escaped(comm, ABICAP_COMM_LEN));
-	return o;
 }
 
 json_t *wk_json(const struct wakeups *w, const struct analysis *a)
@@ -287,10 +270,10 @@ json_t *wk_json(const struct wakeups *w, const struct analysis *a)
 		json_object_set_new(jc, "idle_exits", json_integer((json_int_t)c->exits));
 		json_object_set_new(jc, "per_s", json_real((double)c->exits / s));
 		json_object_set_new(jc, "woken", c->none ? json_null() :
-				    task_json(&c->wakee, c->wakee_comm));
+				    taskref_json(&c->wakee, c->wakee_comm));
 		json_object_set_new(jc, "waker", c->none || c->in_irq ||
 				    c->waker.tid < 0 ? json_null() :
-				    task_json(&c->waker, c->waker_comm));
+				    taskref_json(&c->waker, c->waker_comm));
 		json_object_set_new(jc, "waker_interrupt", json_boolean(c->in_irq));
 		json_array_append_new(causes, jc);
 	}
