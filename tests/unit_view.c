@@ -325,3 +325,23 @@ Test(view, pages_written_whole)
 	cr_assert(strstr(o.out, "     1         5"), "%s", o.out);
 }
 
+
+/* The report says the window it counts in, in text and JSON. */
+Test(view, report_states_its_window)
+{
+	char *cap = (char *)capture();
+	struct out o;
+
+	o = run_do(do_report, (char *[]){ "report", cap, "--since", "2ms",
+					  "--until", "5ms", NULL });
+	cr_assert_eq(o.code, 0, "%s", o.err);
+	cr_assert(strstr(o.out, "window: from 2.000 ms to 5.000 ms after the "
+			 "capture's first record"), "%s", o.out);
+	o = run_do(do_report, (char *[]){ "report", cap, "--since", "2ms",
+					  "-f", "json", NULL });
+	cr_assert_eq(o.code, 0, "%s", o.err);
+	cr_assert(strstr(o.out, "\"window\": {\n    \"since_ns\": 2000000,\n"
+			 "    \"until_ns\": null"), "%s", o.out);
+	o = run_do(do_report, (char *[]){ "report", cap, NULL });
+	cr_assert_null(strstr(o.out, "window:"));
+}

@@ -234,6 +234,11 @@ int do_report(int argc, char **argv)
 
 		if (trl)
 			json_object_set(out, "trailer", trl);
+		if (timewin_set(&win))
+			json_object_set_new(out, "window", json_pack("{s:I, s:o}",
+				"since_ns", (json_int_t)win.since, "until_ns",
+				win.until == UINT64_MAX ? json_null() :
+				json_integer((json_int_t)win.until)));
 		if (nslow)
 			json_object_set_new(out, "slowest_waits",
 					    slowest_json(&slow, a.first_ts));
@@ -250,6 +255,8 @@ int do_report(int argc, char **argv)
 		putchar('\n');
 		json_decref(out);
 	} else {
+		if (timewin_set(&win))
+			window_text(stdout, &win);
 		report_text(stdout, &a, argv[optind], meta, cut, (int)top,
 			    by != GROUP_TASK ? &g : NULL, key, names, &ci);
 		if (nslow)

@@ -43,6 +43,15 @@ int window_opt(int ch, const char *arg, struct timewin *w, bool *handled)
 	return 0;
 }
 
+void window_text(FILE *f, const struct timewin *w)
+{
+	fprintf(f, "window: from %.3f ms", (double)w->since / 1e6);
+	if (w->until != UINT64_MAX)
+		fprintf(f, " to %.3f ms", (double)w->until / 1e6);
+	fprintf(f, " after the capture's first record (--since/--until): "
+		"the figures count only what lies in it\n");
+}
+
 int window_check(const struct timewin *w)
 {
 	if (w->until < w->since) {

@@ -4,6 +4,7 @@
 #define ABICAP_WINDOW_OPTS_H
 
 #include <stdbool.h>
+#include <stdio.h>
 #include "cmd/options.h"
 #include "lib/duration.h"
 
@@ -20,6 +21,8 @@ extern const struct opt opts_page[];
  * 0 or EXIT_USAGE (reported).
  */
 int window_opt(int ch, const char *arg, struct timewin *w, bool *handled);
+/* "window: ..." for a report's text. */
+void window_text(FILE *f, const struct timewin *w);
 /* After the options: until before since is EXIT_USAGE (reported), else 0. */
 int window_check(const struct timewin *w);
 /*

@@ -242,7 +242,7 @@ static const char draw_js[] =
 "for(let k=0;k+1<a.length;k+=2){x+=parseInt(a[k],36);const f=+a[k+1];"
 "const y0=f>=0?yt(f)+RH/2:f<=-2?yc(-2-f)+RH/2:yt(i)-3,p=A[f<=-2?1:0];"
 "p.moveTo(LW+x+.5,y0);p.lineTo(LW+x+.5,yt(i)+RH/2);}});g.lineWidth=1;"
-"g.strokeStyle='rgba(0,0,0,.35)';g.stroke(A[0]);g.strokeStyle='rgba(200,0,0,.25)';g.stroke(A[1]);}\n"
+"g.strokeStyle='rgba(60,60,140,.3)';g.stroke(A[0]);g.strokeStyle='rgba(200,0,0,.2)';g.stroke(A[1]);}\n"
 "D.cpus.forEach((c,i)=>{rows(c.r,yc(i),RH,k=>CK[k]);"
 "const n=c.khz.length,ks=c.khz.map((v,j)=>j).sort((a,b)=>c.khz[a]-c.khz[b]);"
 "rows(c.f,yc(i)+RH+1,FH,k=>{const r=n>1?ks.indexOf(k)/(n-1):1;"
