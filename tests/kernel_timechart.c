@@ -258,12 +258,43 @@ Test(timechart, screenshot_matches_report)
 			      "says %llu", i, (unsigned long long)busy,
 			      (unsigned long long)want);
 	}
+	/* a CPU lane shows CPU states only (busy, idle by depth, unknown, lost) */
+	json_array_foreach(cpus, i, l) {
+		uint32_t y = (uint32_t)(TC_LEGEND_H + TC_AXIS_H + i * TC_CPU_H +
+					TC_ROW_H / 2);
+
+		for (uint32_t x = 0; x < width; x++) {
+			uint32_t px = image_px(&im, TC_LABEL_W + x, y);
+			bool known = px == 0xffffff;
+
+			for (unsigned int k = 0; k < PIX_KINDS && !known; k++)
+				known = px == colour_of(tc_cpu_colour(k));
+			cr_assert(known, "CPU lane %zu, pixel %u: #%06x is no CPU "
+				  "state's colour", i, x, px);
+		}
+	}
 	image_free(&im);
 	/* the page as a user opens it, arrows included: kept for docs/ */
 	browser_screenshot(html, NULL, png, (int)(TC_LABEL_W + width),
 			   (int)(TC_LEGEND_H + TC_AXIS_H +
 				 json_array_size(cpus) * TC_CPU_H +
 				 json_array_size(lanes) * TC_LANE_H + 8), 120);
+	png_read(png, &im);
+	{
+		/* the arrows show in the gaps between task lanes */
+		uint64_t marked = 0, arrows = 0;
+
+		json_array_foreach(lanes, i, l)
+			arrows += strlen(json_string_value(json_object_get(l, "a")));
+		for (i = 0; i + 1 < json_array_size(lanes); i++)
+			for (uint32_t x = 0; x < width; x++)
+				marked += image_px(&im, TC_LABEL_W + x,
+						   (uint32_t)(y0 + i * TC_LANE_H +
+							      TC_ROW_H + 1)) != 0xffffff;
+		cr_assert(!arrows || marked, "the page has wakeup arrows, the "
+			  "screenshot shows none between the lanes");
+	}
+	image_free(&im);
 	keep_shot(png, "timechart.png");
 	json_decref(rep);
 	json_decref(d);

@@ -345,3 +345,40 @@ Test(view, report_states_its_window)
 	o = run_do(do_report, (char *[]){ "report", cap, NULL });
 	cr_assert_null(strstr(o.out, "window:"));
 }
+
+/* cpu_frequency becomes the CPU's frequency row: both frequencies, in time. */
+Test(view, timechart_draws_frequency)
+{
+	char p[4096], out[4096];
+	struct capw *w;
+	union abicap_rec r;
+	struct out o;
+	char *page, *cpu0;
+
+	snprintf(p, sizeof(p), "%s", path("f.abicap"));
+	snprintf(out, sizeof(out), "%s", path("f.html"));
+	w = capw_open(p, true, "{\"ncpus\":1,\"events\":[\"sched_switch\","
+		      "\"cpu_frequency\"]}", err, sizeof(err));
+	cr_assert(w, "%s", err);
+	for (int i = 0; i < 4; i++) {
+		memset(&r, 0, sizeof(r));
+		r.pw.hdr = (struct abicap_hdr){ .ts_ns = 1000000 + (uint64_t)i *
+			1000000, .type = ABICAP_EV_CPU_FREQUENCY,
+			.size = sizeof(r.pw) };
+		r.pw.state = i % 2 ? 2400000 : 800000;
+		cr_assert_eq(capw_add(w, &r, r.hdr.size), 0);
+	}
+	sw(w, 5000000, 0, 100, "a", 200, "b");
+	cr_assert_eq(capw_close(w, "{}", err, sizeof(err)), 0);
+	o = run_do(do_timechart, (char *[]){ "timechart", p, "-o", out,
+					     "--width", "400", NULL });
+	cr_assert_eq(o.code, 0, "%s", o.err);
+	page = read_text(out);
+	cpu0 = strstr(page, "{\"cpu\":0,");
+	cr_assert(cpu0, "no CPU 0 lane");
+	cr_assert(strstr(cpu0, "\"khz\":[800000,2400000]"), "%.300s", cpu0);
+	/* 4 ms of frequency spans (1-5 ms) in 400 pixels of 10 us: A/B runs */
+	cr_assert(strstr(cpu0, "\"f\":\"A"), "%.300s", cpu0);
+	cr_assert(strstr(cpu0, "B"), "%.300s", cpu0);
+	free(page);
+}
