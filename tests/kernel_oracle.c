@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "capfile/capfile.h"
 #include "harness.h"
 #include "oracle.h"
 #include "lib/util.h"
@@ -200,11 +201,11 @@ static void expect_match(struct orun *o, const struct orc_filter *f,
 	cr_assert_gt(total, 0, "nothing matched in the window");
 }
 
-/* report --format json: the task's run-queue figures against the reference. */
-static json_t *report_json(const char *cap)
+/* report --format json [--from-waking] */
+static json_t *report_json_w(const char *cap, bool from_waking)
 {
 	char *argv[] = { (char *)abicap_bin(), "report", (char *)cap, "--format",
-			 "json", NULL };
+			 "json", from_waking ? "--from-waking" : NULL, NULL };
 	struct run r = run_cmd(argv);
 	json_t *j;
 
@@ -214,6 +215,12 @@ static json_t *report_json(const char *cap)
 	free(r.out);
 	free(r.err);
 	return j;
+}
+
+/* report --format json: the task's run-queue figures against the reference. */
+static json_t *report_json(const char *cap)
+{
+	return report_json_w(cap, false);
 }
 
 static json_t *report_task(json_t *rep, int tid)
@@ -230,13 +237,13 @@ static json_t *report_task(json_t *rep, int tid)
 /* How a task is followed: in full, by name (its events under that name), not at all. */
 enum follow { FULL, BY_NAME, NOT_FOLLOWED };
 
-static void expect_rq_excl(json_t *rep, struct orun *o, int tid,
-			   const char *who, enum follow fw, uint64_t ex0,
-			   uint64_t ex1)
+static void expect_rq_win(json_t *rep, struct orun *o, int tid,
+			  const char *who, enum follow fw,
+			  const uint64_t (*win)[2], size_t nwin)
 {
 	bool waking = !strcmp(json_string_value(json_object_get(rep,
 					"wakeup_from")) ?: "", "sched_waking");
-	json_t *t = report_task(rep, tid), *p50;
+	json_t *t = report_task(rep, tid);
 	struct orc_rq ref;
 	long long got;
 
@@ -259,7 +266,7 @@ static void expect_rq_excl(json_t *rep, struct orun *o, int tid,
 	 * the capture has waits outside it). Every event inside the window is
 	 * matched: expect_match() asserted that before.
 	 */
-	orc_rq_ref_excl(&o->t, tid, waking, true, ex0, ex1, &ref);
+	orc_rq_ref_windows(&o->t, tid, waking, true, win, nwin, &ref);
 	fprintf(stderr, "oracle: %s (tid %d) reference: %llu waits, total %llu, "
 		"p50 %llu, p99 %llu, max %llu ns\n", who, tid,
 		(unsigned long long)ref.count, (unsigned long long)ref.total,
@@ -278,15 +285,31 @@ static void expect_rq_excl(json_t *rep, struct orun *o, int tid,
 		     "reference %llu", who, tid, key, got, \
 		     (unsigned long long)(want)); \
 } while (0)
+/* a percentile: within the histogram's documented error, 1/256 */
+#define NEAR(key, want) do { \
+	got = json_integer_value(json_object_get(t, key)); \
+	cr_assert_leq(llabs(got - (long long)(want)), (long long)(want) / 256, \
+		      "%s (tid %d): report %s = %lld, reference %llu (more " \
+		      "than 1/256 apart)", who, tid, key, got, \
+		      (unsigned long long)(want)); \
+} while (0)
 	EQ("rq_samples", ref.count);
 	EQ("rq_total_ns", ref.total);
 	EQ("rq_max_ns", ref.max);
-	EQ("rq_p99_ns", ref.p99);
-	/* report adds rq_p50_ns with the wait state machine fix */
-	p50 = json_object_get(t, "rq_p50_ns");
-	if (p50)
-		EQ("rq_p50_ns", ref.p50);
+	NEAR("rq_p99_ns", ref.p99);
+	NEAR("rq_p50_ns", ref.p50);
 #undef EQ
+#undef NEAR
+}
+
+/* The same without the waits that overlap [ex0, ex1] (0, 0: none). */
+static void expect_rq_excl(json_t *rep, struct orun *o, int tid,
+			   const char *who, enum follow fw, uint64_t ex0,
+			   uint64_t ex1)
+{
+	uint64_t w[1][2] = { { ex0, ex1 } };
+
+	expect_rq_win(rep, o, tid, who, fw, w, ex1 ? 1 : 0);
 }
 
 static void expect_rq(json_t *rep, struct orun *o, int tid, const char *who,
@@ -305,13 +328,16 @@ struct ppc {
 	struct pingpong pp;
 };
 
+/* ping-pong rounds of the child (the drop test needs it to outlast 1.25 s) */
+static int ppc_rounds = 20000;
+
 static void ppc_fork(struct ppc *c, const char *cgroup_procs)
 {
 	cr_assert(!pipe(c->go) && !pipe(c->res));
 	c->pid = fork();
 	cr_assert(c->pid >= 0);
 	if (!c->pid) {
-		struct pingpong pp = { .rounds = 20000, .cpu = 0 };
+		struct pingpong pp = { .rounds = ppc_rounds, .cpu = 0 };
 		char b;
 		int fd;
 
@@ -544,6 +570,378 @@ Test(oracle, spinners_preempt_each_other)
 	rep = report_json(o.cap);
 	expect_rq(rep, &o, s.a, "abc_spin_a", FULL);
 	expect_rq(rep, &o, s.b, "abc_spin_b", FULL);
+	json_decref(rep);
+	orun_free(&o);
+}
+
+/* perf bench sched messaging: tasks that wake each other across CPUs. */
+static void messaging_work(void *arg, struct orun *o)
+{
+	char *argv[] = { "perf", "bench", "sched", "messaging", "-g", "2",
+			 "-l", "300", NULL };
+	struct run r = run_cmd(argv);
+
+	(void)arg;
+	(void)o;
+	cr_assert_eq(r.code, 0, "perf bench sched messaging: %s", r.err);
+	free(r.out);
+	free(r.err);
+}
+
+/*
+ * issue 21 defect 5: --from-waking, where a sched_waking lands before the
+ * wakee's switch-out (asleep) completes on another CPU. The rule
+ * (docs/analysis.md): that waking woke it, the wait runs from it. Every
+ * messaging task's waits equal the reference's exactly (percentiles within
+ * the histogram's error); was ~1% of the waits missing.
+ */
+Test(oracle, messaging_from_waking)
+{
+	struct orun o;
+	struct orc_match m;
+	size_t tasks = 0, raced = 0;
+	json_t *rep, *t;
+	size_t i;
+
+	require_kernel();
+	if (system("command -v perf >/dev/null"))
+		cr_assert_fail("perf is not installed (scripts/setup.sh installs "
+			       "linux-perf)");
+	capture(NULL, NULL, messaging_work, NULL, &o);
+	expect_match(&o, NULL, &m);
+	/* the race this is about: a waking of a task still on a CPU */
+	for (size_t k = 0; k + 1 < o.t.n; k++)
+		if (o.t.v[k].type == ABICAP_EV_SCHED_WAKING)
+			for (size_t j = k + 1; j < o.t.n && j < k + 64; j++) {
+				const struct orc_ev *e = &o.t.v[j];
+
+				if (e->type == ABICAP_EV_SCHED_SWITCH &&
+				    e->prev_pid == o.t.v[k].pid) {
+					raced += e->prev_state[0] != 'R';
+					break;
+				}
+				if (e->type == ABICAP_EV_SCHED_SWITCH &&
+				    e->next_pid == o.t.v[k].pid)
+					break;
+			}
+	fprintf(stderr, "oracle: %zu wakings before their wakee's switch-out\n",
+		raced);
+	rep = report_json_w(o.cap, true);
+	json_array_foreach(json_object_get(rep, "tasks"), i, t) {
+		const char *c = json_string_value(json_object_get(t, "comm"));
+
+		if (!c || strcmp(c, "sched-messaging"))
+			continue;
+		expect_rq(rep, &o, (int)json_integer_value(json_object_get(t,
+			  "tid")), "sched-messaging", FULL);
+		tasks++;
+	}
+	cr_assert_gt(tasks, 20, "report has %zu messaging tasks", tasks);
+	json_decref(rep);
+	orun_free(&o);
+}
+
+/*
+ * issue 21 defect 3: the recorder stopped 5 times 0.15 s (SIGSTOP), a 1 MiB
+ * ring under ping-pong: records are lost in drop windows. Every wait of
+ * ping and pong that does not overlap a window must be measured exactly
+ * as the tracefs reference has it (was: a task whose switch-out was lost
+ * stayed "on a CPU", its next wakeup started nothing and the wait after
+ * the window vanished, uncounted).
+ */
+static void stopped_work(void *arg, struct orun *o)
+{
+	struct ppc *c = arg;
+	int st;
+
+	cr_assert_eq(write(c->go[1], "g", 1), 1);
+	/* five windows: each leaves a task "running" with ~1/4 chance */
+	for (int i = 0; i < 5; i++) {
+		usleep(100000); /* ping-pong under way */
+		kill(o->rec_pid, SIGSTOP);
+		usleep(150000);
+		kill(o->rec_pid, SIGCONT);
+	}
+	cr_assert_eq(read(c->res[0], &c->pp, sizeof(c->pp)), sizeof(c->pp),
+		     "the ping-pong child failed");
+	waitpid(c->pid, &st, 0);
+	cr_assert(WIFEXITED(st) && !WEXITSTATUS(st));
+	close(c->go[1]);
+	close(c->res[0]);
+}
+
+Test(oracle, drop_window_waits_after_it_measured)
+{
+	struct ppc c;
+	struct orun o;
+	struct orc_match m;
+	const struct capfile_drop *d;
+	struct capr *r;
+	union abicap_rec rec;
+	char err[512];
+	uint64_t (*w)[2], bad;
+	size_t nd;
+	json_t *rep;
+
+	require_kernel();
+	ppc_rounds = 150000;
+	for (int tries = 1;; tries++) {
+		ppc_fork(&c, NULL);
+		capture_once((char *[]){ "-b", "1", NULL }, NULL, stopped_work,
+			     &c, &o);
+		if (!o.t.lost && o.drops)
+			break;
+		cr_assert_lt(tries, 3, "tracefs lost %llu events, abicap dropped "
+			     "%llu: no clean drop window",
+			     (unsigned long long)o.t.lost,
+			     (unsigned long long)o.drops);
+		orun_free(&o);
+	}
+	r = capr_open(o.cap, err, sizeof(err));
+	cr_assert(r, "%s", err);
+	while (capr_next(r, &rec) == 1)
+		;
+	d = capr_drops(r, &nd);
+	cr_assert_gt(nd, 0, "abicap dropped %llu records in no window",
+		     (unsigned long long)o.drops);
+	w = calloc(nd, sizeof(*w));
+	cr_assert(w);
+	for (size_t i = 0; i < nd; i++) {
+		w[i][0] = d[i].start_ns;
+		w[i][1] = d[i].end_ns;
+	}
+	capr_close(r);
+	/* the events abicap kept are matched; those it lost are not */
+	bad = orc_match(&o.t, o.recs, o.n, o.t0, o.t1, NULL, &m);
+	fprintf(stderr, "oracle: %zu drop windows over %.3f ms, %llu records "
+		"lost; %llu unmatched (%llu abicap only): %s\n", nd,
+		(w[nd - 1][1] - w[0][0]) / 1e6, (unsigned long long)o.drops,
+		(unsigned long long)bad, (unsigned long long)m.abicap_only,
+		m.first);
+	rep = report_json(o.cap);
+	for (int k = 0; k < 2; k++) {
+		int tid = k ? c.pp.pong_tid : c.pp.ping_tid;
+		json_t *t = report_task(rep, tid);
+		struct orc_rq ref;
+		long long got, tot;
+
+		/*
+		 * Over every tracefs event (it lost none): a wait outside the
+		 * windows has both ends kept by abicap, so matched, with
+		 * abicap's timestamps; the events abicap lost are the truth
+		 * the analysis must not be fooled by.
+		 */
+		orc_rq_ref_windows(&o.t, tid, false, false, w, nd, &ref);
+		cr_assert(t, "tid %d is not in the report", tid);
+		got = json_integer_value(json_object_get(t, "rq_samples"));
+		tot = json_integer_value(json_object_get(t, "rq_total_ns"));
+		fprintf(stderr, "oracle: tid %d: report %lld waits (%lld ns), "
+			"reference %llu (%llu ns) outside the windows\n", tid,
+			got, tot, (unsigned long long)ref.count,
+			(unsigned long long)ref.total);
+		/* near a loss the matcher may leave a kept record unmatched */
+		if (m.abicap_only) {
+			cr_assert(got >= (long long)ref.count && got <= (long long)
+				  (ref.count + m.abicap_only), "tid %d: report has "
+				  "%lld waits, the reference %llu outside the drop "
+				  "windows (%llu records unmatched)", tid, got,
+				  (unsigned long long)ref.count,
+				  (unsigned long long)m.abicap_only);
+			continue;
+		}
+		cr_assert_eq(got, (long long)ref.count, "tid %d: report has %lld "
+			     "waits, the reference %llu outside the drop windows",
+			     tid, got, (unsigned long long)ref.count);
+		cr_assert_eq(tot, (long long)ref.total, "tid %d: total %lld ns, "
+			     "the reference %llu", tid, tot,
+			     (unsigned long long)ref.total);
+	}
+	json_decref(rep);
+	free(w);
+	orun_free(&o);
+}
+
+/*
+ * issue 21 defect 2: a real pid reused. A child (abc_reuse_a) sleeps and
+ * exits; 300 ms later, ns_last_pid set, the next child (abc_reuse_b) gets
+ * its pid. report: two tasks with that tid, neither with off-CPU time in
+ * X or Z, the first's off-CPU time exactly the reference's (was: one task,
+ * 300 ms off-CPU in Z across the reuse, under the last name).
+ */
+struct reuse_arg {
+	pid_t pid; /* the pid both children had */
+};
+
+static void reuse_child(const char *name)
+{
+	prctl(PR_SET_NAME, name);
+	usleep(20000);
+	_exit(0);
+}
+
+static void reuse_work(void *arg, struct orun *o)
+{
+	struct reuse_arg *ra = arg;
+	pid_t a, b = -1;
+	char v[32];
+
+	(void)o;
+	a = fork();
+	cr_assert(a >= 0);
+	if (!a)
+		reuse_child("abc_reuse_a");
+	waitpid(a, NULL, 0);
+	usleep(300000);
+	/* another process may take the pid first: try a few times */
+	for (int i = 0; i < 50 && b != a; i++) {
+		snprintf(v, sizeof(v), "%d", a - 1);
+		put_file("/proc/sys/kernel/ns_last_pid", v);
+		b = fork();
+		cr_assert(b >= 0);
+		if (!b)
+			reuse_child("abc_reuse_b");
+		waitpid(b, NULL, 0);
+	}
+	cr_assert_eq(b, a, "pid %d was not given out again", a);
+	ra->pid = a;
+}
+
+Test(oracle, pid_reuse_two_tasks)
+{
+	struct reuse_arg ra = { 0 };
+	struct orun o;
+	struct orc_match m;
+	json_t *rep, *t, *st;
+	size_t i, rows = 0;
+	bool seen_a = false, seen_b = false;
+
+	require_kernel();
+	capture(NULL, NULL, reuse_work, &ra, &o);
+	expect_match(&o, NULL, &m);
+	rep = report_json(o.cap);
+	json_array_foreach(json_object_get(rep, "tasks"), i, t) {
+		const char *c = json_string_value(json_object_get(t, "comm"));
+
+		if (json_integer_value(json_object_get(t, "tid")) != ra.pid)
+			continue;
+		rows++;
+		seen_a |= !strcmp(c, "abc_reuse_a");
+		seen_b |= !strcmp(c, "abc_reuse_b");
+		st = json_object_get(t, "off_cpu_by_state_ns");
+		cr_assert(!json_object_get(st, "Z") && !json_object_get(st, "X"),
+			  "pid %d (%s): off-CPU time after its exit: %s", ra.pid,
+			  c, json_dumps(st, JSON_COMPACT));
+		cr_assert_lt(json_integer_value(json_object_get(t,
+			     "off_cpu_ns")), 250000000, "pid %d (%s): %lld ns off "
+			     "CPU: the gap between the two processes", ra.pid, c,
+			     (long long)json_integer_value(json_object_get(t,
+			     "off_cpu_ns")));
+	}
+	cr_assert_eq(rows, 2, "pid %d: %zu rows in report, want one per process",
+		     ra.pid, rows);
+	cr_assert(seen_a && seen_b);
+	cr_assert_gt(json_integer_value(json_object_get(rep, "pid_reuses")), 0);
+	json_decref(rep);
+	orun_free(&o);
+}
+
+/*
+ * issue 21 defect 4: per CPU, report's busy + idle + lost + unknown is the
+ * capture's span, and the kernel's own idle residency over the workload
+ * (/sys/devices/system/cpu/cpuN/cpuidle/state*\/time) fits in the time
+ * report does not call busy. Was: a task the kernel hides from tracing
+ * (switched in, never out) made the time to the next visible switch busy,
+ * and residency exceeded "idle".
+ */
+#define CPUS_MAX 64
+#define JI(o, k) ((long long)json_integer_value(json_object_get((o), (k))))
+
+struct idle_arg {
+	int ncpus;
+	uint64_t before[CPUS_MAX], after[CPUS_MAX]; /* ns of cpuidle residency */
+	bool have;
+};
+
+static bool cpuidle_ns(int cpu, uint64_t *ns)
+{
+	char p[128];
+	bool any = false;
+
+	*ns = 0;
+	for (int k = 0;; k++) {
+		FILE *f;
+		unsigned long long us;
+
+		snprintf(p, sizeof(p), "/sys/devices/system/cpu/cpu%d/cpuidle/"
+			 "state%d/time", cpu, k);
+		f = fopen(p, "r");
+		if (!f)
+			return any;
+		if (fscanf(f, "%llu", &us) == 1) {
+			*ns += us * 1000;
+			any = true;
+		}
+		fclose(f);
+	}
+}
+
+static void cpuidle_work(void *arg, struct orun *o)
+{
+	struct idle_arg *ia = arg;
+
+	(void)o;
+	ia->have = true;
+	for (int c = 0; c < ia->ncpus; c++)
+		ia->have &= cpuidle_ns(c, &ia->before[c]);
+	usleep(1500000); /* mostly idle, whatever else runs */
+	for (int c = 0; c < ia->ncpus; c++)
+		ia->have &= cpuidle_ns(c, &ia->after[c]);
+}
+
+Test(oracle, cpu_time_against_cpuidle_residency)
+{
+	struct idle_arg ia = { 0 };
+	struct orun o;
+	struct orc_match m;
+	json_t *rep, *cpu;
+	uint64_t first, last, span, slack;
+	size_t i;
+
+	require_kernel();
+	ia.ncpus = (int)sysconf(_SC_NPROCESSORS_CONF);
+	cr_assert(ia.ncpus > 0 && ia.ncpus <= CPUS_MAX);
+	capture(NULL, NULL, cpuidle_work, &ia, &o);
+	if (!ia.have)
+		cr_skip_test("no cpuidle residency in sysfs (no cpuidle driver)");
+	expect_match(&o, NULL, &m);
+	cr_assert_gt(o.n, 1);
+	first = o.recs[0].hdr.ts_ns;
+	last = o.recs[o.n - 1].hdr.ts_ns;
+	/* the workload's window outside the capture's span (an idle start) */
+	slack = (first > o.t0 ? first - o.t0 : 0) + (o.t1 > last ? o.t1 - last : 0);
+	rep = report_json(o.cap);
+	span = (uint64_t)json_integer_value(json_object_get(rep, "duration_ns"));
+	json_array_foreach(json_object_get(rep, "cpus"), i, cpu) {
+		int c = (int)json_integer_value(json_object_get(cpu, "cpu"));
+		uint64_t busy = (uint64_t)JI(cpu, "busy_ns"),
+			 idle = (uint64_t)JI(cpu, "idle_ns"),
+			 lost = (uint64_t)JI(cpu, "lost_ns"),
+			 unk = (uint64_t)JI(cpu, "unknown_ns");
+		uint64_t res = ia.after[c] - ia.before[c];
+
+		fprintf(stderr, "oracle: cpu %d: busy %.3f idle %.3f lost %.3f "
+			"unknown %.3f ms (%lld gaps); cpuidle residency %.3f ms "
+			"over the workload\n", c, busy / 1e6, idle / 1e6,
+			lost / 1e6, unk / 1e6, JI(cpu, "hidden_gaps"), res / 1e6);
+		cr_assert_eq(busy + idle + lost + unk, span, "cpu %d: busy + idle "
+			     "+ lost + unknown != the span %llu", c,
+			     (unsigned long long)span);
+		/* sysfs counts in us (rounded down per state): no slack needed */
+		cr_assert_leq(res, idle + lost + unk + slack, "cpu %d: "
+			      "the kernel says %.3f ms idle, report %.3f ms "
+			      "idle + %.3f unknown + %.3f lost", c, res / 1e6,
+			      idle / 1e6, unk / 1e6, lost / 1e6);
+	}
 	json_decref(rep);
 	orun_free(&o);
 }

@@ -953,11 +953,12 @@ static int cmp_ref(const void *a, const void *b)
 	return x < y ? -1 : x > y; /* the trace's order */
 }
 
+/* nearest rank: the ceil(p/100 * n)-th smallest (p to 0.1) */
 static uint64_t pct(const uint64_t *v, size_t n, double p)
 {
-	size_t i = (size_t)(p / 100.0 * (double)(n - 1) + 0.5);
+	size_t pm = (size_t)(p * 10 + 0.5), rank = (pm * n + 999) / 1000;
 
-	return v[i < n ? i : n - 1];
+	return v[(rank ? rank : 1) - 1];
 }
 
 void orc_rq_ref(const struct orc_trace *t, int tid, bool from_waking,
@@ -970,8 +971,28 @@ void orc_rq_ref_excl(const struct orc_trace *t, int tid, bool from_waking,
 		     bool matched_only, uint64_t ex0, uint64_t ex1,
 		     struct orc_rq *out)
 {
+	uint64_t w[1][2] = { { ex0, ex1 } };
+
+	orc_rq_ref_windows(t, tid, from_waking, matched_only, w, ex1 ? 1 : 0,
+			   out);
+}
+
+/* Whether [s, e] overlaps one of the windows (start, end]. */
+static bool in_windows(const uint64_t (*w)[2], size_t n, uint64_t s,
+		       uint64_t e)
+{
+	for (size_t i = 0; i < n; i++)
+		if (s <= w[i][1] && e > w[i][0])
+			return true;
+	return false;
+}
+
+void orc_rq_ref_windows(const struct orc_trace *t, int tid, bool from_waking,
+			bool matched_only, const uint64_t (*win)[2],
+			size_t nwin, struct orc_rq *out)
+{
 	const struct orc_ev **ev = malloc((t->n + 1) * sizeof(*ev));
-	uint64_t *s = malloc((t->n + 1) * sizeof(*s)), start = 0;
+	uint64_t *s = malloc((t->n + 1) * sizeof(*s)), start = 0, raced = 0;
 	bool on_cpu = false, pending = false;
 	size_t n = 0, ns = 0;
 
@@ -998,11 +1019,22 @@ void orc_rq_ref_excl(const struct orc_trace *t, int tid, bool from_waking,
 			pending = !strcmp(e->prev_state, "R") ||
 				  !strcmp(e->prev_state, "R+");
 			start = e->ref_ts;
+			/* a waking that raced this switch-out asleep woke it */
+			if (!pending && raced && strcmp(e->prev_state, "X") &&
+			    strcmp(e->prev_state, "Z")) {
+				pending = true;
+				start = raced;
+			}
+			raced = 0;
 		} else if (e->type == ABICAP_EV_SCHED_SWITCH) {
-			if (pending && !(ex1 && start <= ex1 && e->ref_ts >= ex0))
+			if (pending && !in_windows(win, nwin, start, e->ref_ts))
 				s[ns++] = e->ref_ts - start;
 			pending = false;
 			on_cpu = true;
+			raced = 0;
+		} else if (on_cpu && from_waking &&
+			   e->type == ABICAP_EV_SCHED_WAKING) {
+			raced = e->ref_ts;
 		} else if (!on_cpu && (e->type == ABICAP_EV_SCHED_WAKEUP_NEW ||
 			   e->type == (from_waking ? ABICAP_EV_SCHED_WAKING :
 				       ABICAP_EV_SCHED_WAKEUP))) {

@@ -180,9 +180,11 @@ uint64_t orc_match(struct orc_trace *t, const union abicap_rec *recs,
  * from_waking, else sched_wakeup; sched_wakeup_new always) of a task not on
  * a CPU, the latest wins, or at a switch-out in R/R+; a switch-out in any
  * other state ends it without a sample; the switch-in ends it.
+ * With from_waking, a sched_waking while the task is on a CPU, followed by
+ * its switch-out asleep (the waking raced it), starts the wait it then has.
  * matched_only: over the events abicap captured too (a filtered capture).
- * Percentiles: nearest rank on the sorted samples, index
- * (size_t)(p / 100 * (n - 1) + 0.5), as abicap report computes them.
+ * Percentiles: nearest rank on the sorted samples, the ceil(p/100 * n)-th
+ * (docs/analysis.md); report's are within 1/256 of them.
  */
 struct orc_rq {
 	uint64_t count, total, p50, p99, max;
@@ -193,5 +195,12 @@ void orc_rq_ref(const struct orc_trace *t, int tid, bool from_waking,
 void orc_rq_ref_excl(const struct orc_trace *t, int tid, bool from_waking,
 		     bool matched_only, uint64_t ex0, uint64_t ex1,
 		     struct orc_rq *out);
+/*
+ * The same without the waits [s, e] that overlap one of n windows
+ * (start, end] (s <= end and e > start: a capture's drop windows).
+ */
+void orc_rq_ref_windows(const struct orc_trace *t, int tid, bool from_waking,
+			bool matched_only, const uint64_t (*win)[2], size_t n,
+			struct orc_rq *out);
 
 #endif

@@ -794,3 +794,34 @@ Test(analysis, many_distinct_frequencies_in_linear_time, .timeout = 20)
 		cr_assert_eq(a.cpus[0].freq_time[k], k < 399999 ? 10 : 0);
 	analysis_free(&a);
 }
+
+/*
+ * issue 21 defect 5: with --from-waking, a sched_waking lands 100 ns before
+ * the wakee's switch-out (asleep) completes on its CPU; no other waking
+ * follows before its switch-in. That waking woke it: the wait runs from it
+ * (was: never measured, ~1% of waits missing in perf bench messaging).
+ */
+Test(analysis, waking_that_races_the_switch_out_starts_the_wait)
+{
+	struct analysis a;
+
+	analysis_init(&a, 1);
+	a.from_waking = true;
+	sw(&a, 1000, 0, 0, 100, ALL); /* 100 runs */
+	wk(&a, WAKING, 2000, 100, 200); /* 200 wakes it, elsewhere */
+	sw(&a, 2100, 100, S, 0, ALL); /* its switch-out completes */
+	wk(&a, WAKEUP, 2150, 100, 200); /* (not the start with from_waking) */
+	sw(&a, 5000, 0, 0, 100, ALL);
+	/* a waking while running that it outlives starts nothing */
+	wk(&a, WAKING, 6000, 100, 200);
+	sw(&a, 7000, 100, ABICAP_STATE_PREEMPTED, 0, ALL); /* waits from 7000 */
+	sw(&a, 7500, 0, 0, 100, ALL);
+	analysis_finish(&a);
+	expect(&a, 100, 2, (uint64_t[]){ 3000, 500 });
+	cr_assert_eq(task_res(T(&a, 100))->wake.n, 1);
+	cr_assert_eq(a.nchains, 1);
+	cr_assert_eq(a.chains[0].count, 1);
+	cr_assert_eq(a.chains[0].measured, 1);
+	cr_assert_eq(task_res(T(&a, 100))->off_by_state[1], 2900);
+	analysis_free(&a);
+}

@@ -32,6 +32,9 @@ jq '.events[0].args[0].type = "struct task_struct **"' bpf/contract.json > $c/ba
 jq '.fields[0].field = "a.b.c.d.e"' bpf/contract.json > $c/deep-path.json
 head -c 2000 bpf/contract.json > $c/cut.json
 
+# fuzz_analysis: its seeds (hand-built record sequences in the 8-bytes-per-
+# record form of tests/fuzz/fuzz_analysis.c) are committed as they are
+
 # cgroup names for the metrics writer, split at NUL (fuzz_metrics.c)
 c=$corpus/fuzz_metrics
 mkdir -p $c

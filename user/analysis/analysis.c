@@ -645,11 +645,11 @@ static void measure_wait(struct analysis *a, struct task *t, uint64_t ts,
 			 int32_t cpu, const struct task *holder,
 			 uint64_t holder_in)
 {
-	uint64_t lat = ts - t->since;
+	uint64_t lat = ts - t->rq_ts;
 	struct chain *ch = t->wait_chain ? &a->chains[t->wait_chain - 1] : NULL;
 	bool ok;
 
-	if (ts < t->since) {
+	if (ts < t->rq_ts) {
 		a->negative++;
 		return;
 	}
@@ -676,16 +676,43 @@ static void measure_wait(struct analysis *a, struct task *t, uint64_t ts,
 			ch->max_lat = lat;
 	}
 	if (a->obs.wait) {
-		uint64_t hs = holder_in > t->since ? holder_in : t->since;
+		uint64_t hs = holder_in > t->rq_ts ? holder_in : t->rq_ts;
 		struct wait_ev w = {
 			.id = tid_of(t), .comm = task_comm(t), .cpu = cpu,
-			.start_ns = t->since, .end_ns = ts,
+			.start_ns = t->rq_ts, .end_ns = ts,
 			.after_wakeup = t->rq_wakeup, .holder = tid_of(holder),
 			.holder_comm = holder ? task_comm(holder) : "(idle)",
 			.holder_run_ns = holder && holder_in <= ts ? ts - hs : 0,
 		};
 
 		a->obs.wait(a->obs.ctx, &w);
+	}
+}
+
+/*
+ * t (now PH_RQ) waits from ts after a wakeup by waker (NULL: not a task):
+ * its wait, and the wakeup chain it counts in.
+ */
+static void start_wait(struct analysis *a, struct task *t, uint64_t ts,
+		       struct task *waker)
+{
+	struct chain *c = NULL;
+
+	t->rq_ts = ts;
+	t->rq_wakeup = true;
+	/* a task seen outside the filter: its switch-in will not be seen */
+	t->rq_ok = t->followed != FOLLOW_NO;
+	t->wait_chain = 0;
+	if (waker && t->rq_ok && analysis_wanted(a, t) && in_window(a, ts))
+		c = chain(a, waker, t);
+	if (c) {
+		c->count++;
+		/* the names as of now: a task renames itself after exec */
+		snprintf(c->waker_comm, sizeof(c->waker_comm), "%s",
+			 task_comm(waker));
+		snprintf(c->wakee_comm, sizeof(c->wakee_comm), "%s",
+			 task_comm(t));
+		t->wait_chain = (uint32_t)(c - a->chains) + 1;
 	}
 }
 
@@ -708,13 +735,22 @@ static void switch_out(struct analysis *a, struct task *t, int cpu,
 	if (si == 0 || si == 9) {
 		/* preempted, or still runnable: back on the run queue now */
 		set_phase(a, t, PH_RQ, ts, -1);
+		t->rq_ts = ts;
 		t->rq_wakeup = false;
 		t->rq_ok = ok;
 		t->involuntary += ok;
+	} else if (t->raced_ts && si != 5 && si != 6) {
+		/* a sched_waking raced its switch-out: it woke the task */
+		set_phase(a, t, PH_RQ, ts, -1);
+		start_wait(a, t, t->raced_ts, t->raced_waker ?
+			   &a->tasks[t->raced_waker - 1] : NULL);
+		t->voluntary += ok;
 	} else {
 		set_phase(a, t, si == 5 || si == 6 ? PH_DEAD : PH_OFF, ts, -1);
 		t->voluntary += ok;
 	}
+	t->raced_ts = 0;
+	t->raced_waker = 0;
 }
 
 /*
@@ -746,6 +782,8 @@ static void switch_in(struct analysis *a, struct task *t, int cpu,
 	else if (t->phase != PH_RQ && t->gap && want)
 		a->waits_dropped++;
 	set_phase(a, t, PH_RUN, ts, cpu);
+	t->raced_ts = 0;
+	t->raced_waker = 0;
 	t->cpu = cpu;
 	t->off_known = false;
 	t->gap = false;
@@ -807,7 +845,6 @@ static void on_wakeup(struct analysis *a, const struct abicap_wakeup *w,
 	uint64_t ts = w->hdr.ts_ns;
 	struct task *t = task_at(a, w->pid, w->tgid, w->comm, ts, is_new);
 	struct task *waker;
-	struct chain *c = NULL;
 	uint32_t ti;
 
 	if (!t)
@@ -831,24 +868,16 @@ static void on_wakeup(struct analysis *a, const struct abicap_wakeup *w,
 
 		a->obs.wakeup(a->obs.ctx, &e);
 	}
-	if (t->phase == PH_RUN)
+	if (t->phase == PH_RUN) {
+		/* only stops it from sleeping, unless it raced its switch-out */
+		if (a->from_waking && !is_new) {
+			t->raced_ts = ts;
+			t->raced_waker = task_ref(a, waker);
+		}
 		return;
-	set_phase(a, t, PH_RQ, ts, -1);
-	t->rq_wakeup = true;
-	/* a task seen outside the filter: its switch-in will not be seen */
-	t->rq_ok = t->followed != FOLLOW_NO;
-	t->wait_chain = 0;
-	if (waker && t->rq_ok && analysis_wanted(a, t) && in_window(a, ts))
-		c = chain(a, waker, t);
-	if (c) {
-		c->count++;
-		/* the names as of now: a task renames itself after exec */
-		snprintf(c->waker_comm, sizeof(c->waker_comm), "%s",
-			 task_comm(waker));
-		snprintf(c->wakee_comm, sizeof(c->wakee_comm), "%s",
-			 task_comm(t));
-		t->wait_chain = (uint32_t)(c - a->chains) + 1;
 	}
+	set_phase(a, t, PH_RQ, ts, -1);
+	start_wait(a, t, ts, waker);
 }
 
 static size_t freq_slot(const struct cpu_stat *c, uint32_t khz)

@@ -81,6 +81,15 @@ struct task {
 	uint64_t off_ts; /* switched out at */
 	uint64_t last_ts; /* its last record */
 	uint32_t wait_chain; /* PH_RQ after a wakeup: 1 + its chain, 0 none */
+	uint64_t rq_ts; /* PH_RQ: the wait began */
+	/*
+	 * PH_RUN with from_waking: a sched_waking of it while it ran (0:
+	 * none), and its waker (1 + index in tasks): if it then switches out
+	 * asleep, that waking raced the switch-out and woke it
+	 * (docs/analysis.md, "--from-waking")
+	 */
+	uint64_t raced_ts;
+	uint32_t raced_waker;
 	/* results */
 	uint64_t off_total;
 	uint64_t voluntary, involuntary;
