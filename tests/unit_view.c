@@ -382,3 +382,79 @@ Test(view, timechart_draws_frequency)
 	cr_assert(strstr(cpu0, "B"), "%.300s", cpu0);
 	free(page);
 }
+
+static void swcg(struct capw *w, uint64_t ts, int32_t prev, uint32_t state,
+		 uint64_t pcg, int32_t next, uint64_t ncg)
+{
+	union abicap_rec r;
+
+	memset(&r, 0, sizeof(r));
+	r.sw.hdr = (struct abicap_hdr){ .ts_ns = ts, .type =
+		ABICAP_EV_SCHED_SWITCH, .size = sizeof(r.sw) };
+	r.sw.prev_pid = r.sw.prev_tgid = prev;
+	r.sw.next_pid = r.sw.next_tgid = next;
+	snprintf(r.sw.prev_comm, ABICAP_COMM_LEN, "t%d", prev);
+	snprintf(r.sw.next_comm, ABICAP_COMM_LEN, "t%d", next);
+	r.sw.prev_state = state;
+	r.sw.preempt = state == ABICAP_STATE_PREEMPTED;
+	r.sw.prev_cgroup = pcg;
+	r.sw.next_cgroup = ncg;
+	cr_assert_eq(capw_add(w, &r, r.hdr.size), 0);
+}
+
+/* The waits the heat map counts for --cgroup PATH or --container NAME. */
+static long hm_waits(const char *cap, const char *opt, const char *val)
+{
+	char out[4096];
+	struct out o;
+	char *page, *p;
+	long n;
+
+	snprintf(out, sizeof(out), "%s", path("hm.html"));
+	o = run_do(do_heatmap, (char *[]){ "heatmap", (char *)cap, "-o", out,
+		   "--force", (char *)opt, (char *)val, NULL });
+	cr_assert_eq(o.code, 0, "%s", o.err);
+	page = read_text(out);
+	p = strstr(page, "\"waits\":");
+	cr_assert(p);
+	n = strtol(p + 8, NULL, 10);
+	free(page);
+	return n;
+}
+
+/* Task 100 in /a waits 1 ms after a wakeup, 200 in /b/c 2 ms after a preemption. */
+Test(view, heatmap_selects_by_cgroup)
+{
+	static char cap[4096];
+	union abicap_rec r;
+	struct capw *w;
+
+	snprintf(cap, sizeof(cap), "%s", path("cg.abicap"));
+	w = capw_open(cap, true, "{\"ncpus\":1,\"events\":[\"sched_switch\","
+		      "\"sched_wakeup\"]}", err, sizeof(err));
+	cr_assert(w, "%s", err);
+	cr_assert_eq(capw_add_cgroup(w, 11, "/a"), 0);
+	cr_assert_eq(capw_add_cgroup(w, 22, "/b/c"), 0);
+	swcg(w, 1000000, 0, 0, 0, 100, 11);
+	swcg(w, 2000000, 100, 1, 11, 200, 22);
+	memset(&r, 0, sizeof(r));
+	r.wk.hdr = (struct abicap_hdr){ .ts_ns = 3000000, .type =
+		ABICAP_EV_SCHED_WAKEUP, .size = sizeof(r.wk) };
+	r.wk.pid = r.wk.tgid = 100;
+	r.wk.waker_pid = r.wk.waker_tgid = 200;
+	r.wk.cgroup = 11;
+	snprintf(r.wk.comm, ABICAP_COMM_LEN, "t100");
+	cr_assert_eq(capw_add(w, &r, r.hdr.size), 0);
+	swcg(w, 4000000, 200, ABICAP_STATE_PREEMPTED, 22, 100, 11);
+	swcg(w, 6000000, 100, 1, 11, 200, 22);
+	swcg(w, 7000000, 200, 1, 22, 0, 0);
+	cr_assert_eq(capw_close(w, "{}", err, sizeof(err)), 0);
+
+	cr_assert_eq(hm_waits(cap, "--cgroup", "/"), 2);
+	cr_assert_eq(hm_waits(cap, "--cgroup", "/a"), 1);
+	cr_assert_eq(hm_waits(cap, "--cgroup", "/b"), 1);
+	cr_assert_eq(hm_waits(cap, "--cgroup", "/b/c/"), 1);
+	cr_assert_eq(hm_waits(cap, "--cgroup", "/b/cd"), 0);
+	cr_assert_eq(hm_waits(cap, "--container", "docker:0123456789ab"), 0);
+	cr_assert_eq(hm_waits(cap, "--comm", "t200"), 1);
+}

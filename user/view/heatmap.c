@@ -15,13 +15,14 @@ unsigned int hm_bucket(uint64_t ns)
 }
 
 void hm_init(struct heatmap *h, uint64_t t0, uint64_t col_ns, uint32_t cols,
-	     const struct analysis *a)
+	     const struct analysis *a, bool by_cgroup)
 {
 	memset(h, 0, sizeof(*h));
 	h->t0 = t0;
 	h->col_ns = col_ns;
 	h->cols = cols;
 	h->a = a;
+	h->by_cgroup = by_cgroup;
 }
 
 static struct hm_group *group_of(struct heatmap *h, uint64_t cg)
@@ -56,7 +57,8 @@ static struct hm_group *group_of(struct heatmap *h, uint64_t cg)
 void hm_wait(void *ctx, const struct wait_ev *w)
 {
 	struct heatmap *h = ctx;
-	const struct task *t = analysis_find(h->a, w->id.tid);
+	const struct task *t = h->by_cgroup ? analysis_find(h->a, w->id.tid) :
+				       NULL;
 	struct hm_group *g;
 	uint64_t col;
 

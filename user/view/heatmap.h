@@ -31,15 +31,19 @@ struct heatmap {
 	uint64_t t0, col_ns;
 	uint32_t cols;
 	const struct analysis *a; /* for each waiter's cgroup */
+	bool by_cgroup; /* a grid per cgroup (a selection by cgroup), else one */
 	struct hm_group *groups;
 	size_t ngroups, cap, last;
 	uint64_t waits;
 	bool oom;
 };
 
-/* cols columns of col_ns from t0; a: the analysis the waits come from. */
+/*
+ * cols columns of col_ns from t0; a: the analysis the waits come from;
+ * by_cgroup: keep a grid per cgroup (for hm_sum's selection).
+ */
 void hm_init(struct heatmap *h, uint64_t t0, uint64_t col_ns, uint32_t cols,
-	     const struct analysis *a);
+	     const struct analysis *a, bool by_cgroup);
 /* The observer's wait callback, ctx a struct heatmap. */
 void hm_wait(void *ctx, const struct wait_ev *w);
 

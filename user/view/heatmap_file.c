@@ -57,7 +57,8 @@ int heatmap_write(const char *cap, const char *out, const struct hm_args *a)
 	pg.cols = a->width / a->cell_w;
 	pg.col_ns = span / pg.cols + 1; /* the last record inside the last column */
 	pg.since_ns = v.from - v.first;
-	hm_init(&h, v.from, pg.col_ns, pg.cols, &v.a);
+	hm_init(&h, v.from, pg.col_ns, pg.cols, &v.a,
+		a->sel.cgroup || a->sel.container);
 	obs.ctx = &h;
 	obs.wait = hm_wait;
 	ret = capview_run(&v, &obs, &a->win, a->tgid, a->comm);
