@@ -112,6 +112,7 @@ static void ms(FILE *f, uint64_t ns)
 
 struct totals {
 	uint64_t merged, inexact, intervals, shown, hidden;
+	uint64_t empty; /* tasks seen only in wakeups, with no interval here */
 	uint64_t err; /* the largest pixrow_error */
 };
 
@@ -132,6 +133,9 @@ static void legend(FILE *f, const struct timechart *tc,
 	if (t->hidden)
 		fprintf(f, " (%llu more left out by the filters)",
 			(unsigned long long)t->hidden);
+	if (t->empty)
+		fprintf(f, "; %llu tasks seen only in wakeups (no interval "
+			"here) have no lane", (unsigned long long)t->empty);
 	fputs(".<br>Tasks:", f);
 	for (int k = 0; k < 6; k++)
 		swatch(f, tc_task_colour[k], task_kind_name[k]);
@@ -296,7 +300,9 @@ int tc_write_html(const struct timechart *tc, const struct tc_page *pg,
 	}
 	for (size_t i = 0; i < tc->nlanes; i++) {
 		pos[i] = -1;
-		if (lane_shown(&tc->lanes[i], pg))
+		if (!tc->lanes[i].row.intervals)
+			t.empty++;
+		else if (lane_shown(&tc->lanes[i], pg))
 			order[n++] = &tc->lanes[i];
 		else
 			t.hidden++;
