@@ -34,9 +34,9 @@ const struct cmd_spec heatmap_spec = {
 "a heat map in one self-contained HTML page (no network): time across,\n"
 "latency up in the report's log2 buckets of microseconds, each cell's\n"
 "colour the number of waits (log scale) that ended then with that\n"
-"latency. The waits are the report's (abicap report): each column's\n"
-"counts summed over time are its histogram.\n",
-	.groups = { heatmap_opts, opts_page, opts_window, opts_help },
+"latency. The waits are the report's (abicap report): a row summed over\n"
+"time is that row of its histogram.\n",
+	.groups = { opts_page, heatmap_opts, opts_window, opts_help },
 	.epilog =
 "A task is in the cgroup it was last seen in. A cgroup or container the\n"
 "capture does not name selects nothing (the page says so: 0 waits).\n"

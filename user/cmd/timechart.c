@@ -32,14 +32,16 @@ const struct cmd_spec timechart_spec = {
 "from the waker's lane (or the CPU, for a wakeup from an interrupt) to\n"
 "the wakee's. A task's lane is named by its last name, and by the one\n"
 "before an exec in its tooltip.\n",
-	.groups = { timechart_opts, opts_page, opts_window, opts_help },
+	.groups = { opts_page, timechart_opts, opts_window, opts_help },
 	.epilog =
 "The states are the report's (abicap report): the same analysis closes\n"
 "every interval. Whatever is shorter than a pixel is merged: a pixel that\n"
-"holds more than one state shows the one that filled most of it, and the\n"
-"legend says how many intervals and pixels were merged, so a time read off\n"
-"a lane is within its mixed pixels (in its tooltip) of the report's. One\n"
-"wakeup arrow is drawn per wakee and pixel; the others are counted.\n"
+"holds more than one state shows one of them, the one owed the most time\n"
+"(each state's time in such pixels is carried to the next), so that a\n"
+"state's pixels times the pixel's length stay within a stated difference\n"
+"(in the legend and each lane's tooltip, under 2 pixels as measured) of\n"
+"the report's time. One wakeup arrow is drawn per wakee and pixel; the\n"
+"others are counted. A task seen only in wakeups gets no lane (counted).\n"
 "Exit: 0 ok, 2 bad usage, not a readable capture, an empty window or OUT\n"
 "refused, 4 write failure, 5 the page drawn from a capture with damaged,\n"
 "missing, doubled or out-of-place parts.\n",
