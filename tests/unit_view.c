@@ -458,3 +458,28 @@ Test(view, heatmap_selects_by_cgroup)
 	cr_assert_eq(hm_waits(cap, "--container", "docker:0123456789ab"), 0);
 	cr_assert_eq(hm_waits(cap, "--comm", "t200"), 1);
 }
+
+/* A capture filtered to some tasks gets no CPU lane, and says why. */
+Test(view, timechart_of_a_task_filtered_capture_has_no_cpu_lanes)
+{
+	char p[4096], out[4096];
+	struct capw *w;
+	struct out o;
+	char *page;
+
+	snprintf(p, sizeof(p), "%s", path("tf.abicap"));
+	snprintf(out, sizeof(out), "%s", path("tf.html"));
+	w = capw_open(p, true, "{\"ncpus\":1,\"record_format\":3,\"events\":"
+		      "[\"sched_switch\"],\"filter\":{\"tasks\":true,\"pids\":"
+		      "[100]}}", err, sizeof(err));
+	cr_assert(w, "%s", err);
+	sw(w, 1000000, 0, 100, "a", 200, "b");
+	sw(w, 2000000, 0, 200, "b", 100, "a");
+	cr_assert_eq(capw_close(w, "{}", err, sizeof(err)), 0);
+	o = run_do(do_timechart, (char *[]){ "timechart", p, "-o", out, NULL });
+	cr_assert_eq(o.code, 0, "%s", o.err);
+	page = read_text(out);
+	cr_assert(strstr(page, "\"cpus\":[]"), "CPU lanes drawn");
+	cr_assert(strstr(page, "filtered to some tasks"), "not said why");
+	free(page);
+}

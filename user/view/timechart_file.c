@@ -64,6 +64,7 @@ int timechart_write(const char *cap, const char *out, const struct tc_args *a)
 	if (ret)
 		goto out;
 	pg.cpus = cpus;
+	pg.task_filtered = v.ci.task_filtered;
 	pg.since_ns = v.from - v.first;
 	sc.t0 = v.from;
 	sc.px_ns = (v.to - v.from + a->width - 1) / a->width;

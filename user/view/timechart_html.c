@@ -130,6 +130,9 @@ static void legend(FILE *f, const struct timechart *tc,
 	fprintf(f, " in %u pixels: <b>1 pixel = ", sc->width);
 	fprintf(f, "%.3f us</b>; %d CPUs, %zu task lanes", (double)sc->px_ns / 1e3,
 		tc->ncpus, (size_t)t->shown);
+	if (pg->task_filtered)
+		fputs(" (the capture was filtered to some tasks: a CPU's busy "
+		      "and idle time is not known, so no CPU lane)", f);
 	if (t->hidden)
 		fprintf(f, " (%llu more left out by the filters)",
 			(unsigned long long)t->hidden);
@@ -176,7 +179,7 @@ static void cpu_data(FILE *f, const struct timechart *tc,
 	for (int c = 0; c < tc->ncpus; c++) {
 		const struct tc_cpu *cp = &tc->cpus[c];
 
-		if (pg->cpus && !pg->cpus[c])
+		if ((pg->cpus && !pg->cpus[c]) || pg->task_filtered)
 			continue;
 		fprintf(f, "%s\n{\"cpu\":%d,\"r\":", first ? "" : ",", c);
 		first = false;
@@ -318,7 +321,7 @@ int tc_write_html(const struct timechart *tc, const struct tc_page *pg,
 	}
 	t.shown = n;
 	for (int c = 0; c < tc->ncpus; c++) {
-		if (pg->cpus && !pg->cpus[c])
+		if ((pg->cpus && !pg->cpus[c]) || pg->task_filtered)
 			continue;
 		t.merged += tc->cpus[c].state.merged;
 		t.inexact += tc->cpus[c].state.inexact;

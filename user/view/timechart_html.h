@@ -34,6 +34,7 @@ struct tc_page {
 	int32_t tgid; /* 0: every task */
 	const char *comm; /* NULL: every name */
 	const uint8_t *cpus; /* NULL: every CPU */
+	bool task_filtered; /* the capture saw some tasks only: no CPU lanes */
 	uint64_t since_ns; /* the window's start after the first record */
 };
 
