@@ -355,19 +355,26 @@ static void ppc_fork(struct ppc *c, const char *cgroup_procs)
 	close(c->res[1]);
 }
 
-static void ppc_work(void *arg, struct orun *o)
+/* The child's results, once it is done. */
+static void ppc_wait(struct ppc *c)
 {
-	struct ppc *c = arg;
 	int st;
 
-	(void)o;
-	cr_assert_eq(write(c->go[1], "g", 1), 1);
 	cr_assert_eq(read(c->res[0], &c->pp, sizeof(c->pp)), sizeof(c->pp),
 		     "the ping-pong child failed");
 	waitpid(c->pid, &st, 0);
 	cr_assert(WIFEXITED(st) && !WEXITSTATUS(st));
 	close(c->go[1]);
 	close(c->res[0]);
+}
+
+static void ppc_work(void *arg, struct orun *o)
+{
+	struct ppc *c = arg;
+
+	(void)o;
+	cr_assert_eq(write(c->go[1], "g", 1), 1);
+	ppc_wait(c);
 }
 
 /*
@@ -652,7 +659,6 @@ Test(oracle, messaging_from_waking)
 static void stopped_work(void *arg, struct orun *o)
 {
 	struct ppc *c = arg;
-	int st;
 
 	cr_assert_eq(write(c->go[1], "g", 1), 1);
 	/* five windows: each leaves a task "running" with ~1/4 chance */
@@ -662,12 +668,7 @@ static void stopped_work(void *arg, struct orun *o)
 		usleep(150000);
 		kill(o->rec_pid, SIGCONT);
 	}
-	cr_assert_eq(read(c->res[0], &c->pp, sizeof(c->pp)), sizeof(c->pp),
-		     "the ping-pong child failed");
-	waitpid(c->pid, &st, 0);
-	cr_assert(WIFEXITED(st) && !WEXITSTATUS(st));
-	close(c->go[1]);
-	close(c->res[0]);
+	ppc_wait(c);
 }
 
 Test(oracle, drop_window_waits_after_it_measured)

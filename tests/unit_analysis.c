@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "analysis/analysis.h"
+#include "recfix.h"
 
 TestSuite(analysis);
 
@@ -18,31 +19,17 @@ TestSuite(analysis);
 static void sw(struct analysis *a, uint64_t ts, int32_t prev, uint32_t state,
 	       int32_t next, uint8_t flags)
 {
-	union abicap_rec r;
+	union abicap_rec r = recfix_switch(ts, 0, prev, NULL, state, next, NULL,
+					   flags);
 
-	memset(&r, 0, sizeof(r));
-	r.sw.hdr = (struct abicap_hdr){ .ts_ns = ts, .type =
-		ABICAP_EV_SCHED_SWITCH, .size = sizeof(r.sw) };
-	r.sw.prev_pid = r.sw.prev_tgid = prev;
-	r.sw.next_pid = r.sw.next_tgid = next;
-	snprintf(r.sw.prev_comm, sizeof(r.sw.prev_comm), "t%d", prev);
-	snprintf(r.sw.next_comm, sizeof(r.sw.next_comm), "t%d", next);
-	r.sw.prev_state = state;
-	r.sw.flags = flags;
 	analysis_add(a, &r);
 }
 
 static void wk(struct analysis *a, unsigned int type, uint64_t ts, int32_t pid,
 	       int32_t waker)
 {
-	union abicap_rec r;
+	union abicap_rec r = recfix_wakeup(type, ts, pid, NULL, waker);
 
-	memset(&r, 0, sizeof(r));
-	r.wk.hdr = (struct abicap_hdr){ .ts_ns = ts, .type = type,
-		.size = sizeof(r.wk) };
-	r.wk.pid = r.wk.tgid = pid;
-	r.wk.waker_pid = r.wk.waker_tgid = waker;
-	snprintf(r.wk.comm, sizeof(r.wk.comm), "t%d", pid);
 	analysis_add(a, &r);
 }
 

@@ -4,9 +4,11 @@
  * and waits of hand-built record sequences, the window, the runtime.
  */
 #include <criterion/criterion.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include "analysis/analysis.h"
+#include "recfix.h"
 
 TestSuite(observe);
 
@@ -16,30 +18,17 @@ TestSuite(observe);
 static void sw(struct analysis *a, uint64_t ts, uint32_t cpu, int32_t prev,
 	       uint32_t state, int32_t next)
 {
-	union abicap_rec r;
+	union abicap_rec r = recfix_switch(ts, cpu, prev, NULL, state, next,
+					   NULL, ALL);
 
-	memset(&r, 0, sizeof(r));
-	r.sw.hdr = (struct abicap_hdr){ .ts_ns = ts, .type =
-		ABICAP_EV_SCHED_SWITCH, .size = sizeof(r.sw), .cpu = cpu };
-	r.sw.prev_pid = r.sw.prev_tgid = prev;
-	r.sw.next_pid = r.sw.next_tgid = next;
-	snprintf(r.sw.prev_comm, sizeof(r.sw.prev_comm), "t%d", prev);
-	snprintf(r.sw.next_comm, sizeof(r.sw.next_comm), "t%d", next);
-	r.sw.prev_state = state;
-	r.sw.flags = ALL;
 	analysis_add(a, &r);
 }
 
 static void wk(struct analysis *a, uint64_t ts, int32_t pid, int32_t waker)
 {
-	union abicap_rec r;
+	union abicap_rec r = recfix_wakeup(ABICAP_EV_SCHED_WAKEUP, ts, pid, NULL,
+					   waker);
 
-	memset(&r, 0, sizeof(r));
-	r.wk.hdr = (struct abicap_hdr){ .ts_ns = ts, .type =
-		ABICAP_EV_SCHED_WAKEUP, .size = sizeof(r.wk) };
-	r.wk.pid = r.wk.tgid = pid;
-	r.wk.waker_pid = r.wk.waker_tgid = waker;
-	snprintf(r.wk.comm, sizeof(r.wk.comm), "t%d", pid);
 	analysis_add(a, &r);
 }
 
@@ -156,31 +145,18 @@ Test(observe, window_clips)
 static void named(struct analysis *a, uint64_t ts, int32_t prev,
 		  const char *pc, uint32_t state, int32_t next, const char *nc)
 {
-	union abicap_rec r;
+	union abicap_rec r = recfix_switch(ts, 0, prev, pc, state, next, nc,
+					   ALL);
 
-	memset(&r, 0, sizeof(r));
-	r.sw.hdr = (struct abicap_hdr){ .ts_ns = ts, .type =
-		ABICAP_EV_SCHED_SWITCH, .size = sizeof(r.sw) };
-	r.sw.prev_pid = r.sw.prev_tgid = prev;
-	r.sw.next_pid = r.sw.next_tgid = next;
-	snprintf(r.sw.prev_comm, sizeof(r.sw.prev_comm), "%s", pc);
-	snprintf(r.sw.next_comm, sizeof(r.sw.next_comm), "%s", nc);
-	r.sw.prev_state = state;
-	r.sw.flags = ALL;
 	analysis_add(a, &r);
 }
 
 static void wkn(struct analysis *a, uint64_t ts, int32_t pid,
 		const char *comm, int32_t waker)
 {
-	union abicap_rec r;
+	union abicap_rec r = recfix_wakeup(ABICAP_EV_SCHED_WAKEUP, ts, pid, comm,
+					   waker);
 
-	memset(&r, 0, sizeof(r));
-	r.wk.hdr = (struct abicap_hdr){ .ts_ns = ts, .type =
-		ABICAP_EV_SCHED_WAKEUP, .size = sizeof(r.wk) };
-	r.wk.pid = r.wk.tgid = pid;
-	r.wk.waker_pid = r.wk.waker_tgid = waker;
-	snprintf(r.wk.comm, sizeof(r.wk.comm), "%s", comm);
 	analysis_add(a, &r);
 }
 

@@ -288,7 +288,8 @@ static void close_phase(struct analysis *a, struct task *t, uint64_t ts,
 	}
 	if (!clip(a, &sp.start_ns, &sp.end_ns) || sp.start_ns == sp.end_ns)
 		return;
-	if (t->phase == PH_RUN)
+	/* a filtered capture: only a run whose both ends passed the filter */
+	if (t->phase == PH_RUN && t->run_ok)
 		t->runtime += sp.end_ns - sp.start_ns;
 	if (a->obs.task_span)
 		a->obs.task_span(a->obs.ctx, &sp);
@@ -725,6 +726,7 @@ static void switch_out(struct analysis *a, struct task *t, int cpu,
 	if (t->phase != PH_RUN || t->cpu != cpu)
 		/* its switch-in here was not seen (hidden, or lost) */
 		forget(a, t, t->since, UNK_HIDDEN);
+	t->run_ok &= ok;
 	t->followed = ok ? FOLLOW_YES : FOLLOW_NO;
 	t->off_ts = ts;
 	t->off_known = true;
@@ -782,6 +784,7 @@ static void switch_in(struct analysis *a, struct task *t, int cpu,
 	else if (t->phase != PH_RQ && t->gap && want)
 		a->waits_dropped++;
 	set_phase(a, t, PH_RUN, ts, cpu);
+	t->run_ok = ok;
 	t->raced_ts = 0;
 	t->raced_waker = 0;
 	t->cpu = cpu;

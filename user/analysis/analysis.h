@@ -74,6 +74,7 @@ struct task {
 	bool off_known; /* off_ts is its switch-out */
 	bool off_ok; /* that switch-out passed the filter */
 	bool gap; /* since its last switch-out, part of its life was not seen */
+	bool run_ok; /* PH_RUN: its switch-in passed the filter */
 	int32_t cpu; /* PH_RUN: where */
 	uint32_t out_state; /* prev_state when switched out (tracefs encoding) */
 	uint64_t since; /* the phase began */

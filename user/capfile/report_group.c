@@ -43,39 +43,120 @@ static void group_name(struct cgnames *names, enum group_by by, uint64_t cg,
 		snprintf(out, len, c.path ? "(host)" : "(unknown)");
 }
 
-static struct group *find_group(struct grouping *g, const char *name)
+/* FNV-1a of a name, then mixed (its low bits index the table). */
+static uint64_t name_hash(const char *s)
 {
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+	return h ^ (h >> 29);
+}
+
+static size_t chain_hash(size_t wi, size_t ei)
+{
+	uint64_t h = ((uint64_t)wi * 0x9e3779b97f4a7c15ull) ^ ei;
+
+	h *= 0xff51afd7ed558ccdull;
+	return (size_t)(h ^ (h >> 32));
+}
+
+/* The slot of name in g's index (its entry, or the free slot for it). */
+static size_t group_slot(const struct grouping *g, const char *name)
+{
+	size_t i = (size_t)name_hash(name) & (g->gsize - 1);
+
+	while (g->gindex[i] && strcmp(g->g[g->gindex[i] - 1].name, name))
+		i = (i + 1) & (g->gsize - 1);
+	return i;
+}
+
+static size_t chain_slot(const struct grouping *g, size_t wi, size_t ei)
+{
+	size_t i = chain_hash(wi, ei) & (g->chsize - 1);
+
+	while (g->chindex[i] && (g->ch[g->chindex[i] - 1].wi != wi ||
+				 g->ch[g->chindex[i] - 1].ei != ei))
+		i = (i + 1) & (g->chsize - 1);
+	return i;
+}
+
+/* Room for one more entry: the table twice the entries, the array doubled. */
+static bool grow(void **arr, size_t *cap, size_t n, size_t size,
+		 size_t **index, size_t *isize)
+{
+	if (n == *cap) {
+		size_t c = *cap ? *cap * 2 : 16;
+		void *na = realloc(*arr, c * size);
+
+		if (!na)
+			return false;
+		*arr = na;
+		*cap = c;
+	}
+	if ((n + 1) * 2 > *isize) {
+		size_t sz = *isize ? *isize * 2 : 64;
+		size_t *ni = calloc(sz, sizeof(*ni));
+
+		if (!ni)
+			return false;
+		free(*index);
+		*index = ni;
+		*isize = sz;
+		return true; /* the caller fills it again */
+	}
+	return true;
+}
+
+static struct group *find_group(struct grouping *g, const char *name,
+				size_t *pos)
+{
+	size_t old = g->gsize, i;
 	struct group *n;
 
-	for (size_t i = 0; i < g->n; i++)
-		if (!strcmp(g->g[i].name, name))
-			return &g->g[i];
-	n = realloc(g->g, (g->n + 1) * sizeof(*n));
-	if (!n)
+	if (!grow((void **)&g->g, &g->cap, g->n, sizeof(*g->g), &g->gindex,
+		  &g->gsize))
 		return NULL;
-	g->g = n;
-	n = &g->g[g->n++];
+	if (g->gsize != old)
+		for (size_t k = 0; k < g->n; k++)
+			g->gindex[group_slot(g, g->g[k].name)] = k + 1;
+	i = group_slot(g, name);
+	if (g->gindex[i]) {
+		*pos = g->gindex[i] - 1;
+		return &g->g[*pos];
+	}
+	n = &g->g[g->n];
 	memset(n, 0, sizeof(*n));
-	snprintf(n->name, sizeof(n->name), "%s", name);
+	n->name = strdup(name);
+	if (!n->name)
+		return NULL;
+	g->gindex[i] = ++g->n;
+	*pos = g->n - 1;
 	return n;
 }
 
-static struct group_chain *find_chain(struct grouping *g, const char *waker,
-				      const char *wakee)
+static struct group_chain *find_chain(struct grouping *g, size_t wi,
+				      size_t ei)
 {
+	size_t old = g->chsize, i;
 	struct group_chain *n;
 
-	for (size_t i = 0; i < g->nch; i++)
-		if (!strcmp(g->ch[i].waker, waker) && !strcmp(g->ch[i].wakee, wakee))
-			return &g->ch[i];
-	n = realloc(g->ch, (g->nch + 1) * sizeof(*n));
-	if (!n)
+	if (!grow((void **)&g->ch, &g->chcap, g->nch, sizeof(*g->ch),
+		  &g->chindex, &g->chsize))
 		return NULL;
-	g->ch = n;
-	n = &g->ch[g->nch++];
+	if (g->chsize != old)
+		for (size_t k = 0; k < g->nch; k++)
+			g->chindex[chain_slot(g, g->ch[k].wi, g->ch[k].ei)] = k + 1;
+	i = chain_slot(g, wi, ei);
+	if (g->chindex[i])
+		return &g->ch[g->chindex[i] - 1];
+	n = &g->ch[g->nch];
 	memset(n, 0, sizeof(*n));
-	snprintf(n->waker, sizeof(n->waker), "%s", waker);
-	snprintf(n->wakee, sizeof(n->wakee), "%s", wakee);
+	n->wi = wi;
+	n->ei = ei;
+	n->waker = g->g[wi].name;
+	n->wakee = g->g[ei].name;
+	g->chindex[i] = ++g->nch;
 	return n;
 }
 
@@ -98,7 +179,8 @@ static int add_task(struct group *grp, const struct task *t)
 int group_analysis(const struct analysis *a, struct cgnames *names,
 		   enum group_by by, struct grouping *out)
 {
-	char name[GROUP_NAME_MAX], other[GROUP_NAME_MAX];
+	char name[GROUP_NAME_MAX];
+	size_t pos;
 
 	memset(out, 0, sizeof(*out));
 	for (size_t i = 0; i < a->ntasks; i++) {
@@ -109,7 +191,7 @@ int group_analysis(const struct analysis *a, struct cgnames *names,
 		    !t->involuntary && !t->runtime)
 			continue;
 		group_name(names, by, t->cgroup, name, sizeof(name));
-		grp = find_group(out, name);
+		grp = find_group(out, name, &pos);
 		if (!grp || add_task(grp, t))
 			goto oom;
 	}
@@ -118,10 +200,15 @@ int group_analysis(const struct analysis *a, struct cgnames *names,
 		const struct task *w = &a->tasks[c->waker_task - 1];
 		const struct task *e = &a->tasks[c->wakee_task - 1];
 		struct group_chain *gc;
+		size_t wi, ei;
 
 		group_name(names, by, w->cgroup, name, sizeof(name));
-		group_name(names, by, e->cgroup, other, sizeof(other));
-		gc = find_chain(out, name, other);
+		if (!find_group(out, name, &wi))
+			goto oom;
+		group_name(names, by, e->cgroup, name, sizeof(name));
+		if (!find_group(out, name, &ei))
+			goto oom;
+		gc = find_chain(out, wi, ei);
 		if (!gc)
 			goto oom;
 		gc->count += c->count;
@@ -141,8 +228,11 @@ void grouping_free(struct grouping *g)
 	for (size_t i = 0; i < g->n; i++) {
 		lat_free(&g->g[i].rq);
 		lat_free(&g->g[i].wake);
+		free(g->g[i].name);
 	}
 	free(g->g);
 	free(g->ch);
+	free(g->gindex);
+	free(g->chindex);
 	memset(g, 0, sizeof(*g));
 }

@@ -16,7 +16,7 @@ enum group_by { GROUP_TASK, GROUP_CGROUP, GROUP_CONTAINER };
 #define GROUP_NAME_MAX (4096 + 1)
 
 struct group {
-	char name[GROUP_NAME_MAX];
+	char *name;
 	size_t ntasks;
 	struct lat rq, wake;
 	uint64_t off_total;
@@ -26,15 +26,18 @@ struct group {
 };
 
 struct group_chain {
-	char waker[GROUP_NAME_MAX], wakee[GROUP_NAME_MAX];
+	const char *waker, *wakee; /* their groups' names */
+	size_t wi, ei; /* their groups, before the groups are sorted */
 	uint64_t count, measured, total_lat, max_lat;
 };
 
 struct grouping {
 	struct group *g;
-	size_t n;
+	size_t n, cap;
 	struct group_chain *ch;
-	size_t nch;
+	size_t nch, chcap;
+	/* open addressing: 1 + position in g (by name), in ch (by groups) */
+	size_t *gindex, gsize, *chindex, chsize;
 };
 
 /* "task", "cgroup", "container" -> *by: 0, or -1 if none of those. */

@@ -25,28 +25,60 @@ static json_t *json_states(const uint64_t off_by_state[10])
 	return st;
 }
 
+/* A task's or group's run-queue latency and wakeup delays. */
+static void json_lat_fields(json_t *o, const struct lat *rq,
+			    const struct lat *wake)
+{
+	json_t *f = json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
+		"rq_samples", (json_int_t)rq->n,
+		"rq_total_ns", (json_int_t)rq->total,
+		"rq_p50_ns", (json_int_t)lat_percentile(rq, 50),
+		"rq_p99_ns", (json_int_t)lat_percentile(rq, 99),
+		"rq_max_ns", (json_int_t)rq->max,
+		"wakeup_delays", (json_int_t)wake->n,
+		"wakeup_delay_total_ns", (json_int_t)wake->total,
+		"wakeup_delay_max_ns", (json_int_t)wake->max);
+
+	if (o && f)
+		json_object_update(o, f);
+	json_decref(f);
+}
+
+/* Its off-CPU time by state, switches and runtime. */
+static void json_rest_fields(json_t *o, uint64_t off_total,
+			     const uint64_t off_by_state[10],
+			     uint64_t voluntary, uint64_t involuntary,
+			     uint64_t runtime)
+{
+	json_t *f = json_pack("{s:I, s:o, s:I, s:I, s:I}",
+		"off_cpu_ns", (json_int_t)off_total,
+		"off_cpu_by_state_ns", json_states(off_by_state),
+		"voluntary", (json_int_t)voluntary,
+		"involuntary", (json_int_t)involuntary,
+		"runtime_ns", (json_int_t)runtime);
+
+	if (o && f)
+		json_object_update(o, f);
+	json_decref(f);
+}
+
 json_t *report_json_groups(struct grouping *g)
 {
 	json_t *groups = json_array(), *chains = json_array();
 
 	for (size_t i = 0; i < g->n; i++) {
 		struct group *r = &g->g[i];
-		json_t *st = json_states(r->off_by_state);
+		json_t *row;
 
-		json_array_append_new(groups, json_pack(
-			"{s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:I, s:I}",
-			"group", JESC(r->name), "tasks", (json_int_t)r->ntasks,
-			"rq_samples", (json_int_t)r->rq.n,
-			"rq_total_ns", (json_int_t)r->rq.total,
-			"rq_p50_ns", (json_int_t)lat_percentile(&r->rq, 50),
-			"rq_p99_ns", (json_int_t)lat_percentile(&r->rq, 99),
-			"rq_max_ns", (json_int_t)r->rq.max,
-			"wakeup_delays", (json_int_t)r->wake.n,
-			"wakeup_delay_total_ns", (json_int_t)r->wake.total,
-			"off_cpu_ns", (json_int_t)r->off_total,
-			"off_cpu_by_state_ns", st,
-			"voluntary", (json_int_t)r->voluntary,
-			"involuntary", (json_int_t)r->involuntary));
+		if (!r->ntasks) /* named by a wakeup chain only */
+			continue;
+		row = json_pack("{s:o, s:I}", "group", JESC(r->name),
+					"tasks", (json_int_t)r->ntasks);
+
+		json_lat_fields(row, &r->rq, &r->wake);
+		json_rest_fields(row, r->off_total, r->off_by_state, r->voluntary,
+				 r->involuntary, r->runtime);
+		json_array_append_new(groups, row);
 	}
 	for (size_t i = 0; i < g->nch; i++)
 		json_array_append_new(chains, json_pack("{s:o, s:o, s:I, s:I, s:I}",
@@ -118,24 +150,13 @@ static bool task_shown(const struct analysis *a, const struct task *t)
 static json_t *json_task(const struct task *t, struct cgnames *names)
 {
 	const struct task_res *r = task_res(t);
-	json_t *row = json_pack(
-		"{s:i, s:i, s:I, s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:I, s:I, s:I}",
-		"tid", t->pid, "tgid", t->tgid,
-		"start_ns", (json_int_t)t->start_ns,
-		"comm", JESC_COMM(task_comm(t)),
-		"rq_samples", (json_int_t)r->rq.n,
-		"rq_total_ns", (json_int_t)r->rq.total,
-		"rq_p50_ns", (json_int_t)lat_percentile(&r->rq, 50),
-		"rq_p99_ns", (json_int_t)lat_percentile(&r->rq, 99),
-		"rq_max_ns", (json_int_t)r->rq.max,
-		"wakeup_delays", (json_int_t)r->wake.n,
-		"wakeup_delay_total_ns", (json_int_t)r->wake.total,
-		"wakeup_delay_max_ns", (json_int_t)r->wake.max,
-		"off_cpu_ns", (json_int_t)t->off_total,
-		"off_cpu_by_state_ns", json_states(r->off_by_state),
-		"voluntary", (json_int_t)t->voluntary,
-		"involuntary", (json_int_t)t->involuntary,
-		"runtime_ns", (json_int_t)t->runtime);
+	json_t *row = json_pack("{s:i, s:i, s:I, s:o}", "tid", t->pid, "tgid",
+				t->tgid, "start_ns", (json_int_t)t->start_ns,
+				"comm", JESC_COMM(task_comm(t)));
+
+	json_lat_fields(row, &r->rq, &r->wake);
+	json_rest_fields(row, t->off_total, r->off_by_state, t->voluntary,
+			 t->involuntary, t->runtime);
 	json_cgroup_fields(row, names, t->cgroup);
 	return row;
 }

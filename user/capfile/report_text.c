@@ -111,6 +111,8 @@ static void text_groups(FILE *f, struct grouping *g, const char *key, int top)
 	for (size_t i = 0; i < g->n && i < (size_t)top; i++) {
 		struct group *r = &g->g[i];
 
+		if (!r->ntasks) /* named by a wakeup chain only */
+			continue;
 		fprintf(f, "  %-40s %6zu %9zu %11.3f %9.1f %9.1f %9.1f | %9zu %11.3f\n",
 			ESC(r->name), r->ntasks, r->rq.n, ms(r->rq.total),
 			r->rq.n ? us(r->rq.total / r->rq.n) : 0,
@@ -125,6 +127,8 @@ static void text_groups(FILE *f, struct grouping *g, const char *key, int top)
 	for (size_t i = 0; i < g->n && i < (size_t)top; i++) {
 		struct group *r = &g->g[i];
 
+		if (!r->ntasks) /* named by a wakeup chain only */
+			continue;
 		fprintf(f, "  %-40s %11.3f %10.3f %10.3f %10.3f %10.3f %8llu %8llu\n",
 			ESC(r->name), ms(r->off_total), ms(r->off_by_state[1]),
 			ms(r->off_by_state[2]), ms(r->off_by_state[0]),
