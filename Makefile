@@ -245,7 +245,7 @@ soak: all $(OUT)/capcheck
 # and BPF objects to their budget for one input (README "Fuzzing"): a
 # file is read, or refused, within 2.5 GB and 30 s under ASan (the budget:
 # 1 GiB decompressed, 256 MiB of BTF); an object within 1 GB and 20 s.
-FUZZ_TARGETS := fuzz_contract fuzz_btf fuzz_object fuzz_capfile fuzz_capdamage fuzz_perfetto fuzz_metrics fuzz_analysis
+FUZZ_TARGETS := fuzz_contract fuzz_btf fuzz_object fuzz_capfile fuzz_capdamage fuzz_perfetto fuzz_metrics fuzz_analysis fuzz_views
 FUZZ_SECONDS ?= 60
 FUZZ_OUT := $(OUT)/fuzz
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all

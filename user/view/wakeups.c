@@ -167,7 +167,8 @@ void wk_finish(struct wakeups *w)
 	for (int i = 0; i < w->ncpus; i++)
 		if (w->cpus[i].pending)
 			count_exit(w, &w->cpus[i], i);
-	qsort(w->causes, w->ncauses, sizeof(*w->causes), by_exits);
+	if (w->ncauses) /* qsort takes no NULL, even for none */
+		qsort(w->causes, w->ncauses, sizeof(*w->causes), by_exits);
 	free(w->index);
 	w->index = NULL;
 	w->index_size = 0;
