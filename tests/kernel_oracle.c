@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "analysis/analysis.h"
 #include "capfile/capfile.h"
 #include "harness.h"
 #include "oracle.h"
@@ -848,7 +849,9 @@ Test(oracle, pid_reuse_two_tasks)
 
 /*
  * issue 21 defect 4: per CPU, report's busy + idle + lost + unknown is the
- * capture's span, and the kernel's own idle residency over the workload
+ * capture's span; over the workload's window, abicap's busy, idle and
+ * unknown equal those of the oracle's switches (cpu_ref); and the kernel's
+ * own idle residency over the workload
  * (/sys/devices/system/cpu/cpuN/cpuidle/state*\/time) fits in the time
  * report does not call busy. Was: a task the kernel hides from tracing
  * (switched in, never out) made the time to the next visible switch busy,
@@ -899,11 +902,64 @@ static void cpuidle_work(void *arg, struct orun *o)
 		ia->have &= cpuidle_ns(c, &ia->after[c]);
 }
 
+/*
+ * Per CPU from the oracle's switches alone, over the workload's window
+ * [t0, t1]: the state at t0 from tracefs's switches before it (tracefs
+ * starts first), inside the window its matched switches (abicap's time
+ * stamps); unknown before a CPU's first switch and where a switch's prev is
+ * not the task last switched in there (a gap the kernel hid), else busy or
+ * idle by who ran. out[c]: busy, idle, unknown, gaps.
+ */
+static void cpu_ref(const struct orc_trace *t, uint64_t t0, uint64_t t1,
+		    int ncpus, uint64_t (*out)[4])
+{
+	uint64_t at[CPUS_MAX];
+	int cur[CPUS_MAX];
+	bool known[CPUS_MAX] = { false };
+
+	for (int c = 0; c < ncpus; c++) {
+		at[c] = t0;
+		memset(out[c], 0, sizeof(out[c]));
+	}
+	for (size_t i = 0; i < t->n; i++) {
+		const struct orc_ev *e = &t->v[i];
+		int c = e->cpu;
+		uint64_t ts = e->ref_ts;
+
+		if (e->type != ABICAP_EV_SCHED_SWITCH || c < 0 || c >= ncpus ||
+		    ts > t1 || (ts >= t0 && !e->matched))
+			continue;
+		if (ts >= t0) {
+			bool gap = known[c] && e->prev_pid != cur[c];
+
+			out[c][!known[c] || gap ? 2 : cur[c] ? 0 : 1] +=
+				ts - at[c];
+			out[c][3] += gap;
+			at[c] = ts;
+		}
+		known[c] = true;
+		cur[c] = e->next_pid;
+	}
+	for (int c = 0; c < ncpus; c++)
+		out[c][known[c] ? (cur[c] ? 0 : 1) : 2] += t1 - at[c];
+}
+
+static int rec_order(const void *x, const void *y)
+{
+	const union abicap_rec *p = x, *q = y;
+
+	if (p->hdr.ts_ns != q->hdr.ts_ns)
+		return p->hdr.ts_ns < q->hdr.ts_ns ? -1 : 1;
+	return p->hdr.cpu < q->hdr.cpu ? -1 : p->hdr.cpu > q->hdr.cpu;
+}
+
 Test(oracle, cpu_time_against_cpuidle_residency)
 {
 	struct idle_arg ia = { 0 };
 	struct orun o;
 	struct orc_match m;
+	uint64_t ref[CPUS_MAX][4];
+	struct analysis an;
 	json_t *rep, *cpu;
 	uint64_t first, last, span, slack;
 	size_t i;
@@ -922,6 +978,14 @@ Test(oracle, cpu_time_against_cpuidle_residency)
 	slack = (first > o.t0 ? first - o.t0 : 0) + (o.t1 > last ? o.t1 - last : 0);
 	rep = report_json(o.cap);
 	span = (uint64_t)json_integer_value(json_object_get(rep, "duration_ns"));
+	cpu_ref(&o.t, o.t0, o.t1, ia.ncpus, ref);
+	/* abicap's analysis of its records over the same window */
+	qsort(o.recs, o.n, sizeof(*o.recs), rec_order);
+	analysis_init(&an, ia.ncpus);
+	analysis_set_window(&an, o.t0, o.t1);
+	for (i = 0; i < o.n; i++)
+		analysis_add(&an, &o.recs[i]);
+	analysis_finish(&an);
 	json_array_foreach(json_object_get(rep, "cpus"), i, cpu) {
 		int c = (int)json_integer_value(json_object_get(cpu, "cpu"));
 		uint64_t busy = (uint64_t)JI(cpu, "busy_ns"),
@@ -937,6 +1001,18 @@ Test(oracle, cpu_time_against_cpuidle_residency)
 		cr_assert_eq(busy + idle + lost + unk, span, "cpu %d: busy + idle "
 			     "+ lost + unknown != the span %llu", c,
 			     (unsigned long long)span);
+		fprintf(stderr, "oracle: cpu %d over the workload: abicap busy "
+			"%.3f idle %.3f unknown %.3f ms (%llu gaps), reference "
+			"busy %.3f idle %.3f unknown %.3f ms (%llu gaps)\n", c,
+			an.cpus[c].busy / 1e6, an.cpus[c].idle_time / 1e6,
+			an.cpus[c].unknown_time / 1e6,
+			(unsigned long long)an.cpus[c].hidden_gaps,
+			ref[c][0] / 1e6, ref[c][1] / 1e6, ref[c][2] / 1e6,
+			(unsigned long long)ref[c][3]);
+		cr_assert_eq(an.cpus[c].busy, ref[c][0], "cpu %d: busy", c);
+		cr_assert_eq(an.cpus[c].idle_time, ref[c][1], "cpu %d: idle", c);
+		cr_assert_eq(an.cpus[c].unknown_time, ref[c][2], "cpu %d: "
+			     "unknown", c);
 		/* sysfs counts in us (rounded down per state): no slack needed */
 		cr_assert_leq(res, idle + lost + unk + slack, "cpu %d: "
 			      "the kernel says %.3f ms idle, report %.3f ms "
@@ -944,6 +1020,7 @@ Test(oracle, cpu_time_against_cpuidle_residency)
 			      idle / 1e6, unk / 1e6, lost / 1e6);
 	}
 	json_decref(rep);
+	analysis_free(&an);
 	orun_free(&o);
 }
 
