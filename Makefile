@@ -245,7 +245,7 @@ soak: all $(OUT)/capcheck
 # and BPF objects to their budget for one input (README "Fuzzing"): a
 # file is read, or refused, within 2.5 GB and 30 s under ASan (the budget:
 # 1 GiB decompressed, 256 MiB of BTF); an object within 1 GB and 20 s.
-FUZZ_TARGETS := fuzz_contract fuzz_btf fuzz_object fuzz_capfile fuzz_capdamage fuzz_perfetto fuzz_metrics fuzz_analysis
+FUZZ_TARGETS := fuzz_contract fuzz_btf fuzz_object fuzz_capfile fuzz_capdamage fuzz_perfetto fuzz_metrics fuzz_analysis fuzz_views
 FUZZ_SECONDS ?= 60
 FUZZ_OUT := $(OUT)/fuzz
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all
@@ -353,7 +353,7 @@ BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 ZSHCOMPDIR ?= $(PREFIX)/share/zsh/site-functions
 UNITDIR ?= $(PREFIX)/lib/systemd/system
 INSTALL_BIN ?= $(OUT)/abicap
-COMMANDS := trace record report export check diff serve contract
+COMMANDS := trace record report export script timechart heatmap wakeups check diff serve contract
 MAN_PAGES := $(OUT)/man/abicap.1 $(patsubst %,$(OUT)/man/abicap-%.1,$(COMMANDS))
 DEPLOY_DATA := scripts/deploy/grafana-dashboard.json scripts/deploy/prometheus-rules.yml
 # the README's internals pages, where its links find them

@@ -5,7 +5,7 @@ _abicap_events="sched_switch sched_wakeup sched_wakeup_new sched_waking cpu_idle
 _abicap_formats()
 {
 	case $1 in
-	trace|report|diff) echo "text json" ;;
+	trace|report|diff|script|wakeups) echo "text json" ;;
 	check) echo "text json junit" ;;
 	esac
 }
@@ -87,7 +87,8 @@ _abicap()
 			compgen -d -- "${cur#/}" | sed 's|^|/|'))
 		return ;;
 	-p|--pid|--tid|-d|--duration|-C|--cpu|--buffer-size|-n|--top|\
-	--comm|-l|--listen|--max-cgroups)
+	--comm|-l|--listen|--max-cgroups|--since|--until|-w|--width|--cell|\
+	--slowest|--container)
 		return ;;
 	esac
 

@@ -25,7 +25,8 @@ declare -A may=(
 	[analysis]="lib event analysis bpf"
 	[capfile]="lib event analysis capfile bpf"
 	[live]="lib event abi live bpf skel"
-	[cmd]="lib event abi analysis capfile live cmd bpf skel"
+	[view]="lib event analysis capfile view bpf"
+	[cmd]="lib event abi analysis capfile live view cmd bpf skel"
 	[static]=""
 )
 for dir in user/*/; do

@@ -17,6 +17,8 @@ PKGS=(
 	man-db groff-base zsh bash-completion
 	debhelper dpkg-dev fakeroot lintian
 	buildah umoci podman
+	# the pictures' tests render pages in a real headless browser
+	chromium-headless-shell
 	# arm64: the cross build (make ARCH=arm64) and its test VMs
 	qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross
 	libbpf-dev:arm64 libelf-dev:arm64 zlib1g-dev:arm64 libzstd-dev:arm64

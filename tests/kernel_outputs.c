@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
  * Where outputs go (issue 13), for every command that writes a file:
- * record -o, record --perfetto, export --perfetto, contract snapshot -o,
+ * record -o, record --perfetto, export --perfetto, timechart -o,
+ * heatmap -o, contract snapshot -o,
  * contract from-object -o. Each is run through the same table of hostile
  * situations: a failing run with --force (the old file must stay byte for
  * byte), an output that is an input or the other output, a symbolic link
@@ -60,6 +61,14 @@ static const struct writer writers[] = {
 	  { "export", "@CAP", "--perfetto", "@OUT", "--force" },
 	  { "export", "@BAD", "--perfetto", "@OUT", "--force" }, 2,
 	  { "export", "@OUT", "--perfetto", "@OUT", "--force" } },
+	{ "timechart -o",
+	  { "timechart", "@CAP", "-o", "@OUT", "--force" },
+	  { "timechart", "@BAD", "-o", "@OUT", "--force" }, 2,
+	  { "timechart", "@OUT", "-o", "@OUT", "--force" } },
+	{ "heatmap -o",
+	  { "heatmap", "@CAP", "-o", "@OUT", "--force" },
+	  { "heatmap", "@BAD", "-o", "@OUT", "--force" }, 2,
+	  { "heatmap", "@OUT", "-o", "@OUT", "--force" } },
 	{ "contract snapshot -o",
 	  { "contract", "snapshot", "--btf", "@BTF", "-o", "@OUT", "--force" },
 	  { "contract", "snapshot", "--btf", "@BAD", "-o", "@OUT", "--force" }, 2,

@@ -14,7 +14,8 @@
 
 static const struct cmd_spec *const specs[] = {
 	&trace_spec, &record_spec, &report_spec, &export_spec,
-	&check_spec, &diff_spec, &serve_spec, &contract_spec,
+	&check_spec, &diff_spec, &serve_spec, &contract_spec, &script_spec,
+	&timechart_spec, &heatmap_spec, &wakeups_spec,
 };
 
 #define NSPECS (sizeof(specs) / sizeof(specs[0]))

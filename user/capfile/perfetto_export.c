@@ -17,6 +17,7 @@
 #include "capfile/capwarn.h"
 #include "capfile/perfetto.h"
 #include "capfile/perfetto_export.h"
+#include "lib/duration.h"
 #include "lib/outfile.h"
 #include "lib/util.h"
 
@@ -34,9 +35,29 @@ static long long stream_bytes(void)
 	return (long long)mb << 20;
 }
 
+/* The window of this export (export_perfetto_window), all by default. */
+static struct timewin export_win = { 0, UINT64_MAX };
+
+/* The events into p, those outside export_win left out. */
+struct window_feed {
+	struct perfetto *p;
+	bool started;
+	uint64_t t0;
+	uint64_t *fed; /* records passed on */
+};
+
 static int add_event(void *ctx, const union abicap_rec *rec)
 {
-	return perfetto_event(ctx, rec);
+	struct window_feed *wf = ctx;
+
+	if (!wf->started) {
+		wf->started = true;
+		wf->t0 = rec->hdr.ts_ns;
+	}
+	if (!timewin_has(&export_win, wf->t0, rec->hdr.ts_ns))
+		return 0;
+	(*wf->fed)++;
+	return perfetto_event(wf->p, rec);
 }
 
 /* What an export wrote and left out, for the closing lines. */
@@ -44,6 +65,7 @@ struct export_stats {
 	size_t n; /* records read */
 	uint64_t late; /* streamed: passed on out of time order */
 	uint64_t bad_cpu; /* naming a CPU past the capture's count */
+	uint64_t fed; /* records inside the window */
 };
 
 /*
@@ -75,7 +97,8 @@ static int export_stream(const char *cap, struct capr *r, FILE *out,
 		return -ENOMEM;
 	}
 	/* the second pass stops where the first did */
-	capr_each(again, CAPR_WINDOW_NS, add_event, p, &st->late);
+	capr_each(again, CAPR_WINDOW_NS, add_event,
+		  &(struct window_feed){ .p = p, .fed = &st->fed }, &st->late);
 	capr_close(again);
 	st->bad_cpu = perfetto_bad_cpu(p);
 	*werr = perfetto_finish(p);
@@ -95,7 +118,9 @@ static int export_loaded(FILE *out, const union abicap_rec *recs, int ncpus,
 		perfetto_thread(p, &recs[i]);
 	perfetto_tree(p);
 	for (size_t i = 0; i < st->n; i++)
-		perfetto_event(p, &recs[i]);
+		add_event(&(struct window_feed){ .p = p, .started = true,
+						 .t0 = recs[0].hdr.ts_ns,
+						 .fed = &st->fed }, &recs[i]);
 	st->bad_cpu = perfetto_bad_cpu(p);
 	return perfetto_finish(p);
 }
@@ -202,7 +227,7 @@ int export_perfetto_fd(const char *cap, int fd, const char *outp)
 			(unsigned long long)st.late, CAPR_WINDOW_MAX);
 	capwarn_bad_cpu(st.bad_cpu, ncpus ? ncpus : CAPTURE_MAX_CPUS);
 	ab_note("wrote %llu events to %s",
-		(unsigned long long)(st.n - st.bad_cpu), outp);
+		(unsigned long long)(st.fed - st.bad_cpu), outp);
 	if (damaged)
 		ret = EXIT_DAMAGED;
 out:
@@ -252,5 +277,16 @@ int export_perfetto(const char *cap, const char *outp, bool force)
 	}
 	/* a failed export leaves nothing half-written, the old file as it was */
 	outfile_abort(&of, false);
+	return ret;
+}
+
+int export_perfetto_window(const char *cap, const char *outp, bool force,
+			   const struct timewin *win)
+{
+	int ret;
+
+	export_win = *win;
+	ret = export_perfetto(cap, outp, force);
+	export_win = TIMEWIN_ALL;
 	return ret;
 }

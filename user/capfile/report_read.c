@@ -19,6 +19,8 @@ static int set_filters(struct analysis *a, const struct report_read_opts *o)
 	if (o->comm)
 		snprintf(a->filter_comm, sizeof(a->filter_comm), "%s", o->comm);
 	a->switch_flags = o->ci->flags;
+	if (o->obs)
+		analysis_observe(a, o->obs);
 	return analysis_set_drops(a, o->ci->drops, o->ci->ndrops);
 }
 
@@ -29,6 +31,27 @@ static size_t order_budget(void)
 	long n;
 
 	return v && parse_long(v, 256, 1L << 30, &n) ? (size_t)n : 0;
+}
+
+/* The analysis and the window of the options, which starts at the first record. */
+struct read_ctx {
+	struct analysis *a;
+	const struct report_read_opts *o;
+	bool started;
+};
+
+static void add_one(struct read_ctx *rc, const union abicap_rec *rec)
+{
+	if (!rc->started) {
+		rc->started = true;
+		if (timewin_set(&rc->o->win))
+			analysis_set_window(rc->a,
+				timewin_abs(rec->hdr.ts_ns, rc->o->win.since),
+				timewin_abs(rec->hdr.ts_ns, rc->o->win.until));
+	}
+	if (rc->o->tap)
+		rc->o->tap(rc->o->tap_ctx, rec);
+	analysis_add(rc->a, rec);
 }
 
 static int note_cgroup(struct hashtab *used, uint64_t id)
@@ -63,6 +86,7 @@ int report_read_records(struct capr **r, const char *path, json_t *meta,
 	union abicap_rec rec;
 	const struct capmeta *m = o->ci->meta;
 	int ncpus = capmeta_ncpus(m), rc, c;
+	struct read_ctx rx = { a, o, false };
 	bool waking;
 
 	(void)meta;
@@ -89,7 +113,7 @@ int report_read_records(struct capr **r, const char *path, json_t *meta,
 		return -ENOMEM;
 	}
 	while ((c = capr_next_ordered(s, &rec)) == 1) {
-		analysis_add(a, &rec);
+		add_one(&rx, &rec);
 		if (o->cg_used && note_cgroups(o->cg_used, &rec)) {
 			capr_ordered_close(s);
 			return -ENOMEM;

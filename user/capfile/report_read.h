@@ -12,6 +12,7 @@
 #include "capfile/capinfo.h"
 #include "event/cgnames.h"
 #include "lib/hashtab.h"
+#include "lib/duration.h"
 
 /* How report reads a capture: its own filters and the capture's facts. */
 struct report_read_opts {
@@ -20,6 +21,13 @@ struct report_read_opts {
 	const struct capinfo *ci;
 	bool from_waking;
 	struct hashtab *cg_used; /* out: the cgroup ids records name (NULL: not kept) */
+	/* --since/--until, relative to the first record (TIMEWIN_ALL: none) */
+	struct timewin win;
+	/* another consumer of the closed intervals (NULL: none) */
+	const struct analysis_observer *obs;
+	/* sees each record in time order before the analysis does (NULL: none) */
+	void (*tap)(void *ctx, const union abicap_rec *rec);
+	void *tap_ctx;
 };
 
 /*

@@ -15,11 +15,16 @@ int do_check(int argc, char **argv);
 int do_diff(int argc, char **argv);
 int do_contract(int argc, char **argv);
 int do_serve(int argc, char **argv);
+int do_script(int argc, char **argv);
+int do_timechart(int argc, char **argv);
+int do_heatmap(int argc, char **argv);
+int do_wakeups(int argc, char **argv);
 
 /* Each command's options and --help (options.h), as man pages read them. */
 struct cmd_spec;
 extern const struct cmd_spec trace_spec, record_spec, report_spec, export_spec,
-	check_spec, diff_spec, serve_spec, contract_spec;
+	check_spec, diff_spec, serve_spec, contract_spec, script_spec,
+	timechart_spec, heatmap_spec, wakeups_spec;
 
 /* A (sub)command in a dispatch table, which ends with { 0 }. */
 struct cmd {

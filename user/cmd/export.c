@@ -6,6 +6,7 @@
 #include "capfile/perfetto_export.h"
 #include "cmd/commands.h"
 #include "cmd/options.h"
+#include "cmd/window_opts.h"
 #include "lib/util.h"
 
 static const struct opt export_own[] = {
@@ -23,12 +24,13 @@ static const struct opt export_own[] = {
 const struct cmd_spec export_spec = {
 	.name = "export",
 	.synopsis =
-"Usage: abicap export FILE --perfetto OUT.pftrace [--force]\n"
+"Usage: abicap export FILE --perfetto OUT.pftrace [--force] [--since TIME]\n"
+"                         [--until TIME]\n"
 "Write a capture (abicap record) as a native Perfetto trace: ftrace event\n"
 "bundles per CPU (sched_switch, sched_wakeup, sched_waking,\n"
 "sched_wakeup_new, cpu_idle, cpu_frequency) and a process tree with the\n"
 "thread names, for ui.perfetto.dev or trace_processor.\n",
-	.groups = { export_own, opts_help },
+	.groups = { export_own, opts_window, opts_help },
 	.epilog =
 "A capture over 64 MiB (ABICAP_EXPORT_STREAM_MB) or over a million records\n"
 "is read twice instead of held in memory: a bounded window of records (and\n"
@@ -43,12 +45,18 @@ const struct cmd_spec export_spec = {
 int do_export(int argc, char **argv)
 {
 	struct opt_parser p;
+	struct timewin win = TIMEWIN_ALL;
 	const char *outp = NULL;
-	bool force = false;
-	int ch;
+	bool force = false, handled;
+	int ch, ret;
 
 	opt_parser_init(&p, &export_spec);
 	while ((ch = opt_next(&p, argc, argv)) != -1) {
+		ret = window_opt(ch, optarg, &win, &handled);
+		if (ret)
+			return ret;
+		if (handled)
+			continue;
 		if (ch == 'P') {
 			outp = optarg;
 		} else if (ch == OPT_LONG('F')) {
@@ -65,5 +73,7 @@ int do_export(int argc, char **argv)
 			 "abicap export --help)");
 		return EXIT_USAGE;
 	}
-	return export_perfetto(argv[optind], outp, force);
+	if (window_check(&win))
+		return EXIT_USAGE;
+	return export_perfetto_window(argv[optind], outp, force, &win);
 }

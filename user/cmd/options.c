@@ -147,6 +147,23 @@ int opt_error(const struct cmd_spec *spec, int argc, char **argv, int ch)
 	return EXIT_USAGE;
 }
 
+int opt_number(const char *name, const char *arg, long min, long max, long *v)
+{
+	if (parse_long(arg, min, max, v))
+		return 0;
+	ab_error("--%s '%s': give a number from %ld to %ld", name, arg, min,
+		 max);
+	return EXIT_USAGE;
+}
+
+int opt_pid(const char *arg, long *pid)
+{
+	if (parse_long(arg, 1, 0x7fffffff, pid))
+		return 0;
+	ab_error("--pid '%s' is not a process id", arg);
+	return EXIT_USAGE;
+}
+
 int opt_text_or_json(const char *arg, bool *json)
 {
 	if (strcmp(arg, "text") && strcmp(arg, "json")) {

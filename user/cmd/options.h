@@ -55,6 +55,13 @@ int opt_next(struct opt_parser *p, int argc, char **argv);
 void cmd_help(const struct cmd_spec *spec, FILE *f);
 /* The option with this key in spec, NULL if none. */
 const struct opt *cmd_opt(const struct cmd_spec *spec, int key);
+/*
+ * A number of --name from min to max: 0 and *v set, or EXIT_USAGE
+ * (reported: "--name 'arg': give a number from min to max").
+ */
+int opt_number(const char *name, const char *arg, long min, long max, long *v);
+/* --pid: 0 and *pid set, or EXIT_USAGE (reported). */
+int opt_pid(const char *arg, long *pid);
 /* --format text|json: 0 and *json set, or -1 (reported: EXIT_USAGE). */
 int opt_text_or_json(const char *arg, bool *json);
 /* The error for opt_next's ':' and '?' into err: EXIT_USAGE. */

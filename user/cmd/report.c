@@ -15,7 +15,9 @@
 #include "capfile/report_text.h"
 #include "cmd/commands.h"
 #include "cmd/options.h"
+#include "cmd/window_opts.h"
 #include "lib/util.h"
+#include "view/slowest.h"
 
 static const struct opt report_opts[] = {
 	{ "format", 'f', "FMT", "text (default) or json" },
@@ -31,6 +33,10 @@ static const struct opt report_opts[] = {
 	  "sched_waking (when the waker chose to wake it, as perf sched counts "
 	  "its \"sch delay\"), not at sched_wakeup (when it was queued, as "
 	  "runqlat counts); the capture must have sched_waking" },
+	{ "slowest", OPT_LONG('s'), "N", "also list the N slowest run-queue "
+	  "waits, each with when it started, its CPU, and the task that held "
+	  "that CPU (the one switched out when the waiter ran): its time on "
+	  "the CPU during the wait and its whole on-CPU runtime" },
 	{ 0 },
 };
 
@@ -39,6 +45,7 @@ const struct cmd_spec report_spec = {
 	.synopsis =
 "Usage: abicap report FILE [--format text|json] [--pid PID] [--comm COMM]\n"
 "                         [--top N] [--by task|cgroup|container] [--from-waking]\n"
+"                         [--slowest N] [--since TIME] [--until TIME]\n"
 "Read a capture file (abicap record) and report, for the tasks kept by the\n"
 "filters: run-queue latency (a wakeup of a task not on a CPU, or being\n"
 "preempted, until switched in) as a log2 histogram with p50/p90/p99/\n"
@@ -46,7 +53,7 @@ const struct cmd_spec report_spec = {
 "left in, and voluntary and involuntary switches; per-CPU busy and idle\n"
 "time, idle-state and frequency residency; wakeup chains, most frequent\n"
 "and slowest.\n",
-	.groups = { report_opts, opts_help },
+	.groups = { report_opts, opts_window, opts_help },
 	.epilog =
 "A wait is measured only where both its ends are in the file; in a capture\n"
 "filtered to some tasks, only for those that passed the filter; and not\n"
@@ -107,10 +114,20 @@ int do_report(int argc, char **argv)
 	struct report_read_opts ro;
 	struct hashtab cg_used = HASHTAB_INIT;
 	struct opt_parser p;
+	struct timewin win = TIMEWIN_ALL;
+	struct slowest slow = { 0 };
+	struct analysis_observer obs = { .ctx = &slow, .wait = slowest_wait };
+	long nslow = 0;
+	bool handled;
 	int ch, c;
 
 	opt_parser_init(&p, &report_spec);
 	while ((ch = opt_next(&p, argc, argv)) != -1) {
+		c = window_opt(ch, optarg, &win, &handled);
+		if (c)
+			return c;
+		if (handled)
+			continue;
 		switch (ch) {
 		case OPT_LONG('b'):
 			if (group_by_parse(optarg, &by)) {
@@ -125,23 +142,22 @@ int do_report(int argc, char **argv)
 				return EXIT_USAGE;
 			break;
 		case 'p':
-			if (!parse_long(optarg, 1, 0x7fffffff, &pid)) {
-				ab_error("--pid '%s' is not a process id", optarg);
+			if (opt_pid(optarg, &pid))
 				return EXIT_USAGE;
-			}
 			break;
 		case 'c':
 			comm = optarg;
 			break;
 		case 'n':
-			if (!parse_long(optarg, 1, 100000, &top)) {
-				ab_error("--top '%s': give a number from 1 to 100000",
-					 optarg);
+			if (opt_number("top", optarg, 1, 100000, &top))
 				return EXIT_USAGE;
-			}
 			break;
 		case OPT_LONG('w'):
 			from_waking = true;
+			break;
+		case OPT_LONG('s'):
+			if (opt_number("slowest", optarg, 1, 100000, &nslow))
+				return EXIT_USAGE;
 			break;
 		case 'h':
 			cmd_help(&report_spec, stdout);
@@ -154,9 +170,16 @@ int do_report(int argc, char **argv)
 		ab_error("report needs one capture file (see abicap report --help)");
 		return EXIT_USAGE;
 	}
+	if (window_check(&win))
+		return EXIT_USAGE;
+	if (slowest_init(&slow, (size_t)nslow)) {
+		ab_error("out of memory");
+		return EXIT_RUNTIME;
+	}
 	r = capr_open(argv[optind], err, sizeof(err));
 	if (!r) {
 		ab_error("%s", err);
+		slowest_free(&slow);
 		return EXIT_USAGE;
 	}
 	meta = json_loads(capr_meta(r), 0, NULL);
@@ -164,6 +187,7 @@ int do_report(int argc, char **argv)
 		ab_error("'%s': the header's metadata is not JSON: the file is "
 			 "damaged", argv[optind]);
 		capr_close(r);
+		slowest_free(&slow);
 		return EXIT_USAGE;
 	}
 	mc = capmeta_read(&cm, capr_meta(r), err, sizeof(err));
@@ -174,10 +198,12 @@ int do_report(int argc, char **argv)
 		capmeta_free(&cm);
 		capr_close(r);
 		json_decref(meta);
+		slowest_free(&slow);
 		return EXIT_RUNTIME;
 	}
-	ro = (struct report_read_opts){ (int32_t)pid, comm, &ci, from_waking,
-					&cg_used };
+	ro = (struct report_read_opts){ .pid = (int32_t)pid, .comm = comm,
+		.ci = &ci, .from_waking = from_waking, .win = win,
+		.obs = nslow ? &obs : NULL, .cg_used = &cg_used };
 	c = report_read_records(&r, argv[optind], meta, &a, &n, &ro);
 	if (c == -ENOENT || c == -ENOMEM || c == -EIO) {
 		hashtab_free(&cg_used);
@@ -191,6 +217,7 @@ int do_report(int argc, char **argv)
 		analysis_free(&a);
 		capr_close(r);
 		json_decref(meta);
+		slowest_free(&slow);
 		return EXIT_USAGE;
 	}
 	if (c == -ENOMEM || c == -EIO) {
@@ -200,6 +227,7 @@ int do_report(int argc, char **argv)
 		analysis_free(&a);
 		capr_close(r);
 		json_decref(meta);
+		slowest_free(&slow);
 		return EXIT_RUNTIME;
 	}
 	cut = capr_cut_short(r);
@@ -232,6 +260,7 @@ int do_report(int argc, char **argv)
 				 "has (abicap report '%s' --format json | jq "
 				 "'.tasks[].comm')", comm, argv[optind],
 				 argv[optind]);
+		slowest_free(&slow);
 		hashtab_free(&cg_used);
 		capmeta_free(&cm);
 		captrailer_free(&ct);
@@ -242,6 +271,7 @@ int do_report(int argc, char **argv)
 		json_decref(trl);
 		return EXIT_USAGE;
 	}
+	slowest_finish(&slow, &a);
 	capinfo_warn(&ci, r, argv[optind]);
 	capwarn_bad_cpu(a.bad_cpu, a.ncpus);
 	if (a.oom)
@@ -259,6 +289,7 @@ int do_report(int argc, char **argv)
 		json_decref(meta);
 		json_decref(trl);
 		capr_close(r);
+		slowest_free(&slow);
 		return EXIT_RUNTIME;
 	}
 	if (json) {
@@ -272,6 +303,14 @@ int do_report(int argc, char **argv)
 
 		if (trl)
 			json_object_set(out, "trailer", trl);
+		if (timewin_set(&win))
+			json_object_set_new(out, "window", json_pack("{s:I, s:o}",
+				"since_ns", (json_int_t)win.since, "until_ns",
+				win.until == UINT64_MAX ? json_null() :
+				json_integer((json_int_t)win.until)));
+		if (nslow)
+			json_object_set_new(out, "slowest_waits",
+					    slowest_json(&slow, a.first_ts));
 		if (by != GROUP_TASK) {
 			json_t *jg = report_json_groups(&g);
 
@@ -285,14 +324,19 @@ int do_report(int argc, char **argv)
 		putchar('\n');
 		json_decref(out);
 	} else {
+		if (timewin_set(&win))
+			window_text(stdout, &win);
 		report_text(stdout, &a, argv[optind], meta, cut, (int)top,
 			    by != GROUP_TASK ? &g : NULL, key, names, &ci);
+		if (nslow)
+			slowest_text(stdout, &slow, a.first_ts);
 	}
 	grouping_free(&g);
 	cgnames_free(names);
 	analysis_free(&a);
 	capmeta_free(&cm);
 	captrailer_free(&ct);
+	slowest_free(&slow);
 	free(ci.drops);
 	json_decref(meta);
 	json_decref(trl);

@@ -1,0 +1,485 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * The views of a capture as a user meets them, on hand-written captures:
+ * --since/--until values, script's filters and window, the pixel rows of
+ * the pictures (what is under a pixel merged, totals kept), and the
+ * pictures' and tables' usage errors.
+ */
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "capfile/capfile.h"
+#include "cmd/commands.h"
+#include "harness.h"
+#include "lib/duration.h"
+#include "lib/util.h"
+#include "view/pixrow.h"
+
+#define path(n) scratch_path(n)
+static char err[ERRMSG_LEN];
+
+TestSuite(view, .init = scratch_init, .fini = scratch_fini);
+
+Test(view, durations_need_a_unit)
+{
+	static const struct { const char *s; uint64_t ns; } ok[] = {
+		{ "1.5s", 1500000000ull }, { "200ms", 200000000ull },
+		{ "2us", 2000ull }, { "500ns", 500ull }, { "0ns", 0 },
+		{ "0.000000001s", 1 }, { ".5ms", 500000ull },
+		{ "10s", 10000000000ull },
+	};
+	static const char *const bad[] = {
+		"", "1", "1.5", "s", "-1s", "1.5x", "1e3s", " 1s", "1s ",
+		"99999999999999s", "1.5 s", "ms", ".s",
+	};
+	uint64_t ns;
+
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		cr_assert(parse_duration_ns(ok[i].s, &ns), "'%s' refused", ok[i].s);
+		cr_assert_eq(ns, ok[i].ns, "'%s' is %llu ns", ok[i].s,
+			     (unsigned long long)ns);
+	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		cr_assert_not(parse_duration_ns(bad[i], &ns), "'%s' taken",
+			      bad[i]);
+}
+
+/* Intervals far shorter than a pixel: each kind's pixels stay near its time. */
+Test(view, pixrow_merges_and_keeps_totals)
+{
+	struct pixscale sc = { .t0 = 1000, .px_ns = 1000, .width = 500 };
+	struct pixrow r;
+	uint64_t t = 1000, pixels = 0;
+
+	pixrow_init(&r, &sc);
+	srand(7);
+	while (t < 1000 + 500 * 1000) {
+		uint64_t len = 1 + (uint64_t)(rand() % 700);
+		unsigned int kind = (unsigned int)(rand() % 3);
+
+		if (rand() % 50 == 0)
+			len = 5000; /* now and then a run of whole pixels */
+		pixrow_add(&r, t, t + len, kind);
+		t += len;
+	}
+	pixrow_finish(&r);
+	cr_assert_not(r.oom);
+	for (size_t i = 0; i < r.n; i++) {
+		cr_assert_lt(r.runs[i].x0, r.runs[i].x1);
+		if (i)
+			cr_assert_leq(r.runs[i - 1].x1, r.runs[i].x0,
+				      "runs out of order or overlapping");
+		pixels += r.runs[i].x1 - r.runs[i].x0;
+	}
+	cr_assert_eq(pixels, 500, "every pixel drawn once");
+	cr_assert_gt(r.merged, 0);
+	cr_assert_gt(r.inexact, 0);
+	for (unsigned int k = 0; k < 3; k++) {
+		uint64_t got = r.drawn[k] * sc.px_ns, want = r.total[k];
+
+		cr_assert_leq(got > want ? got - want : want - got,
+			      pixrow_error(&r));
+	}
+	cr_assert_leq(pixrow_error(&r), 2 * sc.px_ns, "error %llu ns over 2 "
+		      "pixels", (unsigned long long)pixrow_error(&r));
+	pixrow_free(&r);
+}
+
+/* Whole pixels of one kind are exact: no pixel mixed. */
+Test(view, pixrow_pure_pixels_are_exact)
+{
+	struct pixscale sc = { .t0 = 0, .px_ns = 100, .width = 10 };
+	struct pixrow r;
+
+	pixrow_init(&r, &sc);
+	pixrow_add(&r, 0, 300, 1);
+	pixrow_add(&r, 300, 700, 2);
+	pixrow_add(&r, 700, 1000, 1);
+	pixrow_finish(&r);
+	cr_assert_eq(r.n, 3);
+	cr_assert_eq(r.inexact, 0);
+	cr_assert_eq(r.runs[1].x0, 3);
+	cr_assert_eq(r.runs[1].x1, 7);
+	cr_assert_eq(r.runs[1].kind, 2);
+	cr_assert_eq(pixrow_error(&r), 0);
+	pixrow_free(&r);
+}
+
+static void sw(struct capw *w, uint64_t ts, uint32_t cpu, int32_t prev,
+	       const char *pc, int32_t next, const char *nc)
+{
+	union abicap_rec r;
+
+	memset(&r, 0, sizeof(r));
+	r.sw.hdr = (struct abicap_hdr){ .ts_ns = ts, .type =
+		ABICAP_EV_SCHED_SWITCH, .size = sizeof(r.sw), .cpu = cpu };
+	r.sw.prev_pid = r.sw.prev_tgid = prev;
+	r.sw.next_pid = r.sw.next_tgid = next;
+	strncpy(r.sw.prev_comm, pc, ABICAP_COMM_LEN - 1);
+	strncpy(r.sw.next_comm, nc, ABICAP_COMM_LEN - 1);
+	r.sw.prev_state = 1;
+	cr_assert_eq(capw_add(w, &r, r.hdr.size), 0);
+}
+
+static void idle(struct capw *w, uint64_t ts, uint32_t cpu, uint32_t state)
+{
+	union abicap_rec r;
+
+	memset(&r, 0, sizeof(r));
+	r.pw.hdr = (struct abicap_hdr){ .ts_ns = ts, .type = ABICAP_EV_CPU_IDLE,
+		.size = sizeof(r.pw), .cpu = cpu };
+	r.pw.state = state;
+	r.pw.cpu_id = cpu;
+	cr_assert_eq(capw_add(w, &r, r.hdr.size), 0);
+}
+
+/* 1 ms apart: a (100) and b (200) switching on CPU 0, cpu_idle on CPU 1. */
+static const char *capture(void)
+{
+	static char p[4096];
+	struct capw *w;
+
+	snprintf(p, sizeof(p), "%s", path("c.abicap"));
+	w = capw_open(p, true, "{\"ncpus\":2,\"events\":["
+				   "\"sched_switch\",\"cpu_idle\"]}", err,
+				   sizeof(err));
+
+	cr_assert(w, "%s", err);
+	for (int i = 0; i < 10; i++) {
+		uint64_t t = 1000000000ull + (uint64_t)i * 1000000;
+
+		sw(w, t, 0, i % 2 ? 200 : 100, i % 2 ? "b" : "a",
+		   i % 2 ? 100 : 200, i % 2 ? "a" : "b");
+		idle(w, t + 500, 1, i % 2 ? UINT32_MAX : 1);
+	}
+	cr_assert_eq(capw_close(w, "{}", err, sizeof(err)), 0);
+	return p;
+}
+
+/* A file as a string (read_file's buffer is not terminated). */
+static char *read_text(const char *p)
+{
+	size_t len;
+	char *b = read_file(p, &len), *s = malloc(len + 1);
+
+	cr_assert(s);
+	memcpy(s, b, len);
+	s[len] = '\0';
+	free(b);
+	return s;
+}
+
+struct out {
+	int code;
+	char *out, *err;
+};
+
+/* A command run in this process: exit code, stdout, stderr. */
+static struct out run_do(int (*fn)(int, char **), char **argv)
+{
+	static char so[4096], se[4096];
+	static int runs;
+	struct out o;
+	int argc = 0;
+	char name[32];
+
+	while (argv[argc])
+		argc++;
+	/* a new file each run: nothing left of the one before */
+	snprintf(name, sizeof(name), "stdout.%d", runs);
+	snprintf(so, sizeof(so), "%s", path(name));
+	snprintf(name, sizeof(name), "stderr.%d", runs++);
+	snprintf(se, sizeof(se), "%s", path(name));
+	fflush(stdout);
+	fflush(stderr);
+	cr_assert(freopen(so, "w", stdout));
+	cr_assert(freopen(se, "w", stderr));
+	setvbuf(stderr, NULL, _IONBF, 0);
+	o.code = fn(argc, argv);
+	fflush(stdout);
+	fflush(stderr);
+	o.out = read_text(so);
+	o.err = read_text(se);
+	return o;
+}
+
+static size_t lines(const char *s)
+{
+	size_t n = 0;
+
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+Test(view, script_filters_and_window)
+{
+	const char *cap = capture();
+	struct out o;
+
+	o = run_do(do_script, (char *[]){ "script", (char *)cap, NULL });
+	cr_assert_eq(o.code, 0, "%s", o.err);
+	cr_assert_eq(lines(o.out), 21, "%s", o.out); /* the header and 20 */
+	o = run_do(do_script, (char *[]){ "script", (char *)cap, "-e",
+					  "cpu_idle", "-f", "json", NULL });
+	cr_assert_eq(lines(o.out), 10, "%s", o.out);
+	cr_assert(strstr(o.out, "\"event\":\"cpu_idle\""));
+	o = run_do(do_script, (char *[]){ "script", (char *)cap, "--since",
+					  "2ms", "--until", "4.0005ms", NULL });
+	/* switches at 2, 3, 4 ms and idles at 2.0005, 3.0005, 4.0005 ms */
+	cr_assert_eq(lines(o.out), 7, "%s", o.out);
+	cr_assert(strstr(o.out, "       2.000   0 sched_switch"), "%s", o.out);
+	cr_assert(strstr(o.out, "       4.000   1 cpu_idle"), "%s", o.out);
+	o = run_do(do_script, (char *[]){ "script", (char *)cap, "--comm", "b",
+					  "-f", "json", NULL });
+	cr_assert_eq(lines(o.out), 10, "every switch names b: %s", o.out);
+	o = run_do(do_script, (char *[]){ "script", (char *)cap, "-p", "300",
+					  NULL });
+	cr_assert_eq(o.code, 0);
+	cr_assert_eq(lines(o.out), 1, "only the header: %s", o.out);
+	o = run_do(do_script, (char *[]){ "script", (char *)cap, "-C", "1",
+					  "-f", "json", NULL });
+	cr_assert_eq(lines(o.out), 10, "%s", o.out);
+}
+
+static void usage_error(int (*fn)(int, char **), char **argv, const char *want)
+{
+	struct out o = run_do(fn, argv);
+
+	cr_assert_eq(o.code, EXIT_USAGE, "%s %s: exit %d", argv[0], argv[1],
+		     o.code);
+	cr_assert_eq(lines(o.err), 1, "not one line: %s", o.err);
+	cr_assert(strstr(o.err, want), "'%s' not in: %s", want, o.err);
+	free(o.out);
+	free(o.err);
+}
+
+Test(view, bad_values_are_one_line_errors)
+{
+	char *cap = (char *)capture();
+	char out[4096];
+
+	snprintf(out, sizeof(out), "%s", path("o.html"));
+
+	usage_error(do_script, (char *[]){ "script", cap, "--since", "1.5",
+		    NULL }, "--since '1.5': give a time");
+	usage_error(do_report, (char *[]){ "report", cap, "--until", "5x",
+		    NULL }, "--until '5x'");
+	usage_error(do_export, (char *[]){ "export", cap, "--perfetto", out,
+		    "--since", "2s", "--until", "1s", NULL },
+		    "--until comes before --since");
+	usage_error(do_timechart, (char *[]){ "timechart", cap, "-o", out,
+		    "--since", "1s", NULL }, "nothing in that window");
+	usage_error(do_timechart, (char *[]){ "timechart", cap, NULL },
+		    "-o OUT.html");
+	usage_error(do_timechart, (char *[]){ "timechart", cap, "-o", out,
+		    "--width", "5", NULL }, "--width '5'");
+	usage_error(do_timechart, (char *[]){ "timechart", cap, "-o", cap,
+		    "--force", NULL }, "");
+	usage_error(do_heatmap, (char *[]){ "heatmap", cap, "-o", out,
+		    "--cell", "0", NULL }, "--cell '0'");
+	usage_error(do_report, (char *[]){ "report", cap, "--slowest", "0",
+		    NULL }, "--slowest '0'");
+	usage_error(do_script, (char *[]){ "script", cap, "-p", "1", "-e",
+		    "cpu_idle", NULL }, "power events");
+	usage_error(do_script, (char *[]){ "script", cap, "-C", "7", NULL },
+		    "-C '7'");
+	usage_error(do_wakeups, (char *[]){ "wakeups", cap, "--top", "x",
+		    NULL }, "--top 'x'");
+	cr_assert_neq(access(out, F_OK), 0, "a refused run left %s", out);
+}
+
+/* The pages are written whole, 0600, and state their resolution. */
+Test(view, pages_written_whole)
+{
+	char *cap = (char *)capture();
+	char out[4096], hm[4096];
+	struct stat st;
+	struct out o;
+	char *page;
+
+	snprintf(out, sizeof(out), "%s", path("t.html"));
+	snprintf(hm, sizeof(hm), "%s", path("h.html"));
+	o = run_do(do_timechart, (char *[]){ "timechart", cap, "-o", out,
+					     "--width", "100", NULL });
+	cr_assert_eq(o.code, 0, "%s", o.err);
+	cr_assert_eq(stat(out, &st), 0);
+	cr_assert_eq(st.st_mode & 0777, 0600);
+	page = read_text(out);
+	cr_assert(strstr(page, "1 pixel = "), "no resolution stated");
+	cr_assert(strstr(page, "</html>\n"));
+	cr_assert_null(strstr(page, "http"), "the page reaches the network");
+	free(page);
+	o = run_do(do_timechart, (char *[]){ "timechart", cap, "-o", out, NULL });
+	cr_assert_eq(o.code, EXIT_USAGE, "an existing page replaced without "
+		     "--force");
+	o = run_do(do_heatmap, (char *[]){ "heatmap", cap, "-o", hm, NULL });
+	cr_assert_eq(o.code, 0, "%s", o.err);
+	o = run_do(do_wakeups, (char *[]){ "wakeups", cap, NULL });
+	cr_assert_eq(o.code, 0, "%s", o.err);
+	/* CPU 1 entered state 1 five times and left it five times */
+	cr_assert(strstr(o.out, "     1         5"), "%s", o.out);
+}
+
+
+/* The report says the window it counts in, in text and JSON. */
+Test(view, report_states_its_window)
+{
+	char *cap = (char *)capture();
+	struct out o;
+
+	o = run_do(do_report, (char *[]){ "report", cap, "--since", "2ms",
+					  "--until", "5ms", NULL });
+	cr_assert_eq(o.code, 0, "%s", o.err);
+	cr_assert(strstr(o.out, "window: from 2.000 ms to 5.000 ms after the "
+			 "capture's first record"), "%s", o.out);
+	o = run_do(do_report, (char *[]){ "report", cap, "--since", "2ms",
+					  "-f", "json", NULL });
+	cr_assert_eq(o.code, 0, "%s", o.err);
+	cr_assert(strstr(o.out, "\"window\": {\n    \"since_ns\": 2000000,\n"
+			 "    \"until_ns\": null"), "%s", o.out);
+	o = run_do(do_report, (char *[]){ "report", cap, NULL });
+	cr_assert_null(strstr(o.out, "window:"));
+}
+
+/* cpu_frequency becomes the CPU's frequency row: both frequencies, in time. */
+Test(view, timechart_draws_frequency)
+{
+	char p[4096], out[4096];
+	struct capw *w;
+	union abicap_rec r;
+	struct out o;
+	char *page, *cpu0;
+
+	snprintf(p, sizeof(p), "%s", path("f.abicap"));
+	snprintf(out, sizeof(out), "%s", path("f.html"));
+	w = capw_open(p, true, "{\"ncpus\":1,\"events\":[\"sched_switch\","
+		      "\"cpu_frequency\"]}", err, sizeof(err));
+	cr_assert(w, "%s", err);
+	for (int i = 0; i < 4; i++) {
+		memset(&r, 0, sizeof(r));
+		r.pw.hdr = (struct abicap_hdr){ .ts_ns = 1000000 + (uint64_t)i *
+			1000000, .type = ABICAP_EV_CPU_FREQUENCY,
+			.size = sizeof(r.pw) };
+		r.pw.state = i % 2 ? 2400000 : 800000;
+		cr_assert_eq(capw_add(w, &r, r.hdr.size), 0);
+	}
+	sw(w, 5000000, 0, 100, "a", 200, "b");
+	cr_assert_eq(capw_close(w, "{}", err, sizeof(err)), 0);
+	o = run_do(do_timechart, (char *[]){ "timechart", p, "-o", out,
+					     "--width", "400", NULL });
+	cr_assert_eq(o.code, 0, "%s", o.err);
+	page = read_text(out);
+	cpu0 = strstr(page, "{\"cpu\":0,");
+	cr_assert(cpu0, "no CPU 0 lane");
+	cr_assert(strstr(cpu0, "\"khz\":[800000,2400000]"), "%.300s", cpu0);
+	/* 4 ms of frequency spans (1-5 ms) in 400 pixels of 10 us: A/B runs */
+	cr_assert(strstr(cpu0, "\"f\":\"A"), "%.300s", cpu0);
+	cr_assert(strstr(cpu0, "B"), "%.300s", cpu0);
+	free(page);
+}
+
+static void swcg(struct capw *w, uint64_t ts, int32_t prev, uint32_t state,
+		 uint64_t pcg, int32_t next, uint64_t ncg)
+{
+	union abicap_rec r;
+
+	memset(&r, 0, sizeof(r));
+	r.sw.hdr = (struct abicap_hdr){ .ts_ns = ts, .type =
+		ABICAP_EV_SCHED_SWITCH, .size = sizeof(r.sw) };
+	r.sw.prev_pid = r.sw.prev_tgid = prev;
+	r.sw.next_pid = r.sw.next_tgid = next;
+	snprintf(r.sw.prev_comm, ABICAP_COMM_LEN, "t%d", prev);
+	snprintf(r.sw.next_comm, ABICAP_COMM_LEN, "t%d", next);
+	r.sw.prev_state = state;
+	r.sw.preempt = state == ABICAP_STATE_PREEMPTED;
+	r.sw.prev_cgroup = pcg;
+	r.sw.next_cgroup = ncg;
+	cr_assert_eq(capw_add(w, &r, r.hdr.size), 0);
+}
+
+/* The waits the heat map counts for --cgroup PATH or --container NAME. */
+static long hm_waits(const char *cap, const char *opt, const char *val)
+{
+	char out[4096];
+	struct out o;
+	char *page, *p;
+	long n;
+
+	snprintf(out, sizeof(out), "%s", path("hm.html"));
+	o = run_do(do_heatmap, (char *[]){ "heatmap", (char *)cap, "-o", out,
+		   "--force", (char *)opt, (char *)val, NULL });
+	cr_assert_eq(o.code, 0, "%s", o.err);
+	page = read_text(out);
+	p = strstr(page, "\"waits\":");
+	cr_assert(p);
+	n = strtol(p + 8, NULL, 10);
+	free(page);
+	return n;
+}
+
+/* Task 100 in /a waits 1 ms after a wakeup, 200 in /b/c 2 ms after a preemption. */
+Test(view, heatmap_selects_by_cgroup)
+{
+	static char cap[4096];
+	union abicap_rec r;
+	struct capw *w;
+
+	snprintf(cap, sizeof(cap), "%s", path("cg.abicap"));
+	w = capw_open(cap, true, "{\"ncpus\":1,\"events\":[\"sched_switch\","
+		      "\"sched_wakeup\"]}", err, sizeof(err));
+	cr_assert(w, "%s", err);
+	cr_assert_eq(capw_add_cgroup(w, 11, "/a"), 0);
+	cr_assert_eq(capw_add_cgroup(w, 22, "/b/c"), 0);
+	swcg(w, 1000000, 0, 0, 0, 100, 11);
+	swcg(w, 2000000, 100, 1, 11, 200, 22);
+	memset(&r, 0, sizeof(r));
+	r.wk.hdr = (struct abicap_hdr){ .ts_ns = 3000000, .type =
+		ABICAP_EV_SCHED_WAKEUP, .size = sizeof(r.wk) };
+	r.wk.pid = r.wk.tgid = 100;
+	r.wk.waker_pid = r.wk.waker_tgid = 200;
+	r.wk.cgroup = 11;
+	snprintf(r.wk.comm, ABICAP_COMM_LEN, "t100");
+	cr_assert_eq(capw_add(w, &r, r.hdr.size), 0);
+	swcg(w, 4000000, 200, ABICAP_STATE_PREEMPTED, 22, 100, 11);
+	swcg(w, 6000000, 100, 1, 11, 200, 22);
+	swcg(w, 7000000, 200, 1, 22, 0, 0);
+	cr_assert_eq(capw_close(w, "{}", err, sizeof(err)), 0);
+
+	cr_assert_eq(hm_waits(cap, "--cgroup", "/"), 2);
+	cr_assert_eq(hm_waits(cap, "--cgroup", "/a"), 1);
+	cr_assert_eq(hm_waits(cap, "--cgroup", "/b"), 1);
+	cr_assert_eq(hm_waits(cap, "--cgroup", "/b/c/"), 1);
+	cr_assert_eq(hm_waits(cap, "--cgroup", "/b/cd"), 0);
+	cr_assert_eq(hm_waits(cap, "--container", "docker:0123456789ab"), 0);
+	cr_assert_eq(hm_waits(cap, "--comm", "t200"), 1);
+}
+
+/* A capture filtered to some tasks gets no CPU lane, and says why. */
+Test(view, timechart_of_a_task_filtered_capture_has_no_cpu_lanes)
+{
+	char p[4096], out[4096];
+	struct capw *w;
+	struct out o;
+	char *page;
+
+	snprintf(p, sizeof(p), "%s", path("tf.abicap"));
+	snprintf(out, sizeof(out), "%s", path("tf.html"));
+	w = capw_open(p, true, "{\"ncpus\":1,\"record_format\":3,\"events\":"
+		      "[\"sched_switch\"],\"filter\":{\"tasks\":true,\"pids\":"
+		      "[100]}}", err, sizeof(err));
+	cr_assert(w, "%s", err);
+	sw(w, 1000000, 0, 100, "a", 200, "b");
+	sw(w, 2000000, 0, 200, "b", 100, "a");
+	cr_assert_eq(capw_close(w, "{}", err, sizeof(err)), 0);
+	o = run_do(do_timechart, (char *[]){ "timechart", p, "-o", out, NULL });
+	cr_assert_eq(o.code, 0, "%s", o.err);
+	page = read_text(out);
+	cr_assert(strstr(page, "\"cpus\":[]"), "CPU lanes drawn");
+	cr_assert(strstr(page, "filtered to some tasks"), "not said why");
+	free(page);
+}

@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/* abicap timechart FILE -o OUT.html: the picture perf timechart draws, from a capture. */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include "cmd/commands.h"
+#include "cmd/options.h"
+#include "cmd/window_opts.h"
+#include "lib/util.h"
+#include "view/timechart_file.h"
+
+static const struct opt timechart_opts[] = {
+	{ "width", 'w', "PX", "pixels of the time axis (default 1600, 100 to "
+	  "20000): what is shorter than a pixel is merged" },
+	{ "pid", 'p', "PID", "only the task lanes of this process (tgid)" },
+	{ "comm", 'c', "COMM", "only the task lanes of tasks with this name" },
+	{ "cpu", 'C', "CPULIST", "only these CPUs' lanes, e.g. 0,2-3" },
+	{ 0 },
+};
+
+const struct cmd_spec timechart_spec = {
+	.name = "timechart",
+	.synopsis =
+"Usage: abicap timechart FILE -o OUT.html [--width PX] [--pid PID]\n"
+"                         [--comm COMM] [-C CPULIST] [--since TIME]\n"
+"                         [--until TIME] [--force]\n"
+"Draw a capture file (abicap record) as perf timechart does, in one\n"
+"self-contained HTML page (no network): a lane per CPU (busy; idle,\n"
+"shaded by idle-state depth; unknown; records lost; its frequency in a\n"
+"thin row under it) and per task (running; waiting for a CPU; sleeping,\n"
+"S; blocked, D; off CPU in another state; unknown), with wakeup arrows\n"
+"from the waker's lane (or the CPU, for a wakeup from an interrupt) to\n"
+"the wakee's. A task's lane is named by its last name, and by the one\n"
+"before an exec in its tooltip.\n",
+	.groups = { opts_page, timechart_opts, opts_window, opts_help },
+	.epilog =
+"The states are the report's (abicap report): the same analysis closes\n"
+"every interval. Whatever is shorter than a pixel is merged: a pixel that\n"
+"holds more than one state shows one of them, the one owed the most time\n"
+"(each state's time in such pixels is carried to the next), so that a\n"
+"state's pixels times the pixel's length stay within a stated difference\n"
+"(in the legend and each lane's tooltip, under 2 pixels as measured) of\n"
+"the report's time. One wakeup arrow is drawn per wakee and pixel; the\n"
+"others are counted. A task seen only in wakeups gets no lane (counted).\n"
+"Exit: 0 ok, 2 bad usage, not a readable capture, an empty window or OUT\n"
+"refused, 4 write failure, 5 the page drawn from a capture with damaged,\n"
+"missing, doubled or out-of-place parts.\n",
+};
+
+int do_timechart(int argc, char **argv)
+{
+	struct page_args pa = { .width = 1600, .win = TIMEWIN_ALL };
+	struct tc_args a = { 0 };
+	const char *cpulist = NULL;
+	struct opt_parser p;
+	bool handled;
+	int ch, ret;
+
+	opt_parser_init(&p, &timechart_spec);
+	while ((ch = opt_next(&p, argc, argv)) != -1) {
+		ret = page_opt(ch, optarg, &pa, &handled);
+		if (ret)
+			return ret;
+		if (handled)
+			continue;
+		switch (ch) {
+		case 'C':
+			cpulist = optarg;
+			break;
+		case 'h':
+			cmd_help(&timechart_spec, stdout);
+			return EXIT_OK;
+		default:
+			return opt_error(&timechart_spec, argc, argv, ch);
+		}
+	}
+	if (page_operands(argc, "timechart", &pa))
+		return EXIT_USAGE;
+	a = (struct tc_args){ .width = (uint32_t)pa.width, .win = pa.win,
+		.tgid = (int32_t)pa.tgid, .comm = pa.comm, .cpulist = cpulist,
+		.force = pa.force };
+	return timechart_write(argv[optind], pa.out, &a);
+}

@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/* A capture through the analysis with an observer: span, read, warnings. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "capfile/capmeta.h"
+#include "capfile/capwarn.h"
+#include "capfile/report_read.h"
+#include "lib/util.h"
+#include "view/capview.h"
+
+/* The first and last record times, by a pass over the file. */
+static int span_of(struct capview *v)
+{
+	char err[ERRMSG_LEN];
+	struct capr *scan = capr_open(v->path, err, sizeof(err));
+	union abicap_rec rec;
+	uint64_t n = 0;
+
+	if (!scan) {
+		ab_error("%s", err);
+		return EXIT_USAGE;
+	}
+	v->first = UINT64_MAX;
+	v->last = 0;
+	while (capr_next(scan, &rec) == 1) {
+		n++;
+		if (rec.hdr.ts_ns < v->first)
+			v->first = rec.hdr.ts_ns;
+		if (rec.hdr.ts_ns > v->last)
+			v->last = rec.hdr.ts_ns;
+		if (rec.hdr.cpu < CAPTURE_MAX_CPUS && (int)rec.hdr.cpu >= v->ncpus)
+			v->ncpus = (int)rec.hdr.cpu + 1;
+	}
+	if (capmeta_ncpus(&v->cm) > v->ncpus)
+		v->ncpus = capmeta_ncpus(&v->cm);
+	capr_close(scan);
+	if (!n) {
+		ab_error("'%s' holds no records: nothing to draw", v->path);
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
+int capview_open(struct capview *v, const char *path, const struct timewin *w)
+{
+	char err[ERRMSG_LEN];
+	int ret;
+
+	memset(v, 0, sizeof(*v));
+	capmeta_init(&v->cm);
+	captrailer_init(&v->ct);
+	v->path = path;
+	v->r = capr_open(path, err, sizeof(err));
+	if (!v->r) {
+		ab_error("%s", err);
+		return EXIT_USAGE;
+	}
+	v->meta = json_loads(capr_meta(v->r), 0, NULL);
+	if (!v->meta) {
+		ab_error("'%s': the header's metadata is not JSON: the file is "
+			 "damaged", path);
+		return EXIT_USAGE;
+	}
+	ret = capmeta_read(&v->cm, capr_meta(v->r), err, sizeof(err));
+	if (ret == -1)
+		ab_warn("'%s': %s", path, err);
+	if (ret == -ENOMEM) {
+		ab_error("out of memory reading '%s'", path);
+		return EXIT_RUNTIME;
+	}
+	ret = span_of(v);
+	if (ret)
+		return ret;
+	v->from = timewin_abs(v->first, w->since);
+	v->to = timewin_abs(v->first, w->until);
+	if (v->to > v->last)
+		v->to = v->last;
+	if (v->from >= v->to) {
+		ab_error("'%s' has nothing in that window: its records span "
+			 "%.3f ms after the first", path,
+			 (double)(v->last - v->first) / 1e6);
+		return EXIT_USAGE;
+	}
+	if (capinfo_read(&v->ci, &v->cm, v->r)) {
+		ab_error("out of memory reading '%s'", path);
+		return EXIT_RUNTIME;
+	}
+	return 0;
+}
+
+static int run(struct capview *v, const struct report_read_opts *o);
+
+int capview_run(struct capview *v, const struct analysis_observer *obs,
+		const struct timewin *w, int32_t pid, const char *comm)
+{
+	struct report_read_opts ro = { .pid = pid, .comm = comm, .ci = &v->ci,
+		.win = *w, .obs = obs, .cg_used = &v->cg_used };
+
+	return run(v, &ro);
+}
+
+int capview_run_tap(struct capview *v, const struct analysis_observer *obs,
+		    const struct timewin *w,
+		    void (*tap)(void *ctx, const union abicap_rec *rec),
+		    void *tap_ctx)
+{
+	struct report_read_opts ro = { .ci = &v->ci, .win = *w, .obs = obs,
+		.tap = tap, .tap_ctx = tap_ctx, .cg_used = &v->cg_used };
+
+	return run(v, &ro);
+}
+
+static int run(struct capview *v, const struct report_read_opts *o)
+{
+	json_t *trl;
+	size_t n = 0;
+	int c;
+
+	c = report_read_records(&v->r, v->path, v->meta, &v->a, &n, o);
+	v->analysed = true;
+	if (c == -ENOMEM || c == -EIO) {
+		if (c == -ENOMEM)
+			ab_error("out of memory reading '%s'", v->path);
+		return EXIT_RUNTIME;
+	}
+	if (capr_cut_short(v->r))
+		ab_warn("'%s' was cut short (no trailer): drawing the %zu "
+			"records of its complete chunks", v->path, n);
+	trl = capr_trailer(v->r) ? json_loads(capr_trailer(v->r), 0, NULL) : NULL;
+	v->damaged = capwarn_integrity(v->r, v->path);
+	if (capr_trailer(v->r) && !trl) {
+		ab_warn("'%s': the trailer is damaged (not JSON): its counts are "
+			"not used", v->path);
+		v->damaged = true;
+	}
+	if (trl) {
+		char err[ERRMSG_LEN];
+
+		if (captrailer_read(&v->ct, capr_trailer(v->r), err,
+				    sizeof(err)) == -1)
+			ab_warn("'%s': %s", v->path, err);
+	}
+	capinfo_dropped(&v->ci, v->r, trl ? &v->ct : NULL);
+	v->ci.trailer = &v->ct;
+	json_decref(trl);
+	analysis_finish(&v->a);
+	capinfo_warn(&v->ci, v->r, v->path);
+	capwarn_bad_cpu(v->a.bad_cpu, v->a.ncpus);
+	if (v->a.oom) {
+		ab_error("out of memory analysing '%s'", v->path);
+		return EXIT_RUNTIME;
+	}
+	return v->damaged ? EXIT_DAMAGED : EXIT_OK;
+}
+
+void capview_close(struct capview *v)
+{
+	if (v->analysed)
+		analysis_free(&v->a);
+	free(v->ci.drops);
+	capmeta_free(&v->cm);
+	captrailer_free(&v->ct);
+	hashtab_free(&v->cg_used);
+	json_decref(v->meta);
+	capr_close(v->r);
+}

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * The run-queue latency heat map: time (columns) by latency (rows: the
+ * report's log2 buckets of microseconds, 0, 1, 2-3, 4-7, ...), each cell
+ * the number of waits that ended in that column with that latency. From
+ * the analysis' wait callbacks (the waits the report counts), kept per
+ * cgroup so that a cgroup or a container can be chosen once the capture's
+ * names are read.
+ */
+#ifndef ABICAP_HEATMAP_H
+#define ABICAP_HEATMAP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "analysis/analysis.h"
+#include "analysis/observe.h"
+#include "event/cgnames.h"
+
+#define HM_ROWS 40 /* bucket b: 0 for < 1 us, else 2^(b-1) .. 2^b - 1 us */
+
+/* The row of a latency (the report's histogram bucket). */
+unsigned int hm_bucket(uint64_t ns);
+
+struct hm_group {
+	uint64_t cgroup; /* 0: unknown */
+	uint32_t *cells; /* cols x HM_ROWS, column-major */
+};
+
+struct heatmap {
+	uint64_t t0, col_ns;
+	uint32_t cols;
+	const struct analysis *a; /* for each waiter's cgroup */
+	bool by_cgroup; /* a grid per cgroup (a selection by cgroup), else one */
+	struct hm_group *groups;
+	size_t ngroups, cap, last;
+	uint64_t waits;
+	bool oom;
+};
+
+/*
+ * cols columns of col_ns from t0; a: the analysis the waits come from;
+ * by_cgroup: keep a grid per cgroup (for hm_sum's selection).
+ */
+void hm_init(struct heatmap *h, uint64_t t0, uint64_t col_ns, uint32_t cols,
+	     const struct analysis *a, bool by_cgroup);
+/* The observer's wait callback, ctx a struct heatmap. */
+void hm_wait(void *ctx, const struct wait_ev *w);
+
+/* Which cgroups count (NULL strings: any). */
+struct hm_select {
+	const char *cgroup; /* a cgroup v2 path: it and those below it */
+	const char *container; /* a container label as the report prints it */
+};
+/*
+ * The cells of the groups sel chooses, summed into out (cols x HM_ROWS,
+ * zeroed here); names: the capture's. The waits counted.
+ */
+uint64_t hm_sum(const struct heatmap *h, const struct hm_select *sel,
+		struct cgnames *names, uint32_t *out);
+void hm_free(struct heatmap *h);
+
+#endif

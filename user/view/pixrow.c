@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/* Intervals into runs of whole pixels, what is under a pixel merged and counted. */
+#include <stdlib.h>
+#include <string.h>
+#include "view/pixrow.h"
+
+void pixrow_init(struct pixrow *r, const struct pixscale *sc)
+{
+	memset(r, 0, sizeof(*r));
+	r->sc = sc;
+	r->col = -1;
+}
+
+static void emit(struct pixrow *r, uint32_t x0, uint32_t x1, unsigned int kind)
+{
+	struct pixrun *last = r->n ? &r->runs[r->n - 1] : NULL;
+
+	if (last && x0 < last->x1) /* overlaps what is drawn: kept in order */
+		x0 = last->x1;
+	if (x0 >= x1)
+		return;
+	r->drawn[kind] += x1 - x0;
+	if (last && last->x1 == x0 && last->kind == kind) {
+		last->x1 = x1;
+		return;
+	}
+	if (r->n == r->cap) {
+		size_t cap = r->cap ? r->cap * 2 : 16;
+		struct pixrun *v = realloc(r->runs, cap * sizeof(*v));
+
+		if (!v) {
+			r->oom = true;
+			return;
+		}
+		r->runs = v;
+		r->cap = cap;
+	}
+	r->runs[r->n++] = (struct pixrun){ x0, x1, (uint8_t)kind };
+}
+
+/*
+ * The pixel being filled becomes a pixel of one kind: a pure one of its
+ * kind, a mixed one of the kind in it owed the most time.
+ */
+static void flush(struct pixrow *r)
+{
+	unsigned int best = PIX_KINDS, kinds = 0;
+	uint64_t sum = 0;
+
+	if (r->col < 0)
+		return;
+	for (unsigned int k = 0; k < PIX_KINDS; k++) {
+		if (!r->acc[k])
+			continue;
+		kinds++;
+		sum += r->acc[k];
+		best = k;
+	}
+	if (kinds > 1 || (kinds && sum < r->sc->px_ns)) {
+		r->inexact++;
+		for (unsigned int k = 0; k < PIX_KINDS; k++) {
+			if (!r->acc[k])
+				continue;
+			r->carry[k] += (int64_t)r->acc[k];
+			if (r->carry[k] > r->carry[best])
+				best = k;
+		}
+		r->carry[best] -= (int64_t)r->sc->px_ns;
+	}
+	if (kinds)
+		emit(r, (uint32_t)r->col, (uint32_t)r->col + 1, best);
+	memset(r->acc, 0, sizeof(r->acc));
+	r->col = -1;
+}
+
+static void part(struct pixrow *r, uint64_t col, unsigned int kind, uint64_t ns)
+{
+	if (r->col >= 0 && col < (uint64_t)r->col)
+		col = (uint64_t)r->col; /* overlaps the pixel before: kept in order */
+	if (r->col >= 0 && (uint64_t)r->col != col)
+		flush(r);
+	r->col = (int64_t)col;
+	r->acc[kind] += ns;
+}
+
+void pixrow_add(struct pixrow *r, uint64_t s, uint64_t e, unsigned int kind)
+{
+	const struct pixscale *sc = r->sc;
+	uint64_t end = sc->t0 + sc->px_ns * sc->width, cs, ce, px = sc->px_ns;
+
+	if (kind >= PIX_KINDS)
+		return;
+	if (s < sc->t0)
+		s = sc->t0;
+	if (e > end)
+		e = end;
+	if (s >= e)
+		return;
+	r->intervals++;
+	r->total[kind] += e - s;
+	if (e - s < px)
+		r->merged++;
+	cs = (s - sc->t0) / px;
+	ce = (e - 1 - sc->t0) / px;
+	if (cs == ce) {
+		part(r, cs, kind, e - s);
+		return;
+	}
+	part(r, cs, kind, sc->t0 + (cs + 1) * px - s);
+	if (ce > cs + 1) {
+		flush(r);
+		emit(r, (uint32_t)cs + 1, (uint32_t)ce, kind);
+	}
+	part(r, ce, kind, e - (sc->t0 + ce * px));
+}
+
+void pixrow_finish(struct pixrow *r)
+{
+	flush(r);
+}
+
+uint64_t pixrow_error(const struct pixrow *r)
+{
+	uint64_t worst = 0;
+
+	for (unsigned int k = 0; k < PIX_KINDS; k++) {
+		uint64_t got = r->drawn[k] * r->sc->px_ns, want = r->total[k];
+		uint64_t e = got > want ? got - want : want - got;
+
+		if (e > worst)
+			worst = e;
+	}
+	return worst;
+}
+
+void pixrow_free(struct pixrow *r)
+{
+	free(r->runs);
+	r->runs = NULL;
+	r->n = r->cap = 0;
+}

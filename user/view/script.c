@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * abicap script: a capture's records in time order through the reordering
+ * window (memory: one window, whatever the file's size), filtered, each a
+ * line of user/event/format.c's text or JSON.
+ */
+#include <errno.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+#include "capfile/capfile.h"
+#include "capfile/capmeta.h"
+#include "capfile/capwarn.h"
+#include "event/cgnames.h"
+#include "lib/cpulist.h"
+#include "lib/sbuf.h"
+#include "lib/util.h"
+#include "view/script.h"
+
+struct script_state {
+	const struct script_opts *o;
+	struct recfilter f;
+	struct capr *r;
+	struct cgnames *names;
+	size_t ncg; /* cgroup names taken from the reader so far */
+	FILE *out;
+	bool started;
+	uint64_t t0;
+	unsigned long long written;
+	int werr; /* a write error (errno); EPIPE: the reader went away */
+	bool oom;
+};
+
+/* The cgroup names the reader has found since the last record. */
+static void take_cgroups(struct script_state *s)
+{
+	size_t n;
+	const struct capfile_cgroup *cg = capr_cgroups(s->r, &n);
+
+	for (; s->ncg < n; s->ncg++)
+		if (cgnames_set(s->names, cg[s->ncg].id, cg[s->ncg].path))
+			s->oom = true;
+}
+
+static int script_record(void *ctx, const union abicap_rec *rec)
+{
+	struct script_state *s = ctx;
+	char line[FORMAT_LINE_MAX];
+	struct sbuf sb;
+
+	if (!s->started) {
+		s->started = true;
+		s->t0 = rec->hdr.ts_ns;
+		if (s->o->fmt == FMT_TEXT &&
+		    fprintf(s->out, "%s\n", format_text_header()) < 0) {
+			s->werr = errno;
+			return 1;
+		}
+	}
+	if (rec->hdr.ts_ns >= s->t0 &&
+	    rec->hdr.ts_ns - s->t0 > s->o->win.until)
+		return 1; /* in time order: nothing later is inside */
+	if (!timewin_has(&s->o->win, s->t0, rec->hdr.ts_ns) ||
+	    !recfilter_pass(&s->f, rec))
+		return 0;
+	take_cgroups(s);
+	sb_init(&sb, line, sizeof(line));
+	format_record(&sb, s->o->fmt, rec, s->t0);
+	if (fwrite(line, 1, sb.len, s->out) != sb.len) {
+		s->werr = errno ? errno : EIO;
+		return 1;
+	}
+	s->written++;
+	return 0;
+}
+
+/* -C against the capture's CPU count: 0, or EXIT_USAGE (reported). */
+static int script_cpus(struct script_state *s, json_t *meta, uint8_t **set)
+{
+	char err[ERRMSG_LEN];
+	int ncpus = meta_ncpus_given(meta);
+
+	*set = NULL;
+	if (!s->o->cpulist)
+		return 0;
+	if (!ncpus)
+		ncpus = CAPTURE_MAX_CPUS;
+	*set = calloc((size_t)ncpus, 1);
+	if (!*set) {
+		ab_error("out of memory");
+		return EXIT_RUNTIME;
+	}
+	if (!parse_cpulist(s->o->cpulist, *set, ncpus, err, sizeof(err))) {
+		ab_error("-C '%s': give CPUs of the capture (0-%d), e.g. 0,2-3",
+			 s->o->cpulist, ncpus - 1);
+		return EXIT_USAGE;
+	}
+	s->f.cpus = *set;
+	s->f.ncpus = ncpus;
+	return 0;
+}
+
+int script_capture(const char *path, const struct script_opts *o, FILE *out,
+		   unsigned long long *written)
+{
+	struct script_state s = { .o = o, .f = o->filter, .out = out };
+	char err[ERRMSG_LEN];
+	uint64_t late = 0;
+	uint8_t *cpus = NULL;
+	json_t *meta = NULL;
+	bool damaged;
+	int c, ret;
+
+	*written = 0;
+	s.r = capr_open(path, err, sizeof(err));
+	if (!s.r) {
+		ab_error("%s", err);
+		return EXIT_USAGE;
+	}
+	meta = json_loads(capr_meta(s.r), 0, NULL);
+	ret = script_cpus(&s, meta, &cpus);
+	if (ret)
+		goto out;
+	s.names = cgnames_table();
+	if (!s.names) {
+		ab_error("out of memory");
+		ret = EXIT_RUNTIME;
+		goto out;
+	}
+	format_set_cgnames(s.names);
+	c = capr_each(s.r, CAPR_WINDOW_NS, script_record, &s, &late);
+	format_set_cgnames(NULL);
+	if (!s.werr && fflush(out))
+		s.werr = errno;
+	*written = s.written;
+	if (s.werr == EPIPE) { /* the reader has seen enough (| head) */
+		ret = EXIT_OK;
+		goto out;
+	}
+	if (s.werr) {
+		ab_error("cannot write the events: %s", strerror(s.werr));
+		ret = EXIT_RUNTIME;
+		goto out;
+	}
+	if (c == -ENOMEM || s.oom) {
+		ab_error("out of memory reading '%s'", path);
+		ret = EXIT_RUNTIME;
+		goto out;
+	}
+	damaged = capwarn_integrity(s.r, path);
+	if (capr_cut_short(s.r))
+		ab_warn("'%s' was cut short (no trailer): these are the records "
+			"of its complete chunks", path);
+	if (late)
+		ab_warn("%llu records arrived over a second late (or past the "
+			"%u-record window) and were printed out of time order",
+			(unsigned long long)late, CAPR_WINDOW_MAX);
+	ret = damaged ? EXIT_DAMAGED : EXIT_OK;
+out:
+	cgnames_free(s.names);
+	free(cpus);
+	json_decref(meta);
+	capr_close(s.r);
+	return ret;
+}

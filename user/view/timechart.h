@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * The timechart's content, collected from the analysis' observer (never
+ * from records): a lane per CPU (busy, idle by idle-state depth, unknown,
+ * lost; frequency) and per task (running, waiting for a CPU, sleeping,
+ * blocked, other, unknown), each a row of pixels (view/pixrow.h), and the
+ * wakeups as arrows from the waker's lane to the wakee's, one per wakee
+ * and pixel (the others counted as merged). view/timechart_html.c draws it.
+ */
+#ifndef ABICAP_TIMECHART_H
+#define ABICAP_TIMECHART_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include "analysis/observe.h"
+#include "event/record.h"
+#include "view/pixrow.h"
+
+/* Task lane kinds: enum span_kind. CPU lane kinds: */
+enum tc_cpu_kind {
+	TC_CPU_BUSY = 0,
+	TC_CPU_UNKNOWN = 1,
+	TC_CPU_LOST = 2,
+	TC_CPU_IDLE_NONE = 3, /* idle, no cpu_idle state seen */
+	TC_CPU_IDLE0 = 4, /* idle in state 0 .. TC_IDLE_STATES - 1 */
+};
+#define TC_IDLE_STATES (PIX_KINDS - TC_CPU_IDLE0)
+/* Frequencies told apart in a CPU's frequency row (more: counted, drawn as the last) */
+#define TC_FREQS PIX_KINDS
+
+/* Where an arrow comes from: a task lane (>= 0) or these. */
+#define TC_FROM_UNKNOWN (-1)
+#define TC_FROM_CPU(c) (-2 - (c)) /* interrupt context on CPU c */
+
+struct tc_arrow {
+	uint32_t x;
+	int32_t from;
+};
+
+struct tc_lane {
+	struct task_id id;
+	char comm[ABICAP_COMM_LEN]; /* the last name */
+	char first_comm[ABICAP_COMM_LEN]; /* the first, if it changed (exec) */
+	struct pixrow row;
+	struct tc_arrow *arrows;
+	size_t narrows, arrows_cap;
+	uint64_t wakeups, arrows_merged;
+	uint64_t waits, wait_ns; /* run-queue waits measured, their sum */
+};
+
+struct tc_cpu {
+	struct pixrow state, freq;
+	uint32_t khz[TC_FREQS];
+	int nkhz;
+	uint64_t khz_other; /* spans of frequencies past TC_FREQS */
+	uint64_t idle_deeper; /* idle spans in states past the last drawn */
+	uint64_t irq_wakeups;
+};
+
+struct timechart {
+	struct pixscale sc;
+	struct tc_cpu *cpus;
+	int ncpus;
+	struct tc_lane *lanes;
+	size_t nlanes, lanes_cap;
+	uint32_t *index; /* open addressing: 1 + lane, 0 free */
+	size_t index_size;
+	uint64_t wakeups, arrows, arrows_merged, bad_cpu;
+	int max_idle; /* deepest idle state seen, -1 none */
+	bool oom;
+};
+
+/* For sc (copied); ncpus CPU lanes. NULL: no memory. */
+struct timechart *tc_new(const struct pixscale *sc, int ncpus);
+/* The observer that fills tc. */
+void tc_observer(struct timechart *tc, struct analysis_observer *o);
+/* Close every row (after analysis_finish). */
+void tc_finish(struct timechart *tc);
+void tc_free(struct timechart *tc);
+
+#endif

@@ -1,0 +1,292 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/* Idle exits per CPU, attributed to the task woken and its waker. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "view/taskref.h"
+#include "view/wakeups.h"
+
+int wk_init(struct wakeups *w, int ncpus, uint64_t from, uint64_t to)
+{
+	memset(w, 0, sizeof(*w));
+	w->from = from;
+	w->to = to;
+	w->cpus = calloc((size_t)ncpus, sizeof(*w->cpus));
+	w->ncpus = ncpus;
+	return w->cpus ? 0 : -ENOMEM;
+}
+
+static bool same(const struct wk_cause *a, const struct wk_cause *b)
+{
+	return a->cpu == b->cpu && a->in_irq == b->in_irq && a->none == b->none &&
+	       a->wakee.tid == b->wakee.tid &&
+	       a->wakee.start_ns == b->wakee.start_ns &&
+	       a->waker.tid == b->waker.tid &&
+	       a->waker.start_ns == b->waker.start_ns;
+}
+
+static size_t hash_of(const struct wk_cause *c)
+{
+	uint64_t h = (uint64_t)(uint32_t)c->cpu * 0x9e3779b97f4a7c15ull;
+
+	h ^= ((uint64_t)(uint32_t)c->wakee.tid << 32 | (uint32_t)c->waker.tid) *
+	     0xc2b2ae3d27d4eb4full;
+	h ^= (c->wakee.start_ns + 31 * c->waker.start_ns) * 0x165667b19e3779f9ull;
+	h ^= (uint64_t)c->in_irq << 1 | c->none;
+	return (size_t)(h ^ (h >> 31));
+}
+
+static int grow(struct wakeups *w)
+{
+	size_t size = w->index_size ? w->index_size * 2 : 256;
+	uint32_t *ix = calloc(size, sizeof(*ix));
+
+	if (!ix)
+		return -1;
+	for (size_t i = 0; i < w->ncauses; i++) {
+		size_t h = hash_of(&w->causes[i]) & (size - 1);
+
+		while (ix[h])
+			h = (h + 1) & (size - 1);
+		ix[h] = (uint32_t)i + 1;
+	}
+	free(w->index);
+	w->index = ix;
+	w->index_size = size;
+	return 0;
+}
+
+/* One exit of c's CPU with its cause (or none) counted. */
+static void count_exit(struct wakeups *w, struct wk_cpu *c, int cpu)
+{
+	struct wk_cause k = c->has_cause ? c->cause : (struct wk_cause){ 0 };
+	size_t h;
+
+	k.cpu = cpu;
+	k.none = !c->has_cause;
+	c->pending = c->has_cause = false;
+	if (w->index_size)
+		for (h = hash_of(&k) & (w->index_size - 1); w->index[h];
+		     h = (h + 1) & (w->index_size - 1))
+			if (same(&w->causes[w->index[h] - 1], &k)) {
+				w->causes[w->index[h] - 1].exits++;
+				return;
+			}
+	if ((w->ncauses + 1) * 2 > w->index_size && grow(w)) {
+		w->oom = true;
+		return;
+	}
+	if (w->ncauses == w->cap) {
+		size_t cap = w->cap ? w->cap * 2 : 64;
+		struct wk_cause *v = realloc(w->causes, cap * sizeof(*v));
+
+		if (!v) {
+			w->oom = true;
+			return;
+		}
+		w->causes = v;
+		w->cap = cap;
+	}
+	k.exits = 1;
+	w->causes[w->ncauses] = k;
+	for (h = hash_of(&k) & (w->index_size - 1); w->index[h];
+	     h = (h + 1) & (w->index_size - 1))
+		;
+	w->index[h] = (uint32_t)++w->ncauses;
+}
+
+void wk_record(void *ctx, const union abicap_rec *rec)
+{
+	struct wakeups *w = ctx;
+	uint64_t ts = rec->hdr.ts_ns;
+	struct wk_cpu *c;
+	int cpu;
+
+	if (rec->hdr.type != ABICAP_EV_CPU_IDLE)
+		return;
+	cpu = (int)rec->pw.cpu_id;
+	if (cpu < 0 || cpu >= w->ncpus)
+		return; /* the analysis counts it (bad_cpu) */
+	c = &w->cpus[cpu];
+	if (rec->pw.state != UINT32_MAX) { /* entry */
+		if (c->pending)
+			count_exit(w, c, cpu);
+		c->in_idle = true;
+		c->has_cause = false;
+		if (ts >= w->from && ts <= w->to) {
+			if (rec->pw.state < WK_STATES)
+				c->entries[rec->pw.state]++;
+			else
+				c->entries_deeper++;
+		}
+		return;
+	}
+	if (!c->in_idle)
+		return; /* an exit without its entry: before the capture */
+	c->in_idle = false;
+	if (ts < w->from || ts > w->to) {
+		c->has_cause = false;
+		return;
+	}
+	c->exits++;
+	c->pending = true;
+}
+
+void wk_wakeup(void *ctx, const struct wake_ev *e)
+{
+	struct wakeups *w = ctx;
+	struct wk_cpu *c;
+
+	if (e->target_cpu < 0 || e->target_cpu >= w->ncpus)
+		return;
+	c = &w->cpus[e->target_cpu];
+	if (!(c->in_idle || c->pending) || c->has_cause)
+		return;
+	c->has_cause = true;
+	c->cause = (struct wk_cause){ .in_irq = e->in_irq, .wakee = e->wakee,
+		.waker = e->waker };
+	snprintf(c->cause.wakee_comm, ABICAP_COMM_LEN, "%s", e->wakee_comm ?
+		 e->wakee_comm : "");
+	snprintf(c->cause.waker_comm, ABICAP_COMM_LEN, "%s", e->waker_comm ?
+		 e->waker_comm : "");
+	if (c->pending)
+		count_exit(w, c, e->target_cpu);
+}
+
+static int by_exits(const void *a, const void *b)
+{
+	const struct wk_cause *x = a, *y = b;
+
+	if (x->exits != y->exits)
+		return x->exits < y->exits ? 1 : -1;
+	return (x->cpu > y->cpu) - (x->cpu < y->cpu);
+}
+
+void wk_finish(struct wakeups *w)
+{
+	for (int i = 0; i < w->ncpus; i++)
+		if (w->cpus[i].pending)
+			count_exit(w, &w->cpus[i], i);
+	if (w->ncauses) /* qsort takes no NULL, even for none */
+		qsort(w->causes, w->ncauses, sizeof(*w->causes), by_exits);
+	free(w->index);
+	w->index = NULL;
+	w->index_size = 0;
+}
+
+static double secs(const struct wakeups *w)
+{
+	return w->to > w->from ? (double)(w->to - w->from) / 1e9 : 1e-9;
+}
+
+static const char *waker_of(char *buf, size_t len, const struct wk_cause *c)
+{
+	if (c->in_irq)
+		return "(interrupt)";
+	if (c->waker.tid < 0)
+		return "(unknown)";
+	return taskref_text(buf, len, c->waker_comm, c->waker.tid);
+}
+
+void wk_text(FILE *f, const struct wakeups *w, const struct analysis *a,
+	     size_t top)
+{
+	double s = secs(w);
+
+	fprintf(f, "Idle exits (PowerTOP's wakeups) in %.3f s, per CPU, with "
+		"its idle-state residency:\n", s);
+	fprintf(f, "  %4s %9s %9s  %s\n", "CPU", "EXITS", "EXITS/s",
+		"ENTRIES BY STATE (sysfs cpuidle usage) and RESIDENCY");
+	for (int i = 0; i < w->ncpus; i++) {
+		const struct wk_cpu *c = &w->cpus[i];
+
+		fprintf(f, "  %4d %9llu %9.1f ", i, (unsigned long long)c->exits,
+			(double)c->exits / s);
+		for (int k = 0; k < WK_STATES; k++)
+			if (c->entries[k] || (i < a->ncpus &&
+					      a->cpus[i].residency[k]))
+				fprintf(f, " state%d %llu, %.3f ms;", k,
+					(unsigned long long)c->entries[k],
+					i < a->ncpus ? (double)a->cpus[i].residency[k] / 1e6 : 0);
+		if (c->entries_deeper)
+			fprintf(f, " deeper than state%d %llu;", WK_STATES - 1,
+				(unsigned long long)c->entries_deeper);
+		if (i < a->ncpus)
+			for (int k = 0; k < a->cpus[i].nfreqs; k++)
+				fprintf(f, " %u MHz %.3f ms;",
+					a->cpus[i].freqs[k] / 1000,
+					(double)a->cpus[i].freq_time[k] / 1e6);
+		fputc('\n', f);
+	}
+	fprintf(f, "\nWhat each exit let run (the first task woken onto the CPU "
+		"from its idle entry to the next) and its waker (%zu of %zu):\n",
+		w->ncauses < top ? w->ncauses : top, w->ncauses);
+	fprintf(f, "  %9s %9s %4s  %-28s %s\n", "EXITS/s", "EXITS", "CPU",
+		"WOKEN", "WOKEN BY");
+	for (size_t i = 0; i < w->ncauses && i < top; i++) {
+		const struct wk_cause *c = &w->causes[i];
+		char b1[64], b2[64];
+
+		fprintf(f, "  %9.1f %9llu %4d  %-28s %s\n", (double)c->exits / s,
+			(unsigned long long)c->exits, c->cpu,
+			c->none ? "(none: interrupt or timer in idle)" :
+			taskref_text(b1, sizeof(b1), c->wakee_comm, c->wakee.tid),
+			c->none ? "" : waker_of(b2, sizeof(b2), c));
+	}
+}
+
+json_t *wk_json(const struct wakeups *w, const struct analysis *a)
+{
+	json_t *o = json_object(), *cpus = json_array(), *causes = json_array();
+	double s = secs(w);
+
+	json_object_set_new(o, "window_ns", json_integer((json_int_t)(w->to - w->from)));
+	for (int i = 0; i < w->ncpus; i++) {
+		const struct wk_cpu *c = &w->cpus[i];
+		json_t *jc = json_object(), *ent = json_object(), *res = json_object();
+		char k[16];
+
+		json_object_set_new(jc, "cpu", json_integer(i));
+		json_object_set_new(jc, "idle_exits", json_integer((json_int_t)c->exits));
+		json_object_set_new(jc, "idle_exits_per_s", json_real((double)c->exits / s));
+		for (int st = 0; st < WK_STATES; st++) {
+			snprintf(k, sizeof(k), "%d", st);
+			if (c->entries[st])
+				json_object_set_new(ent, k, json_integer((json_int_t)c->entries[st]));
+			if (i < a->ncpus && a->cpus[i].residency[st])
+				json_object_set_new(res, k, json_integer((json_int_t)
+						    a->cpus[i].residency[st]));
+		}
+		json_object_set_new(jc, "idle_entries_by_state", ent);
+		json_object_set_new(jc, "idle_entries_deeper",
+				    json_integer((json_int_t)c->entries_deeper));
+		json_object_set_new(jc, "idle_state_residency_ns", res);
+		json_array_append_new(cpus, jc);
+	}
+	for (size_t i = 0; i < w->ncauses; i++) {
+		const struct wk_cause *c = &w->causes[i];
+		json_t *jc = json_object();
+
+		json_object_set_new(jc, "cpu", json_integer(c->cpu));
+		json_object_set_new(jc, "idle_exits", json_integer((json_int_t)c->exits));
+		json_object_set_new(jc, "per_s", json_real((double)c->exits / s));
+		json_object_set_new(jc, "woken", c->none ? json_null() :
+				    taskref_json(&c->wakee, c->wakee_comm));
+		json_object_set_new(jc, "waker", c->none || c->in_irq ||
+				    c->waker.tid < 0 ? json_null() :
+				    taskref_json(&c->waker, c->waker_comm));
+		json_object_set_new(jc, "waker_interrupt", json_boolean(c->in_irq));
+		json_array_append_new(causes, jc);
+	}
+	json_object_set_new(o, "cpus", cpus);
+	json_object_set_new(o, "causes", causes);
+	return o;
+}
+
+void wk_free(struct wakeups *w)
+{
+	free(w->cpus);
+	free(w->causes);
+	free(w->index);
+	memset(w, 0, sizeof(*w));
+}

@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * PowerTOP's question, who wakes the CPUs: each CPU's idle exits (cpu_idle
+ * leaving a state), per second, each attributed to the task the exit let
+ * run and its waker (interrupt context where the waker was one): the first
+ * wakeup placed on that CPU from its idle entry to its next one. An exit
+ * with no such wakeup was an interrupt or timer handled in idle with no
+ * task to run. Idle entries are counted per state as the kernel's cpuidle
+ * usage counters count them (/sys/devices/system/cpu/cpuN/cpuidle/stateM/
+ * usage). Wakeups come from the analysis' observer; the cpu_idle records
+ * from a tap that sees each record in time order (they are events, not a
+ * task's state).
+ */
+#ifndef ABICAP_WAKEUPS_H
+#define ABICAP_WAKEUPS_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "analysis/analysis.h"
+#include "analysis/observe.h"
+
+#define WK_STATES 16
+
+struct wk_cause {
+	int32_t cpu;
+	bool in_irq, none; /* none: no task woken */
+	struct task_id wakee, waker;
+	char wakee_comm[ABICAP_COMM_LEN], waker_comm[ABICAP_COMM_LEN];
+	uint64_t exits;
+};
+
+struct wk_cpu {
+	bool in_idle, pending, has_cause;
+	struct wk_cause cause; /* the one for the exit under way */
+	uint64_t entries[WK_STATES], entries_deeper; /* past WK_STATES */
+	uint64_t exits;
+};
+
+struct wakeups {
+	uint64_t from, to; /* the window (absolute) */
+	struct wk_cpu *cpus;
+	int ncpus;
+	struct wk_cause *causes;
+	size_t ncauses, cap;
+	uint32_t *index; /* open addressing: 1 + cause */
+	size_t index_size;
+	bool oom;
+};
+
+/* For ncpus CPUs, counting in [from, to]: 0 or -ENOMEM. */
+int wk_init(struct wakeups *w, int ncpus, uint64_t from, uint64_t to);
+/* The record tap (ctx a struct wakeups) and the observer's wakeup callback. */
+void wk_record(void *ctx, const union abicap_rec *rec);
+void wk_wakeup(void *ctx, const struct wake_ev *e);
+/* Close what is under way; causes sorted, most exits first. */
+void wk_finish(struct wakeups *w);
+/* The tables: per CPU with a's residencies, then the causes (top rows). */
+void wk_text(FILE *f, const struct wakeups *w, const struct analysis *a,
+	     size_t top);
+json_t *wk_json(const struct wakeups *w, const struct analysis *a);
+void wk_free(struct wakeups *w);
+
+#endif

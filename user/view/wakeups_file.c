@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/* A capture read for its idle exits: the tap, the observer, the tables. */
+#include <jansson.h>
+#include <string.h>
+#include "lib/util.h"
+#include "view/capview.h"
+#include "view/wakeups.h"
+#include "view/wakeups_file.h"
+
+/* Whether the metadata lists cpu_idle among the events (or lists none). */
+static bool has_cpu_idle(json_t *meta)
+{
+	json_t *evs = json_object_get(meta, "events"), *e;
+	size_t i;
+
+	if (!json_is_array(evs))
+		return true;
+	json_array_foreach(evs, i, e)
+		if (json_is_string(e) && !strcmp(json_string_value(e), "cpu_idle"))
+			return true;
+	return false;
+}
+
+int wakeups_report(const char *cap, const struct timewin *win, bool json,
+		   size_t top)
+{
+	struct analysis_observer obs = { 0 };
+	struct wakeups w = { 0 };
+	struct capview v;
+	int ret;
+
+	ret = capview_open(&v, cap, win);
+	if (ret)
+		goto out;
+	if (!has_cpu_idle(v.meta)) {
+		ab_error("'%s' has no cpu_idle events: record with -e including "
+			 "cpu_idle and no task filter (power events belong to "
+			 "no task)", cap);
+		ret = EXIT_USAGE;
+		goto out;
+	}
+	if (wk_init(&w, v.ncpus, v.from, v.to)) {
+		ab_error("out of memory");
+		ret = EXIT_RUNTIME;
+		goto out;
+	}
+	obs.ctx = &w;
+	obs.wakeup = wk_wakeup;
+	ret = capview_run_tap(&v, &obs, win, wk_record, &w);
+	if (ret && ret != EXIT_DAMAGED)
+		goto out;
+	wk_finish(&w);
+	if (w.oom) {
+		ab_error("out of memory reading '%s'", cap);
+		ret = EXIT_RUNTIME;
+		goto out;
+	}
+	if (json) {
+		json_t *o = wk_json(&w, &v.a);
+
+		json_object_set_new(o, "file", json_string(cap));
+		json_dumpf(o, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		putchar('\n');
+		json_decref(o);
+	} else {
+		wk_text(stdout, &w, &v.a, top);
+	}
+out:
+	wk_free(&w);
+	capview_close(&v);
+	return ret;
+}
