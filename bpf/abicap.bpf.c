@@ -560,7 +560,8 @@ static __always_inline int on_switch(void *ctx, bool preempt,
  * hand; where the context cannot be told (no preempt_count: see
  * in_irq_context) a filter never keeps a wakeup on the waker's account.
  */
-static __always_inline struct waker current_waker(enum abicap_event ev)
+static __always_inline struct waker current_waker(enum abicap_event ev,
+						 const bool direct)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	struct waker w = { .pid = (__s32)id, .tgid = (__s32)(id >> 32) };
@@ -568,7 +569,7 @@ static __always_inline struct waker current_waker(enum abicap_event ev)
 
 	/* sched_wakeup_new runs in the parent's fork, never in an interrupt */
 	if (ev == ABICAP_EV_SCHED_WAKING)
-		irq = in_irq_context();
+		irq = in_irq_context(direct);
 	if (irq > 0) {
 		w.pid = w.tgid = ABICAP_PID_INTERRUPT;
 		return w;
@@ -647,7 +648,7 @@ static __always_inline int on_wakeup(void *ctx, enum abicap_event ev,
 
 	pid = TASK_FIELD(direct, p, pid);
 	if (ev != ABICAP_EV_SCHED_WAKEUP)
-		w = current_waker(ev);
+		w = current_waker(ev, direct);
 	/* wakers for sched_wakeup's records (no records: no wakers) */
 	if (stream && ev == ABICAP_EV_SCHED_WAKING &&
 	    event_on(ABICAP_EV_SCHED_WAKEUP))

@@ -331,11 +331,12 @@ static const char *ctx_name(char c)
  * or ksoftirqd running it in task context. No wakeup of another process
  * is kept on account of an interrupted followed task.
  */
-Test(truth_bpf, wakers_agree_with_tracefs_sched_waking, .timeout = 120)
+static void wakers_agree(enum attach_mode mode)
 {
 	struct capture_opts o = {
 		.events = EV(ABICAP_EV_SCHED_WAKING) | EV(ABICAP_EV_SCHED_WAKEUP),
 		.npids = 1,
+		.mode = mode,
 	};
 	struct collected col = { 0 };
 	struct orc_trace tl = { 0 };
@@ -405,6 +406,18 @@ Test(truth_bpf, wakers_agree_with_tracefs_sched_waking, .timeout = 120)
 	orc_trace_free(&tl);
 	capture_close(c);
 	collected_free(&col);
+}
+
+/* tp_btf: current's run queue by plain loads from its trusted pointer */
+Test(truth_bpf, wakers_agree_with_tracefs_sched_waking, .timeout = 120)
+{
+	wakers_agree(ATTACH_AUTO);
+}
+
+/* raw_tp: no trusted pointers, the run queue by probe reads */
+Test(truth_bpf, wakers_agree_with_tracefs_sched_waking_raw_tp, .timeout = 120)
+{
+	wakers_agree(ATTACH_RAW_TP);
 }
 
 /* ---- prev_state of frozen tasks against tracefs's sched_switch ---- */
