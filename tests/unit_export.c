@@ -5,6 +5,7 @@
  * Perfetto's protos: every event, field and timestamp comes back.
  */
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -295,4 +296,84 @@ Test(export, record_on_a_cpu_past_the_count_is_counted)
 	cr_assert_eq(count(txt, "cpu_idle {"), 2);
 	free(txt);
 	free(out);
+}
+
+/* The files in the scratch directory. */
+static int scratch_files(void)
+{
+	char *dir = strdup(path("x")), *slash = strrchr(dir, '/');
+	struct dirent *d;
+	DIR *dp;
+	int n = 0;
+
+	*slash = 0;
+	dp = opendir(dir);
+	cr_assert(dp);
+	while ((d = readdir(dp)))
+		n += d->d_name[0] != '.';
+	closedir(dp);
+	free(dir);
+	return n;
+}
+
+/*
+ * A large capture streams in one pass (ABICAP_EXPORT_STREAM_MB=0 makes any
+ * capture large): its trace is the loaded export's, byte for byte, even
+ * where the file's order is not the time order (the process tree lists
+ * threads as first seen in time, as the loaded export does), with bundles
+ * full on both CPUs and names that change; nothing is left beside it.
+ */
+Test(export, streamed_export_is_the_loaded_one)
+{
+	enum { N = 5000 };
+	char err[ERRMSG_LEN], *cap = path("s.abicap"), *pl = path("l.pftrace");
+	char *ps = path("s.pftrace"), *a, *b, *txt;
+	struct capw *w = capw_open(cap, false, "{\"ncpus\":2,\"kernel\":\"6.1.0\"}",
+				   err, sizeof(err));
+	union abicap_rec r;
+	struct child ch;
+	size_t la, lb;
+	int files;
+
+	cr_assert(w, "%s", err);
+	for (int i = 0; i < N; i++) {
+		/* pairs written newer first: thread 100 + i + 1 is seen first in the file */
+		int k = i ^ 1;
+
+		memset(&r, 0, sizeof(r));
+		r.sw = (struct abicap_switch){ .hdr = { 1000000 + 1000 * k,
+			ABICAP_EV_SCHED_SWITCH, sizeof(r.sw), k & 1 },
+			.prev_pid = 100 + k, .prev_tgid = 100, .next_pid = 101 + k,
+			.next_tgid = 100, .prev_state = 1 };
+		snprintf(r.sw.prev_comm, sizeof(r.sw.prev_comm), "p%d", k % 7);
+		snprintf(r.sw.next_comm, sizeof(r.sw.next_comm), "n%d", k % 5);
+		cr_assert_eq(capw_add(w, &r, r.hdr.size), 0);
+	}
+	cr_assert_eq(capw_close(w, "{}", err, sizeof(err)), 0);
+	spawn(&ch, (char *[]){ (char *)abicap_bin(), "export", cap, "--perfetto",
+			       pl, NULL });
+	free(read_all(ch.out_fd));
+	free(read_all(ch.err_fd));
+	cr_assert_eq(wait_exit(&ch, 30), 0);
+	files = scratch_files();
+	setenv("ABICAP_EXPORT_STREAM_MB", "0", 1);
+	spawn(&ch, (char *[]){ (char *)abicap_bin(), "export", cap, "--perfetto",
+			       ps, NULL });
+	unsetenv("ABICAP_EXPORT_STREAM_MB");
+	free(read_all(ch.out_fd));
+	free(read_all(ch.err_fd));
+	cr_assert_eq(wait_exit(&ch, 30), 0);
+	cr_assert_eq(scratch_files(), files + 1, "a file was left beside the trace");
+	a = read_file(pl, &la);
+	b = read_file(ps, &lb);
+	cr_assert_eq(la, lb, "loaded %zu bytes, streamed %zu", la, lb);
+	cr_assert_eq(memcmp(a, b, la), 0, "the streamed export differs");
+	free(a);
+	free(b);
+	txt = protoc_decode(ps);
+	/* the tree first, then two full bundles and a partial one per CPU */
+	cr_assert(strstr(txt, "process_tree {") < strstr(txt, "ftrace_events {"));
+	cr_assert_eq(count(txt, "ftrace_events {"), 6);
+	cr_assert_eq(count(txt, "threads {"), N + 1);
+	free(txt);
 }

@@ -95,6 +95,9 @@ int capr_load_max(struct capr *r, union abicap_rec **recs, size_t *n,
  * bytes per level, log2 of a second's records per record: half of an
  * export's time.)
  */
+/* records ahead of the FIFO's head fetched into the caches */
+#define PREFETCH_AHEAD 8
+
 struct held {
 	union abicap_rec rec;
 	uint64_t seq;
@@ -226,6 +229,14 @@ static bool pass_oldest(struct window *w, uint64_t *passed, capr_cb cb,
 	if (w->fn && w->fifo[w->fhead] == s) {
 		w->fhead = (w->fhead + 1) % w->cap;
 		w->fn--;
+		/* held for a second: out of the caches; fetched ahead */
+		if (w->fn > PREFETCH_AHEAD) {
+			const char *a = (const char *)&w->pool[
+				w->fifo[(w->fhead + PREFETCH_AHEAD) % w->cap]];
+
+			__builtin_prefetch(a);
+			__builtin_prefetch(a + sizeof(struct held) - 1);
+		}
 	} else {
 		w->heap[0] = w->heap[--w->hn];
 		heap_down(w);

@@ -34,6 +34,15 @@ void perfetto_thread(struct perfetto *p, const union abicap_rec *r);
 int perfetto_tree(struct perfetto *p);
 int perfetto_event(struct perfetto *p, const union abicap_rec *r);
 int perfetto_finish(struct perfetto *p);
+/*
+ * In one pass instead: perfetto_system(), perfetto_spill(), then
+ * perfetto_thread() and perfetto_event() for each record in time order;
+ * the event bundles go to spill (a file opened for reading and writing,
+ * the caller's to close) and perfetto_finish() writes the process tree,
+ * the spill's bytes and the last bundles to out: the same bytes as the
+ * passes above.
+ */
+void perfetto_spill(struct perfetto *p, FILE *spill);
 /* Records left out for naming a CPU past ncpus (before perfetto_finish). */
 uint64_t perfetto_bad_cpu(const struct perfetto *p);
 

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
- * A capture file as a Perfetto trace: loaded, or read twice where it is
- * large (a bounded window of records), written through the Perfetto writer.
+ * A capture file as a Perfetto trace: loaded, or where it is large read
+ * once through a bounded window of records, written through the Perfetto
+ * writer.
  */
+#define _GNU_SOURCE /* O_TMPFILE */
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
+#include <libgen.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +22,9 @@
 #include "capfile/perfetto_export.h"
 #include "lib/outfile.h"
 #include "lib/util.h"
+
+/* bytes written at a time: a trace takes about 46 bytes an event */
+#define EXPORT_WRITE_BUF ((size_t)1 << 20)
 
 /* Captures with more records than this stream (96 MiB loaded). */
 #define EXPORT_LOAD_MAX ((size_t)1 << 20)
@@ -34,11 +40,6 @@ static long long stream_bytes(void)
 	return (long long)mb << 20;
 }
 
-static int add_event(void *ctx, const union abicap_rec *rec)
-{
-	return perfetto_event(ctx, rec);
-}
-
 /* What an export wrote and left out, for the closing lines. */
 struct export_stats {
 	size_t n; /* records read */
@@ -46,40 +47,78 @@ struct export_stats {
 	uint64_t bad_cpu; /* naming a CPU past the capture's count */
 };
 
+struct streaming {
+	struct perfetto *p;
+	struct export_stats *st;
+};
+
+static int add_record(void *ctx, const union abicap_rec *rec)
+{
+	struct streaming *s = ctx;
+
+	s->st->n++;
+	perfetto_thread(s->p, rec);
+	return perfetto_event(s->p, rec);
+}
+
 /*
- * In two passes that hold no more than a reordering window: the threads
- * first (the process tree comes before the events), then the events in
- * time order. As capr_load() returns; *werr: a write error (-errno).
+ * Where the event bundles wait for the process tree: an unnamed file in
+ * the trace's directory (the file system that takes the trace, where the
+ * kernel can copy it back), else one in $TMPDIR. NULL with errno.
  */
-static int export_stream(const char *cap, struct capr *r, FILE *out,
+static FILE *spill_open(const char *outp)
+{
+	char *dup = strdup(outp);
+	int fd = dup ? open(dirname(dup), O_TMPFILE | O_RDWR | O_CLOEXEC,
+			    0600) : -1;
+	FILE *f;
+
+	free(dup);
+	if (fd < 0) {
+		f = tmpfile();
+		if (f)
+			setvbuf(f, NULL, _IOFBF, EXPORT_WRITE_BUF);
+		return f;
+	}
+	f = fdopen(fd, "w+b");
+	if (!f)
+		close(fd);
+	else
+		setvbuf(f, NULL, _IOFBF, EXPORT_WRITE_BUF);
+	return f;
+}
+
+/*
+ * In one pass that holds no more than a reordering window: each record in
+ * time order noted (the threads) and encoded, its bundle held in a spill
+ * file until the process tree, which comes first, is complete (the bytes
+ * of a two-pass export). The one place a large export reads records. As
+ * capr_load() returns; *werr: a write error (-errno).
+ */
+static int export_stream(const char *outp, struct capr *r, FILE *out,
 			 int ncpus, const struct perfetto_uts *uts,
 			 struct export_stats *st, int *werr)
 {
-	struct perfetto *p = perfetto_new(out, ncpus);
-	union abicap_rec rec;
-	struct capr *again;
-	char err[ERRMSG_LEN];
+	struct streaming s = { .st = st };
+	FILE *spill = spill_open(outp);
 	int c;
 
-	if (!p)
-		return -ENOMEM;
-	perfetto_system(p, uts);
-	while ((c = capr_next(r, &rec)) == 1) {
-		perfetto_thread(p, &rec);
-		st->n++;
+	if (!spill) {
+		*werr = -errno;
+		return 0;
 	}
-	perfetto_tree(p);
-	again = capr_open(cap, err, sizeof(err));
-	if (!again) {
-		*werr = perfetto_finish(p);
+	s.p = perfetto_new(out, ncpus);
+	if (!s.p) {
+		fclose(spill);
 		return -ENOMEM;
 	}
-	/* the second pass stops where the first did */
-	capr_each(again, CAPR_WINDOW_NS, add_event, p, &st->late);
-	capr_close(again);
-	st->bad_cpu = perfetto_bad_cpu(p);
-	*werr = perfetto_finish(p);
-	return c < 0 ? -1 : 0;
+	perfetto_system(s.p, uts);
+	perfetto_spill(s.p, spill);
+	c = capr_each(r, CAPR_WINDOW_NS, add_record, &s, &st->late);
+	st->bad_cpu = perfetto_bad_cpu(s.p);
+	*werr = perfetto_finish(s.p);
+	fclose(spill);
+	return c;
 }
 
 /* Loaded records (sorted): 0 or -errno. */
@@ -147,19 +186,22 @@ int export_perfetto_fd(const char *cap, int fd, const char *outp)
 		goto out;
 	}
 	fd = -1;
+	setvbuf(out, NULL, _IOFBF, EXPORT_WRITE_BUF);
 	meta_uts(meta, &uts);
 	if (!uts.release)
 		ab_warn("'%s' names no kernel release: Perfetto will decode "
 			"sched_switch prev_state as on Linux 4.4 (R+ shown as "
 			"W, I as K)", cap);
 	/*
-	 * Loading is twice as fast, but holds every record: a capture over
+	 * Loading holds every record (and sorts them all): a capture over
 	 * 64 MiB (ABICAP_EXPORT_STREAM_MB), or over EXPORT_LOAD_MAX records
-	 * (a small file can hold millions: they compress well), streams in
-	 * two passes instead, in a bounded window.
+	 * (a small file can hold millions: they compress well; the count is
+	 * known at open from version 4 on, else found by trying), streams
+	 * in one pass instead, in a bounded window.
 	 */
 	ncpus = meta_ncpus_given(meta);
-	streamed = !stat(cap, &sb) && sb.st_size > stream_bytes();
+	streamed = (!stat(cap, &sb) && sb.st_size > stream_bytes()) ||
+		   capr_integrity(r)->records_expected > EXPORT_LOAD_MAX;
 	if (!streamed) {
 		c = capr_load_max(r, &recs, &st.n, EXPORT_LOAD_MAX);
 		if (c == -E2BIG) {
@@ -175,7 +217,7 @@ int export_perfetto_fd(const char *cap, int fd, const char *outp)
 	}
 	/* no CPU count to trust: every CPU a record may name */
 	if (streamed)
-		c = export_stream(cap, r, out, ncpus ? ncpus : CAPTURE_MAX_CPUS,
+		c = export_stream(outp, r, out, ncpus ? ncpus : CAPTURE_MAX_CPUS,
 				  &uts, &st, &werr);
 	if (c == -ENOMEM) {
 		ab_error("out of memory reading '%s'", cap);
