@@ -377,3 +377,71 @@ Test(export, streamed_export_is_the_loaded_one)
 	cr_assert_eq(count(txt, "threads {"), N + 1);
 	free(txt);
 }
+
+/*
+ * issue 21 defect 9: a capture that lost records showed the gap as
+ * ordinary running. Every drop window is a slice named with its count on
+ * a track "abicap losses" (overlapping windows merged), loaded or streamed,
+ * and export says so.
+ */
+Test(export, every_loss_window_is_marked)
+{
+	char err[ERRMSG_LEN], *cap = path("d.abicap"), *pf = path("d.pftrace");
+	char *txt, *e, *p;
+	struct capw *w = capw_open(cap, false, "{\"ncpus\":1,\"kernel\":\"6.1.0\"}",
+				   err, sizeof(err));
+	union abicap_rec r;
+	struct child ch;
+
+	cr_assert(w, "%s", err);
+	memset(&r, 0, sizeof(r));
+	for (int i = 0; i < 4; i++) {
+		r.sw = (struct abicap_switch){ .hdr = { 1000000000ull * (i + 1),
+			ABICAP_EV_SCHED_SWITCH, sizeof(r.sw), 0 },
+			.prev_comm = "abc_a", .next_comm = "abc_b", .prev_pid = 11,
+			.prev_tgid = 11, .next_pid = 12, .next_tgid = 12 };
+		cr_assert_eq(capw_add(w, &r, r.hdr.size), 0);
+	}
+	cr_assert_eq(capw_add_drop(w, 1500000000ull, 2090000000ull, 154109), 0);
+	cr_assert_eq(capw_add_drop(w, 3100000000ull, 3200000000ull, 1), 0);
+	/* overlaps the one before: one slice of both */
+	cr_assert_eq(capw_add_drop(w, 3150000000ull, 3300000000ull, 9), 0);
+	cr_assert_eq(capw_close(w, "{}", err, sizeof(err)), 0);
+
+	for (int streamed = 0; streamed < 2; streamed++) {
+		if (streamed)
+			setenv("ABICAP_EXPORT_STREAM_MB", "0", 1);
+		spawn(&ch, (char *[]){ (char *)abicap_bin(), "export", cap,
+				       "--perfetto", pf, "--force", NULL });
+		unsetenv("ABICAP_EXPORT_STREAM_MB");
+		free(read_all(ch.out_fd));
+		e = read_all(ch.err_fd);
+		cr_assert_eq(wait_exit(&ch, 30), 0, "%s", e);
+		cr_assert(strstr(e, "154119 records lost in 3 windows: marked in"),
+			  "%s", e);
+		free(e);
+		txt = protoc_decode(pf);
+		cr_assert(strstr(txt, "track_descriptor {\n    uuid: 188139583853824\n"
+				 "    name: \"abicap losses\"\n"), "%s", txt);
+		p = strstr(txt, "timestamp: 1500000000\n  trusted_packet_sequence_id: 2\n"
+			   "  track_event {\n    type: TYPE_SLICE_BEGIN\n"
+			   "    track_uuid: 188139583853824\n"
+			   "    name: \"154109 records lost\"\n");
+		cr_assert(p, "%s", txt);
+		cr_assert(strstr(p, "timestamp: 2090000000\n  trusted_packet_sequence_id: 2\n"
+				 "  track_event {\n    type: TYPE_SLICE_END\n"
+				 "    track_uuid: 188139583853824\n"), "%s", txt);
+		p = strstr(txt, "timestamp: 3100000000\n  trusted_packet_sequence_id: 2\n"
+			   "  track_event {\n    type: TYPE_SLICE_BEGIN\n"
+			   "    track_uuid: 188139583853824\n"
+			   "    name: \"10 records lost\"\n");
+		cr_assert(p, "%s", txt);
+		cr_assert(strstr(p, "timestamp: 3300000000\n  trusted_packet_sequence_id: 2\n"
+				 "  track_event {\n    type: TYPE_SLICE_END\n"), "%s", txt);
+		cr_assert_eq(count(txt, "TYPE_SLICE_BEGIN"), 2, "%s", txt);
+		cr_assert_eq(count(txt, "TYPE_SLICE_END"), 2, "%s", txt);
+		/* the switches are all there still */
+		cr_assert_eq(count(txt, "sched_switch {"), 4, "%s", txt);
+		free(txt);
+	}
+}

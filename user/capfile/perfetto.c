@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 #include "capfile/capwarn.h"
@@ -33,11 +34,21 @@ enum {
 	WK_COMM = 1, WK_PID, WK_PRIO, WK_SUCCESS, WK_TARGET_CPU,
 	PW_STATE = 1, PW_CPU_ID = 2,
 	TREE_PROCESSES = 1, TREE_THREADS = 2,
+	/* track_event/track_descriptor.proto, track_event.proto */
+	PACKET_TIMESTAMP = 8, PACKET_TRACK_EVENT = 11,
+	PACKET_TRACK_DESCRIPTOR = 60,
+	TD_UUID = 1, TD_NAME = 2,
+	TE_TYPE = 9, TE_TRACK_UUID = 11, TE_NAME = 23,
+	TE_SLICE_BEGIN = 1, TE_SLICE_END = 2,
 	PROC_PID = 1, PROC_CMDLINE = 3,
 	THREAD_TID = 1, THREAD_NAME = 2, THREAD_TGID = 3,
 };
 
 #define EVENTS_PER_BUNDLE 1000
+/* the loss track: a uuid of its own, its packets on a sequence of their own */
+#define LOSS_TRACK_UUID 0xab1ca9105500ull
+#define LOSS_TRACK_NAME "abicap losses"
+#define LOSS_SEQUENCE 2
 #define SPILL_COPY (1 << 20) /* bytes a read where the kernel cannot copy */
 
 struct pb {
@@ -219,16 +230,22 @@ static void encode_event(struct pb *b, struct pb *sub, const union abicap_rec *r
 }
 
 /*
- * Trace.packet = TracePacket{sequence id, field = msg}: the headers are
- * encoded here and msg is written after them as it is, without a copy.
+ * Trace.packet = TracePacket{timestamp (0: none), sequence id, field =
+ * msg}: the headers are encoded here and msg is written after them as it
+ * is, without a copy.
  */
-static int emit_packet(FILE *out, uint32_t field, const struct pb *msg)
+static int emit_packet_on(FILE *out, uint64_t ts, uint32_t seq, uint32_t field,
+			  const struct pb *msg)
 {
-	unsigned char pkt[32], hdr[16];
+	unsigned char pkt[48], hdr[16];
 	size_t np = 0, nh = 0;
 
+	if (ts) {
+		np += varint_enc(pkt + np, PACKET_TIMESTAMP << 3);
+		np += varint_enc(pkt + np, ts);
+	}
 	np += varint_enc(pkt + np, PACKET_SEQUENCE_ID << 3);
-	np += varint_enc(pkt + np, 1);
+	np += varint_enc(pkt + np, seq);
 	np += varint_enc(pkt + np, (uint64_t)field << 3 | 2);
 	np += varint_enc(pkt + np, msg->len);
 	nh += varint_enc(hdr + nh, TRACE_PACKET << 3 | 2);
@@ -238,6 +255,11 @@ static int emit_packet(FILE *out, uint32_t field, const struct pb *msg)
 	    (msg->len && fwrite(msg->p, 1, msg->len, out) != msg->len))
 		return -errno;
 	return 0;
+}
+
+static int emit_packet(FILE *out, uint32_t field, const struct pb *msg)
+{
+	return emit_packet_on(out, 0, 1, field, msg);
 }
 
 struct thr {
@@ -327,6 +349,8 @@ static void note_thread(struct threads *t, int32_t tid, int32_t tgid,
 
 struct perfetto {
 	FILE *out;
+	struct capfile_drop *loss; /* perfetto_losses(): sorted, merged */
+	size_t nloss;
 	FILE *spill; /* perfetto_spill(): the event bundles until the tree */
 	FILE *ev_out; /* where event bundles go: out, or spill */
 	int ncpus;
@@ -396,6 +420,82 @@ int perfetto_system(struct perfetto *p, const struct perfetto_uts *uts)
 	return ret;
 }
 
+/*
+ * The loss windows, on a track of their own: a slice over each window
+ * named with its count. A window is (start_ns, end_ns]; a slice on a track
+ * needs a start after the trace's zero and an end after its start.
+ */
+static int emit_losses(struct perfetto *p)
+{
+	struct pb m = { 0 }, ev = { 0 };
+	char name[64];
+	int ret = 0;
+
+	if (!p->nloss)
+		return 0;
+	field_uint(&m, TD_UUID, LOSS_TRACK_UUID);
+	field_str(&m, TD_NAME, LOSS_TRACK_NAME, sizeof(LOSS_TRACK_NAME));
+	ret = m.oom ? -ENOMEM :
+	      emit_packet_on(p->out, 0, LOSS_SEQUENCE, PACKET_TRACK_DESCRIPTOR, &m);
+	for (size_t i = 0; i < p->nloss && !ret; i++) {
+		const struct capfile_drop *d = &p->loss[i];
+		uint64_t start = d->start_ns ? d->start_ns : 1;
+
+		snprintf(name, sizeof(name), "%llu record%s lost",
+			 (unsigned long long)d->count, d->count == 1 ? "" : "s");
+		pb_reset(&ev);
+		field_uint(&ev, TE_TYPE, TE_SLICE_BEGIN);
+		field_uint(&ev, TE_TRACK_UUID, LOSS_TRACK_UUID);
+		field_str(&ev, TE_NAME, name, sizeof(name));
+		ret = ev.oom ? -ENOMEM :
+		      emit_packet_on(p->out, start, LOSS_SEQUENCE,
+				     PACKET_TRACK_EVENT, &ev);
+		pb_reset(&ev);
+		field_uint(&ev, TE_TYPE, TE_SLICE_END);
+		field_uint(&ev, TE_TRACK_UUID, LOSS_TRACK_UUID);
+		if (!ret)
+			ret = ev.oom ? -ENOMEM :
+			      emit_packet_on(p->out, d->end_ns > start ?
+					     d->end_ns : start + 1, LOSS_SEQUENCE,
+					     PACKET_TRACK_EVENT, &ev);
+	}
+	pb_free(&m);
+	pb_free(&ev);
+	return ret;
+}
+
+static int cmp_drop(const void *a, const void *b)
+{
+	const struct capfile_drop *x = a, *y = b;
+
+	return x->start_ns < y->start_ns ? -1 : x->start_ns > y->start_ns;
+}
+
+int perfetto_losses(struct perfetto *p, const struct capfile_drop *d, size_t n)
+{
+	size_t k = 0;
+
+	free(p->loss);
+	p->loss = n ? malloc(n * sizeof(*p->loss)) : NULL;
+	p->nloss = 0;
+	if (n && !p->loss)
+		return -ENOMEM;
+	memcpy(p->loss, d, n * sizeof(*d));
+	qsort(p->loss, n, sizeof(*p->loss), cmp_drop);
+	/* slices on one track nest: overlapping windows become one */
+	for (size_t i = 0; i < n; i++) {
+		if (k && p->loss[i].start_ns <= p->loss[k - 1].end_ns) {
+			if (p->loss[i].end_ns > p->loss[k - 1].end_ns)
+				p->loss[k - 1].end_ns = p->loss[i].end_ns;
+			p->loss[k - 1].count += p->loss[i].count;
+			continue;
+		}
+		p->loss[k++] = p->loss[i];
+	}
+	p->nloss = k;
+	return 0;
+}
+
 int perfetto_tree(struct perfetto *p)
 {
 	const struct thr *t = p->t.v;
@@ -419,6 +519,8 @@ int perfetto_tree(struct perfetto *p)
 	      emit_packet(p->out, PACKET_PROCESS_TREE, &tree);
 	pb_free(&tree);
 	pb_free(&m);
+	if (!ret)
+		ret = emit_losses(p);
 	if (ret && !p->err)
 		p->err = ret;
 	return ret;
@@ -519,6 +621,7 @@ int perfetto_finish(struct perfetto *p)
 	pb_free(&p->sub);
 	free(p->t.v);
 	free(p->t.index);
+	free(p->loss);
 	if (!ret && fflush(p->out))
 		ret = -errno;
 	free(p);

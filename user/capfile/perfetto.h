@@ -5,6 +5,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include "capfile/capfile.h"
 #include "event/record.h"
 
 /*
@@ -43,6 +44,12 @@ int perfetto_finish(struct perfetto *p);
  * passes above.
  */
 void perfetto_spill(struct perfetto *p, FILE *spill);
+/*
+ * The capture's drop windows (before perfetto_tree, which writes them after
+ * the process tree): a track "abicap losses" with a slice over each window
+ * named with its count, overlapping windows merged. 0 or -ENOMEM.
+ */
+int perfetto_losses(struct perfetto *p, const struct capfile_drop *d, size_t n);
 /* Records left out for naming a CPU past ncpus (before perfetto_finish). */
 uint64_t perfetto_bad_cpu(const struct perfetto *p);
 

@@ -61,6 +61,15 @@ static int add_record(void *ctx, const union abicap_rec *rec)
 	return perfetto_event(s->p, rec);
 }
 
+/* The capture's drop windows, marked in the trace: 0 or -ENOMEM. */
+static int export_losses(struct perfetto *p, struct capr *r)
+{
+	size_t n;
+	const struct capfile_drop *d = capr_drops(r, &n);
+
+	return perfetto_losses(p, d, n);
+}
+
 /*
  * Where the event bundles wait for the process tree: an unnamed file in
  * the trace's directory (the file system that takes the trace, where the
@@ -108,7 +117,9 @@ static int export_stream(const char *outp, struct capr *r, FILE *out,
 		return 0;
 	}
 	s.p = perfetto_new(out, ncpus);
-	if (!s.p) {
+	if (!s.p || export_losses(s.p, r)) {
+		if (s.p)
+			*werr = perfetto_finish(s.p);
 		fclose(spill);
 		return -ENOMEM;
 	}
@@ -122,13 +133,18 @@ static int export_stream(const char *outp, struct capr *r, FILE *out,
 }
 
 /* Loaded records (sorted): 0 or -errno. */
-static int export_loaded(FILE *out, const union abicap_rec *recs, int ncpus,
-			 const struct perfetto_uts *uts, struct export_stats *st)
+static int export_loaded(FILE *out, struct capr *r, const union abicap_rec *recs,
+			 int ncpus, const struct perfetto_uts *uts,
+			 struct export_stats *st)
 {
 	struct perfetto *p = perfetto_new(out, ncpus);
 
 	if (!p)
 		return -ENOMEM;
+	if (export_losses(p, r)) {
+		perfetto_finish(p);
+		return -ENOMEM;
+	}
 	perfetto_system(p, uts);
 	for (size_t i = 0; i < st->n; i++)
 		perfetto_thread(p, &recs[i]);
@@ -156,6 +172,21 @@ static void meta_uts(json_t *meta, struct perfetto_uts *u)
 	u->sysname = meta_str(un, "sysname");
 	u->version = meta_str(un, "version");
 	u->machine = meta_str(un, "machine");
+}
+
+/* Where the trace shows the capture's losses, if it lost any. */
+static void note_losses(struct capr *r, const char *outp)
+{
+	size_t n;
+	const struct capfile_drop *d = capr_drops(r, &n);
+	uint64_t lost = 0;
+
+	for (size_t i = 0; i < n; i++)
+		lost += d[i].count;
+	if (n)
+		ab_note("%llu record%s lost in %zu window%s: marked in %s on "
+			"the track 'abicap losses'", (unsigned long long)lost,
+			lost == 1 ? "" : "s", n, n == 1 ? "" : "s", outp);
 }
 
 int export_perfetto_fd(const char *cap, int fd, const char *outp)
@@ -229,7 +260,7 @@ int export_perfetto_fd(const char *cap, int fd, const char *outp)
 		ab_warn("'%s' was cut short: exporting the %zu records of its "
 			"complete chunks", cap, st.n);
 	c = streamed ? werr :
-	    export_loaded(out, recs, meta_ncpus(meta, recs, st.n), &uts, &st);
+	    export_loaded(out, r, recs, meta_ncpus(meta, recs, st.n), &uts, &st);
 	if (fclose(out) && !c)
 		c = -errno;
 	out = NULL;
@@ -245,6 +276,7 @@ int export_perfetto_fd(const char *cap, int fd, const char *outp)
 	capwarn_bad_cpu(st.bad_cpu, ncpus ? ncpus : CAPTURE_MAX_CPUS);
 	ab_note("wrote %llu events to %s",
 		(unsigned long long)(st.n - st.bad_cpu), outp);
+	note_losses(r, outp);
 	if (damaged)
 		ret = EXIT_DAMAGED;
 out:
