@@ -24,6 +24,8 @@
 #      interleaved in the same rounds. Alone: scripts/bench.sh floor
 #      [--update-readme] (its table goes between <!-- floor:begin --> and
 #      <!-- floor:end -->)
+#   Alone, 5. (a capture recorded, then decoded): scripts/bench.sh decode
+#   [--update-readme] (its line, and the decode target's row, in README.md)
 #
 # Environment: BENCH_ROUNDS (default 7, 3 with BENCH_QUICK=1), BENCH_QUICK=1
 # (smaller loads, for development), BENCH_OUT (default /dev/shm/abicap-bench),
@@ -53,18 +55,19 @@ if [ "$QUICK" = 1 ]; then
 else
 	CRAFT_SIZES="250000 1000000"
 fi
-UPDATE_README=0 CRAFTED_ONLY=0 FLOOR_ONLY=0
+UPDATE_README=0 CRAFTED_ONLY=0 FLOOR_ONLY=0 DECODE_ONLY=0
 for arg in "$@"; do
 	case "$arg" in
 	--update-readme) UPDATE_README=1 ;;
 	--crafted) CRAFTED_ONLY=1 ;;
 	floor) FLOOR_ONLY=1 ;;
+	decode) DECODE_ONLY=1 ;;
 	-h | --help)
-		sed -n '3,32p' "$0" | sed 's/^# \{0,1\}//'
+		sed -n '3,34p' "$0" | sed 's/^# \{0,1\}//'
 		exit 0
 		;;
 	*)
-		echo "bench.sh: error: unknown argument '$arg' (floor, --crafted, --update-readme)" >&2
+		echo "bench.sh: error: unknown argument '$arg' (floor, decode, --crafted, --update-readme)" >&2
 		exit 2
 		;;
 	esac
@@ -427,7 +430,11 @@ measure() {
 			echo "$t0 $t1" >"$OUT/$tag.window"
 		done
 	done
-	# the capture the decode reads (several million events in full mode)
+	decode_capture
+}
+
+# the capture the decode reads (several million events in full mode)
+decode_capture() {
 	start_tracer record decode/cap || die "abicap record did not start"
 	taskset -c 0 perf bench sched pipe -l "$DECODE_LOOPS" >/dev/null
 	stop_tracer
@@ -464,6 +471,8 @@ if [ "$FLOOR_ONLY" = 1 ]; then
 		log "floor round $r/$ROUNDS"
 		floor_round "$r"
 	done
+elif [ "$DECODE_ONLY" = 1 ]; then
+	decode_capture
 else
 	measure
 fi
@@ -472,6 +481,8 @@ exec 9>&-
 log "measured in $(($(date +%s) - START)) s; lock released"
 if [ "$FLOOR_ONLY" = 0 ]; then
 	decode
+fi
+if [ "$FLOOR_ONLY" = 0 ] && [ "$DECODE_ONLY" = 0 ]; then
 	crafted "$OUT/crafted" >"$OUT/crafted.md"
 fi
 
@@ -505,6 +516,29 @@ variant_table() { # TITLE EMPTY_PROG VARIANT... (the first is the base)
 	done
 	echo
 }
+dec_rate() { # export|report WHICH(cpu|wall): median M events/s (nrec set)
+	for f in "$OUT/decode/$1".*.time; do
+		[ -f "$f" ] && tail -1 "$f" | awk -v n="${nrec:-0}" -v w="$2" '{t = (w == "cpu") ? $1 + $2 : $3; if (t > 0 && n > 0) print n / t / 1e6}'
+	done | median
+}
+decode_line() { # the table's decode line
+	echo "**Decode** of a ${nrec:-?}-event capture on one core, no kernel in the loop (events / CPU time; by wall time in brackets): \`abicap export --perfetto\` $(fmt "$(dec_rate export cpu)") M events/s ($(fmt "$(dec_rate export wall)")), \`abicap report\` $(fmt "$(dec_rate report cpu)") M events/s ($(fmt "$(dec_rate report wall)"))."
+}
+if [ "$DECODE_ONLY" = 1 ]; then
+	nrec=$(awk '{print $2}' "$OUT/decode/cap.counts" 2>/dev/null)
+	decode_line | tee "$OUT/decode.md"
+	if [ "$UPDATE_README" = 1 ]; then
+		# the decode line and its target row, nothing else
+		line=$(cat "$OUT/decode.md")
+		r=$(fmt "$(dec_rate export cpu)")
+		awk -v line="$line" -v r="$r" -v v="$(verdict "$(dec_rate export cpu)" ">=" 5)" '
+			/^\*\*Decode\*\* of a / { print line; next }
+			/^\| decode >= 5 M events\/s \(export --perfetto\) \|/ { print "| decode >= 5 M events/s (export --perfetto) | " r " M/s | " v " |"; next }
+			{ print }' README.md >"$OUT/README.decode.md" && cp "$OUT/README.decode.md" README.md
+		log "README.md updated (decode line)"
+	fi
+	exit 0
+fi
 if [ "$FLOOR_ONLY" = 1 ]; then
 	{
 		echo "Measured $(date -u +%Y-%m-%d) on $(uname -r), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg) at the end; $ROUNDS rounds."
@@ -610,16 +644,10 @@ TABLE=$OUT/table.md
 		[ -s "$f.events" ] && awk -v b="$(cat "$f.bytes")" '{if ($1 > 0) print b / $1}' "$f.events"
 	done | median)
 	nrec=$(awk '{print $2}' "$OUT/decode/cap.counts" 2>/dev/null)
-	dec_rate() { # export|report WHICH(cpu|wall): median M events/s
-		for f in "$OUT/decode/$1".*.time; do
-			[ -f "$f" ] && tail -1 "$f" | awk -v n="${nrec:-0}" -v w="$2" '{t = (w == "cpu") ? $1 + $2 : $3; if (t > 0 && n > 0) print n / t / 1e6}'
-		done | median
-	}
 	exp_rate=$(dec_rate export cpu)
-	rep_rate=$(dec_rate report cpu)
 	echo "**Capture size**: $(fmt "$bpe") bytes/event in the capture file (pinned pipe), perf.data $(fmt "$pbpe" %.0f) bytes/event in the same rounds."
 	echo
-	echo "**Decode** of a ${nrec:-?}-event capture on one core, no kernel in the loop (events / CPU time; by wall time in brackets): \`abicap export --perfetto\` $(fmt "$exp_rate") M events/s ($(fmt "$(dec_rate export wall)")), \`abicap report\` $(fmt "$rep_rate") M events/s ($(fmt "$(dec_rate report wall)"))."
+	decode_line
 	echo
 	echo "**Targets**:"
 	echo
