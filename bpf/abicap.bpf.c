@@ -31,9 +31,7 @@ const volatile __u32 events_mask = (1u << ABICAP_EV_COUNT) - 1;
 const volatile bool filter_pids = false;
 const volatile bool filter_tids = false;
 const volatile bool filter_comm = false;
-const volatile char comm_filter[ABICAP_COMM_LEN] = {};
 const volatile bool filter_cpus = false;
-const volatile __u8 cpu_allowed[ABICAP_MAX_CPUS] = {};
 /*
  * Wake the consumer once every wakeup_mask + 1 records of an event on a CPU
  * (a power of two, chosen by the loader so all of them together fill an
@@ -51,6 +49,13 @@ const volatile __s32 cgroup_filter_level = 0;
 /* send records (trace, record); aggregate into maps (serve) */
 const volatile bool stream = true;
 const volatile bool aggregate = false;
+/*
+ * The arrays last: the flags above, which every program reads (the
+ * verifier knows their values, but keeps the loads), share a cache line
+ * or two instead of lying on both sides of 1 KiB.
+ */
+const volatile char comm_filter[ABICAP_COMM_LEN] = {};
+const volatile __u8 cpu_allowed[ABICAP_MAX_CPUS] = {};
 
 /*
  * Every record lost (either transport), for user space to read through the
