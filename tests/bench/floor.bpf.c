@@ -106,17 +106,8 @@ int BPF_PROG(fl_min_switch, bool preempt, struct task_struct *prev,
 		return 0;
 	__builtin_memcpy(e->prev_comm, prev->comm, ABICAP_COMM_LEN);
 	__builtin_memcpy(e->next_comm, next->comm, ABICAP_COMM_LEN);
-	e->prev_pid = prev->pid;
-	e->prev_tgid = prev->tgid;
-	e->prev_prio = prev->prio;
-	e->next_pid = next->pid;
-	e->next_tgid = next->tgid;
-	e->next_prio = next->prio;
-	e->prev_state = abicap_report_state(preempt, prev_state,
-					    prev->exit_state);
-	e->preempt = preempt;
+	fill_fields(e, preempt, prev, next, prev_state);
 	e->flags = ABICAP_SWITCH_PREV_OK | ABICAP_SWITCH_NEXT_OK;
-	e->pad[0] = e->pad[1] = 0;
 	e->prev_cgroup = cg_id(prev);
 	e->next_cgroup = cg_id(next);
 	bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
