@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include "capfile/capfile.h"
 
 static int cmp_ts(const void *a, const void *b)
@@ -104,7 +105,8 @@ struct held {
 };
 
 struct window {
-	struct held *pool;
+	struct held *pool; /* max slots mapped, touched as they are used */
+	size_t mapped; /* bytes */
 	uint32_t *free; /* slots not in use */
 	uint32_t *fifo; /* a ring of slots, in (time, order read) order */
 	uint32_t *heap;
@@ -159,21 +161,42 @@ static void heap_down(struct window *w)
 	h[i] = t;
 }
 
+/*
+ * The pool: a second of records is tens of MB, each written once and read
+ * a second later; with 4 KiB pages nearly every record cost a TLB miss.
+ * Mapped once for max records (memory is taken only as slots are first
+ * used), in huge pages where the system gives them on request
+ * (transparent_hugepage "madvise"; a hint, harmless if refused).
+ */
+static bool pool_map(struct window *w, size_t max)
+{
+	void *p;
+
+	w->mapped = max * sizeof(struct held);
+	p = mmap(NULL, w->mapped, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED) {
+		w->mapped = 0;
+		return false;
+	}
+	madvise(p, w->mapped, MADV_HUGEPAGE);
+	w->pool = p;
+	return true;
+}
+
 /* Room for one more record (slots double up to max): false, no memory. */
 static bool window_room(struct window *w, size_t max)
 {
 	size_t cap = w->cap ? w->cap * 2 : 4096, i;
-	struct held *np;
 	uint32_t *nf, *nq, *nh;
 
 	if (w->nfree)
 		return true;
 	if (cap > max)
 		cap = max;
-	np = realloc(w->pool, cap * sizeof(*np));
-	if (np)
-		w->pool = np;
-	nf = np ? realloc(w->free, cap * sizeof(*nf)) : NULL;
+	if (!w->pool && !pool_map(w, max))
+		return false;
+	nf = realloc(w->free, cap * sizeof(*nf));
 	if (nf)
 		w->free = nf;
 	nh = nf ? realloc(w->heap, cap * sizeof(*nh)) : NULL;
@@ -247,7 +270,8 @@ static bool pass_oldest(struct window *w, uint64_t *passed, capr_cb cb,
 
 static void window_free(struct window *w)
 {
-	free(w->pool);
+	if (w->pool)
+		munmap(w->pool, w->mapped);
 	free(w->free);
 	free(w->fifo);
 	free(w->heap);
