@@ -655,6 +655,7 @@ TABLE=$OUT/table.md
 	echo "| --- | --- | --- |"
 	r=$(ratio "$COST_sched_switch" "$EMPTY_sched_switch")
 	echo "| sched_switch program <= 1.5x the empty program | $(fmt "$r")x | $(verdict "$r" "<=" 1.5) |"
+	echo "| sched_switch program <= 1.2x its floor (the same record, nothing else) | $(fmt "${FLOOR_RATIO_tp_btf_sched_switch:-}")x | $(verdict "${FLOOR_RATIO_tp_btf_sched_switch:-}" "<=" 1.2) |"
 	echo "| pinned pipe slowdown with record <= 1.10x | $(fmt "$RATIO_pipe_pinned_record")x | $(verdict "$RATIO_pipe_pinned_record" "<=" 1.10) |"
 	if [ "$HAVE_SERVE" = 1 ]; then
 		echo "| pinned pipe slowdown in aggregation mode (serve) <= 1.05x | $(fmt "${RATIO_pipe_pinned_serve:-}")x | $(verdict "${RATIO_pipe_pinned_serve:-}" "<=" 1.05) |"
