@@ -478,7 +478,9 @@ int perfetto_losses(struct perfetto *p, const struct capfile_drop *d, size_t n)
 	free(p->loss);
 	p->loss = n ? malloc(n * sizeof(*p->loss)) : NULL;
 	p->nloss = 0;
-	if (n && !p->loss)
+	if (!n)
+		return 0;
+	if (!p->loss)
 		return -ENOMEM;
 	memcpy(p->loss, d, n * sizeof(*d));
 	qsort(p->loss, n, sizeof(*p->loss), cmp_drop);
