@@ -303,7 +303,7 @@ floor_ratio() { # PROG SET FLOOR FLOORSET: median over the rounds of PROG/FLOOR
 floor_table() { # the table, markers included (README between them)
 	local e ev kind set p a f em n pre rt
 	echo "<!-- floor:begin (scripts/bench.sh floor --update-readme) -->"
-	echo "**Programs at their floor** (bpf_stats ns/run, medians of $ROUNDS rounds, \`taskset -c 0 perf bench sched pipe -l $COST_LOOPS\`; every set in its own run on the same load, the sets interleaved in each round; ratio: the median of the rounds' ratios; bpf_stats itself adds ~20 ns a run; method in docs/floor.md):"
+	echo "**Programs at their floor** (measured $(date -u +%F), load $(cut -d' ' -f1 /proc/loadavg); bpf_stats ns/run, medians of $ROUNDS rounds, \`taskset -c 0 perf bench sched pipe -l $COST_LOOPS\`; every set in its own run on the same load, the sets interleaved in each round; ratio: the median of the rounds' ratios; bpf_stats itself adds ~20 ns a run; method in docs/floor.md):"
 	echo
 	echo "| event | abicap program | runs | ns/run | floor: the same record, nothing else (tests/bench/floor.bpf.c) | ns/run | ratio | empty program ns/run |"
 	echo "| --- | --- | --- | --- | --- | --- | --- | --- |"
@@ -323,7 +323,7 @@ floor_table() { # the table, markers included (README between them)
 			em=$(nsper "fl_empty_$ev" "$OUT"/floor/empty.*.tsv)
 			[ "$n" = 0 ] && a=nan f=nan em=nan
 			rt=$(floor_ratio "$p" "$set" "fl_min_$kind" min)
-			echo "| $ev | $p | $(fmt "$n" %.0f) | $(fmt "$a" %.0f) | fl_min_$kind | $(fmt "$f" %.0f) | $(fmt "$rt")x | $(fmt "$em" %.0f) |"
+			echo "| $ev | $p | $(fmt "$n" %.0f) | $(fmt "$a" %.0f) | fl_min_$kind | $(fmt "$f" %.0f) | $(fmt "$rt" "%.2fx") | $(fmt "$em" %.0f) |"
 			eval "FLOOR_RATIO_${pre}_$ev=\$rt"
 		done
 	done
@@ -524,7 +524,7 @@ dec_rate() { # export|report WHICH(cpu|wall): median M events/s (nrec set)
 	done | median
 }
 decode_line() { # the table's decode line
-	echo "**Decode** of a ${nrec:-?}-event capture on one core, no kernel in the loop (events / CPU time; by wall time in brackets): \`abicap export --perfetto\` $(fmt "$(dec_rate export cpu)") M events/s ($(fmt "$(dec_rate export wall)")), \`abicap report\` $(fmt "$(dec_rate report cpu)") M events/s ($(fmt "$(dec_rate report wall)"))."
+	echo "**Decode** (measured $(date -u +%F)) of a ${nrec:-?}-event capture of the pinned pipe on one core, no kernel in the loop (events / CPU time; by wall time in brackets): \`abicap export --perfetto\` $(fmt "$(dec_rate export cpu)") M events/s ($(fmt "$(dec_rate export wall)")), \`abicap report\` $(fmt "$(dec_rate report cpu)") M events/s ($(fmt "$(dec_rate report wall)"))."
 }
 if [ "$DECODE_ONLY" = 1 ]; then
 	nrec=$(awk '{print $2}' "$OUT/decode/cap.counts" 2>/dev/null)
