@@ -534,7 +534,7 @@ if [ "$DECODE_ONLY" = 1 ]; then
 		line=$(cat "$OUT/decode.md")
 		r=$(fmt "$(dec_rate export cpu)")
 		awk -v line="$line" -v r="$r" -v v="$(verdict "$(dec_rate export cpu)" ">=" 5)" '
-			/^\*\*Decode\*\* of a / { print line; next }
+			/^\*\*Decode\*\* / { print line; next }
 			/^\| decode >= 5 M events\/s \(export --perfetto\) \|/ { print "| decode >= 5 M events/s (export --perfetto) | " r " M/s | " v " |"; next }
 			{ print }' README.md >"$OUT/README.decode.md" && cp "$OUT/README.decode.md" README.md
 		log "README.md updated (decode line)"
