@@ -495,9 +495,10 @@ static __always_inline void agg_switch(__u64 ts, struct task_struct *prev,
 
 /*
  * The switch's record: every field read here, after the reservation,
- * straight into the record (the floor's way: nothing held across the
- * helper call, so nothing spilled to the stack); flags: which side passed
- * the task filters; lost: the event was already counted as dropped.
+ * straight into the record (the floor's way: no field's value held across
+ * the helper call, so none spilled to the stack; in raw_tp programs with
+ * task filters, pid and tgid are read again); flags: which side passed the
+ * task filters; lost: the event was already counted as dropped.
  */
 static __always_inline void emit_switch(void *ctx, __u64 ts, __u32 cpu,
 					bool preempt, struct task_struct *prev,
