@@ -31,9 +31,7 @@ const volatile __u32 events_mask = (1u << ABICAP_EV_COUNT) - 1;
 const volatile bool filter_pids = false;
 const volatile bool filter_tids = false;
 const volatile bool filter_comm = false;
-const volatile char comm_filter[ABICAP_COMM_LEN] = {};
 const volatile bool filter_cpus = false;
-const volatile __u8 cpu_allowed[ABICAP_MAX_CPUS] = {};
 /*
  * Wake the consumer once every wakeup_mask + 1 records of an event on a CPU
  * (a power of two, chosen by the loader so all of them together fill an
@@ -51,6 +49,13 @@ const volatile __s32 cgroup_filter_level = 0;
 /* send records (trace, record); aggregate into maps (serve) */
 const volatile bool stream = true;
 const volatile bool aggregate = false;
+/*
+ * The arrays last: the flags above, which every program reads (the
+ * verifier knows their values, but keeps the loads), share a cache line
+ * or two instead of lying on both sides of 1 KiB.
+ */
+const volatile char comm_filter[ABICAP_COMM_LEN] = {};
+const volatile __u8 cpu_allowed[ABICAP_MAX_CPUS] = {};
 
 /*
  * Every record lost (either transport), for user space to read through the
@@ -259,7 +264,7 @@ static __always_inline bool ids_on(struct task_struct *t, __s32 pid,
 static __always_inline bool task_on(struct task_struct *t, __s32 pid,
 				    __s32 tgid, const bool direct)
 {
-	char comm[ABICAP_COMM_LEN];
+	char comm[ABICAP_COMM_LEN] __attribute__((aligned(8)));
 
 	if (!ids_on(t, pid, tgid, direct))
 		return false;
@@ -488,6 +493,58 @@ static __always_inline void agg_switch(__u64 ts, struct task_struct *prev,
 		st->rq_bucket[zero]++;
 }
 
+/*
+ * The switch's record: every field read here, after the reservation,
+ * straight into the record (the floor's way: no field's value held across
+ * the helper call, so none spilled to the stack; in raw_tp programs with
+ * task filters, pid and tgid are read again); flags: which side passed the
+ * task filters; lost: the event was already counted as dropped.
+ */
+static __always_inline void emit_switch(void *ctx, __u64 ts, __u32 cpu,
+					bool preempt, struct task_struct *prev,
+					struct task_struct *next,
+					unsigned int prev_state,
+					const bool have_prev_state, __u8 flags,
+					struct abicap_counter *cnt, bool *lost,
+					const bool direct)
+{
+	struct abicap_switch *e, rec;
+
+	e = reserve(ABICAP_EV_SCHED_SWITCH, sizeof(*e), cpu, ts, &rec, cnt,
+		    lost);
+	if (!e)
+		return;
+	/*
+	 * loads from here on are new to clang: it would otherwise merge them
+	 * with the filters' and aggregation's and hoist them above the call
+	 */
+	barrier_var(prev);
+	barrier_var(next);
+	task_comm(e->prev_comm, prev, direct);
+	task_comm(e->next_comm, next, direct);
+	e->prev_pid = TASK_FIELD(direct, prev, pid);
+	e->prev_tgid = TASK_FIELD(direct, prev, tgid);
+	e->prev_prio = TASK_FIELD(direct, prev, prio);
+	e->next_pid = TASK_FIELD(direct, next, pid);
+	e->next_tgid = TASK_FIELD(direct, next, tgid);
+	e->next_prio = TASK_FIELD(direct, next, prio);
+	e->prev_state = abicap_report_state(preempt,
+			switch_prev_state(prev, prev_state, have_prev_state,
+					  direct),
+			TASK_FIELD(direct, prev, exit_state));
+	e->preempt = preempt;
+	e->flags = flags;
+	e->pad[0] = e->pad[1] = 0;
+	e->prev_cgroup = task_cgroup_id(prev, direct);
+	e->next_cgroup = task_cgroup_id(next, direct);
+	submit(ctx, e, sizeof(*e), cnt, lost);
+}
+
+/*
+ * Without task filters and aggregation (the loader's flags, constants to
+ * the verifier, which drops the code they guard), a switch is: the time,
+ * the counter, the record.
+ */
 static __always_inline int on_switch(void *ctx, bool preempt,
 				     struct task_struct *prev,
 				     struct task_struct *next,
@@ -499,57 +556,39 @@ static __always_inline int on_switch(void *ctx, bool preempt,
 	__u64 ts = bpf_ktime_get_ns();
 	__u32 cpu = bpf_get_smp_processor_id();
 	struct abicap_counter *cnt;
-	struct abicap_switch *e, rec;
-	__s32 prev_tgid, next_tgid, prev_pid, next_pid;
-	__u64 prev_cg, next_cg;
 	bool prev_ok = true, next_ok = true, lost = false;
-	__u32 state;
 
 	if (!event_on(ABICAP_EV_SCHED_SWITCH) || !cpu_on(cpu))
 		return 0;
-	prev_tgid = TASK_FIELD(direct, prev, tgid);
-	next_tgid = TASK_FIELD(direct, next, tgid);
-	prev_pid = TASK_FIELD(direct, prev, pid);
-	next_pid = TASK_FIELD(direct, next, pid);
 	if (TASK_FILTERS) {
 		/* each side: the record says which passed (report needs both) */
-		prev_ok = task_on(prev, prev_pid, prev_tgid, direct);
-		next_ok = task_on(next, next_pid, next_tgid, direct);
+		prev_ok = task_on(prev, TASK_FIELD(direct, prev, pid),
+				  TASK_FIELD(direct, prev, tgid), direct);
+		next_ok = task_on(next, TASK_FIELD(direct, next, pid),
+				  TASK_FIELD(direct, next, tgid), direct);
 		if (!prev_ok && !next_ok)
 			return 0;
 	}
 	cnt = count_seen(ABICAP_EV_SCHED_SWITCH);
-	prev_state = switch_prev_state(prev, prev_state, have_prev_state,
-				       direct);
-	state = abicap_report_state(preempt, prev_state,
-				    TASK_FIELD(direct, prev, exit_state));
-	prev_cg = task_cgroup_id(prev, direct);
-	next_cg = task_cgroup_id(next, direct);
-	if (aggregate)
-		agg_switch(ts, prev, prev_pid, prev_cg, prev_ok, state, next,
-			   next_pid, next_cg, next_ok, cnt, &lost, tstore);
+	if (aggregate) {
+		__u64 prev_cg = task_cgroup_id(prev, direct);
+		__u32 state;
+
+		prev_state = switch_prev_state(prev, prev_state,
+					       have_prev_state, direct);
+		state = abicap_report_state(preempt, prev_state,
+					    TASK_FIELD(direct, prev, exit_state));
+		agg_switch(ts, prev, TASK_FIELD(direct, prev, pid), prev_cg,
+			   prev_ok, state, next, TASK_FIELD(direct, next, pid),
+			   task_cgroup_id(next, direct), next_ok, cnt, &lost,
+			   tstore);
+	}
 	if (!stream)
 		return 0;
-	e = reserve(ABICAP_EV_SCHED_SWITCH, sizeof(*e), cpu, ts, &rec, cnt,
-		    &lost);
-	if (!e)
-		return 0;
-	task_comm(e->prev_comm, prev, direct);
-	task_comm(e->next_comm, next, direct);
-	e->prev_pid = prev_pid;
-	e->prev_tgid = prev_tgid;
-	e->prev_prio = TASK_FIELD(direct, prev, prio);
-	e->next_pid = next_pid;
-	e->next_tgid = next_tgid;
-	e->next_prio = TASK_FIELD(direct, next, prio);
-	e->prev_state = state;
-	e->preempt = preempt;
-	e->flags = (prev_ok ? ABICAP_SWITCH_PREV_OK : 0) |
-		   (next_ok ? ABICAP_SWITCH_NEXT_OK : 0);
-	e->pad[0] = e->pad[1] = 0;
-	e->prev_cgroup = prev_cg;
-	e->next_cgroup = next_cg;
-	submit(ctx, e, sizeof(*e), cnt, &lost);
+	emit_switch(ctx, ts, cpu, preempt, prev, next, prev_state,
+		    have_prev_state,
+		    (prev_ok ? ABICAP_SWITCH_PREV_OK : 0) |
+		    (next_ok ? ABICAP_SWITCH_NEXT_OK : 0), cnt, &lost, direct);
 	return 0;
 }
 
@@ -560,7 +599,8 @@ static __always_inline int on_switch(void *ctx, bool preempt,
  * hand; where the context cannot be told (no preempt_count: see
  * in_irq_context) a filter never keeps a wakeup on the waker's account.
  */
-static __always_inline struct waker current_waker(enum abicap_event ev)
+static __always_inline struct waker current_waker(enum abicap_event ev,
+						 const bool direct)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	struct waker w = { .pid = (__s32)id, .tgid = (__s32)(id >> 32) };
@@ -568,7 +608,7 @@ static __always_inline struct waker current_waker(enum abicap_event ev)
 
 	/* sched_wakeup_new runs in the parent's fork, never in an interrupt */
 	if (ev == ABICAP_EV_SCHED_WAKING)
-		irq = in_irq_context();
+		irq = in_irq_context(direct);
 	if (irq > 0) {
 		w.pid = w.tgid = ABICAP_PID_INTERRUPT;
 		return w;
@@ -647,7 +687,7 @@ static __always_inline int on_wakeup(void *ctx, enum abicap_event ev,
 
 	pid = TASK_FIELD(direct, p, pid);
 	if (ev != ABICAP_EV_SCHED_WAKEUP)
-		w = current_waker(ev);
+		w = current_waker(ev, direct);
 	/* wakers for sched_wakeup's records (no records: no wakers) */
 	if (stream && ev == ABICAP_EV_SCHED_WAKING &&
 	    event_on(ABICAP_EV_SCHED_WAKEUP))

@@ -12,11 +12,17 @@
 
 #define TASK_FIELD(direct, t, f) ((direct) ? (t)->f : BPF_CORE_READ(t, f))
 
+/*
+ * dst must be 8-byte aligned (the records' comm fields are, and so is
+ * every local copy): said so, the direct copy is two 8-byte loads and
+ * stores; without it clang copies byte by byte (32 instructions a comm,
+ * about 15 ns a sched_switch), since a parameter's alignment is not known.
+ */
 static __always_inline void task_comm(char dst[16], struct task_struct *t,
 				      const bool direct)
 {
 	if (direct)
-		__builtin_memcpy(dst, t->comm, 16);
+		__builtin_memcpy(__builtin_assume_aligned(dst, 8), t->comm, 16);
 	else
 		bpf_core_read(dst, 16, &t->comm);
 }

@@ -296,7 +296,7 @@ static void no_line_near(const struct orc_trace *t, const struct abicap_wakeup *
 		       cur ? cur->line : "(none)");
 }
 
-static volatile int stop_busy;
+static volatile int stop_busy, naps_done;
 
 /* Keeps a CPU busy: interrupts there interrupt a followed task. */
 static void *busy(void *arg)
@@ -308,13 +308,17 @@ static void *busy(void *arg)
 	return NULL;
 }
 
-/* Sleeps 1 ms at a time: woken by the hrtimer interrupt. */
+/*
+ * Sleeps 1 ms at a time, 200 times whatever the load: woken by the hrtimer
+ * interrupt.
+ */
 static void *napper(void *arg)
 {
 	(void)arg;
 	prctl(PR_SET_NAME, "abc_nap");
-	for (int i = 0; i < 200 && !stop_busy; i++)
+	for (int i = 0; i < 200; i++)
 		sleep_us(1000);
+	naps_done = 1;
 	return NULL;
 }
 
@@ -331,11 +335,12 @@ static const char *ctx_name(char c)
  * or ksoftirqd running it in task context. No wakeup of another process
  * is kept on account of an interrupted followed task.
  */
-Test(truth_bpf, wakers_agree_with_tracefs_sched_waking, .timeout = 120)
+static void wakers_agree(enum attach_mode mode)
 {
 	struct capture_opts o = {
 		.events = EV(ABICAP_EV_SCHED_WAKING) | EV(ABICAP_EV_SCHED_WAKEUP),
 		.npids = 1,
+		.mode = mode,
 	};
 	struct collected col = { 0 };
 	struct orc_trace tl = { 0 };
@@ -352,10 +357,14 @@ Test(truth_bpf, wakers_agree_with_tracefs_sched_waking, .timeout = 120)
 	sleep_us(2000);
 	ti = oracle_start();
 	stop_busy = 0;
+	naps_done = 0;
 	cr_assert_eq(pthread_create(&b1, NULL, busy, NULL), 0);
 	cr_assert_eq(pthread_create(&b2, NULL, busy, NULL), 0);
 	cr_assert_eq(pthread_create(&n1, NULL, napper, NULL), 0);
+	/* until every nap is over (a busy machine stretches them) */
 	poll_for(c, 400);
+	while (!naps_done)
+		poll_for(c, 50);
 	stop_busy = 1;
 	pthread_join(b1, NULL);
 	pthread_join(b2, NULL);
@@ -405,6 +414,18 @@ Test(truth_bpf, wakers_agree_with_tracefs_sched_waking, .timeout = 120)
 	orc_trace_free(&tl);
 	capture_close(c);
 	collected_free(&col);
+}
+
+/* tp_btf: current's run queue by plain loads from its trusted pointer */
+Test(truth_bpf, wakers_agree_with_tracefs_sched_waking, .timeout = 120)
+{
+	wakers_agree(ATTACH_AUTO);
+}
+
+/* raw_tp: no trusted pointers, the run queue by probe reads */
+Test(truth_bpf, wakers_agree_with_tracefs_sched_waking_raw_tp, .timeout = 120)
+{
+	wakers_agree(ATTACH_RAW_TP);
 }
 
 /* ---- prev_state of frozen tasks against tracefs's sched_switch ---- */

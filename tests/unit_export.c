@@ -5,6 +5,7 @@
  * Perfetto's protos: every event, field and timestamp comes back.
  */
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,27 @@ static int count(const char *s, const char *needle)
 	for (; *s; s++)
 		n += *s == *needle && !strncmp(s, needle, len);
 	return n;
+}
+
+/*
+ * abicap export CAP --perfetto PF --force, loaded or streamed in one pass
+ * (ABICAP_EXPORT_STREAM_MB=0 makes any capture large): its exit status
+ * checked; its stderr, to free.
+ */
+static char *export_as(const char *cap, const char *pf, bool streamed)
+{
+	struct child ch;
+	char *e;
+
+	if (streamed)
+		setenv("ABICAP_EXPORT_STREAM_MB", "0", 1);
+	spawn(&ch, (char *[]){ (char *)abicap_bin(), "export", (char *)cap,
+			       "--perfetto", (char *)pf, "--force", NULL });
+	unsetenv("ABICAP_EXPORT_STREAM_MB");
+	free(read_all(ch.out_fd));
+	e = read_all(ch.err_fd);
+	cr_assert_eq(wait_exit(&ch, 30), 0, "%s", e);
+	return e;
 }
 
 Test(export, every_event_and_field_round_trips)
@@ -88,18 +110,12 @@ Test(export, every_event_and_field_round_trips)
 	cr_assert_eq(count(txt, "ftrace_events {"), 2);
 	free(txt);
 
-	/* streamed in two passes (as a capture over the size limit is): the same bytes */
+	/* streamed in one pass (as a capture over the size limit is): the same bytes */
 	{
 		char *pf2 = path("k2.pftrace"), *a, *b;
 		size_t la, lb;
 
-		setenv("ABICAP_EXPORT_STREAM_MB", "0", 1);
-		spawn(&ch, (char *[]){ (char *)abicap_bin(), "export", cap,
-				       "--perfetto", pf2, NULL });
-		unsetenv("ABICAP_EXPORT_STREAM_MB");
-		free(read_all(ch.out_fd));
-		free(read_all(ch.err_fd));
-		cr_assert_eq(wait_exit(&ch, 30), 0);
+		free(export_as(cap, pf2, true));
 		a = read_file(pf, &la);
 		b = read_file(pf2, &lb);
 		cr_assert_eq(la, lb);
@@ -295,4 +311,143 @@ Test(export, record_on_a_cpu_past_the_count_is_counted)
 	cr_assert_eq(count(txt, "cpu_idle {"), 2);
 	free(txt);
 	free(out);
+}
+
+/* The files in the scratch directory. */
+static int scratch_files(void)
+{
+	char *dir = strdup(path("x")), *slash = strrchr(dir, '/');
+	struct dirent *d;
+	DIR *dp;
+	int n = 0;
+
+	*slash = 0;
+	dp = opendir(dir);
+	cr_assert(dp);
+	while ((d = readdir(dp)))
+		n += d->d_name[0] != '.';
+	closedir(dp);
+	free(dir);
+	return n;
+}
+
+/*
+ * A large capture streams in one pass (ABICAP_EXPORT_STREAM_MB=0 makes any
+ * capture large): its trace is the loaded export's, byte for byte, even
+ * where the file's order is not the time order (the process tree lists
+ * threads as first seen in time, as the loaded export does), with bundles
+ * full on both CPUs and names that change; nothing is left beside it.
+ */
+Test(export, streamed_export_is_the_loaded_one)
+{
+	enum { N = 5000 };
+	char err[ERRMSG_LEN], *cap = path("s.abicap"), *pl = path("l.pftrace");
+	char *ps = path("s.pftrace"), *a, *b, *txt;
+	struct capw *w = capw_open(cap, false, "{\"ncpus\":2,\"kernel\":\"6.1.0\"}",
+				   err, sizeof(err));
+	union abicap_rec r;
+	size_t la, lb;
+	int files;
+
+	cr_assert(w, "%s", err);
+	for (int i = 0; i < N; i++) {
+		/* pairs written newer first: thread 100 + i + 1 is seen first in the file */
+		int k = i ^ 1;
+
+		memset(&r, 0, sizeof(r));
+		r.sw = (struct abicap_switch){ .hdr = { 1000000 + 1000 * k,
+			ABICAP_EV_SCHED_SWITCH, sizeof(r.sw), k & 1 },
+			.prev_pid = 100 + k, .prev_tgid = 100, .next_pid = 101 + k,
+			.next_tgid = 100, .prev_state = 1 };
+		snprintf(r.sw.prev_comm, sizeof(r.sw.prev_comm), "p%d", k % 7);
+		snprintf(r.sw.next_comm, sizeof(r.sw.next_comm), "n%d", k % 5);
+		cr_assert_eq(capw_add(w, &r, r.hdr.size), 0);
+	}
+	cr_assert_eq(capw_close(w, "{}", err, sizeof(err)), 0);
+	free(export_as(cap, pl, false));
+	files = scratch_files();
+	free(export_as(cap, ps, true));
+	cr_assert_eq(scratch_files(), files + 1, "a file was left beside the trace");
+	a = read_file(pl, &la);
+	b = read_file(ps, &lb);
+	cr_assert_eq(la, lb, "loaded %zu bytes, streamed %zu", la, lb);
+	cr_assert_eq(memcmp(a, b, la), 0, "the streamed export differs");
+	free(a);
+	free(b);
+	txt = protoc_decode(ps);
+	/* the tree first, then two full bundles and a partial one per CPU */
+	cr_assert(strstr(txt, "process_tree {") < strstr(txt, "ftrace_events {"));
+	cr_assert_eq(count(txt, "ftrace_events {"), 6);
+	cr_assert_eq(count(txt, "threads {"), N + 1);
+	free(txt);
+}
+
+/*
+ * issue 21 defect 9: a capture that lost records showed the gap as
+ * ordinary running. Every drop window is a slice named with its count on
+ * a track "abicap losses" (overlapping windows merged), loaded or streamed,
+ * and export says so.
+ */
+Test(export, every_loss_window_is_marked)
+{
+	char err[ERRMSG_LEN], *cap = path("d.abicap"), *pf = path("d.pftrace");
+	char *txt, *e, *p;
+	struct capw *w = capw_open(cap, false, "{\"ncpus\":1,\"kernel\":\"6.1.0\"}",
+				   err, sizeof(err));
+	union abicap_rec r;
+
+	cr_assert(w, "%s", err);
+	memset(&r, 0, sizeof(r));
+	for (int i = 0; i < 4; i++) {
+		r.sw = (struct abicap_switch){ .hdr = { 1000000000ull * (i + 1),
+			ABICAP_EV_SCHED_SWITCH, sizeof(r.sw), 0 },
+			.prev_comm = "abc_a", .next_comm = "abc_b", .prev_pid = 11,
+			.prev_tgid = 11, .next_pid = 12, .next_tgid = 12 };
+		cr_assert_eq(capw_add(w, &r, r.hdr.size), 0);
+	}
+	cr_assert_eq(capw_add_drop(w, 1500000000ull, 2090000000ull, 154109), 0);
+	cr_assert_eq(capw_add_drop(w, 3100000000ull, 3200000000ull, 1), 0);
+	/* overlaps the one before: one slice of both */
+	cr_assert_eq(capw_add_drop(w, 3150000000ull, 3300000000ull, 9), 0);
+	cr_assert_eq(capw_close(w, "{}", err, sizeof(err)), 0);
+
+	for (int streamed = 0; streamed < 2; streamed++) {
+		e = export_as(cap, pf, streamed);
+		cr_assert(strstr(e, "154119 records lost in 3 windows: marked in"),
+			  "%s", e);
+		free(e);
+		txt = protoc_decode(pf);
+		cr_assert(strstr(txt, "track_descriptor {\n    uuid: 188139583853824\n"
+				 "    name: \"abicap losses\"\n"), "%s", txt);
+		for (int i = 0; i < 2; i++) {
+			/* each window: its slice, begun and ended on the track */
+			static const struct {
+				const char *from, *to;
+			} sl[] = {
+				{ "1500000000\n  trusted_packet_sequence_id: 2\n"
+				  "  track_event {\n    type: TYPE_SLICE_BEGIN\n"
+				  "    track_uuid: 188139583853824\n"
+				  "    name: \"154109 records lost\"\n",
+				  "2090000000\n" },
+				{ "3100000000\n  trusted_packet_sequence_id: 2\n"
+				  "  track_event {\n    type: TYPE_SLICE_BEGIN\n"
+				  "    track_uuid: 188139583853824\n"
+				  "    name: \"10 records lost\"\n", "3300000000\n" },
+			};
+			char end[256];
+
+			p = strstr(txt, sl[i].from);
+			cr_assert(p, "no slice from %s in %s", sl[i].from, txt);
+			snprintf(end, sizeof(end), "timestamp: %s  trusted_packet_"
+				 "sequence_id: 2\n  track_event {\n    type: "
+				 "TYPE_SLICE_END\n    track_uuid: 188139583853824\n",
+				 sl[i].to);
+			cr_assert(strstr(p, end), "no end %s in %s", end, txt);
+		}
+		cr_assert_eq(count(txt, "TYPE_SLICE_BEGIN"), 2, "%s", txt);
+		cr_assert_eq(count(txt, "TYPE_SLICE_END"), 2, "%s", txt);
+		/* the switches are all there still */
+		cr_assert_eq(count(txt, "sched_switch {"), 4, "%s", txt);
+		free(txt);
+	}
 }

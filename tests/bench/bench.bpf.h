@@ -21,4 +21,26 @@ struct {
 	__type(value, struct abicap_counter);
 } counters SEC(".maps");
 
+/*
+ * A switch record's ids, prios and state, as on_switch() fills them (flags
+ * 0: the caller's, like the cgroup ids)
+ */
+static __always_inline void fill_fields(struct abicap_switch *e, bool preempt,
+					struct task_struct *prev,
+					struct task_struct *next,
+					unsigned int prev_state)
+{
+	e->prev_pid = prev->pid;
+	e->prev_tgid = prev->tgid;
+	e->prev_prio = prev->prio;
+	e->next_pid = next->pid;
+	e->next_tgid = next->tgid;
+	e->next_prio = next->prio;
+	e->prev_state = abicap_report_state(preempt, prev_state,
+					    prev->exit_state);
+	e->preempt = preempt;
+	e->flags = 0;
+	e->pad[0] = e->pad[1] = 0;
+}
+
 #endif

@@ -93,25 +93,6 @@ enum {
 	F_LEAN = 64, /* count drops only; wake on about 1 record in 512 */
 };
 
-/* the record's ids, prios and state, as on_switch() fills them */
-static __always_inline void fill_fields(struct abicap_switch *e, bool preempt,
-					struct task_struct *prev,
-					struct task_struct *next,
-					unsigned int prev_state)
-{
-	e->prev_pid = prev->pid;
-	e->prev_tgid = prev->tgid;
-	e->prev_prio = prev->prio;
-	e->next_pid = next->pid;
-	e->next_tgid = next->tgid;
-	e->next_prio = next->prio;
-	e->prev_state = abicap_report_state(preempt, prev_state,
-					    prev->exit_state);
-	e->preempt = preempt;
-	e->flags = 0;
-	e->pad[0] = e->pad[1] = 0;
-}
-
 static __always_inline int sw(void *ctx, void *ring, unsigned int f,
 			      bool preempt, struct task_struct *prev,
 			      struct task_struct *next, unsigned int prev_state)

@@ -10,7 +10,7 @@
  * the programs of each PID (found through /proc/PID/fdinfo: abicap's, while
  * it runs) and of the objects, reads run_cnt and run_time_ns, runs COMMAND,
  * and reads them again. The ring buffers of the objects are drained while
- * COMMAND runs. One line per program on FILE (default stdout):
+ * COMMAND runs (every 10 ms, woken or not). One line per program on FILE (default stdout):
  *
  *   NAME <tab> FROM <tab> RUN_CNT <tab> RUN_TIME_NS <tab> NS_PER_RUN
  *
@@ -281,6 +281,9 @@ int main(int argc, char **argv)
 		if (w < 0 && errno != EINTR)
 			die("waitpid: %s", strerror(errno));
 		if (rb && ring_buffer__poll(rb, 10) < 0 && errno != EINTR)
+			die("reading the ring buffers failed");
+		/* programs that never wake the consumer: drained every 10 ms */
+		if (rb && ring_buffer__consume(rb) < 0 && errno != EINTR)
 			die("reading the ring buffers failed");
 	}
 	snapshot(true, out);

@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include "capfile/capfile.h"
 #include "capfile/capsort_ext.h"
 
@@ -86,10 +87,30 @@ int capr_load_max(struct capr *r, union abicap_rec **recs, size_t *n,
 	return c < 0 ? -1 : 0;
 }
 
-/* The window of capr_each(): a binary min-heap on (time, order read). */
+/*
+ * The window of capr_each(): the records held, in a pool of slots, ordered
+ * by (time, order read) in two parts. Records that come in time order (all
+ * but a few of a ring buffer's) join a FIFO of slots at no cost; the others
+ * go into a binary min-heap of slots. The oldest held is the older of the
+ * FIFO's head and the heap's top. (One heap of whole records moved 112
+ * bytes per level, log2 of a second's records per record: half of an
+ * export's time.)
+ */
+/* records ahead of the FIFO's head fetched into the caches */
+#define PREFETCH_AHEAD 8
+
 struct held {
 	union abicap_rec rec;
 	uint64_t seq;
+};
+
+struct window {
+	struct held *pool; /* max slots mapped, touched as they are used */
+	size_t mapped; /* bytes */
+	uint32_t *free; /* slots not in use */
+	uint32_t *fifo; /* a ring of slots, in (time, order read) order */
+	uint32_t *heap;
+	size_t cap, nfree, fhead, fn, hn; /* cap: slots in pool, free, fifo */
 };
 
 static bool held_before(const struct held *a, const struct held *b)
@@ -98,97 +119,215 @@ static bool held_before(const struct held *a, const struct held *b)
 	       (a->rec.hdr.ts_ns == b->rec.hdr.ts_ns && a->seq < b->seq);
 }
 
-static void heap_up(struct held *h, size_t i)
+static bool slot_before(const struct window *w, uint32_t a, uint32_t b)
 {
+	return held_before(&w->pool[a], &w->pool[b]);
+}
+
+static void heap_up(struct window *w, size_t i)
+{
+	uint32_t *h = w->heap, t = h[i];
+
 	while (i) {
 		size_t p = (i - 1) / 2;
-		struct held t;
 
-		if (!held_before(&h[i], &h[p]))
+		if (!slot_before(w, t, h[p]))
 			break;
-		t = h[i];
 		h[i] = h[p];
-		h[p] = t;
 		i = p;
 	}
+	h[i] = t;
 }
 
-static bool held_first(const void *a, const void *b)
+static void heap_down(struct window *w)
 {
-	return held_before(a, b);
+	uint32_t *h = w->heap, t;
+	size_t i = 0, n = w->hn;
+
+	if (!n)
+		return;
+	t = h[0];
+	for (;;) {
+		size_t l = 2 * i + 1, m;
+
+		if (l >= n)
+			break;
+		m = l + 1 < n && slot_before(w, h[l + 1], h[l]) ? l + 1 : l;
+		if (!slot_before(w, h[m], t))
+			break;
+		h[i] = h[m];
+		i = m;
+	}
+	h[i] = t;
 }
 
-static void heap_down(struct held *h, size_t n)
+/*
+ * The pool: a second of records is tens of MB, each written once and read
+ * a second later; with 4 KiB pages nearly every record cost a TLB miss.
+ * Mapped once for max records (memory is taken only as slots are first
+ * used), in huge pages where the system gives them on request
+ * (transparent_hugepage "madvise"; a hint, harmless if refused).
+ */
+static bool pool_map(struct window *w, size_t max)
 {
-	_Static_assert(sizeof(*h) <= 256, "capr_heap_down's room");
-	capr_heap_down(h, n, sizeof(*h), 0, held_first);
+	void *p;
+
+	w->mapped = max * sizeof(struct held);
+	p = mmap(NULL, w->mapped, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED) {
+		w->mapped = 0;
+		return false;
+	}
+	madvise(p, w->mapped, MADV_HUGEPAGE);
+	w->pool = p;
+	return true;
+}
+
+/* Room for one more record (slots double up to max): false, no memory. */
+static bool window_room(struct window *w, size_t max)
+{
+	size_t cap = w->cap ? w->cap * 2 : 4096, i;
+	uint32_t *nf, *nq, *nh;
+
+	if (w->nfree)
+		return true;
+	if (cap > max)
+		cap = max;
+	if (!w->pool && !pool_map(w, max))
+		return false;
+	nf = realloc(w->free, cap * sizeof(*nf));
+	if (nf)
+		w->free = nf;
+	nh = nf ? realloc(w->heap, cap * sizeof(*nh)) : NULL;
+	if (nh)
+		w->heap = nh;
+	nq = nh ? malloc(cap * sizeof(*nq)) : NULL;
+	if (!nq)
+		return false;
+	/* the ring laid out again from its head */
+	for (i = 0; i < w->fn; i++)
+		nq[i] = w->fifo[(w->fhead + i) % w->cap];
+	free(w->fifo);
+	w->fifo = nq;
+	w->fhead = 0;
+	for (i = w->cap; i < cap; i++)
+		w->free[w->nfree++] = (uint32_t)(cap - 1 - (i - w->cap));
+	w->cap = cap;
+	return true;
+}
+
+/* Hold the record in slot s (taken from the free list by the caller). */
+static void window_add(struct window *w, uint32_t s)
+{
+	if (!w->fn ||
+	    !slot_before(w, s, w->fifo[(w->fhead + w->fn - 1) % w->cap])) {
+		w->fifo[(w->fhead + w->fn++) % w->cap] = s;
+		return;
+	}
+	w->heap[w->hn] = s;
+	heap_up(w, w->hn++);
+}
+
+/* The slot of the oldest held record (the window is not empty). */
+static uint32_t window_oldest(const struct window *w)
+{
+	if (!w->hn)
+		return w->fifo[w->fhead];
+	if (!w->fn)
+		return w->heap[0];
+	return slot_before(w, w->heap[0], w->fifo[w->fhead]) ? w->heap[0] :
+							       w->fifo[w->fhead];
 }
 
 /* Pass the oldest held record on: false when cb says stop. */
-static bool pass_oldest(struct held *h, size_t *n, uint64_t *passed,
-			capr_cb cb, void *ctx)
+static bool pass_oldest(struct window *w, uint64_t *passed, capr_cb cb,
+			void *ctx)
 {
+	uint32_t s = window_oldest(w);
 	int stop;
 
-	*passed = h[0].rec.hdr.ts_ns;
-	stop = cb(ctx, &h[0].rec);
-	h[0] = h[--(*n)];
-	heap_down(h, *n);
+	*passed = w->pool[s].rec.hdr.ts_ns;
+	stop = cb(ctx, &w->pool[s].rec);
+	if (w->fn && w->fifo[w->fhead] == s) {
+		w->fhead = (w->fhead + 1) % w->cap;
+		w->fn--;
+		/* held for a second: out of the caches; fetched ahead */
+		if (w->fn > PREFETCH_AHEAD) {
+			const char *a = (const char *)&w->pool[
+				w->fifo[(w->fhead + PREFETCH_AHEAD) % w->cap]];
+
+			__builtin_prefetch(a);
+			__builtin_prefetch(a + sizeof(struct held) - 1);
+		}
+	} else {
+		w->heap[0] = w->heap[--w->hn];
+		heap_down(w);
+	}
+	w->free[w->nfree++] = s;
 	return !stop;
 }
 
-int capr_each_window(struct capr *r, struct capr_window *w, capr_cb cb,
+static void window_free(struct window *w)
+{
+	if (w->pool)
+		munmap(w->pool, w->mapped);
+	free(w->free);
+	free(w->fifo);
+	free(w->heap);
+}
+
+int capr_each_window(struct capr *r, struct capr_window *cw, capr_cb cb,
 		     void *ctx)
 {
-	size_t max = w->max ? w->max : CAPR_WINDOW_MAX;
-	struct held *h = NULL;
-	size_t n = 0, cap = 0;
+	size_t max = cw->max ? cw->max : CAPR_WINDOW_MAX;
+	struct window w = { 0 };
 	uint64_t seq = 0, newest = 0, passed = 0;
 	bool go = true;
 	int c;
 
-	w->late = 0;
-	w->peak = 0;
+	cw->late = 0;
+	cw->peak = 0;
 	for (;;) {
+		struct held *h;
+		uint32_t s;
+		size_t n = w.fn + w.hn;
+
 		/* full: the oldest goes on, whatever the times */
-		if (n == max && !pass_oldest(h, &n, &passed, cb, ctx)) {
+		if (n == max && !pass_oldest(&w, &passed, cb, ctx)) {
 			go = false;
 			c = 0;
 			break;
 		}
-		if (n == cap) {
-			struct held *nh;
-
-			cap = cap ? cap * 2 : 4096;
-			if (cap > max)
-				cap = max;
-			nh = realloc(h, cap * sizeof(*h));
-			if (!nh) {
-				free(h);
-				return -ENOMEM;
-			}
-			h = nh;
+		if (!window_room(&w, max)) {
+			window_free(&w);
+			return -ENOMEM;
 		}
-		c = capr_next(r, &h[n].rec);
+		s = w.free[w.nfree - 1];
+		h = &w.pool[s];
+		c = capr_next(r, &h->rec);
 		if (c != 1)
 			break;
-		h[n].seq = seq++;
-		if (h[n].rec.hdr.ts_ns > newest)
-			newest = h[n].rec.hdr.ts_ns;
-		if (passed && h[n].rec.hdr.ts_ns < passed)
-			w->late++; /* older than one passed on: on as it is */
-		heap_up(h, n++);
-		if (n > w->peak)
-			w->peak = n;
+		w.nfree--;
+		h->seq = seq++;
+		if (h->rec.hdr.ts_ns > newest)
+			newest = h->rec.hdr.ts_ns;
+		if (passed && h->rec.hdr.ts_ns < passed)
+			cw->late++; /* older than one passed on: on as it is */
+		window_add(&w, s);
+		n = w.fn + w.hn;
+		if (n > cw->peak)
+			cw->peak = n;
 		/* pass on what no record to come should precede */
-		while (go && n && h[0].rec.hdr.ts_ns + w->ns < newest)
-			go = pass_oldest(h, &n, &passed, cb, ctx);
+		while (go && (w.fn || w.hn) &&
+		       w.pool[window_oldest(&w)].rec.hdr.ts_ns + cw->ns < newest)
+			go = pass_oldest(&w, &passed, cb, ctx);
 		if (!go)
 			break;
 	}
-	while (go && n)
-		go = pass_oldest(h, &n, &passed, cb, ctx);
-	free(h);
+	while (go && (w.fn || w.hn))
+		go = pass_oldest(&w, &passed, cb, ctx);
+	window_free(&w);
 	return c < 0 ? -1 : 0;
 }
 

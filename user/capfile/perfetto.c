@@ -8,11 +8,14 @@
  * declares the
  * same subset for protoc.
  */
+#define _GNU_SOURCE /* copy_file_range */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include "capfile/capwarn.h"
 #include "capfile/perfetto.h"
 
@@ -31,11 +34,22 @@ enum {
 	WK_COMM = 1, WK_PID, WK_PRIO, WK_SUCCESS, WK_TARGET_CPU,
 	PW_STATE = 1, PW_CPU_ID = 2,
 	TREE_PROCESSES = 1, TREE_THREADS = 2,
+	/* track_event/track_descriptor.proto, track_event.proto */
+	PACKET_TIMESTAMP = 8, PACKET_TRACK_EVENT = 11,
+	PACKET_TRACK_DESCRIPTOR = 60,
+	TD_UUID = 1, TD_NAME = 2,
+	TE_TYPE = 9, TE_TRACK_UUID = 11, TE_NAME = 23,
+	TE_SLICE_BEGIN = 1, TE_SLICE_END = 2,
 	PROC_PID = 1, PROC_CMDLINE = 3,
 	THREAD_TID = 1, THREAD_NAME = 2, THREAD_TGID = 3,
 };
 
 #define EVENTS_PER_BUNDLE 1000
+/* the loss track: a uuid of its own, its packets on a sequence of their own */
+#define LOSS_TRACK_UUID 0xab1ca9105500ull
+#define LOSS_TRACK_NAME "abicap losses"
+#define LOSS_SEQUENCE 2
+#define SPILL_COPY (1 << 20) /* bytes a read where the kernel cannot copy */
 
 struct pb {
 	unsigned char *p;
@@ -153,15 +167,21 @@ static void pb_free(struct pb *b)
 	memset(b, 0, sizeof(*b));
 }
 
-/* One FtraceEvent for the record into ev (reset first). */
-static void encode_event(struct pb *ev, struct pb *sub, const union abicap_rec *r)
+/*
+ * One FtraceEvent for the record, appended to the bundle b: its payload
+ * (sched_switch, ...) encoded into sub, its own fields before it written
+ * straight into b (no copy of the whole event).
+ */
+static void encode_event(struct pb *b, struct pb *sub, const union abicap_rec *r)
 {
-	pb_reset(ev);
+	unsigned char head[48];
+	uint32_t kind = 0, pid = 0;
+	size_t n = 0;
+
 	pb_reset(sub);
-	field_uint(ev, EV_TIMESTAMP, r->hdr.ts_ns);
 	switch (r->hdr.type) {
 	case ABICAP_EV_SCHED_SWITCH:
-		field_uint(ev, EV_PID, (uint32_t)r->sw.prev_pid);
+		pid = (uint32_t)r->sw.prev_pid;
 		field_str(sub, SW_PREV_COMM, r->sw.prev_comm, ABICAP_COMM_LEN);
 		field_int(sub, SW_PREV_PID, r->sw.prev_pid);
 		field_int(sub, SW_PREV_PRIO, r->sw.prev_prio);
@@ -169,44 +189,63 @@ static void encode_event(struct pb *ev, struct pb *sub, const union abicap_rec *
 		field_str(sub, SW_NEXT_COMM, r->sw.next_comm, ABICAP_COMM_LEN);
 		field_int(sub, SW_NEXT_PID, r->sw.next_pid);
 		field_int(sub, SW_NEXT_PRIO, r->sw.next_prio);
-		field_msg(ev, EV_SCHED_SWITCH, sub);
+		kind = EV_SCHED_SWITCH;
 		break;
 	case ABICAP_EV_SCHED_WAKEUP:
 	case ABICAP_EV_SCHED_WAKING:
 	case ABICAP_EV_SCHED_WAKEUP_NEW:
 		/* the event's pid is the task it ran in: the waker */
-		field_uint(ev, EV_PID, r->wk.waker_pid > 0 ? (uint32_t)r->wk.waker_pid : 0);
+		pid = r->wk.waker_pid > 0 ? (uint32_t)r->wk.waker_pid : 0;
 		field_str(sub, WK_COMM, r->wk.comm, ABICAP_COMM_LEN);
 		field_int(sub, WK_PID, r->wk.pid);
 		field_int(sub, WK_PRIO, r->wk.prio);
 		field_int(sub, WK_SUCCESS, 1);
 		field_int(sub, WK_TARGET_CPU, r->wk.target_cpu);
-		field_msg(ev, r->hdr.type == ABICAP_EV_SCHED_WAKEUP ? EV_SCHED_WAKEUP :
-			  r->hdr.type == ABICAP_EV_SCHED_WAKING ? EV_SCHED_WAKING :
-			  EV_SCHED_WAKEUP_NEW, sub);
+		kind = r->hdr.type == ABICAP_EV_SCHED_WAKEUP ? EV_SCHED_WAKEUP :
+		       r->hdr.type == ABICAP_EV_SCHED_WAKING ? EV_SCHED_WAKING :
+		       EV_SCHED_WAKEUP_NEW;
 		break;
 	case ABICAP_EV_CPU_IDLE:
 	case ABICAP_EV_CPU_FREQUENCY:
-		field_uint(ev, EV_PID, 0);
 		field_uint(sub, PW_STATE, r->pw.state);
 		field_uint(sub, PW_CPU_ID, r->pw.cpu_id);
-		field_msg(ev, r->hdr.type == ABICAP_EV_CPU_IDLE ? EV_CPU_IDLE :
-			  EV_CPU_FREQUENCY, sub);
+		kind = r->hdr.type == ABICAP_EV_CPU_IDLE ? EV_CPU_IDLE :
+		       EV_CPU_FREQUENCY;
 		break;
 	}
+	n += varint_enc(head + n, EV_TIMESTAMP << 3);
+	n += varint_enc(head + n, r->hdr.ts_ns);
+	if (kind) {
+		n += varint_enc(head + n, EV_PID << 3);
+		n += varint_enc(head + n, pid);
+		n += varint_enc(head + n, (uint64_t)kind << 3 | 2);
+		n += varint_enc(head + n, sub->len);
+	} else {
+		pb_reset(sub); /* a type this writer does not know: the time only */
+	}
+	varint(b, (uint64_t)BUNDLE_EVENT << 3 | 2);
+	varint(b, n + sub->len);
+	put(b, head, n);
+	put(b, sub->p, sub->len);
 }
 
 /*
- * Trace.packet = TracePacket{sequence id, field = msg}: the headers are
- * encoded here and msg is written after them as it is, without a copy.
+ * Trace.packet = TracePacket{timestamp (0: none), sequence id, field =
+ * msg}: the headers are encoded here and msg is written after them as it
+ * is, without a copy.
  */
-static int emit_packet(FILE *out, uint32_t field, const struct pb *msg)
+static int emit_packet_on(FILE *out, uint64_t ts, uint32_t seq, uint32_t field,
+			  const struct pb *msg)
 {
-	unsigned char pkt[32], hdr[16];
+	unsigned char pkt[48], hdr[16];
 	size_t np = 0, nh = 0;
 
+	if (ts) {
+		np += varint_enc(pkt + np, PACKET_TIMESTAMP << 3);
+		np += varint_enc(pkt + np, ts);
+	}
 	np += varint_enc(pkt + np, PACKET_SEQUENCE_ID << 3);
-	np += varint_enc(pkt + np, 1);
+	np += varint_enc(pkt + np, seq);
 	np += varint_enc(pkt + np, (uint64_t)field << 3 | 2);
 	np += varint_enc(pkt + np, msg->len);
 	nh += varint_enc(hdr + nh, TRACE_PACKET << 3 | 2);
@@ -216,6 +255,11 @@ static int emit_packet(FILE *out, uint32_t field, const struct pb *msg)
 	    (msg->len && fwrite(msg->p, 1, msg->len, out) != msg->len))
 		return -errno;
 	return 0;
+}
+
+static int emit_packet(FILE *out, uint32_t field, const struct pb *msg)
+{
+	return emit_packet_on(out, 0, 1, field, msg);
 }
 
 struct thr {
@@ -305,11 +349,15 @@ static void note_thread(struct threads *t, int32_t tid, int32_t tgid,
 
 struct perfetto {
 	FILE *out;
+	struct capfile_drop *loss; /* perfetto_losses(): sorted, merged */
+	size_t nloss;
+	FILE *spill; /* perfetto_spill(): the event bundles until the tree */
+	FILE *ev_out; /* where event bundles go: out, or spill */
 	int ncpus;
 	struct threads t; /* every thread seen, with its last name */
 	struct pb *bundle; /* per CPU: the FtraceEventBundle being filled */
 	size_t *count;
-	struct pb ev, sub;
+	struct pb sub;
 	uint64_t bad_cpu; /* records naming a CPU past ncpus: left out */
 	int err;
 };
@@ -321,6 +369,7 @@ struct perfetto *perfetto_new(FILE *out, int ncpus)
 	if (!p)
 		return NULL;
 	p->out = out;
+	p->ev_out = out;
 	p->ncpus = ncpus;
 	p->bundle = calloc(ncpus, sizeof(*p->bundle));
 	p->count = calloc(ncpus, sizeof(*p->count));
@@ -371,6 +420,84 @@ int perfetto_system(struct perfetto *p, const struct perfetto_uts *uts)
 	return ret;
 }
 
+/*
+ * The loss windows, on a track of their own: a slice over each window
+ * named with its count. A window is (start_ns, end_ns]; a slice on a track
+ * needs a start after the trace's zero and an end after its start.
+ */
+static int emit_losses(struct perfetto *p)
+{
+	struct pb m = { 0 }, ev = { 0 };
+	char name[64];
+	int ret = 0;
+
+	if (!p->nloss)
+		return 0;
+	field_uint(&m, TD_UUID, LOSS_TRACK_UUID);
+	field_str(&m, TD_NAME, LOSS_TRACK_NAME, sizeof(LOSS_TRACK_NAME));
+	ret = m.oom ? -ENOMEM :
+	      emit_packet_on(p->out, 0, LOSS_SEQUENCE, PACKET_TRACK_DESCRIPTOR, &m);
+	for (size_t i = 0; i < p->nloss && !ret; i++) {
+		const struct capfile_drop *d = &p->loss[i];
+		uint64_t start = d->start_ns ? d->start_ns : 1;
+
+		snprintf(name, sizeof(name), "%llu record%s lost",
+			 (unsigned long long)d->count, d->count == 1 ? "" : "s");
+		pb_reset(&ev);
+		field_uint(&ev, TE_TYPE, TE_SLICE_BEGIN);
+		field_uint(&ev, TE_TRACK_UUID, LOSS_TRACK_UUID);
+		field_str(&ev, TE_NAME, name, sizeof(name));
+		ret = ev.oom ? -ENOMEM :
+		      emit_packet_on(p->out, start, LOSS_SEQUENCE,
+				     PACKET_TRACK_EVENT, &ev);
+		pb_reset(&ev);
+		field_uint(&ev, TE_TYPE, TE_SLICE_END);
+		field_uint(&ev, TE_TRACK_UUID, LOSS_TRACK_UUID);
+		if (!ret)
+			ret = ev.oom ? -ENOMEM :
+			      emit_packet_on(p->out, d->end_ns > start ?
+					     d->end_ns : start + 1, LOSS_SEQUENCE,
+					     PACKET_TRACK_EVENT, &ev);
+	}
+	pb_free(&m);
+	pb_free(&ev);
+	return ret;
+}
+
+static int cmp_drop(const void *a, const void *b)
+{
+	const struct capfile_drop *x = a, *y = b;
+
+	return x->start_ns < y->start_ns ? -1 : x->start_ns > y->start_ns;
+}
+
+int perfetto_losses(struct perfetto *p, const struct capfile_drop *d, size_t n)
+{
+	size_t k = 0;
+
+	free(p->loss);
+	p->loss = n ? malloc(n * sizeof(*p->loss)) : NULL;
+	p->nloss = 0;
+	if (!n)
+		return 0;
+	if (!p->loss)
+		return -ENOMEM;
+	memcpy(p->loss, d, n * sizeof(*d));
+	qsort(p->loss, n, sizeof(*p->loss), cmp_drop);
+	/* slices on one track nest: overlapping windows become one */
+	for (size_t i = 0; i < n; i++) {
+		if (k && p->loss[i].start_ns <= p->loss[k - 1].end_ns) {
+			if (p->loss[i].end_ns > p->loss[k - 1].end_ns)
+				p->loss[k - 1].end_ns = p->loss[i].end_ns;
+			p->loss[k - 1].count += p->loss[i].count;
+			continue;
+		}
+		p->loss[k++] = p->loss[i];
+	}
+	p->nloss = k;
+	return 0;
+}
+
 int perfetto_tree(struct perfetto *p)
 {
 	const struct thr *t = p->t.v;
@@ -394,6 +521,8 @@ int perfetto_tree(struct perfetto *p)
 	      emit_packet(p->out, PACKET_PROCESS_TREE, &tree);
 	pb_free(&tree);
 	pb_free(&m);
+	if (!ret)
+		ret = emit_losses(p);
 	if (ret && !p->err)
 		p->err = ret;
 	return ret;
@@ -411,15 +540,14 @@ int perfetto_event(struct perfetto *p, const union abicap_rec *r)
 	}
 	if (!p->bundle[cpu].len)
 		field_uint(&p->bundle[cpu], BUNDLE_CPU, cpu);
-	encode_event(&p->ev, &p->sub, r);
-	field_msg(&p->bundle[cpu], BUNDLE_EVENT, &p->ev);
+	encode_event(&p->bundle[cpu], &p->sub, r);
 	if (++p->count[cpu] == EVENTS_PER_BUNDLE) {
-		p->err = emit_packet(p->out, PACKET_FTRACE_EVENTS,
+		p->err = emit_packet(p->ev_out, PACKET_FTRACE_EVENTS,
 				     &p->bundle[cpu]);
 		pb_reset(&p->bundle[cpu]);
 		p->count[cpu] = 0;
 	}
-	if (p->ev.oom || p->sub.oom || p->bundle[cpu].oom)
+	if (p->sub.oom || p->bundle[cpu].oom)
 		p->err = -ENOMEM;
 	return p->err;
 }
@@ -429,9 +557,60 @@ uint64_t perfetto_bad_cpu(const struct perfetto *p)
 	return p->bad_cpu;
 }
 
+void perfetto_spill(struct perfetto *p, FILE *spill)
+{
+	p->spill = spill;
+	p->ev_out = spill;
+}
+
+/* The spill's bytes after what out holds: 0 or -errno. */
+static int copy_spill(FILE *spill, FILE *out)
+{
+	off_t off = 0, end;
+	int in = fileno(spill), o = fileno(out), ret = 0;
+	char *buf;
+	ssize_t n;
+
+	if (fflush(spill) || fflush(out))
+		return -errno;
+	end = lseek(in, 0, SEEK_END);
+	if (end < 0)
+		return -errno;
+	/* in the kernel where it can (one file system), else through buf */
+	while (off < end) {
+		n = copy_file_range(in, &off, o, NULL, end - off, 0);
+		if (n <= 0)
+			break;
+	}
+	if (off == end)
+		return 0;
+	buf = malloc(SPILL_COPY);
+	if (!buf)
+		return -ENOMEM;
+	while (off < end && !ret) {
+		n = pread(in, buf, SPILL_COPY, off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			ret = n ? -errno : -EIO;
+		else if (fwrite(buf, 1, n, out) != (size_t)n)
+			ret = -errno;
+		else
+			off += n;
+	}
+	free(buf);
+	return ret;
+}
+
 int perfetto_finish(struct perfetto *p)
 {
 	int ret = p->err;
+
+	/* the tree of every thread seen, then the events held back */
+	if (p->spill && !ret)
+		ret = perfetto_tree(p);
+	if (p->spill && !ret)
+		ret = copy_spill(p->spill, p->out);
 
 	for (int c = 0; c < p->ncpus && !ret; c++)
 		if (p->count[c])
@@ -441,10 +620,10 @@ int perfetto_finish(struct perfetto *p)
 		pb_free(&p->bundle[c]);
 	free(p->bundle);
 	free(p->count);
-	pb_free(&p->ev);
 	pb_free(&p->sub);
 	free(p->t.v);
 	free(p->t.index);
+	free(p->loss);
 	if (!ret && fflush(p->out))
 		ret = -errno;
 	free(p);

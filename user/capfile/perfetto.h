@@ -5,6 +5,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include "capfile/capfile.h"
 #include "event/record.h"
 
 /*
@@ -34,6 +35,21 @@ void perfetto_thread(struct perfetto *p, const union abicap_rec *r);
 int perfetto_tree(struct perfetto *p);
 int perfetto_event(struct perfetto *p, const union abicap_rec *r);
 int perfetto_finish(struct perfetto *p);
+/*
+ * In one pass instead: perfetto_system(), perfetto_spill(), then
+ * perfetto_thread() and perfetto_event() for each record in time order;
+ * the event bundles go to spill (a file opened for reading and writing,
+ * the caller's to close) and perfetto_finish() writes the process tree,
+ * the spill's bytes and the last bundles to out: the same bytes as the
+ * passes above.
+ */
+void perfetto_spill(struct perfetto *p, FILE *spill);
+/*
+ * The capture's drop windows (before perfetto_tree, which writes them after
+ * the process tree): a track "abicap losses" with a slice over each window
+ * named with its count, overlapping windows merged. 0 or -ENOMEM.
+ */
+int perfetto_losses(struct perfetto *p, const struct capfile_drop *d, size_t n);
 /* Records left out for naming a CPU past ncpus (before perfetto_finish). */
 uint64_t perfetto_bad_cpu(const struct perfetto *p);
 

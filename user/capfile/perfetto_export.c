@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
- * A capture file as a Perfetto trace: loaded, or read twice where it is
- * large (a bounded window of records), written through the Perfetto writer.
+ * A capture file as a Perfetto trace: loaded, or where it is large read
+ * once through a bounded window of records, written through the Perfetto
+ * writer.
  */
+#define _GNU_SOURCE /* O_TMPFILE */
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
+#include <libgen.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +24,9 @@
 #include "lib/outfile.h"
 #include "lib/util.h"
 
+/* bytes written at a time: a trace takes about 46 bytes an event */
+#define EXPORT_WRITE_BUF ((size_t)1 << 20)
+
 /* Captures with more records than this stream (96 MiB loaded). */
 #define EXPORT_LOAD_MAX ((size_t)1 << 20)
 
@@ -35,31 +41,6 @@ static long long stream_bytes(void)
 	return (long long)mb << 20;
 }
 
-/* The window of this export (export_perfetto_window), all by default. */
-static struct timewin export_win = { 0, UINT64_MAX };
-
-/* The events into p, those outside export_win left out. */
-struct window_feed {
-	struct perfetto *p;
-	bool started;
-	uint64_t t0;
-	uint64_t *fed; /* records passed on */
-};
-
-static int add_event(void *ctx, const union abicap_rec *rec)
-{
-	struct window_feed *wf = ctx;
-
-	if (!wf->started) {
-		wf->started = true;
-		wf->t0 = rec->hdr.ts_ns;
-	}
-	if (!timewin_has(&export_win, wf->t0, rec->hdr.ts_ns))
-		return 0;
-	(*wf->fed)++;
-	return perfetto_event(wf->p, rec);
-}
-
 /* What an export wrote and left out, for the closing lines. */
 struct export_stats {
 	size_t n; /* records read */
@@ -68,59 +49,130 @@ struct export_stats {
 	uint64_t fed; /* records inside the window */
 };
 
+/* The window of this export (export_perfetto_window), all by default. */
+static struct timewin export_win = { 0, UINT64_MAX };
+
+struct streaming {
+	struct perfetto *p;
+	struct export_stats *st;
+	bool started;
+	uint64_t t0; /* the first record's time: the window counts from it */
+};
+
+/* An event into the trace if it lies inside export_win. */
+static int window_event(struct streaming *s, const union abicap_rec *rec)
+{
+	if (!s->started) {
+		s->started = true;
+		s->t0 = rec->hdr.ts_ns;
+	}
+	if (!timewin_has(&export_win, s->t0, rec->hdr.ts_ns))
+		return 0;
+	s->st->fed++;
+	return perfetto_event(s->p, rec);
+}
+
+/* Every thread named in the process tree, the window's events after it. */
+static int add_record(void *ctx, const union abicap_rec *rec)
+{
+	struct streaming *s = ctx;
+
+	s->st->n++;
+	perfetto_thread(s->p, rec);
+	return window_event(s, rec);
+}
+
+/* The capture's drop windows, marked in the trace: 0 or -ENOMEM. */
+static int export_losses(struct perfetto *p, struct capr *r)
+{
+	size_t n;
+	const struct capfile_drop *d = capr_drops(r, &n);
+
+	return perfetto_losses(p, d, n);
+}
+
 /*
- * In two passes that hold no more than a reordering window: the threads
- * first (the process tree comes before the events), then the events in
- * time order. As capr_load() returns; *werr: a write error (-errno).
+ * Where the event bundles wait for the process tree: an unnamed file in
+ * the trace's directory (the file system that takes the trace, where the
+ * kernel can copy it back), else one in $TMPDIR. NULL with errno.
  */
-static int export_stream(const char *cap, struct capr *r, FILE *out,
+static FILE *spill_open(const char *outp)
+{
+	char *dup = strdup(outp);
+	int fd = dup ? open(dirname(dup), O_TMPFILE | O_RDWR | O_CLOEXEC,
+			    0600) : -1;
+	FILE *f;
+
+	free(dup);
+	if (fd < 0) {
+		f = tmpfile();
+		if (f)
+			setvbuf(f, NULL, _IOFBF, EXPORT_WRITE_BUF);
+		return f;
+	}
+	f = fdopen(fd, "w+b");
+	if (!f)
+		close(fd);
+	else
+		setvbuf(f, NULL, _IOFBF, EXPORT_WRITE_BUF);
+	return f;
+}
+
+/*
+ * In one pass that holds no more than a reordering window: each record in
+ * time order noted (the threads) and encoded, its bundle held in a spill
+ * file until the process tree, which comes first, is complete (the bytes
+ * of a two-pass export). The one place a large export reads records. As
+ * capr_load() returns; *werr: a write error (-errno).
+ */
+static int export_stream(const char *outp, struct capr *r, FILE *out,
 			 int ncpus, const struct perfetto_uts *uts,
 			 struct export_stats *st, int *werr)
 {
-	struct perfetto *p = perfetto_new(out, ncpus);
-	union abicap_rec rec;
-	struct capr *again;
-	char err[ERRMSG_LEN];
+	struct streaming s = { .st = st };
+	FILE *spill = spill_open(outp);
 	int c;
 
-	if (!p)
-		return -ENOMEM;
-	perfetto_system(p, uts);
-	while ((c = capr_next(r, &rec)) == 1) {
-		perfetto_thread(p, &rec);
-		st->n++;
+	if (!spill) {
+		*werr = -errno;
+		return 0;
 	}
-	perfetto_tree(p);
-	again = capr_open(cap, err, sizeof(err));
-	if (!again) {
-		*werr = perfetto_finish(p);
+	s.p = perfetto_new(out, ncpus);
+	if (!s.p || export_losses(s.p, r)) {
+		if (s.p)
+			*werr = perfetto_finish(s.p);
+		fclose(spill);
 		return -ENOMEM;
 	}
-	/* the second pass stops where the first did */
-	capr_each(again, CAPR_WINDOW_NS, add_event,
-		  &(struct window_feed){ .p = p, .fed = &st->fed }, &st->late);
-	capr_close(again);
-	st->bad_cpu = perfetto_bad_cpu(p);
-	*werr = perfetto_finish(p);
-	return c < 0 ? -1 : 0;
+	perfetto_system(s.p, uts);
+	perfetto_spill(s.p, spill);
+	c = capr_each(r, CAPR_WINDOW_NS, add_record, &s, &st->late);
+	st->bad_cpu = perfetto_bad_cpu(s.p);
+	*werr = perfetto_finish(s.p);
+	fclose(spill);
+	return c;
 }
 
 /* Loaded records (sorted): 0 or -errno. */
-static int export_loaded(FILE *out, const union abicap_rec *recs, int ncpus,
-			 const struct perfetto_uts *uts, struct export_stats *st)
+static int export_loaded(FILE *out, struct capr *r, const union abicap_rec *recs,
+			 int ncpus, const struct perfetto_uts *uts,
+			 struct export_stats *st)
 {
 	struct perfetto *p = perfetto_new(out, ncpus);
+	struct streaming s = { .p = p, .st = st };
 
 	if (!p)
 		return -ENOMEM;
+	if (export_losses(p, r)) {
+		perfetto_finish(p);
+		return -ENOMEM;
+	}
 	perfetto_system(p, uts);
 	for (size_t i = 0; i < st->n; i++)
 		perfetto_thread(p, &recs[i]);
 	perfetto_tree(p);
 	for (size_t i = 0; i < st->n; i++)
-		add_event(&(struct window_feed){ .p = p, .started = true,
-						 .t0 = recs[0].hdr.ts_ns,
-						 .fed = &st->fed }, &recs[i]);
+		window_event(&s, &recs[i]);
 	st->bad_cpu = perfetto_bad_cpu(p);
 	return perfetto_finish(p);
 }
@@ -142,6 +194,21 @@ static void meta_uts(json_t *meta, struct perfetto_uts *u)
 	u->sysname = meta_str(un, "sysname");
 	u->version = meta_str(un, "version");
 	u->machine = meta_str(un, "machine");
+}
+
+/* Where the trace shows the capture's losses, if it lost any. */
+static void note_losses(struct capr *r, const char *outp)
+{
+	size_t n;
+	const struct capfile_drop *d = capr_drops(r, &n);
+	uint64_t lost = 0;
+
+	for (size_t i = 0; i < n; i++)
+		lost += d[i].count;
+	if (n)
+		ab_note("%llu record%s lost in %zu window%s: marked in %s on "
+			"the track 'abicap losses'", (unsigned long long)lost,
+			lost == 1 ? "" : "s", n, n == 1 ? "" : "s", outp);
 }
 
 int export_perfetto_fd(const char *cap, int fd, const char *outp)
@@ -172,19 +239,22 @@ int export_perfetto_fd(const char *cap, int fd, const char *outp)
 		goto out;
 	}
 	fd = -1;
+	setvbuf(out, NULL, _IOFBF, EXPORT_WRITE_BUF);
 	meta_uts(meta, &uts);
 	if (!uts.release)
 		ab_warn("'%s' names no kernel release: Perfetto will decode "
 			"sched_switch prev_state as on Linux 4.4 (R+ shown as "
 			"W, I as K)", cap);
 	/*
-	 * Loading is twice as fast, but holds every record: a capture over
+	 * Loading holds every record (and sorts them all): a capture over
 	 * 64 MiB (ABICAP_EXPORT_STREAM_MB), or over EXPORT_LOAD_MAX records
-	 * (a small file can hold millions: they compress well), streams in
-	 * two passes instead, in a bounded window.
+	 * (a small file can hold millions: they compress well; the count is
+	 * known at open from version 4 on, else found by trying), streams
+	 * in one pass instead, in a bounded window.
 	 */
 	ncpus = meta_ncpus_given(meta);
-	streamed = !stat(cap, &sb) && sb.st_size > stream_bytes();
+	streamed = (!stat(cap, &sb) && sb.st_size > stream_bytes()) ||
+		   capr_integrity(r)->records_expected > EXPORT_LOAD_MAX;
 	if (!streamed) {
 		c = capr_load_max(r, &recs, &st.n, EXPORT_LOAD_MAX);
 		if (c == -E2BIG) {
@@ -200,7 +270,7 @@ int export_perfetto_fd(const char *cap, int fd, const char *outp)
 	}
 	/* no CPU count to trust: every CPU a record may name */
 	if (streamed)
-		c = export_stream(cap, r, out, ncpus ? ncpus : CAPTURE_MAX_CPUS,
+		c = export_stream(outp, r, out, ncpus ? ncpus : CAPTURE_MAX_CPUS,
 				  &uts, &st, &werr);
 	if (c == -ENOMEM) {
 		ab_error("out of memory reading '%s'", cap);
@@ -212,7 +282,7 @@ int export_perfetto_fd(const char *cap, int fd, const char *outp)
 		ab_warn("'%s' was cut short: exporting the %zu records of its "
 			"complete chunks", cap, st.n);
 	c = streamed ? werr :
-	    export_loaded(out, recs, meta_ncpus(meta, recs, st.n), &uts, &st);
+	    export_loaded(out, r, recs, meta_ncpus(meta, recs, st.n), &uts, &st);
 	if (fclose(out) && !c)
 		c = -errno;
 	out = NULL;
@@ -228,6 +298,7 @@ int export_perfetto_fd(const char *cap, int fd, const char *outp)
 	capwarn_bad_cpu(st.bad_cpu, ncpus ? ncpus : CAPTURE_MAX_CPUS);
 	ab_note("wrote %llu events to %s",
 		(unsigned long long)(st.fed - st.bad_cpu), outp);
+	note_losses(r, outp);
 	if (damaged)
 		ret = EXIT_DAMAGED;
 out:

@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * The floors abicap's programs are held to (scripts/bench.sh floor,
+ * docs/floor.md): on the tracepoints abicap attaches to, tp_btf like
+ * abicap's default variant,
+ *
+ *   fl_empty_*   nothing: the dispatch and bpf_stats' own cost
+ *   fl_clock     bpf_ktime_get_ns() (sched_switch)
+ *   fl_rb        ring buffer reserve + submit of 80 bytes, the header
+ *                filled (sched_switch)
+ *   fl_min_*     the least that writes abicap's full record of the kind,
+ *                every field as bpf/abicap.bpf.c fills it (cgroup ids, the
+ *                report state, the comms), reserved and submitted without
+ *                a wakeup (the consumer drains on a timer): no filter, no
+ *                counter, no waker kept for sched_wakeup, no interrupt check
+ *
+ * Each program has its own ring buffer, so that programs loaded together
+ * do not share a lock.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "abicap.h"
+#include "core_fixes.bpf.h"
+#include "task_state.h"
+#include "bench.bpf.h"
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+RING(rb_rb);
+RING(rb_switch);
+RING(rb_wakeup);
+RING(rb_waking);
+RING(rb_idle);
+RING(rb_freq);
+
+/* written so that the calls are kept (a racy global is fine here) */
+__u64 fl_sink;
+
+#define EMPTY(tp)                                                            \
+	SEC("tp_btf/" #tp)                                                   \
+	int BPF_PROG(fl_empty_##tp)                                          \
+	{                                                                    \
+		return 0;                                                    \
+	}
+
+EMPTY(sched_switch)
+EMPTY(sched_wakeup)
+EMPTY(sched_waking)
+EMPTY(cpu_idle)
+EMPTY(cpu_frequency)
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(fl_clock)
+{
+	fl_sink = bpf_ktime_get_ns();
+	return 0;
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(fl_rb)
+{
+	struct abicap_hdr *h = bpf_ringbuf_reserve(&rb_rb, 80, 0);
+
+	if (!h)
+		return 0;
+	h->ts_ns = 0;
+	h->type = ABICAP_EV_SCHED_SWITCH;
+	h->size = 80;
+	h->cpu = 0;
+	bpf_ringbuf_submit(h, BPF_RB_NO_WAKEUP);
+	return 0;
+}
+
+/* as bpf/cgroup.bpf.h reads it, where the kernel has the chain */
+static __always_inline __u64 cg_id(struct task_struct *t)
+{
+	if (!bpf_core_field_exists(struct task_struct, cgroups) ||
+	    !bpf_core_field_exists(struct kernfs_node, id))
+		return 0;
+	return t->cgroups->dfl_cgrp->kn->id;
+}
+
+static __always_inline void *hdr(void *ring, __u16 type, __u16 size, __u64 ts)
+{
+	struct abicap_hdr *h = bpf_ringbuf_reserve(ring, size, 0);
+
+	if (!h)
+		return NULL;
+	h->ts_ns = ts;
+	h->type = type;
+	h->size = size;
+	h->cpu = bpf_get_smp_processor_id();
+	return h;
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(fl_min_switch, bool preempt, struct task_struct *prev,
+	     struct task_struct *next, unsigned int prev_state)
+{
+	struct abicap_switch *e = hdr(&rb_switch, ABICAP_EV_SCHED_SWITCH,
+				      sizeof(*e), bpf_ktime_get_ns());
+
+	if (!e)
+		return 0;
+	__builtin_memcpy(e->prev_comm, prev->comm, ABICAP_COMM_LEN);
+	__builtin_memcpy(e->next_comm, next->comm, ABICAP_COMM_LEN);
+	fill_fields(e, preempt, prev, next, prev_state);
+	e->flags = ABICAP_SWITCH_PREV_OK | ABICAP_SWITCH_NEXT_OK;
+	e->prev_cgroup = cg_id(prev);
+	e->next_cgroup = cg_id(next);
+	bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
+	return 0;
+}
+
+static __always_inline int min_wakeup(void *ring, __u16 type,
+				      struct task_struct *p, __s32 waker_pid,
+				      __s32 waker_tgid)
+{
+	struct abicap_wakeup *e = hdr(ring, type, sizeof(*e),
+				      bpf_ktime_get_ns());
+
+	if (!e)
+		return 0;
+	__builtin_memcpy(e->comm, p->comm, ABICAP_COMM_LEN);
+	e->pid = p->pid;
+	e->tgid = p->tgid;
+	e->prio = p->prio;
+	e->target_cpu = task_cpu(p, true);
+	e->waker_pid = waker_pid;
+	e->waker_tgid = waker_tgid;
+	e->cgroup = cg_id(p);
+	bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
+	return 0;
+}
+
+/* sched_wakeup: the waker is not current there (abicap takes it from waking) */
+SEC("tp_btf/sched_wakeup")
+int BPF_PROG(fl_min_wakeup, struct task_struct *p)
+{
+	return min_wakeup(&rb_wakeup, ABICAP_EV_SCHED_WAKEUP, p,
+			  ABICAP_PID_UNKNOWN, ABICAP_PID_UNKNOWN);
+}
+
+/* sched_waking: the waker is current (no interrupt check) */
+SEC("tp_btf/sched_waking")
+int BPF_PROG(fl_min_waking, struct task_struct *p)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+
+	return min_wakeup(&rb_waking, ABICAP_EV_SCHED_WAKING, p, (__s32)id,
+			  (__s32)(id >> 32));
+}
+
+static __always_inline int min_power(void *ring, __u16 type, __u32 state,
+				     __u32 cpu_id)
+{
+	struct abicap_power *e = hdr(ring, type, sizeof(*e),
+				     bpf_ktime_get_ns());
+
+	if (!e)
+		return 0;
+	e->state = state;
+	e->cpu_id = cpu_id;
+	bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
+	return 0;
+}
+
+SEC("tp_btf/cpu_idle")
+int BPF_PROG(fl_min_idle, unsigned int state, unsigned int cpu_id)
+{
+	return min_power(&rb_idle, ABICAP_EV_CPU_IDLE, state, cpu_id);
+}
+
+SEC("tp_btf/cpu_frequency")
+int BPF_PROG(fl_min_frequency, unsigned int state, unsigned int cpu_id)
+{
+	return min_power(&rb_freq, ABICAP_EV_CPU_FREQUENCY, state, cpu_id);
+}
