@@ -376,8 +376,7 @@ static int cpu_filtered_switches(int keep_cpu, int run_cpu)
 Test(kernel, cpu_filter_keeps_only_those_cpus, .timeout = 60)
 {
 	require_kernel();
-	if (libbpf_num_possible_cpus() < 2)
-		cr_skip_test("needs two CPUs");
+	require_cpus(2);
 	cr_assert_geq(cpu_filtered_switches(0, 0), ROUNDS);
 	cr_assert_eq(cpu_filtered_switches(1, 0), 0);
 }
@@ -581,8 +580,7 @@ Test(kernel, cpu_filter_keeps_cpu_frequency_by_cpu_id, .timeout = 60)
 	struct capture *c;
 
 	require_kernel();
-	if (libbpf_num_possible_cpus() < 2)
-		cr_skip_test("needs two CPUs");
+	require_cpus(2);
 	o.ncpus = libbpf_num_possible_cpus();
 	cpus[0] = 1;
 	c = start_capture(&o, &col);

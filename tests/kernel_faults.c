@@ -567,7 +567,7 @@ Test(faults, kernel_without_btf_is_refused_before_loading)
 	require_kernel();
 	snprintf(rel, sizeof(rel), "/boot/vmlinux-%s", kernel_release());
 	if (!access(rel, R_OK))
-		cr_skip_test("%s exists: libbpf would take its BTF", rel);
+		test_skip("%s exists: libbpf would take its BTF", rel);
 	private_mounts();
 	cr_assert_eq(mount("tmpfs", "/sys/kernel/btf", "tmpfs", 0, "size=4k"), 0);
 	expect_refused((char *[]){ (char *)abicap_bin(), "trace", "-d", "1", NULL },

@@ -148,7 +148,8 @@ static void capture(char *const args[], char *const cmd[], workload_fn w,
 			     "did not parse", (unsigned long long)o->t.unparsed);
 		if (!o->t.lost && !o->drops)
 			return;
-		cr_log_warn("try %d: tracefs lost %llu events, abicap dropped %llu",
+		/* not cr_log_warn: after one Criterion's runner exits 1 */
+		cr_log_info("try %d: tracefs lost %llu events, abicap dropped %llu",
 			    tries, (unsigned long long)o->t.lost,
 			    (unsigned long long)o->drops);
 		cr_assert_lt(tries, 3, "every try lost events (tracefs %llu, abicap "
@@ -724,7 +725,8 @@ Test(oracle, record_command_storm_and_recycled_pid)
 			  " (a recycled pid)" : "", s);
 	}
 	if (!a.stolen)
-		cr_log_warn("could not recycle a pid: that part was not checked");
+		test_skip_part("could not recycle a pid: a stranger on it is "
+			       "not checked");
 	orun_free(&o);
 }
 
@@ -832,11 +834,7 @@ static void freezer_case(const char *root, bool v2)
 Test(oracle, freezer_v1)
 {
 	require_kernel();
-	if (access("/sys/fs/cgroup/freezer/tasks", F_OK)) {
-		if (getenv("CI"))
-			cr_assert_fail("no cgroup v1 freezer at /sys/fs/cgroup/freezer");
-		cr_skip_test("no cgroup v1 freezer mounted at /sys/fs/cgroup/freezer");
-	}
+	require_path("/sys/fs/cgroup/freezer/tasks", "cgroup v1 freezer mounted");
 	freezer_case("/sys/fs/cgroup/freezer", false);
 }
 

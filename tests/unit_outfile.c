@@ -137,7 +137,7 @@ Test(outfile, force_in_a_sticky_directory_spares_other_users_files)
 	put(mine, "old");
 	if (chown(theirs, 65534, 65534)) {
 		cr_assert_eq(errno, EPERM);
-		cr_skip_test("making a file another user's needs root");
+		test_skip("making a file another user's needs root");
 	}
 	cr_assert_eq(create_write(theirs, true, "x"), -1);
 	cr_assert(strstr(err, "belongs to another user (uid 65534) in a shared "
