@@ -163,6 +163,32 @@ ReportHook(POST_ALL)(struct criterion_global_stats *g)
 	unlink(own_skip_log);
 }
 
+long long idle_entries(void)
+{
+	long long sum = -1;
+	char path[96];
+
+	for (int cpu = 0;; cpu++) {
+		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d", cpu);
+		if (access(path, F_OK))
+			break;
+		for (int st = 0;; st++) {
+			unsigned long long n;
+			FILE *f;
+
+			snprintf(path, sizeof(path), "/sys/devices/system/cpu/"
+				 "cpu%d/cpuidle/state%d/usage", cpu, st);
+			f = fopen(path, "re");
+			if (!f)
+				break;
+			if (fscanf(f, "%llu", &n) == 1)
+				sum = (sum < 0 ? 0 : sum) + (long long)n;
+			fclose(f);
+		}
+	}
+	return sum;
+}
+
 void pingpong_run(struct pingpong *pp, int rounds, int cpu)
 {
 	int err;

@@ -32,6 +32,17 @@ void require_cpus(int n);
 /* path exists, else the test skips: "no WHAT (PATH)". */
 void require_path(const char *path, const char *what);
 
+/*
+ * Tests wait for what they need to observe, not for a fixed time: a
+ * deadline is only a hang guard, this generous (a busy machine is slow).
+ */
+#define HANG_GUARD_S 30
+/*
+ * The kernel's count of idle entries, all CPUs (the cpuidle states' usage
+ * in sysfs), -1 where there is no cpuidle.
+ */
+long long idle_entries(void);
+
 /* Run the ping-pong workload for `rounds` exchanges pinned to cpu (< 0: not pinned). */
 void pingpong_run(struct pingpong *pp, int rounds, int cpu);
 /* The record falls inside [start_ns, end_ns] of the exchange. */
