@@ -471,6 +471,33 @@ char *scrape_metrics(int port)
 	return body;
 }
 
+char *metric_lines(const char *text, const char *prefix)
+{
+	size_t n = strcspn(prefix, "{ "), len = 0, cap = 4096;
+	char *out = malloc(cap);
+	int shown = 0, more = 0;
+
+	cr_assert(out);
+	out[0] = 0;
+	for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : p) {
+		size_t l = strcspn(p, "\n");
+
+		if (strncmp(p, prefix, n) || (p[n] != '{' && p[n] != ' '))
+			continue;
+		if (shown == 12 || len + l + 4 > cap) {
+			more++;
+			continue;
+		}
+		len += snprintf(out + len, cap - len, "  %.*s\n", (int)l, p);
+		shown++;
+	}
+	if (!shown)
+		snprintf(out, cap, "  (none)\n");
+	else if (more)
+		snprintf(out + len, cap - len, "  (%d more)\n", more);
+	return out;
+}
+
 double metric_sample(const char *text, const char *prefix)
 {
 	size_t n = strlen(prefix);

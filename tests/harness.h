@@ -108,6 +108,12 @@ int wait_exit(struct child *ch, int timeout_s);
 char *scrape_metrics(int port);
 /* The value of the first sample whose line starts with prefix, -1 if none. */
 double metric_sample(const char *text, const char *prefix);
+/*
+ * For a failure message, in place of a whole scrape: the lines of text
+ * whose metric is prefix's (its name, up to '{' or ' '), at most 12, and
+ * how many more; "(none)" if none. malloc'd.
+ */
+char *metric_lines(const char *text, const char *prefix);
 
 /* A command run to its end (at most 60 s): exit code, stdout, stderr (malloc'd). */
 struct run {

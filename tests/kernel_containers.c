@@ -417,16 +417,19 @@ Test(containers, serve_metrics_per_cgroup_pass_promtool_and_prometheus)
 	text = scrape_metrics(port);
 	snprintf(prefix, sizeof(prefix), "abicap_context_switches_total{cgroup="
 		 "\"%s/bad\\\\xff/\"", base);
-	cr_assert_geq(metric_sample(text, prefix), 0, "no series for %s/bad\\xff/:\n%s",
-		      base, text);
+	cr_assert_geq(metric_sample(text, prefix), 0, "expected a series for "
+		      "%s/bad\\xff/; the scrape's lines of it:\n%s", base,
+		      metric_lines(text, prefix));
 	cr_assert_eq(prom_check(text, strlen(text), NULL, NULL, why, sizeof(why)),
 		     0, "%s", why);
 	snprintf(prefix, sizeof(prefix),
 		 "abicap_runqueue_latency_seconds_count{cgroup=\"%s\"", latency);
-	cr_assert_gt(metric_sample(text, prefix), 100, "%s", text);
+	cr_assert_gt(metric_sample(text, prefix), 100, "expected over 100 "
+		     "waits of %s:\n%s", latency, metric_lines(text, prefix));
 	snprintf(prefix, sizeof(prefix), "abicap_cpu_seconds_total{cgroup=\"%s\"",
 		 hungry);
-	cr_assert_gt(metric_sample(text, prefix), 1.0, "two spinners for 3 s: %s", text);
+	cr_assert_gt(metric_sample(text, prefix), 1.0, "expected over 1 CPU "
+		     "second of two spinners in 3 s:\n%s", metric_lines(text, prefix));
 	snprintf(prefix, sizeof(prefix), "abicap_context_switches_total{cgroup=\"%s\"",
 		 hungry);
 	cr_assert_gt(metric_sample(text, prefix), -1);
@@ -582,7 +585,8 @@ Test(containers, serve_one_series_per_cgroup_path_when_it_is_made_again)
 
 	burst_in(svc);
 	t1 = scrape_until(port, prefix, 0);
-	cr_assert_eq(count_lines(t1, prefix), 1, "%s", t1);
+	cr_assert_eq(count_lines(t1, prefix), 1, "expected one series:\n%s",
+		     metric_lines(t1, prefix));
 	v1 = metric_sample(t1, prefix);
 	cr_assert_gt(v1, 0);
 
@@ -593,16 +597,20 @@ Test(containers, serve_one_series_per_cgroup_path_when_it_is_made_again)
 	cr_assert_eq(mkdir(dir, 0755), 0, "%s", strerror(errno));
 	burst_in(svc);
 	t2 = scrape_until(port, prefix, v1);
-	cr_assert_eq(count_lines(t2, prefix), 1, "one series per path:\n%s", t2);
+	cr_assert_eq(count_lines(t2, prefix), 1, "expected one series per "
+		     "path:\n%s", metric_lines(t2, prefix));
 	v2 = metric_sample(t2, prefix);
 	cr_assert_gt(v2, v1, "both incarnations counted");
 
 	/* the scrape above pruned the first incarnation: its time stays */
 	t3 = checked_scrape(port);
-	cr_assert_eq(count_lines(t3, prefix), 1, "%s", t3);
+	cr_assert_eq(count_lines(t3, prefix), 1, "expected one series:\n%s",
+		     metric_lines(t3, prefix));
 	v3 = metric_sample(t3, prefix);
 	cr_assert_geq(v3, v2, "a counter never goes back: %f then %f", v2, v3);
-	cr_assert_geq(metric_sample(t3, "abicap_cgroups_pruned_total "), 1, "%s", t3);
+	cr_assert_geq(metric_sample(t3, "abicap_cgroups_pruned_total "), 1,
+		      "expected a cgroup pruned:\n%s",
+		      metric_lines(t3, "abicap_cgroups_pruned_total "));
 	free(t1);
 	free(t2);
 	free(t3);

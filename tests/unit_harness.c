@@ -23,3 +23,16 @@ Test(harness, skips_when_asked)
 	if (part)
 		test_skip_part("%s", part);
 }
+
+/* A failure message shows the metric's lines, not the whole scrape. */
+Test(harness, metric_lines_are_the_metric_s_only)
+{
+	const char *text = "# TYPE a counter\na{x=\"1\"} 1\nab 2\na{x=\"2\"} 3\nb 4\n";
+	char *l = metric_lines(text, "a{x=\"3\"");
+
+	cr_assert_str_eq(l, "  a{x=\"1\"} 1\n  a{x=\"2\"} 3\n");
+	free(l);
+	l = metric_lines(text, "c ");
+	cr_assert_str_eq(l, "  (none)\n");
+	free(l);
+}
