@@ -911,7 +911,7 @@ Test(oracle, task_idle_kthreads)
  * idles seldom: about once a second beside two CPU hogs here), the hang
  * guard at most; 300 naps where there is no cpuidle to count.
  */
-#define IDLE_WANT 10
+#define IDLE_WANT 4 /* a short window: fewer strangers' events in it */
 
 static void idle_work(void *arg, struct orun *o)
 {
