@@ -413,10 +413,27 @@ Test(containers, serve_metrics_per_cgroup_pass_promtool_and_prometheus)
 	start_serve(&srv, port, NULL);
 	start_in(bad, (char *[]){ "sleep", "100", NULL });
 	start_workloads(latency, 4, &spinner);
-	sleep(3);
-	text = scrape_metrics(port);
+	/*
+	 * until the workloads made what is checked below (3 s on an idle
+	 * machine), the deadline a hang guard: a busy one runs them slower
+	 */
 	snprintf(prefix, sizeof(prefix), "abicap_context_switches_total{cgroup="
 		 "\"%s/bad\\\\xff/\"", base);
+	for (uint64_t end = mono_ns() + HANG_GUARD_S * 1000000000ull;;) {
+		char lat[256], cpu[256];
+
+		sleep(1);
+		text = scrape_metrics(port);
+		snprintf(lat, sizeof(lat), "abicap_runqueue_latency_seconds_"
+			 "count{cgroup=\"%s\"", latency);
+		snprintf(cpu, sizeof(cpu), "abicap_cpu_seconds_total{cgroup="
+			 "\"%s\"", hungry);
+		if ((metric_sample(text, prefix) >= 0 &&
+		     metric_sample(text, lat) > 100 &&
+		     metric_sample(text, cpu) > 1.0) || mono_ns() > end)
+			break;
+		free(text);
+	}
 	cr_assert_geq(metric_sample(text, prefix), 0, "expected a series for "
 		      "%s/bad\\xff/; the scrape's lines of it:\n%s", base,
 		      metric_lines(text, prefix));
@@ -429,7 +446,8 @@ Test(containers, serve_metrics_per_cgroup_pass_promtool_and_prometheus)
 	snprintf(prefix, sizeof(prefix), "abicap_cpu_seconds_total{cgroup=\"%s\"",
 		 hungry);
 	cr_assert_gt(metric_sample(text, prefix), 1.0, "expected over 1 CPU "
-		     "second of two spinners in 3 s:\n%s", metric_lines(text, prefix));
+		     "second of two spinners (in %d s):\n%s", HANG_GUARD_S,
+		     metric_lines(text, prefix));
 	snprintf(prefix, sizeof(prefix), "abicap_context_switches_total{cgroup=\"%s\"",
 		 hungry);
 	cr_assert_gt(metric_sample(text, prefix), -1);
