@@ -284,6 +284,11 @@ Test(kernel, cpu_idle_on_idle_cpu, .timeout = 60)
 	if (idled >= 0)
 		idled = idle_entries() - idled;
 	stop_and_check_lossless(c);
+	/* the kernel's count decides whether there was anything to see */
+	if (!enter && !idled)
+		test_skip("the CPUs never idled in %d s (the kernel counted no "
+			  "idle entry): the machine is saturated by other work",
+			  HANG_GUARD_S);
 	cr_assert(enter && exits, "expected a cpu_idle entry and exit within "
 		  "%d s; got %d entries, %d exits while the kernel counted %lld "
 		  "idle entries (cpuidle usage; -1: no cpuidle here)",
