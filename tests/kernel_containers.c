@@ -107,6 +107,34 @@ static pid_t start_workloads(const char *pp_cg, double secs, pid_t *spinner)
 	return start_in(pp_cg, (char *[]){ "build/pingpong", s, "-1", NULL });
 }
 
+/*
+ * Until the ping-pong (pid) runs its two threads and its main thread waits
+ * for them (300 ms on an idle machine): the deadline a hang guard.
+ */
+static void wait_pingpong(pid_t pid)
+{
+	uint64_t end = mono_ns() + HANG_GUARD_S * 1000000000ull;
+	char dir[64], stat[64], buf[256] = "";
+	const char *st;
+	FILE *f;
+
+	snprintf(dir, sizeof(dir), "/proc/%d/task", pid);
+	snprintf(stat, sizeof(stat), "/proc/%d/stat", pid);
+	for (;;) {
+		f = fopen(stat, "re");
+		if (!f || !fgets(buf, sizeof(buf), f))
+			buf[0] = 0;
+		if (f)
+			fclose(f);
+		st = strrchr(buf, ')');
+		if (dir_entries(dir) >= 3 && st && st[1] == ' ' && st[2] == 'S')
+			return;
+		cr_assert(mono_ns() < end, "expected the ping-pong's two threads "
+			  "running within %d s; %s: %s", HANG_GUARD_S, stat, buf);
+		usleep(10000);
+	}
+}
+
 static void stop_workloads(void)
 {
 	/* serve and prometheus, in case a failed assertion left them */
@@ -183,8 +211,7 @@ Test(containers, trace_names_each_task_cgroup_and_filters_a_subtree)
 	 * trace's JSON took over 30 s once on a busy machine, and the
 	 * --cgroup trace after it then found the ping-pong gone.
 	 */
-	start_workloads(latency, 600, &spinner);
-	usleep(300000);
+	wait_pingpong(start_workloads(latency, 600, &spinner));
 	r = run_cmd((char *[]){ (char *)abicap_bin(), "trace", "-f", "json", "-d",
 			    "1.5", "-e", "sched_switch,sched_wakeup", NULL });
 	cr_assert_eq(r.code, 0, "%s", r.err);
@@ -267,8 +294,7 @@ Test(containers, report_groups_a_recording_by_container_and_cgroup)
 	json_t *rep, *g;
 	struct run r;
 
-	start_workloads(docker, 600, &spinner);
-	usleep(300000);
+	wait_pingpong(start_workloads(docker, 600, &spinner));
 	r = run_cmd((char *[]){ (char *)abicap_bin(), "record", "-o", cap, "-d", "2",
 			    NULL });
 	cr_assert_eq(r.code, 0, "%s", r.err);
@@ -280,7 +306,9 @@ Test(containers, report_groups_a_recording_by_container_and_cgroup)
 	g = group(rep, "docker:" "3f4e5a6b7c8d");
 	cr_assert(g, "no docker:3f4e5a6b7c8d group in %s", r.out);
 	/* abc_ping and abc_pong, nothing else */
-	cr_assert_eq(json_integer_value(json_object_get(g, "tasks")), 2);
+	cr_assert_eq(json_integer_value(json_object_get(g, "tasks")), 2,
+		     "expected 2 tasks (abc_ping, abc_pong) in docker:3f4e5a6b7c8d, "
+		     "report has %lld", json_integer_value(json_object_get(g, "tasks")));
 	cr_assert_gt(json_integer_value(json_object_get(g, "rq_samples")), 100);
 	cr_assert(group(rep, "(host)"), "the spinners are on the host");
 	json_decref(rep);

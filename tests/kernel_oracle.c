@@ -459,9 +459,14 @@ Test(oracle, pingpong_record_command)
 	struct orc_match m;
 	int tids[3];
 	json_t *ids, *rep;
+	const char *rp;
+	long rounds;
 
 	require_kernel();
 	capture(NULL, cmd, NULL, NULL, &o);
+	rp = strstr(o.out, "\"rounds\":");
+	rounds = rp ? strtol(rp + 9, NULL, 10) : -1;
+	cr_assert_gt(rounds, 0, "pingpong printed no round trips: %s", o.out);
 	ids = json_loads(o.out, JSON_DISABLE_EOF_CHECK, NULL);
 	cr_assert(ids, "pingpong printed: %s", o.out);
 	tids[0] = json_integer_value(json_object_get(ids, "abc_ping"));
@@ -471,7 +476,15 @@ Test(oracle, pingpong_record_command)
 	f.tids = tids;
 	f.ntids = 3;
 	expect_match(&o, &f, &m);
-	cr_assert_gt(m.matched[ABICAP_EV_SCHED_SWITCH], 10000);
+	/*
+	 * each round trip switches a thread out at least once: the
+	 * workload's own count (0.2 s gave over 10,000 switches on an idle
+	 * machine, 16 events beside two hogs at load 13)
+	 */
+	cr_assert_geq(m.matched[ABICAP_EV_SCHED_SWITCH], (uint64_t)rounds,
+		      "expected a switch per round trip at least (%ld); %llu "
+		      "matched", rounds,
+		      (unsigned long long)m.matched[ABICAP_EV_SCHED_SWITCH]);
 	rep = report_json(o.cap);
 	expect_rq(rep, &o, tids[0], "abc_ping", FULL);
 	expect_rq(rep, &o, tids[1], "abc_pong", FULL);
@@ -901,7 +914,11 @@ Test(oracle, task_idle_kthreads)
 		    !strcmp(o.t.v[i].prev_state, "I"))
 			idle++;
 	cr_assert_gt(idle, 0, "no task switched out in state I in the window");
-	cr_assert_gt(m.matched[ABICAP_EV_CPU_IDLE], 0, "no cpu_idle event matched");
+	/*
+	 * cpu_idle: every one tracefs recorded matched (expect_match); a busy
+	 * machine may not idle in this second (oracle::idle_enter_exit waits
+	 * for one)
+	 */
 	orun_free(&o);
 }
 

@@ -18,5 +18,5 @@ for ((i = 0; i < n; i++)); do
 	) &
 	hogs+=($!)
 done
-echo "loaded.sh: $* beside $n CPU hogs (pids ${hogs[*]})"
+echo "loaded.sh: $n CPU hogs running beside $1 (pids ${hogs[*]})"
 "$@"
