@@ -27,7 +27,7 @@ const char *require_browser(void)
 	if (getenv("CI"))
 		cr_assert_fail("no headless browser: install "
 			       "chromium-headless-shell (scripts/setup.sh)");
-	cr_skip_test("no headless browser: install chromium-headless-shell "
+	test_skip("no headless browser: install chromium-headless-shell "
 		     "(scripts/setup.sh)");
 	return NULL;
 }

@@ -1,14 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
+#include <criterion/hooks.h>
+#include <criterion/logging.h>
 #include <arpa/inet.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <netinet/in.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,22 +21,178 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <bpf/libbpf.h>
 #include "harness.h"
 #include "lib/util.h"
 
+/* The file skips are appended to, and whether this runner made it. */
+#define SKIP_LOG_ENV "ABICAP_SKIP_LOG"
+static char own_skip_log[64];
+
+/* One line "suite::test: why" appended in one write (O_APPEND: whole lines). */
+static void skip_log(const char *suite, const char *test, const char *why)
+{
+	const char *path = getenv(SKIP_LOG_ENV);
+	char line[1024];
+	int fd, n;
+
+	if (!path || !*path)
+		return;
+	n = snprintf(line, sizeof(line) - 1, "%s::%s: %s", suite, test, why);
+	if (n < 0)
+		return;
+	if (n > (int)sizeof(line) - 2) { /* a long reason: marked cut */
+		n = sizeof(line) - 2;
+		memcpy(line + n - 3, "...", 3);
+	}
+	for (int i = 0; i < n; i++)
+		if (line[i] == '\n')
+			line[i] = ' ';
+	line[n++] = '\n';
+	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0 || write(fd, line, n) != n)
+		fprintf(stderr, "cannot count a skip in %s (%s): %s", path,
+			strerror(errno), line);
+	if (fd >= 0)
+		close(fd);
+}
+
+/* why from fmt; under CI the test fails with it instead (what: the case) */
+static void skip_reason(const char *what, char *why, size_t len,
+			const char *fmt, va_list ap)
+{
+	vsnprintf(why, len, fmt, ap);
+	if (getenv("CI"))
+		cr_assert_fail("%s in CI (CI is set, so this is a failure, not a "
+			       "skip): %s", what, why);
+}
+
+void test_skip(const char *fmt, ...)
+{
+	char why[768];
+	va_list ap;
+
+	va_start(ap, fmt);
+	skip_reason("cannot run", why, sizeof(why), fmt, ap);
+	va_end(ap);
+	/* logged by the runner's hook below, with the test's name */
+	criterion_skip_test("%s", why);
+}
+
+void test_skip_part(const char *fmt, ...)
+{
+	char why[768], line[800];
+	va_list ap;
+
+	va_start(ap, fmt);
+	skip_reason("a part not checked", why, sizeof(why), fmt, ap);
+	va_end(ap);
+	snprintf(line, sizeof(line), "(part not checked) %s", why);
+	/* cr_log_info: Criterion's runner exits 1 after any cr_log_warn */
+	cr_log_info("%s", line);
+	skip_log(criterion_current_suite->name, criterion_current_test->name,
+		 line);
+}
+
 void require_kernel(void)
 {
-	const char *why = NULL;
-
 	if (geteuid() != 0)
-		why = "needs root (run: sudo make test)";
-	else if (access("/sys/kernel/btf/vmlinux", R_OK))
-		why = "this kernel has no BTF (/sys/kernel/btf/vmlinux)";
-	if (!why)
+		test_skip("needs root (run: sudo make test)");
+	if (access("/sys/kernel/btf/vmlinux", R_OK))
+		test_skip("this kernel has no BTF (/sys/kernel/btf/vmlinux)");
+}
+
+void require_cpus(int n)
+{
+	int have = libbpf_num_possible_cpus();
+
+	if (have < n)
+		test_skip("needs %d CPUs, this machine has %d", n, have);
+}
+
+void require_path(const char *path, const char *what)
+{
+	if (access(path, F_OK))
+		test_skip("no %s (%s)", what, path);
+}
+
+/*
+ * The runner's side: it names a skip log for the workers when the
+ * Makefile did not, records every skipped test with its reason (a
+ * cr_skip_test() too), and prints the log when it made it.
+ */
+ReportHook(PRE_ALL)(struct criterion_test_set *set)
+{
+	int fd;
+
+	(void)set;
+	if (getenv(SKIP_LOG_ENV))
 		return;
-	if (getenv("CI"))
-		cr_assert_fail("real-kernel test cannot run in CI: %s", why);
-	cr_skip_test("%s", why);
+	snprintf(own_skip_log, sizeof(own_skip_log), "/tmp/abicap-skips-XXXXXX");
+	fd = mkstemp(own_skip_log);
+	if (fd < 0) {
+		own_skip_log[0] = 0;
+		return;
+	}
+	close(fd);
+	setenv(SKIP_LOG_ENV, own_skip_log, 1);
+}
+
+ReportHook(POST_TEST)(struct criterion_test_stats *st)
+{
+	if (st->test_status == CR_STATUS_SKIPPED)
+		skip_log(st->test->category, st->test->name,
+			 st->message ? st->message : "(no reason given)");
+}
+
+ReportHook(POST_ALL)(struct criterion_global_stats *g)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	int n = 0;
+	FILE *f;
+
+	(void)g;
+	if (!own_skip_log[0])
+		return;
+	f = fopen(own_skip_log, "re");
+	while (f && getline(&line, &cap, f) > 0)
+		n++;
+	fprintf(stderr, "[====] %d skipped%s\n", n, n ? ":" : "");
+	if (f)
+		rewind(f);
+	while (f && getline(&line, &cap, f) > 0)
+		fprintf(stderr, "[SKIP]   %s", line);
+	if (f)
+		fclose(f);
+	free(line);
+	unlink(own_skip_log);
+}
+
+long long idle_entries(void)
+{
+	long long sum = -1;
+	char path[96];
+
+	for (int cpu = 0;; cpu++) {
+		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d", cpu);
+		if (access(path, F_OK))
+			break;
+		for (int st = 0;; st++) {
+			unsigned long long n;
+			FILE *f;
+
+			snprintf(path, sizeof(path), "/sys/devices/system/cpu/"
+				 "cpu%d/cpuidle/state%d/usage", cpu, st);
+			f = fopen(path, "re");
+			if (!f)
+				break;
+			if (fscanf(f, "%llu", &n) == 1)
+				sum = (sum < 0 ? 0 : sum) + (long long)n;
+			fclose(f);
+		}
+	}
+	return sum;
 }
 
 void pingpong_run(struct pingpong *pp, int rounds, int cpu)
@@ -315,6 +475,33 @@ char *scrape_metrics(int port)
 	body = strdup(body + 4);
 	free(resp);
 	return body;
+}
+
+char *metric_lines(const char *text, const char *prefix)
+{
+	size_t n = strcspn(prefix, "{ "), len = 0, cap = 4096;
+	char *out = malloc(cap);
+	int shown = 0, more = 0;
+
+	cr_assert(out);
+	out[0] = 0;
+	for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : p) {
+		size_t l = strcspn(p, "\n");
+
+		if (strncmp(p, prefix, n) || (p[n] != '{' && p[n] != ' '))
+			continue;
+		if (shown == 12 || len + l + 4 > cap) {
+			more++;
+			continue;
+		}
+		len += snprintf(out + len, cap - len, "  %.*s\n", (int)l, p);
+		shown++;
+	}
+	if (!shown)
+		snprintf(out, cap, "  (none)\n");
+	else if (more)
+		snprintf(out + len, cap - len, "  (%d more)\n", more);
+	return out;
 }
 
 double metric_sample(const char *text, const char *prefix)

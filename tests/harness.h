@@ -11,11 +11,37 @@
 #include "workload.h"
 
 /*
- * Real-kernel tests need root and kernel BTF. Without them a test skips with
- * the reason, except under CI (CI set in the environment), where it fails:
- * CI must never skip them.
+ * Skips (docs/testing.md). A test that cannot run here says why with
+ * test_skip() or a require_*() helper; one that ran but could not check a
+ * part of what it checks says so with test_skip_part(). Either is counted
+ * and shown after the suite's summary ("N skipped: ..."), every one with
+ * its reason; under CI (CI set in the environment) either is a failure
+ * instead: CI must run everything. The skips are appended to the file
+ * $ABICAP_SKIP_LOG names (the Makefile's test targets set it and print it
+ * after Criterion's summary, which does not count skips); when it is not
+ * set, the test runner prints them itself when it ends. Never call
+ * cr_skip_test() directly.
  */
+void test_skip(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2), noreturn));
+void test_skip_part(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Real-kernel tests need root and kernel BTF. */
 void require_kernel(void);
+/* At least n possible CPUs. */
+void require_cpus(int n);
+/* path exists, else the test skips: "no WHAT (PATH)". */
+void require_path(const char *path, const char *what);
+
+/*
+ * Tests wait for what they need to observe, not for a fixed time: a
+ * deadline is only a hang guard, this generous (a busy machine is slow).
+ */
+#define HANG_GUARD_S 30
+/*
+ * The kernel's count of idle entries, all CPUs (the cpuidle states' usage
+ * in sysfs), -1 where there is no cpuidle.
+ */
+long long idle_entries(void);
 
 /* Run the ping-pong workload for `rounds` exchanges pinned to cpu (< 0: not pinned). */
 void pingpong_run(struct pingpong *pp, int rounds, int cpu);
@@ -82,6 +108,12 @@ int wait_exit(struct child *ch, int timeout_s);
 char *scrape_metrics(int port);
 /* The value of the first sample whose line starts with prefix, -1 if none. */
 double metric_sample(const char *text, const char *prefix);
+/*
+ * For a failure message, in place of a whole scrape: the lines of text
+ * whose metric is prefix's (its name, up to '{' or ' '), at most 12, and
+ * how many more; "(none)" if none. malloc'd.
+ */
+char *metric_lines(const char *text, const char *prefix);
 
 /* A command run to its end (at most 60 s): exit code, stdout, stderr (malloc'd). */
 struct run {

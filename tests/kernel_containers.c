@@ -107,6 +107,34 @@ static pid_t start_workloads(const char *pp_cg, double secs, pid_t *spinner)
 	return start_in(pp_cg, (char *[]){ "build/pingpong", s, "-1", NULL });
 }
 
+/*
+ * Until the ping-pong (pid) runs its two threads and its main thread waits
+ * for them (300 ms on an idle machine): the deadline a hang guard.
+ */
+static void wait_pingpong(pid_t pid)
+{
+	uint64_t end = mono_ns() + HANG_GUARD_S * 1000000000ull;
+	char dir[64], stat[64], buf[256] = "";
+	const char *st;
+	FILE *f;
+
+	snprintf(dir, sizeof(dir), "/proc/%d/task", pid);
+	snprintf(stat, sizeof(stat), "/proc/%d/stat", pid);
+	for (;;) {
+		f = fopen(stat, "re");
+		if (!f || !fgets(buf, sizeof(buf), f))
+			buf[0] = 0;
+		if (f)
+			fclose(f);
+		st = strrchr(buf, ')');
+		if (dir_entries(dir) >= 3 && st && st[1] == ' ' && st[2] == 'S')
+			return;
+		cr_assert(mono_ns() < end, "expected the ping-pong's two threads "
+			  "running within %d s; %s: %s", HANG_GUARD_S, stat, buf);
+		usleep(10000);
+	}
+}
+
 static void stop_workloads(void)
 {
 	/* serve and prometheus, in case a failed assertion left them */
@@ -183,8 +211,7 @@ Test(containers, trace_names_each_task_cgroup_and_filters_a_subtree)
 	 * trace's JSON took over 30 s once on a busy machine, and the
 	 * --cgroup trace after it then found the ping-pong gone.
 	 */
-	start_workloads(latency, 600, &spinner);
-	usleep(300000);
+	wait_pingpong(start_workloads(latency, 600, &spinner));
 	r = run_cmd((char *[]){ (char *)abicap_bin(), "trace", "-f", "json", "-d",
 			    "1.5", "-e", "sched_switch,sched_wakeup", NULL });
 	cr_assert_eq(r.code, 0, "%s", r.err);
@@ -267,8 +294,7 @@ Test(containers, report_groups_a_recording_by_container_and_cgroup)
 	json_t *rep, *g;
 	struct run r;
 
-	start_workloads(docker, 600, &spinner);
-	usleep(300000);
+	wait_pingpong(start_workloads(docker, 600, &spinner));
 	r = run_cmd((char *[]){ (char *)abicap_bin(), "record", "-o", cap, "-d", "2",
 			    NULL });
 	cr_assert_eq(r.code, 0, "%s", r.err);
@@ -280,7 +306,9 @@ Test(containers, report_groups_a_recording_by_container_and_cgroup)
 	g = group(rep, "docker:" "3f4e5a6b7c8d");
 	cr_assert(g, "no docker:3f4e5a6b7c8d group in %s", r.out);
 	/* abc_ping and abc_pong, nothing else */
-	cr_assert_eq(json_integer_value(json_object_get(g, "tasks")), 2);
+	cr_assert_eq(json_integer_value(json_object_get(g, "tasks")), 2,
+		     "expected 2 tasks (abc_ping, abc_pong) in docker:3f4e5a6b7c8d, "
+		     "report has %lld", json_integer_value(json_object_get(g, "tasks")));
 	cr_assert_gt(json_integer_value(json_object_get(g, "rq_samples")), 100);
 	cr_assert(group(rep, "(host)"), "the spinners are on the host");
 	json_decref(rep);
@@ -413,20 +441,41 @@ Test(containers, serve_metrics_per_cgroup_pass_promtool_and_prometheus)
 	start_serve(&srv, port, NULL);
 	start_in(bad, (char *[]){ "sleep", "100", NULL });
 	start_workloads(latency, 4, &spinner);
-	sleep(3);
-	text = scrape_metrics(port);
+	/*
+	 * until the workloads made what is checked below (3 s on an idle
+	 * machine), the deadline a hang guard: a busy one runs them slower
+	 */
 	snprintf(prefix, sizeof(prefix), "abicap_context_switches_total{cgroup="
 		 "\"%s/bad\\\\xff/\"", base);
-	cr_assert_geq(metric_sample(text, prefix), 0, "no series for %s/bad\\xff/:\n%s",
-		      base, text);
+	for (uint64_t end = mono_ns() + HANG_GUARD_S * 1000000000ull;;) {
+		char lat[256], cpu[256];
+
+		sleep(1);
+		text = scrape_metrics(port);
+		snprintf(lat, sizeof(lat), "abicap_runqueue_latency_seconds_"
+			 "count{cgroup=\"%s\"", latency);
+		snprintf(cpu, sizeof(cpu), "abicap_cpu_seconds_total{cgroup="
+			 "\"%s\"", hungry);
+		if ((metric_sample(text, prefix) >= 0 &&
+		     metric_sample(text, lat) > 100 &&
+		     metric_sample(text, cpu) > 1.0) || mono_ns() > end)
+			break;
+		free(text);
+	}
+	cr_assert_geq(metric_sample(text, prefix), 0, "expected a series for "
+		      "%s/bad\\xff/; the scrape's lines of it:\n%s", base,
+		      metric_lines(text, prefix));
 	cr_assert_eq(prom_check(text, strlen(text), NULL, NULL, why, sizeof(why)),
 		     0, "%s", why);
 	snprintf(prefix, sizeof(prefix),
 		 "abicap_runqueue_latency_seconds_count{cgroup=\"%s\"", latency);
-	cr_assert_gt(metric_sample(text, prefix), 100, "%s", text);
+	cr_assert_gt(metric_sample(text, prefix), 100, "expected over 100 "
+		     "waits of %s:\n%s", latency, metric_lines(text, prefix));
 	snprintf(prefix, sizeof(prefix), "abicap_cpu_seconds_total{cgroup=\"%s\"",
 		 hungry);
-	cr_assert_gt(metric_sample(text, prefix), 1.0, "two spinners for 3 s: %s", text);
+	cr_assert_gt(metric_sample(text, prefix), 1.0, "expected over 1 CPU "
+		     "second of two spinners (in %d s):\n%s", HANG_GUARD_S,
+		     metric_lines(text, prefix));
 	snprintf(prefix, sizeof(prefix), "abicap_context_switches_total{cgroup=\"%s\"",
 		 hungry);
 	cr_assert_gt(metric_sample(text, prefix), -1);
@@ -582,7 +631,8 @@ Test(containers, serve_one_series_per_cgroup_path_when_it_is_made_again)
 
 	burst_in(svc);
 	t1 = scrape_until(port, prefix, 0);
-	cr_assert_eq(count_lines(t1, prefix), 1, "%s", t1);
+	cr_assert_eq(count_lines(t1, prefix), 1, "expected one series:\n%s",
+		     metric_lines(t1, prefix));
 	v1 = metric_sample(t1, prefix);
 	cr_assert_gt(v1, 0);
 
@@ -593,16 +643,20 @@ Test(containers, serve_one_series_per_cgroup_path_when_it_is_made_again)
 	cr_assert_eq(mkdir(dir, 0755), 0, "%s", strerror(errno));
 	burst_in(svc);
 	t2 = scrape_until(port, prefix, v1);
-	cr_assert_eq(count_lines(t2, prefix), 1, "one series per path:\n%s", t2);
+	cr_assert_eq(count_lines(t2, prefix), 1, "expected one series per "
+		     "path:\n%s", metric_lines(t2, prefix));
 	v2 = metric_sample(t2, prefix);
 	cr_assert_gt(v2, v1, "both incarnations counted");
 
 	/* the scrape above pruned the first incarnation: its time stays */
 	t3 = checked_scrape(port);
-	cr_assert_eq(count_lines(t3, prefix), 1, "%s", t3);
+	cr_assert_eq(count_lines(t3, prefix), 1, "expected one series:\n%s",
+		     metric_lines(t3, prefix));
 	v3 = metric_sample(t3, prefix);
 	cr_assert_geq(v3, v2, "a counter never goes back: %f then %f", v2, v3);
-	cr_assert_geq(metric_sample(t3, "abicap_cgroups_pruned_total "), 1, "%s", t3);
+	cr_assert_geq(metric_sample(t3, "abicap_cgroups_pruned_total "), 1,
+		      "expected a cgroup pruned:\n%s",
+		      metric_lines(t3, "abicap_cgroups_pruned_total "));
 	free(t1);
 	free(t2);
 	free(t3);
@@ -782,7 +836,7 @@ Test(containers, names_from_a_container_runtime, .fini = runc_gone)
 	if (r.code || access("/usr/bin/busybox", X_OK)) {
 		if (getenv("CI"))
 			cr_assert_fail("runc or busybox missing in CI (scripts/setup.sh)");
-		cr_skip_test("runc or a static busybox missing: scripts/setup.sh installs them");
+		test_skip("runc or a static busybox missing: scripts/setup.sh installs them");
 	}
 	snprintf(runc_id, sizeof(runc_id), "%08x%056x", (unsigned)getpid(), 0xabcdefu);
 	extra_cgroup("kubepods");

@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE
 #include <bpf/bpf.h>
+#include <dirent.h>
 #include <errno.h>
 #include <criterion/criterion.h>
 #include <jansson.h>
@@ -80,17 +81,55 @@ static bool our_name(const char *name)
 /* abicap programs there before the test (another instance on the machine) */
 static struct kobjs before;
 
-/* The abicap objects loaded since the test began. */
-static struct kobjs ours_now(void)
+/*
+ * The programs the process pid holds (the prog_id lines of its fds in
+ * /proc/PID/fdinfo): another abicap that starts on the machine during the
+ * test is not this one (a busy machine: 22 programs counted, not 10).
+ */
+static void held_progs(pid_t pid, int *ids, int *n)
+{
+	char dir[64], fdinfo[320], line[128];
+	struct dirent *e;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "/proc/%d/fdinfo", pid);
+	d = opendir(dir);
+	cr_assert(d, "%s: %s", dir, strerror(errno));
+	while ((e = readdir(d))) {
+		FILE *f;
+
+		snprintf(fdinfo, sizeof(fdinfo), "%s/%s", dir, e->d_name);
+		f = fopen(fdinfo, "re");
+		while (f && fgets(line, sizeof(line), f))
+			if (!strncmp(line, "prog_id:", 8))
+				add_id(ids, n, atoi(line + 8));
+		if (f)
+			fclose(f);
+	}
+	closedir(d);
+}
+
+/*
+ * The abicap objects loaded since the test began; with pids, only those
+ * of these processes (0: none).
+ */
+static struct kobjs ours_now(pid_t pid_a, pid_t pid_b)
 {
 	json_t *progs = bpftool_list("prog"), *links = bpftool_list("link"), *o, *m;
 	struct kobjs k = { 0 };
+	int held[MAX_KOBJ], nheld = 0;
 	size_t i, j;
 
+	if (pid_a)
+		held_progs(pid_a, held, &nheld);
+	if (pid_b)
+		held_progs(pid_b, held, &nheld);
 	json_array_foreach(progs, i, o) {
 		if (!our_name(json_string_value(json_object_get(o, "name"))) ||
 		    has(before.prog, before.nprog,
-			json_integer_value(json_object_get(o, "id"))))
+			json_integer_value(json_object_get(o, "id"))) ||
+		    (pid_a && !has(held, nheld,
+				   json_integer_value(json_object_get(o, "id")))))
 			continue;
 		add_id(k.prog, &k.nprog, json_integer_value(json_object_get(o, "id")));
 		json_array_foreach(json_object_get(o, "map_ids"), j, m)
@@ -134,10 +173,13 @@ static void assert_all_freed(const struct kobjs *k, const char *after)
 		  k->nprog, l, k->nlink, m, k->nmap);
 }
 
-/* While abicap runs: its programs, one link each, and their maps are there. */
-static struct kobjs assert_attached(int nprogs)
+/*
+ * While abicap runs (process pid_a, and pid_b if not 0): its programs, one
+ * link each, and their maps are there.
+ */
+static struct kobjs assert_attached(pid_t pid_a, pid_t pid_b, int nprogs)
 {
-	struct kobjs k = ours_now();
+	struct kobjs k = ours_now(pid_a, pid_b);
 
 	cr_assert_eq(k.nprog, nprogs, "%d abicap programs loaded, not %d",
 		     k.nprog, nprogs);
@@ -152,7 +194,7 @@ static struct kobjs assert_attached(int nprogs)
  */
 static void note_others(void)
 {
-	before = ours_now();
+	before = ours_now(0, 0);
 }
 
 static void trace_and_end(int sig)
@@ -164,7 +206,7 @@ static void trace_and_end(int sig)
 
 	spawn(&ch, argv);
 	wait_for_stderr(&ch, "abicap: tracing", seen, sizeof(seen));
-	k = assert_attached(ABICAP_EV_COUNT);
+	k = assert_attached(ch.pid, 0, ABICAP_EV_COUNT);
 	kill(ch.pid, sig);
 	free(read_all(ch.out_fd));
 	free(read_all(ch.err_fd));
@@ -293,7 +335,7 @@ static struct readback record_and_end(int sig, int rounds, struct pingpong *pp)
 
 	spawn(&ch, argv);
 	wait_for_stderr(&ch, "abicap: recording", seen, sizeof(seen));
-	k = assert_attached(ABICAP_EV_COUNT);
+	k = assert_attached(ch.pid, 0, ABICAP_EV_COUNT);
 	pingpong_run(pp, rounds, 0);
 	kill(ch.pid, sig);
 	free(read_all(ch.out_fd));
@@ -375,7 +417,7 @@ Test(faults, two_instances_at_once)
 	wait_for_stderr(&a, "abicap: tracing", seen, sizeof(seen));
 	wait_for_stderr(&b, "abicap: tracing", seen, sizeof(seen));
 	/* -p: the four sched events and sched_process_free, in each */
-	k = assert_attached(2 * 5);
+	k = assert_attached(a.pid, b.pid, 2 * 5);
 	pingpong_run(&pp, 500, 0);
 	oa = read_all(a.out_fd);
 	ob = read_all(b.out_fd);
@@ -429,7 +471,7 @@ Test(faults, full_disk_while_recording)
 	cr_assert_eq(mount("tmpfs", dir, "tmpfs", 0, "size=256k"), 0);
 	spawn(&ch, argv);
 	wait_for_stderr(&ch, "abicap: recording", seen, sizeof(seen));
-	k = assert_attached(3); /* with sched_waking, which finds the wakers */
+	k = assert_attached(ch.pid, 0, 3); /* with sched_waking, which finds the wakers */
 	/* far more than 256 KiB of compressed records */
 	for (int i = 0; i < 30 && !exited(ch.pid); i++)
 		pingpong_run(&pp, 20000, 0);
@@ -567,7 +609,7 @@ Test(faults, kernel_without_btf_is_refused_before_loading)
 	require_kernel();
 	snprintf(rel, sizeof(rel), "/boot/vmlinux-%s", kernel_release());
 	if (!access(rel, R_OK))
-		cr_skip_test("%s exists: libbpf would take its BTF", rel);
+		test_skip("%s exists: libbpf would take its BTF", rel);
 	private_mounts();
 	cr_assert_eq(mount("tmpfs", "/sys/kernel/btf", "tmpfs", 0, "size=4k"), 0);
 	expect_refused((char *[]){ (char *)abicap_bin(), "trace", "-d", "1", NULL },

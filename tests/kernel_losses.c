@@ -193,7 +193,8 @@ static void has_line(const char *text, const char *line)
 	char want[256];
 
 	snprintf(want, sizeof(want), "\n%s\n", line);
-	cr_assert(strstr(text, want), "no line '%s' in:\n%s", line, text);
+	cr_assert(strstr(text, want), "expected the line '%s'; the lines of "
+		  "that metric:\n%s", line, metric_lines(text, line));
 }
 
 /* abicap with these arguments, which must succeed. */
@@ -290,7 +291,8 @@ Test(losses, recursion_misses_are_read_and_shown)
 	has_line(text, "abicap_bpf_recursion_misses_total{event=\"sched_switch\"} 0");
 	has_line(text, "abicap_bpf_recursion_misses_total{event=\"cpu_idle\"} 0");
 	cr_assert_null(strstr(text, "abicap_bpf_recursion_misses_total{event=\"sched_waking\"}"),
-		       "%s", text);
+		       "expected no sched_waking series:\n%s", metric_lines(text,
+		       "abicap_bpf_recursion_misses_total{"));
 	free(text);
 	capture_close(c);
 

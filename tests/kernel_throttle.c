@@ -102,7 +102,7 @@ static void make_qcg(struct qcg *q)
 	if (why) {
 		if (getenv("CI"))
 			cr_assert_fail("throttling test cannot run in CI: %s", why);
-		cr_skip_test("%s", why);
+		test_skip("%s", why);
 	}
 }
 

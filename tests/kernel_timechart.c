@@ -29,7 +29,7 @@ static void require_perf(void)
 		return;
 	if (getenv("CI"))
 		cr_assert_fail("perf is missing: install linux-perf (scripts/setup.sh)");
-	cr_skip_test("perf is missing: install linux-perf (scripts/setup.sh)");
+	test_skip("perf is missing: install linux-perf (scripts/setup.sh)");
 }
 
 /* A system-wide capture with perf bench sched messaging in it, into cap. */

@@ -69,7 +69,7 @@ Test(wakeups, idle_entries_match_sysfs_usage)
 	if (!read_usage(ncpus, u1)) {
 		if (getenv("CI"))
 			cr_assert_fail("this kernel has no cpuidle driver");
-		cr_skip_test("this kernel has no cpuidle driver "
+		test_skip("this kernel has no cpuidle driver "
 			     "(/sys/devices/system/cpu/cpu0/cpuidle)");
 	}
 	spawn(&rec, (char *[]){ bin, "record", "-o", (char *)cap, "-d", "3",

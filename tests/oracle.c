@@ -628,6 +628,26 @@ static uint64_t absdiff(uint64_t a, uint64_t b)
 	return a > b ? a - b : b - a;
 }
 
+/*
+ * Whether abicap's timestamp ts can be of the same tracepoint call as the
+ * oracle's event oi[i] of this CPU. The two probes run one after the other
+ * in that call with interrupts off (but for a task's wakeup of itself), so
+ * no other event of the CPU comes between them, however long the machine
+ * keeps the CPU away in between (a busy host: 1.4 ms seen): ts lies
+ * between the oracle's events before and after it on the CPU (1 us more:
+ * tracefs prints truncated microseconds). Within orc_tol_ns is accepted
+ * too (an interrupt's events between the probes of a wakeup of current).
+ */
+static bool near(const struct orc_trace *t, const size_t *oi, size_t no,
+		 size_t i, uint64_t ts)
+{
+	const struct orc_ev *o = &t->v[oi[i]];
+	uint64_t from = i ? t->v[oi[i - 1]].ts : o->ts;
+	uint64_t to = (i + 1 < no ? t->v[oi[i + 1]].ts : o->ts) + 1000;
+
+	return absdiff(o->ts, ts) <= orc_tol_ns || (ts >= from && ts <= to);
+}
+
 static bool inner(uint64_t ts, uint64_t t0, uint64_t t1)
 {
 	return ts >= t0 + orc_tol_ns && ts + orc_tol_ns <= t1;
@@ -833,7 +853,7 @@ uint64_t orc_match(struct orc_trace *t, const union abicap_rec *recs,
 
 			for (k = j; k < na && k < j + LOOKAHEAD; k++)
 				if (same(o, &recs[ai[k]]) &&
-				    absdiff(o->ts, recs[ai[k]].hdr.ts_ns) <= orc_tol_ns)
+				    near(t, oi, no, i, recs[ai[k]].hdr.ts_ns))
 					break;
 			/*
 			 * A match further on in abicap's records makes the ones
@@ -849,8 +869,7 @@ uint64_t orc_match(struct orc_trace *t, const union abicap_rec *recs,
 					const struct orc_ev *x = &t->v[oi[l]];
 
 					if (l > i && same(x, &recs[ai[j]]) &&
-					    absdiff(x->ts, recs[ai[j]].hdr.ts_ns) <=
-					    orc_tol_ns)
+					    near(t, oi, no, l, recs[ai[j]].hdr.ts_ns))
 						break;
 					cost += !x->optional && (!f || involves(x, f));
 				}

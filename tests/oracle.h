@@ -19,7 +19,10 @@
  * bpf_ktime_get_ns() are both ktime_get_mono_fast_ns() in two probes of the
  * same tracepoint call: the gap is the other probe's run time. Measured
  * here (see README "Correctness oracle"); the bound leaves room for an
- * interrupt between the two probes on a loaded machine.
+ * interrupt between the two probes on a loaded machine. A pair further
+ * apart still matches when abicap's timestamp lies between the oracle's
+ * events before and after it on that CPU (orc_match; docs/testing.md): a
+ * busy host can hold the CPU longer between the two probes.
  */
 #define ORC_TS_TOL_NS 1000000ULL
 /* The bound orc_match uses: ORC_TS_TOL_NS unless set (TCG guests: larger). */

@@ -64,7 +64,7 @@ Test(btf_source, running_kernel)
 	struct btf *b;
 
 	if (access("/sys/kernel/btf/vmlinux", R_OK))
-		cr_skip_test("this kernel has no BTF");
+		test_skip("this kernel has no BTF (/sys/kernel/btf/vmlinux)");
 	b = btf_open(NULL, err, sizeof(err));
 	cr_assert(b, "%s", err);
 	cr_assert_gt(btf_find_struct(b, "task_struct"), 0);

@@ -248,3 +248,48 @@ Test(oracle_parse, a_wakeup_both_saw_in_a_blind_spot_is_in_the_reference)
 	cr_assert_eq(rq.count, 1, "the wakeup in the blind spot was left out");
 	cr_assert_eq(rq.total, 98000);
 }
+
+/*
+ * A busy machine (a host that stole the CPU between the two probes of one
+ * tracepoint call) put abicap's timestamp 1.4 ms after tracefs's, over the
+ * old fixed 1 ms bound: oracle::pingpong_unfiltered failed on a record both
+ * had. The oracle itself bounds the pair: with interrupts off in the call,
+ * no other event of that CPU comes between the two probes, so abicap's
+ * timestamp lies between tracefs's events before and after it on the CPU.
+ */
+Test(oracle_parse, a_late_probe_is_bounded_by_the_neighbours_not_a_fixed_tolerance)
+{
+	static const char *lines[] = {
+		"  a-1 [000] d..2. 1.000000: sched_switch: prev_comm=a prev_pid=1 prev_prio=120 prev_state=S ==> next_comm=b next_pid=2 next_prio=120",
+		"  b-2 [000] d..2. 1.003000: sched_switch: prev_comm=b prev_pid=2 prev_prio=120 prev_state=S ==> next_comm=a next_pid=1 next_prio=120",
+		"  a-1 [000] d..2. 1.010000: sched_switch: prev_comm=a prev_pid=1 prev_prio=120 prev_state=S ==> next_comm=b next_pid=2 next_prio=120",
+		"  b-2 [000] d..2. 1.020000: sched_switch: prev_comm=b prev_pid=2 prev_prio=120 prev_state=S ==> next_comm=a next_pid=1 next_prio=120",
+	};
+	union abicap_rec recs[4] = { 0 };
+	struct orc_ev v[4];
+	struct orc_trace t = { .v = v, .n = 4 };
+	struct orc_match m;
+
+	for (int i = 0; i < 4; i++) {
+		cr_assert_eq(orc_parse_line(lines[i], &v[i]), 1, "%s", lines[i]);
+		rec_of(&v[i], 300, &recs[i]);
+	}
+	/* 1.4 ms late, before tracefs's next event on the CPU: the same call */
+	recs[1].hdr.ts_ns += 1400000;
+	memset(&m, 0, sizeof(m));
+	cr_assert_eq(orc_match(&t, recs, 4, 0, 10000000000ULL, NULL, &m), 0,
+		     "expected the 1.4 ms late record matched; %s", m.first);
+	cr_assert_eq(m.matched[ABICAP_EV_SCHED_SWITCH], 4);
+	cr_assert_eq(m.max_delta_ns, 1400300);
+	/*
+	 * after tracefs's next event on that CPU (whose record is missing):
+	 * not the same call
+	 */
+	for (int i = 0; i < 4; i++)
+		v[i].matched = false;
+	recs[1].hdr.ts_ns = v[2].ts + 2000;
+	recs[2] = recs[3];
+	memset(&m, 0, sizeof(m));
+	cr_assert_neq(orc_match(&t, recs, 3, 0, 10000000000ULL, NULL, &m), 0,
+		      "a record after the CPU's next event matched");
+}

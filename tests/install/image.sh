@@ -61,8 +61,9 @@ if out=$(podman "${P[@]}" load -q -i "$IMAGE" 2>&1); then
 		ok "podman run: $out"
 	elif [[ $out == *"setrlimit"*"Operation not permitted"* ]] &&
 	     (( ! (0x$(awk '/^CapBnd/ { print $2 }' /proc/self/status) & (1 << 24)) )); then
-		echo "  note podman cannot run a container on this machine: crun's setrlimit fails" \
-			"(EPERM) as CAP_SYS_RESOURCE is not in this machine's capability bounding set"
+		skip "podman run: podman cannot run a container on this machine: crun's" \
+			"setrlimit fails (EPERM) as CAP_SYS_RESOURCE is not in this machine's" \
+			"capability bounding set"
 	else
 		fail "podman run: $out"
 	fi

@@ -5,7 +5,7 @@
 # package-test; image.sh: make image-test).
 cd "$(dirname "$0")"
 rc=0
-for t in layers.sh man.sh completion.sh install.sh deploy.sh unit.sh; do
+for t in layers.sh man.sh completion.sh install.sh deploy.sh unit.sh harness.sh; do
 	bash "$t" || rc=1
 done
 exit $rc
