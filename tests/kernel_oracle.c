@@ -1105,6 +1105,13 @@ static void descendants(const struct orc_trace *t, int root_parent,
 		if (e->type != ABICAP_EV_SCHED_WAKEUP_NEW || e->in_irq)
 			continue;
 		/*
+		 * a new task with a member's pid: that member is gone, even
+		 * where tracefs missed its exit switch (the pid recycled)
+		 */
+		for (size_t k = 0; k < tr->n; k++)
+			if (tr->tid[k] == e->pid && tr->until[k] == UINT64_MAX)
+				tr->until[k] = e->ts;
+		/*
 		 * record forks its output helpers (outfile_delegate) before
 		 * the command: its last child is the command
 		 */

@@ -609,8 +609,12 @@ static bool involves(const struct orc_ev *o, const struct orc_filter *f)
 	for (size_t i = 0; i < f->ntids; i++) {
 		int t = f->tids[i];
 
-		if (f->from && (o->ts + orc_tol_ns < f->from[i] ||
-				o->ts > f->until[i] + orc_tol_ns))
+		/*
+		 * both tracefs's times (a task's life from its own events):
+		 * exact, else a task that took a pid just freed would count
+		 * as the one before it
+		 */
+		if (f->from && (o->ts < f->from[i] || o->ts > f->until[i]))
 			continue;
 
 		if (o->type == ABICAP_EV_SCHED_SWITCH ?
@@ -744,7 +748,7 @@ static void find_hidden(const struct orc_trace *t, struct orc_match *m)
 		}
 	qsort(in, nin, sizeof(*in), cmp_int);
 	qsort(out, nout, sizeof(*out), cmp_int);
-	for (size_t i = 0; i < nin && m->nhidden < 8;) {
+	for (size_t i = 0; i < nin && m->nhidden < ORC_MAX_HIDDEN;) {
 		size_t k = i;
 
 		while (k < nin && in[k] == in[i])
@@ -772,6 +776,56 @@ static bool hidden_current(const struct orc_match *m, const struct orc_ev *o)
 	return is_hidden(m, o->cur_pid);
 }
 
+/*
+ * The pids tracefs shows as current (an event's header) or switched out,
+ * sorted: a task it never shows so ran only while tracefs was blind.
+ */
+static int *seen_current(const struct orc_trace *t, size_t *n)
+{
+	int *v = malloc((2 * t->n + 1) * sizeof(*v));
+
+	*n = 0;
+	if (!v)
+		return NULL;
+	for (size_t i = 0; i < t->n; i++) {
+		v[(*n)++] = t->v[i].cur_pid;
+		if (t->v[i].type == ABICAP_EV_SCHED_SWITCH)
+			v[(*n)++] = t->v[i].prev_pid;
+	}
+	qsort(v, *n, sizeof(*v), cmp_int);
+	return v;
+}
+
+/* The task current at abicap's record, where the record says (else -1). */
+static int rec_current(const union abicap_rec *r)
+{
+	if (r->hdr.type == ABICAP_EV_SCHED_SWITCH)
+		return r->sw.prev_pid;
+	if (r->hdr.type == ABICAP_EV_SCHED_WAKING ||
+	    r->hdr.type == ABICAP_EV_SCHED_WAKEUP ||
+	    r->hdr.type == ABICAP_EV_SCHED_WAKEUP_NEW)
+		return r->wk.waker_pid;
+	return -1;
+}
+
+/*
+ * Whether r fired while a task tracefs never shows was current: tracefs,
+ * which lost nothing, was blind to it (the task is then kept as hidden).
+ */
+static bool unseen_current(const struct orc_trace *t, const int *seen,
+			   size_t nseen, struct orc_match *m,
+			   const union abicap_rec *r)
+{
+	int pid = rec_current(r);
+
+	if (t->lost || !seen || pid <= 0 ||
+	    bsearch(&pid, seen, nseen, sizeof(*seen), cmp_int))
+		return false;
+	if (!is_hidden(m, pid) && m->nhidden < ORC_MAX_HIDDEN)
+		m->hidden[m->nhidden++] = pid;
+	return true;
+}
+
 uint64_t orc_match(struct orc_trace *t, const union abicap_rec *recs,
 		   size_t nrecs, uint64_t t0, uint64_t t1,
 		   const struct orc_filter *f, struct orc_match *m)
@@ -782,6 +836,8 @@ uint64_t orc_match(struct orc_trace *t, const union abicap_rec *recs,
 	size_t *ai = malloc((nrecs + 1) * sizeof(*ai));
 	size_t *sw = malloc((t->n + 1) * sizeof(*sw));
 	bool *aopt = malloc(nrecs + 1);
+	size_t nseen = 0;
+	int *seen = seen_current(t, &nseen);
 	int maxcpu = -1;
 
 	memset(m, 0, sizeof(*m));
@@ -793,6 +849,7 @@ uint64_t orc_match(struct orc_trace *t, const union abicap_rec *recs,
 		free(ai);
 		free(sw);
 		free(aopt);
+		free(seen);
 		return 1;
 	}
 	find_hidden(t, m);
@@ -844,7 +901,8 @@ uint64_t orc_match(struct orc_trace *t, const union abicap_rec *recs,
 				blind = is_hidden(m, t->v[sw[q]].next_pid);
 			if (r->hdr.ts_ns < lo || r->hdr.ts_ns > hi)
 				continue;
-			aopt[na] = r->hdr.type != ABICAP_EV_SCHED_SWITCH && blind;
+			aopt[na] = (r->hdr.type != ABICAP_EV_SCHED_SWITCH && blind) ||
+				   unseen_current(t, seen, nseen, m, r);
 			ai[na++] = k;
 		}
 		while (i < no) {
@@ -948,6 +1006,7 @@ uint64_t orc_match(struct orc_trace *t, const union abicap_rec *recs,
 			}
 	}
 	bad = m->oracle_only + m->abicap_only;
+	free(seen);
 	free(oi);
 	free(ai);
 	free(sw);

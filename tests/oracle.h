@@ -58,6 +58,9 @@ struct orc_ev {
 	bool optional; /* in a blind spot (orc_match): need not match */
 };
 
+/* hidden tasks kept by orc_match (the rest counted in hidden_events) */
+#define ORC_MAX_HIDDEN 64
+
 struct orc_trace {
 	struct orc_ev *v;
 	size_t n, cap;
@@ -146,9 +149,13 @@ struct orc_match {
 	uint64_t irq_only; /* tracefs-only events fired in interrupt context */
 	/*
 	 * Tasks the kernel hides from tracing (see orc_match): their events as
-	 * current are not required of abicap, and are counted here.
+	 * current are not required of abicap, and are counted here. Also a
+	 * task tracefs never shows current (nor switched out) though it lost
+	 * nothing: it ran only where tracefs was blind (a hidden task's child
+	 * switched in by it), so what abicap records while it is current is
+	 * not required either.
 	 */
-	int hidden[8];
+	int hidden[ORC_MAX_HIDDEN];
 	int nhidden;
 	uint64_t hidden_events;
 	/* switch-outs of an exiting task: tracefs Z, abicap X (reaped between) */

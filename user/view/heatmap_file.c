@@ -7,6 +7,7 @@
 #include "view/capview.h"
 #include "view/heatmap_file.h"
 #include "view/heatmap_html.h"
+#include "lib/outfile.h"
 #include "view/pagefile.h"
 
 static int write_page(void *ctx, FILE *f)
@@ -44,9 +45,11 @@ int heatmap_write(const char *cap, const char *out, const struct hm_args *a)
 	struct capview v;
 	char what[512];
 	uint64_t span;
+	struct outfile of;
+	bool written = false;
 	int ret, c;
 
-	ret = page_check(out, cap);
+	ret = page_open(&of, out, cap, a->force);
 	if (ret)
 		return ret;
 	ret = capview_open(&v, cap, &a->win);
@@ -78,7 +81,8 @@ int heatmap_write(const char *cap, const char *out, const struct hm_args *a)
 	if (!pg.waits)
 		ab_warn("'%s': no run-queue wait of %s was measured: the heat "
 			"map is empty", cap, pg.what);
-	c = page_write(out, cap, a->force, write_page, &pg);
+	c = page_write(&of, out, write_page, &pg);
+	written = true;
 	if (c) {
 		ret = c;
 		goto out;
@@ -86,6 +90,8 @@ int heatmap_write(const char *cap, const char *out, const struct hm_args *a)
 	ab_note("wrote %s: %llu waits in %u columns of %.3f ms", out,
 		(unsigned long long)pg.waits, pg.cols, (double)pg.col_ns / 1e6);
 out:
+	if (!written)
+		page_abort(&of);
 	hm_free(&h);
 	free(cells);
 	cgnames_free(names);

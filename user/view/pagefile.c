@@ -7,33 +7,26 @@
 #include "lib/util.h"
 #include "view/pagefile.h"
 
-int page_check(const char *out, const char *cap)
+int page_open(struct outfile *of, const char *out, const char *cap,
+	      bool force)
 {
 	char err[ERRMSG_LEN];
 	int ret = outfile_distinct(out, cap, "the capture", err, sizeof(err));
 
+	if (!ret)
+		ret = outfile_open(of, out, force, err, sizeof(err));
 	if (ret)
 		ab_error("%s", err);
 	return ret;
 }
 
-int page_write(const char *out, const char *cap, bool force,
+int page_write(struct outfile *of, const char *out,
 	       int (*write)(void *ctx, FILE *f), void *ctx)
 {
 	char err[ERRMSG_LEN];
-	struct outfile of;
-	FILE *f;
-	int ret = page_check(out, cap), fd, c;
+	int ret = EXIT_OK, fd = dup(of->fd), c;
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
 
-	if (ret)
-		return ret;
-	ret = outfile_open(&of, out, force, err, sizeof(err));
-	if (ret) {
-		ab_error("%s", err);
-		return ret;
-	}
-	fd = dup(of.fd);
-	f = fd >= 0 ? fdopen(fd, "w") : NULL;
 	if (!f) {
 		c = -errno;
 		if (fd >= 0)
@@ -46,10 +39,15 @@ int page_write(const char *out, const char *cap, bool force,
 	if (c) {
 		ab_error("cannot write '%s': %s", out, strerror(-c));
 		ret = EXIT_RUNTIME;
-	} else if (outfile_commit(&of, err, sizeof(err))) {
+	} else if (outfile_commit(of, err, sizeof(err))) {
 		ab_error("%s", err);
 		ret = EXIT_RUNTIME;
 	}
-	outfile_abort(&of, false);
+	outfile_abort(of, false);
 	return ret;
+}
+
+void page_abort(struct outfile *of)
+{
+	outfile_abort(of, false);
 }

@@ -6,14 +6,22 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+struct outfile;
+
 /*
- * out (refused where outfile_open refuses it, or if it is the capture cap)
- * written by write(ctx, f) (0 or -errno), committed only if that and every
- * write succeeded: an EXIT_* code, errors reported.
+ * Open out for the page (refused where outfile_open refuses it, or if it
+ * is the capture cap), before any work: 0 or an EXIT_* code, reported.
  */
-int page_write(const char *out, const char *cap, bool force,
+int page_open(struct outfile *of, const char *out, const char *cap,
+	      bool force);
+/*
+ * The page written by write(ctx, f) (0 or -errno) into of, committed only
+ * if that and every write succeeded; of is closed either way: an EXIT_*
+ * code, errors reported.
+ */
+int page_write(struct outfile *of, const char *out,
 	       int (*write)(void *ctx, FILE *f), void *ctx);
-/* Whether out may be written for cap (before the work): 0 or EXIT_USAGE (reported). */
-int page_check(const char *out, const char *cap);
+/* Give up a page opened (nothing left at its name). */
+void page_abort(struct outfile *of);
 
 #endif

@@ -7,6 +7,7 @@
 #include "lib/cpulist.h"
 #include "lib/util.h"
 #include "view/capview.h"
+#include "lib/outfile.h"
 #include "view/pagefile.h"
 #include "view/timechart_file.h"
 #include "view/timechart_html.h"
@@ -52,9 +53,11 @@ int timechart_write(const char *cap, const char *out, const struct tc_args *a)
 	struct capview v;
 	uint8_t *cpus = NULL;
 	struct page_ctx pc;
+	struct outfile of;
+	bool written = false;
 	int ret, c;
 
-	ret = page_check(out, cap);
+	ret = page_open(&of, out, cap, a->force);
 	if (ret)
 		return ret;
 	ret = capview_open(&v, cap, &a->win);
@@ -88,7 +91,8 @@ int timechart_write(const char *cap, const char *out, const struct tc_args *a)
 		goto out;
 	}
 	pc = (struct page_ctx){ tc, &pg };
-	c = page_write(out, cap, a->force, write_page, &pc);
+	c = page_write(&of, out, write_page, &pc);
+	written = true;
 	if (c) {
 		ret = c;
 		goto out;
@@ -96,6 +100,8 @@ int timechart_write(const char *cap, const char *out, const struct tc_args *a)
 	ab_note("wrote %s: %d CPUs and %zu tasks in %u pixels of %.3f us",
 		out, tc->ncpus, tc->nlanes, sc.width, (double)sc.px_ns / 1e3);
 out:
+	if (!written)
+		page_abort(&of);
 	tc_free(tc);
 	free(cpus);
 	capview_close(&v);
