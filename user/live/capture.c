@@ -595,7 +595,7 @@ static int choose_transport(struct capture *c, const struct capture_opts *o,
 		c->transport = feature_ringbuf_array() == 1 ?
 			       TRANSPORT_PERCPU : TRANSPORT_RINGBUF;
 	if (c->transport == TRANSPORT_RINGBUF) {
-		c->ring_bytes = ringbuf_size(budget);
+		c->ring_bytes = o->aggregate ? 0 : ringbuf_size(budget);
 		return 0;
 	}
 	if (c->transport == TRANSPORT_PERCPU &&
@@ -607,8 +607,6 @@ static int choose_transport(struct capture *c, const struct capture_opts *o,
 			 ((size_t)c->ncpus * page + (1 << 20) - 1) >> 20);
 		return EXIT_USAGE;
 	}
-	if (c->transport == TRANSPORT_PERFBUF)
-		c->ring_bytes = budget / (c->ncpus > 0 ? c->ncpus : 1);
 	if (!o->aggregate) {
 		c->merge = recmerge_new(c->ncpus, MERGE_LAG_NS, c->cb, c->ctx);
 		if (!c->merge) {
@@ -772,6 +770,7 @@ struct capture *capture_open(const struct capture_opts *o, capture_cb cb,
 
 		while (pages * 2 <= want)
 			pages *= 2;
+		c->ring_bytes = pages * sysconf(_SC_PAGESIZE);
 		c->pb = open_perfbuf(c, pages);
 	} else if (c->transport == TRANSPORT_PERCPU) {
 		ret = open_rings(c, err, errlen);
