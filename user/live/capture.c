@@ -158,13 +158,20 @@ static size_t ringbuf_size(size_t want)
 	return sz;
 }
 
-int capture_ring_share(size_t budget, int ncpus, size_t page, size_t *each)
+int capture_ring_share(size_t budget, int ncpus, size_t page, size_t *each,
+		       char *err, size_t errlen)
 {
 	size_t share = budget / (size_t)(ncpus > 0 ? ncpus : 1), sz = page;
 
 	*each = 0;
-	if (share < page)
+	if (share < page) {
+		snprintf(err, errlen, "--buffer-size: %zu KiB cannot give each "
+			 "of the %d CPUs a ring buffer of a page (%zu KiB): give "
+			 "at least %zu MB, or --transport ringbuf (one shared)",
+			 budget >> 10, ncpus, page >> 10,
+			 ((size_t)ncpus * page + (1 << 20) - 1) >> 20);
 		return -1;
+	}
 	while (sz * 2 <= share && sz * 2 <= ((size_t)RINGBUF_MAX_MB << 20))
 		sz <<= 1;
 	*each = sz;
@@ -599,14 +606,9 @@ static int choose_transport(struct capture *c, const struct capture_opts *o,
 		return 0;
 	}
 	if (c->transport == TRANSPORT_PERCPU &&
-	    capture_ring_share(budget, c->ncpus, page, &c->ring_bytes)) {
-		snprintf(err, errlen, "--buffer-size: %zu KiB cannot give each "
-			 "of the %d CPUs a ring buffer of a page (%zu KiB): give "
-			 "at least %zu MB, or --transport ringbuf (one shared)",
-			 budget >> 10, c->ncpus, page >> 10,
-			 ((size_t)c->ncpus * page + (1 << 20) - 1) >> 20);
+	    capture_ring_share(budget, c->ncpus, page, &c->ring_bytes, err,
+			       errlen))
 		return EXIT_USAGE;
-	}
 	if (!o->aggregate) {
 		c->merge = recmerge_new(c->ncpus, MERGE_LAG_NS, c->cb, c->ctx);
 		if (!c->merge) {

@@ -164,9 +164,11 @@ uint64_t capture_late(const struct capture *c);
 size_t capture_budget(size_t want, int ncpus);
 /*
  * Each CPU's ring buffer out of budget bytes: the power of two at or below
- * its share, at least a page; -1 if the share is less than a page.
+ * its share, at least a page; -1 and the one-line error if the share is
+ * less than a page.
  */
-int capture_ring_share(size_t budget, int ncpus, size_t page, size_t *each);
+int capture_ring_share(size_t budget, int ncpus, size_t page, size_t *each,
+		       char *err, size_t errlen);
 
 /*
  * Run ev's program once through BPF_PROG_TEST_RUN with the given tracepoint

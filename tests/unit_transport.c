@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
- * The k-way merge of per-CPU record streams (user/live/merge.h): what comes
- * out is every record that went in, in time order, and a record held back
- * only while an older one could still come.
+ * The per-CPU transport in user space: the k-way merge of per-CPU record
+ * streams (user/live/merge.h), where what comes out is every record that
+ * went in, in time order, and a record held back only while an older one
+ * could still come; and the buffer budget's split across CPUs.
  */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
+#include "live/capture.h"
 #include "live/merge.h"
 
 struct seen {
@@ -165,4 +167,37 @@ Test(merge, many_cpus_many_drains_come_out_whole_and_sorted)
 			  "record %zu out of order", i);
 	cr_assert_eq(recmerge_late(m), 0);
 	recmerge_free(m);
+}
+
+/* -b is the budget of all CPUs: each CPU's ring is a power of two within its share. */
+Test(transport, the_budget_is_split_into_powers_of_two_per_cpu)
+{
+	char err[256] = "";
+	size_t each;
+
+	cr_assert_eq(capture_ring_share(16 << 20, 2, 4096, &each, err,
+					sizeof(err)), 0);
+	cr_assert_eq(each, 8 << 20);
+	cr_assert_eq(capture_ring_share(16 << 20, 3, 4096, &each, err,
+					sizeof(err)), 0);
+	cr_assert_eq(each, 4 << 20, "16 MiB over 3 CPUs: %zu each", each);
+	cr_assert_eq(capture_ring_share(1 << 20, 256, 4096, &each, err,
+					sizeof(err)), 0);
+	cr_assert_eq(each, 4096);
+	cr_assert_eq(capture_budget(0, 2), 16u << 20);
+	cr_assert_eq(capture_budget(0, 192), 192u << 20, "1 MiB per CPU");
+	cr_assert_eq(capture_budget(3 << 20, 192), 3u << 20);
+}
+
+Test(transport, a_budget_below_a_page_per_cpu_is_refused_with_the_fix)
+{
+	char err[256] = "";
+	size_t each = 1;
+
+	cr_assert_eq(capture_ring_share(1 << 20, 512, 4096, &each, err,
+					sizeof(err)), -1);
+	cr_assert_eq(each, 0);
+	cr_assert_str_eq(err, "--buffer-size: 1024 KiB cannot give each of the "
+			 "512 CPUs a ring buffer of a page (4 KiB): give at "
+			 "least 2 MB, or --transport ringbuf (one shared)");
 }
