@@ -246,6 +246,12 @@ Test(kernel, perfbuf_delivers_all_cpus_in_time_order, .timeout = 60)
 	all_cpus_in_time_order(TRANSPORT_PERFBUF);
 }
 
+/* The shared ring is in reserve order: a program reads the clock before. */
+Test(kernel, shared_ring_delivers_all_cpus_in_time_order, .timeout = 60)
+{
+	all_cpus_in_time_order(TRANSPORT_RINGBUF);
+}
+
 Test(kernel, pingpong_raw_tp, .timeout = 60)
 {
 	struct capture_opts o = { .events = EVENTS_ALL,

@@ -73,8 +73,9 @@ static int take_record(struct capture *c, int cpu, const void *data,
 		return 0;
 	}
 	c->received[r.hdr.type]++;
-	if (c->merge && cpu >= 0 && cpu < c->ncpus)
-		return recmerge_push(c->merge, cpu, &r);
+	if (c->merge)
+		return recmerge_push(c->merge, cpu >= 0 && cpu < c->ncpus ?
+				     cpu : 0, &r);
 	return c->cb ? c->cb(c->ctx, &r) : 0;
 }
 
@@ -582,10 +583,10 @@ static int load_error(const struct capture *c, int e, char *err, size_t errlen)
 /*
  * The transport: perf buffers where the contract finds the ring buffer's
  * lock unsafe (or asked for); else per-CPU ring buffers where the kernel
- * can hold ring buffers in an array (5.9+) and the budget gives every CPU
- * a page, the shared ring buffer where asked for (docs/transport.md: what
- * each costs). Sets the buffer size each CPU gets; per-CPU streams are
- * merged in time order.
+ * can hold ring buffers in an array (probed) and the budget gives every
+ * CPU a page, the shared ring buffer where asked for or where it cannot
+ * (docs/transport.md: what each costs, measured). Sets the buffer size each
+ * CPU gets; the streams are merged in time order.
  */
 static int choose_transport(struct capture *c, const struct capture_opts *o,
 			    size_t budget, char *err, size_t errlen)
@@ -601,16 +602,19 @@ static int choose_transport(struct capture *c, const struct capture_opts *o,
 	else
 		c->transport = feature_ringbuf_array() == 1 ?
 			       TRANSPORT_PERCPU : TRANSPORT_RINGBUF;
-	if (c->transport == TRANSPORT_RINGBUF) {
+	if (c->transport == TRANSPORT_RINGBUF)
 		c->ring_bytes = o->aggregate ? 0 : ringbuf_size(budget);
-		return 0;
-	}
 	if (c->transport == TRANSPORT_PERCPU &&
 	    capture_ring_share(budget, c->ncpus, page, &c->ring_bytes, err,
 			       errlen))
 		return EXIT_USAGE;
+	/*
+	 * The shared ring buffer is in reserve order, not quite time order (a
+	 * program reads the clock before it reserves): one stream, sorted too.
+	 */
 	if (!o->aggregate) {
-		c->merge = recmerge_new(c->ncpus, MERGE_LAG_NS, c->cb, c->ctx);
+		c->merge = recmerge_new(c->transport == TRANSPORT_RINGBUF ? 1 :
+					c->ncpus, MERGE_LAG_NS, c->cb, c->ctx);
 		if (!c->merge) {
 			snprintf(err, errlen, "out of memory");
 			return EXIT_RUNTIME;
