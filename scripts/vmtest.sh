@@ -108,6 +108,10 @@ else
 	BOOT_IDS+=",5.10-arm64,6.1-arm64,6.12-arm64,$(newest arm64 arm64)-arm64"
 fi
 [ $NO_BOOT -eq 1 ] && BOOT_IDS=
+# --only: the builds the selected boots need, no more
+if [ -n "$ONLY" ]; then
+	BOOT_IDS=$(tr ',' '\n' <<<"$BOOT_IDS" | while read -r b; do [[ ",$ONLY," == *",$b,"* ]] && echo "$b"; done | paste -sd,)
+fi
 if [[ ,$BOOT_IDS, == *-arm64,* ]]; then
 	need_files build/arm64/abicap-static build/arm64/pingpong build/arm64/vmcheck \
 		build/arm64/vmoracle build/arm64/objload build/arm64/abicap.bpf.o

@@ -5,12 +5,17 @@
 #include <string.h>
 #include "live/merge.h"
 
-/* One source's records v[head..n), oldest first. */
+/*
+ * One source's records, oldest first: a circular buffer of cap (a power of
+ * two) slots, records head to tail - 1 (counts, taken modulo cap).
+ */
 struct srcq {
 	union abicap_rec *v;
-	size_t head, n, cap;
+	size_t head, tail, cap;
 	uint64_t newest; /* the newest time ever queued */
 };
+
+#define AT(q, i) ((q)->v[(i) & ((q)->cap - 1)])
 
 struct recmerge {
 	int nsrc;
@@ -66,28 +71,24 @@ static int out(struct recmerge *m, const union abicap_rec *r)
 	return m->cb ? m->cb(m->ctx, r) : 0;
 }
 
-/* Room for one more record at the end of q (false: out of memory). */
+/* Room for one more record in q (false: out of memory). */
 static bool make_room(struct srcq *q)
 {
+	size_t cap = q->cap ? q->cap * 2 : 256, n = q->tail - q->head;
 	union abicap_rec *v;
-	size_t cap;
 
-	if (q->head == q->n)
-		q->head = q->n = 0;
-	if (q->n < q->cap)
+	if (n < q->cap)
 		return true;
-	if (q->head && q->head >= q->cap / 2) {
-		memmove(q->v, q->v + q->head, (q->n - q->head) * sizeof(*q->v));
-		q->n -= q->head;
-		q->head = 0;
-		return true;
-	}
-	cap = q->cap ? q->cap * 2 : 256;
-	v = cap > q->cap ? realloc(q->v, cap * sizeof(*v)) : NULL;
+	v = cap > q->cap ? malloc(cap * sizeof(*v)) : NULL;
 	if (!v)
 		return false;
+	for (size_t i = 0; i < n; i++)
+		v[i] = AT(q, q->head + i);
+	free(q->v);
 	q->v = v;
 	q->cap = cap;
+	q->head = 0;
+	q->tail = n;
 	return true;
 }
 
@@ -104,13 +105,11 @@ int recmerge_push(struct recmerge *m, int src, const union abicap_rec *r)
 			return ret ?: out(m, r);
 	}
 	/* a program nested on the CPU can submit before the one it interrupted */
-	pos = q->n;
-	while (pos > q->head && q->v[pos - 1].hdr.ts_ns > r->hdr.ts_ns)
-		pos--;
-	if (pos < q->n)
-		memmove(q->v + pos + 1, q->v + pos, (q->n - pos) * sizeof(*q->v));
-	q->v[pos] = *r;
-	q->n++;
+	for (pos = q->tail; pos > q->head &&
+	     AT(q, pos - 1).hdr.ts_ns > r->hdr.ts_ns; pos--)
+		AT(q, pos) = AT(q, pos - 1);
+	AT(q, pos) = *r;
+	q->tail++;
 	m->queued++;
 	if (r->hdr.ts_ns > q->newest)
 		q->newest = r->hdr.ts_ns;
@@ -120,8 +119,8 @@ int recmerge_push(struct recmerge *m, int src, const union abicap_rec *r)
 /* Source a's oldest record comes before source b's. */
 static bool before(const struct recmerge *m, int a, int b)
 {
-	uint64_t ta = m->q[a].v[m->q[a].head].hdr.ts_ns;
-	uint64_t tb = m->q[b].v[m->q[b].head].hdr.ts_ns;
+	uint64_t ta = AT(&m->q[a], m->q[a].head).hdr.ts_ns;
+	uint64_t tb = AT(&m->q[b], m->q[b].head).hdr.ts_ns;
 
 	return ta < tb || (ta == tb && a < b);
 }
@@ -149,7 +148,7 @@ static bool ready(const struct recmerge *m, int s, uint64_t bound, bool all)
 {
 	const struct srcq *q = &m->q[s];
 
-	return q->head < q->n && (all || q->v[q->head].hdr.ts_ns < bound);
+	return q->head < q->tail && (all || AT(q, q->head).hdr.ts_ns < bound);
 }
 
 int recmerge_emit(struct recmerge *m, uint64_t drained_ns)
@@ -180,7 +179,7 @@ int recmerge_emit(struct recmerge *m, uint64_t drained_ns)
 
 		q->head++;
 		m->queued--;
-		ret = out(m, &q->v[q->head - 1]);
+		ret = out(m, &AT(q, q->head - 1));
 		if (!ready(m, s, bound, all))
 			m->heap[0] = m->heap[--m->nheap];
 		sift_down(m, 0);
