@@ -650,10 +650,10 @@ static int open_rings(struct capture *c, char *err, size_t errlen)
 			if (e == EPERM)
 				return privilege_denied("the kernel would not "
 					"create a ring buffer", err, errlen);
-			snprintf(err, errlen, "cannot create CPU %u's ring buffer "
-				 "(%zu KiB of %d CPUs): %s; give a smaller "
-				 "--buffer-size", cpu, c->ring_bytes >> 10,
-				 c->ncpus, strerror(e));
+			snprintf(err, errlen, "the kernel would not create the "
+				 "ring buffer of CPU %u (%zu KiB each, for %d CPUs): "
+				 "%s; give a smaller --buffer-size", cpu,
+				 c->ring_bytes >> 10, c->ncpus, strerror(e));
 			return EXIT_RUNTIME;
 		}
 		c->ring_fd[cpu] = fd;
