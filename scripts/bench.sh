@@ -103,11 +103,14 @@ crafted() { # DIR: the table on stdout
 	done
 }
 
+readme_section() { # NAME HOW TABLE: TABLE into README.md between NAME's markers
+	awk -v name="$1" -v how="$2" -v table="$3" '
+		$0 ~ "<!-- " name ":begin" { print "<!-- " name ":begin (" how ") -->"; while ((getline l < table) > 0) print l; skip = 1; next }
+		$0 ~ "<!-- " name ":end -->" { skip = 0 }
+		!skip' README.md >"$OUT/README.$1.md" && cp "$OUT/README.$1.md" README.md
+}
 crafted_readme() { # TABLE: into README.md between the crafted markers
-	awk -v table="$1" '
-		/<!-- crafted:begin/ { print "<!-- crafted:begin (scripts/bench.sh --crafted --update-readme) -->"; while ((getline l < table) > 0) print l; skip = 1; next }
-		/<!-- crafted:end -->/ { skip = 0 }
-		!skip' README.md >"$OUT/README.crafted.md" && cp "$OUT/README.crafted.md" README.md
+	readme_section crafted "scripts/bench.sh --crafted --update-readme" "$1"
 }
 
 if [ "$CRAFTED_ONLY" = 1 ]; then
@@ -454,10 +457,7 @@ if [ "$CONTENTION_ONLY" = 1 ]; then
 	} >"$OUT/contention.md"
 	cat "$OUT/contention.md"
 	if [ "$UPDATE_README" = 1 ]; then
-		awk -v table="$OUT/contention.md" '
-			/<!-- contention:begin/ { print "<!-- contention:begin (scripts/bench.sh contention --update-readme) -->"; while ((getline l < table) > 0) print l; skip = 1; next }
-			/<!-- contention:end -->/ { skip = 0 }
-			!skip' README.md >"$OUT/README.md" && cp "$OUT/README.md" README.md
+		readme_section contention "scripts/bench.sh contention --update-readme" "$OUT/contention.md"
 		log "README.md updated"
 	fi
 	exit 0
