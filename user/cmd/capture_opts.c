@@ -42,11 +42,13 @@ const struct opt opts_capture_buffer[] = {
 	  "buffer is the power of 2 at or below its even share, at least a "
 	  "page (too little for the CPUs is refused); one shared ring buffer "
 	  "is the budget rounded up to a power of 2" },
-	{ "transport", OPT_LONG('t'), "T", "auto (default: percpu, where the "
-	  "kernel holds ring buffers in an array (5.9+), else ringbuf; perfbuf "
-	  "where the contract finds the ring buffer's lock unsafe), percpu (a "
-	  "ring buffer per CPU, merged in time order: no lock shared between "
-	  "CPUs), ringbuf (one ring buffer shared by every CPU) or perfbuf" },
+	{ "transport", OPT_LONG('t'), "T", "auto (default: percpu where the "
+	  "kernel holds ring buffers in an array, else ringbuf; perfbuf where "
+	  "the contract finds the ring buffer's lock unsafe), percpu (a ring "
+	  "buffer per CPU, no lock shared between CPUs: as cheap as ringbuf "
+	  "with one CPU writing, cheaper with more), ringbuf (one ring buffer "
+	  "shared by every CPU) or perfbuf; records come out in time order "
+	  "with each" },
 	{ 0 },
 };
 
