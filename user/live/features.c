@@ -67,8 +67,9 @@ int feature_bpf_fd_unprivileged(void)
 
 /*
  * Asked as the loader uses it: an array of maps whose template is a ring
- * buffer, and a ring buffer put in it (the kernel checks the inner map's
- * kind, and ring buffers gained map_meta_equal, what it takes, in 5.9).
+ * buffer, and a ring buffer of another size put in it (the kernel compares
+ * an inner map with the template through its map_meta_equal operation; a
+ * map type without one cannot be an inner map).
  */
 int feature_ringbuf_array(void)
 {
