@@ -5,8 +5,10 @@
  * arguments, plain loads) and a raw_tp fallback (CO-RE probe reads). Every
  * program is off by default (SEC("?...")): the loader turns on the variant
  * it chose for each event from the contract. Records (bpf/abicap.h) go to
- * one ring buffer, or, where the contract says the ring buffer's lock could
- * sleep (PREEMPT_RT before raw_spinlock_t), to per-CPU perf buffers (each
+ * the ring buffer of the CPU the program runs on (events_cpu), to one ring
+ * buffer shared by all CPUs (events), or, where the contract says the ring
+ * buffer's lock could sleep (PREEMPT_RT before raw_spinlock_t), to per-CPU
+ * perf buffers (each
  * record built on the program's stack: a program nested on the same CPU, or
  * preempting it on PREEMPT_RT, has its own). Every event that passes the
  * filters is counted as seen, and as dropped when the buffer is full. In
@@ -40,6 +42,8 @@ const volatile bool filter_cpus = false;
 const volatile __u64 wakeup_mask = 1023;
 /* the perf buffer transport instead of the ring buffer */
 const volatile bool use_perfbuf = false;
+/* one ring buffer per CPU (events_cpu) instead of the shared one (events) */
+const volatile bool use_percpu_rb = false;
 /* add the children of filtered processes to the pid filter (record -- CMD) */
 const volatile bool follow_forks = false;
 /* --cgroup: tasks in this cgroup v2 subtree (id at depth level) only */
@@ -58,16 +62,34 @@ const volatile char comm_filter[ABICAP_COMM_LEN] = {};
 const volatile __u8 cpu_allowed[ABICAP_MAX_CPUS] = {};
 
 /*
- * Every record lost (either transport), for user space to read through the
- * skeleton's mmap'd .bss after each drain: when it grew, it knows a window
- * in which records are missing.
+ * Records lost (any transport) on each CPU, for user space to read through
+ * the skeleton's mmap'd .bss after each drain: when the sum grew, it knows
+ * a window in which records are missing. One cache line per CPU, written
+ * only by that CPU: no atomic and no shared line on the drop path.
  */
-__u64 dropped_total = 0;
+struct abicap_drop_line dropped_cpu[ABICAP_MAX_CPUS] = {};
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 16 << 20); /* resized by the loader */
 } events SEC(".maps");
+
+/*
+ * One ring buffer per possible CPU, indexed by CPU: the loader creates
+ * them, each its share of the budget, and sizes the array. A program
+ * reserves in its own CPU's ring, taking no lock another CPU takes.
+ */
+struct ringbuf_cpu {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4096); /* the template; each ring has its size */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, 1); /* resized by the loader: possible CPUs */
+	__type(key, __u32);
+	__array(values, struct ringbuf_cpu);
+} events_cpu SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
@@ -305,6 +327,15 @@ static __always_inline void lose(struct abicap_counter *c, bool *lost)
 	*lost = true;
 }
 
+/* A record lost by the transport: counted for user space's drain, per CPU. */
+static __always_inline void lose_record(struct abicap_counter *c, bool *lost,
+					__u32 cpu)
+{
+	lose(c, lost);
+	if (cpu < ABICAP_MAX_CPUS)
+		dropped_cpu[cpu].n++;
+}
+
 /*
  * Reserve a record (c: the event's counter, for submit()). With the ring
  * buffer a full buffer counts as dropped here; the perf buffer transport
@@ -322,10 +353,15 @@ static __always_inline void *reserve(enum abicap_event ev, __u32 size,
 		__builtin_memset(stack, 0, size);
 		h = stack;
 	} else {
-		h = bpf_ringbuf_reserve(&events, size, 0);
+		if (use_percpu_rb) {
+			void *rb = bpf_map_lookup_elem(&events_cpu, &cpu);
+
+			h = rb ? bpf_ringbuf_reserve(rb, size, 0) : NULL;
+		} else {
+			h = bpf_ringbuf_reserve(&events, size, 0);
+		}
 		if (!h) {
-			lose(c, lost);
-			__sync_fetch_and_add(&dropped_total, 1);
+			lose_record(c, lost, cpu);
 			return NULL;
 		}
 		/* no offset from h computed before the check (the verifier) */
@@ -351,10 +387,9 @@ static __always_inline void submit(void *ctx, void *rec, __u32 size,
 
 	if (use_perfbuf) {
 		if (bpf_perf_event_output(ctx, &events_pb, BPF_F_CURRENT_CPU,
-					  rec, size)) {
-			lose(cnt, lost);
-			__sync_fetch_and_add(&dropped_total, 1);
-		}
+					  rec, size))
+			lose_record(cnt, lost,
+				    ((struct abicap_hdr *)rec)->cpu);
 		return;
 	}
 	if (!cnt || !(cnt->seen & wakeup_mask))

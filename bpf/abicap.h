@@ -115,6 +115,15 @@ struct abicap_counter {
 };
 
 /*
+ * Records a CPU's programs could not put in the buffer (.bss dropped_cpu,
+ * indexed by CPU): one cache line each, written by that CPU only.
+ */
+struct abicap_drop_line {
+	__u64 n;
+	__u64 pad[7];
+};
+
+/*
  * Per-CPU bookkeeping counters, map "aux_counters" (one __u64 per index):
  * what the programs could not do, so that nothing is lost silently.
  */

@@ -32,6 +32,13 @@
 #      <!-- floor:end -->)
 #   Alone, 5. (a capture recorded, then decoded): scripts/bench.sh decode
 #   [--update-readme] (its line, and the decode target's row, in README.md)
+#   9. contention on the transport: abicap's BPF cost per event (bpf_stats)
+#      and the workload's usecs/op with one ring buffer shared by every CPU
+#      and with one per CPU, one CPU writing (a pinned pipe) and every CPU
+#      writing (a pinned pipe per CPU), interleaved rounds. Alone:
+#      scripts/bench.sh contention [--update-readme] (its table goes between
+#      <!-- contention:begin --> and <!-- contention:end -->; method in
+#      docs/transport.md)
 #
 # Environment: BENCH_ROUNDS (default 7, 3 with BENCH_QUICK=1), BENCH_QUICK=1
 # (smaller loads, for development), BENCH_OUT (default /dev/shm/abicap-bench),
@@ -61,7 +68,7 @@ if [ "$QUICK" = 1 ]; then
 else
 	CRAFT_SIZES="250000 1000000"
 fi
-UPDATE_README=0 CRAFTED_ONLY=0 SCALING_ONLY=0 FLOOR_ONLY=0 DECODE_ONLY=0
+UPDATE_README=0 CRAFTED_ONLY=0 SCALING_ONLY=0 FLOOR_ONLY=0 DECODE_ONLY=0 CONTENTION_ONLY=0
 for arg in "$@"; do
 	case "$arg" in
 	--update-readme) UPDATE_README=1 ;;
@@ -69,12 +76,13 @@ for arg in "$@"; do
 	report-scaling) SCALING_ONLY=1 ;;
 	floor) FLOOR_ONLY=1 ;;
 	decode) DECODE_ONLY=1 ;;
+	contention) CONTENTION_ONLY=1 ;;
 	-h | --help)
-		sed -n '3,40p' "$0" | sed 's/^# \{0,1\}//'
+		sed -n '3,48p' "$0" | sed 's/^# \{0,1\}//'
 		exit 0
 		;;
 	*)
-		echo "bench.sh: error: unknown argument '$arg' (floor, decode, report-scaling, --crafted, --update-readme)" >&2
+		echo "bench.sh: error: unknown argument '$arg' (floor, decode, contention, report-scaling, --crafted, --update-readme)" >&2
 		exit 2
 		;;
 	esac
@@ -201,6 +209,8 @@ if "$ABICAP" serve --help >/dev/null 2>&1; then
 	fi
 fi
 
+# contention alone keeps the full run's results
+[ "$CONTENTION_ONLY" = 1 ] && OUT=$OUT/contention-run
 rm -rf "$OUT"
 mkdir -p "$OUT"/{cost,slow,loss,decode,floor}
 LOG=$OUT/log.txt
@@ -515,6 +525,105 @@ decode() {
 	done
 	rm -f "$OUT/decode/x.pftrace" "$OUT/decode/"*.0.time
 }
+
+# 7. contention on the transport (docs/transport.md): for each round, each
+# workload (one CPU writing: a pinned pipe; every CPU writing: a pinned pipe
+# per CPU), untraced and then abicap record with each transport, in the same
+# order; bpf_stats over abicap's programs (build/bpfstats -p) for the
+# traced runs. Figures per run in DIR/WORKLOAD.SETUP.ROUND.{tsv,metric,counts}.
+CONT_SETUPS="none ringbuf percpu"
+cont_workload() { # 1cpu|allcpu: usecs/op (every CPU: the mean of the pipes)
+	local n cpu
+	n=$(nproc)
+	if [ "$1" = 1cpu ]; then
+		taskset -c 0 perf bench sched pipe -l "$COST_LOOPS"
+	else
+		for ((cpu = 0; cpu < n; cpu++)); do
+			taskset -c "$cpu" perf bench sched pipe -l "$COST_LOOPS" &
+		done
+		wait
+	fi | awk '/usecs\/op/ {s += $1; k++} END {if (k) print s / k}'
+}
+export -f cont_workload
+contention_measure() { # DIR
+	local dir=$1 r w s tag
+	mkdir -p "$dir" || die "cannot create $dir"
+	export COST_LOOPS
+	for ((r = 1; r <= ROUNDS; r++)); do
+		log "contention round $r/$ROUNDS"
+		for w in 1cpu allcpu; do
+			for s in $CONT_SETUPS; do
+				tag=$dir/$w.$s.$r
+				if [ "$s" = none ]; then
+					cont_workload "$w" >"$tag.metric"
+					continue
+				fi
+				timed "${tag#"$OUT"/}" "$ABICAP" record -o "$tag.abicap" --force \
+					--transport "$s" 2>"$tag.err" ||
+					die "abicap record did not start: $(cat "$tag.err")"
+				wait_for "$tag.err" "abicap: recording" ||
+					die "abicap record did not start: $(cat "$tag.err")"
+				"$BPFSTATS" -p "$TRACER_PID" -w "$tag.tsv" -- \
+					bash -c 'cont_workload "$1"' _ "$w" >"$tag.metric"
+				stop_tracer
+				summary_counts "$tag.err" >"$tag.counts"
+				rm -f "$tag.abicap"
+			done
+		done
+	done
+}
+contention_table() { # DIR: the table on stdout
+	local dir=$1 w s r m base ns sw cpu
+	# every abicap program together: run time / runs, per round
+	allns() { for f in "$@"; do [ -f "$f" ] && awk -F'\t' '$2 == "pid" {t += $4; c += $3} END {if (c) print t / c}' "$f"; done | median; }
+	swns() { for f in "$@"; do [ -f "$f" ] && awk -F'\t' '$2 == "pid" && $1 ~ /sched_switch/ {print $5}' "$f"; done | median; }
+	echo "**Contention on the transport** (bpf_stats over abicap record's programs; $ROUNDS interleaved rounds, medians; one CPU writing: \`taskset -c 0 perf bench sched pipe\`; every CPU writing: one pinned pipe per CPU, usecs/op their mean; consumer: abicap's user + sys CPU per million events):"
+	echo
+	echo "| workload | transport | ns/event, all programs | sched_switch ns | usecs/op | vs untraced | consumer CPU s per M events | dropped (all rounds) |"
+	echo "| --- | --- | --- | --- | --- | --- | --- | --- |"
+	for w in 1cpu allcpu; do
+		base=$(cat "$dir/$w.none."*.metric 2>/dev/null | median)
+		for s in $CONT_SETUPS; do
+			m=$(cat "$dir/$w.$s."*.metric 2>/dev/null | median)
+			if [ "$s" = none ]; then
+				echo "| $w | untraced | - | - | $(printf %.2f "$m") | 1.00 | - | - |"
+				continue
+			fi
+			ns=$(allns "$dir/$w.$s."*.tsv)
+			sw=$(swns "$dir/$w.$s."*.tsv)
+			cpu=$(for r in $(seq "$ROUNDS"); do
+				f=$dir/$w.$s.$r
+				[ -f "$f.time" ] && [ -s "$f.counts" ] && awk -v e="$(awk '{print $1}' "$f.counts")" \
+					'e > 0 {print ($1 + $2) / e * 1e6}' "$f.time"
+			done | median)
+			dr=$(cat "$dir/$w.$s."*.counts 2>/dev/null | awk '{d += $3} END {print d + 0}')
+			echo "| $w | $s | $(printf %.0f "$ns") | $(printf %.0f "$sw") | $(printf %.2f "$m") | $(awk -v a="$m" -v b="$base" 'BEGIN {printf "%.2f", b ? a / b : 0}') | $(printf %.2f "$cpu") | $dr |"
+			eval "CONT_${w}_${s}=\$ns"
+		done
+	done
+	echo
+	echo "Added by every CPU writing at once (ns/event, all programs, every CPU minus one CPU): shared ring $(awk -v a="$CONT_allcpu_ringbuf" -v b="$CONT_1cpu_ringbuf" 'BEGIN {printf "%+.0f", a - b}'), per-CPU rings $(awk -v a="$CONT_allcpu_percpu" -v b="$CONT_1cpu_percpu" 'BEGIN {printf "%+.0f", a - b}'); per-CPU minus shared: one CPU $(awk -v a="$CONT_1cpu_percpu" -v b="$CONT_1cpu_ringbuf" 'BEGIN {printf "%+.0f", a - b}'), every CPU $(awk -v a="$CONT_allcpu_percpu" -v b="$CONT_allcpu_ringbuf" 'BEGIN {printf "%+.0f", a - b}')."
+}
+
+if [ "$CONTENTION_ONLY" = 1 ]; then
+	log "waiting for /tmp/abicap-bpf.lock"
+	exec 9>/tmp/abicap-bpf.lock
+	flock 9
+	contention_measure "$OUT/contention"
+	flock -u 9
+	exec 9>&-
+	{
+		echo "Measured $(date +%F) on $(uname -r), $(nproc) CPUs."
+		echo
+		contention_table "$OUT/contention"
+	} >"$OUT/contention.md"
+	cat "$OUT/contention.md"
+	if [ "$UPDATE_README" = 1 ]; then
+		into_readme contention "scripts/bench.sh contention --update-readme" "$OUT/contention.md"
+		log "README.md updated"
+	fi
+	exit 0
+fi
 
 log "waiting for /tmp/abicap-bpf.lock"
 exec 9>/tmp/abicap-bpf.lock

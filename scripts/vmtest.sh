@@ -34,6 +34,11 @@
 # running kernel runs the same sequence on the host. Results:
 # build/vmtest/{matrix,offline}.{txt,json} ($ABICAP_VMTEST_OUT); exit 1 if
 # any kernel fails.
+# Many vCPUs: one kernel (the newest amd64 generic one; ABICAP_VMTEST_MANY
+# names another, ABICAP_VMTEST_SMP the count, default 16) is booted once
+# more with that many vCPUs, as id ID-smpN (--only takes it too): a
+# ping-pong on every CPU at once while abicap traces (per-CPU buffers, their
+# merge in time order, drops), and the oracle against tracefs.
 # Needs root (the host run attaches BPF programs).
 set -uo pipefail
 export LC_ALL=C
@@ -53,7 +58,7 @@ while [ $# -gt 0 ]; do
 	--ci) CI_MODE=1 ;;
 	--no-boot) NO_BOOT=1 ;;
 	--timeout) TIMEOUT=$2; shift ;;
-	-h|--help) sed -n '2,37p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '2,42p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "vmtest.sh: error: unknown argument '$1' (see --help)" >&2; exit 2 ;;
 	esac
 	shift
@@ -103,6 +108,10 @@ else
 	BOOT_IDS+=",5.10-arm64,6.1-arm64,6.12-arm64,$(newest arm64 arm64)-arm64"
 fi
 [ $NO_BOOT -eq 1 ] && BOOT_IDS=
+# --only: the builds the selected boots need, no more
+if [ -n "$ONLY" ]; then
+	BOOT_IDS=$(tr ',' '\n' <<<"$BOOT_IDS" | while read -r b; do [[ ",$ONLY," == *",$b,"* ]] && echo "$b"; done | paste -sd,)
+fi
 if [[ ,$BOOT_IDS, == *-arm64,* ]]; then
 	need_files build/arm64/abicap-static build/arm64/pingpong build/arm64/vmcheck \
 		build/arm64/vmoracle build/arm64/objload build/arm64/abicap.bpf.o
@@ -223,11 +232,14 @@ own_object_agrees() {
 }
 
 # One boot of one kernel, its serial console into $log; qemu's exit status.
+# SMP: the vCPUs (2 unless set; amd64 only)
+SMP=2
 boot_once() {
-	local arch=$1 vmlinuz=$2 log=$3
+	local arch=$1 vmlinuz=$2 log=$3 mem=768
+	[ "$SMP" -gt 2 ] && mem=$((768 + SMP * 64))
 	case $arch in
 	amd64)
-		timeout --foreground "$TIMEOUT" qemu-system-x86_64 -accel tcg -cpu max -smp 2 -m 768 \
+		timeout --foreground "$((TIMEOUT * (SMP > 2 ? 2 : 1)))" qemu-system-x86_64 -accel tcg -cpu max -smp "$SMP" -m "$mem" \
 			-display none -serial stdio -monitor none -no-reboot \
 			-kernel "$vmlinuz" -initrd "$OUT/initramfs-amd64.cpio.gz" \
 			-append "console=ttyS0 panic=-1 oops=panic quiet loglevel=3 rdinit=/init" \
@@ -427,6 +439,41 @@ while IFS=$'\t' read -r id line flavour pkg ver release dir status arch; do
 	if jq -e .pass <<<"$row" >/dev/null; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
 	jq -r '"vmtest: \(.arch) \(.id): booted \(if .pass then "pass" else "FAIL: \(.reason)" end)"' <<<"$row"
 done < "$OUT/manifest.tsv"
+
+# --- many vCPUs -------------------------------------------------------------------
+MANY_SMP=${ABICAP_VMTEST_SMP:-16}
+MANY=${ABICAP_VMTEST_MANY:-$(newest amd64 amd64)-amd64}
+if [ $NO_BOOT -eq 0 ] && selected "$MANY-smp$MANY_SMP"; then
+	mrow=$(awk -F'\t' -v id="$MANY" '$1 == id && $8 == "ok"' "$OUT/manifest.tsv")
+	if [ -z "$mrow" ]; then
+		echo "vmtest: FAIL $MANY-smp$MANY_SMP: kernel $MANY not in the manifest"
+		fail=$((fail + 1))
+	else
+		IFS=$'\t' read -r id line flavour pkg ver release dir status arch <<<"$mrow"
+		id=$MANY-smp$MANY_SMP
+		echo "vmtest: $arch $id ($pkg $ver, $MANY_SMP vCPUs): booting"
+		t0=$(date +%s)
+		SMP=$MANY_SMP
+		boot_res=$(boot "$id" "$arch" "$dir/vmlinuz")
+		SMP=2
+		truth=$(truth_of "$OUT/$id.log")
+		row=$(jq -n --arg id "$id" --arg arch "$arch" --arg line "$line" --arg flavour "$flavour-smp$MANY_SMP" \
+			--arg pkg "$pkg" --arg ver "$ver" --arg release "$release" --arg boot "$boot_res" \
+			--arg truth "$truth" --argjson smp "$MANY_SMP" "$BOOT_REASON"'
+			($boot | try fromjson catch null) as $b |
+			($truth | try fromjson catch null) as $t |
+			{id: $id, arch: $arch, line: $line, flavour: $flavour, package: $pkg, version: $ver,
+			 release: "\($release) (\($smp) vCPUs)", contract: ($b.contract // "-"), offline: "ok",
+			 booted: $b, objects: "-", truth: $t,
+			 reason: (if $b == null then $boot
+				  elif ($b.cpus // 0) != $smp then "the guest has \($b.cpus // 0) CPUs, not \($smp)"
+				  else boot_reason($b; $t) end)}
+			| .pass = (.reason == "")')
+		matrix_json=$(jq --argjson r "$row" '. + [$r]' <<<"$matrix_json")
+		if jq -e .pass <<<"$row" >/dev/null; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
+		jq -r --arg s "$(($(date +%s) - t0))" '"vmtest: \(.arch) \(.id): booted \(if .pass then "pass" else "FAIL: \(.reason)" end) (\($s) s)"' <<<"$row"
+	fi
+fi
 
 # --- the running kernel ----------------------------------------------------------
 if selected running && [ $NO_BOOT -eq 0 ]; then

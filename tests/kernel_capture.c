@@ -151,10 +151,105 @@ Test(kernel, pingpong_tp_btf, .timeout = 60)
 	c = start_capture(&o, &col);
 	cr_assert_str_eq(capture_variant(c, ABICAP_EV_SCHED_SWITCH), "tp_btf");
 	cr_assert(capture_plan(c)->switch_prev_state);
+	cr_assert_str_eq(capture_transport(c), "per-CPU ring buffers");
+	capture_close(c);
+	collected_free(&col);
+	run_pingpong(&o);
+}
+
+/* One ring buffer shared by every CPU (--transport ringbuf). */
+Test(kernel, pingpong_shared_ring, .timeout = 60)
+{
+	struct capture_opts o = { .events = EVENTS_ALL,
+				  .transport = TRANSPORT_RINGBUF };
+	struct collected col = { 0 };
+	struct capture *c;
+
+	require_kernel();
+	c = start_capture(&o, &col);
 	cr_assert_str_eq(capture_transport(c), "ring buffer");
 	capture_close(c);
 	collected_free(&col);
 	run_pingpong(&o);
+}
+
+static void *pingpong_thread(void *arg)
+{
+	struct pingpong *pp = arg;
+
+	return (void *)(intptr_t)pingpong(pp);
+}
+
+/*
+ * Every CPU writing at once (a ping-pong pinned to each): the records come
+ * out of the per-CPU buffers in time order, all of them, and any record a
+ * program held past the merge's lag is counted (capture_late), never
+ * passed off as in order.
+ */
+static void all_cpus_in_time_order(enum transport t)
+{
+	struct capture_opts o = { .events = EVENTS_ALL, .transport = t };
+	int ncpus = libbpf_num_possible_cpus(), on[2] = { 0 };
+	struct pingpong pp[2];
+	struct collected col = { 0 };
+	uint64_t newest = 0, inversions = 0;
+	pthread_t th[2];
+	struct capture *c;
+	void *res;
+
+	require_kernel();
+	if (ncpus < 2)
+		cr_skip_test("needs 2 CPUs, this machine has %d", ncpus);
+	c = start_capture(&o, &col);
+	for (int i = 0; i < 2; i++) {
+		pp[i] = (struct pingpong){ .rounds = ROUNDS, .cpu = i };
+		cr_assert_eq(pthread_create(&th[i], NULL, pingpong_thread,
+					    &pp[i]), 0);
+	}
+	for (int i = 0; i < 2; i++) {
+		cr_assert_eq(pthread_join(th[i], &res), 0);
+		cr_assert_eq((intptr_t)res, 0, "ping-pong on CPU %d failed", i);
+	}
+	poll_for(c, 100);
+	stop_and_check_lossless(c);
+	for (size_t i = 0; i < col.n; i++) {
+		const union abicap_rec *r = &col.v[i];
+
+		if (r->hdr.type == ABICAP_EV_SCHED_SWITCH &&
+		    (is_pp(&pp[0], r->sw.prev_pid) ||
+		     is_pp(&pp[1], r->sw.prev_pid)) && r->hdr.cpu < 2)
+			on[r->hdr.cpu]++;
+		if (r->hdr.ts_ns < newest)
+			inversions++;
+		else
+			newest = r->hdr.ts_ns;
+	}
+	cr_assert_geq(on[0], ROUNDS, "CPU 0: %d ping-pong switches", on[0]);
+	cr_assert_geq(on[1], ROUNDS, "CPU 1: %d ping-pong switches", on[1]);
+	cr_assert_eq(inversions, capture_late(c), "%llu records out of time "
+		     "order, %llu counted as late", (unsigned long long)
+		     inversions, (unsigned long long)capture_late(c));
+	/* a program held 50 ms between its clock and its submit: rare */
+	cr_expect_leq(inversions, col.n / 1000, "%llu of %zu records out of "
+		      "time order", (unsigned long long)inversions, col.n);
+	capture_close(c);
+	collected_free(&col);
+}
+
+Test(kernel, percpu_rings_deliver_all_cpus_in_time_order, .timeout = 60)
+{
+	all_cpus_in_time_order(TRANSPORT_PERCPU);
+}
+
+Test(kernel, perfbuf_delivers_all_cpus_in_time_order, .timeout = 60)
+{
+	all_cpus_in_time_order(TRANSPORT_PERFBUF);
+}
+
+/* The shared ring is in reserve order: a program reads the clock before. */
+Test(kernel, shared_ring_delivers_all_cpus_in_time_order, .timeout = 60)
+{
+	all_cpus_in_time_order(TRANSPORT_RINGBUF);
 }
 
 Test(kernel, pingpong_raw_tp, .timeout = 60)
@@ -457,8 +552,11 @@ Test(kernel, timestamps_are_monotonic_clock, .timeout = 60)
 /* Buffers too small for the load, not polled: every lost event is counted. */
 static void drops_counted(enum transport t)
 {
+	/* a page each: the shared ring, and each CPU's */
 	struct capture_opts o = { .events = EV(ABICAP_EV_SCHED_SWITCH),
-				  .ringbuf_bytes = 4096, .transport = t };
+				  .ringbuf_bytes = t == TRANSPORT_PERCPU ? 4096 *
+				  libbpf_num_possible_cpus() : 4096,
+				  .transport = t };
 	struct abicap_counter sum[ABICAP_EV_COUNT], cpu0[ABICAP_EV_COUNT];
 	struct collected col = { 0 };
 	struct pingpong pp;
@@ -474,6 +572,8 @@ static void drops_counted(enum transport t)
 		     capture_received(c, ABICAP_EV_SCHED_SWITCH) +
 			     sum[ABICAP_EV_SCHED_SWITCH].dropped);
 	cr_assert_eq(capture_received(c, ABICAP_EV_SCHED_SWITCH), col.n);
+	/* the per-CPU drop lines record reads after each drain agree */
+	cr_assert_eq(capture_dropped_total(c), sum[ABICAP_EV_SCHED_SWITCH].dropped);
 	/* the ping-pong ran on CPU 0: that is where its drops are */
 	cr_assert_eq(capture_counters(c, 0, cpu0), 0);
 	cr_assert_geq(cpu0[ABICAP_EV_SCHED_SWITCH].dropped, 2 * ROUNDS - 4096 / 80);
@@ -484,6 +584,11 @@ static void drops_counted(enum transport t)
 Test(kernel, drops_are_counted_never_silent, .timeout = 60)
 {
 	drops_counted(TRANSPORT_RINGBUF);
+}
+
+Test(kernel, percpu_ring_drops_are_counted_on_their_cpu, .timeout = 60)
+{
+	drops_counted(TRANSPORT_PERCPU);
 }
 
 Test(kernel, perfbuf_drops_are_counted, .timeout = 60)

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <bpf/libbpf.h>
 #include "harness.h"
 
 #define ROUNDS 200
@@ -315,7 +316,8 @@ static void memcg_64m(char *dir, size_t len)
  * cgroup): the error names the map, its size and --buffer-size, not the
  * verifier.
  */
-Test(cli, map_creation_failure_is_named, .timeout = 60)
+/* The error for -b 512 in a 64 MiB memory cgroup with transport T. */
+static void map_creation_failure(const char *t, const char *want)
 {
 	char dir[512], cmd[1024];
 	struct run r;
@@ -323,17 +325,31 @@ Test(cli, map_creation_failure_is_named, .timeout = 60)
 	require_kernel();
 	memcg_64m(dir, sizeof(dir));
 	snprintf(cmd, sizeof(cmd), "echo $$ > %s/cgroup.procs && exec %s trace "
-		 "-b 512 -d 1", dir, abicap_bin());
+		 "-b 512 -d 1 --transport %s", dir, abicap_bin(), t);
 	r = run_cmd((char *[]){ "bash", "-c", cmd, NULL });
 	for (int i = 0; i < 50 && rmdir(dir); i++)
 		usleep(100000);
 	cr_assert_eq(r.code, 4, "exit %d: %s", r.code, r.err);
-	cr_assert(strstr(r.err, "abicap: error: the kernel would not create the "
-			 "BPF map 'events' (a 512 MiB ring buffer): Cannot "
-			 "allocate memory; give a smaller --buffer-size"), "%s",
-		  r.err);
+	cr_assert(strstr(r.err, want), "%s", r.err);
 	free(r.out);
 	free(r.err);
+}
+
+Test(cli, map_creation_failure_is_named, .timeout = 60)
+{
+	char want[256];
+
+	map_creation_failure("ringbuf", "abicap: error: the kernel would not "
+			     "create the BPF map 'events' (a 512 MiB ring "
+			     "buffer): Cannot allocate memory; give a smaller "
+			     "--buffer-size");
+	/* per-CPU rings: here (2 CPUs) the first does not fit */
+	snprintf(want, sizeof(want), "abicap: error: the kernel would not "
+		 "create the ring buffer of CPU 0 (%d KiB each, for %d CPUs): "
+		 "Cannot allocate memory; give a smaller --buffer-size",
+		 (512 << 10) / libbpf_num_possible_cpus(),
+		 libbpf_num_possible_cpus());
+	map_creation_failure("percpu", want);
 }
 
 /* No byte a terminal acts on: controls other than newline, DEL, C1 (UTF-8 C2 80-9F). */

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <bpf/libbpf.h>
+#include "abicap.h" /* before the skeleton: its .bss type */
 #include "abicap.skel.h"
 #include "btf_mutate.h"
 #include "harness.h"

@@ -439,6 +439,12 @@ Test(oracle, pingpong_perfbuf)
 	pp_case((char *[]){ "--transport", "perfbuf", NULL }, NULL, NULL, true);
 }
 
+/* One ring buffer shared by every CPU (the default is one per CPU). */
+Test(oracle, pingpong_shared_ring)
+{
+	pp_case((char *[]){ "--transport", "ringbuf", NULL }, NULL, NULL, true);
+}
+
 Test(oracle, pingpong_pid)
 {
 	struct orc_filter f = { .wakers = true };

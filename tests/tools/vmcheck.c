@@ -4,10 +4,14 @@
  * captured the ping-pong workload, and judges what it captured.
  *
  *   vmcheck CHECK.json CHECK_RC PINGPONG.json TRACE.json TRACE.err TRACE_RC
+ *           [ALL_CPUS]
  *
  * Prints one line, "ABICAP-RESULT {...}", with the kernel, the contract
  * verdict, the program variant chosen, events per type, drops and the
- * failures found; exits 0 if the kernel passed.
+ * failures found; exits 0 if the kernel passed. The trace must be in time
+ * order but for the records abicap's summary counts as handed on out of
+ * it. ALL_CPUS: a ping-pong ran on each of that many CPUs at once (the
+ * many-vCPU guest): each must show its switches.
  */
 #include <jansson.h>
 #include <stdarg.h>
@@ -16,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
+#include <unistd.h>
 
 #define MAX_FAIL 16
 
@@ -66,15 +71,19 @@ int main(int argc, char **argv)
 	json_t *check, *pp_start, *pp_end, *res, *events = json_object();
 	long long ping, pong, start, end, rounds, seen = -1, rcvd = -1, drop = -1;
 	long long pp_switches = 0, pp_sleeping = 0, pp_wakeups = 0, idle = 0;
+	long long newest = 0, inversions = 0, late = 0, all_cpus = 0, pp_cpus = 0;
+	static char pp_on[4096]; /* a ping-pong switch was seen on CPU i */
 	char line[4096], variant[64] = "?";
 	struct utsname u;
 	FILE *f;
 
-	if (argc != 7) {
+	if (argc != 7 && argc != 8) {
 		fprintf(stderr, "usage: vmcheck CHECK.json CHECK_RC PINGPONG.json "
-			"TRACE.json TRACE.err TRACE_RC\n");
+			"TRACE.json TRACE.err TRACE_RC [ALL_CPUS]\n");
 		return 2;
 	}
+	if (argc == 8)
+		all_cpus = atoll(argv[7]);
 	uname(&u);
 	check = json_load_file(argv[1], 0, NULL);
 	if (!check)
@@ -115,8 +124,16 @@ int main(int argc, char **argv)
 		json_object_set_new(events, ev, json_integer(cnt ?
 				    json_integer_value(cnt) + 1 : 1));
 		ts = geti(j, "ts_ns");
+		if (ts < newest)
+			inversions++;
+		else
+			newest = ts;
 		if (!strcmp(ev, "cpu_idle"))
 			idle++;
+		if (!strcmp(ev, "sched_switch") &&
+		    !strncmp(gets_(j, "prev_comm"), "abc_p", 5) &&
+		    geti(j, "cpu") >= 0 && geti(j, "cpu") < 4096)
+			pp_on[geti(j, "cpu")] = 1;
 		if (ts < start || ts > end) {
 			json_decref(j);
 			continue;
@@ -172,6 +189,12 @@ int main(int argc, char **argv)
 		if (!strncmp(line, "  transport: perf buffer", 24))
 			strncat(variant, ", perf buffer",
 				sizeof(variant) - strlen(variant) - 1);
+		p = strstr(line, " records were handed on out of time order");
+		if (p) {
+			while (p > line && p[-1] >= '0' && p[-1] <= '9')
+				p--;
+			late = atoll(p);
+		}
 		if (!strncmp(line, "  sched_switch ", 15)) {
 			char *prog = strstr(line, "tp_btf");
 
@@ -199,6 +222,14 @@ int main(int argc, char **argv)
 		fail("only %lld ping-pong wakeups", pp_wakeups);
 	if (idle == 0)
 		fail("no cpu_idle events");
+	if (inversions != late)
+		fail("%lld records out of time order, %lld of them counted",
+		     inversions, late);
+	for (int i = 0; i < 4096; i++)
+		pp_cpus += pp_on[i];
+	if (all_cpus && pp_cpus < all_cpus)
+		fail("ping-pong switches on %lld CPUs of the %lld running one",
+		     pp_cpus, all_cpus);
 
 	res = json_pack("{s:s, s:s, s:i, s:i, s:i, s:s, s:o, s:I, s:I, s:I, "
 			"s:I, s:I, s:I, s:b}",
@@ -213,6 +244,10 @@ int main(int argc, char **argv)
 			"seen", seen, "dropped", drop, "rounds", rounds,
 			"pp_switches", pp_switches, "pp_wakeups", pp_wakeups,
 			"cpu_idle", idle, "pass", nfail == 0);
+	json_object_set_new(res, "out_of_order", json_integer(inversions));
+	json_object_set_new(res, "late", json_integer(late));
+	json_object_set_new(res, "cpus", json_integer(sysconf(_SC_NPROCESSORS_ONLN)));
+	json_object_set_new(res, "pp_cpus", json_integer(pp_cpus));
 	{
 		json_t *fl = json_array();
 

@@ -18,9 +18,10 @@ enum attach_mode {
 };
 
 enum transport {
-	TRANSPORT_AUTO, /* the ring buffer, unless the contract says it is unsafe */
-	TRANSPORT_RINGBUF,
+	TRANSPORT_AUTO, /* per-CPU ring buffers, unless the contract says unsafe */
+	TRANSPORT_RINGBUF, /* one ring buffer shared by every CPU */
 	TRANSPORT_PERFBUF,
+	TRANSPORT_PERCPU, /* one ring buffer per CPU */
 };
 
 struct kernel_plan {

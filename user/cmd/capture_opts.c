@@ -37,10 +37,18 @@ const struct opt opts_capture_filter[] = {
 };
 
 const struct opt opts_capture_buffer[] = {
-	{ "buffer-size", 'b', "MB", "ring buffer size, 1-2048 (default 16, "
-	  "rounded up to a power of 2)" },
-	{ "transport", OPT_LONG('t'), "T", "auto (default: the ring buffer, "
-	  "unless the contract finds its lock unsafe), ringbuf or perfbuf" },
+	{ "buffer-size", 'b', "MB", "buffer memory for all CPUs together, "
+	  "1-2048 (default 16, or 1 per CPU where more): each CPU's ring "
+	  "buffer is the power of 2 at or below its even share, at least a "
+	  "page (too little for the CPUs is refused); one shared ring buffer "
+	  "is the budget rounded up to a power of 2" },
+	{ "transport", OPT_LONG('t'), "T", "auto (default: percpu where the "
+	  "kernel holds ring buffers in an array, else ringbuf; perfbuf where "
+	  "the contract finds the ring buffer's lock unsafe), percpu (a ring "
+	  "buffer per CPU, no lock shared between CPUs: as cheap as ringbuf "
+	  "with one CPU writing, cheaper with more), ringbuf (one ring buffer "
+	  "shared by every CPU) or perfbuf; records come out in time order "
+	  "with each" },
 	{ 0 },
 };
 
@@ -273,9 +281,11 @@ int capture_parse_args(const struct cmd_spec *spec, int argc, char **argv,
 				o->cap.transport = TRANSPORT_RINGBUF;
 			} else if (!strcmp(optarg, "perfbuf")) {
 				o->cap.transport = TRANSPORT_PERFBUF;
+			} else if (!strcmp(optarg, "percpu")) {
+				o->cap.transport = TRANSPORT_PERCPU;
 			} else {
 				snprintf(err, errlen, "--transport '%s': use auto, "
-					 "ringbuf or perfbuf", optarg);
+					 "percpu, ringbuf or perfbuf", optarg);
 				return EXIT_USAGE;
 			}
 			break;

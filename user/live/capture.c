@@ -12,9 +12,12 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
+#include "abicap.h" /* before the skeleton: its .bss type */
 #include "abicap.skel.h"
 #include "live/capture.h"
 #include "live/contract_gate.h"
+#include "live/features.h"
+#include "live/merge.h"
 #include "abi/btf_util.h"
 #include "abi/checker.h"
 #include "lib/bpflog.h"
@@ -24,10 +27,22 @@
 #include "live/privilege.h"
 #include "lib/util.h"
 
+/* One CPU's ring buffer, for its records' place in the merge. */
+struct ring_src {
+	struct capture *c;
+	int cpu;
+};
+
 struct capture {
 	struct abicap_bpf *skel;
+	enum transport transport; /* RINGBUF, PERCPU or PERFBUF */
 	struct ring_buffer *rb;
 	struct perf_buffer *pb;
+	int *ring_fd; /* per-CPU ring buffers (ncpus), -1: none */
+	struct ring_src *ring_src;
+	size_t ring_bytes; /* each ring buffer's size (perf buffer: each CPU's) */
+	/* per-CPU streams merged in time order (per-CPU rings, perf buffers) */
+	struct recmerge *merge;
 	uint64_t perf_lost; /* PERF_RECORD_LOST: already counted as dropped */
 	struct bpf_program *prog[ABICAP_EV_COUNT]; /* chosen variant */
 	struct bpf_link *link[ABICAP_EV_COUNT];
@@ -47,9 +62,10 @@ struct capture {
 	uint64_t end_ns; /* the last detach (capture_stop) */
 };
 
-static int on_sample(void *ctx, void *data, size_t size)
+/* A record from CPU cpu's buffer (cpu < 0: the shared ring buffer). */
+static int take_record(struct capture *c, int cpu, const void *data,
+		       size_t size)
 {
-	struct capture *c = ctx;
 	union abicap_rec r;
 
 	if (record_decode(data, size, &r) != REC_OK) {
@@ -57,7 +73,22 @@ static int on_sample(void *ctx, void *data, size_t size)
 		return 0;
 	}
 	c->received[r.hdr.type]++;
+	if (c->merge)
+		return recmerge_push(c->merge, cpu >= 0 && cpu < c->ncpus ?
+				     cpu : 0, &r);
 	return c->cb ? c->cb(c->ctx, &r) : 0;
+}
+
+static int on_sample(void *ctx, void *data, size_t size)
+{
+	return take_record(ctx, -1, data, size);
+}
+
+static int on_sample_cpu(void *ctx, void *data, size_t size)
+{
+	struct ring_src *src = ctx;
+
+	return take_record(src->c, src->cpu, data, size);
 }
 
 /* A perf buffer record: a raw sample (our record) or a count of lost ones. */
@@ -66,7 +97,6 @@ static enum bpf_perf_event_ret on_perf_event(void *ctx, int cpu,
 {
 	struct capture *c = ctx;
 
-	(void)cpu;
 	if (e->type == PERF_RECORD_SAMPLE) {
 		struct {
 			struct perf_event_header h;
@@ -74,7 +104,7 @@ static enum bpf_perf_event_ret on_perf_event(void *ctx, int cpu,
 			char data[];
 		} *s = (void *)e;
 
-		on_sample(c, s->data, s->size);
+		take_record(c, cpu, s->data, s->size);
 	} else if (e->type == PERF_RECORD_LOST) {
 		struct {
 			struct perf_event_header h;
@@ -108,15 +138,45 @@ static struct perf_buffer *open_perfbuf(struct capture *c, size_t pages)
 				    &attr, on_perf_event, c, NULL);
 }
 
+size_t capture_budget(size_t want, int ncpus)
+{
+	size_t dflt = (size_t)RINGBUF_DEFAULT_MB << 20;
+
+	if (want)
+		return want;
+	if (ncpus > RINGBUF_DEFAULT_MB)
+		dflt = (size_t)ncpus << 20;
+	return dflt;
+}
+
+/* The shared ring buffer: the budget rounded up to a power of two. */
 static size_t ringbuf_size(size_t want)
 {
 	size_t sz = (size_t)sysconf(_SC_PAGESIZE);
 
-	if (!want)
-		want = (size_t)RINGBUF_DEFAULT_MB << 20;
 	while (sz < want)
 		sz <<= 1;
 	return sz;
+}
+
+int capture_ring_share(size_t budget, int ncpus, size_t page, size_t *each,
+		       char *err, size_t errlen)
+{
+	size_t share = budget / (size_t)(ncpus > 0 ? ncpus : 1), sz = page;
+
+	*each = 0;
+	if (share < page) {
+		snprintf(err, errlen, "--buffer-size: %zu KiB cannot give each "
+			 "of the %d CPUs a ring buffer of a page (%zu KiB): give "
+			 "at least %zu MB, or --transport ringbuf (one shared)",
+			 budget >> 10, ncpus, page >> 10,
+			 ((size_t)ncpus * page + (1 << 20) - 1) >> 20);
+		return -1;
+	}
+	while (sz * 2 <= share && sz * 2 <= ((size_t)RINGBUF_MAX_MB << 20))
+		sz <<= 1;
+	*each = sz;
+	return 0;
 }
 
 /* Each event's program variants: attach type, sched_switch's argument count, task storage. */
@@ -199,11 +259,12 @@ static bool use_task_storage(const struct kernel_plan *p, unsigned int load)
 
 /*
  * Records between wakeups, per event and CPU, less one: a power of two such
- * that every event on every CPU at that count fills an eighth of the ring.
+ * that every event of every CPU writing to the ring (writers: all of them
+ * for the shared one, 1 for a CPU's own) at that count fills an eighth of it.
  */
-static __u64 wakeup_mask(size_t rb_bytes, int ncpus)
+static __u64 wakeup_mask(size_t rb_bytes, int writers)
 {
-	size_t per = rb_bytes / 8 / ((ncpus > 0 ? ncpus : 1) * ABICAP_EV_COUNT *
+	size_t per = rb_bytes / 8 / ((writers > 0 ? writers : 1) * ABICAP_EV_COUNT *
 				     sizeof(struct abicap_switch));
 	__u64 n = 1;
 
@@ -273,8 +334,11 @@ static void configure(struct capture *c, const struct capture_opts *o,
 	ro->filter_cpus = o->cpus != NULL;
 	for (int i = 0; o->cpus && i < o->ncpus && i < ABICAP_MAX_CPUS; i++)
 		ro->cpu_allowed[i] = o->cpus[i] ? 1 : 0;
-	ro->wakeup_mask = wakeup_mask(rb_bytes, c->ncpus);
-	ro->use_perfbuf = c->plan.perfbuf;
+	ro->wakeup_mask = c->transport == TRANSPORT_PERCPU ?
+			  wakeup_mask(c->ring_bytes, 1) :
+			  wakeup_mask(rb_bytes, c->ncpus);
+	ro->use_perfbuf = c->transport == TRANSPORT_PERFBUF;
+	ro->use_percpu_rb = c->transport == TRANSPORT_PERCPU;
 	ro->follow_forks = o->follow_forks;
 	ro->filter_cgroup = o->cgroup_id != 0;
 	ro->cgroup_filter_id = o->cgroup_id;
@@ -292,10 +356,15 @@ static void configure(struct capture *c, const struct capture_opts *o,
 		ab_warn("this kernel's BTF does not say where preempt_count is: "
 			"wakeups are kept by the task filter on the wakee's "
 			"account only, never on the waker's");
-	/* unused with perf buffers, but the map is still created: keep it small */
+	/* unused but for the shared ring buffer, yet created: keep it small */
 	bpf_map__set_max_entries(c->skel->maps.events,
-				 c->plan.perfbuf || o->aggregate ?
-				 (size_t)sysconf(_SC_PAGESIZE) : rb_bytes);
+				 c->transport != TRANSPORT_RINGBUF ||
+				 o->aggregate ? (size_t)sysconf(_SC_PAGESIZE) :
+				 rb_bytes);
+	/* the per-CPU rings' array: a slot per possible CPU where used */
+	bpf_map__set_max_entries(c->skel->maps.events_cpu,
+				 c->transport == TRANSPORT_PERCPU &&
+				 !o->aggregate ? c->ncpus : 1);
 	/* the aggregation maps take room only where they are used */
 	bpf_map__set_max_entries(c->skel->maps.cg_stats, !o->aggregate ? 1 :
 				 o->max_cgroups ? o->max_cgroups :
@@ -511,6 +580,97 @@ static int load_error(const struct capture *c, int e, char *err, size_t errlen)
 	return EXIT_RUNTIME;
 }
 
+/*
+ * The transport: perf buffers where the contract finds the ring buffer's
+ * lock unsafe (or asked for); else per-CPU ring buffers where the kernel
+ * can hold ring buffers in an array (probed) and the budget gives every
+ * CPU a page, the shared ring buffer where asked for or where it cannot
+ * (docs/transport.md: what each costs, measured). Sets the buffer size each
+ * CPU gets; the streams are merged in time order.
+ */
+static int choose_transport(struct capture *c, const struct capture_opts *o,
+			    size_t budget, char *err, size_t errlen)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+
+	if (c->plan.perfbuf)
+		c->transport = TRANSPORT_PERFBUF;
+	else if (o->transport == TRANSPORT_RINGBUF || o->aggregate)
+		c->transport = TRANSPORT_RINGBUF;
+	else if (o->transport == TRANSPORT_PERCPU)
+		c->transport = TRANSPORT_PERCPU;
+	else
+		c->transport = feature_ringbuf_array() == 1 ?
+			       TRANSPORT_PERCPU : TRANSPORT_RINGBUF;
+	if (c->transport == TRANSPORT_RINGBUF)
+		c->ring_bytes = o->aggregate ? 0 : ringbuf_size(budget);
+	if (c->transport == TRANSPORT_PERCPU &&
+	    capture_ring_share(budget, c->ncpus, page, &c->ring_bytes, err,
+			       errlen))
+		return EXIT_USAGE;
+	/*
+	 * The shared ring buffer is in reserve order, not quite time order (a
+	 * program reads the clock before it reserves): one stream, sorted too.
+	 */
+	if (!o->aggregate) {
+		c->merge = recmerge_new(c->transport == TRANSPORT_RINGBUF ? 1 :
+					c->ncpus, MERGE_LAG_NS, c->cb, c->ctx);
+		if (!c->merge) {
+			snprintf(err, errlen, "out of memory");
+			return EXIT_RUNTIME;
+		}
+	}
+	return 0;
+}
+
+/*
+ * The per-CPU ring buffers: one per possible CPU, in the programs' array,
+ * all drained by one struct ring_buffer (one epoll).
+ */
+static int open_rings(struct capture *c, char *err, size_t errlen)
+{
+	int outer = bpf_map__fd(c->skel->maps.events_cpu), e;
+
+	c->ring_fd = malloc(c->ncpus * sizeof(*c->ring_fd));
+	c->ring_src = calloc(c->ncpus, sizeof(*c->ring_src));
+	if (!c->ring_fd || !c->ring_src) {
+		snprintf(err, errlen, "out of memory");
+		return EXIT_RUNTIME;
+	}
+	for (int i = 0; i < c->ncpus; i++)
+		c->ring_fd[i] = -1;
+	for (__u32 cpu = 0; cpu < (__u32)c->ncpus; cpu++) {
+		int fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "abicap_rb_cpu", 0,
+					0, c->ring_bytes, NULL);
+
+		c->ring_src[cpu].c = c;
+		c->ring_src[cpu].cpu = cpu;
+		if (fd < 0) {
+			e = errno;
+			if (e == EPERM)
+				return privilege_denied("the kernel would not "
+					"create a ring buffer", err, errlen);
+			snprintf(err, errlen, "the kernel would not create the "
+				 "ring buffer of CPU %u (%zu KiB each, for %d CPUs): "
+				 "%s; give a smaller --buffer-size", cpu,
+				 c->ring_bytes >> 10, c->ncpus, strerror(e));
+			return EXIT_RUNTIME;
+		}
+		c->ring_fd[cpu] = fd;
+		if (bpf_map_update_elem(outer, &cpu, &fd, BPF_ANY) ||
+		    (!c->rb && !(c->rb = ring_buffer__new(fd, on_sample_cpu,
+							  &c->ring_src[cpu],
+							  NULL))) ||
+		    (c->rb && cpu && ring_buffer__add(c->rb, fd, on_sample_cpu,
+						      &c->ring_src[cpu]))) {
+			snprintf(err, errlen, "cannot set up CPU %u's ring "
+				 "buffer: %s", cpu, strerror(errno));
+			return EXIT_RUNTIME;
+		}
+	}
+	return 0;
+}
+
 struct capture *capture_open(const struct capture_opts *o, capture_cb cb,
 			     void *ctx, int *exit_code, char *err,
 			     size_t errlen)
@@ -518,7 +678,7 @@ struct capture *capture_open(const struct capture_opts *o, capture_cb cb,
 	struct bpf_program *table[ABICAP_EV_COUNT][VAR_COUNT];
 	struct capture *c;
 	unsigned int load;
-	size_t rb_bytes = ringbuf_size(o->ringbuf_bytes);
+	size_t budget, rb_bytes;
 	int ret;
 
 	set_libbpf_verbose(o->verbose);
@@ -534,6 +694,8 @@ struct capture *capture_open(const struct capture_opts *o, capture_cb cb,
 	c->cb = cb;
 	c->ctx = ctx;
 	c->ncpus = libbpf_num_possible_cpus();
+	budget = capture_budget(o->ringbuf_bytes, c->ncpus);
+	rb_bytes = ringbuf_size(budget);
 	/* sched_waking's program also feeds sched_wakeup's waker (records only) */
 	load = o->events;
 	if ((load & (1u << ABICAP_EV_SCHED_WAKEUP)) && !o->aggregate)
@@ -545,6 +707,9 @@ struct capture *capture_open(const struct capture_opts *o, capture_cb cb,
 		c->plan.switch_prev_state = false;
 	if (o->transport != TRANSPORT_AUTO)
 		c->plan.perfbuf = o->transport == TRANSPORT_PERFBUF;
+	ret = choose_transport(c, o, budget, err, errlen);
+	if (ret)
+		goto fail;
 
 	ret = EXIT_RUNTIME;
 	{
@@ -604,20 +769,25 @@ struct capture *capture_open(const struct capture_opts *o, capture_cb cb,
 	}
 	if (o->aggregate) {
 		/* no records: user space reads the maps */
-	} else if (c->plan.perfbuf) {
+	} else if (c->transport == TRANSPORT_PERFBUF) {
 		/* the same memory in all, split across CPUs, in pages (a power of two) */
 		size_t pages = 1, want = rb_bytes / sysconf(_SC_PAGESIZE) /
 					  (c->ncpus > 0 ? c->ncpus : 1);
 
 		while (pages * 2 <= want)
 			pages *= 2;
+		c->ring_bytes = pages * sysconf(_SC_PAGESIZE);
 		c->pb = open_perfbuf(c, pages);
+	} else if (c->transport == TRANSPORT_PERCPU) {
+		ret = open_rings(c, err, errlen);
+		if (ret)
+			goto fail;
 	} else {
 		c->rb = ring_buffer__new(bpf_map__fd(c->skel->maps.events),
 					 on_sample, c, NULL);
 	}
-	if (!o->aggregate && !c->rb && !c->pb && c->plan.perfbuf &&
-	    errno == EPERM) {
+	if (!o->aggregate && !c->rb && !c->pb &&
+	    c->transport == TRANSPORT_PERFBUF && errno == EPERM) {
 		ret = privilege_perfbuf_denied(rb_bytes, err, errlen);
 		goto fail;
 	} else if (!o->aggregate && !c->rb && !c->pb) {
@@ -658,11 +828,22 @@ fail:
 	return NULL;
 }
 
-static int consume(struct capture *c)
+/*
+ * Drain every buffer; with per-CPU streams, hand on in time order what no
+ * CPU can still precede (all: everything, the programs detached).
+ */
+static int consume(struct capture *c, bool all)
 {
+	uint64_t drained = all ? UINT64_MAX : mono_ns();
+	int n;
+
 	if (!c->pb && !c->rb)
 		return 0; /* aggregation: nothing streams */
-	return c->pb ? perf_buffer__consume(c->pb) : ring_buffer__consume(c->rb);
+	n = c->pb ? perf_buffer__consume(c->pb) : ring_buffer__consume(c->rb);
+	if (n < 0 || !c->merge)
+		return n;
+	n = recmerge_emit(c->merge, drained);
+	return n < 0 ? n : 0;
 }
 
 int capture_poll(struct capture *c, int timeout_ms)
@@ -677,7 +858,7 @@ int capture_poll(struct capture *c, int timeout_ms)
 	if (n < 0 && n != -EINTR)
 		return n;
 	/* records queued without a wakeup are there too */
-	return consume(c);
+	return consume(c, false);
 }
 
 int capture_stop(struct capture *c)
@@ -692,7 +873,7 @@ int capture_stop(struct capture *c)
 	c->free_link = NULL;
 	if (!c->end_ns)
 		c->end_ns = mono_ns();
-	return consume(c);
+	return consume(c, true);
 }
 
 void capture_close(struct capture *c)
@@ -706,6 +887,12 @@ void capture_close(struct capture *c)
 	check_result_free(&c->check);
 	ring_buffer__free(c->rb);
 	perf_buffer__free(c->pb);
+	for (int i = 0; c->ring_fd && i < c->ncpus; i++)
+		if (c->ring_fd[i] >= 0)
+			close(c->ring_fd[i]);
+	free(c->ring_fd);
+	free(c->ring_src);
+	recmerge_free(c->merge);
 	abicap_bpf__destroy(c->skel);
 	free(c);
 }
@@ -832,9 +1019,12 @@ uint64_t capture_dropped_total(struct capture *c)
 	uint64_t d = 0;
 
 	/* the .bss is mmap'd where the kernel can (5.5+): no system call */
-	if (c->skel->bss)
-		return __atomic_load_n(&c->skel->bss->dropped_total,
-				       __ATOMIC_RELAXED);
+	if (c->skel->bss) {
+		for (int i = 0; i < c->ncpus && i < ABICAP_MAX_CPUS; i++)
+			d += __atomic_load_n(&c->skel->bss->dropped_cpu[i].n,
+					     __ATOMIC_RELAXED);
+		return d;
+	}
 	if (capture_counters(c, -1, sum))
 		return 0;
 	for (int ev = 0; ev < ABICAP_EV_COUNT; ev++)
@@ -883,7 +1073,24 @@ struct bpf_object *capture_object(const struct capture *c)
 
 const char *capture_transport(const struct capture *c)
 {
-	return c->plan.perfbuf ? "perf buffer" : "ring buffer";
+	switch (c->transport) {
+	case TRANSPORT_PERFBUF:
+		return "perf buffer";
+	case TRANSPORT_PERCPU:
+		return "per-CPU ring buffers";
+	default:
+		return "ring buffer";
+	}
+}
+
+size_t capture_buffer_bytes(const struct capture *c)
+{
+	return c->ring_bytes;
+}
+
+uint64_t capture_late(const struct capture *c)
+{
+	return c->merge ? recmerge_late(c->merge) : 0;
 }
 
 int capture_test_run(struct capture *c, unsigned int ev, const uint64_t *args,

@@ -15,8 +15,14 @@
 
 struct contract;
 
+/* the buffer budget's default: 16 MiB, or 1 MiB per CPU where more */
 #define RINGBUF_DEFAULT_MB 16
 #define RINGBUF_MAX_MB 2048 /* max_entries is a u32 power of two */
+/*
+ * Per-CPU streams: how long a program can take from reading the clock to
+ * submitting its record (merge.h); records wait this long for older ones.
+ */
+#define MERGE_LAG_NS 50000000ull
 
 struct capture_opts {
 	unsigned int events; /* mask of 1 << enum abicap_event */
@@ -27,7 +33,12 @@ struct capture_opts {
 	char comm[ABICAP_COMM_LEN]; /* task name; "": no comm filter */
 	const uint8_t *cpus; /* cpus[i] != 0: keep CPU i; NULL: all CPUs */
 	int ncpus; /* entries in cpus */
-	size_t ringbuf_bytes; /* 0: default; rounded up to a power of two */
+	/*
+	 * The buffer budget, all CPUs together (0: capture_budget's default):
+	 * the shared ring buffer is it rounded up to a power of two; per-CPU
+	 * ring buffers each the power of two at or below its share.
+	 */
+	size_t ringbuf_bytes;
 	enum attach_mode mode;
 	enum transport transport;
 	bool verbose; /* libbpf's log on stderr */
@@ -139,8 +150,25 @@ const struct check_result *capture_check(const struct capture *c);
 /* The BPF object, for aggregation mode's maps (abicap serve). */
 struct bpf_object *capture_object(const struct capture *c);
 
-/* "ring buffer" or "perf buffer" */
+/* "per-CPU ring buffers", "ring buffer" (shared) or "perf buffer" */
 const char *capture_transport(const struct capture *c);
+/* Each CPU's buffer in bytes (the shared ring buffer: its whole size). */
+size_t capture_buffer_bytes(const struct capture *c);
+/*
+ * Records handed on out of time order: per-CPU streams whose program held
+ * a record longer than MERGE_LAG_NS between its clock and its submit.
+ */
+uint64_t capture_late(const struct capture *c);
+
+/* The buffer budget for want bytes (0: the default) and ncpus CPUs. */
+size_t capture_budget(size_t want, int ncpus);
+/*
+ * Each CPU's ring buffer out of budget bytes: the power of two at or below
+ * its share, at least a page; -1 and the one-line error if the share is
+ * less than a page.
+ */
+int capture_ring_share(size_t budget, int ncpus, size_t page, size_t *each,
+		       char *err, size_t errlen);
 
 /*
  * Run ev's program once through BPF_PROG_TEST_RUN with the given tracepoint

@@ -8,6 +8,9 @@
 #include <bpf/bpf.h>
 #include "live/features.h"
 
+/* the kernel's ENOTSUPP (not in the UAPI), what an unfit inner map gives */
+#define ENOTSUPP_ 524
+
 #ifndef CAP_BPF
 #define CAP_BPF 39
 #endif
@@ -59,5 +62,40 @@ int feature_bpf_fd_unprivileged(void)
 	else if (!ret && e != EPERM)
 		ret = -e;
 	close(fd);
+	return ret;
+}
+
+/*
+ * Asked as the loader uses it: an array of maps whose template is a ring
+ * buffer, and a ring buffer of another size put in it (the kernel compares
+ * an inner map with the template through its map_meta_equal operation; a
+ * map type without one cannot be an inner map).
+ */
+int feature_ringbuf_array(void)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, oo);
+	__u32 key = 0;
+	int rb, rb2, arr, ret;
+
+	rb = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "abicap_probe", 0, 0,
+			    getpagesize(), NULL);
+	if (rb < 0)
+		return errno == EINVAL ? 0 : -errno;
+	oo.inner_map_fd = rb;
+	arr = bpf_map_create(BPF_MAP_TYPE_ARRAY_OF_MAPS, "abicap_probe", 4, 4,
+			     1, &oo);
+	if (arr < 0) {
+		ret = errno == EINVAL || errno == ENOTSUPP_ ? 0 : -errno;
+		close(rb);
+		return ret;
+	}
+	/* a second ring of another size: the loader's sizes differ from the template's */
+	rb2 = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "abicap_probe", 0, 0,
+			     2 * getpagesize(), NULL);
+	ret = rb2 >= 0 && !bpf_map_update_elem(arr, &key, &rb2, BPF_ANY);
+	if (rb2 >= 0)
+		close(rb2);
+	close(arr);
+	close(rb);
 	return ret;
 }

@@ -20,4 +20,11 @@ bool feature_cap_bpf(void);
  */
 int feature_bpf_fd_unprivileged(void);
 
+/*
+ * Ring buffers can be held in a BPF_MAP_TYPE_ARRAY_OF_MAPS, of sizes other
+ * than the template's (per-CPU ring buffers; the kernel matrix has it from
+ * 5.10 on): 1 yes, 0 no, -errno if the probe could not run.
+ */
+int feature_ringbuf_array(void);
+
 #endif

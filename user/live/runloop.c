@@ -182,7 +182,9 @@ void print_summary(struct capture *c, unsigned int mask, double secs)
 		if (sum[ev].seen != r + sum[ev].dropped)
 			unaccounted += sum[ev].seen - r - sum[ev].dropped;
 	}
-	fprintf(stderr, "  transport: %s\n", capture_transport(c));
+	fprintf(stderr, "  transport: %s (%zu KiB%s)\n", capture_transport(c),
+		capture_buffer_bytes(c) >> 10,
+		strcmp(capture_transport(c), "ring buffer") ? " each" : "");
 	fprintf(stderr, "  dropped per CPU:");
 	for (int cpu = 0; cpu < ncpus; cpu++) {
 		uint64_t d = 0;
@@ -201,6 +203,11 @@ void print_summary(struct capture *c, unsigned int mask, double secs)
 	if (capture_bad_records(c))
 		ab_warn("%llu records could not be decoded",
 			(unsigned long long)capture_bad_records(c));
+	if (capture_late(c))
+		ab_warn("%llu records were handed on out of time order: their "
+			"programs held them over %llu ms between the clock and "
+			"the buffer", (unsigned long long)capture_late(c),
+			MERGE_LAG_NS / 1000000);
 	warn_aux(c, true);
 	warn_misses(&ms);
 }

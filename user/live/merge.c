@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/* The k-way merge of per-CPU record streams (merge.h). */
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include "live/merge.h"
+
+/*
+ * One source's records, oldest first: a circular buffer of cap (a power of
+ * two) slots, records head to tail - 1 (counts, taken modulo cap).
+ */
+struct srcq {
+	union abicap_rec *v;
+	size_t head, tail, cap;
+	uint64_t newest; /* the newest time ever queued */
+};
+
+#define AT(q, i) ((q)->v[(i) & ((q)->cap - 1)])
+
+struct recmerge {
+	int nsrc;
+	uint64_t lag;
+	recmerge_cb cb;
+	void *ctx;
+	struct srcq *q;
+	int *heap; /* sources by their oldest record (a binary min-heap) */
+	int nheap;
+	uint64_t last_out; /* the newest time handed on */
+	uint64_t late;
+	size_t queued;
+};
+
+struct recmerge *recmerge_new(int nsrc, uint64_t lag_ns, recmerge_cb cb,
+			      void *ctx)
+{
+	struct recmerge *m = calloc(1, sizeof(*m));
+
+	if (!m || nsrc <= 0)
+		goto fail;
+	m->nsrc = nsrc;
+	m->lag = lag_ns;
+	m->cb = cb;
+	m->ctx = ctx;
+	m->q = calloc(nsrc, sizeof(*m->q));
+	m->heap = calloc(nsrc, sizeof(*m->heap));
+	if (!m->q || !m->heap)
+		goto fail;
+	return m;
+fail:
+	recmerge_free(m);
+	return NULL;
+}
+
+void recmerge_free(struct recmerge *m)
+{
+	if (!m)
+		return;
+	for (int i = 0; m->q && i < m->nsrc; i++)
+		free(m->q[i].v);
+	free(m->q);
+	free(m->heap);
+	free(m);
+}
+
+static int out(struct recmerge *m, const union abicap_rec *r)
+{
+	if (r->hdr.ts_ns < m->last_out)
+		m->late++;
+	else
+		m->last_out = r->hdr.ts_ns;
+	return m->cb ? m->cb(m->ctx, r) : 0;
+}
+
+/* Room for one more record in q (false: out of memory). */
+static bool make_room(struct srcq *q)
+{
+	size_t cap = q->cap ? q->cap * 2 : 256, n = q->tail - q->head;
+	union abicap_rec *v;
+
+	if (n < q->cap)
+		return true;
+	v = cap > q->cap ? malloc(cap * sizeof(*v)) : NULL;
+	if (!v)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		v[i] = AT(q, q->head + i);
+	free(q->v);
+	q->v = v;
+	q->cap = cap;
+	q->head = 0;
+	q->tail = n;
+	return true;
+}
+
+int recmerge_push(struct recmerge *m, int src, const union abicap_rec *r)
+{
+	struct srcq *q = &m->q[src];
+	size_t pos;
+	int ret;
+
+	if (!make_room(q)) {
+		/* everything queued goes first, then this one: late, counted */
+		ret = recmerge_emit(m, UINT64_MAX);
+		if (ret || !make_room(q))
+			return ret ?: out(m, r);
+	}
+	/* a program nested on the CPU can submit before the one it interrupted */
+	for (pos = q->tail; pos > q->head &&
+	     AT(q, pos - 1).hdr.ts_ns > r->hdr.ts_ns; pos--)
+		AT(q, pos) = AT(q, pos - 1);
+	AT(q, pos) = *r;
+	q->tail++;
+	m->queued++;
+	if (r->hdr.ts_ns > q->newest)
+		q->newest = r->hdr.ts_ns;
+	return 0;
+}
+
+/* Source a's oldest record comes before source b's. */
+static bool before(const struct recmerge *m, int a, int b)
+{
+	uint64_t ta = AT(&m->q[a], m->q[a].head).hdr.ts_ns;
+	uint64_t tb = AT(&m->q[b], m->q[b].head).hdr.ts_ns;
+
+	return ta < tb || (ta == tb && a < b);
+}
+
+static void sift_down(struct recmerge *m, int i)
+{
+	for (;;) {
+		int l = 2 * i + 1, r = l + 1, min = i, t;
+
+		if (l < m->nheap && before(m, m->heap[l], m->heap[min]))
+			min = l;
+		if (r < m->nheap && before(m, m->heap[r], m->heap[min]))
+			min = r;
+		if (min == i)
+			return;
+		t = m->heap[i];
+		m->heap[i] = m->heap[min];
+		m->heap[min] = t;
+		i = min;
+	}
+}
+
+/* Source s has a record to hand on under the bound. */
+static bool ready(const struct recmerge *m, int s, uint64_t bound, bool all)
+{
+	const struct srcq *q = &m->q[s];
+
+	return q->head < q->tail && (all || AT(q, q->head).hdr.ts_ns < bound);
+}
+
+int recmerge_emit(struct recmerge *m, uint64_t drained_ns)
+{
+	bool all = drained_ns == UINT64_MAX;
+	uint64_t bound = UINT64_MAX;
+	int ret = 0;
+
+	if (!m->queued)
+		return 0;
+	for (int s = 0; !all && s < m->nsrc; s++) {
+		uint64_t b = m->q[s].newest > drained_ns ? m->q[s].newest :
+							   drained_ns;
+
+		b = b > m->lag ? b - m->lag : 0;
+		if (b < bound)
+			bound = b;
+	}
+	m->nheap = 0;
+	for (int s = 0; s < m->nsrc; s++)
+		if (ready(m, s, bound, all))
+			m->heap[m->nheap++] = s;
+	for (int i = m->nheap / 2 - 1; i >= 0; i--)
+		sift_down(m, i);
+	while (m->nheap && !ret) {
+		int s = m->heap[0];
+		struct srcq *q = &m->q[s];
+
+		q->head++;
+		m->queued--;
+		ret = out(m, &AT(q, q->head - 1));
+		if (!ready(m, s, bound, all))
+			m->heap[0] = m->heap[--m->nheap];
+		sift_down(m, 0);
+	}
+	return ret;
+}
+
+uint64_t recmerge_late(const struct recmerge *m)
+{
+	return m->late;
+}
+
+size_t recmerge_queued(const struct recmerge *m)
+{
+	return m->queued;
+}
