@@ -118,45 +118,12 @@ uint64_t lat_percentile(const struct lat *l, double p)
 	return l->max; /* bins short of n: out of memory */
 }
 
-/*
- * A full 64-bit mix (every input bit reaches the low bits the tables
- * index by): a bare multiply left ids 1024 apart in one cluster.
- */
-static uint64_t mix64(uint64_t x)
+/* The latest task of pid (its current incarnation), NULL if never seen. */
+static struct task *task_of(const struct analysis *a, int32_t pid)
 {
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdull;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ull;
-	return x ^ (x >> 33);
-}
+	uint64_t *v = hashtab_get(&a->index, (uint32_t)pid);
 
-
-static size_t slot(const struct analysis *a, int32_t pid)
-{
-	size_t i = (size_t)mix64((uint32_t)pid) & (a->index_size - 1);
-
-	while (a->index[i] && a->tasks[a->index[i] - 1].pid != pid)
-		i = (i + 1) & (a->index_size - 1);
-	return i;
-}
-
-static bool grow_index(struct analysis *a)
-{
-	size_t size = a->index_size ? a->index_size * 2 : 1024;
-	uint32_t *old = a->index;
-
-	a->index = calloc(size, sizeof(*a->index));
-	if (!a->index) {
-		a->index = old;
-		return false;
-	}
-	a->index_size = size;
-	/* the latest task of a pid is the last in tasks: it wins */
-	for (size_t i = 0; i < a->ntasks; i++)
-		a->index[slot(a, a->tasks[i].pid)] = i + 1;
-	free(old);
-	return true;
+	return v ? &a->tasks[*v] : NULL;
 }
 
 void analysis_init(struct analysis *a, int ncpus)
@@ -390,13 +357,14 @@ static void settle(struct analysis *a, struct task *t, uint64_t ts)
 	t->last_ts = ts;
 }
 
-static struct task *new_task(struct analysis *a, int32_t pid, uint64_t ts,
-			     size_t i)
+static struct task *new_task(struct analysis *a, int32_t pid, uint64_t ts)
 {
 	struct task *t;
 
-	if (a->ntasks == a->cap) {
-		a->oom = true; /* reserve() ran out of memory */
+	/* full: reserve() ran out of memory; the pid's index now names it */
+	if (a->ntasks == a->cap ||
+	    hashtab_put(&a->index, (uint32_t)pid, a->ntasks) < 0) {
+		a->oom = true;
 		return NULL;
 	}
 	t = &a->tasks[a->ntasks++];
@@ -404,7 +372,6 @@ static struct task *new_task(struct analysis *a, int32_t pid, uint64_t ts,
 	t->pid = pid;
 	t->start_ns = ts;
 	t->cpu = -1;
-	a->index[i] = a->ntasks;
 	return t;
 }
 
@@ -417,23 +384,15 @@ static struct task *task_at(struct analysis *a, int32_t pid, int32_t tgid,
 			    const char *comm, uint64_t ts, bool fresh)
 {
 	struct task *t;
-	size_t i;
 
 	if (pid <= 0)
 		return NULL;
-	if ((a->ntasks + 1) * 2 > a->index_size && !grow_index(a)) {
-		a->oom = true;
-		return NULL;
-	}
-	i = slot(a, pid);
-	if (!a->index[i]) {
-		t = new_task(a, pid, ts, i);
-	} else {
-		t = &a->tasks[a->index[i] - 1];
-		if (t->phase == PH_DEAD || fresh) {
-			a->pid_reuses++;
-			t = new_task(a, pid, ts, i);
-		}
+	t = task_of(a, pid);
+	if (!t) {
+		t = new_task(a, pid, ts);
+	} else if (t->phase == PH_DEAD || fresh) {
+		a->pid_reuses++;
+		t = new_task(a, pid, ts);
 	}
 	if (!t)
 		return NULL;
@@ -453,12 +412,7 @@ static struct task *task_at(struct analysis *a, int32_t pid, int32_t tgid,
 
 const struct task *analysis_find(const struct analysis *a, int32_t pid)
 {
-	size_t i;
-
-	if (pid <= 0 || !a->index_size)
-		return NULL;
-	i = slot(a, pid);
-	return a->index[i] ? &a->tasks[a->index[i] - 1] : NULL;
+	return pid > 0 ? task_of(a, pid) : NULL;
 }
 
 int lat_merge(struct lat *to, const struct lat *from)
@@ -514,52 +468,16 @@ bool analysis_wanted(const struct analysis *a, const struct task *t)
 	return true;
 }
 
-static size_t chain_slot(const struct analysis *a, uint32_t waker,
-			 uint32_t wakee)
-{
-	uint64_t k = (uint64_t)waker << 32 | wakee;
-	size_t i = (size_t)mix64(k) & (a->chain_index_size - 1);
-
-	while (a->chain_index[i] &&
-	       (a->chains[a->chain_index[i] - 1].waker_task != waker ||
-		a->chains[a->chain_index[i] - 1].wakee_task != wakee))
-		i = (i + 1) & (a->chain_index_size - 1);
-	return i;
-}
-
-static bool grow_chain_index(struct analysis *a)
-{
-	size_t size = a->chain_index_size ? a->chain_index_size * 2 : 1024;
-	uint32_t *old = a->chain_index;
-
-	a->chain_index = calloc(size, sizeof(*a->chain_index));
-	if (!a->chain_index) {
-		a->chain_index = old;
-		return false;
-	}
-	a->chain_index_size = size;
-	for (size_t i = 0; i < a->nchains; i++)
-		a->chain_index[chain_slot(a, a->chains[i].waker_task,
-					  a->chains[i].wakee_task)] = i + 1;
-	free(old);
-	return true;
-}
-
 /* The chain waker -> wakee (tasks, across pid reuse), made on first sight. */
 static struct chain *chain(struct analysis *a, const struct task *waker,
 			   const struct task *wakee)
 {
+	uint64_t key = (uint64_t)task_ref(a, waker) << 32 | task_ref(a, wakee);
+	uint64_t *v = hashtab_get(&a->chain_index, key);
 	struct chain *c;
-	size_t i;
 
-	if ((a->nchains + 1) * 2 > a->chain_index_size &&
-	    !grow_chain_index(a)) {
-		a->oom = true;
-		return NULL;
-	}
-	i = chain_slot(a, task_ref(a, waker), task_ref(a, wakee));
-	if (a->chain_index[i])
-		return &a->chains[a->chain_index[i] - 1];
+	if (v)
+		return &a->chains[*v];
 	if (a->nchains == a->chains_cap) {
 		size_t cap = a->chains_cap ? a->chains_cap * 2 : 256;
 		struct chain *nc = realloc(a->chains, cap * sizeof(*nc));
@@ -571,13 +489,16 @@ static struct chain *chain(struct analysis *a, const struct task *waker,
 		a->chains = nc;
 		a->chains_cap = cap;
 	}
+	if (hashtab_put(&a->chain_index, key, a->nchains) < 0) {
+		a->oom = true;
+		return NULL;
+	}
 	c = &a->chains[a->nchains++];
 	memset(c, 0, sizeof(*c));
 	c->waker = waker->pid;
 	c->wakee = wakee->pid;
 	c->waker_task = task_ref(a, waker);
 	c->wakee_task = task_ref(a, wakee);
-	a->chain_index[i] = a->nchains;
 	return c;
 }
 
@@ -883,37 +804,13 @@ static void on_wakeup(struct analysis *a, const struct abicap_wakeup *w,
 	start_wait(a, t, ts, waker);
 }
 
-static size_t freq_slot(const struct cpu_stat *c, uint32_t khz)
-{
-	size_t i = (size_t)mix64(khz) & (c->freq_index_size - 1);
-
-	while (c->freq_index[i] && c->freqs[c->freq_index[i] - 1] != khz)
-		i = (i + 1) & (c->freq_index_size - 1);
-	return i;
-}
-
 /* The position of khz in c->freqs, added on first sight; -1: no memory. */
 static int freq_pos(struct cpu_stat *c, uint32_t khz)
 {
-	size_t i;
+	uint64_t *v = hashtab_get(&c->freq_index, khz);
 
-	if ((size_t)(c->nfreqs + 1) * 2 > c->freq_index_size) {
-		size_t size = c->freq_index_size ? c->freq_index_size * 2 : 64;
-		uint32_t *old = c->freq_index;
-
-		c->freq_index = calloc(size, sizeof(*c->freq_index));
-		if (!c->freq_index) {
-			c->freq_index = old;
-			return -1;
-		}
-		c->freq_index_size = size;
-		for (int k = 0; k < c->nfreqs; k++)
-			c->freq_index[freq_slot(c, c->freqs[k])] = k + 1;
-		free(old);
-	}
-	i = freq_slot(c, khz);
-	if (c->freq_index[i])
-		return (int)c->freq_index[i] - 1;
+	if (v)
+		return (int)*v;
 	if (c->nfreqs == c->freqs_cap) {
 		int cap = c->freqs_cap ? c->freqs_cap * 2 : 16;
 		uint32_t *f = realloc(c->freqs, cap * sizeof(*f));
@@ -927,10 +824,11 @@ static int freq_pos(struct cpu_stat *c, uint32_t khz)
 		c->freq_time = t;
 		c->freqs_cap = cap;
 	}
+	if (hashtab_put(&c->freq_index, khz, (uint64_t)c->nfreqs) < 0)
+		return -1;
 	c->freqs[c->nfreqs] = khz;
 	c->freq_time[c->nfreqs] = 0;
-	c->freq_index[i] = ++c->nfreqs;
-	return c->nfreqs - 1;
+	return c->nfreqs++;
 }
 
 static void freq_account(struct analysis *a, int cpu, uint64_t ts)
@@ -1103,13 +1001,13 @@ void analysis_free(struct analysis *a)
 	for (int i = 0; a->cpus && i < a->ncpus; i++) {
 		free(a->cpus[i].freqs);
 		free(a->cpus[i].freq_time);
-		free(a->cpus[i].freq_index);
+		hashtab_free(&a->cpus[i].freq_index);
 	}
 	free(a->tasks);
-	free(a->index);
+	hashtab_free(&a->index);
 	free(a->cpus);
 	free(a->chains);
-	free(a->chain_index);
+	hashtab_free(&a->chain_index);
 	free(a->drops);
 	lat_free(&a->rq);
 	memset(a, 0, sizeof(*a));

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include "analysis/observe.h"
 #include "event/record.h"
+#include "lib/hashtab.h"
 
 #define MAX_IDLE_STATES 16
 
@@ -121,8 +122,7 @@ struct cpu_stat {
 	uint32_t *freqs;
 	uint64_t *freq_time;
 	int nfreqs, freqs_cap;
-	uint32_t *freq_index; /* open addressing on kHz: 1 + position, 0 free */
-	size_t freq_index_size;
+	struct hashtab freq_index; /* kHz -> position in freqs */
 };
 
 struct chain {
@@ -141,15 +141,12 @@ struct drop_window {
 struct analysis {
 	struct task *tasks;
 	size_t ntasks, cap;
-	/* open addressing on pid: 1 + position in tasks of its latest task */
-	uint32_t *index;
-	size_t index_size; /* a power of two, at least twice ntasks */
+	struct hashtab index; /* pid -> position in tasks of its latest task */
 	struct cpu_stat *cpus;
 	int ncpus;
 	struct chain *chains;
 	size_t nchains, chains_cap;
-	uint32_t *chain_index; /* open addressing on (waker, wakee) tasks: 1 + position */
-	size_t chain_index_size;
+	struct hashtab chain_index; /* waker_task << 32 | wakee_task -> position */
 	struct lat rq; /* all run-queue latency samples */
 	uint64_t rq_log2us[40]; /* and exactly, by log2 of microseconds */
 	uint64_t first_ts, last_ts, records;

@@ -18,6 +18,7 @@
 #include <unistd.h>
 #include "capfile/capwarn.h"
 #include "capfile/perfetto.h"
+#include "lib/hashtab.h"
 
 enum {
 	TRACE_PACKET = 1,
@@ -269,62 +270,27 @@ struct thr {
 
 /*
  * Every thread seen, in the order first seen (the process tree's order),
- * with an open-addressing index by tid: a lookup per record costs the same
- * however many threads there are.
+ * with a hash index by tid: a lookup per record costs the same however
+ * many threads there are.
  */
 struct threads {
 	struct thr *v;
 	size_t n, cap;
-	uint32_t *index; /* 1 + position in v; 0: empty */
-	size_t index_size; /* a power of 2, at least twice n */
+	struct hashtab index; /* tid -> position in v */
 	bool oom;
 };
-
-static size_t thr_slot(const struct threads *t, int32_t tid)
-{
-	/* the product's high bits: tids with a common stride spread out */
-	uint64_t h = (uint64_t)(uint32_t)tid * 0x9e3779b97f4a7c15ull;
-	size_t mask = t->index_size - 1, i = (size_t)(h >> 32) & mask;
-
-	while (t->index[i] && t->v[t->index[i] - 1].tid != tid)
-		i = (i + 1) & mask;
-	return i;
-}
-
-static bool thr_grow(struct threads *t)
-{
-	size_t size = t->index_size ? t->index_size * 2 : 1024;
-	uint32_t *old = t->index;
-
-	if (size > UINT32_MAX)
-		return false;
-	t->index = calloc(size, sizeof(*t->index));
-	if (!t->index) {
-		t->index = old;
-		return false;
-	}
-	t->index_size = size;
-	for (size_t i = 0; i < t->n; i++)
-		t->index[thr_slot(t, t->v[i].tid)] = i + 1;
-	free(old);
-	return true;
-}
 
 static void note_thread(struct threads *t, int32_t tid, int32_t tgid,
 			const char *name)
 {
+	uint64_t *i;
 	struct thr *th;
-	size_t i;
 
 	if (tid <= 0 || t->oom)
 		return;
-	if ((t->n + 1) * 2 > t->index_size && !thr_grow(t)) {
-		t->oom = true;
-		return;
-	}
-	i = thr_slot(t, tid);
-	if (t->index[i]) {
-		th = &t->v[t->index[i] - 1];
+	i = hashtab_get(&t->index, (uint32_t)tid);
+	if (i) {
+		th = &t->v[*i];
 		memcpy(th->name, name, ABICAP_COMM_LEN);
 		if (tgid > 0)
 			th->tgid = tgid;
@@ -341,10 +307,13 @@ static void note_thread(struct threads *t, int32_t tid, int32_t tgid,
 		t->v = nv;
 		t->cap = c;
 	}
-	th = &t->v[t->n];
+	if (hashtab_put(&t->index, (uint32_t)tid, t->n) < 0) {
+		t->oom = true;
+		return;
+	}
+	th = &t->v[t->n++];
 	*th = (struct thr){ .tid = tid, .tgid = tgid };
 	memcpy(th->name, name, ABICAP_COMM_LEN);
-	t->index[i] = ++t->n;
 }
 
 struct perfetto {
@@ -622,7 +591,7 @@ int perfetto_finish(struct perfetto *p)
 	free(p->count);
 	pb_free(&p->sub);
 	free(p->t.v);
-	free(p->t.index);
+	hashtab_free(&p->t.index);
 	free(p->loss);
 	if (!ret && fflush(p->out))
 		ret = -errno;
