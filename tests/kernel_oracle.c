@@ -909,6 +909,29 @@ static bool cpuidle_ns(int cpu, uint64_t *ns)
 	}
 }
 
+/*
+ * A CPU's residency read from that CPU: the kernel adds an idle period to
+ * the counters when it ends, so a CPU idle at the read would leave out the
+ * period in progress there and count it all, from before the window, at
+ * the next read. Running the reader on it ends that period first.
+ */
+static bool cpuidle_ns_on(int cpu, uint64_t *ns)
+{
+	cpu_set_t one, was;
+	bool ok;
+
+	if (sched_getaffinity(0, sizeof(was), &was))
+		return false;
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	if (sched_setaffinity(0, sizeof(one), &one))
+		return false;
+	sched_yield();
+	ok = cpuidle_ns(cpu, ns);
+	cr_assert_eq(sched_setaffinity(0, sizeof(was), &was), 0);
+	return ok;
+}
+
 static void cpuidle_work(void *arg, struct orun *o)
 {
 	struct idle_arg *ia = arg;
@@ -916,10 +939,10 @@ static void cpuidle_work(void *arg, struct orun *o)
 	(void)o;
 	ia->have = true;
 	for (int c = 0; c < ia->ncpus; c++)
-		ia->have &= cpuidle_ns(c, &ia->before[c]);
+		ia->have &= cpuidle_ns_on(c, &ia->before[c]);
 	usleep(1500000); /* mostly idle, whatever else runs */
 	for (int c = 0; c < ia->ncpus; c++)
-		ia->have &= cpuidle_ns(c, &ia->after[c]);
+		ia->have &= cpuidle_ns_on(c, &ia->after[c]);
 }
 
 /*
