@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "capfile/report_group.h"
+#include "lib/array.h"
 #include "lib/hashtab.h"
 
 int group_by_parse(const char *s, enum group_by *by)
@@ -43,22 +44,6 @@ static void group_name(struct cgnames *names, enum group_by by, uint64_t cg,
 		snprintf(out, len, c.path ? "(host)" : "(unknown)");
 }
 
-/* Room for one more of n elements of size sz in *v (capacity *cap, doubling). */
-static int grow(void *v, size_t n, size_t *cap, size_t sz)
-{
-	size_t c = *cap ? *cap * 2 : 16;
-	void *p;
-
-	if (n < *cap)
-		return 0;
-	p = realloc(*(void **)v, c * sz);
-	if (!p)
-		return -ENOMEM;
-	*(void **)v = p;
-	*cap = c;
-	return 0;
-}
-
 struct name_key {
 	const struct grouping *g;
 	const char *name;
@@ -83,7 +68,7 @@ static struct group *find_group(struct grouping *g, const char *name,
 		*pos = (size_t)*i;
 		return &g->g[*i];
 	}
-	if (grow(&g->g, g->n, &g->cap, sizeof(*g->g)))
+	if (array_room(&g->g, g->n, &g->cap, sizeof(*g->g), 16))
 		return NULL;
 	n = &g->g[g->n];
 	memset(n, 0, sizeof(*n));
@@ -107,7 +92,7 @@ static struct group_chain *find_chain(struct grouping *g, size_t wi,
 	i = hashtab_get(&g->by_pair, key);
 	if (i)
 		return &g->ch[*i];
-	if (grow(&g->ch, g->nch, &g->chcap, sizeof(*g->ch)))
+	if (array_room(&g->ch, g->nch, &g->chcap, sizeof(*g->ch), 16))
 		return NULL;
 	n = &g->ch[g->nch];
 	memset(n, 0, sizeof(*n));

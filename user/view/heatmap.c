@@ -2,6 +2,7 @@
 /* Run-queue waits into time x latency cells, per cgroup. */
 #include <stdlib.h>
 #include <string.h>
+#include "lib/array.h"
 #include "view/heatmap.h"
 
 unsigned int hm_bucket(uint64_t ns)
@@ -27,29 +28,25 @@ void hm_init(struct heatmap *h, uint64_t t0, uint64_t col_ns, uint32_t cols,
 
 static struct hm_group *group_of(struct heatmap *h, uint64_t cg)
 {
+	uint64_t *i;
 	struct hm_group *g;
 
 	if (h->ngroups && h->groups[h->last].cgroup == cg)
 		return &h->groups[h->last];
-	for (size_t i = 0; i < h->ngroups; i++)
-		if (h->groups[i].cgroup == cg) {
-			h->last = i;
-			return &h->groups[i];
-		}
-	if (h->ngroups == h->cap) {
-		size_t cap = h->cap ? h->cap * 2 : 8;
-		struct hm_group *v = realloc(h->groups, cap * sizeof(*v));
-
-		if (!v)
-			return NULL;
-		h->groups = v;
-		h->cap = cap;
+	i = hashtab_get(&h->by_id, cg);
+	if (i) {
+		h->last = (size_t)*i;
+		return &h->groups[h->last];
 	}
+	if (array_room(&h->groups, h->ngroups, &h->cap, sizeof(*h->groups), 8))
+		return NULL;
 	g = &h->groups[h->ngroups];
 	g->cgroup = cg;
 	g->cells = calloc((size_t)h->cols * HM_ROWS, sizeof(*g->cells));
-	if (!g->cells)
+	if (!g->cells || hashtab_put(&h->by_id, cg, h->ngroups) < 0) {
+		free(g->cells);
 		return NULL;
+	}
 	h->last = h->ngroups++;
 	return g;
 }
@@ -126,6 +123,7 @@ void hm_free(struct heatmap *h)
 	for (size_t i = 0; i < h->ngroups; i++)
 		free(h->groups[i].cells);
 	free(h->groups);
+	hashtab_free(&h->by_id);
 	h->groups = NULL;
 	h->ngroups = 0;
 }

@@ -16,6 +16,7 @@
 #include "analysis/analysis.h"
 #include "analysis/observe.h"
 #include "event/cgnames.h"
+#include "lib/hashtab.h"
 
 #define HM_ROWS 40 /* bucket b: 0 for < 1 us, else 2^(b-1) .. 2^b - 1 us */
 
@@ -34,6 +35,7 @@ struct heatmap {
 	bool by_cgroup; /* a grid per cgroup (a selection by cgroup), else one */
 	struct hm_group *groups;
 	size_t ngroups, cap, last;
+	struct hashtab by_id; /* cgroup id -> its group */
 	uint64_t waits;
 	bool oom;
 };

@@ -2,6 +2,7 @@
 /* The timechart's lanes, filled by the analysis' observer callbacks. */
 #include <stdlib.h>
 #include <string.h>
+#include "lib/array.h"
 #include "view/timechart.h"
 
 struct timechart *tc_new(const struct pixscale *sc, int ncpus)
@@ -25,74 +26,45 @@ struct timechart *tc_new(const struct pixscale *sc, int ncpus)
 	return tc;
 }
 
-static size_t id_hash(const struct task_id *id)
+static uint64_t id_hash(const struct task_id *id)
 {
-	uint64_t h = (uint64_t)(uint32_t)id->tid * 0x9e3779b97f4a7c15ull ^
-		     id->start_ns * 0xc2b2ae3d27d4eb4full;
-
-	return (size_t)(h ^ (h >> 29));
+	return hash_u64((uint64_t)(uint32_t)id->tid ^ hash_u64(id->start_ns));
 }
 
-static bool id_eq(const struct task_id *a, const struct task_id *b)
+struct id_key {
+	const struct timechart *tc;
+	const struct task_id *id;
+};
+
+static bool same_lane(void *ctx, uint64_t i)
 {
-	return a->tid == b->tid && a->start_ns == b->start_ns;
-}
+	const struct id_key *k = ctx;
+	const struct task_id *a = &k->tc->lanes[i].id;
 
-static int index_grow(struct timechart *tc)
-{
-	size_t size = tc->index_size ? tc->index_size * 2 : 256;
-	uint32_t *ix = calloc(size, sizeof(*ix));
-
-	if (!ix)
-		return -1;
-	for (size_t i = 0; i < tc->nlanes; i++) {
-		size_t h = id_hash(&tc->lanes[i].id) & (size - 1);
-
-		while (ix[h])
-			h = (h + 1) & (size - 1);
-		ix[h] = (uint32_t)i + 1;
-	}
-	free(tc->index);
-	tc->index = ix;
-	tc->index_size = size;
-	return 0;
+	return a->tid == k->id->tid && a->start_ns == k->id->start_ns;
 }
 
 /* The lane of task id (made on first sight), -1: no memory. */
 static long lane_of(struct timechart *tc, const struct task_id *id,
 		    const char *comm)
 {
+	struct id_key k = { tc, id };
+	uint64_t h = id_hash(id), *i = hashtab_find(&tc->index, h, same_lane, &k);
 	struct tc_lane *l;
-	size_t h;
 
-	if (tc->index_size) {
-		for (h = id_hash(id) & (tc->index_size - 1); tc->index[h];
-		     h = (h + 1) & (tc->index_size - 1))
-			if (id_eq(&tc->lanes[tc->index[h] - 1].id, id))
-				return (long)tc->index[h] - 1;
-	}
-	if ((tc->nlanes + 1) * 2 > tc->index_size && index_grow(tc))
+	if (i)
+		return (long)*i;
+	/* the rows point at tc->sc, not into the array: nothing to fix */
+	if (array_room(&tc->lanes, tc->nlanes, &tc->lanes_cap,
+		       sizeof(*tc->lanes), 64) ||
+	    hashtab_add(&tc->index, h, tc->nlanes))
 		goto oom;
-	if (tc->nlanes == tc->lanes_cap) {
-		size_t cap = tc->lanes_cap ? tc->lanes_cap * 2 : 64;
-		struct tc_lane *v = realloc(tc->lanes, cap * sizeof(*v));
-
-		if (!v)
-			goto oom;
-		tc->lanes = v;
-		tc->lanes_cap = cap;
-		/* the rows point at tc->sc, not into the array: nothing to fix */
-	}
 	l = &tc->lanes[tc->nlanes];
 	memset(l, 0, sizeof(*l));
 	l->id = *id;
 	snprintf(l->comm, sizeof(l->comm), "%s", comm ? comm : "");
 	pixrow_init(&l->row, &tc->sc);
-	for (h = id_hash(id) & (tc->index_size - 1); tc->index[h];
-	     h = (h + 1) & (tc->index_size - 1))
-		;
-	tc->index[h] = (uint32_t)++tc->nlanes;
-	return (long)tc->nlanes - 1;
+	return (long)tc->nlanes++;
 oom:
 	tc->oom = true;
 	return -1;
@@ -279,7 +251,7 @@ void tc_free(struct timechart *tc)
 		free(tc->lanes[i].arrows);
 	}
 	free(tc->lanes);
-	free(tc->index);
+	hashtab_free(&tc->index);
 	free(tc->cpus);
 	free(tc);
 }

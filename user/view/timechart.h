@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include "analysis/observe.h"
 #include "event/record.h"
+#include "lib/hashtab.h"
 #include "view/pixrow.h"
 
 /* Task lane kinds: enum span_kind. CPU lane kinds: */
@@ -63,8 +64,7 @@ struct timechart {
 	int ncpus;
 	struct tc_lane *lanes;
 	size_t nlanes, lanes_cap;
-	uint32_t *index; /* open addressing: 1 + lane, 0 free */
-	size_t index_size;
+	struct hashtab index; /* task id -> lane */
 	uint64_t wakeups, arrows, arrows_merged, bad_cpu;
 	int max_idle; /* deepest idle state seen, -1 none */
 	bool oom;

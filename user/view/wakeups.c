@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "lib/array.h"
 #include "view/taskref.h"
 #include "view/wakeups.h"
 
@@ -25,74 +26,52 @@ static bool same(const struct wk_cause *a, const struct wk_cause *b)
 	       a->waker.start_ns == b->waker.start_ns;
 }
 
-static size_t hash_of(const struct wk_cause *c)
+static uint64_t hash_of(const struct wk_cause *c)
 {
-	uint64_t h = (uint64_t)(uint32_t)c->cpu * 0x9e3779b97f4a7c15ull;
+	uint64_t h = hash_u64((uint64_t)(uint32_t)c->cpu << 2 |
+			      (uint64_t)c->in_irq << 1 | c->none);
 
-	h ^= ((uint64_t)(uint32_t)c->wakee.tid << 32 | (uint32_t)c->waker.tid) *
-	     0xc2b2ae3d27d4eb4full;
-	h ^= (c->wakee.start_ns + 31 * c->waker.start_ns) * 0x165667b19e3779f9ull;
-	h ^= (uint64_t)c->in_irq << 1 | c->none;
-	return (size_t)(h ^ (h >> 31));
+	h = hash_u64(h ^ ((uint64_t)(uint32_t)c->wakee.tid << 32 |
+			  (uint32_t)c->waker.tid));
+	h = hash_u64(h ^ c->wakee.start_ns);
+	return hash_u64(h ^ c->waker.start_ns);
 }
 
-static int grow(struct wakeups *w)
+struct cause_key {
+	const struct wakeups *w;
+	const struct wk_cause *c;
+};
+
+static bool same_cause(void *ctx, uint64_t i)
 {
-	size_t size = w->index_size ? w->index_size * 2 : 256;
-	uint32_t *ix = calloc(size, sizeof(*ix));
+	const struct cause_key *k = ctx;
 
-	if (!ix)
-		return -1;
-	for (size_t i = 0; i < w->ncauses; i++) {
-		size_t h = hash_of(&w->causes[i]) & (size - 1);
-
-		while (ix[h])
-			h = (h + 1) & (size - 1);
-		ix[h] = (uint32_t)i + 1;
-	}
-	free(w->index);
-	w->index = ix;
-	w->index_size = size;
-	return 0;
+	return same(&k->w->causes[i], k->c);
 }
 
 /* One exit of c's CPU with its cause (or none) counted. */
 static void count_exit(struct wakeups *w, struct wk_cpu *c, int cpu)
 {
 	struct wk_cause k = c->has_cause ? c->cause : (struct wk_cause){ 0 };
-	size_t h;
+	struct cause_key key = { w, &k };
+	uint64_t h, *i;
 
 	k.cpu = cpu;
 	k.none = !c->has_cause;
 	c->pending = c->has_cause = false;
-	if (w->index_size)
-		for (h = hash_of(&k) & (w->index_size - 1); w->index[h];
-		     h = (h + 1) & (w->index_size - 1))
-			if (same(&w->causes[w->index[h] - 1], &k)) {
-				w->causes[w->index[h] - 1].exits++;
-				return;
-			}
-	if ((w->ncauses + 1) * 2 > w->index_size && grow(w)) {
+	h = hash_of(&k);
+	i = hashtab_find(&w->index, h, same_cause, &key);
+	if (i) {
+		w->causes[*i].exits++;
+		return;
+	}
+	if (array_room(&w->causes, w->ncauses, &w->cap, sizeof(*w->causes),
+		       64) || hashtab_add(&w->index, h, w->ncauses)) {
 		w->oom = true;
 		return;
 	}
-	if (w->ncauses == w->cap) {
-		size_t cap = w->cap ? w->cap * 2 : 64;
-		struct wk_cause *v = realloc(w->causes, cap * sizeof(*v));
-
-		if (!v) {
-			w->oom = true;
-			return;
-		}
-		w->causes = v;
-		w->cap = cap;
-	}
 	k.exits = 1;
-	w->causes[w->ncauses] = k;
-	for (h = hash_of(&k) & (w->index_size - 1); w->index[h];
-	     h = (h + 1) & (w->index_size - 1))
-		;
-	w->index[h] = (uint32_t)++w->ncauses;
+	w->causes[w->ncauses++] = k;
 }
 
 void wk_record(void *ctx, const union abicap_rec *rec)
@@ -169,9 +148,7 @@ void wk_finish(struct wakeups *w)
 			count_exit(w, &w->cpus[i], i);
 	if (w->ncauses) /* qsort takes no NULL, even for none */
 		qsort(w->causes, w->ncauses, sizeof(*w->causes), by_exits);
-	free(w->index);
-	w->index = NULL;
-	w->index_size = 0;
+	hashtab_free(&w->index); /* the positions moved */
 }
 
 static double secs(const struct wakeups *w)
@@ -287,6 +264,6 @@ void wk_free(struct wakeups *w)
 {
 	free(w->cpus);
 	free(w->causes);
-	free(w->index);
+	hashtab_free(&w->index);
 	memset(w, 0, sizeof(*w));
 }

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include "analysis/analysis.h"
 #include "analysis/observe.h"
+#include "lib/hashtab.h"
 
 #define WK_STATES 16
 
@@ -45,8 +46,7 @@ struct wakeups {
 	int ncpus;
 	struct wk_cause *causes;
 	size_t ncauses, cap;
-	uint32_t *index; /* open addressing: 1 + cause */
-	size_t index_size;
+	struct hashtab index; /* cause -> its position in causes */
 	bool oom;
 };
 
