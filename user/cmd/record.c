@@ -109,7 +109,9 @@ static char *trailer_with_containers(char *trl, const struct cgnames *names)
 	json_t *t = trl ? json_loads(trl, 0, NULL) : NULL;
 	char *s;
 
-	if (!t || !c.obj || cgnames_each_ct_names(names, collect_ct, &c) ||
+	/* no names (no cgroup v2 mount): no containers either */
+	if (!names || !t || !c.obj ||
+	    cgnames_each_ct_names(names, collect_ct, &c) ||
 	    !json_object_size(c.obj)) {
 		json_decref(t);
 		json_decref(c.obj);
