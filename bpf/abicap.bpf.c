@@ -54,6 +54,14 @@ const volatile __s32 cgroup_filter_level = 0;
 const volatile bool stream = true;
 const volatile bool aggregate = false;
 /*
+ * Aggregation from the kernel's own accounting (the *_ts sched_switch
+ * programs, where the loader found it kept: see agg_switch_kernel): the
+ * run queue's clocks and each task's sched_info, no sched_wakeup program.
+ */
+const volatile bool agg_kernel = false;
+/* CLOCK_MONOTONIC before the programs attached (serve: set by the loader) */
+const volatile __u64 agg_since_ns = 0;
+/*
  * The arrays last: the flags above, which every program reads (the
  * verifier knows their values, but keeps the loads), share a cache line
  * or two instead of lying on both sides of 1 KiB.
@@ -216,6 +224,17 @@ struct {
 struct task_note {
 	struct waker w; /* sched_waking for sched_wakeup */
 	__u64 queued_at; /* aggregation: waiting to run since, 0: not */
+	/*
+	 * agg_kernel, valid if known: the task's sched_info.run_delay and
+	 * pcount as of its last switch-in (the waits it had completed then,
+	 * and how many), and its se.sum_exec_runtime as of its last switch
+	 * (the run time counted)
+	 */
+	__u64 delay_at_arrival;
+	__u64 pcount_at_arrival;
+	__u64 exec_counted;
+	__u32 known;
+	__u32 pad;
 };
 
 struct {
@@ -239,13 +258,18 @@ static __always_inline bool cpu_on(__u32 cpu)
 	return cpu_allowed[cpu];
 }
 
-static __always_inline void count_aux(enum abicap_aux i)
+static __always_inline void count_aux_n(enum abicap_aux i, __u64 n)
 {
 	__u32 key = i;
 	__u64 *v = bpf_map_lookup_elem(&aux_counters, &key);
 
 	if (v)
-		(*v)++;
+		*v += n;
+}
+
+static __always_inline void count_aux(enum abicap_aux i)
+{
+	count_aux_n(i, 1);
 }
 
 /* When the process of t started: its thread group leader's start_time. */
@@ -529,6 +553,137 @@ static __always_inline void agg_switch(__u64 ts, struct task_struct *prev,
 }
 
 /*
+ * sched_switch in aggregation mode from the kernel's own accounting (tp_btf
+ * with task storage; the loader turns it on where every item below holds):
+ *
+ * - the clock is the run queue's, as the scheduler set it for this switch
+ *   (rq->clock, reached as prev->se.cfs_rq->rq); no bpf_ktime_get_ns();
+ * - on-CPU time: what the scheduler charged prev since its last switch
+ *   counted (se.sum_exec_runtime, brought up to date before this
+ *   tracepoint by the dequeue or the put_prev of the pick, less the value
+ *   kept in its task storage then): the cgroup's cpu.stat usage is the sum
+ *   of the same charges;
+ * - run-queue waits: the scheduler keeps them in next->sched_info: the
+ *   completed ones summed in run_delay (a wait cut by a migration is added
+ *   there at the dequeue) and the current one's start in last_queued (set
+ *   at the enqueue: a wakeup, a preemption, a migration), added to run_delay
+ *   right after this tracepoint with the same clock. The wait ending now is
+ *   run_delay + (rq->clock - last_queued) less the same sum at next's last
+ *   switch-in, kept in its task storage: exactly what /proc/TID/schedstat's
+ *   run_delay grows by at this switch, however many run queues it spanned.
+ *   pcount, the arrivals after a wait, says how many waits that was: more
+ *   than one when the kernel switched the task in without this tracepoint
+ *   (seen here, rarely, with migrations): one wait is counted, holding
+ *   their time, and the others in ABICAP_AUX_WAITS_MERGED.
+ *   No sched_wakeup program is needed. A task first seen here that started
+ *   after serve attached waited from 0; an older one's first wait is not
+ *   known whole and is not counted (it sets the sum).
+ */
+static __always_inline void agg_switch_kernel(struct task_struct *prev,
+					      __s32 prev_pid, __u64 prev_cg,
+					      bool prev_ok, __u32 state,
+					      struct task_struct *next,
+					      __s32 next_pid, __u64 next_cg,
+					      bool next_ok,
+					      struct abicap_counter *cnt,
+					      bool *lost)
+{
+	struct abicap_cg_stats *st = NULL;
+	struct task_note *n;
+	__u64 now, delay, queued, wait, arrivals, exec;
+	__u32 bucket;
+	struct rq *rq;
+
+	/* constants at load: where one is missing the loader never sets agg_kernel */
+	if (!bpf_core_field_exists(struct task_struct, se.cfs_rq) ||
+	    !bpf_core_field_exists(struct cfs_rq, rq) ||
+	    !bpf_core_field_exists(struct rq, clock) ||
+	    !bpf_core_field_exists(struct task_struct, se.sum_exec_runtime) ||
+	    !bpf_core_field_exists(struct task_struct, sched_info.run_delay) ||
+	    !bpf_core_field_exists(struct task_struct, sched_info.pcount) ||
+	    !bpf_core_field_exists(struct task_struct, sched_info.last_queued))
+		return;
+	if (prev_pid && prev_ok) {
+		st = cg_stats_of(prev_cg, cnt, lost);
+		n = bpf_task_storage_get(&task_notes, prev, 0, 0);
+		if (st && n && n->known) {
+			/* what the scheduler charged prev since last counted */
+			exec = prev->se.sum_exec_runtime;
+			if (exec >= n->exec_counted)
+				st->oncpu_ns += exec - n->exec_counted;
+			n->exec_counted = exec;
+		}
+		if (st) {
+			if (!(state & (ABICAP_STATE_PREEMPTED - 1)))
+				st->switches_involuntary++;
+			else
+				st->switches_voluntary++;
+		}
+	}
+	if (!next_pid || !next_ok)
+		return;
+	rq = prev->se.cfs_rq->rq;
+	if (!rq)
+		return;
+	now = rq->clock;
+	delay = next->sched_info.run_delay;
+	queued = next->sched_info.last_queued;
+	arrivals = next->sched_info.pcount;
+	if (queued && now > queued)
+		delay += now - queued;
+	if (queued)
+		arrivals++;
+	n = bpf_task_storage_get(&task_notes, next, 0,
+				 BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!n) {
+		count_aux(ABICAP_AUX_QUEUE_LOST);
+		lose(cnt, lost);
+		return;
+	}
+	if (!n->known) {
+		n->known = 1;
+		/* older than serve: its first wait is not known whole */
+		if (next->start_time < agg_since_ns) {
+			n->delay_at_arrival = delay;
+			n->pcount_at_arrival = arrivals;
+			n->exec_counted = next->se.sum_exec_runtime;
+			return;
+		}
+		/* born after serve attached: every wait and run of its life */
+		n->delay_at_arrival = 0;
+		n->pcount_at_arrival = 0;
+		n->exec_counted = 0;
+	}
+	if (delay < n->delay_at_arrival || arrivals < n->pcount_at_arrival) {
+		/* the kernel's sums went back: never seen; counted, not guessed */
+		n->delay_at_arrival = delay;
+		n->pcount_at_arrival = arrivals;
+		count_aux(ABICAP_AUX_QUEUE_LOST);
+		lose(cnt, lost);
+		return;
+	}
+	wait = delay - n->delay_at_arrival;
+	arrivals -= n->pcount_at_arrival;
+	n->delay_at_arrival += wait;
+	n->pcount_at_arrival += arrivals;
+	/* a switch-in with no enqueue before it: no wait (the kernel's too) */
+	if (!arrivals)
+		return;
+	/* arrivals no sched_switch showed: their waits are in this one */
+	if (arrivals > 1)
+		count_aux_n(ABICAP_AUX_WAITS_MERGED, arrivals - 1);
+	if (!st || next_cg != prev_cg)
+		st = cg_stats_of(next_cg, cnt, lost);
+	if (!st)
+		return;
+	st->rq_count++;
+	st->rq_sum_ns += wait;
+	bucket = lat_bucket(wait);
+	if (bucket < ABICAP_LAT_BUCKETS)
+		st->rq_bucket[bucket]++;
+}
+
+/*
  * The switch's record: every field read here, after the reservation,
  * straight into the record (the floor's way: no field's value held across
  * the helper call, so none spilled to the stack; in raw_tp programs with
@@ -587,8 +742,10 @@ static __always_inline int on_switch(void *ctx, bool preempt,
 				     const bool have_prev_state,
 				     const bool direct, const bool tstore)
 {
+	/* the kernel's accounting: the run queue's clocks, not ours */
+	const bool kernel_clock = aggregate && agg_kernel && direct && tstore;
 	/* the time first: the event happened at the tracepoint, not after our work */
-	__u64 ts = bpf_ktime_get_ns();
+	__u64 ts = kernel_clock ? 0 : bpf_ktime_get_ns();
 	__u32 cpu = bpf_get_smp_processor_id();
 	struct abicap_counter *cnt;
 	bool prev_ok = true, next_ok = true, lost = false;
@@ -613,10 +770,18 @@ static __always_inline int on_switch(void *ctx, bool preempt,
 					       have_prev_state, direct);
 		state = abicap_report_state(preempt, prev_state,
 					    TASK_FIELD(direct, prev, exit_state));
-		agg_switch(ts, prev, TASK_FIELD(direct, prev, pid), prev_cg,
-			   prev_ok, state, next, TASK_FIELD(direct, next, pid),
-			   task_cgroup_id(next, direct), next_ok, cnt, &lost,
-			   tstore);
+		if (kernel_clock)
+			agg_switch_kernel(prev, TASK_FIELD(direct, prev, pid),
+					  prev_cg, prev_ok, state, next,
+					  TASK_FIELD(direct, next, pid),
+					  task_cgroup_id(next, direct), next_ok,
+					  cnt, &lost);
+		else
+			agg_switch(ts, prev, TASK_FIELD(direct, prev, pid),
+				   prev_cg, prev_ok, state, next,
+				   TASK_FIELD(direct, next, pid),
+				   task_cgroup_id(next, direct), next_ok, cnt,
+				   &lost, tstore);
 	}
 	if (!stream)
 		return 0;

@@ -144,7 +144,13 @@ enum abicap_aux {
 	ABICAP_AUX_QUEUE_LOST = 8, /* a task's run-queue wait start not kept */
 	ABICAP_AUX_IDLE_STATE_BIG = 9, /* cpu_idle state >= ABICAP_IDLE_STATES */
 	ABICAP_AUX_CPU_ID_BIG = 10, /* cpu_frequency cpu_id >= ABICAP_MAX_CPUS */
-	ABICAP_AUX_COUNT = 11,
+	/*
+	 * serve from the kernel's accounting: waits the scheduler counted
+	 * (sched_info.pcount) at a switch-in no sched_switch showed, whose
+	 * time is in the next wait counted (not a loss: nothing is dropped)
+	 */
+	ABICAP_AUX_WAITS_MERGED = 11,
+	ABICAP_AUX_COUNT = 12,
 };
 
 /* Where the programs find preempt_count (rodata pc_where, set by the loader). */

@@ -60,19 +60,30 @@ static void add_task(struct btf *b, struct ids *t, const struct kfix *k)
 	/* every type a member uses exists before its struct: fields attach to the last type added */
 	int vol_long = btf__add_volatile(b, t->s64), ti, off = 0, leader;
 
-	int rq, cfs, se;
+	int rq, cfs, se, si;
 
 	/* group_leader points at a task_struct, declared ahead as in vmlinux */
 	leader = btf__add_ptr(b, btf__add_fwd(b, "task_struct", BTF_FWD_STRUCT));
 	/* se.cfs_rq->rq: the CPU's run queue (x86's preempt_count is near) */
-	/* only declared, as a test expects no struct rq here */
-	rq = btf__add_ptr(b, btf__add_fwd(b, "rq", BTF_FWD_STRUCT));
+	rq = btf__add_struct(b, "rq", 16);
+	member(b, "nr_running", t->u32, &off, 8);
+	member(b, "clock", t->u64, &off, 8);
+	rq = btf__add_ptr(b, rq);
+	off = 0;
 	cfs = btf__add_struct(b, "cfs_rq", 8);
 	member(b, "rq", rq, &off, 8);
 	cfs = btf__add_ptr(b, cfs);
 	off = 0;
-	se = btf__add_struct(b, "sched_entity", 8);
+	se = btf__add_struct(b, "sched_entity", 16);
 	member(b, "cfs_rq", cfs, &off, 8);
+	member(b, "sum_exec_runtime", t->u64, &off, 8);
+	off = 0;
+	/* the scheduler's own run-queue waits (CONFIG_SCHED_INFO) */
+	si = btf__add_struct(b, "sched_info", 32);
+	member(b, "pcount", t->u64, &off, 8);
+	member(b, "run_delay", t->u64, &off, 8);
+	member(b, "last_arrival", t->u64, &off, 8);
+	member(b, "last_queued", t->u64, &off, 8);
 	off = 0;
 
 	ti = btf__add_struct(b, "thread_info", k->old_cpu ? 12 : 24);
@@ -85,7 +96,7 @@ static void add_task(struct btf *b, struct ids *t, const struct kfix *k)
 	} else {
 		member(b, "status", t->u32, &off, 4);
 	}
-	cr_assert_gt(btf__add_struct(b, "task_struct", 256), 0);
+	cr_assert_gt(btf__add_struct(b, "task_struct", 320), 0);
 	off = 0;
 	member(b, "thread_info", ti, &off, k->old_cpu ? 16 : 24);
 	if (k->old_state)
@@ -104,7 +115,8 @@ static void add_task(struct btf *b, struct ids *t, const struct kfix *k)
 		member(b, "cgroups", t->css_set_ptr, &off, 8);
 	member(b, "start_time", t->u64, &off, 8);
 	member(b, "group_leader", leader, &off, 8);
-	member(b, "se", se, &off, 8);
+	member(b, "se", se, &off, 16);
+	member(b, "sched_info", si, &off, 32);
 }
 
 /* struct bpf_ringbuf and the lock types it may use */

@@ -48,6 +48,11 @@ static const struct mutation optional_items[] = {
 	{ "cgroup_subsys_state.parent", "cgroup", "self.parent" },
 	{ "sched_entity.cfs_rq", "task_struct", "se.cfs_rq" },
 	{ "cfs_rq.rq", "cfs_rq", "rq" },
+	{ "sched_info.run_delay", "task_struct", "sched_info.run_delay" },
+	{ "sched_info.pcount", "task_struct", "sched_info.pcount" },
+	{ "sched_info.last_queued", "task_struct", "sched_info.last_queued" },
+	{ "sched_entity.sum_exec_runtime", "task_struct", "se.sum_exec_runtime" },
+	{ "rq.clock", "rq", "clock" },
 	{ "bpf_ringbuf.spinlock", "bpf_ringbuf", "spinlock" },
 	{ "sched_switch()", "sched_switch", "arg 4 prev_state" },
 	{ "trace_event_raw_sched_switch.next_prio", "sched_switch",
@@ -164,6 +169,7 @@ static int libbpf_load_all(const char *btf)
 	s->rodata->cgroup_walk = true;
 	s->rodata->filter_cgroup = true;
 	s->rodata->aggregate = true;
+	s->rodata->agg_kernel = true;
 	s->rodata->follow_forks = true;
 	s->rodata->pc_where = ABICAP_PC_PERCPU;
 	bpf_map__set_max_entries(s->maps.events, 1 << 16);
@@ -227,6 +233,24 @@ Test(optional, each_optional_item_removed_degrades_and_loads)
 			 !strcmp(m->what, "kernfs_node.id"))
 			cr_assert_not(capture_plan(c)->cgroup_filter_ok, "%s",
 				      m->what);
+		/* serve's accounting: the kernel's only where all of it holds */
+		if (!capture_plan(c)->cgroup_ok) {
+			capture_close(c);
+			continue; /* serve is refused: tested elsewhere */
+		}
+		capture_close(c);
+		o.aggregate = true;
+		c = capture_open(&o, NULL, NULL, &code, err, sizeof(err));
+		cr_assert(c, "without %s: serve's capture_open: exit %d: %s",
+			  m->what, code, err);
+		cr_assert_eq(capture_kernel_accounting(c),
+			     !strstr(m->what, "sched_info.") &&
+			     !strstr(m->what, "sum_exec_runtime") &&
+			     strcmp(m->what, "rq.clock") &&
+			     strcmp(m->what, "sched_entity.cfs_rq") &&
+			     strcmp(m->what, "cfs_rq.rq"),
+			     "without %s: serve's accounting is %s", m->what,
+			     capture_kernel_accounting(c) ? "kernel" : "events");
 		capture_close(c);
 	}
 }

@@ -85,15 +85,19 @@ Test(checker, modern_kernel_is_all_ok, .fini = done)
 	check(&(struct kfix){ 0 });
 	cr_assert_eq(res.count[V_BROKEN], 0);
 	cr_assert_eq(res.count[V_DEGRADED], 0);
-	/* 8 tracepoints, 14 args, 13 record fields (3 records), 9 task
-	 * fields, 2 run queue fields, 7 cgroup fields, the ring buffer's lock */
-	cr_assert_eq(res.n, 8 + 14 + 7 + 4 + 2 + 9 + 2 + 7 + 1, "%d items",
+	/*
+	 * 8 tracepoints, 14 args, 13 record fields (3 records), 9 task
+	 * fields, 2 run queue fields, 5 of the kernel's accounting (serve),
+	 * 7 cgroup fields, the ring buffer's lock
+	 */
+	cr_assert_eq(res.n, 8 + 14 + 7 + 4 + 2 + 9 + 2 + 5 + 7 + 1, "%d items",
 		     res.n);
 	cr_assert_eq(plan_from_check(&res, EVENTS_ALL, ATTACH_AUTO, &p, err,
 				     sizeof(err)), EXIT_OK);
 	cr_assert(p.switch_prev_state);
 	cr_assert(p.cgroup_ok);
 	cr_assert(p.cgroup_filter_ok);
+	cr_assert(p.kernel_agg_ok);
 	cr_assert_not(p.perfbuf);
 	for (int ev = 0; ev < ABICAP_EV_COUNT; ev++)
 		cr_assert(p.tp_btf[ev]);

@@ -273,7 +273,7 @@ Test(contract, derived_from_own_object_matches_builtin)
 	cr_assert_eq(pclose(p), 0);
 	d = contract_parse(out, strlen(out), "derived", err, sizeof(err));
 	cr_assert(d, "%s", err);
-	cr_assert_eq(d->nfields, 18);
+	cr_assert_eq(d->nfields, 23);
 	for (int i = 0; i < d->nfields; i++) {
 		bool found = false;
 

@@ -146,9 +146,9 @@ Test(objcheck, every_relocation_kind_is_read)
 			seen[o.relos[i].kind] = true;
 	for (int k = 0; k <= 11; k++)
 		cr_assert(seen[k], "no %s relocation", core_kind_str(k));
-	/* field_exists on tgid resolves; the fixture has no struct rq */
+	/* field_exists on tgid resolves; the fixture has no sched_ext_entity */
 	cr_assert_eq(relo("task_struct.tgid", 2)->r.outcome, CORE_RESOLVED);
-	cr_assert_eq(relo("rq", 8)->r.outcome, CORE_ABSENT);
+	cr_assert_eq(relo("sched_ext_entity", 8)->r.outcome, CORE_ABSENT);
 }
 
 /*

@@ -17,7 +17,7 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev)
 	out[2] = bpf_core_field_exists(prev->tgid); /* field_exists */
 	/* byte offset and size, signed, lshift, rshift */
 	out[3] = BPF_CORE_READ_BITFIELD_PROBED(prev, sched_reset_on_fork);
-	out[4] = bpf_core_type_exists(struct rq); /* type_exists */
+	out[4] = bpf_core_type_exists(struct sched_ext_entity); /* type_exists */
 	out[5] = bpf_core_type_size(struct task_struct); /* type_size */
 	out[6] = bpf_core_type_id_kernel(struct task_struct); /* type_id_target */
 	out[7] = bpf_core_type_id_local(struct task_struct); /* type_id_local */

@@ -38,7 +38,12 @@ const char *vkind_str(enum vkind k)
 		      (1u << ABICAP_EV_SCHED_WAKING))
 #define CGROUP_IDS "gates the cgroup ids (the fallback: 0)"
 #define CGROUP_WALK "gates --cgroup's walk up the cgroup tree"
-#define RQ_WALK "gates the waker's interrupt context on x86"
+#define RQ_WALK "gates the waker's interrupt context on x86, and serve's " \
+	"clocks (the kernel's run queue)"
+#define KERNEL_AGG "chooses serve's statistics from the kernel's own " \
+	"accounting (else sched_wakeup programs and the BPF clock)"
+#define SWITCH_WAKING ((1u << ABICAP_EV_SCHED_SWITCH) |                        \
+		       (1u << ABICAP_EV_SCHED_WAKING))
 
 static const struct citem_def citems[CI_COUNT] = {
 	[CI_SWITCH_PREV_STATE] = { VK_ARG, "sched_switch", "prev_state", 4,
@@ -63,9 +68,18 @@ static const struct citem_def citems[CI_COUNT] = {
 	[CI_CGROUP_PARENT] = { VK_FIELD, "cgroup", "self.parent", 0,
 			       SCHED_EVENTS, CGROUP_WALK },
 	[CI_SE_CFS_RQ] = { VK_FIELD, "task_struct", "se.cfs_rq", 0,
-			   1u << ABICAP_EV_SCHED_WAKING, RQ_WALK },
-	[CI_CFS_RQ_RQ] = { VK_FIELD, "cfs_rq", "rq", 0,
-			   1u << ABICAP_EV_SCHED_WAKING, RQ_WALK },
+			   SWITCH_WAKING, RQ_WALK },
+	[CI_CFS_RQ_RQ] = { VK_FIELD, "cfs_rq", "rq", 0, SWITCH_WAKING, RQ_WALK },
+	[CI_RUN_DELAY] = { VK_FIELD, "task_struct", "sched_info.run_delay", 0,
+			   1u << ABICAP_EV_SCHED_SWITCH, KERNEL_AGG },
+	[CI_LAST_QUEUED] = { VK_FIELD, "task_struct", "sched_info.last_queued",
+			     0, 1u << ABICAP_EV_SCHED_SWITCH, KERNEL_AGG },
+	[CI_PCOUNT] = { VK_FIELD, "task_struct", "sched_info.pcount", 0,
+			1u << ABICAP_EV_SCHED_SWITCH, KERNEL_AGG },
+	[CI_RQ_CLOCK] = { VK_FIELD, "rq", "clock", 0,
+			  1u << ABICAP_EV_SCHED_SWITCH, KERNEL_AGG },
+	[CI_SUM_EXEC] = { VK_FIELD, "task_struct", "se.sum_exec_runtime", 0,
+			  1u << ABICAP_EV_SCHED_SWITCH, KERNEL_AGG },
 	[CI_TP_FORK] = { VK_TRACEPOINT, "sched_process_fork", "tracepoint", 0,
 			 DEP_FORK, "follows a command's children" },
 	[CI_TP_FREE] = { VK_TRACEPOINT, "sched_process_free", "tracepoint", 0,
@@ -649,6 +663,11 @@ int plan_from_check(const struct check_result *res, unsigned int mask,
 				 item_ok(res, CI_CGROUP_SELF) &&
 				 item_ok(res, CI_CGROUP_PARENT);
 	plan->rq_ok = item_ok(res, CI_SE_CFS_RQ) && item_ok(res, CI_CFS_RQ_RQ);
+	plan->kernel_agg_ok = plan->rq_ok && item_ok(res, CI_RUN_DELAY) &&
+			      item_ok(res, CI_LAST_QUEUED) &&
+			      item_ok(res, CI_PCOUNT) &&
+			      item_ok(res, CI_RQ_CLOCK) &&
+			      item_ok(res, CI_SUM_EXEC);
 	/* a ring buffer whose lock is not known to be safe: perf buffers */
 	plan->perfbuf = !item_ok(res, CI_RINGBUF_LOCK);
 	/* the 4-argument program where arg 4 is prev_state, and ok */

@@ -35,6 +35,11 @@ enum citem {
 	CI_CGROUP_PARENT, /* cgroup.self.parent */
 	CI_SE_CFS_RQ, /* task_struct.se.cfs_rq: the waker's context on x86 */
 	CI_CFS_RQ_RQ, /* cfs_rq.rq */
+	CI_RUN_DELAY, /* task_struct.sched_info.run_delay: serve's waits */
+	CI_LAST_QUEUED, /* task_struct.sched_info.last_queued */
+	CI_PCOUNT, /* task_struct.sched_info.pcount */
+	CI_RQ_CLOCK, /* rq.clock */
+	CI_SUM_EXEC, /* task_struct.se.sum_exec_runtime: serve's on-CPU time */
 	CI_TP_FORK, /* tracepoint sched_process_fork: following children */
 	CI_TP_FREE, /* tracepoint sched_process_free: the -p filter */
 	CI_COUNT

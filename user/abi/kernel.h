@@ -42,6 +42,8 @@ struct kernel_plan {
 	bool cgroup_filter_ok;
 	/* x86: current's run queue (se.cfs_rq, cfs_rq.rq) locates preempt_count */
 	bool rq_ok;
+	/* serve's statistics from sched_info and the run queue's clocks */
+	bool kernel_agg_ok;
 };
 
 /* The running kernel's release is below major.minor (false if unknown). */

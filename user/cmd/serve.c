@@ -23,7 +23,7 @@
 #include "cmd/capture_opts.h"
 #include "lib/util.h"
 
-enum { OPT_CGROUP = 256, OPT_MAX_CGROUPS };
+enum { OPT_CGROUP = 256, OPT_MAX_CGROUPS, OPT_ACCOUNTING };
 
 static const struct opt serve_own[] = {
 	{ "listen", 'l', "ADDR:PORT",
@@ -39,6 +39,12 @@ static const struct opt serve_own[] = {
 	  "full or events are lost" },
 	{ "duration", 'd', "SECS",
 	  "stop after SECS seconds (default: until Ctrl-C)" },
+	{ "accounting", OPT_ACCOUNTING, "SRC",
+	  "what waits and on-CPU time are measured from: kernel (the "
+	  "scheduler's own sched_info and run queue clocks, read at each "
+	  "switch: no wakeup program runs; Linux 6.0+ with tp_btf), events "
+	  "(sched_wakeup programs and the BPF clock), or auto (default: "
+	  "kernel where it holds, else events)" },
 	{ 0 },
 };
 
@@ -116,6 +122,19 @@ static int parse_args(int argc, char **argv, struct serve_opts *o,
 		case 'd':
 			if (parse_duration(optarg, &o->duration, err, errlen))
 				return EXIT_USAGE;
+			break;
+		case OPT_ACCOUNTING:
+			if (!strcmp(optarg, "auto")) {
+				o->cap.agg_source = AGG_AUTO;
+			} else if (!strcmp(optarg, "kernel")) {
+				o->cap.agg_source = AGG_KERNEL;
+			} else if (!strcmp(optarg, "events")) {
+				o->cap.agg_source = AGG_EVENTS;
+			} else {
+				snprintf(err, errlen, "--accounting '%s': give "
+					 "auto, kernel or events", optarg);
+				return EXIT_USAGE;
+			}
 			break;
 		case OPT_LONG('a'):
 			if (parse_attach_mode(optarg, &o->cap.mode, err, errlen))
@@ -225,8 +244,10 @@ int do_serve(int argc, char **argv)
 	if (!la.loopback)
 		ab_warn("listening on %s: the metrics are reachable from other "
 			"hosts", la.text);
-	fprintf(stderr, "abicap: serving http://%s/metrics%s; Ctrl-C to stop\n",
-		la.text, o.cgroup ? " for the cgroup subtree given" : "");
+	fprintf(stderr, "abicap: serving http://%s/metrics%s (accounting: %s); "
+		"Ctrl-C to stop\n", la.text,
+		o.cgroup ? " for the cgroup subtree given" : "",
+		capture_kernel_accounting(c) ? "kernel" : "events");
 	t0 = mono_ns();
 	while (!loop_stop_signal() &&
 	       (o.duration <= 0 || (mono_ns() - t0) / 1e9 < o.duration)) {

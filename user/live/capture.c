@@ -53,6 +53,7 @@ struct capture {
 	struct check_result check; /* the contract's verdicts */
 	struct kernel_plan plan;
 	bool tstore; /* the waker in task storage (the *_ts programs) */
+	bool kernel_agg; /* serve from sched_info and the run queue's clocks */
 	capture_cb cb;
 	void *ctx;
 	int ncpus;
@@ -321,6 +322,41 @@ static enum abicap_pc_where preempt_count_place(__s64 *off)
 
 #define TASK_FILTERED(o) ((o)->npids || (o)->ntids)
 
+/*
+ * Aggregation from the kernel's own accounting (bpf/abicap.bpf.c,
+ * agg_switch_kernel) where every piece of it holds: the tp_btf
+ * sched_switch program with task storage, the contract's sched_info and
+ * run queue items, and a scheduler that keeps sched_info (probed). Asked
+ * for (--accounting kernel) and missing: exit 1 naming the piece.
+ */
+static int kernel_accounting(struct capture *c, const struct capture_opts *o,
+			     char *err, size_t errlen)
+{
+	const char *why = NULL;
+
+	if (!c->plan.tp_btf[ABICAP_EV_SCHED_SWITCH])
+		why = "the tp_btf sched_switch program is not used (--attach "
+		      "raw_tp, or the kernel has no BTF for it)";
+	else if (!c->tstore)
+		why = "task storage is not usable from tracing programs here "
+		      "(Linux 6.0+)";
+	else if (!c->plan.kernel_agg_ok)
+		why = "the contract's items task_struct.sched_info.run_delay, "
+		      ".last_queued, .pcount, .se.sum_exec_runtime, "
+		      ".se.cfs_rq, "
+		      "cfs_rq.rq or rq.clock do not all hold";
+	else if (feature_sched_info() != 1)
+		why = "the scheduler keeps no sched_info (CONFIG_SCHED_INFO; "
+		      "before 5.14 also schedstats or delay accounting)";
+	c->kernel_agg = !why;
+	if (why && o->agg_source == AGG_KERNEL) {
+		snprintf(err, errlen, "--accounting kernel: %s; use "
+			 "--accounting events", why);
+		return EXIT_KERNEL;
+	}
+	return 0;
+}
+
 static void configure(struct capture *c, const struct capture_opts *o,
 		      size_t rb_bytes)
 {
@@ -345,6 +381,9 @@ static void configure(struct capture *c, const struct capture_opts *o,
 	ro->cgroup_filter_level = o->cgroup_level;
 	ro->aggregate = o->aggregate;
 	ro->stream = !o->aggregate;
+	ro->agg_kernel = c->kernel_agg;
+	/* tasks born from here on: every wait of theirs is in the statistics */
+	ro->agg_since_ns = mono_ns();
 	ro->pc_where = preempt_count_place((__s64 *)&ro->pc_off);
 	/* x86's place is reached through current's run queue: its items must hold */
 	if (ro->pc_where == ABICAP_PC_PERCPU && !c->plan.rq_ok)
@@ -732,6 +771,18 @@ struct capture *capture_open(const struct capture_opts *o, capture_cb cb,
 	} else {
 		bpf_map__set_autocreate(c->skel->maps.task_notes, false);
 	}
+	/*
+	 * serve from the kernel's own accounting where it can: then the
+	 * scheduler's sched_info holds every wait, and no wakeup program runs
+	 */
+	if (o->aggregate && o->agg_source != AGG_EVENTS) {
+		ret = kernel_accounting(c, o, err, errlen);
+		if (ret)
+			goto fail;
+	}
+	if (c->kernel_agg)
+		load &= ~((1u << ABICAP_EV_SCHED_WAKEUP) |
+			  (1u << ABICAP_EV_SCHED_WAKEUP_NEW));
 	variant_table(c->skel, table);
 	for (unsigned int ev = 0; ev < ABICAP_EV_COUNT; ev++) {
 		if (!(load & (1u << ev)))
@@ -1035,6 +1086,11 @@ uint64_t capture_dropped_total(struct capture *c)
 uint64_t capture_bad_records(const struct capture *c)
 {
 	return c->bad;
+}
+
+bool capture_kernel_accounting(const struct capture *c)
+{
+	return c->kernel_agg;
 }
 
 const char *capture_variant(const struct capture *c, unsigned int ev)

@@ -59,6 +59,12 @@ struct capture_opts {
 	/* abicap serve: per-cgroup statistics in maps instead of records */
 	bool aggregate;
 	unsigned int max_cgroups; /* aggregation: cgroups kept, 0: default */
+	/* aggregation: what the waits and on-CPU time are measured from */
+	enum agg_source {
+		AGG_AUTO, /* the kernel's where it keeps them, else events */
+		AGG_KERNEL, /* sched_info and the run queue's clocks, or fail */
+		AGG_EVENTS, /* sched_wakeup programs and the BPF clock */
+	} agg_source;
 	/* once attached, keep no capability (privdrop.h): the commands set it */
 	bool drop_privileges;
 	/*
@@ -141,6 +147,8 @@ uint64_t capture_bad_records(const struct capture *c);
 /* Records lost so far, either transport (cheap: read after every drain). */
 uint64_t capture_dropped_total(struct capture *c);
 
+/* Aggregation from the kernel's accounting (sched_info), not from events. */
+bool capture_kernel_accounting(const struct capture *c);
 /* "tp_btf" or "raw_tp": the variant attached for ev; NULL if not attached. */
 const char *capture_variant(const struct capture *c, unsigned int ev);
 const struct kernel_plan *capture_plan(const struct capture *c);

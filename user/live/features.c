@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <linux/capability.h>
 #include <sys/prctl.h>
@@ -98,4 +99,37 @@ int feature_ringbuf_array(void)
 	close(arr);
 	close(rb);
 	return ret;
+}
+
+/* This thread's pcount (switch-ins after a wait), -errno if unreadable. */
+static long long sched_info_pcount(void)
+{
+	unsigned long long run, delay, pcount;
+	FILE *f = fopen("/proc/thread-self/schedstat", "re");
+	int n, e;
+
+	if (!f)
+		return -errno;
+	n = fscanf(f, "%llu %llu %llu", &run, &delay, &pcount);
+	e = errno;
+	fclose(f);
+	if (n != 3)
+		return n < 0 ? -(e ? e : EIO) : -EINVAL;
+	return (long long)pcount;
+}
+
+int feature_sched_info(void)
+{
+	long long before = sched_info_pcount(), after;
+
+	if (before == -ENOENT)
+		return 0; /* no CONFIG_SCHED_INFO */
+	if (before < 0)
+		return (int)before;
+	/* a sleep ends in a wakeup: an enqueue, then a switch-in */
+	usleep(2000);
+	after = sched_info_pcount();
+	if (after < 0)
+		return (int)after;
+	return after > before;
 }

@@ -27,4 +27,12 @@ int feature_bpf_fd_unprivileged(void);
  */
 int feature_ringbuf_array(void);
 
+/*
+ * The scheduler keeps each task's run-queue waits (sched_info: CONFIG_
+ * SCHED_INFO, and before Linux 5.14 also schedstats or delay accounting
+ * on): this thread's /proc schedstat counts a switch-in after a short
+ * sleep. 1 yes, 0 no, -errno if the probe could not run.
+ */
+int feature_sched_info(void);
+
 #endif

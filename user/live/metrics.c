@@ -416,6 +416,14 @@ void metrics_write_losses(FILE *f, const struct capture_misses *ms,
 	for (size_t i = 0; aux && i < sizeof(why) / sizeof(why[0]); i++)
 		fprintf(f, "abicap_updates_lost_total{reason=\"%s\"} %llu\n",
 			why[i].reason, U(aux[why[i].i]));
+	help(f, "abicap_runqueue_waits_merged_total", "counter",
+	     "Run-queue waits the scheduler counted at switch-ins that no "
+	     "sched_switch tracepoint showed (accounting kernel): each one's "
+	     "time is in the task's next wait, counted once in "
+	     "abicap_runqueue_latency_seconds; not a loss.");
+	if (aux)
+		fprintf(f, "abicap_runqueue_waits_merged_total %llu\n",
+			U(aux[ABICAP_AUX_WAITS_MERGED]));
 }
 
 /* The kernel side's losses beyond seen and lost (absent if unreadable). */
@@ -447,14 +455,22 @@ static void write_health(FILE *f, struct metrics_ctx *m, size_t ncg)
 	help(f, "abicap_events_total", "counter",
 	     "Events the BPF programs handled, by event.");
 	for (int e = 0; have && e < ABICAP_EV_COUNT; e++)
-		fprintf(f, "abicap_events_total{event=\"%s\"} %llu\n",
-			event_name(e), U(cnt[e].seen));
+		if (capture_variant(m->cap, e))
+			fprintf(f, "abicap_events_total{event=\"%s\"} %llu\n",
+				event_name(e), U(cnt[e].seen));
 	help(f, "abicap_events_lost_total", "counter",
 	     "Events not counted in full, by event, each once (at most "
 	     "abicap_events_total): reasons in abicap_updates_lost_total.");
 	for (int e = 0; have && e < ABICAP_EV_COUNT; e++)
-		fprintf(f, "abicap_events_lost_total{event=\"%s\"} %llu\n",
-			event_name(e), U(cnt[e].dropped));
+		if (capture_variant(m->cap, e))
+			fprintf(f, "abicap_events_lost_total{event=\"%s\"} "
+				"%llu\n", event_name(e), U(cnt[e].dropped));
+	help(f, "abicap_accounting_info", "gauge",
+	     "What the waits and on-CPU time are measured from: kernel (the "
+	     "scheduler's sched_info and run queue clocks) or events "
+	     "(sched_wakeup programs and the BPF clock).");
+	fprintf(f, "abicap_accounting_info{source=\"%s\"} 1\n",
+		capture_kernel_accounting(m->cap) ? "kernel" : "events");
 	write_losses(f, m->cap);
 	help(f, "abicap_cgroups", "gauge", "Cgroups with statistics in the map.");
 	fprintf(f, "abicap_cgroups %zu\n", ncg);
