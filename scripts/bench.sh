@@ -193,6 +193,9 @@ done
 command -v perf >/dev/null || die "perf is missing: run scripts/setup.sh" 2
 HAVE_BPFTRACE=0
 command -v bpftrace >/dev/null && HAVE_BPFTRACE=1
+# libbpf-tools' runqlat and runqslower (Debian: /usr/sbin)
+HAVE_RUNQ=0 RUNQ_DIR=/usr/sbin
+[ -x "$RUNQ_DIR/runqlat" ] && [ -x "$RUNQ_DIR/runqslower" ] && HAVE_RUNQ=1
 HAVE_SERVE=0
 if "$ABICAP" serve --help >/dev/null 2>&1; then
 	HAVE_SERVE=1
@@ -274,6 +277,13 @@ start_tracer() { # SETUP TAG
 	perf)
 		timed "$tag" perf record -q -e "$PERF_EVENTS" -a -o "$OUT/$tag.perf.data" 2>"$err" || return 1
 		sleep 1 # perf says nothing when it is ready
+		;;
+	runqlat | runqslower)
+		# libbpf-tools: "Tracing run queue latency..." once attached
+		# (stdbuf: a line at a time into the file); exec'd in place of
+		# /usr/bin/time's child, so TRACER_PID is the tool itself
+		timed "$tag" stdbuf -oL "$RUNQ_DIR/$setup" >"$OUT/$tag.out" 2>"$err" || return 1
+		wait_for "$OUT/$tag.out" "Tracing"
 		;;
 	bt-printf | bt-count)
 		local prog=$BT_PRINTF
@@ -426,6 +436,7 @@ SETUPS="none record json"
 [ "$HAVE_SERVE" = 1 ] && SETUPS="$SETUPS serve"
 SETUPS="$SETUPS perf"
 [ "$HAVE_BPFTRACE" = 1 ] && SETUPS="$SETUPS bt-printf bt-count"
+[ "$HAVE_RUNQ" = 1 ] && SETUPS="$SETUPS runqlat runqslower"
 WORKLOADS="pipe-pinned pipe messaging"
 VARIANTS="sw_full sw_noquery sw_nocount sw_nocomm sw_small sw_rbonly sw_fields sw_ktime sw_lean sw_lean32 sw_batch"
 WAKING_VARIANTS="wk_lru wk_tstore wk_nomap"
@@ -829,6 +840,12 @@ TABLE=$OUT/table.md
 	lower=$(awk -v r="$RATIO_pipe_pinned_record" -v p="${RATIO_pipe_pinned_perf:-nan}" -v b="${RATIO_pipe_pinned_bt_printf:-nan}" 'BEGIN {
 		if (r == "nan" || p == "nan" || b == "nan") print "n/a"; else print (r < p && r < b) ? "pass" : "FAIL" }')
 	echo "| pinned pipe: record lower than perf record and bpftrace printf | $(fmt "$RATIO_pipe_pinned_record")x vs $(fmt "${RATIO_pipe_pinned_perf:-}")x, $(fmt "${RATIO_pipe_pinned_bt_printf:-}")x | $lower |"
+	echo "| issue 24: pinned pipe slowdown with record <= 1.20x | $(fmt "$RATIO_pipe_pinned_record")x | $(verdict "$RATIO_pipe_pinned_record" "<=" 1.20) |"
+	ahead=$(awk -v r="$RATIO_pipe_pinned_record" -v s="${RATIO_pipe_pinned_serve:-nan}" -v p="${RATIO_pipe_pinned_perf:-nan}" \
+		-v b="${RATIO_pipe_pinned_bt_printf:-nan}" -v c="${RATIO_pipe_pinned_bt_count:-nan}" -v q="${RATIO_pipe_pinned_runqlat:-nan}" 'BEGIN {
+		if (r == "nan" || s == "nan" || p == "nan" || b == "nan" || c == "nan" || q == "nan") print "n/a"
+		else print (r < p && r < b && s < c && s < q) ? "pass" : "FAIL" }')
+	echo "| issue 24: record below perf record and bpftrace printf, serve below bpftrace counting and runqlat, same rounds | record $(fmt "$RATIO_pipe_pinned_record")x vs $(fmt "${RATIO_pipe_pinned_perf:-}")x, $(fmt "${RATIO_pipe_pinned_bt_printf:-}")x; serve $(fmt "${RATIO_pipe_pinned_serve:-}")x vs $(fmt "${RATIO_pipe_pinned_bt_count:-}")x, $(fmt "${RATIO_pipe_pinned_runqlat:-}")x | $ahead |"
 	echo "| zero loss at pinned pipe and two pipe pairs | ${LOSS_pipe_pinned:-0}/3, ${LOSS_pipe_2pairs:-0}/3 | $([ "${LOSS_pipe_pinned:-0}" = 3 ] && [ "${LOSS_pipe_2pairs:-0}" = 3 ] && echo pass || echo FAIL) |"
 	echo "| capture file <= 24 bytes/event | $(fmt "$bpe") | $(verdict "$bpe" "<=" 24) |"
 	echo "| decode >= 5 M events/s (export --perfetto) | $(fmt "$exp_rate") M/s | $(verdict "$exp_rate" ">=" 5) |"

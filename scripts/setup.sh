@@ -12,6 +12,7 @@ PKGS=(
 	protobuf-compiler
 	libmicrohttpd-dev prometheus curl
 	libcap-dev libcap2-bin bpftrace strace systemd util-linux
+	libbpf-tools
 	runc crun
 	libclang-rt-14-dev libfuzzer-14-dev
 	man-db groff-base zsh bash-completion
