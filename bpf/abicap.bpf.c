@@ -590,7 +590,7 @@ static __always_inline void agg_switch_kernel(struct task_struct *prev,
 {
 	struct abicap_cg_stats *st = NULL;
 	struct task_note *n;
-	__u64 now, delay, queued, wait, arrivals, exec;
+	__u64 now, delay, queued, wait, arrivals, exec, ran = 0;
 	__u32 bucket;
 	struct rq *rq;
 
@@ -603,24 +603,28 @@ static __always_inline void agg_switch_kernel(struct task_struct *prev,
 	    !bpf_core_field_exists(struct task_struct, sched_info.pcount) ||
 	    !bpf_core_field_exists(struct task_struct, sched_info.last_queued))
 		return;
-	if (prev_pid && prev_ok) {
-		st = cg_stats_of(prev_cg, cnt, lost);
+	if (prev_pid) {
+		/*
+		 * what the scheduler charged prev since last counted; taken
+		 * also where a filter leaves prev out (--cgroup), so that a
+		 * task coming back is not charged for its time outside
+		 */
 		n = bpf_task_storage_get(&task_notes, prev, 0, 0);
-		if (st && n && n->known) {
-			/* what the scheduler charged prev since last counted */
+		if (n && n->known) {
 			exec = prev->se.sum_exec_runtime;
-			if (exec >= n->exec_counted)
-				st->oncpu_ns += exec - n->exec_counted;
+			ran = exec >= n->exec_counted ? exec - n->exec_counted : 0;
 			n->exec_counted = exec;
 		}
+		st = prev_ok ? cg_stats_of(prev_cg, cnt, lost) : NULL;
 		if (st) {
+			st->oncpu_ns += ran;
 			if (!(state & (ABICAP_STATE_PREEMPTED - 1)))
 				st->switches_involuntary++;
 			else
 				st->switches_voluntary++;
 		}
 	}
-	if (!next_pid || !next_ok)
+	if (!next_pid)
 		return;
 	rq = prev->se.cfs_rq->rq;
 	if (!rq)
@@ -633,11 +637,14 @@ static __always_inline void agg_switch_kernel(struct task_struct *prev,
 		delay += now - queued;
 	if (queued)
 		arrivals++;
-	n = bpf_task_storage_get(&task_notes, next, 0,
-				 BPF_LOCAL_STORAGE_GET_F_CREATE);
+	/* a task a filter leaves out: its sums kept up, if it has storage */
+	n = bpf_task_storage_get(&task_notes, next, 0, next_ok ?
+				 BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
 	if (!n) {
-		count_aux(ABICAP_AUX_QUEUE_LOST);
-		lose(cnt, lost);
+		if (next_ok) {
+			count_aux(ABICAP_AUX_QUEUE_LOST);
+			lose(cnt, lost);
+		}
 		return;
 	}
 	if (!n->known) {
@@ -667,7 +674,7 @@ static __always_inline void agg_switch_kernel(struct task_struct *prev,
 	n->delay_at_arrival += wait;
 	n->pcount_at_arrival += arrivals;
 	/* a switch-in with no enqueue before it: no wait (the kernel's too) */
-	if (!arrivals)
+	if (!arrivals || !next_ok)
 		return;
 	/* arrivals no sched_switch showed: their waits are in this one */
 	if (arrivals > 1)
