@@ -16,6 +16,7 @@
 #include <bpf/libbpf.h>
 #include "harness.h"
 #include "lib/util.h"
+#include "live/drain.h"
 
 #define ROUNDS 200
 #define EV(e) (1u << (e))
@@ -186,9 +187,10 @@ static void *pingpong_thread(void *arg)
  * program held past the merge's lag is counted (capture_late), never
  * passed off as in order.
  */
-static void all_cpus_in_time_order(enum transport t)
+static void all_cpus_drained_in_time_order(enum transport t, int drain)
 {
-	struct capture_opts o = { .events = EVENTS_ALL, .transport = t };
+	struct capture_opts o = { .events = EVENTS_ALL, .transport = t,
+				  .drain_threads = drain };
 	int ncpus = libbpf_num_possible_cpus(), on[2] = { 0 };
 	struct pingpong pp[2];
 	struct collected col = { 0 };
@@ -201,6 +203,8 @@ static void all_cpus_in_time_order(enum transport t)
 	if (ncpus < 2)
 		cr_skip_test("needs 2 CPUs, this machine has %d", ncpus);
 	c = start_capture(&o, &col);
+	/* N threads, each draining its group of rings, from the start */
+	cr_assert_eq(capture_drain_threads(c), drain > 0 ? drain : 0);
 	for (int i = 0; i < 2; i++) {
 		pp[i] = (struct pingpong){ .rounds = ROUNDS, .cpu = i };
 		cr_assert_eq(pthread_create(&th[i], NULL, pingpong_thread,
@@ -234,6 +238,69 @@ static void all_cpus_in_time_order(enum transport t)
 		      "time order", (unsigned long long)inversions, col.n);
 	capture_close(c);
 	collected_free(&col);
+}
+
+static void all_cpus_in_time_order(enum transport t)
+{
+	all_cpus_drained_in_time_order(t, 0);
+}
+
+/*
+ * Drain threads (--drain-threads 1: one thread drains both CPUs' rings and
+ * the test's thread merges; the most, one a ring): the same exactness.
+ */
+Test(kernel, drain_thread_delivers_all_cpus_in_time_order, .timeout = 60)
+{
+	all_cpus_drained_in_time_order(TRANSPORT_PERCPU, 1);
+}
+
+Test(kernel, drain_threads_at_most_deliver_all_cpus_in_time_order,
+     .timeout = 60)
+{
+	all_cpus_drained_in_time_order(TRANSPORT_PERCPU,
+				       libbpf_num_possible_cpus());
+}
+
+/*
+ * --drain-threads auto while a ping-pong runs: the consumer is nowhere near
+ * busy 70% of a second (its own CPU time, whatever else loads the
+ * machine), so no thread is added, and nothing is lost.
+ */
+Test(kernel, drain_auto_adds_no_thread_for_an_idle_consumer, .timeout = 60)
+{
+	struct capture_opts o = { .events = EVENTS_ALL,
+				  .drain_threads = DRAIN_AUTO };
+	struct collected col = { 0 };
+	struct pingpong pp;
+	struct capture *c;
+
+	require_kernel();
+	c = start_capture(&o, &col);
+	cr_assert_str_eq(capture_drain_mode(c), "auto");
+	pingpong_run(&pp, ROUNDS, 0);
+	/* over a second: the rule looks at least once */
+	poll_for(c, 1300);
+	stop_and_check_lossless(c);
+	cr_assert_eq(capture_drain_threads(c), 0);
+	check_pingpong(&col, &pp, false);
+	capture_close(c);
+	collected_free(&col);
+}
+
+/* A drain thread needs per-CPU rings: with the shared ring it is refused. */
+Test(kernel, drain_threads_with_the_shared_ring_are_refused, .timeout = 60)
+{
+	struct capture_opts o = { .events = EVENTS_ALL,
+				  .transport = TRANSPORT_RINGBUF,
+				  .drain_threads = 1 };
+	char err[ERRMSG_LEN] = "";
+	int code = -1;
+
+	require_kernel();
+	cr_assert_null(capture_open(&o, NULL, NULL, &code, err, sizeof(err)));
+	cr_assert_eq(code, EXIT_USAGE);
+	cr_assert(strstr(err, "--drain-threads 1"), "%s", err);
+	cr_assert(strstr(err, "ring buffer"), "%s", err);
 }
 
 Test(kernel, percpu_rings_deliver_all_cpus_in_time_order, .timeout = 60)
