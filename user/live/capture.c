@@ -862,6 +862,8 @@ static uint64_t thread_cpu_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
+int capture_drain_add(struct capture *c, int busy_pct);
+
 /*
  * --drain-threads auto, in the main thread after a drain: at the end of
  * each window, a new thread for the main thread's last group if the main
@@ -890,7 +892,7 @@ static void drain_auto(struct capture *c)
 	if (!drain_should_add(busy, win, c->nthreads, c->drain_max))
 		return;
 	pct = (int)(busy * 100 / win);
-	e = hand_over(c, c->ngroups - 1 - c->nthreads);
+	e = capture_drain_add(c, pct);
 	if (e) {
 		fprintf(stderr, "abicap: warning: cannot start drain thread %d "
 			"(the consumer was busy %d%% of the last second): %s\n",
@@ -898,9 +900,22 @@ static void drain_auto(struct capture *c)
 		c->drain_max = c->nthreads; /* no more tries */
 		return;
 	}
-	c->busy_pct[c->nthreads - 1] = pct;
 	fprintf(stderr, "abicap: drain thread %d started: the consumer was "
 		"busy %d%% of the last second\n", c->nthreads, pct);
+}
+
+int capture_drain_add(struct capture *c, int busy_pct)
+{
+	int e;
+
+	if (!c->grp || c->drain_want != DRAIN_AUTO ||
+	    c->nthreads >= c->drain_max)
+		return -ENOSPC;
+	/* the main thread's last group: it keeps group 0 to the end */
+	e = hand_over(c, c->ngroups - 1 - c->nthreads);
+	if (!e)
+		c->busy_pct[c->nthreads - 1] = busy_pct;
+	return e;
 }
 
 struct capture *capture_open(const struct capture_opts *o, capture_cb cb,
@@ -1442,6 +1457,11 @@ int capture_drain_busy(const struct capture *c, int i)
 {
 	return c->drain_want == DRAIN_AUTO && i >= 0 && i < c->nthreads ?
 	       c->busy_pct[i] : -1;
+}
+
+int capture_drain_max(const struct capture *c)
+{
+	return c->drain_want == DRAIN_AUTO ? c->drain_max : 0;
 }
 
 const char *capture_drain_mode(const struct capture *c)

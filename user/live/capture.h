@@ -172,6 +172,14 @@ int capture_drain_threads(const struct capture *c);
 int capture_drain_busy(const struct capture *c, int i);
 /* "auto", "fixed" (--drain-threads N, or 0) or "none" (not per-CPU rings). */
 const char *capture_drain_mode(const struct capture *c);
+/* The most threads auto may add (0 unless auto). */
+int capture_drain_max(const struct capture *c);
+/*
+ * auto: hand the main thread's next group to a new drain thread now (what
+ * the rule does past its threshold; busy_pct is noted for the summary), in
+ * the thread that polls. 0, -ENOSPC (not auto, or at the most), or -errno.
+ */
+int capture_drain_add(struct capture *c, int busy_pct);
 
 /* The buffer budget for want bytes (0: the default) and ncpus CPUs. */
 size_t capture_budget(size_t want, int ncpus);
