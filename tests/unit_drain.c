@@ -134,7 +134,7 @@ Test(drain, a_stopping_consumer_still_gets_every_record)
 	run(64, 5000, 0, 7, &waits);
 }
 
-Test(drain, nothing_staged_flushes_nothing)
+Test(drain, a_flush_tells_the_consumer_once_until_it_takes)
 {
 	struct drainq *q = drainq_new(1, 16, -1);
 	union abicap_rec r;
@@ -149,8 +149,17 @@ Test(drain, nothing_staged_flushes_nothing)
 	cr_assert_eq(drainq_take(q, take, &g), 0);
 	cr_assert_eq(g.n, 0);
 	cr_assert(drainq_flush(q));
+	/* the consumer is told once until it takes the queue */
+	r.hdr.ts_ns = 2;
+	drainq_push(q, 0, &r);
+	cr_assert_not(drainq_flush(q));
 	drainq_take(q, take, &g);
-	cr_assert_eq(g.n, 1);
+	cr_assert_eq(g.n, 2);
+	r.hdr.ts_ns = 3;
+	drainq_push(q, 0, &r);
+	cr_assert(drainq_flush(q));
+	drainq_take(q, take, &g);
+	cr_assert_eq(g.n, 3);
 	drainq_free(q);
 }
 

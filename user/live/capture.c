@@ -799,8 +799,12 @@ static int hand_over(struct capture *c, int gi)
 	g->q = drainq_new(g->n, queue_max(c), c->notify_fd);
 	if (!g->q)
 		return -ENOMEM;
-	if (epoll_ctl(c->epfd, EPOLL_CTL_DEL, fd, NULL))
-		return -errno;
+	if (epoll_ctl(c->epfd, EPOLL_CTL_DEL, fd, NULL)) {
+		e = errno;
+		drainq_free(g->q);
+		g->q = NULL;
+		return -e;
+	}
 	g->threaded = true;
 	g->th = drain_thread_start(g->rb, g->q, c->stop_fd, c->notify_fd);
 	if (!g->th) {

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /* Drain threads and their queues (drain.h). */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -58,6 +60,7 @@ struct drainq {
 	struct srcbuf *q; /* under lock */
 	struct srcbuf *spare; /* the consumer's */
 	uint64_t waits; /* under lock */
+	bool told; /* under lock: records flushed since the consumer's last take */
 	/* the producer's stage */
 	int nstage;
 	int stage_src[STAGE];
@@ -140,9 +143,13 @@ static void notify(int fd)
 
 bool drainq_flush(struct drainq *q)
 {
+	bool news;
+
 	if (!q->nstage)
 		return false;
 	pthread_mutex_lock(&q->lock);
+	news = !q->told;
+	q->told = true;
 	for (int i = 0; i < q->nstage; i++) {
 		struct srcbuf *b = &q->q[q->stage_src[i]];
 
@@ -157,7 +164,9 @@ bool drainq_flush(struct drainq *q)
 	}
 	pthread_mutex_unlock(&q->lock);
 	q->nstage = 0;
-	return true;
+	if (news)
+		notify(q->notify_fd);
+	return news;
 }
 
 void drainq_push(struct drainq *q, int src, const union abicap_rec *r)
@@ -174,6 +183,7 @@ int drainq_take(struct drainq *q, drainq_fn fn, void *ctx)
 	int ret = 0;
 
 	pthread_mutex_lock(&q->lock);
+	q->told = false;
 	for (int s = 0; s < q->nsrc; s++) {
 		struct srcbuf t = q->q[s];
 
@@ -233,8 +243,7 @@ static void *drain_main(void *arg)
 		if (n < 0 && !t->err)
 			__atomic_store_n(&t->err, n, __ATOMIC_RELAXED);
 		/* what the pass took is queued before the time is published */
-		if (drainq_flush(t->q))
-			notify(t->notify_fd);
+		drainq_flush(t->q);
 		__atomic_store_n(&t->drained, t0, __ATOMIC_RELEASE);
 		n = epoll_wait(t->epfd, ev, 2, 100);
 		for (int i = 0; i < n; i++)
@@ -252,6 +261,7 @@ struct drain_thread *drain_thread_start(struct ring_buffer *rb,
 	struct drain_thread *t = calloc(1, sizeof(*t));
 	struct epoll_event ring = { .events = EPOLLIN, .data.u32 = 0 };
 	struct epoll_event stop = { .events = EPOLLIN, .data.u32 = 1 };
+	sigset_t all, old;
 	int e;
 
 	if (!t)
@@ -264,7 +274,14 @@ struct drain_thread *drain_thread_start(struct ring_buffer *rb,
 	    epoll_ctl(t->epfd, EPOLL_CTL_ADD, ring_buffer__epoll_fd(rb), &ring) ||
 	    epoll_ctl(t->epfd, EPOLL_CTL_ADD, stop_fd, &stop))
 		goto fail;
+	/* signals are the main thread's: it stops the loop (runloop.h) */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
 	e = pthread_create(&t->th, NULL, drain_main, t);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	/* top -H, ps -L: which threads are abicap's drain threads */
+	if (!e)
+		pthread_setname_np(t->th, "abicap-drain");
 	if (e) {
 		errno = e;
 		goto fail;

@@ -62,7 +62,12 @@ void drainq_free(struct drainq *q);
 
 /* Producer: stage a record of source src (may flush, and wait). */
 void drainq_push(struct drainq *q, int src, const union abicap_rec *r);
-/* Producer: move every staged record into the queues; false: none staged. */
+/*
+ * Producer: move every staged record into the queues. True (and notify_fd
+ * written) if there were some and the consumer has taken the queue since
+ * the last true: it is woken once until it takes; false: none staged, or
+ * it was told already.
+ */
 bool drainq_flush(struct drainq *q);
 
 /*
@@ -78,8 +83,8 @@ uint64_t drainq_waits(const struct drainq *q);
 
 /*
  * A drain thread: in a loop, note the time, drain every ring of rb
- * (ring_buffer__consume: its callbacks push into q), flush q, publish the
- * time noted (release), write notify_fd if it queued records, and wait for
+ * (ring_buffer__consume: its callbacks push into q), flush q (which wakes
+ * the consumer), publish the time noted (release), and wait for
  * its rings (rb's epoll) or stop_fd, at most 100 ms. Once stop_fd is
  * readable it flushes and ends; the rings' rest is the joiner's.
  */
