@@ -192,10 +192,10 @@ static void all_cpus_drained_in_time_order(enum transport t, int drain)
 {
 	struct capture_opts o = { .events = EVENTS_ALL, .transport = t,
 				  .drain_threads = drain };
-	int ncpus = libbpf_num_possible_cpus(), on[2] = { 0 };
+	int ncpus = libbpf_num_possible_cpus(), on[2] = { 0 }, after = 0;
 	struct pingpong pp[2];
 	struct collected col = { 0 };
-	uint64_t newest = 0, inversions = 0;
+	uint64_t newest = 0, inversions = 0, handed = UINT64_MAX;
 	pthread_t th[2];
 	struct capture *c;
 	void *res;
@@ -208,10 +208,20 @@ static void all_cpus_drained_in_time_order(enum transport t, int drain)
 	cr_assert_eq(capture_drain_threads(c), drain > 0 ? drain : 0);
 	for (int i = 0; i < 2; i++) {
 		/* drain threads: longer, drained while it runs (below) */
-		pp[i] = (struct pingpong){ .rounds = drain ? 10000 : ROUNDS,
+		pp[i] = (struct pingpong){ .rounds = drain ? 20000 : ROUNDS,
 					   .cpu = i };
 		cr_assert_eq(pthread_create(&th[i], NULL, pingpong_thread,
 					    &pp[i]), 0);
+	}
+	if (drain == DRAIN_AUTO) {
+		/* auto: a hand-over a twentieth into what the ping-pongs make */
+		cr_assert_geq(capture_drain_max(c), 1);
+		while (col.n < 4000)
+			cr_assert_geq(capture_poll(c, 20), 0);
+		handed = mono_ns();
+		cr_assert_eq(capture_drain_add(c, 0), 0);
+		cr_assert_eq(capture_drain_threads(c), 1);
+		cr_assert_eq(capture_drain_add(c, 0), -ENOSPC, "past the most");
 	}
 	for (int i = 0; i < 2; i++) {
 		/*
@@ -237,7 +247,11 @@ static void all_cpus_drained_in_time_order(enum transport t, int drain)
 			inversions++;
 		else
 			newest = r->hdr.ts_ns;
+		after += r->hdr.cpu == (uint32_t)ncpus - 1 && r->hdr.ts_ns > handed;
 	}
+	if (handed != UINT64_MAX)
+		cr_assert_gt(after, 0, "no record of CPU %d after the hand-over",
+			     ncpus - 1);
 	cr_assert_geq(on[0], ROUNDS, "CPU 0: %d ping-pong switches", on[0]);
 	cr_assert_geq(on[1], ROUNDS, "CPU 1: %d ping-pong switches", on[1]);
 	cr_assert_eq(inversions, capture_late(c), "%llu records out of time "
@@ -283,6 +297,7 @@ Test(kernel, drain_auto_adds_no_thread_for_an_idle_consumer, .timeout = 60)
 	struct collected col = { 0 };
 	struct pingpong pp;
 	struct capture *c;
+	int out = 0;
 
 	require_kernel();
 	c = start_capture(&o, &col);
@@ -292,7 +307,11 @@ Test(kernel, drain_auto_adds_no_thread_for_an_idle_consumer, .timeout = 60)
 	poll_for(c, 1300);
 	stop_and_check_lossless(c);
 	cr_assert_eq(capture_drain_threads(c), 0);
-	check_pingpong(&col, &pp, false);
+	/* the ping-pong's switches are there (other tasks may run between) */
+	for (size_t i = 0; i < col.n; i++)
+		out += col.v[i].hdr.type == ABICAP_EV_SCHED_SWITCH &&
+		       is_pp(&pp, col.v[i].sw.prev_pid);
+	cr_assert_geq(out, 2 * ROUNDS, "%d ping-pong switches", out);
 	capture_close(c);
 	collected_free(&col);
 }
@@ -306,58 +325,7 @@ Test(kernel, drain_auto_adds_no_thread_for_an_idle_consumer, .timeout = 60)
 Test(kernel, drain_hand_over_mid_capture_keeps_order_and_loses_nothing,
      .timeout = 60)
 {
-	struct capture_opts o = { .events = EVENTS_ALL,
-				  .drain_threads = DRAIN_AUTO };
-	int ncpus = libbpf_num_possible_cpus(), after = 0;
-	struct collected col = { 0 };
-	uint64_t newest = 0, inversions = 0, handed;
-	struct pingpong pp[2];
-	pthread_t th[2];
-	struct capture *c;
-	void *res;
-
-	require_kernel();
-	if (ncpus < 2)
-		cr_skip_test("needs 2 CPUs, this machine has %d", ncpus);
-	c = start_capture(&o, &col);
-	cr_assert_geq(capture_drain_max(c), 1);
-	for (int i = 0; i < 2; i++) {
-		pp[i] = (struct pingpong){ .rounds = 20000, .cpu = i };
-		cr_assert_eq(pthread_create(&th[i], NULL, pingpong_thread,
-					    &pp[i]), 0);
-	}
-	/* a few thousand records in: a twentieth of what the ping-pongs make */
-	while (col.n < 4000)
-		cr_assert_geq(capture_poll(c, 20), 0);
-	handed = mono_ns();
-	cr_assert_eq(capture_drain_add(c, 0), 0);
-	cr_assert_eq(capture_drain_threads(c), 1);
-	cr_assert_eq(capture_drain_add(c, 0), -ENOSPC, "past the most");
-	for (int i = 0; i < 2; i++) {
-		while (pthread_tryjoin_np(th[i], &res))
-			cr_assert_geq(capture_poll(c, 20), 0);
-		cr_assert_eq((intptr_t)res, 0, "ping-pong on CPU %d failed", i);
-	}
-	poll_for(c, 100);
-	stop_and_check_lossless(c);
-	for (size_t i = 0; i < col.n; i++) {
-		const union abicap_rec *r = &col.v[i];
-
-		after += r->hdr.cpu == (uint32_t)ncpus - 1 && r->hdr.ts_ns > handed;
-		if (r->hdr.ts_ns < newest)
-			inversions++;
-		else
-			newest = r->hdr.ts_ns;
-	}
-	cr_assert_gt(after, 0, "no record of CPU %d after the hand-over",
-		     ncpus - 1);
-	cr_assert_eq(inversions, capture_late(c), "%llu records out of time "
-		     "order, %llu counted as late", (unsigned long long)
-		     inversions, (unsigned long long)capture_late(c));
-	cr_expect_leq(inversions, col.n / 1000, "%llu of %zu records out of "
-		      "time order", (unsigned long long)inversions, col.n);
-	capture_close(c);
-	collected_free(&col);
+	all_cpus_drained_in_time_order(TRANSPORT_PERCPU, DRAIN_AUTO);
 }
 
 /* A drain thread needs per-CPU rings: with the shared ring it is refused. */
