@@ -259,7 +259,7 @@ struct drain_thread *drain_thread_start(struct ring_buffer *rb,
 					int notify_fd)
 {
 	struct drain_thread *t = calloc(1, sizeof(*t));
-	struct epoll_event ring = { .events = EPOLLIN, .data.u32 = 0 };
+	struct epoll_event ring = { .events = EPOLLIN | EPOLLET, .data.u32 = 0 };
 	struct epoll_event stop = { .events = EPOLLIN, .data.u32 = 1 };
 	sigset_t all, old;
 	int e;
