@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
@@ -79,6 +80,9 @@ struct capture {
 	int nthreads; /* drain threads started */
 	int busy_pct[DRAIN_AUTO_MAX]; /* auto: the main thread's busy % at each start */
 	uint64_t win_wall, win_cpu; /* auto: the window's start, wall and CPU time */
+	/* auto: each ring's consumer and producer positions (read-only maps) */
+	const unsigned long **ring_cons, **ring_prod;
+	int win_fill; /* auto: the fullest a ring was at a drain, %, this window */
 	size_t ring_bytes; /* each ring buffer's size (perf buffer: each CPU's) */
 	/* per-CPU streams merged in time order (per-CPU rings, perf buffers) */
 	struct recmerge *merge;
@@ -699,6 +703,45 @@ static int choose_transport(struct capture *c, const struct capture_opts *o,
 }
 
 /*
+ * Ring cpu's consumer and producer positions, mapped read-only (the
+ * kernel's ring buffer layout: a page each, at offsets 0 and one page).
+ */
+static int map_positions(struct capture *c, __u32 cpu)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	void *cons = mmap(NULL, page, PROT_READ, MAP_SHARED, c->ring_fd[cpu], 0);
+	void *prod;
+
+	if (cons == MAP_FAILED)
+		return -1;
+	prod = mmap(NULL, page, PROT_READ, MAP_SHARED, c->ring_fd[cpu], page);
+	if (prod == MAP_FAILED) {
+		munmap(cons, page);
+		return -1;
+	}
+	c->ring_cons[cpu] = cons;
+	c->ring_prod[cpu] = prod;
+	return 0;
+}
+
+/* auto: note how full the fullest ring is, before a drain. */
+static void note_fill(struct capture *c)
+{
+	for (int i = 0; c->ring_prod && i < c->ncpus; i++) {
+		unsigned long p, k;
+		int pct;
+
+		if (!c->ring_prod[i])
+			continue;
+		p = __atomic_load_n(c->ring_prod[i], __ATOMIC_ACQUIRE);
+		k = __atomic_load_n(c->ring_cons[i], __ATOMIC_ACQUIRE);
+		pct = p > k ? (int)((p - k) * 100 / c->ring_bytes) : 0;
+		if (pct > c->win_fill)
+			c->win_fill = pct;
+	}
+}
+
+/*
  * The per-CPU ring buffers: one per possible CPU, in the programs' array,
  * split into groups, each drained by one struct ring_buffer (its epoll).
  * The main thread's epoll holds the groups it drains and notify_fd.
@@ -711,7 +754,13 @@ static int open_rings(struct capture *c, char *err, size_t errlen)
 	c->ring_fd = malloc(c->ncpus * sizeof(*c->ring_fd));
 	c->ring_src = calloc(c->ncpus, sizeof(*c->ring_src));
 	c->grp = calloc(c->ngroups, sizeof(*c->grp));
-	if (!c->ring_fd || !c->ring_src || !c->grp) {
+	/* auto looks at how full the rings are (the note when it adds one) */
+	if (c->drain_max) {
+		c->ring_cons = calloc(c->ncpus, sizeof(*c->ring_cons));
+		c->ring_prod = calloc(c->ncpus, sizeof(*c->ring_prod));
+	}
+	if (!c->ring_fd || !c->ring_src || !c->grp ||
+	    (c->drain_max && (!c->ring_cons || !c->ring_prod))) {
 		snprintf(err, errlen, "out of memory");
 		return EXIT_RUNTIME;
 	}
@@ -744,6 +793,11 @@ static int open_rings(struct capture *c, char *err, size_t errlen)
 			return EXIT_RUNTIME;
 		}
 		c->ring_fd[cpu] = fd;
+		if (c->ring_cons && map_positions(c, cpu)) {
+			snprintf(err, errlen, "cannot map CPU %u's ring buffer "
+				 "positions: %s", cpu, strerror(errno));
+			return EXIT_RUNTIME;
+		}
 		if (bpf_map_update_elem(outer, &cpu, &fd, BPF_ANY) ||
 		    (!g->rb && !(g->rb = ring_buffer__new(fd, on_sample_cpu,
 							  &c->ring_src[cpu],
@@ -876,7 +930,7 @@ int capture_drain_add(struct capture *c, int busy_pct);
 static void drain_auto(struct capture *c)
 {
 	uint64_t now, cpu, busy, win;
-	int pct, e;
+	int pct, fill, e;
 
 	if (c->drain_want != DRAIN_AUTO || c->nthreads >= c->drain_max)
 		return;
@@ -891,8 +945,10 @@ static void drain_auto(struct capture *c)
 	if (win < DRAIN_WINDOW_NS)
 		return;
 	busy = cpu - c->win_cpu;
+	fill = c->win_fill;
 	c->win_wall = now;
 	c->win_cpu = cpu;
+	c->win_fill = 0;
 	if (!drain_should_add(busy, win, c->nthreads, c->drain_max))
 		return;
 	pct = (int)(busy * 100 / win);
@@ -905,7 +961,8 @@ static void drain_auto(struct capture *c)
 		return;
 	}
 	fprintf(stderr, "abicap: drain thread %d started: the consumer was "
-		"busy %d%% of the last second\n", c->nthreads, pct);
+		"busy %d%% of the last second (the fullest ring %d%% full at a "
+		"drain)\n", c->nthreads, pct, fill);
 }
 
 int capture_drain_add(struct capture *c, int busy_pct)
@@ -1141,6 +1198,9 @@ static int consume(struct capture *c, bool all)
 
 	if (!c->pb && !c->rb && !c->grp)
 		return 0; /* aggregation: nothing streams */
+	if (c->grp && !all && c->drain_want == DRAIN_AUTO &&
+	    c->nthreads < c->drain_max)
+		note_fill(c);
 	if (c->grp)
 		n = consume_groups(c, &drained);
 	else
@@ -1294,6 +1354,16 @@ void capture_close(struct capture *c)
 	for (int i = 0; c->ring_fd && i < c->ncpus; i++)
 		if (c->ring_fd[i] >= 0)
 			close(c->ring_fd[i]);
+	for (int i = 0; c->ring_cons && c->ring_prod && i < c->ncpus; i++) {
+		size_t page = (size_t)sysconf(_SC_PAGESIZE);
+
+		if (c->ring_cons[i])
+			munmap((void *)c->ring_cons[i], page);
+		if (c->ring_prod[i])
+			munmap((void *)c->ring_prod[i], page);
+	}
+	free(c->ring_cons);
+	free(c->ring_prod);
 	free(c->ring_fd);
 	free(c->ring_src);
 	recmerge_free(c->merge);
