@@ -1093,17 +1093,6 @@ struct capture *capture_open(const struct capture_opts *o, capture_cb cb,
 		ret = open_rings(c, err, errlen);
 		if (ret)
 			goto fail;
-		/* --drain-threads N: every group its thread's from the start */
-		for (int g = 0; g < c->ngroups && o->drain_threads > 0; g++) {
-			int e = hand_over(c, g);
-
-			if (e) {
-				snprintf(err, errlen, "cannot start drain thread "
-					 "%d: %s", g + 1, strerror(-e));
-				ret = EXIT_RUNTIME;
-				goto fail;
-			}
-		}
 	} else {
 		c->rb = ring_buffer__new(bpf_map__fd(c->skel->maps.events),
 					 on_sample, c, NULL);
@@ -1140,6 +1129,21 @@ struct capture *capture_open(const struct capture_opts *o, capture_cb cb,
 	ret = attach_all(c, err, errlen);
 	if (!ret && o->drop_privileges)
 		ret = privdrop_after_attach(err, errlen);
+	/*
+	 * --drain-threads N: every group its thread's from the start, once
+	 * the capabilities are dropped (they are per thread: a thread made
+	 * before would keep them all). Records wait in the rings till then.
+	 */
+	for (int g = 0; !ret && c->grp && g < c->ngroups &&
+	     o->drain_threads > 0; g++) {
+		int e = hand_over(c, g);
+
+		if (e) {
+			snprintf(err, errlen, "cannot start drain thread %d: %s",
+				 g + 1, strerror(-e));
+			ret = EXIT_RUNTIME;
+		}
+	}
 	if (ret)
 		goto fail;
 	*exit_code = EXIT_OK;
