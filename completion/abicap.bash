@@ -68,6 +68,9 @@ _abicap()
 	--transport)
 		COMPREPLY=($(compgen -W "auto ringbuf perfbuf" -- "$cur"))
 		return ;;
+	--drain-threads)
+		COMPREPLY=($(compgen -W "auto 0" -- "$cur"))
+		return ;;
 	--by)
 		COMPREPLY=($(compgen -W "task cgroup container" -- "$cur"))
 		return ;;

@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
 #include <dirent.h>
+#include <errno.h>
 #include <pthread.h>
 #include <sched.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 #include <bpf/libbpf.h>
 #include "harness.h"
 #include "lib/util.h"
+#include "live/drain.h"
 
 #define ROUNDS 200
 #define EV(e) (1u << (e))
@@ -186,13 +188,14 @@ static void *pingpong_thread(void *arg)
  * program held past the merge's lag is counted (capture_late), never
  * passed off as in order.
  */
-static void all_cpus_in_time_order(enum transport t)
+static void all_cpus_drained_in_time_order(enum transport t, int drain)
 {
-	struct capture_opts o = { .events = EVENTS_ALL, .transport = t };
-	int ncpus = libbpf_num_possible_cpus(), on[2] = { 0 };
+	struct capture_opts o = { .events = EVENTS_ALL, .transport = t,
+				  .drain_threads = drain };
+	int ncpus = libbpf_num_possible_cpus(), on[2] = { 0 }, after = 0;
 	struct pingpong pp[2];
 	struct collected col = { 0 };
-	uint64_t newest = 0, inversions = 0;
+	uint64_t newest = 0, inversions = 0, handed = UINT64_MAX;
 	pthread_t th[2];
 	struct capture *c;
 	void *res;
@@ -201,13 +204,34 @@ static void all_cpus_in_time_order(enum transport t)
 	if (ncpus < 2)
 		cr_skip_test("needs 2 CPUs, this machine has %d", ncpus);
 	c = start_capture(&o, &col);
+	/* N threads, each draining its group of rings, from the start */
+	cr_assert_eq(capture_drain_threads(c), drain > 0 ? drain : 0);
 	for (int i = 0; i < 2; i++) {
-		pp[i] = (struct pingpong){ .rounds = ROUNDS, .cpu = i };
+		/* drain threads: longer, drained while it runs (below) */
+		pp[i] = (struct pingpong){ .rounds = drain ? 20000 : ROUNDS,
+					   .cpu = i };
 		cr_assert_eq(pthread_create(&th[i], NULL, pingpong_thread,
 					    &pp[i]), 0);
 	}
+	if (drain == DRAIN_AUTO) {
+		/* auto: a hand-over a twentieth into what the ping-pongs make */
+		cr_assert_geq(capture_drain_max(c), 1);
+		while (col.n < 4000)
+			cr_assert_geq(capture_poll(c, 20), 0);
+		handed = mono_ns();
+		cr_assert_eq(capture_drain_add(c, 0), 0);
+		cr_assert_eq(capture_drain_threads(c), 1);
+		cr_assert_eq(capture_drain_add(c, 0), -ENOSPC, "past the most");
+	}
 	for (int i = 0; i < 2; i++) {
-		cr_assert_eq(pthread_join(th[i], &res), 0);
+		/*
+		 * With drain threads, merged while the threads queue: what
+		 * the merge hands on must wait for their passes.
+		 */
+		while (drain && pthread_tryjoin_np(th[i], &res))
+			cr_assert_geq(capture_poll(c, 20), 0);
+		if (!drain)
+			cr_assert_eq(pthread_join(th[i], &res), 0);
 		cr_assert_eq((intptr_t)res, 0, "ping-pong on CPU %d failed", i);
 	}
 	poll_for(c, 100);
@@ -223,7 +247,11 @@ static void all_cpus_in_time_order(enum transport t)
 			inversions++;
 		else
 			newest = r->hdr.ts_ns;
+		after += r->hdr.cpu == (uint32_t)ncpus - 1 && r->hdr.ts_ns > handed;
 	}
+	if (handed != UINT64_MAX)
+		cr_assert_gt(after, 0, "no record of CPU %d after the hand-over",
+			     ncpus - 1);
 	cr_assert_geq(on[0], ROUNDS, "CPU 0: %d ping-pong switches", on[0]);
 	cr_assert_geq(on[1], ROUNDS, "CPU 1: %d ping-pong switches", on[1]);
 	cr_assert_eq(inversions, capture_late(c), "%llu records out of time "
@@ -234,6 +262,86 @@ static void all_cpus_in_time_order(enum transport t)
 		      "time order", (unsigned long long)inversions, col.n);
 	capture_close(c);
 	collected_free(&col);
+}
+
+static void all_cpus_in_time_order(enum transport t)
+{
+	all_cpus_drained_in_time_order(t, 0);
+}
+
+/*
+ * Drain threads (--drain-threads 1: one thread drains both CPUs' rings and
+ * the test's thread merges; the most, one a ring): the same exactness.
+ */
+Test(kernel, drain_thread_delivers_all_cpus_in_time_order, .timeout = 60)
+{
+	all_cpus_drained_in_time_order(TRANSPORT_PERCPU, 1);
+}
+
+Test(kernel, drain_threads_at_most_deliver_all_cpus_in_time_order,
+     .timeout = 60)
+{
+	all_cpus_drained_in_time_order(TRANSPORT_PERCPU,
+				       libbpf_num_possible_cpus());
+}
+
+/*
+ * --drain-threads auto while a ping-pong runs: the consumer is nowhere near
+ * busy 70% of a second (its own CPU time, whatever else loads the
+ * machine), so no thread is added, and nothing is lost.
+ */
+Test(kernel, drain_auto_adds_no_thread_for_an_idle_consumer, .timeout = 60)
+{
+	struct capture_opts o = { .events = EVENTS_ALL,
+				  .drain_threads = DRAIN_AUTO };
+	struct collected col = { 0 };
+	struct pingpong pp;
+	struct capture *c;
+	int out = 0;
+
+	require_kernel();
+	c = start_capture(&o, &col);
+	cr_assert_str_eq(capture_drain_mode(c), "auto");
+	pingpong_run(&pp, ROUNDS, 0);
+	/* over a second: the rule looks at least once */
+	poll_for(c, 1300);
+	stop_and_check_lossless(c);
+	cr_assert_eq(capture_drain_threads(c), 0);
+	/* the ping-pong's switches are there (other tasks may run between) */
+	for (size_t i = 0; i < col.n; i++)
+		out += col.v[i].hdr.type == ABICAP_EV_SCHED_SWITCH &&
+		       is_pp(&pp, col.v[i].sw.prev_pid);
+	cr_assert_geq(out, 2 * ROUNDS, "%d ping-pong switches", out);
+	capture_close(c);
+	collected_free(&col);
+}
+
+/*
+ * auto's hand-over while records flow: the main thread drained CPU 1's ring
+ * itself (into the merge), then a new thread drains it (through its queue):
+ * still every record, in time order, the thread's records after the
+ * main thread's.
+ */
+Test(kernel, drain_hand_over_mid_capture_keeps_order_and_loses_nothing,
+     .timeout = 60)
+{
+	all_cpus_drained_in_time_order(TRANSPORT_PERCPU, DRAIN_AUTO);
+}
+
+/* A drain thread needs per-CPU rings: with the shared ring it is refused. */
+Test(kernel, drain_threads_with_the_shared_ring_are_refused, .timeout = 60)
+{
+	struct capture_opts o = { .events = EVENTS_ALL,
+				  .transport = TRANSPORT_RINGBUF,
+				  .drain_threads = 1 };
+	char err[ERRMSG_LEN] = "";
+	int code = -1;
+
+	require_kernel();
+	cr_assert_null(capture_open(&o, NULL, NULL, &code, err, sizeof(err)));
+	cr_assert_eq(code, EXIT_USAGE);
+	cr_assert(strstr(err, "--drain-threads 1"), "%s", err);
+	cr_assert(strstr(err, "ring buffer"), "%s", err);
 }
 
 Test(kernel, percpu_rings_deliver_all_cpus_in_time_order, .timeout = 60)

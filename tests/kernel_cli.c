@@ -211,6 +211,42 @@ Test(cli, bad_usage_exits_2_with_one_line)
 }
 
 /*
+ * --drain-threads: more threads than CPU rings, not a number, or with a
+ * transport that has no per-CPU rings: exit 2, one line naming the flag.
+ */
+Test(cli, drain_threads_bad_usage_exits_2_with_one_line)
+{
+	char *bin = (char *)abicap_bin(), *out = "build/cli-drain.abicap";
+	int ncpus = libbpf_num_possible_cpus();
+	char many[16], says[64];
+
+	snprintf(many, sizeof(many), "%d", ncpus < 5 ? 5 : ncpus + 1);
+	snprintf(says, sizeof(says), "--drain-threads %s: at most %d here",
+		 many, ncpus);
+	unlink(out);
+	expect_usage_error((char *[]){ bin, "record", "-o", out,
+				       "--drain-threads", many, NULL }, says);
+	expect_usage_error((char *[]){ bin, "trace", "--drain-threads", many,
+				       NULL }, says);
+	expect_usage_error((char *[]){ bin, "trace", "--drain-threads", "x",
+				       NULL }, "--drain-threads 'x': use auto, 0 "
+			   "or a number of threads");
+	expect_usage_error((char *[]){ bin, "record", "-o", out,
+				       "--drain-threads", "1", "--transport",
+				       "ringbuf", NULL },
+			   "--drain-threads 1 and --transport ringbuf exclude "
+			   "each other");
+	expect_usage_error((char *[]){ bin, "trace", "--transport", "perfbuf",
+				       "--drain-threads", "1", NULL },
+			   "--drain-threads 1 and --transport perfbuf exclude "
+			   "each other");
+	expect_usage_error((char *[]){ bin, "serve", "--drain-threads", "1",
+				       NULL }, "unknown option '--drain-threads' "
+			   "for serve: it streams no records");
+	cr_assert_eq(access(out, F_OK), -1, "a file was left");
+}
+
+/*
  * issue 13, CLI honesty: each was accepted, or failed with a misleading
  * error or exit code. -b 4096 overflowed the ring's u32 size (then "the
  * kernel refused to load ... verifier's log", exit 4, --force's file gone);

@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <bpf/libbpf.h>
 #include "analysis/analysis.h"
 #include "capfile/capfile.h"
 #include "harness.h"
@@ -443,6 +444,23 @@ Test(oracle, pingpong_perfbuf)
 Test(oracle, pingpong_shared_ring)
 {
 	pp_case((char *[]){ "--transport", "ringbuf", NULL }, NULL, NULL, true);
+}
+
+/*
+ * Drain threads: one draining every CPU's ring, and the most (one a ring),
+ * the main thread merging what they queue: the same events, one to one.
+ */
+Test(oracle, pingpong_drain_thread)
+{
+	pp_case((char *[]){ "--drain-threads", "1", NULL }, NULL, NULL, true);
+}
+
+Test(oracle, pingpong_drain_threads_at_most)
+{
+	char n[16];
+
+	snprintf(n, sizeof(n), "%d", libbpf_num_possible_cpus());
+	pp_case((char *[]){ "--drain-threads", n, NULL }, NULL, NULL, true);
 }
 
 Test(oracle, pingpong_pid)

@@ -8,6 +8,7 @@
  */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <regex.h>
 #include <signal.h>
 #include <stdio.h>
@@ -17,6 +18,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <bpf/libbpf.h>
 #include "harness.h"
 #include "live/features.h"
 
@@ -279,6 +281,42 @@ Test(privilege, no_capability_is_kept_once_attached)
 	/* the summary reads the kernel's counters: still possible */
 	cr_assert(strstr(err, "sched_switch"), "%s", err);
 	free(out);
+	free(err);
+}
+
+/*
+ * Capabilities are per thread: drain threads started before the drop
+ * would keep every one. Each of abicap's threads holds none.
+ */
+Test(privilege, drain_threads_keep_no_capability)
+{
+	char n[16], *argv[] = { (char *)abicap_bin(), "trace", "-e",
+				"sched_switch", "--drain-threads", n, NULL };
+	char seen[512], path[64], *err;
+	int ncpus = libbpf_num_possible_cpus(), tasks = 0;
+	struct dirent *d;
+	struct child ch;
+	DIR *dir;
+
+	require_kernel();
+	snprintf(n, sizeof(n), "%d", ncpus);
+	spawn(&ch, argv);
+	wait_for_stderr(&ch, "abicap: tracing", seen, sizeof(seen));
+	snprintf(path, sizeof(path), "/proc/%d/task", ch.pid);
+	dir = opendir(path);
+	cr_assert(dir, "%s", path);
+	while ((d = readdir(dir)))
+		if (d->d_name[0] != '.') {
+			expect_no_capability(atoi(d->d_name));
+			tasks++;
+		}
+	closedir(dir);
+	/* the main thread and one drain thread per CPU ring */
+	cr_assert_eq(tasks, ncpus + 1, "%d threads", tasks);
+	kill(ch.pid, SIGINT);
+	free(read_all(ch.out_fd));
+	err = read_all(ch.err_fd);
+	cr_assert_eq(wait_exit(&ch, 10), 0, "%s", err);
 	free(err);
 }
 

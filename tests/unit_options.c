@@ -15,6 +15,7 @@
 #include "cmd/capture_opts.h"
 #include "cmd/commands.h"
 #include "lib/util.h"
+#include "live/drain.h"
 
 static char err[ERRMSG_LEN];
 
@@ -160,7 +161,7 @@ Test(trace_args, help_names_every_option)
 	static const char *opts[] = { "--format", "--duration", "--events",
 				      "--pid", "--cpu", "--buffer-size",
 				      "--attach", "--contract", "--transport",
-				      "--tid", "--comm",
+				      "--tid", "--comm", "--drain-threads",
 				      "--verbose",
 				      "--help" };
 
@@ -350,4 +351,38 @@ Test(trace_args, other_commands_option_named_not_its_value)
 	cr_assert(strstr(err, "'--perfetto'"), "%s", err);
 	cr_assert_eq(PARSE(&o, "-o", "x"), EXIT_USAGE);
 	cr_assert(strstr(err, "unknown option '-o'"), "%s", err);
+}
+
+/* --drain-threads: auto by default, 0, N up to the CPUs' count. */
+Test(trace_args, drain_threads)
+{
+	struct trace_opts o;
+	int ncpus = libbpf_num_possible_cpus();
+	char n[16];
+
+	cr_assert_eq(PARSE(&o), EXIT_OK);
+	cr_assert_eq(o.cap.drain_threads, DRAIN_AUTO);
+	cr_assert_eq(PARSE(&o, "--drain-threads", "0"), EXIT_OK);
+	cr_assert_eq(o.cap.drain_threads, 0);
+	cr_assert_eq(PARSE(&o, "--drain-threads", "1"), EXIT_OK);
+	cr_assert_eq(o.cap.drain_threads, 1);
+	cr_assert_eq(PARSE(&o, "--drain-threads", "auto"), EXIT_OK);
+	cr_assert_eq(o.cap.drain_threads, DRAIN_AUTO);
+	snprintf(n, sizeof(n), "%d", ncpus);
+	cr_assert_eq(PARSE(&o, "--drain-threads", n), EXIT_OK);
+	cr_assert_eq(o.cap.drain_threads, ncpus);
+	cr_assert_eq(PARSE(&o, "--drain-threads", "1", "--transport", "percpu"),
+		     EXIT_OK);
+	/* auto and 0 go with any transport: auto adds none without per-CPU rings */
+	cr_assert_eq(PARSE(&o, "--drain-threads", "0", "--transport", "ringbuf"),
+		     EXIT_OK);
+	cr_assert_eq(PARSE(&o, "--transport", "perfbuf"), EXIT_OK);
+	snprintf(n, sizeof(n), "%d", ncpus + 1);
+	cr_assert_eq(PARSE(&o, "--drain-threads", n), EXIT_USAGE);
+	cr_assert(strstr(err, "at most"), "%s", err);
+	cr_assert_eq(PARSE(&o, "--drain-threads", "-1"), EXIT_USAGE);
+	cr_assert_eq(PARSE(&o, "--drain-threads", ""), EXIT_USAGE);
+	cr_assert_eq(PARSE(&o, "--transport", "ringbuf", "--drain-threads", "2"),
+		     EXIT_USAGE);
+	cr_assert(strstr(err, "exclude each other"), "%s", err);
 }

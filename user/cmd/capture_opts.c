@@ -15,6 +15,7 @@
 #include "event/events.h"
 #include "lib/cpulist.h"
 #include "lib/util.h"
+#include "live/drain.h"
 #include "live/runloop.h"
 
 /* The capture options trace and record share (and their --help lines). */
@@ -49,6 +50,14 @@ const struct opt opts_capture_buffer[] = {
 	  "with one CPU writing, cheaper with more), ringbuf (one ring buffer "
 	  "shared by every CPU) or perfbuf; records come out in time order "
 	  "with each" },
+	{ "drain-threads", OPT_LONG('D'), "N", "threads that drain the per-CPU "
+	  "ring buffers besides the one that merges and writes: auto "
+	  "(default: none at first; one more, taking a group of the rings, "
+	  "after each second the consumer was busy over 70% of, up to the "
+	  "online CPUs minus 1 (at most 8); each one said on stderr), 0 (one "
+	  "thread does everything) or N from 1 to the CPUs' count (the rings "
+	  "split evenly among N threads from the start); not with --transport "
+	  "ringbuf or perfbuf" },
 	{ 0 },
 };
 
@@ -184,6 +193,31 @@ static int parse_id_list(const char *arg, bool tids, int32_t *ids, int *n,
 	}
 }
 
+int parse_drain_threads(const char *arg, int ncpus, int *n, char *err,
+			size_t errlen)
+{
+	long v;
+
+	if (!strcmp(arg, "auto")) {
+		*n = DRAIN_AUTO;
+		return 0;
+	}
+	if (!parse_long(arg, 0, 0x7fffffff, &v)) {
+		snprintf(err, errlen, "--drain-threads '%s': use auto, 0 or a "
+			 "number of threads from 1 to %d (this machine's CPUs)",
+			 arg, ncpus);
+		return -1;
+	}
+	if (v > ncpus) {
+		snprintf(err, errlen, "--drain-threads %ld: at most %d here (a "
+			 "thread drains at least one CPU's ring buffer, and there "
+			 "are %d)", v, ncpus, ncpus);
+		return -1;
+	}
+	*n = (int)v;
+	return 0;
+}
+
 #define POWER_EVENTS \
 	((1u << ABICAP_EV_CPU_IDLE) | (1u << ABICAP_EV_CPU_FREQUENCY))
 
@@ -216,6 +250,7 @@ int capture_parse_args(const struct cmd_spec *spec, int argc, char **argv,
 
 	memset(o, 0, sizeof(*o));
 	o->cap.events = EVENTS_ALL;
+	o->cap.drain_threads = DRAIN_AUTO;
 	opt_parser_init(&p, spec);
 	while ((ch = opt_next(&p, argc, argv)) != -1) {
 		switch (ch) {
@@ -289,6 +324,11 @@ int capture_parse_args(const struct cmd_spec *spec, int argc, char **argv,
 				return EXIT_USAGE;
 			}
 			break;
+		case OPT_LONG('D'):
+			if (parse_drain_threads(optarg, ncpus, &o->cap.drain_threads,
+						err, errlen))
+				return EXIT_USAGE;
+			break;
 		case 'c':
 			o->contract_path = optarg;
 			break;
@@ -336,6 +376,16 @@ int capture_parse_args(const struct cmd_spec *spec, int argc, char **argv,
 	} else if (optind < argc) {
 		snprintf(err, errlen, "unexpected argument '%s' (see abicap "
 			 "%s --help)", argv[optind], cmd);
+		return EXIT_USAGE;
+	}
+	if (o->cap.drain_threads > 0 &&
+	    (o->cap.transport == TRANSPORT_RINGBUF ||
+	     o->cap.transport == TRANSPORT_PERFBUF)) {
+		snprintf(err, errlen, "--drain-threads %d and --transport %s "
+			 "exclude each other: drain threads drain per-CPU ring "
+			 "buffers (use --transport percpu, or --drain-threads 0)",
+			 o->cap.drain_threads, o->cap.transport == TRANSPORT_RINGBUF ?
+			 "ringbuf" : "perfbuf");
 		return EXIT_USAGE;
 	}
 	if (record && !o->output && !o->help) {

@@ -40,6 +40,10 @@ int resolve_cgroup_option(const char *path, char *root, size_t rootlen,
 /* --duration SECS: 0, or -1 with err. */
 int parse_duration(const char *arg, double *secs, char *err, size_t errlen);
 
+/* --drain-threads auto|0|N (N at most ncpus): 0, or -1 with err. */
+int parse_drain_threads(const char *arg, int ncpus, int *n, char *err,
+			size_t errlen);
+
 /* --attach auto|tp_btf|raw_tp: 0, or -1 with err. */
 int parse_attach_mode(const char *arg, enum attach_mode *mode, char *err,
 		      size_t errlen);

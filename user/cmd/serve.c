@@ -150,6 +150,16 @@ static int parse_args(int argc, char **argv, struct serve_opts *o,
 			*help = true;
 			return EXIT_OK;
 		default:
+			/* trace's and record's: name why it is not serve's */
+			if (ch == '?' && optind > 0 && optind - 1 < argc &&
+			    !strncmp(argv[optind - 1], "--drain-threads", 15)) {
+				snprintf(err, errlen, "unknown option "
+					 "'--drain-threads' for serve: it streams "
+					 "no records (it counts in the kernel), "
+					 "so there is nothing to drain; the "
+					 "option is trace's and record's");
+				return EXIT_USAGE;
+			}
 			return opt_error_msg(&serve_spec, argc, argv, ch, err,
 					     errlen);
 		}

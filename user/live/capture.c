@@ -6,7 +6,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 #include <linux/perf_event.h>
 #include <bpf/bpf.h>
@@ -16,6 +20,7 @@
 #include "abicap.skel.h"
 #include "live/capture.h"
 #include "live/contract_gate.h"
+#include "live/drain.h"
 #include "live/features.h"
 #include "live/merge.h"
 #include "abi/btf_util.h"
@@ -27,11 +32,35 @@
 #include "live/privilege.h"
 #include "lib/util.h"
 
+/*
+ * A group of per-CPU ring buffers drained together (one struct ring_buffer):
+ * by the main thread, or by a drain thread of its own (drain.h).
+ */
+struct ring_group {
+	struct capture *c;
+	struct ring_buffer *rb;
+	int first, n; /* its rings: CPUs first .. first + n - 1 */
+	/*
+	 * A drain thread owns it: set before the thread starts, cleared once
+	 * it is joined. Its records then go through q.
+	 */
+	bool threaded;
+	struct drainq *q;
+	struct drain_thread *th;
+	/* written by the group's owner only (relaxed atomics: read anywhere) */
+	uint64_t received[ABICAP_EV_COUNT];
+	uint64_t bad;
+};
+
 /* One CPU's ring buffer, for its records' place in the merge. */
 struct ring_src {
 	struct capture *c;
+	struct ring_group *g;
 	int cpu;
 };
+
+/* the main thread's epoll: a group's data.u32 is its index; the threads': */
+#define EP_NOTIFY UINT32_MAX
 
 struct capture {
 	struct abicap_bpf *skel;
@@ -40,6 +69,20 @@ struct capture {
 	struct perf_buffer *pb;
 	int *ring_fd; /* per-CPU ring buffers (ncpus), -1: none */
 	struct ring_src *ring_src;
+	/* per-CPU ring buffers: their groups, and the drain threads (drain.h) */
+	struct ring_group *grp;
+	int ngroups;
+	int epfd; /* the main thread's epoll: its groups and notify_fd */
+	int notify_fd; /* eventfd: a drain thread queued records */
+	int stop_fd; /* eventfd: the drain threads end */
+	int drain_want; /* --drain-threads: DRAIN_AUTO, 0 or N */
+	int drain_max; /* auto: the most threads it may add */
+	int nthreads; /* drain threads started */
+	int busy_pct[DRAIN_AUTO_MAX]; /* auto: the main thread's busy % at each start */
+	uint64_t win_wall, win_cpu; /* auto: the window's start, wall and CPU time */
+	/* auto: each ring's consumer and producer positions (read-only maps) */
+	const unsigned long **ring_cons, **ring_prod;
+	int win_fill; /* auto: the fullest a ring was at a drain, %, this window */
 	size_t ring_bytes; /* each ring buffer's size (perf buffer: each CPU's) */
 	/* per-CPU streams merged in time order (per-CPU rings, perf buffers) */
 	struct recmerge *merge;
@@ -85,11 +128,47 @@ static int on_sample(void *ctx, void *data, size_t size)
 	return take_record(ctx, -1, data, size);
 }
 
+/* one more in a counter only its group's owner writes */
+static void owner_inc(uint64_t *n)
+{
+	__atomic_store_n(n, __atomic_load_n(n, __ATOMIC_RELAXED) + 1,
+			 __ATOMIC_RELAXED);
+}
+
+/* A per-CPU ring's record, in its group's owner (a drain thread or main). */
 static int on_sample_cpu(void *ctx, void *data, size_t size)
 {
 	struct ring_src *src = ctx;
+	struct ring_group *g = src->g;
+	union abicap_rec r;
 
-	return take_record(src->c, src->cpu, data, size);
+	if (record_decode(data, size, &r) != REC_OK) {
+		owner_inc(&g->bad);
+		return 0;
+	}
+	owner_inc(&g->received[r.hdr.type]);
+	if (g->threaded) {
+		drainq_push(g->q, src->cpu - g->first, &r);
+		return 0;
+	}
+	return recmerge_push(g->c->merge, src->cpu, &r);
+}
+
+/* A record of a capture closed unstopped: nowhere to go. */
+static int from_queue_drop(void *ctx, int src, const union abicap_rec *r)
+{
+	(void)ctx;
+	(void)src;
+	(void)r;
+	return 0;
+}
+
+/* A record a drain thread queued, into the merge (the main thread). */
+static int from_queue(void *ctx, int src, const union abicap_rec *r)
+{
+	struct ring_group *g = ctx;
+
+	return recmerge_push(g->c->merge, g->first + src, r);
 }
 
 /* A perf buffer record: a raw sample (our record) or a count of lost ones. */
@@ -663,26 +742,83 @@ static int choose_transport(struct capture *c, const struct capture_opts *o,
 }
 
 /*
+ * Ring cpu's consumer and producer positions, mapped read-only (the
+ * kernel's ring buffer layout: a page each, at offsets 0 and one page).
+ */
+static int map_positions(struct capture *c, __u32 cpu)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	void *cons = mmap(NULL, page, PROT_READ, MAP_SHARED, c->ring_fd[cpu], 0);
+	void *prod;
+
+	if (cons == MAP_FAILED)
+		return -1;
+	prod = mmap(NULL, page, PROT_READ, MAP_SHARED, c->ring_fd[cpu], page);
+	if (prod == MAP_FAILED) {
+		munmap(cons, page);
+		return -1;
+	}
+	c->ring_cons[cpu] = cons;
+	c->ring_prod[cpu] = prod;
+	return 0;
+}
+
+/* auto: note how full the fullest ring is, before a drain. */
+static void note_fill(struct capture *c)
+{
+	for (int i = 0; c->ring_prod && i < c->ncpus; i++) {
+		unsigned long p, k;
+		int pct;
+
+		if (!c->ring_prod[i])
+			continue;
+		p = __atomic_load_n(c->ring_prod[i], __ATOMIC_ACQUIRE);
+		k = __atomic_load_n(c->ring_cons[i], __ATOMIC_ACQUIRE);
+		pct = p > k ? (int)((p - k) * 100 / c->ring_bytes) : 0;
+		if (pct > c->win_fill)
+			c->win_fill = pct;
+	}
+}
+
+/*
  * The per-CPU ring buffers: one per possible CPU, in the programs' array,
- * all drained by one struct ring_buffer (one epoll).
+ * split into groups, each drained by one struct ring_buffer (its epoll).
+ * The main thread's epoll holds the groups it drains and notify_fd.
  */
 static int open_rings(struct capture *c, char *err, size_t errlen)
 {
 	int outer = bpf_map__fd(c->skel->maps.events_cpu), e;
+	struct epoll_event ev = { .events = EPOLLIN };
 
 	c->ring_fd = malloc(c->ncpus * sizeof(*c->ring_fd));
 	c->ring_src = calloc(c->ncpus, sizeof(*c->ring_src));
-	if (!c->ring_fd || !c->ring_src) {
+	c->grp = calloc(c->ngroups, sizeof(*c->grp));
+	/* auto looks at how full the rings are (the note when it adds one) */
+	if (c->drain_max) {
+		c->ring_cons = calloc(c->ncpus, sizeof(*c->ring_cons));
+		c->ring_prod = calloc(c->ncpus, sizeof(*c->ring_prod));
+	}
+	if (!c->ring_fd || !c->ring_src || !c->grp ||
+	    (c->drain_max && (!c->ring_cons || !c->ring_prod))) {
 		snprintf(err, errlen, "out of memory");
 		return EXIT_RUNTIME;
 	}
 	for (int i = 0; i < c->ncpus; i++)
 		c->ring_fd[i] = -1;
+	for (int g = 0; g < c->ngroups; g++) {
+		c->grp[g].c = c;
+		drain_group_span(c->ncpus, c->ngroups, g, &c->grp[g].first,
+				 &c->grp[g].n);
+	}
 	for (__u32 cpu = 0; cpu < (__u32)c->ncpus; cpu++) {
 		int fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "abicap_rb_cpu", 0,
 					0, c->ring_bytes, NULL);
+		struct ring_group *g = c->grp;
 
+		while ((int)cpu >= g->first + g->n)
+			g++;
 		c->ring_src[cpu].c = c;
+		c->ring_src[cpu].g = g;
 		c->ring_src[cpu].cpu = cpu;
 		if (fd < 0) {
 			e = errno;
@@ -696,18 +832,190 @@ static int open_rings(struct capture *c, char *err, size_t errlen)
 			return EXIT_RUNTIME;
 		}
 		c->ring_fd[cpu] = fd;
+		if (c->ring_cons && map_positions(c, cpu)) {
+			snprintf(err, errlen, "cannot map CPU %u's ring buffer "
+				 "positions: %s", cpu, strerror(errno));
+			return EXIT_RUNTIME;
+		}
 		if (bpf_map_update_elem(outer, &cpu, &fd, BPF_ANY) ||
-		    (!c->rb && !(c->rb = ring_buffer__new(fd, on_sample_cpu,
+		    (!g->rb && !(g->rb = ring_buffer__new(fd, on_sample_cpu,
 							  &c->ring_src[cpu],
 							  NULL))) ||
-		    (c->rb && cpu && ring_buffer__add(c->rb, fd, on_sample_cpu,
-						      &c->ring_src[cpu]))) {
+		    ((int)cpu != g->first &&
+		     ring_buffer__add(g->rb, fd, on_sample_cpu,
+				      &c->ring_src[cpu]))) {
 			snprintf(err, errlen, "cannot set up CPU %u's ring "
 				 "buffer: %s", cpu, strerror(errno));
 			return EXIT_RUNTIME;
 		}
 	}
+	c->epfd = epoll_create1(EPOLL_CLOEXEC);
+	c->notify_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	c->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (c->epfd < 0 || c->notify_fd < 0 || c->stop_fd < 0)
+		goto fail;
+	ev.data.u32 = EP_NOTIFY;
+	if (epoll_ctl(c->epfd, EPOLL_CTL_ADD, c->notify_fd, &ev))
+		goto fail;
+	for (int g = 0; g < c->ngroups; g++) {
+		ev.data.u32 = g;
+		if (epoll_ctl(c->epfd, EPOLL_CTL_ADD,
+			      ring_buffer__epoll_fd(c->grp[g].rb), &ev))
+			goto fail;
+	}
 	return 0;
+fail:
+	snprintf(err, errlen, "cannot set up the consumer's epoll: %s",
+		 strerror(errno));
+	return EXIT_RUNTIME;
+}
+
+/*
+ * A records' queue per CPU of a group handed to a drain thread: the most it
+ * holds before the thread waits, about the ring's worth of records (a
+ * switch record is 96 bytes in the ring), at least 1024.
+ */
+static size_t queue_max(const struct capture *c)
+{
+	size_t n = c->ring_bytes / 128;
+
+	return n < 1024 ? 1024 : n;
+}
+
+/* Hand group gi to a new drain thread: 0, or -errno (the main keeps it). */
+static int hand_over(struct capture *c, int gi)
+{
+	struct ring_group *g = &c->grp[gi];
+	struct epoll_event ev = { .events = EPOLLIN, .data.u32 = gi };
+	int fd = ring_buffer__epoll_fd(g->rb), e;
+
+	g->q = drainq_new(g->n, queue_max(c), c->notify_fd);
+	if (!g->q)
+		return -ENOMEM;
+	if (epoll_ctl(c->epfd, EPOLL_CTL_DEL, fd, NULL)) {
+		e = errno;
+		drainq_free(g->q);
+		g->q = NULL;
+		return -e;
+	}
+	g->threaded = true;
+	g->th = drain_thread_start(g->rb, g->q, c->stop_fd, c->notify_fd);
+	if (!g->th) {
+		e = errno;
+		g->threaded = false;
+		drainq_free(g->q);
+		g->q = NULL;
+		epoll_ctl(c->epfd, EPOLL_CTL_ADD, fd, &ev);
+		return -e;
+	}
+	c->nthreads++;
+	return 0;
+}
+
+/*
+ * The groups, from --drain-threads: none (0) one group for the main thread;
+ * N: N groups, each its own thread's from the start; auto: the most threads
+ * it may add and one more group, the main thread's to the end.
+ */
+static int plan_drain(struct capture *c, const struct capture_opts *o,
+		      char *err, size_t errlen)
+{
+	long online = sysconf(_SC_NPROCESSORS_ONLN);
+
+	c->drain_want = o->drain_threads;
+	c->ngroups = 1;
+	if (o->drain_threads > 0 && c->transport != TRANSPORT_PERCPU) {
+		snprintf(err, errlen, "--drain-threads %d: drain threads drain "
+			 "per-CPU ring buffers, and this capture uses the %s: "
+			 "use --drain-threads 0 or auto, or --transport percpu",
+			 o->drain_threads, capture_transport(c));
+		return EXIT_USAGE;
+	}
+	if (o->drain_threads > c->ncpus) {
+		snprintf(err, errlen, "--drain-threads %d: at most %d here (a "
+			 "thread drains at least one CPU's ring buffer, and "
+			 "there are %d)", o->drain_threads, c->ncpus, c->ncpus);
+		return EXIT_USAGE;
+	}
+	if (c->transport != TRANSPORT_PERCPU || o->aggregate)
+		return 0;
+	if (o->drain_threads > 0) {
+		c->ngroups = o->drain_threads;
+	} else if (o->drain_threads == DRAIN_AUTO) {
+		c->drain_max = drain_auto_max(online > 0 ? (int)online : 1,
+					      c->ncpus);
+		c->ngroups = c->drain_max + 1;
+	}
+	return 0;
+}
+
+/* This thread's CPU time, ns. */
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+int capture_drain_add(struct capture *c, int busy_pct);
+
+/*
+ * --drain-threads auto, in the main thread after a drain: at the end of
+ * each window, a new thread for the main thread's last group if the main
+ * thread was busy past the threshold (drain_should_add).
+ */
+static void drain_auto(struct capture *c)
+{
+	uint64_t now, cpu, busy, win;
+	int pct, fill, e;
+
+	if (c->drain_want != DRAIN_AUTO || c->nthreads >= c->drain_max)
+		return;
+	now = mono_ns();
+	cpu = thread_cpu_ns();
+	if (!c->win_wall) {
+		c->win_wall = now;
+		c->win_cpu = cpu;
+		return;
+	}
+	win = now - c->win_wall;
+	if (win < DRAIN_WINDOW_NS)
+		return;
+	busy = cpu - c->win_cpu;
+	fill = c->win_fill;
+	c->win_wall = now;
+	c->win_cpu = cpu;
+	c->win_fill = 0;
+	if (!drain_should_add(busy, win, c->nthreads, c->drain_max))
+		return;
+	pct = (int)(busy * 100 / win);
+	e = capture_drain_add(c, pct);
+	if (e) {
+		fprintf(stderr, "abicap: warning: cannot start drain thread %d "
+			"(the consumer was busy %d%% of the last second): %s\n",
+			c->nthreads + 1, pct, strerror(-e));
+		c->drain_max = c->nthreads; /* no more tries */
+		return;
+	}
+	fprintf(stderr, "abicap: drain thread %d started: the consumer was "
+		"busy %d%% of the last second (the fullest ring %d%% full at a "
+		"drain)\n", c->nthreads, pct, fill);
+}
+
+int capture_drain_add(struct capture *c, int busy_pct)
+{
+	int e;
+
+	if (!c->grp || c->drain_want != DRAIN_AUTO ||
+	    c->nthreads >= c->drain_max)
+		return -ENOSPC;
+	/* the main thread's last group: it keeps group 0 to the end */
+	e = hand_over(c, c->ngroups - 1 - c->nthreads);
+	if (!e)
+		c->busy_pct[c->nthreads - 1] = busy_pct;
+	return e;
 }
 
 struct capture *capture_open(const struct capture_opts *o, capture_cb cb,
@@ -732,6 +1040,7 @@ struct capture *capture_open(const struct capture_opts *o, capture_cb cb,
 	}
 	c->cb = cb;
 	c->ctx = ctx;
+	c->epfd = c->notify_fd = c->stop_fd = -1;
 	c->ncpus = libbpf_num_possible_cpus();
 	budget = capture_budget(o->ringbuf_bytes, c->ncpus);
 	rb_bytes = ringbuf_size(budget);
@@ -747,6 +1056,8 @@ struct capture *capture_open(const struct capture_opts *o, capture_cb cb,
 	if (o->transport != TRANSPORT_AUTO)
 		c->plan.perfbuf = o->transport == TRANSPORT_PERFBUF;
 	ret = choose_transport(c, o, budget, err, errlen);
+	if (!ret)
+		ret = plan_drain(c, o, err, errlen);
 	if (ret)
 		goto fail;
 
@@ -837,11 +1148,11 @@ struct capture *capture_open(const struct capture_opts *o, capture_cb cb,
 		c->rb = ring_buffer__new(bpf_map__fd(c->skel->maps.events),
 					 on_sample, c, NULL);
 	}
-	if (!o->aggregate && !c->rb && !c->pb &&
+	if (!o->aggregate && !c->rb && !c->pb && !c->grp &&
 	    c->transport == TRANSPORT_PERFBUF && errno == EPERM) {
 		ret = privilege_perfbuf_denied(rb_bytes, err, errlen);
 		goto fail;
-	} else if (!o->aggregate && !c->rb && !c->pb) {
+	} else if (!o->aggregate && !c->rb && !c->pb && !c->grp) {
 		snprintf(err, errlen, "cannot set up the %s: %s",
 			 capture_transport(c), strerror(errno));
 		goto fail;
@@ -869,6 +1180,21 @@ struct capture *capture_open(const struct capture_opts *o, capture_cb cb,
 	ret = attach_all(c, err, errlen);
 	if (!ret && o->drop_privileges)
 		ret = privdrop_after_attach(err, errlen);
+	/*
+	 * --drain-threads N: every group its thread's from the start, once
+	 * the capabilities are dropped (they are per thread: a thread made
+	 * before would keep them all). Records wait in the rings till then.
+	 */
+	for (int g = 0; !ret && c->grp && g < c->ngroups &&
+	     o->drain_threads > 0; g++) {
+		int e = hand_over(c, g);
+
+		if (e) {
+			snprintf(err, errlen, "cannot start drain thread %d: %s",
+				 g + 1, strerror(-e));
+			ret = EXIT_RUNTIME;
+		}
+	}
 	if (ret)
 		goto fail;
 	*exit_code = EXIT_OK;
@@ -880,6 +1206,43 @@ fail:
 }
 
 /*
+ * The per-CPU rings: what the drain threads queued, then the main thread's
+ * own groups, into the merge; the time every ring was drained at is the
+ * earliest of the main thread's (now, before its drain) and each thread's
+ * last complete pass, read before its queue is taken.
+ */
+static int consume_groups(struct capture *c, uint64_t *drained)
+{
+	int n, ret = 0;
+
+	for (int g = 0; g < c->ngroups; g++) {
+		struct ring_group *gr = &c->grp[g];
+
+		if (gr->threaded) {
+			uint64_t d = drain_thread_drained(gr->th);
+
+			if (d < *drained)
+				*drained = d;
+			n = drain_thread_error(gr->th);
+			if (n < 0)
+				return n;
+		}
+	}
+	for (int g = 0; g < c->ngroups; g++)
+		if (c->grp[g].q)
+			ret = drainq_take(c->grp[g].q, from_queue, &c->grp[g])
+			      ?: ret;
+	for (int g = 0; g < c->ngroups; g++) {
+		if (c->grp[g].threaded)
+			continue;
+		n = ring_buffer__consume(c->grp[g].rb);
+		if (n < 0)
+			return n;
+	}
+	return ret;
+}
+
+/*
  * Drain every buffer; with per-CPU streams, hand on in time order what no
  * CPU can still precede (all: everything, the programs detached).
  */
@@ -888,23 +1251,51 @@ static int consume(struct capture *c, bool all)
 	uint64_t drained = all ? UINT64_MAX : mono_ns();
 	int n;
 
-	if (!c->pb && !c->rb)
+	if (!c->pb && !c->rb && !c->grp)
 		return 0; /* aggregation: nothing streams */
-	n = c->pb ? perf_buffer__consume(c->pb) : ring_buffer__consume(c->rb);
+	if (c->grp && !all && c->drain_want == DRAIN_AUTO &&
+	    c->nthreads < c->drain_max)
+		note_fill(c);
+	if (c->grp)
+		n = consume_groups(c, &drained);
+	else
+		n = c->pb ? perf_buffer__consume(c->pb) :
+			    ring_buffer__consume(c->rb);
 	if (n < 0 || !c->merge)
 		return n;
 	n = recmerge_emit(c->merge, drained);
+	if (!all && c->grp)
+		drain_auto(c);
 	return n < 0 ? n : 0;
+}
+
+/* The main thread's epoll: its groups' rings, the threads' notes. */
+static int poll_groups(struct capture *c, int timeout_ms)
+{
+	struct epoll_event ev[8];
+	uint64_t v;
+	int n = epoll_wait(c->epfd, ev, 8, timeout_ms);
+
+	if (n < 0)
+		return errno == EINTR ? 0 : -errno;
+	for (int i = 0; i < n; i++)
+		if (ev[i].data.u32 == EP_NOTIFY &&
+		    read(c->notify_fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
+			return -errno;
+	return 0;
 }
 
 int capture_poll(struct capture *c, int timeout_ms)
 {
 	int n;
 
-	if (!c->pb && !c->rb)
+	if (!c->pb && !c->rb && !c->grp)
 		return poll(NULL, 0, timeout_ms) < 0 && errno != EINTR ? -errno : 0;
-	n = c->pb ? perf_buffer__poll(c->pb, timeout_ms) :
-		    ring_buffer__poll(c->rb, timeout_ms);
+	if (c->grp)
+		n = poll_groups(c, timeout_ms);
+	else
+		n = c->pb ? perf_buffer__poll(c->pb, timeout_ms) :
+			    ring_buffer__poll(c->rb, timeout_ms);
 
 	if (n < 0 && n != -EINTR)
 		return n;
@@ -912,8 +1303,62 @@ int capture_poll(struct capture *c, int timeout_ms)
 	return consume(c, false);
 }
 
+/* stop_fd readable: every drain thread's loop ends (never read, so it stays) */
+static void wake_stop(struct capture *c)
+{
+	uint64_t one = 1;
+
+	/* an eventfd's write fails only at a count of 2^64 - 2 */
+	if (write(c->stop_fd, &one, sizeof(one)) < 0) {
+	}
+}
+
+/*
+ * End the drain threads: each flushes and ends (taking their queues
+ * meanwhile, so none waits for room), then is joined; their groups are
+ * the main thread's again. Returns the first error a thread met.
+ */
+static int stop_threads(struct capture *c)
+{
+	uint64_t one = 1;
+	int ret = 0;
+
+	if (!c->nthreads)
+		return 0;
+	wake_stop(c);
+	for (;;) {
+		struct pollfd p = { .fd = c->notify_fd, .events = POLLIN };
+		bool running = false;
+
+		for (int g = 0; g < c->ngroups; g++) {
+			if (c->grp[g].q)
+				drainq_take(c->grp[g].q, from_queue, &c->grp[g]);
+			running |= c->grp[g].th && !drain_thread_done(c->grp[g].th);
+		}
+		if (!running)
+			break;
+		if (poll(&p, 1, 10) > 0 &&
+		    read(c->notify_fd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+			break;
+	}
+	for (int g = 0; g < c->ngroups; g++) {
+		struct ring_group *gr = &c->grp[g];
+		int e;
+
+		if (!gr->th)
+			continue;
+		e = drain_thread_join(gr->th);
+		ret = ret ?: e;
+		gr->th = NULL;
+		gr->threaded = false;
+	}
+	return ret;
+}
+
 int capture_stop(struct capture *c)
 {
+	int ret;
+
 	for (unsigned int ev = 0; ev < ABICAP_EV_COUNT; ev++) {
 		bpf_link__destroy(c->link[ev]);
 		c->link[ev] = NULL;
@@ -924,7 +1369,8 @@ int capture_stop(struct capture *c)
 	c->free_link = NULL;
 	if (!c->end_ns)
 		c->end_ns = mono_ns();
-	return consume(c, true);
+	ret = c->grp ? stop_threads(c) : 0;
+	return consume(c, true) ?: ret;
 }
 
 void capture_close(struct capture *c)
@@ -936,11 +1382,43 @@ void capture_close(struct capture *c)
 	bpf_link__destroy(c->fork_link);
 	bpf_link__destroy(c->free_link);
 	check_result_free(&c->check);
+	if (c->grp) {
+		/* a capture closed unstopped: its threads end, unflushed */
+		if (c->nthreads)
+			wake_stop(c);
+		for (int g = 0; g < c->ngroups; g++) {
+			/* a thread waiting for room gets it */
+			while (c->grp[g].th && !drain_thread_done(c->grp[g].th))
+				if (c->grp[g].q)
+					drainq_take(c->grp[g].q, from_queue_drop,
+						    NULL);
+			drain_thread_join(c->grp[g].th);
+			drainq_free(c->grp[g].q);
+			ring_buffer__free(c->grp[g].rb);
+		}
+		free(c->grp);
+	}
+	if (c->epfd >= 0)
+		close(c->epfd);
+	if (c->notify_fd >= 0)
+		close(c->notify_fd);
+	if (c->stop_fd >= 0)
+		close(c->stop_fd);
 	ring_buffer__free(c->rb);
 	perf_buffer__free(c->pb);
 	for (int i = 0; c->ring_fd && i < c->ncpus; i++)
 		if (c->ring_fd[i] >= 0)
 			close(c->ring_fd[i]);
+	for (int i = 0; c->ring_cons && c->ring_prod && i < c->ncpus; i++) {
+		size_t page = (size_t)sysconf(_SC_PAGESIZE);
+
+		if (c->ring_cons[i])
+			munmap((void *)c->ring_cons[i], page);
+		if (c->ring_prod[i])
+			munmap((void *)c->ring_prod[i], page);
+	}
+	free(c->ring_cons);
+	free(c->ring_prod);
 	free(c->ring_fd);
 	free(c->ring_src);
 	recmerge_free(c->merge);
@@ -1061,7 +1539,14 @@ int capture_misses(struct capture *c, struct capture_misses *out)
 
 uint64_t capture_received(const struct capture *c, unsigned int ev)
 {
-	return ev < ABICAP_EV_COUNT ? c->received[ev] : 0;
+	uint64_t n;
+
+	if (ev >= ABICAP_EV_COUNT)
+		return 0;
+	n = c->received[ev];
+	for (int g = 0; g < c->ngroups && c->grp; g++)
+		n += __atomic_load_n(&c->grp[g].received[ev], __ATOMIC_RELAXED);
+	return n;
 }
 
 uint64_t capture_dropped_total(struct capture *c)
@@ -1085,7 +1570,34 @@ uint64_t capture_dropped_total(struct capture *c)
 
 uint64_t capture_bad_records(const struct capture *c)
 {
-	return c->bad;
+	uint64_t n = c->bad;
+
+	for (int g = 0; g < c->ngroups && c->grp; g++)
+		n += __atomic_load_n(&c->grp[g].bad, __ATOMIC_RELAXED);
+	return n;
+}
+
+int capture_drain_threads(const struct capture *c)
+{
+	return c->nthreads;
+}
+
+int capture_drain_busy(const struct capture *c, int i)
+{
+	return c->drain_want == DRAIN_AUTO && i >= 0 && i < c->nthreads ?
+	       c->busy_pct[i] : -1;
+}
+
+int capture_drain_max(const struct capture *c)
+{
+	return c->drain_want == DRAIN_AUTO ? c->drain_max : 0;
+}
+
+const char *capture_drain_mode(const struct capture *c)
+{
+	if (!c->grp)
+		return "none";
+	return c->drain_want == DRAIN_AUTO ? "auto" : "fixed";
 }
 
 bool capture_kernel_accounting(const struct capture *c)

@@ -41,6 +41,12 @@ struct capture_opts {
 	size_t ringbuf_bytes;
 	enum attach_mode mode;
 	enum transport transport;
+	/*
+	 * Drain threads for the per-CPU ring buffers (drain.h): 0 none (the
+	 * main thread drains every ring), N from the start (at most one per
+	 * ring), DRAIN_AUTO (-1) added while the main thread is too busy.
+	 */
+	int drain_threads;
 	bool verbose; /* libbpf's log on stderr */
 	/*
 	 * Use the 3-argument sched_switch program (prev_state read from the
@@ -167,6 +173,21 @@ size_t capture_buffer_bytes(const struct capture *c);
  * a record longer than MERGE_LAG_NS between its clock and its submit.
  */
 uint64_t capture_late(const struct capture *c);
+
+/* Drain threads running now (started so far; 0 after capture_stop's join: still the count). */
+int capture_drain_threads(const struct capture *c);
+/* auto: how busy the main thread was when it added thread i (0-based), else -1. */
+int capture_drain_busy(const struct capture *c, int i);
+/* "auto", "fixed" (--drain-threads N, or 0) or "none" (not per-CPU rings). */
+const char *capture_drain_mode(const struct capture *c);
+/* The most threads auto may add (0 unless auto). */
+int capture_drain_max(const struct capture *c);
+/*
+ * auto: hand the main thread's next group to a new drain thread now (what
+ * the rule does past its threshold; busy_pct is noted for the summary), in
+ * the thread that polls. 0, -ENOSPC (not auto, or at the most), or -errno.
+ */
+int capture_drain_add(struct capture *c, int busy_pct);
 
 /* The buffer budget for want bytes (0: the default) and ncpus CPUs. */
 size_t capture_budget(size_t want, int ncpus);

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/wait.h>
 #include "event/events.h"
+#include "live/drain.h"
 #include "live/runloop.h"
 #include "lib/util.h"
 
@@ -136,6 +137,32 @@ void warn_misses(const struct capture_misses *m)
 		(unsigned long long)m->total, list);
 }
 
+/* The drain threads (per-CPU rings only): how many, and why. */
+static void drain_line(const struct capture *c)
+{
+	const char *mode = capture_drain_mode(c);
+	int n = capture_drain_threads(c);
+
+	if (!strcmp(mode, "none"))
+		return;
+	fprintf(stderr, "  drain threads: %d", n);
+	if (!strcmp(mode, "fixed")) {
+		fprintf(stderr, " (--drain-threads %d)\n", n);
+		return;
+	}
+	if (!n) {
+		fprintf(stderr, " (auto, up to %d: the consumer was never busy "
+			"over %d%% of a second)\n", capture_drain_max(c),
+			DRAIN_BUSY_PCT);
+		return;
+	}
+	fprintf(stderr, " (auto, up to %d: started with the consumer busy",
+		capture_drain_max(c));
+	for (int i = 0; i < n; i++)
+		fprintf(stderr, "%s %d%%", i ? "," : "", capture_drain_busy(c, i));
+	fprintf(stderr, ")\n");
+}
+
 void print_summary(struct capture *c, unsigned int mask, double secs)
 {
 	struct abicap_counter sum[ABICAP_EV_COUNT], per[ABICAP_EV_COUNT];
@@ -185,6 +212,7 @@ void print_summary(struct capture *c, unsigned int mask, double secs)
 	fprintf(stderr, "  transport: %s (%zu KiB%s)\n", capture_transport(c),
 		capture_buffer_bytes(c) >> 10,
 		strcmp(capture_transport(c), "ring buffer") ? " each" : "");
+	drain_line(c);
 	fprintf(stderr, "  dropped per CPU:");
 	for (int cpu = 0; cpu < ncpus; cpu++) {
 		uint64_t d = 0;
