@@ -285,19 +285,29 @@ static void compare(int port, const char *cpu, struct kstat *k,
 	}
 }
 
+/* serve --accounting src, the workload on cpu, stopped and compared */
+static void serve_and_compare(const char *src, const char *cpu,
+			      struct kstat *k, long long *lat_ns,
+			      long long *lat_n, long long *cpu_ns)
+{
+	char seen[1024], want[64];
+	int port = free_port();
+
+	start_serve(port, src, seen, sizeof(seen));
+	snprintf(want, sizeof(want), "accounting: %s", src);
+	cr_assert(strstr(seen, want), "%s", seen);
+	compare(port, cpu, k, lat_ns, lat_n, cpu_ns);
+	cr_assert_eq(k->threads, 3, "pingpong's 3 threads in %s: %d", work,
+		     k->threads);
+	cr_assert_gt(k->pcount, 20000);
+}
+
 static void kernel_accounting_equals_schedstat(const char *cpu)
 {
-	char seen[1024];
-	int port = free_port();
 	long long lat_ns, lat_n, cpu_ns;
 	struct kstat k;
 
-	start_serve(port, "kernel", seen, sizeof(seen));
-	cr_assert(strstr(seen, "accounting: kernel"), "%s", seen);
-	compare(port, cpu, &k, &lat_ns, &lat_n, &cpu_ns);
-	cr_assert_eq(k.threads, 3, "pingpong's 3 threads in %s: %d", work,
-		     k.threads);
-	cr_assert_gt(k.pcount, 20000);
+	serve_and_compare("kernel", cpu, &k, &lat_ns, &lat_n, &cpu_ns);
 	cr_assert_eq(lat_n + merged, (long long)k.pcount, "waits: serve %lld "
 		     "and %lld merged, the kernel's pcount %llu (time waited: "
 		     "serve %lld ns, the kernel's %llu; on-CPU: %lld ns, %llu); "
@@ -334,15 +344,10 @@ Test(serve_oracle, kernel_accounting_equals_schedstat_unpinned)
  */
 Test(serve_oracle, events_accounting_is_within_bounds_of_schedstat)
 {
-	char seen[1024];
-	int port = free_port();
 	long long lat_ns, lat_n, cpu_ns;
 	struct kstat k;
 
-	start_serve(port, "events", seen, sizeof(seen));
-	cr_assert(strstr(seen, "accounting: events"), "%s", seen);
-	compare(port, "0", &k, &lat_ns, &lat_n, &cpu_ns);
-	cr_assert_gt(k.pcount, 20000);
+	serve_and_compare("events", "0", &k, &lat_ns, &lat_n, &cpu_ns);
 	/* a wait racing the attach, or one in flight at the stop: a few */
 	cr_assert_leq(llabs(lat_n - (long long)k.pcount), 3, "waits: serve "
 		      "%lld, the kernel's pcount %llu", lat_n, k.pcount);
