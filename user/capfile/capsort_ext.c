@@ -52,6 +52,12 @@ struct capr_ordered {
 	size_t *heap, nheap;
 	const char *dir;
 	struct capr *rd; /* streamed: the second reading */
+	/*
+	 * The window as a sorted ring (mem[head], the oldest, on), while the
+	 * records come in order or nearly; else (ring false) a min-heap
+	 */
+	bool ring;
+	size_t head;
 	union abicap_rec prev; /* the last record read first (note()) */
 	bool any;
 	struct capr_order_stats st;
@@ -373,6 +379,80 @@ static void heapify(struct capr_ordered *s)
 		rec_sift_down(s->mem, s->nmem, i);
 }
 
+/* The window's oldest record: the ring's first, or the heap's root. */
+static union abicap_rec *ring_at_or_root(struct capr_ordered *s)
+{
+	return s->ring ? &s->mem[s->head] : &s->mem[0];
+}
+
+/* Places a record may be inserted back into the ring; past it, the heap. */
+#define RING_MAX_BACK 64
+
+static union abicap_rec *ring_at(struct capr_ordered *s, size_t i)
+{
+	return &s->mem[(s->head + i) % s->budget];
+}
+
+static void reverse(union abicap_rec *v, size_t n)
+{
+	for (size_t i = 0; i < n / 2; i++) {
+		union abicap_rec t = v[i];
+
+		v[i] = v[n - 1 - i];
+		v[n - 1 - i] = t;
+	}
+}
+
+/* The ring's records to mem[0..nmem) (a rotation in place), as a heap. */
+static void ring_to_heap(struct capr_ordered *s)
+{
+	if (s->head) {
+		reverse(s->mem, s->head);
+		reverse(s->mem + s->head, s->budget - s->head);
+		reverse(s->mem, s->budget);
+	}
+	s->head = 0;
+	s->ring = false;
+	heapify(s);
+}
+
+/*
+ * The window's first form: a sorted ring where mem, as read, is in order
+ * (a capture of per-CPU rings merged in time order: popping the oldest and
+ * appending the newest costs a record's copy, where a heap of 512 Ki
+ * records sifts 19 levels), else a heap.
+ */
+static void window_begin(struct capr_ordered *s)
+{
+	s->head = 0;
+	s->ring = true;
+	for (size_t i = 1; i < s->nmem && s->ring; i++)
+		s->ring = capr_rec_cmp(&s->mem[i - 1], &s->mem[i]) <= 0;
+	if (!s->ring)
+		heapify(s);
+}
+
+/*
+ * in into the sorted ring (room for it), moved back past the few newer
+ * than it; false if more than RING_MAX_BACK are (the ring is left as it
+ * was).
+ */
+static bool ring_insert(struct capr_ordered *s, const union abicap_rec *in)
+{
+	size_t pos = s->nmem;
+
+	while (pos > 0 && capr_rec_cmp(ring_at(s, pos - 1), in) > 0) {
+		if (s->nmem - pos >= RING_MAX_BACK)
+			return false;
+		pos--;
+	}
+	for (size_t i = s->nmem; i > pos; i--)
+		*ring_at(s, i) = *ring_at(s, i - 1);
+	*ring_at(s, pos) = *in;
+	s->nmem++;
+	return true;
+}
+
 /*
  * The smallest of the window and in (in: a record just read, NULL at the
  * end) into out; in takes the smallest's place. The same steps on the
@@ -381,9 +461,24 @@ static void heapify(struct capr_ordered *s)
 static void window_step(struct capr_ordered *s, const union abicap_rec *in,
 			union abicap_rec *out)
 {
-	if (in && (!s->nmem || capr_rec_cmp(in, &s->mem[0]) <= 0)) {
+	if (in && (!s->nmem || capr_rec_cmp(in, ring_at_or_root(s)) <= 0)) {
 		*out = *in;
 		return;
+	}
+	if (s->ring) {
+		union abicap_rec oldest = *ring_at(s, 0);
+
+		s->head = (s->head + 1) % s->budget;
+		s->nmem--;
+		if (!in || ring_insert(s, in)) {
+			*out = oldest;
+			return;
+		}
+		/* too far out of order for the ring: the heap from here on */
+		s->head = (s->head + s->budget - 1) % s->budget;
+		*ring_at(s, 0) = oldest;
+		s->nmem++;
+		ring_to_heap(s);
 	}
 	*out = s->mem[0];
 	s->mem[0] = in ? *in : s->mem[--s->nmem];
@@ -402,7 +497,7 @@ static int window_exact(struct capr_ordered *s, struct capr *r,
 	bool passed = false, exact = true;
 	int c = 1;
 
-	heapify(s);
+	window_begin(s);
 	for (;;) {
 		if (exact && passed && capr_rec_cmp(&in, &last) < 0)
 			exact = false; /* older than one passed on */
@@ -498,7 +593,7 @@ struct capr_ordered *capr_ordered_open(struct capr *r,
 		s->ptr = NULL;
 		s->nmem = 0;
 		c = fill(s, s->rd, false);
-		heapify(s);
+		window_begin(s);
 		s->st.streamed = true;
 		return s;
 	} else {
