@@ -765,8 +765,19 @@ static __always_inline int on_switch(void *ctx, bool preempt,
 				  TASK_FIELD(direct, prev, tgid), direct);
 		next_ok = task_on(next, TASK_FIELD(direct, next, pid),
 				  TASK_FIELD(direct, next, tgid), direct);
-		if (!prev_ok && !next_ok)
+		if (!prev_ok && !next_ok) {
+			/*
+			 * the kernel's accounting keeps the sums of tasks it
+			 * leaves out up to date (none is counted here)
+			 */
+			if (kernel_clock)
+				agg_switch_kernel(prev,
+						  TASK_FIELD(direct, prev, pid),
+						  0, false, 0, next,
+						  TASK_FIELD(direct, next, pid),
+						  0, false, NULL, &lost);
 			return 0;
+		}
 	}
 	cnt = count_seen(ABICAP_EV_SCHED_SWITCH);
 	if (aggregate) {

@@ -135,8 +135,8 @@ struct kstat {
 	int threads;
 };
 
-/* The sums of /proc/TID/schedstat over the threads in cgroup work. */
-static struct kstat kernel_sums(void)
+/* The sums of /proc/TID/schedstat over the threads in cgroup cg. */
+static struct kstat kernel_sums_of(const char *cg)
 {
 	char path[4400], line[128];
 	struct kstat k = { 0 };
@@ -144,7 +144,7 @@ static struct kstat kernel_sums(void)
 	FILE *f, *s;
 	int tid;
 
-	snprintf(path, sizeof(path), "%s%s/cgroup.threads", root, work);
+	snprintf(path, sizeof(path), "%s%s/cgroup.threads", root, cg);
 	f = fopen(path, "r");
 	cr_assert(f, "%s: %s", path, strerror(errno));
 	while (fscanf(f, "%d", &tid) == 1) {
@@ -160,6 +160,11 @@ static struct kstat kernel_sums(void)
 	}
 	fclose(f);
 	return k;
+}
+
+static struct kstat kernel_sums(void)
+{
+	return kernel_sums_of(work);
 }
 
 /*
@@ -364,6 +369,99 @@ Test(serve_oracle, events_accounting_is_within_bounds_of_schedstat)
 	cr_assert_leq(llabs(cpu_ns - (long long)k.run_ns),
 		      (long long)k.run_ns / 100, "on-CPU time: serve %lld ns, "
 		      "the kernel's %llu ns", cpu_ns, k.run_ns);
+	kill(srv.pid, SIGINT);
+	cr_assert_eq(wait_exit(&srv, 20), 0);
+}
+
+/* Move every thread of the stopped pid into cgroup cg (a path under root). */
+static void move_to(pid_t pid, const char *cg)
+{
+	char path[4400];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s%s/cgroup.procs", root, cg);
+	f = fopen(path, "w");
+	cr_assert(f, "%s: %s", path, strerror(errno));
+	cr_assert_gt(fprintf(f, "%d\n", pid), 0);
+	cr_assert_eq(fclose(f), 0, "move %d to %s: %s", pid, cg, strerror(errno));
+}
+
+/* Stop pid, wait for every thread to stop and its sums to stand still. */
+static struct kstat stop_and_sum(pid_t pid, const char *cg)
+{
+	struct kstat k, last = { 0 };
+
+	cr_assert_eq(kill(pid, SIGSTOP), 0);
+	for (int t = 0; t < 500 && !all_stopped(pid); t++)
+		usleep(10000);
+	cr_assert(all_stopped(pid), "pingpong never stopped");
+	for (int t = 0; t < 50; t++) {
+		usleep(50000);
+		k = kernel_sums_of(cg);
+		if (t && k.run_ns == last.run_ns && k.delay_ns == last.delay_ns &&
+		    k.pcount == last.pcount)
+			break;
+		last = k;
+	}
+	return k;
+}
+
+/*
+ * serve --cgroup leaves a task out while it is in a cgroup outside the
+ * subtree: coming back, it is not charged for its waits and runs outside
+ * (its sums are kept up to date there too). Before, the first switch-in
+ * and switch-out back inside carried everything since it left.
+ */
+Test(serve_oracle, a_task_back_from_outside_the_subtree_is_charged_for_inside_only)
+{
+	char seen[1024], outside[96], dir[4400], *text;
+	int port = free_port();
+	struct kstat a, b, c;
+	long long lat_ns = -1, cpu_ns = -1;
+
+	snprintf(outside, sizeof(outside), "/abicap-oracle-out-%d", getpid());
+	snprintf(dir, sizeof(dir), "%s%s", root, outside);
+	cr_assert(!mkdir(dir, 0755), "mkdir %s: %s", dir, strerror(errno));
+	start_serve(port, "kernel", seen, sizeof(seen));
+	kid = start_born_in_work((char *[]){ "build/pingpong", "30", "-1",
+					     NULL });
+	usleep(700000);
+	a = stop_and_sum(kid, work);
+	move_to(kid, outside);
+	cr_assert_eq(kill(kid, SIGCONT), 0);
+	usleep(700000);
+	b = stop_and_sum(kid, outside);
+	move_to(kid, work);
+	cr_assert_eq(kill(kid, SIGCONT), 0);
+	usleep(700000);
+	c = stop_and_sum(kid, work);
+	for (int t = 0; t < 50; t++) {
+		text = scrape_metrics(port);
+		lat_ns = sample_of(text, "abicap_runqueue_latency_seconds_sum",
+				   true);
+		cpu_ns = sample_of(text, "abicap_cpu_seconds_total", true);
+		free(text);
+		if (lat_ns == (long long)(a.delay_ns + c.delay_ns - b.delay_ns) &&
+		    cpu_ns == (long long)(a.run_ns + c.run_ns - b.run_ns))
+			break;
+		usleep(100000);
+	}
+	cr_assert_gt(b.run_ns, a.run_ns, "it ran outside: %llu then %llu (%d, %d threads)", a.run_ns, b.run_ns, a.threads, b.threads);
+	cr_assert_eq(lat_ns, (long long)(a.delay_ns + c.delay_ns - b.delay_ns),
+		     "time waited inside: serve %lld ns, the kernel's %llu "
+		     "(before leaving %llu, back %llu, at the end %llu)", lat_ns,
+		     a.delay_ns + c.delay_ns - b.delay_ns, a.delay_ns,
+		     b.delay_ns, c.delay_ns);
+	cr_assert_eq(cpu_ns, (long long)(a.run_ns + c.run_ns - b.run_ns),
+		     "on-CPU inside: serve %lld ns, the kernel's %llu (before "
+		     "leaving %llu, back %llu, at the end %llu)", cpu_ns,
+		     a.run_ns + c.run_ns - b.run_ns, a.run_ns, b.run_ns,
+		     c.run_ns);
+	kill(kid, SIGKILL);
+	waitpid(kid, NULL, 0);
+	kid = 0;
+	for (int t = 0; t < 50 && rmdir(dir) && errno != ENOENT; t++)
+		usleep(20000);
 	kill(srv.pid, SIGINT);
 	cr_assert_eq(wait_exit(&srv, 20), 0);
 }

@@ -321,6 +321,12 @@ Test(outfile, a_run_ended_by_a_signal_removes_its_temporary)
 			pid = fork();
 			cr_assert_geq(pid, 0);
 			if (!pid) {
+				/*
+				 * as in a shell that does not ignore it (under
+				 * nohup SIGHUP is ignored: outfile leaves an
+				 * ignored signal ignored, and the run goes on)
+				 */
+				signal(sigs[i], SIG_DFL);
 				outfile_no_tmpfile = true;
 				if (outfile_open(&of, path("d/cap"), force, err,
 						 sizeof(err)) ||
