@@ -971,8 +971,15 @@ static void cpuidle_work(void *arg, struct orun *o)
  * not the task last switched in there (a gap the kernel hid), else busy or
  * idle by who ran. out[c]: busy, idle, unknown, gaps.
  */
-static void cpu_ref(const struct orc_trace *t, uint64_t t0, uint64_t t1,
-		    int ncpus, uint64_t (*out)[4])
+/*
+ * The reference's CPU time over [t0, t1] from tracefs's switches, knowing
+ * only what abicap could: a switch before abicap's first record (first),
+ * not in its records, was before it attached and tells it nothing (a CPU
+ * that ran one task from before the attach into the window is unknown
+ * there to both, not busy to the reference alone).
+ */
+static void cpu_ref(const struct orc_trace *t, uint64_t first, uint64_t t0,
+		    uint64_t t1, int ncpus, uint64_t (*out)[4])
 {
 	uint64_t at[CPUS_MAX];
 	int cur[CPUS_MAX];
@@ -988,7 +995,8 @@ static void cpu_ref(const struct orc_trace *t, uint64_t t0, uint64_t t1,
 		uint64_t ts = e->ref_ts;
 
 		if (e->type != ABICAP_EV_SCHED_SWITCH || c < 0 || c >= ncpus ||
-		    ts > t1 || (ts >= t0 && !e->matched))
+		    ts > t1 || (ts >= t0 && !e->matched) ||
+		    (!e->matched && ts < first))
 			continue;
 		if (ts >= t0) {
 			bool gap = known[c] && e->prev_pid != cur[c];
@@ -1039,7 +1047,7 @@ Test(oracle, cpu_time_against_cpuidle_residency)
 	slack = (first > o.t0 ? first - o.t0 : 0) + (o.t1 > last ? o.t1 - last : 0);
 	rep = report_json(o.cap);
 	span = (uint64_t)json_integer_value(json_object_get(rep, "duration_ns"));
-	cpu_ref(&o.t, o.t0, o.t1, ia.ncpus, ref);
+	cpu_ref(&o.t, first, o.t0, o.t1, ia.ncpus, ref);
 	/* abicap's analysis of its records over the same window */
 	qsort(o.recs, o.n, sizeof(*o.recs), rec_order);
 	analysis_init(&an, ia.ncpus);
