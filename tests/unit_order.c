@@ -90,11 +90,29 @@ static char *report(const char *cap, bool json, size_t *len)
 	return read_file(scratch_path("out"), len);
 }
 
+/* Both reports of cap (text, JSON) are want's, byte for byte. */
+static void expect_reports(const char *cap, char *const want[2],
+			   const size_t wlen[2], const char *what)
+{
+	size_t glen;
+	char *got;
+
+	for (int j = 0; j < 2; j++) {
+		got = report(cap, j, &glen);
+		cr_assert(glen == wlen[j] && !memcmp(got, want[j], glen),
+			  "%s, %s: the report differs:\n%.*s\n---- as it should "
+			  "be ----\n%.*s", what, j ? "JSON" : "text",
+			  (int)(glen < 3000 ? glen : 3000), got,
+			  (int)(wlen[j] < 3000 ? wlen[j] : 3000), want[j]);
+		free(got);
+	}
+}
+
 static void same_report_any_order(size_t n, const char *budget)
 {
 	union abicap_rec *v = workload(n);
-	char cap[512], *want[2], *got;
-	size_t wlen[2], glen;
+	char cap[512], *want[2], what[64];
+	size_t wlen[2];
 	uint64_t s = 99;
 
 	if (budget)
@@ -115,15 +133,8 @@ static void same_report_any_order(size_t n, const char *budget)
 			v[m] = t;
 		}
 		put(cap, v, n);
-		for (int j = 0; j < 2; j++) {
-			got = report(cap, j, &glen);
-			cr_assert(glen == wlen[j] && !memcmp(got, want[j], glen),
-				  "permutation %d, %s: the report differs:\n%.*s\n"
-				  "---- original ----\n%.*s", k, j ? "JSON" : "text",
-				  (int)(glen < 3000 ? glen : 3000), got,
-				  (int)(wlen[j] < 3000 ? wlen[j] : 3000), want[j]);
-			free(got);
-		}
+		snprintf(what, sizeof(what), "permutation %d", k);
+		expect_reports(cap, want, wlen, what);
 	}
 	for (int j = 0; j < 2; j++)
 		free(want[j]);
@@ -160,8 +171,8 @@ Test(order, nearly_in_order_copies_report_byte_identical)
 	const size_t n = 20000;
 	union abicap_rec *v = workload(n), *w = malloc(n * sizeof(*v));
 	static const size_t late[] = { 0, 1, 40, 300, 900, 5000 };
-	char cap[512], *want[2], *got;
-	size_t wlen[2], glen;
+	char cap[512], *want[2], what[64];
+	size_t wlen[2];
 
 	cr_assert(w);
 	setenv("ABICAP_ORDER_BUDGET", "1000", 1);
@@ -187,16 +198,8 @@ Test(order, nearly_in_order_copies_report_byte_identical)
 			w[7000 + late[k]] = t;
 		}
 		put(cap, w, n);
-		for (int j = 0; j < 2; j++) {
-			got = report(cap, j, &glen);
-			cr_assert(glen == wlen[j] && !memcmp(got, want[j], glen),
-				  "late %zu, %s: the report differs:\n%.*s\n"
-				  "---- in order ----\n%.*s", late[k],
-				  j ? "JSON" : "text",
-				  (int)(glen < 3000 ? glen : 3000), got,
-				  (int)(wlen[j] < 3000 ? wlen[j] : 3000), want[j]);
-			free(got);
-		}
+		snprintf(what, sizeof(what), "late %zu", late[k]);
+		expect_reports(cap, want, wlen, what);
 	}
 	for (int j = 0; j < 2; j++)
 		free(want[j]);
