@@ -229,6 +229,15 @@ static bool all_stopped(pid_t pid)
 	return all;
 }
 
+/* SIGSTOP pid and wait until every thread of it is stopped. */
+static void stop_all(pid_t pid)
+{
+	cr_assert_eq(kill(pid, SIGSTOP), 0);
+	for (int t = 0; t < 500 && !all_stopped(pid); t++)
+		usleep(10000);
+	cr_assert(all_stopped(pid), "pingpong never stopped");
+}
+
 /*
  * Run the workload (pingpong on CPU cpu, -1 unpinned), stop it, and compare
  * serve's sums with the kernel's until both stand still (the stopped tasks'
@@ -253,10 +262,7 @@ static void compare(int port, const char *cpu, struct kstat *k,
 		if (k->pcount > 20000)
 			break;
 	}
-	cr_assert_eq(kill(kid, SIGSTOP), 0);
-	for (int t = 0; t < 500 && !all_stopped(kid); t++)
-		usleep(10000);
-	cr_assert(all_stopped(kid), "pingpong never stopped");
+	stop_all(kid);
 	for (int t = 0; t < 50; t++) {
 		usleep(100000);
 		*k = kernel_sums();
@@ -391,10 +397,7 @@ static struct kstat stop_and_sum(pid_t pid, const char *cg)
 {
 	struct kstat k, last = { 0 };
 
-	cr_assert_eq(kill(pid, SIGSTOP), 0);
-	for (int t = 0; t < 500 && !all_stopped(pid); t++)
-		usleep(10000);
-	cr_assert(all_stopped(pid), "pingpong never stopped");
+	stop_all(pid);
 	for (int t = 0; t < 50; t++) {
 		usleep(50000);
 		k = kernel_sums_of(cg);
