@@ -168,7 +168,7 @@ struct cpu_agg {
 	__u64 running_since; /* the current task's switch-in */
 	__u64 idle_since; /* 0: not idle */
 	__u32 idle_state;
-	__u32 pad;
+	__s32 running_pid; /* the task switched in then (next_pid) */
 };
 
 struct {
@@ -515,18 +515,29 @@ static __always_inline void agg_switch(__u64 ts, struct task_struct *prev,
 	struct cpu_agg *ca = bpf_map_lookup_elem(&cpu_agg, &zero);
 	struct abicap_cg_stats *st = NULL;
 	__u64 since = 0;
+	bool unseen = false;
 
 	if (ca) {
 		since = ca->running_since;
+		/*
+		 * prev is not the task the last switch seen here put on this
+		 * CPU: a switch between ran without this program (a task the
+		 * kernel hides from tracing was current, or a run was missed).
+		 * prev ran for some part of the time since, not known which.
+		 */
+		unseen = since && ca->running_pid != prev_pid;
 		ca->running_since = ts;
+		ca->running_pid = next_pid;
 	}
 	if (prev_pid && prev_ok) {
 		bool runnable = !(state & (ABICAP_STATE_PREEMPTED - 1));
 
 		st = cg_stats_of(prev_cg, cnt, lost);
+		if (st && unseen)
+			st->oncpu_unseen++;
+		else if (st && since && ts > since)
+			st->oncpu_ns += ts - since;
 		if (st) {
-			if (since && ts > since)
-				st->oncpu_ns += ts - since;
 			if (runnable)
 				st->switches_involuntary++;
 			else

@@ -178,6 +178,12 @@ struct abicap_cg_stats {
 	__u64 switches_voluntary; /* switched out blocked (S, D, ...) */
 	__u64 switches_involuntary; /* switched out still runnable (R, R+) */
 	__u64 oncpu_ns;
+	/*
+	 * accounting events: switch-outs whose switch-in no sched_switch
+	 * showed (a task hidden from tracing ran between): that run's time
+	 * is not in oncpu_ns
+	 */
+	__u64 oncpu_unseen;
 };
 
 /* Per-CPU idle residency, map "idle_stats" indexed by idle state. */

@@ -245,6 +245,7 @@ static void stop_all(pid_t pid)
  */
 static char last_losses[2048];
 static long long merged; /* abicap_runqueue_waits_merged_total */
+static long long unseen; /* abicap_cpu_runs_unseen_total of work */
 
 static void compare(int port, const char *cpu, struct kstat *k,
 		    long long *lat_ns, long long *lat_n, long long *cpu_ns)
@@ -272,6 +273,7 @@ static void compare(int port, const char *cpu, struct kstat *k,
 		*lat_n = sample_of(text, "abicap_runqueue_latency_seconds_count",
 				   false);
 		*cpu_ns = sample_of(text, "abicap_cpu_seconds_total", true);
+		unseen = sample_of(text, "abicap_cpu_runs_unseen_total", false);
 		merged = (long long)metric_sample(text,
 				"abicap_runqueue_waits_merged_total");
 		l1 = metric_lines(text, "abicap_updates_lost_total");
@@ -359,22 +361,48 @@ Test(serve_oracle, events_accounting_is_within_bounds_of_schedstat)
 	struct kstat k;
 
 	serve_and_compare("events", "0", &k, &lat_ns, &lat_n, &cpu_ns);
-	/* a wait racing the attach, or one in flight at the stop: a few */
-	cr_assert_leq(llabs(lat_n - (long long)k.pcount), 3, "waits: serve "
-		      "%lld, the kernel's pcount %llu", lat_n, k.pcount);
+	/*
+	 * Runs whose switch-in no sched_switch showed (this machine's kernel
+	 * hides its agent's threads from tracing: a switch from one of them
+	 * to pingpong is unseen) are counted in abicap_cpu_runs_unseen_total
+	 * and charged nothing, nor is the wait that ended there counted
+	 * (before, the hidden task's time went to the run after it: CI's
+	 * loaded run had serve 2% over the kernel). Each such run makes
+	 * serve's sums short by an unknown amount: only the bounds from
+	 * above hold then.
+	 */
+	if (unseen)
+		fprintf(stderr, "serve_oracle: %lld runs of pingpong began "
+			"unseen: serve %lld ns on CPU and %lld waits, the kernel "
+			"%llu ns and %llu\n", unseen, cpu_ns, lat_n, k.run_ns,
+			k.pcount);
+	/* a wait in flight at the stop: a few */
+	cr_assert_leq(lat_n - (long long)k.pcount, 3, "waits: serve %lld, the "
+		      "kernel's pcount %llu", lat_n, k.pcount);
+	cr_assert_leq((long long)k.pcount - lat_n, 3 + unseen, "waits: serve "
+		      "%lld, the kernel's pcount %llu (%lld runs unseen)", lat_n,
+		      k.pcount, unseen);
 	/*
 	 * each wait from the sched_wakeup tracepoint (after the enqueue) to
 	 * the sched_switch one (after the pick), not from the enqueue to the
 	 * clock update before the pick: about 0.3 us apart here; 2 us a wait
 	 * on average bounds it
 	 */
-	cr_assert_leq(llabs(lat_ns - (long long)k.delay_ns), 2000 * lat_n,
+	cr_assert_leq(lat_ns - (long long)k.delay_ns, 2000 * lat_n,
 		      "time waited: serve %lld ns, the kernel's %llu ns, over "
 		      "%lld waits", lat_ns, k.delay_ns, lat_n);
+	if (!unseen)
+		cr_assert_leq((long long)k.delay_ns - lat_ns, 2000 * lat_n,
+			      "time waited: serve %lld ns, the kernel's %llu "
+			      "ns, over %lld waits", lat_ns, k.delay_ns, lat_n);
 	/* on-CPU: switch to switch by the BPF clock, not the charges: 1% */
-	cr_assert_leq(llabs(cpu_ns - (long long)k.run_ns),
-		      (long long)k.run_ns / 100, "on-CPU time: serve %lld ns, "
-		      "the kernel's %llu ns", cpu_ns, k.run_ns);
+	cr_assert_leq(cpu_ns - (long long)k.run_ns, (long long)k.run_ns / 100,
+		      "on-CPU time: serve %lld ns, the kernel's %llu ns (%lld "
+		      "runs unseen)", cpu_ns, k.run_ns, unseen);
+	if (!unseen)
+		cr_assert_leq((long long)k.run_ns - cpu_ns,
+			      (long long)k.run_ns / 100, "on-CPU time: serve "
+			      "%lld ns, the kernel's %llu ns", cpu_ns, k.run_ns);
 	kill(srv.pid, SIGINT);
 	cr_assert_eq(wait_exit(&srv, 20), 0);
 }

@@ -42,6 +42,7 @@ static char *render(struct metrics_ctx *m, const char *const *paths,
 		v[i].id = 100 + i;
 		v[i].s.oncpu_ns = (uint64_t)(cpu_s[i] * 1e9);
 		v[i].s.switches_voluntary = 1;
+		v[i].s.oncpu_unseen = i;
 		if (paths[i])
 			cr_assert_eq(cgnames_set(m->names, v[i].id, paths[i]), 0);
 	}
@@ -123,6 +124,11 @@ Test(metrics, incarnations_of_one_cgroup_path_are_one_series)
 	cr_assert(strstr(text, "abicap_cpu_seconds_total{cgroup=\"cgroup#103\""),
 		  "%s", text);
 	cr_assert(strstr(text, "kind=\"voluntary\"} 3\n"), "%s", text);
+	/* runs with an unseen switch-in: 0 + 2 + 4 of the three ids */
+	cr_assert(strstr(text, "abicap_cpu_runs_unseen_total{cgroup=\"/system."
+			 "slice/x.service\",container=\"\",pod=\"\",qos=\"\","
+			 "namespace=\"\",pod_name=\"\",container_name=\"\"} "
+			 "6\n"), "%s", text);
 	promtool_accepts(text);
 	free(text);
 	metrics_fini(&m);

@@ -60,6 +60,8 @@ const struct cmd_spec serve_spec = {
 "  abicap_runqueue_latency_seconds{cgroup,container,pod,qos}  histogram\n"
 "  abicap_context_switches_total{cgroup,...,kind=voluntary|involuntary}\n"
 "  abicap_cpu_seconds_total{cgroup,...}        on-CPU time\n"
+"  abicap_cpu_runs_unseen_total{cgroup,...}    runs whose switch-in was\n"
+"                                              hidden (accounting events)\n"
 "  abicap_cgroup_throttled_seconds_total{cgroup,...}, and _periods_total,\n"
 "  abicap_cgroup_periods_total{cgroup,...}     CPU quota throttling: the\n"
 "                                              cgroup's cpu.stat at scrape\n"

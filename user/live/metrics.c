@@ -58,6 +58,7 @@ static void add_stats(struct abicap_cg_stats *to, const struct abicap_cg_stats *
 	to->switches_voluntary += s->switches_voluntary;
 	to->switches_involuntary += s->switches_involuntary;
 	to->oncpu_ns += s->oncpu_ns;
+	to->oncpu_unseen += s->oncpu_unseen;
 }
 
 static int cmp_rows(const void *a, const void *b)
@@ -292,6 +293,16 @@ static void write_rows(FILE *f, const struct cg_row *rows, size_t n)
 		fputs("abicap_cpu_seconds_total{", f);
 		cg_labels(f, &rows[i]);
 		fprintf(f, "} %.9f\n", (double)rows[i].s.oncpu_ns / 1e9);
+	}
+	help(f, "abicap_cpu_runs_unseen_total", "counter",
+	     "Runs of the cgroup's tasks whose switch-in no sched_switch "
+	     "tracepoint showed (a task the kernel hides from tracing was "
+	     "current before; accounting events only): their time is in no "
+	     "abicap_cpu_seconds_total.");
+	for (size_t i = 0; i < n; i++) {
+		fputs("abicap_cpu_runs_unseen_total{", f);
+		cg_labels(f, &rows[i]);
+		fprintf(f, "} %llu\n", U(rows[i].s.oncpu_unseen));
 	}
 }
 
@@ -567,6 +578,7 @@ static void add_delta(struct abicap_cg_stats *to, const struct abicap_cg_stats *
 	to->switches_voluntary += D(switches_voluntary);
 	to->switches_involuntary += D(switches_involuntary);
 	to->oncpu_ns += D(oncpu_ns);
+	to->oncpu_unseen += D(oncpu_unseen);
 #undef D
 }
 
