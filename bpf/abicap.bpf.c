@@ -148,6 +148,33 @@ struct {
 	__type(value, struct abicap_cg_stats);
 } cg_stats SEC(".maps");
 
+/*
+ * Slots: where a cgroup's statistics go once serve gave it one, found
+ * without a hash lookup (about 50 ns a switch less here). Slot
+ * id & (cg_slots_n - 1) is the cgroup's if cg_owner there holds its id;
+ * only user space writes cg_owner (user/live/cgslots.c): it gives a free
+ * slot to each id in cg_stats, and takes it back, zeroed, after the id's
+ * entry is deleted. The entry in cg_stats stays the cgroup's registration
+ * (--max-cgroups) and holds what came before the slot: a cgroup's
+ * statistics are its entry's plus its slot's, both only ever growing.
+ */
+const volatile __u32 cg_slots_n = 0; /* a power of 2; 0: no slots */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE); /* serve writes it in place */
+	__uint(max_entries, ABICAP_CG_SLOTS_MAX);
+	__type(key, __u32);
+	__type(value, __u64); /* 0 free, ABICAP_CG_SLOT_HELD being zeroed */
+} cg_owner SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, ABICAP_CG_SLOTS_MAX);
+	__type(key, __u32);
+	__type(value, struct abicap_cg_stats);
+} cg_slots SEC(".maps");
+
 /* a zeroed value to insert into cg_stats (never written) */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -425,10 +452,20 @@ static __always_inline void submit(void *ctx, void *rec, __u32 size,
 static __always_inline struct abicap_cg_stats *
 cg_stats_of(__u64 cg, struct abicap_counter *cnt, bool *lost)
 {
-	struct abicap_cg_stats *st = bpf_map_lookup_elem(&cg_stats, &cg);
-	__u32 zero = 0;
+	struct abicap_cg_stats *st;
+	__u32 zero = 0, slot = (__u32)cg & (cg_slots_n - 1);
+	__u64 *owner;
 	void *z;
 
+	if (cg_slots_n) {
+		owner = bpf_map_lookup_elem(&cg_owner, &slot);
+		if (owner && *owner == cg) {
+			st = bpf_map_lookup_elem(&cg_slots, &slot);
+			if (st)
+				return st;
+		}
+	}
+	st = bpf_map_lookup_elem(&cg_stats, &cg);
 	if (st)
 		return st;
 	z = bpf_map_lookup_elem(&cg_zero, &zero);

@@ -170,6 +170,10 @@ enum abicap_pc_where {
 #define ABICAP_LAT_BUCKET0_NS 1024ULL /* 1.024 us .. 8.6 s */
 #define ABICAP_IDLE_STATES 16
 #define ABICAP_MAX_CGROUPS_DEFAULT 1024
+/* serve's slots (cg_owner, cg_slots): at most this many, a power of 2 */
+#define ABICAP_CG_SLOTS_MAX 256
+/* cg_owner: a slot taken back, to be zeroed before it is free (0) */
+#define ABICAP_CG_SLOT_HELD (~0ULL)
 
 struct abicap_cg_stats {
 	__u64 rq_count; /* wakeup or preemption to running */

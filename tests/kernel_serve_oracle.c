@@ -24,6 +24,9 @@
 #include <unistd.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "abicap.h"
 #include "event/cgroup.h"
 #include "harness.h"
 
@@ -31,6 +34,7 @@ static char root[4096]; /* the cgroup v2 mount */
 static char base[64]; /* "/abicap-oracle-PID": what serve watches */
 static char work[96]; /* base/work: the workload's cgroup */
 static struct child srv;
+static int srv_port; /* serve_and_compare()'s */
 static pid_t kid;
 
 static void setup(void)
@@ -239,6 +243,35 @@ static void stop_all(pid_t pid)
 }
 
 /*
+ * fd of a map named name; for cg_owner (id not 0), the one holding id in
+ * id's slot, *slot. -1 if none.
+ */
+static int map_named(const char *name, uint64_t id, uint32_t *slot)
+{
+	__u32 next = 0;
+
+	while (!bpf_map_get_next_id(next, &next)) {
+		struct bpf_map_info info = { 0 };
+		__u32 len = sizeof(info);
+		uint64_t v = 0;
+		int fd = bpf_map_get_fd_by_id(next);
+
+		if (fd < 0)
+			continue;
+		if (!bpf_obj_get_info_by_fd(fd, &info, &len) &&
+		    !strcmp(info.name, name) && info.max_entries) {
+			if (!id)
+				return fd;
+			*slot = (uint32_t)id & (info.max_entries - 1);
+			if (!bpf_map_lookup_elem(fd, slot, &v) && v == id)
+				return fd;
+		}
+		close(fd);
+	}
+	return -1;
+}
+
+/*
  * Run the workload (pingpong on CPU cpu, -1 unpinned), stop it, and compare
  * serve's sums with the kernel's until both stand still (the stopped tasks'
  * last switches are a moment behind their state T). Returns the last pair.
@@ -246,6 +279,7 @@ static void stop_all(pid_t pid)
 static char last_losses[2048];
 static long long merged; /* abicap_runqueue_waits_merged_total */
 static long long unseen; /* abicap_cpu_runs_unseen_total of work */
+static uint64_t want_slot; /* compare(): run on once this id has a slot */
 
 static void compare(int port, const char *cpu, struct kstat *k,
 		    long long *lat_ns, long long *lat_n, long long *cpu_ns)
@@ -262,6 +296,22 @@ static void compare(int port, const char *cpu, struct kstat *k,
 		*k = kernel_sums();
 		if (k->pcount > 20000)
 			break;
+	}
+	/* with want_slot: until serve gave the cgroup its slot, and as long again */
+	for (int t = 0; want_slot && t < 300; t++) {
+		unsigned long long from;
+		uint32_t slot;
+		int fd = map_named("cg_owner", want_slot, &slot);
+
+		if (fd >= 0) {
+			close(fd);
+			from = kernel_sums().pcount;
+			for (int u = 0; u < 300 && kernel_sums().pcount < from + 20000;
+			     u++)
+				usleep(10000);
+			break;
+		}
+		usleep(10000);
 	}
 	stop_all(kid);
 	for (int t = 0; t < 50; t++) {
@@ -306,6 +356,7 @@ static void serve_and_compare(const char *src, const char *cpu,
 	char seen[1024], want[64];
 	int port = free_port();
 
+	srv_port = port;
 	start_serve(port, src, seen, sizeof(seen));
 	snprintf(want, sizeof(want), "accounting: %s", src);
 	cr_assert(strstr(seen, want), "%s", seen);
@@ -493,6 +544,78 @@ Test(serve_oracle, a_task_back_from_outside_the_subtree_is_charged_for_inside_on
 	kid = 0;
 	for (int t = 0; t < 50 && rmdir(dir) && errno != ENOENT; t++)
 		usleep(20000);
+	kill(srv.pid, SIGINT);
+	cr_assert_eq(wait_exit(&srv, 20), 0);
+}
+
+/*
+ * serve keeps a cgroup's statistics in a slot found by its id's low bits
+ * once it gave it one (bpf/abicap.bpf.c cg_owner): what came before is in
+ * its cg_stats entry. The sum of the two is the kernel's to the nanosecond;
+ * the slot is held when the cgroup is removed, and zeroed and free a
+ * second later.
+ */
+Test(serve_oracle, a_cgroup_slot_is_given_summed_and_taken_back)
+{
+	long long lat_ns, lat_n, cpu_ns;
+	struct abicap_cg_stats *vals;
+	char dir[4400], *text;
+	struct kstat k;
+	struct stat sb;
+	uint32_t slot;
+	long long in_slot = 0;
+	uint64_t v;
+	int fd, sfd, ncpus = libbpf_num_possible_cpus();
+
+	snprintf(dir, sizeof(dir), "%s%s", root, work);
+	cr_assert_eq(stat(dir, &sb), 0);
+	want_slot = (uint64_t)sb.st_ino;
+	serve_and_compare("kernel", "0", &k, &lat_ns, &lat_n, &cpu_ns);
+	fd = map_named("cg_owner", (uint64_t)sb.st_ino, &slot);
+	cr_assert_geq(fd, 0, "no cg_owner map gives cgroup %llu its slot",
+		      (unsigned long long)sb.st_ino);
+	/* the slot has counted since it was given, the entry before */
+	sfd = map_named("cg_slots", 0, NULL);
+	cr_assert_geq(sfd, 0, "no cg_slots map");
+	vals = calloc((size_t)ncpus, sizeof(*vals));
+	cr_assert(vals);
+	cr_assert_eq(bpf_map_lookup_elem(sfd, &slot, vals), 0);
+	for (int c = 0; c < ncpus; c++)
+		in_slot += (long long)vals[c].oncpu_ns;
+	cr_assert(in_slot > 0 && in_slot < cpu_ns, "on-CPU time in slot %u: "
+		  "%lld ns of serve's %lld", slot, in_slot, cpu_ns);
+	cr_assert_eq(lat_n + merged, (long long)k.pcount);
+	cr_assert_eq(lat_ns, (long long)k.delay_ns);
+	cr_assert_eq(cpu_ns, (long long)k.run_ns, "on-CPU time: serve %lld ns "
+		     "(its entry's and its slot's), the kernel's %llu ns",
+		     cpu_ns, k.run_ns);
+	/* removed: the scrape that sees it gone takes the slot back */
+	kill(kid, SIGKILL);
+	waitpid(kid, NULL, 0);
+	kid = 0;
+	for (int t = 0; t < 50 && rmdir(dir) && errno != ENOENT; t++)
+		usleep(20000);
+	free(scrape_metrics(srv_port));
+	cr_assert_eq(bpf_map_lookup_elem(fd, &slot, &v), 0);
+	cr_assert_eq(v, ABICAP_CG_SLOT_HELD, "slot %u: %#llx, not held", slot,
+		     (unsigned long long)v);
+	for (int t = 0; t < 40 && v; t++) {
+		usleep(100000);
+		cr_assert_eq(bpf_map_lookup_elem(fd, &slot, &v), 0);
+	}
+	cr_assert_eq(v, 0, "slot %u still %#llx 4 s after", slot,
+		     (unsigned long long)v);
+	close(fd);
+	/* and zeroed before it was free */
+	cr_assert_eq(bpf_map_lookup_elem(sfd, &slot, vals), 0);
+	for (int c = 0; c < ncpus; c++)
+		cr_assert_eq(vals[c].oncpu_ns + vals[c].rq_count, 0,
+			     "slot %u of CPU %d not zeroed", slot, c);
+	free(vals);
+	close(sfd);
+	text = scrape_metrics(srv_port);
+	cr_assert_null(strstr(text, work), "%s", text);
+	free(text);
 	kill(srv.pid, SIGINT);
 	cr_assert_eq(wait_exit(&srv, 20), 0);
 }

@@ -239,6 +239,8 @@ int do_serve(int argc, char **argv)
 	m.max_cgroups = o.cap.max_cgroups ? o.cap.max_cgroups :
 					    ABICAP_MAX_CGROUPS_DEFAULT;
 	m.removed_series = true;
+	if (metrics_open_slots(&m, err, sizeof(err)))
+		ab_warn("%s", err);
 	m.names = cgnames_live(err, sizeof(err));
 	if (!m.names) {
 		ab_error("%s", err);

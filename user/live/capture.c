@@ -19,6 +19,7 @@
 #include "abicap.h" /* before the skeleton: its .bss type */
 #include "abicap.skel.h"
 #include "live/capture.h"
+#include "live/cgslots.h"
 #include "live/contract_gate.h"
 #include "live/drain.h"
 #include "live/features.h"
@@ -461,6 +462,7 @@ static void configure(struct capture *c, const struct capture_opts *o,
 	ro->aggregate = o->aggregate;
 	ro->stream = !o->aggregate;
 	ro->agg_kernel = c->kernel_agg;
+	ro->cg_slots_n = o->aggregate ? cg_slots_for(o->max_cgroups) : 0;
 	/* tasks born from here on: every wait of theirs is in the statistics */
 	ro->agg_since_ns = mono_ns();
 	ro->pc_where = preempt_count_place((__s64 *)&ro->pc_off);
@@ -487,6 +489,10 @@ static void configure(struct capture *c, const struct capture_opts *o,
 	bpf_map__set_max_entries(c->skel->maps.cg_stats, !o->aggregate ? 1 :
 				 o->max_cgroups ? o->max_cgroups :
 						  ABICAP_MAX_CGROUPS_DEFAULT);
+	bpf_map__set_max_entries(c->skel->maps.cg_owner, o->aggregate ?
+				 cg_slots_for(o->max_cgroups) : 1);
+	bpf_map__set_max_entries(c->skel->maps.cg_slots, o->aggregate ?
+				 cg_slots_for(o->max_cgroups) : 1);
 	if (!o->aggregate) {
 		bpf_map__set_max_entries(c->skel->maps.queued_at, 1);
 		bpf_map__set_max_entries(c->skel->maps.cpu_freq, 1);

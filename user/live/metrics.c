@@ -151,6 +151,7 @@ static void named_free(struct cg_named_set *t)
 
 void metrics_fini(struct metrics_ctx *m)
 {
+	cgslots_close(&m->slots);
 	named_free(&m->retired);
 	named_free(&m->shown);
 	free(m->cpu_roots);
@@ -212,6 +213,7 @@ static struct cg_sample *read_cgroups(struct metrics_ctx *m, int fd,
 {
 	int ncpus = capture_ncpus(m->cap);
 	struct abicap_cg_stats *v = calloc(ncpus, sizeof(*v));
+	const struct abicap_cg_stats *sv;
 	struct cg_sample *out = NULL;
 	size_t cap = 0;
 	uint64_t key, *prev = NULL;
@@ -236,6 +238,20 @@ static struct cg_sample *read_cgroups(struct metrics_ctx *m, int fd,
 		out[*n].id = key;
 		for (int c = 0; c < ncpus; c++)
 			add_stats(&out[*n].s, &v[c]);
+		/* and its slot's, where it has one (given here if free) */
+		cgslots_claim(&m->slots, key);
+		switch (cgslots_values(&m->slots, key, &sv)) {
+		case 1:
+			for (int c = 0; c < m->slots.ncpus; c++)
+				add_stats(&out[*n].s, &sv[c]);
+			break;
+		case -1:
+			snprintf(err, errlen, "cannot read cgroup %llu's slot: "
+				 "%s", (unsigned long long)key, strerror(errno));
+			free(v);
+			free(out);
+			return NULL;
+		}
 		(*n)++;
 	}
 	free(v);
@@ -629,6 +645,7 @@ static void drop(struct metrics_ctx *m, int fd, const struct cg_sample *v,
 				stays = true;
 				continue;
 			}
+			cgslots_release(&m->slots, rows[k].id, mono_ns());
 			add_stats(&out, &rows[k].s);
 			m->pruned++;
 			any = true;
@@ -672,10 +689,40 @@ static void remember_shown(struct metrics_ctx *m, const struct cg_row *rows,
 	m->shown = t;
 }
 
-static int cg_map_fd(struct metrics_ctx *m)
+static int map_fd(struct metrics_ctx *m, const char *name)
 {
 	return bpf_map__fd(bpf_object__find_map_by_name(capture_object(m->cap),
-							"cg_stats"));
+							name));
+}
+
+static int cg_map_fd(struct metrics_ctx *m)
+{
+	return map_fd(m, "cg_stats");
+}
+
+int metrics_open_slots(struct metrics_ctx *m, char *err, size_t errlen)
+{
+	if (!cgslots_open(&m->slots, map_fd(m, "cg_owner"),
+			  map_fd(m, "cg_slots"), cg_slots_for(m->max_cgroups),
+			  capture_ncpus(m->cap)))
+		return 0;
+	snprintf(err, errlen, "the cgroup slots cannot be mapped (%s): "
+		 "statistics go to the cgroup map alone", strerror(errno));
+	return -1;
+}
+
+/* Slots for the entries the programs made since the last look. */
+static void claim_new(struct metrics_ctx *m, int fd, const uint64_t *aux)
+{
+	uint64_t key, *prev = NULL;
+
+	if (!m->slots.n || aux[ABICAP_AUX_CG_CREATED] == m->created_claimed)
+		return;
+	m->created_claimed = aux[ABICAP_AUX_CG_CREATED];
+	while (!bpf_map_get_next_key(fd, prev, &key)) {
+		prev = &key;
+		cgslots_claim(&m->slots, key);
+	}
 }
 
 /*
@@ -780,17 +827,22 @@ void metrics_maintain(struct metrics_ctx *m)
 	struct cg_sample *v;
 	enum cg_state *st;
 	char err[128];
-	bool *del, losing;
+	bool *del, losing, have_aux;
 
 	if (!capture_counters(m->cap, -1, cnt))
 		for (int e = 0; e < ABICAP_EV_COUNT; e++)
 			lost += cnt[e].dropped;
 	losing = lost != m->lost_seen;
 	m->lost_seen = lost;
+	have_aux = !capture_aux(m->cap, aux);
+	/* new cgroups get their slots within a tick, not at the next scrape */
+	if (have_aux)
+		claim_new(m, fd, aux);
+	cgslots_maintain(&m->slots, now);
 	if (now < m->next_sweep_ns)
 		return;
 	/* entries made by the programs, less those deleted here: the fill */
-	if (!losing && !capture_aux(m->cap, aux) &&
+	if (!losing && have_aux &&
 	    (aux[ABICAP_AUX_CG_CREATED] - m->pruned) * 4 <
 	    (uint64_t)m->max_cgroups * 3)
 		return;

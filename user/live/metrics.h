@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "live/capture.h"
+#include "live/cgslots.h"
 #include "event/cgcpu.h"
 #include "event/cgnames.h"
 
@@ -48,6 +49,9 @@ struct metrics_ctx {
 	uint64_t lost_seen, next_sweep_ns;
 	/* where cpu.stat is read at each scrape (throttling), found once */
 	struct cg_cpu_roots *cpu_roots;
+	/* the cgroups' slots (serve: metrics_open_slots); n 0: none */
+	struct cgslots slots;
+	uint64_t created_claimed; /* ABICAP_AUX_CG_CREATED at the last claims */
 };
 
 /* One cgroup id's statistics in the map, summed over CPUs. */
@@ -90,6 +94,11 @@ int metrics_write_cgroups(FILE *f, struct metrics_ctx *m,
  */
 void metrics_write_losses(FILE *f, const struct capture_misses *ms,
 			  const uint64_t *aux);
+/*
+ * Use the capture's cgroup slots (its maps cg_owner and cg_slots, sized for
+ * max_cgroups). 0, or -1 with err: serve then goes on with cg_stats alone.
+ */
+int metrics_open_slots(struct metrics_ctx *m, char *err, size_t errlen);
 /* What the context holds (not the capture or the names). */
 void metrics_fini(struct metrics_ctx *m);
 
