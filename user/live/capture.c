@@ -462,7 +462,11 @@ static void configure(struct capture *c, const struct capture_opts *o,
 	ro->aggregate = o->aggregate;
 	ro->stream = !o->aggregate;
 	ro->agg_kernel = c->kernel_agg;
-	ro->cg_slots_n = o->aggregate ? cg_slots_for(o->max_cgroups) : 0;
+	/* serve's slots where user space can map their owners (5.5+) */
+	ro->cg_slots_n = o->aggregate && feature_mmapable_array() == 1 ?
+			 cg_slots_for(o->max_cgroups) : 0;
+	if (!ro->cg_slots_n)
+		bpf_map__set_map_flags(c->skel->maps.cg_owner, 0);
 	/* tasks born from here on: every wait of theirs is in the statistics */
 	ro->agg_since_ns = mono_ns();
 	ro->pc_where = preempt_count_place((__s64 *)&ro->pc_off);

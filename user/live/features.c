@@ -101,6 +101,19 @@ int feature_ringbuf_array(void)
 	return ret;
 }
 
+/* An array map user space can mmap (BPF_F_MMAPABLE, Linux 5.5): 1, 0, -errno. */
+int feature_mmapable_array(void)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, oo, .map_flags = BPF_F_MMAPABLE);
+	int fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "abicap_probe", 4, 8, 1,
+				&oo);
+
+	if (fd < 0)
+		return errno == EINVAL ? 0 : -errno;
+	close(fd);
+	return 1;
+}
+
 /* This thread's pcount (switch-ins after a wait), -errno if unreadable. */
 static long long sched_info_pcount(void)
 {

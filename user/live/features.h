@@ -26,6 +26,8 @@ int feature_bpf_fd_unprivileged(void);
  * 5.10 on): 1 yes, 0 no, -errno if the probe could not run.
  */
 int feature_ringbuf_array(void);
+/* An array map user space can mmap (BPF_F_MMAPABLE, Linux 5.5): 1, 0, -errno. */
+int feature_mmapable_array(void);
 
 /*
  * The scheduler keeps each task's run-queue waits (sched_info: CONFIG_

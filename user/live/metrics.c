@@ -702,6 +702,12 @@ static int cg_map_fd(struct metrics_ctx *m)
 
 int metrics_open_slots(struct metrics_ctx *m, char *err, size_t errlen)
 {
+	struct bpf_map *owner = bpf_object__find_map_by_name(
+		capture_object(m->cap), "cg_owner");
+
+	/* none on this kernel (see capture.c): cg_stats alone */
+	if (!owner || !(bpf_map__map_flags(owner) & BPF_F_MMAPABLE))
+		return 0;
 	if (!cgslots_open(&m->slots, map_fd(m, "cg_owner"),
 			  map_fd(m, "cg_slots"), cg_slots_for(m->max_cgroups),
 			  capture_ncpus(m->cap)))
