@@ -660,8 +660,24 @@ static __always_inline void agg_switch_kernel(struct task_struct *prev,
 		n = bpf_task_storage_get(&task_notes, prev, 0, 0);
 		if (n && n->known) {
 			exec = prev->se.sum_exec_runtime;
-			ran = exec >= n->exec_counted ? exec - n->exec_counted : 0;
+			if (exec >= n->exec_counted) {
+				ran = exec - n->exec_counted;
+			} else {
+				/* never seen: counted, not guessed */
+				count_aux(ABICAP_AUX_SUMS_BACK);
+				lose(cnt, lost);
+			}
 			n->exec_counted = exec;
+			/*
+			 * outside the filter: its waits so far are not the
+			 * subtree's, even one whose switch-in no sched_switch
+			 * showed (a hidden task before it), which the next
+			 * switch-in seen, back inside, would count
+			 */
+			if (!prev_ok) {
+				n->delay_at_arrival = prev->sched_info.run_delay;
+				n->pcount_at_arrival = prev->sched_info.pcount;
+			}
 		}
 		st = prev_ok ? cg_stats_of(prev_cg, cnt, lost) : NULL;
 		if (st) {
@@ -713,7 +729,7 @@ static __always_inline void agg_switch_kernel(struct task_struct *prev,
 		/* the kernel's sums went back: never seen; counted, not guessed */
 		n->delay_at_arrival = delay;
 		n->pcount_at_arrival = arrivals;
-		count_aux(ABICAP_AUX_QUEUE_LOST);
+		count_aux(ABICAP_AUX_SUMS_BACK);
 		lose(cnt, lost);
 		return;
 	}

@@ -150,7 +150,13 @@ enum abicap_aux {
 	 * time is in the next wait counted (not a loss: nothing is dropped)
 	 */
 	ABICAP_AUX_WAITS_MERGED = 11,
-	ABICAP_AUX_COUNT = 12,
+	/*
+	 * serve from the kernel's accounting: a task's sums (run_delay,
+	 * pcount, se.sum_exec_runtime) below what was kept of them, which
+	 * they never are: that switch's wait or run is not counted
+	 */
+	ABICAP_AUX_SUMS_BACK = 12,
+	ABICAP_AUX_COUNT = 13,
 };
 
 /* Where the programs find preempt_count (rodata pc_where, set by the loader). */

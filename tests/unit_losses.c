@@ -61,6 +61,7 @@ Test(losscount, metrics_show_recursion_misses_and_every_loss_reason)
 	aux[ABICAP_AUX_QUEUE_LOST] = 12;
 	aux[ABICAP_AUX_IDLE_STATE_BIG] = 13;
 	aux[ABICAP_AUX_CPU_ID_BIG] = 14;
+	aux[ABICAP_AUX_SUMS_BACK] = 15;
 	t = render_losses(&ms, aux);
 	cr_assert(strstr(t, "# TYPE abicap_bpf_recursion_misses_total counter\n"));
 	cr_assert(strstr(t, "\nabicap_bpf_recursion_misses_total{event=\"sched_switch\"} 7\n"), "%s", t);
@@ -71,6 +72,7 @@ Test(losscount, metrics_show_recursion_misses_and_every_loss_reason)
 	cr_assert(strstr(t, "\nabicap_updates_lost_total{reason=\"runqueue_wait_not_kept\"} 12\n"), "%s", t);
 	cr_assert(strstr(t, "\nabicap_updates_lost_total{reason=\"idle_state_out_of_range\"} 13\n"), "%s", t);
 	cr_assert(strstr(t, "\nabicap_updates_lost_total{reason=\"cpu_out_of_range\"} 14\n"), "%s", t);
+	cr_assert(strstr(t, "\nabicap_updates_lost_total{reason=\"kernel_sums_went_back\"} 15\n"), "%s", t);
 	free(t);
 	/* not readable: the families, no made-up zero */
 	t = render_losses(NULL, NULL);

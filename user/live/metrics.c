@@ -428,6 +428,7 @@ void metrics_write_losses(FILE *f, const struct capture_misses *ms,
 		{ ABICAP_AUX_QUEUE_LOST, "runqueue_wait_not_kept" },
 		{ ABICAP_AUX_IDLE_STATE_BIG, "idle_state_out_of_range" },
 		{ ABICAP_AUX_CPU_ID_BIG, "cpu_out_of_range" },
+		{ ABICAP_AUX_SUMS_BACK, "kernel_sums_went_back" },
 	};
 
 	help(f, "abicap_bpf_recursion_misses_total", "counter",
@@ -717,14 +718,21 @@ int metrics_open_slots(struct metrics_ctx *m, char *err, size_t errlen)
 	return -1;
 }
 
-/* Slots for the entries the programs made since the last look. */
-static void claim_new(struct metrics_ctx *m, int fd, const uint64_t *aux)
+/*
+ * Slots for the entries the programs made since the last look, once a
+ * second at most: under a burst of cgroups a walk of the map every tick
+ * would be spent beside the sweeps that keep it from filling.
+ */
+static void claim_new(struct metrics_ctx *m, int fd, const uint64_t *aux,
+		      uint64_t now)
 {
 	uint64_t key, *prev = NULL;
 
-	if (!m->slots.n || aux[ABICAP_AUX_CG_CREATED] == m->created_claimed)
+	if (!m->slots.n || aux[ABICAP_AUX_CG_CREATED] == m->created_claimed ||
+	    now < m->next_claim_ns)
 		return;
 	m->created_claimed = aux[ABICAP_AUX_CG_CREATED];
+	m->next_claim_ns = now + METRICS_CLAIM_NS;
 	while (!bpf_map_get_next_key(fd, prev, &key)) {
 		prev = &key;
 		cgslots_claim(&m->slots, key);
@@ -841,9 +849,9 @@ void metrics_maintain(struct metrics_ctx *m)
 	losing = lost != m->lost_seen;
 	m->lost_seen = lost;
 	have_aux = !capture_aux(m->cap, aux);
-	/* new cgroups get their slots within a tick, not at the next scrape */
+	/* new cgroups get their slots within a second, not at the next scrape */
 	if (have_aux)
-		claim_new(m, fd, aux);
+		claim_new(m, fd, aux, now);
 	cgslots_maintain(&m->slots, now);
 	if (now < m->next_sweep_ns)
 		return;

@@ -30,6 +30,8 @@ struct cg_named_set {
 /* serve's sweeps between scrapes: apart at least, and after one that freed nothing */
 #define METRICS_SWEEP_NS 100000000ull
 #define METRICS_IDLE_NS 1000000000ull
+/* serve gives new cgroups their slots between scrapes at most this often */
+#define METRICS_CLAIM_NS 1000000000ull
 
 struct metrics_ctx {
 	struct capture *cap; /* opened with aggregate */
@@ -52,6 +54,7 @@ struct metrics_ctx {
 	/* the cgroups' slots (serve: metrics_open_slots); n 0: none */
 	struct cgslots slots;
 	uint64_t created_claimed; /* ABICAP_AUX_CG_CREATED at the last claims */
+	uint64_t next_claim_ns; /* metrics_maintain(): claims not before */
 };
 
 /* One cgroup id's statistics in the map, summed over CPUs. */

@@ -94,6 +94,11 @@ void warn_aux(struct capture *c, bool summary)
 	if (a[ABICAP_AUX_QUEUE_LOST])
 		ab_warn("%llu run-queue waits not measured: their start could "
 			"not be kept", (unsigned long long)a[ABICAP_AUX_QUEUE_LOST]);
+	if (a[ABICAP_AUX_SUMS_BACK])
+		ab_warn("%llu switches not counted: a task's scheduler sums "
+			"(run_delay, pcount, sum_exec_runtime) were below what "
+			"abicap kept of them", (unsigned long long)
+			a[ABICAP_AUX_SUMS_BACK]);
 	if (a[ABICAP_AUX_IDLE_STATE_BIG])
 		ab_warn("%llu idle periods not counted: idle state %d or higher "
 			"(abicap keeps %d per CPU)",
