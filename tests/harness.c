@@ -338,6 +338,35 @@ char *protoc_decode(const char *trace)
 	return out;
 }
 
+/* Whether nobody listens on or holds 127.0.0.1:port (TIME_WAIT included). */
+static bool port_free(int port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET,
+				 .sin_port = htons(port),
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	bool ok = fd >= 0 && !bind(fd, (void *)&a, sizeof(a));
+
+	if (fd >= 0)
+		close(fd);
+	return ok;
+}
+
+int free_ports(int n)
+{
+	cr_assert(n >= 1 && n <= 8);
+	for (int t = 0; t < 2500; t++) {
+		int p = 10000 + ((getpid() + t) * 8) % 20000, k = 0;
+
+		while (k < n && port_free(p + k))
+			k++;
+		if (k == n)
+			return p;
+	}
+	cr_assert_fail("no %d free loopback ports from 10000 to 29999", n);
+	return 0;
+}
+
 const char *abicap_bin(void)
 {
 	const char *b = getenv("ABICAP_BIN");

@@ -104,6 +104,13 @@ void wait_for_stderr(struct child *ch, const char *needle, char *seen,
 /* Wait for exit (at most timeout_s seconds, then SIGKILL and fail); return the exit code. */
 int wait_exit(struct child *ch, int timeout_s);
 
+/*
+ * The first of n (1 to 8) consecutive loopback ports nobody holds (TIME_WAIT
+ * included), below the ephemeral range (32768 on), from a place this
+ * process's pid picks: a test's ports are not those an earlier test's serve
+ * left in TIME_WAIT.
+ */
+int free_ports(int n);
 /* GET /metrics from serve on 127.0.0.1:port, asserting 200: the body (malloc'd). */
 char *scrape_metrics(int port);
 /* The value of the first sample whose line starts with prefix, -1 if none. */

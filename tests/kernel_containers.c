@@ -355,39 +355,6 @@ Test(containers, report_groups_a_recording_by_container_and_cgroup)
 	cr_assert(strstr(r.err, "use task, cgroup or container"), "%s", r.err);
 }
 
-/* Whether nobody listens on or holds 127.0.0.1:port (TIME_WAIT included). */
-static bool port_free(int port)
-{
-	struct sockaddr_in a = { .sin_family = AF_INET,
-				 .sin_port = htons(port),
-				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	int fd = socket(AF_INET, SOCK_STREAM, 0);
-	bool ok = fd >= 0 && !bind(fd, (void *)&a, sizeof(a));
-
-	if (fd >= 0)
-		close(fd);
-	return ok;
-}
-
-/*
- * The first of 8 free ports for this test, below the ephemeral range
- * (32768 on): a test's ports must not be the ones an earlier test's serve
- * left in TIME_WAIT.
- */
-static int port_base(void)
-{
-	for (int t = 0; t < 1000; t++) {
-		int p = 10000 + (getpid() * 8 + t * 8) % 20000, k = 0;
-
-		while (k < 8 && port_free(p + k))
-			k++;
-		if (k == 8)
-			return p;
-	}
-	cr_assert_fail("no 8 free ports from 10000 to 30000");
-	return 0;
-}
-
 /* Start serve on port; returns once it says it is serving. */
 static void start_serve(struct child *ch, int port, const char *cg)
 {
@@ -427,7 +394,7 @@ static int http(int port, const char *req, size_t len, char **body)
 
 Test(containers, serve_metrics_per_cgroup_pass_promtool_and_prometheus)
 {
-	int port = port_base(), pport = port + 1;
+	int port = free_ports(2), pport = port + 1;
 	char prefix[256], cfg[8192], query[512], why[256], *text, *path;
 	const char *bad;
 	struct child srv, prom;
@@ -600,7 +567,7 @@ static char *scrape_until(int port, const char *prefix, double min)
 
 Test(containers, serve_one_series_per_cgroup_path_when_it_is_made_again)
 {
-	int port = port_base() + 4;
+	int port = free_ports(1);
 	char listen[64], seen[1024], prefix[256], dir[4400], name[16], *t1, *t2, *t3;
 	const char *svc;
 	double v1, v2, v3;
@@ -673,7 +640,7 @@ Test(containers, serve_one_series_per_cgroup_path_when_it_is_made_again)
  */
 Test(containers, serve_never_prunes_a_cgroup_it_cannot_name_yet)
 {
-	int port = port_base() + 5;
+	int port = free_ports(1);
 	char listen[64], seen[1024], name[16], *t;
 	struct child srv;
 	double live = 0, pruned = 0;
@@ -720,7 +687,7 @@ Test(containers, serve_never_prunes_a_cgroup_it_cannot_name_yet)
 }
 Test(containers, serve_refuses_bad_input_and_keeps_serving)
 {
-	int port = port_base() + 2, busy, code;
+	int port = free_ports(1), busy, code;
 	struct sockaddr_in a = { .sin_family = AF_INET };
 	char addr[64], big[20000], seen[1024], dir[4400], *text;
 	struct child srv;
@@ -830,7 +797,7 @@ Test(containers, names_from_a_container_runtime, .fini = runc_gone)
 	json_t *rep, *t;
 	struct run r;
 	size_t i;
-	int port = port_base() + 7, found = 0;
+	int port = free_ports(1), found = 0;
 
 	r = run_cmd((char *[]){ "runc", "--version", NULL });
 	if (r.code || access("/usr/bin/busybox", X_OK)) {

@@ -101,28 +101,6 @@ static void teardown(void)
 
 TestSuite(serve_cgroups, .init = setup, .fini = teardown, .timeout = 120);
 
-/* A free port below the ephemeral range (32768 on), one of 2000 from 30000. */
-static int port_for(int k)
-{
-	for (int t = 0; t < 2000; t++) {
-		struct sockaddr_in a = { .sin_family = AF_INET };
-		int p = 30000 + (getpid() * 4 + k + t * 7) % 2000,
-		    fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-		bool free_ = false;
-
-		a.sin_port = htons(p);
-		a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-		if (fd >= 0) {
-			free_ = !bind(fd, (void *)&a, sizeof(a));
-			close(fd);
-		}
-		if (free_)
-			return p;
-	}
-	cr_assert_fail("no free port from 30000 to 31999");
-	return 0;
-}
-
 static void start_serve(int port, const char *max_cgroups)
 {
 	char listen[64], seen[1024];
@@ -339,12 +317,12 @@ static double mono_s(void)
  * (base/after) starts. It must get its series within 3 scrapes, with no
  * cgroup#ID series, the dead ones pruned, and no counter going down.
  */
-static void burst_then_new_cgroup(const char *max_cgroups, int burst, int k)
+static void burst_then_new_cgroup(const char *max_cgroups, int burst)
 {
 	char live[128], after[128], prefix[256], lost_prefix[] =
 		"abicap_events_lost_total{event=\"sched_switch\"} ";
 	char *t0, *t1, *t2, *t;
-	int port = port_for(k), found_at = -1;
+	int port = free_ports(1), found_at = -1;
 	double took, lost1, lost2;
 	pid_t pid;
 
@@ -425,7 +403,7 @@ static void burst_then_new_cgroup(const char *max_cgroups, int burst, int k)
 
 Test(serve_cgroups, a_burst_of_cgroups_by_nobody_does_not_blind_serve)
 {
-	burst_then_new_cgroup("1024", 3000, 0);
+	burst_then_new_cgroup("1024", 3000);
 }
 
 /*
@@ -436,12 +414,12 @@ Test(serve_cgroups, a_burst_of_cgroups_by_nobody_does_not_blind_serve)
 Test(serve_cgroups, a_burst_in_a_subtree_serve_cannot_read_does_not_blind_it)
 {
 	hide = true;
-	burst_then_new_cgroup("1024", 2000, 3);
+	burst_then_new_cgroup("1024", 2000);
 }
 
 Test(serve_cgroups, ordinary_churn_does_not_fill_a_small_map)
 {
-	burst_then_new_cgroup("16", 40, 1);
+	burst_then_new_cgroup("16", 40);
 }
 
 static long rss_kb(pid_t pid)
@@ -469,7 +447,7 @@ static long rss_kb(pid_t pid)
 Test(serve_cgroups, names_of_removed_cgroups_are_forgotten)
 {
 	enum { BATCH = 60, BATCHES = 50, WARM = 5 };
-	int port = port_for(2), sync_to[2], sync_from[2];
+	int port = free_ports(1), sync_to[2], sync_from[2];
 	long rss_warm = 0, rss_end;
 	char *t, *prev = NULL;
 	pid_t pid;

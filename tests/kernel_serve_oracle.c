@@ -75,28 +75,6 @@ static void teardown(void)
 
 TestSuite(serve_oracle, .init = setup, .fini = teardown, .timeout = 120);
 
-/* A free loopback port from 31000 on (bind to see). */
-static int free_port(void)
-{
-	for (int t = 0; t < 1000; t++) {
-		struct sockaddr_in a = { .sin_family = AF_INET };
-		int p = 31000 + (getpid() * 3 + t * 7) % 1000,
-		    fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-		bool ok = false;
-
-		a.sin_port = htons(p);
-		a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-		if (fd >= 0) {
-			ok = !bind(fd, (void *)&a, sizeof(a));
-			close(fd);
-		}
-		if (ok)
-			return p;
-	}
-	cr_assert_fail("no free port from 31000 to 31999");
-	return 0;
-}
-
 static void start_serve(int port, const char *accounting, char *seen,
 			size_t len)
 {
@@ -354,7 +332,7 @@ static void serve_and_compare(const char *src, const char *cpu,
 			      long long *lat_n, long long *cpu_ns)
 {
 	char seen[1024], want[64];
-	int port = free_port();
+	int port = free_ports(1);
 
 	srv_port = port;
 	start_serve(port, src, seen, sizeof(seen));
@@ -497,7 +475,7 @@ static struct kstat stop_and_sum(pid_t pid, const char *cg)
 Test(serve_oracle, a_task_back_from_outside_the_subtree_is_charged_for_inside_only)
 {
 	char seen[1024], outside[96], dir[4400], *text;
-	int port = free_port();
+	int port = free_ports(1);
 	struct kstat a, b, c;
 	long long lat_ns = -1, cpu_ns = -1;
 
