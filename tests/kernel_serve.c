@@ -34,11 +34,6 @@ static void stop_serve(void)
 TestSuite(serve_http, .init = require_kernel, .fini = stop_serve,
 	  .timeout = 60);
 
-static int test_port(void)
-{
-	return 40000 + getpid() % 20000;
-}
-
 static void start_serve(int port)
 {
 	char listen[64], seen[1024];
@@ -153,7 +148,7 @@ static double metric(const char *text, const char *line_start)
 Test(serve_http, keep_alive_and_pipelined_requests_are_all_answered)
 {
 	static struct reader r;
-	int port = test_port(), fd;
+	int port = free_ports(1), fd;
 	char *body;
 
 	start_serve(port);
@@ -198,7 +193,7 @@ Test(serve_http, a_get_with_a_body_is_refused_with_413)
 		"chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n",
 		"GET / HTTP/1.1\r\nHost: abicap\r\nContent-Length: 1\r\n\r\nx",
 	};
-	int port = test_port() + 1;
+	int port = free_ports(1);
 	char *body;
 	struct run run;
 
@@ -342,7 +337,7 @@ static double closed_by(int port, const char *reason)
 
 Test(serve_http, scrapes_get_through_while_slow_clients_hold_connections)
 {
-	struct crowd c = { .port = test_port() + 2 };
+	struct crowd c = { .port = free_ports(1) };
 	double worst;
 	int scrapes;
 
@@ -372,7 +367,7 @@ Test(serve_http, scrapes_get_through_while_slow_clients_hold_connections)
 
 Test(serve_http, scrapes_get_through_while_evicted_clients_come_back_at_once)
 {
-	struct crowd c = { .port = test_port() + 3, .reconnect = true };
+	struct crowd c = { .port = free_ports(1), .reconnect = true };
 	double worst;
 	int scrapes;
 
@@ -418,7 +413,7 @@ Test(serve_http, conflicting_lengths_and_nul_bytes_in_the_target_are_refused)
 		REQ("GET /%00 HTTP/1.1\r\nHost: abicap\r\n\r\n", 404),
 #undef REQ
 	};
-	int port = test_port() + 4;
+	int port = free_ports(1);
 	char *body;
 
 	start_serve(port);

@@ -81,7 +81,9 @@ Test(slowest, names_the_hog_the_test_chose)
 	const char *cap = path("s.abicap");
 	char *bin = (char *)abicap_bin(), seen[4096];
 	int cpu = (int)sysconf(_SC_NPROCESSORS_ONLN) - 1;
-	json_t *rep, *list, *e, *t, *hogrow = NULL;
+	json_t *rep, *list, *e, *t, *ran, *hogrow = NULL;
+	long long gaps = -1;
+	size_t unknown = 0;
 	pid_t hog, waiter;
 	struct child rec;
 	struct run r;
@@ -109,6 +111,10 @@ Test(slowest, names_the_hog_the_test_chose)
 	cr_assert(rep);
 	free(r.out);
 	free(r.err);
+	json_array_foreach(json_object_get(rep, "cpus"), i, t)
+		if (json_integer_value(json_object_get(t, "cpu")) == cpu)
+			gaps = json_integer_value(json_object_get(t,
+							"hidden_gaps"));
 	list = json_object_get(rep, "slowest_waits");
 	cr_assert_eq(json_array_size(list), 5, "fewer than 5 waits listed");
 	r = run_cmd((char *[]){ bin, "report", (char *)cap, "-f", "json",
@@ -146,9 +152,19 @@ Test(slowest, names_the_hog_the_test_chose)
 			     json_integer_value(json_object_get(hogrow,
 				"runtime_ns")), "the holder's runtime is not "
 			     "the report's");
-		cr_assert_gt(json_integer_value(json_object_get(e,
-				"holder_ran_ns")), 0);
+		ran = json_object_get(e, "holder_ran_ns");
+		if (json_is_null(ran)) {
+			/* the hog's switch-in there was hidden (CI's guest) */
+			cr_assert_gt(gaps, 0, "entry %zu: the hog's time unknown "
+				     "without a hidden-task gap on CPU %d", i,
+				     cpu);
+			unknown++;
+		} else {
+			cr_assert_gt(json_integer_value(ran), 0, "entry %zu", i);
+		}
 	}
+	printf("slowest: %zu of 5 waits with the hog's time unknown, %lld "
+	       "hidden-task gaps on CPU %d\n", unknown, gaps, cpu);
 	cr_assert_geq(json_integer_value(json_object_get(hogrow, "runtime_ns")),
 		      300000000, "the hog ran under 300 ms of its 600");
 	/* the text table names it too */

@@ -605,6 +605,7 @@ static void measure_wait(struct analysis *a, struct task *t, uint64_t ts,
 			.after_wakeup = t->rq_wakeup, .holder = tid_of(holder),
 			.holder_comm = holder ? task_comm(holder) : "(idle)",
 			.holder_run_ns = holder && holder_in <= ts ? ts - hs : 0,
+			.holder_run_known = !holder || holder_in <= ts,
 		};
 
 		a->obs.wait(a->obs.ctx, &w);
@@ -736,7 +737,9 @@ static void on_switch(struct analysis *a, const struct abicap_switch *s)
 	/* a switch out of a task that was not the one switched in here */
 	bool gap = c->known && s->prev_pid != c->cur_pid;
 	struct task *was = c->cur_task ? &a->tasks[c->cur_task - 1] : NULL;
-	uint64_t prev_in = prev && prev->phase == PH_RUN ? prev->since : ts;
+	/* (UINT64_MAX: its switch-in here was not seen, its run is unknown) */
+	uint64_t prev_in = prev && prev->phase == PH_RUN && prev->cpu == cpu ?
+			   prev->since : UINT64_MAX;
 
 	if (gap && was && was != prev && was->phase == PH_RUN &&
 	    was->cpu == cpu)

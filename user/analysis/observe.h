@@ -85,6 +85,8 @@ struct wait_ev {
 	struct task_id holder;
 	const char *holder_comm;
 	uint64_t holder_run_ns; /* the holder's time on that CPU inside [start_ns, end_ns] */
+	/* false: the holder's switch-in there was not seen (hidden, lost) */
+	bool holder_run_known;
 };
 
 struct analysis_observer {

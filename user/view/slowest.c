@@ -54,6 +54,7 @@ void slowest_wait(void *ctx, const struct wait_ev *w)
 		.id = w->id, .holder = w->holder, .cpu = w->cpu,
 		.after_wakeup = w->after_wakeup, .start_ns = w->start_ns,
 		.end_ns = w->end_ns, .holder_run_ns = w->holder_run_ns,
+		.holder_run_known = w->holder_run_known,
 	};
 	size_t i;
 
@@ -132,11 +133,14 @@ void slowest_text(FILE *f, const struct slowest *s, uint64_t t0)
 				 text_escaped(w->holder_comm,
 					      sizeof(w->holder_comm)) :
 				 "(unknown)");
-		fprintf(f, "  %10.3f %12.3f %4d %-24s %-9s %-24s %10.3f ",
+		fprintf(f, "  %10.3f %12.3f %4d %-24s %-9s %-24s ",
 			ms_of(len_of(w)),
 			ms_of(w->start_ns >= t0 ? w->start_ns - t0 : 0), w->cpu,
-			task, w->after_wakeup ? "wakeup" : "preempt", holder,
-			ms_of(w->holder_run_ns));
+			task, w->after_wakeup ? "wakeup" : "preempt", holder);
+		if (w->holder_run_known)
+			fprintf(f, "%10.3f ", ms_of(w->holder_run_ns));
+		else
+			fprintf(f, "%10s ", "-");
 		if (w->holder_known)
 			fprintf(f, "%12.3f\n", ms_of(w->holder_runtime));
 		else
@@ -164,8 +168,9 @@ json_t *slowest_json(const struct slowest *s, uint64_t t0)
 		json_object_set_new(o, "task", taskref_json(&w->id, w->comm));
 		h = taskref_json(&w->holder, w->holder_comm);
 		json_object_set_new(o, "holder", h);
-		json_object_set_new(o, "holder_ran_ns",
-				    json_integer((json_int_t)w->holder_run_ns));
+		json_object_set_new(o, "holder_ran_ns", w->holder_run_known ?
+				    json_integer((json_int_t)w->holder_run_ns) :
+				    json_null());
 		json_object_set_new(o, "holder_runtime_ns", w->holder_known ?
 				    json_integer((json_int_t)w->holder_runtime) :
 				    json_null());

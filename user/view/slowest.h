@@ -19,6 +19,7 @@ struct slow_wait {
 	char comm[ABICAP_COMM_LEN], holder_comm[ABICAP_COMM_LEN];
 	int32_t cpu;
 	bool after_wakeup;
+	bool holder_run_known; /* its switch-in there was seen */
 	uint64_t start_ns, end_ns, holder_run_ns;
 	uint64_t holder_runtime; /* its on-CPU time in the report (slowest_finish) */
 	bool holder_known; /* the holder is a task of the analysis */
