@@ -5,6 +5,7 @@
  *   unused-cgroups  names of 2 M cgroup ids no record uses (2.56 GB before)
  *   cgroup-gaps     cgroup blocks numbered 0, 2, 4, ... (a count per gap)
  *   many-cgroups    --by cgroup over 10 k .. 40 k cgroups (linear lookups)
+ *   cgroup-waits    heatmap --cgroup over 20 k cgroups with a wait each
  * Decided by the child's own CPU time and peak RSS (wait4), as ratios
  * between sizes with a generous floor, not by a wall-clock window.
  */
@@ -116,4 +117,53 @@ Test(report_cost, cgroup_block_gaps_cost_linear_time, .timeout = 120)
 Test(report_cost, by_cgroup_costs_linear_time, .timeout = 120)
 {
 	linear("many-cgroups", "10000", "40000", "cgroup", 0);
+}
+
+/* The waits a heat map page says it drew ("waits":N in its data). */
+static long page_waits(const char *page)
+{
+	size_t len;
+	char *html = read_file(page, &len), *p;
+	long n;
+
+	cr_assert(html, "no page %s", page);
+	p = strstr(html, "\"waits\":");
+	cr_assert(p, "no waits in %s", page);
+	n = strtol(p + 8, NULL, 10);
+	free(html);
+	return n;
+}
+
+/*
+ * heatmap --cgroup kept a full grid (columns x 40 latency rows) per cgroup
+ * seen: 48 KB each at the default width, 20 k cgroups with one wait each
+ * cost 960 MB. Now what the waits fill: under 100 MB, and every wait drawn.
+ */
+Test(report_cost, heatmap_by_cgroup_keeps_memory_bounded, .timeout = 120)
+{
+	char *cap = strdup(scratch_path("w.abicap")),
+	     *page = strdup(scratch_path("w.html"));
+	char *bin = (char *)abicap_bin();
+	struct cost c;
+	long rss;
+
+	gen("cgroup-waits", "20000", cap);
+	c = run_cost((char *[]){ bin, "heatmap", cap, "-o", page, "--cgroup",
+				 "/m", NULL });
+	cr_assert_eq(c.code, 0, "heatmap --cgroup /m: exit %d", c.code);
+	rss = c.rss_kb;
+	cr_assert_lt(rss, 100 * 1024, "peak RSS %ld KB", rss);
+	cr_assert_eq(page_waits(page), 20000);
+	c = run_cost((char *[]){ bin, "heatmap", cap, "-o", page, "--force",
+				 "--cgroup", "/m/c7", NULL });
+	cr_assert_eq(c.code, 0);
+	cr_assert_eq(page_waits(page), 1, "--cgroup /m/c7 is one wait");
+	c = run_cost((char *[]){ bin, "heatmap", cap, "-o", page, "--force",
+				 NULL });
+	cr_assert_eq(c.code, 0);
+	cr_assert_eq(page_waits(page), 20000);
+	printf("report_cost: heatmap --cgroup over 20000 cgroups: peak RSS "
+	       "%ld KB\n", rss);
+	free(cap);
+	free(page);
 }

@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,7 @@
 #include "harness.h"
 #include "lib/duration.h"
 #include "lib/util.h"
+#include "view/heatmap.h"
 #include "view/pixrow.h"
 
 #define path(n) scratch_path(n)
@@ -482,4 +484,29 @@ Test(view, timechart_of_a_task_filtered_capture_has_no_cpu_lanes)
 	cr_assert(strstr(page, "\"cpus\":[]"), "CPU lanes drawn");
 	cr_assert(strstr(page, "filtered to some tasks"), "not said why");
 	free(page);
+}
+
+/*
+ * A cell holds a count of 2^32 waits or more: an error, never a count
+ * wrapped or clamped to 32 bits (the page's cells are 32-bit).
+ */
+Test(view, heatmap_cell_beyond_32_bits_is_an_error)
+{
+	struct wait_ev w = { .start_ns = 100, .end_ns = 600 };
+	struct hm_select sel = { 0 };
+	struct heatmap h;
+	uint32_t out[2 * HM_ROWS];
+	uint64_t waits;
+
+	hm_init(&h, 0, 1000, 2, NULL, false);
+	hm_wait(&h, &w);
+	cr_assert_eq(hm_sum(&h, &sel, NULL, out, &waits), 0);
+	cr_assert_eq(waits, 1);
+	cr_assert_eq(out[hm_bucket(500)], 1);
+	h.grid[hm_bucket(500)] = UINT32_MAX;
+	cr_assert_eq(hm_sum(&h, &sel, NULL, out, &waits), 0);
+	cr_assert_eq(out[hm_bucket(500)], UINT32_MAX);
+	h.grid[hm_bucket(500)]++;
+	cr_assert_eq(hm_sum(&h, &sel, NULL, out, &waits), -EOVERFLOW);
+	hm_free(&h);
 }

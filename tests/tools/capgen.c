@@ -17,6 +17,8 @@
  *   cgroup-gaps     N cgroup blocks numbered 0, 2, 4, ... (every other one
  *              missing: a damaged file, report exits 5) and no records
  *   freqs      cpu_frequency records, every one a new frequency
+ *   cgroup-waits  N run-queue waits of 200 ns, each of a task in a cgroup
+ *              of its own (/m/c0, /m/c1, ...): 4 N records
  * "meta" (default) writes the metadata abicap record does (CPU count,
  * events: report and export stream); "nometa" an empty object.
  */
@@ -91,6 +93,42 @@ static int cgroup_gaps(const char *path, const char *meta, long n)
 	return fclose(f) || bad ? 1 : 0;
 }
 
+/* One switch on CPU 0 at ts, prev and next each in its own cgroup. */
+static int add_switch(struct capw *w, uint64_t ts, int32_t prev, uint32_t state,
+		      int32_t next, uint64_t cg)
+{
+	union abicap_rec r;
+
+	memset(&r, 0, sizeof(r));
+	r.sw = (struct abicap_switch){ .hdr = { ts, ABICAP_EV_SCHED_SWITCH,
+		sizeof(r.sw), 0 }, .prev_pid = prev, .prev_tgid = prev,
+		.next_pid = next, .next_tgid = next, .prev_prio = 120,
+		.next_prio = 120, .prev_state = state,
+		.prev_cgroup = prev ? cg : 0, .next_cgroup = next ? cg : 0 };
+	snprintf(r.sw.prev_comm, sizeof(r.sw.prev_comm), "t%d", prev);
+	snprintf(r.sw.next_comm, sizeof(r.sw.next_comm), "t%d", next);
+	return capw_add(w, &r, r.hdr.size);
+}
+
+/* Task 100 + i in cgroup 10 + i runs, is preempted, waits 200 ns, runs, sleeps. */
+static int cgroup_waits(struct capw *w, long n)
+{
+	for (long i = 0; i < n; i++) {
+		uint64_t ts = 1000000000ull + (uint64_t)i * 1000, cg = 10 + (uint64_t)i;
+		int32_t a = 100 + (int32_t)i;
+		char p[32];
+
+		snprintf(p, sizeof(p), "/m/c%ld", i);
+		if (capw_add_cgroup(w, cg, p) ||
+		    add_switch(w, ts, 0, 0, a, cg) ||
+		    add_switch(w, ts + 100, a, 0, 0, cg) ||
+		    add_switch(w, ts + 300, 0, 0, a, cg) ||
+		    add_switch(w, ts + 400, a, 1, 0, cg))
+			return 1;
+	}
+	return 0;
+}
+
 static int rec_cmp(const void *a, const void *b)
 {
 	return capr_rec_cmp(a, b);
@@ -113,7 +151,7 @@ int main(int argc, char **argv)
 	    (argc == 5 && strcmp(argv[4], "meta") && strcmp(argv[4], "nometa"))) {
 		fprintf(stderr, "usage: capgen same-ts|many-pids|stride-pids|"
 			"reverse|shuffled|sorted|freqs|unused-cgroups|many-cgroups|"
-			"cgroup-gaps N OUT [meta|nometa]\n");
+			"cgroup-gaps|cgroup-waits N OUT [meta|nometa]\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "cgroup-gaps")) {
@@ -129,6 +167,13 @@ int main(int argc, char **argv)
 	if (!w) {
 		fprintf(stderr, "capgen: %s\n", err);
 		return 1;
+	}
+	if (!strcmp(argv[1], "cgroup-waits")) {
+		if (cgroup_waits(w, n) || capw_close(w, "{}", err, sizeof(err))) {
+			fprintf(stderr, "capgen: cannot write %s\n", argv[3]);
+			return 1;
+		}
+		return 0;
 	}
 	unused = !strcmp(argv[1], "unused-cgroups");
 	for (long i = 0; unused && i < n; i++) {

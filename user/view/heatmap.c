@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /* Run-queue waits into time x latency cells, per cgroup. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include "lib/array.h"
@@ -26,50 +27,73 @@ void hm_init(struct heatmap *h, uint64_t t0, uint64_t col_ns, uint32_t cols,
 	h->by_cgroup = by_cgroup;
 }
 
-static struct hm_group *group_of(struct heatmap *h, uint64_t cg)
+static size_t ncells(const struct heatmap *h)
+{
+	return (size_t)h->cols * HM_ROWS;
+}
+
+/* The group of cgroup cg, added on first sight; -1: no memory. */
+static long group_of(struct heatmap *h, uint64_t cg)
 {
 	uint64_t *i;
-	struct hm_group *g;
 
-	if (h->ngroups && h->groups[h->last].cgroup == cg)
-		return &h->groups[h->last];
+	if (h->ngroups && h->groups[h->last] == cg)
+		return (long)h->last;
 	i = hashtab_get(&h->by_id, cg);
 	if (i) {
 		h->last = (size_t)*i;
-		return &h->groups[h->last];
+		return (long)h->last;
 	}
-	if (array_room(&h->groups, h->ngroups, &h->cap, sizeof(*h->groups), 8))
-		return NULL;
-	g = &h->groups[h->ngroups];
-	g->cgroup = cg;
-	g->cells = calloc((size_t)h->cols * HM_ROWS, sizeof(*g->cells));
-	if (!g->cells || hashtab_put(&h->by_id, cg, h->ngroups) < 0) {
-		free(g->cells);
-		return NULL;
-	}
+	if (array_room(&h->groups, h->ngroups, &h->cap, sizeof(*h->groups), 64) ||
+	    hashtab_put(&h->by_id, cg, h->ngroups) < 0)
+		return -1;
+	h->groups[h->ngroups] = cg;
 	h->last = h->ngroups++;
-	return g;
+	return (long)h->last;
+}
+
+/* One more wait in cell of the group g: false without memory. */
+static bool count(struct heatmap *h, long g, size_t cell)
+{
+	uint64_t key = (uint64_t)g * ncells(h) + cell, *v;
+
+	v = hashtab_get(&h->cells, key);
+	if (v) {
+		(*v)++;
+		return true;
+	}
+	return hashtab_put(&h->cells, key, 1) >= 0;
 }
 
 void hm_wait(void *ctx, const struct wait_ev *w)
 {
 	struct heatmap *h = ctx;
-	const struct task *t = h->by_cgroup ? analysis_find(h->a, w->id.tid) :
-				       NULL;
-	struct hm_group *g;
+	const struct task *t;
 	uint64_t col;
+	size_t cell;
+	long g;
 
 	if (w->end_ns < h->t0)
 		return;
 	col = (w->end_ns - h->t0) / h->col_ns;
 	if (col >= h->cols)
 		col = h->cols - 1; /* the last record ends the last column */
+	cell = (size_t)col * HM_ROWS + hm_bucket(w->end_ns - w->start_ns);
+	if (!h->by_cgroup) {
+		if (!h->grid && !(h->grid = calloc(ncells(h), sizeof(*h->grid)))) {
+			h->oom = true;
+			return;
+		}
+		h->grid[cell]++;
+		h->waits++;
+		return;
+	}
+	t = analysis_find(h->a, w->id.tid);
 	g = group_of(h, t ? t->cgroup : 0);
-	if (!g) {
+	if (g < 0 || !count(h, g, cell)) {
 		h->oom = true;
 		return;
 	}
-	g->cells[col * HM_ROWS + hm_bucket(w->end_ns - w->start_ns)]++;
 	h->waits++;
 }
 
@@ -84,14 +108,14 @@ static bool under(const char *path, const char *prefix)
 	       (path[n] == '\0' || path[n] == '/' || (n == 1 && *prefix == '/'));
 }
 
-static bool chosen(const struct hm_group *g, const struct hm_select *sel,
+static bool chosen(uint64_t cgroup, const struct hm_select *sel,
 		   struct cgnames *names)
 {
 	struct cgname c = { 0 };
 
 	if (!sel->cgroup && !sel->container)
 		return true;
-	if (!g->cgroup || !cgnames_get(names, g->cgroup, &c))
+	if (!cgroup || !cgnames_get(names, cgroup, &c))
 		return false;
 	if (sel->cgroup && (!c.path || !under(c.path, sel->cgroup)))
 		return false;
@@ -100,30 +124,59 @@ static bool chosen(const struct hm_group *g, const struct hm_select *sel,
 	return true;
 }
 
-uint64_t hm_sum(const struct heatmap *h, const struct hm_select *sel,
-		struct cgnames *names, uint32_t *out)
+/* out[cell] += n unless it overflows 32 bits: false then. */
+static bool add_to(uint32_t *out, size_t cell, uint64_t n)
 {
-	size_t n = (size_t)h->cols * HM_ROWS;
-	uint64_t waits = 0;
+	if (n > UINT32_MAX - out[cell])
+		return false;
+	out[cell] += (uint32_t)n;
+	return true;
+}
+
+int hm_sum(const struct heatmap *h, const struct hm_select *sel,
+	   struct cgnames *names, uint32_t *out, uint64_t *waits)
+{
+	size_t n = ncells(h), pos = 0;
+	uint64_t key, v;
+	bool *pick;
+	int ret = 0;
 
 	memset(out, 0, n * sizeof(*out));
-	for (size_t i = 0; i < h->ngroups; i++) {
-		if (!chosen(&h->groups[i], sel, names))
-			continue;
-		for (size_t k = 0; k < n; k++) {
-			out[k] += h->groups[i].cells[k];
-			waits += h->groups[i].cells[k];
+	*waits = 0;
+	if (!h->by_cgroup) {
+		for (size_t k = 0; h->grid && k < n; k++) {
+			if (!add_to(out, k, h->grid[k]))
+				return -EOVERFLOW;
+			*waits += h->grid[k];
 		}
+		return 0;
 	}
-	return waits;
+	/* each group chosen once, then every cell filled */
+	pick = calloc(h->ngroups ? h->ngroups : 1, sizeof(*pick));
+	if (!pick)
+		return -ENOMEM;
+	for (size_t g = 0; g < h->ngroups; g++)
+		pick[g] = chosen(h->groups[g], sel, names);
+	while (hashtab_next(&h->cells, &pos, &key, &v)) {
+		if (!pick[key / n])
+			continue;
+		if (!add_to(out, key % n, v)) {
+			ret = -EOVERFLOW;
+			break;
+		}
+		*waits += v;
+	}
+	free(pick);
+	return ret;
 }
 
 void hm_free(struct heatmap *h)
 {
-	for (size_t i = 0; i < h->ngroups; i++)
-		free(h->groups[i].cells);
+	free(h->grid);
 	free(h->groups);
+	hashtab_free(&h->cells);
 	hashtab_free(&h->by_id);
+	h->grid = NULL;
 	h->groups = NULL;
 	h->ngroups = 0;
 }

@@ -23,17 +23,18 @@
 /* The row of a latency (the report's histogram bucket). */
 unsigned int hm_bucket(uint64_t ns);
 
-struct hm_group {
-	uint64_t cgroup; /* 0: unknown */
-	uint32_t *cells; /* cols x HM_ROWS, column-major */
-};
-
 struct heatmap {
 	uint64_t t0, col_ns;
 	uint32_t cols;
 	const struct analysis *a; /* for each waiter's cgroup */
-	bool by_cgroup; /* a grid per cgroup (a selection by cgroup), else one */
-	struct hm_group *groups;
+	bool by_cgroup; /* cells per cgroup (a selection by cgroup), else one grid */
+	uint64_t *grid; /* !by_cgroup: cols x HM_ROWS, column-major */
+	/*
+	 * by_cgroup: only the cells waits fill, (group x cols x HM_ROWS + cell)
+	 * -> waits, so that memory follows the waits, not cgroups x cells
+	 */
+	struct hashtab cells;
+	uint64_t *groups; /* group -> cgroup id (0: unknown) */
 	size_t ngroups, cap, last;
 	struct hashtab by_id; /* cgroup id -> its group */
 	uint64_t waits;
@@ -42,7 +43,7 @@ struct heatmap {
 
 /*
  * cols columns of col_ns from t0; a: the analysis the waits come from;
- * by_cgroup: keep a grid per cgroup (for hm_sum's selection).
+ * by_cgroup: keep the cells per cgroup (for hm_sum's selection).
  */
 void hm_init(struct heatmap *h, uint64_t t0, uint64_t col_ns, uint32_t cols,
 	     const struct analysis *a, bool by_cgroup);
@@ -56,10 +57,11 @@ struct hm_select {
 };
 /*
  * The cells of the groups sel chooses, summed into out (cols x HM_ROWS,
- * zeroed here); names: the capture's. The waits counted.
+ * zeroed here), the waits counted into *waits; names: the capture's.
+ * 0, -ENOMEM, or -EOVERFLOW where a cell would hold 2^32 waits or more.
  */
-uint64_t hm_sum(const struct heatmap *h, const struct hm_select *sel,
-		struct cgnames *names, uint32_t *out);
+int hm_sum(const struct heatmap *h, const struct hm_select *sel,
+	   struct cgnames *names, uint32_t *out, uint64_t *waits);
 void hm_free(struct heatmap *h);
 
 #endif

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /* A capture into its run-queue latency heat map page. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include "capfile/report_read.h"
@@ -75,7 +76,19 @@ int heatmap_write(const char *cap, const char *out, const struct hm_args *a)
 		ret = EXIT_RUNTIME;
 		goto out;
 	}
-	pg.waits = hm_sum(&h, &a->sel, names, cells);
+	c = hm_sum(&h, &a->sel, names, cells, &pg.waits);
+	if (c == -EOVERFLOW) {
+		ab_error("'%s': a cell of the heat map would hold 2^32 waits or "
+			 "more: draw a shorter --since/--until window or more "
+			 "columns (--width, --cell)", cap);
+		ret = EXIT_RUNTIME;
+		goto out;
+	}
+	if (c) {
+		ab_error("out of memory drawing '%s'", cap);
+		ret = EXIT_RUNTIME;
+		goto out;
+	}
 	pg.cells = cells;
 	pg.what = what_of(a, what, sizeof(what));
 	if (!pg.waits)
