@@ -8,7 +8,8 @@
 #      beside an empty program on the same tracepoint, and of variants of the
 #      sched_switch program (tests/bench/switch_cost.bpf.c)
 #   2. workload slowdown vs untraced, interleaved: every round runs every
-#      setup once on each workload, in the same order
+#      setup once on each workload, in the same order, each traced run
+#      between two untraced ones (its ratio: against their mean)
 #   3. lossless rate: seen/dropped (kernel) vs received, 3 of 3 runs
 #   4. capture bytes per event (vs perf.data) and consumer CPU per M events
 #   5. user-space decode (export --perfetto, report) of a capture, one core
@@ -40,7 +41,8 @@
 #      <!-- contention:begin --> and <!-- contention:end -->; method in
 #      docs/transport.md)
 #
-# Environment: BENCH_ROUNDS (default 7, 3 with BENCH_QUICK=1), BENCH_QUICK=1
+# Environment: BENCH_ROUNDS (default 7, 3 with BENCH_QUICK=1), BENCH_SETUPS
+# and BENCH_WORKLOADS (the slowdown's, default all), BENCH_QUICK=1
 # (smaller loads, for development), BENCH_OUT (default /dev/shm/abicap-bench),
 # BENCH_SERVE_ARGS (abicap serve's arguments, else found from its --help).
 # The measurements hold /tmp/abicap-bpf.lock. The table goes to stdout and
@@ -437,7 +439,8 @@ SETUPS="none record json"
 SETUPS="$SETUPS perf"
 [ "$HAVE_BPFTRACE" = 1 ] && SETUPS="$SETUPS bt-printf bt-count"
 [ "$HAVE_RUNQ" = 1 ] && SETUPS="$SETUPS runqlat runqslower"
-WORKLOADS="pipe-pinned pipe messaging"
+WORKLOADS=${BENCH_WORKLOADS:-pipe-pinned pipe messaging}
+[ -n "${BENCH_SETUPS:-}" ] && SETUPS="none $BENCH_SETUPS"
 VARIANTS="sw_full sw_noquery sw_nocount sw_nocomm sw_small sw_rbonly sw_fields sw_ktime sw_lean sw_lean32 sw_batch"
 WAKING_VARIANTS="wk_lru wk_tstore wk_nomap"
 WAKING_OBJ=$ROOT/build/tests/bench/waking_cost.bpf.o
@@ -464,10 +467,18 @@ measure() {
 				taskset -c 0 perf bench sched pipe -l "$COST_LOOPS" >/dev/null
 		done
 		floor_round "$r"
-		# 2. slowdown, interleaved; 4. bytes and CPU time
+		# 2. slowdown, interleaved, every traced run bracketed by
+		# untraced ones (this host's speed drifts from minute to
+		# minute); 4. bytes and CPU time
 		for w in $WORKLOADS; do
+			before=
 			for s in $SETUPS; do
 				tag=slow/$w.$s.$r
+				if [ "$s" = none ]; then
+					before=$(run_workload "$w")
+					echo "$before" >"$OUT/$tag.metric"
+					continue
+				fi
 				if ! start_tracer "$s" "$tag"; then
 					log "$s did not start for $w (see $OUT/$tag.err)"
 					stop_tracer
@@ -476,6 +487,11 @@ measure() {
 				m=$(run_workload "$w")
 				stop_tracer
 				echo "$m" >"$OUT/$tag.metric"
+				# the untraced run after it, the next one's before
+				after=$(run_workload "$w")
+				echo "$after" >>"$OUT/slow/$w.none.$r.metric"
+				echo "$before $m $after" >"$OUT/$tag.bracket"
+				before=$after
 				case $s in record | json | serve)
 					summary_counts "$OUT/$tag.err" >"$OUT/$tag.counts" ;;
 				esac
@@ -752,7 +768,7 @@ TABLE=$OUT/table.md
 		empty_sched_waking $WAKING_VARIANTS
 	floor_table
 	echo
-	echo "**Workload slowdown** (ratio of medians to untraced; pipe: usecs/op, messaging: seconds; tracer output in $OUT):"
+	echo "**Workload slowdown** (each traced run against the mean of the untraced runs just before and after it, the median of the $ROUNDS rounds' ratios; in brackets the median of the traced runs; untraced: the median of all its runs; pipe: usecs/op, messaging: seconds; tracer output in $OUT):"
 	echo
 	hdr="| setup |" sep="| --- |"
 	for w in $WORKLOADS; do hdr="$hdr $w |"; sep="$sep --- |"; done
@@ -762,8 +778,10 @@ TABLE=$OUT/table.md
 		line="| $s |"
 		for w in $WORKLOADS; do
 			m=$(col "$OUT/slow/$w.$s".*.metric)
-			base=$(col "$OUT"/slow/"$w".none.*.metric)
-			rt=$(ratio "$m" "$base")
+			# each round's run against the mean of the untraced
+			# runs just before and after it; the median of those
+			rt=$(cat "$OUT/slow/$w.$s".*.bracket 2>/dev/null |
+				awk '$1 + $3 > 0 {printf "%.6f\n", 2 * $2 / ($1 + $3)}' | median)
 			eval "RATIO_${w//-/_}_${s//-/_}=\$rt"
 			if [ "$s" = none ]; then
 				line="$line $(fmt "$m" %.3g) |"
