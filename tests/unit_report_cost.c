@@ -6,15 +6,18 @@
  *   cgroup-gaps     cgroup blocks numbered 0, 2, 4, ... (a count per gap)
  *   many-cgroups    --by cgroup over 10 k .. 40 k cgroups (linear lookups)
  *   cgroup-waits    heatmap --cgroup over 20 k cgroups with a wait each
+ *   many-pids       timechart of 200 k tasks (a lane each: 285 MB)
  * Decided by the child's own CPU time and peak RSS (wait4), as ratios
  * between sizes with a generous floor, not by a wall-clock window.
  */
+#define _GNU_SOURCE
 #include <criterion/criterion.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "harness.h"
@@ -164,6 +167,46 @@ Test(report_cost, heatmap_by_cgroup_keeps_memory_bounded, .timeout = 120)
 	cr_assert_eq(page_waits(page), 20000);
 	printf("report_cost: heatmap --cgroup over 20000 cgroups: peak RSS "
 	       "%ld KB\n", rss);
+	free(cap);
+	free(page);
+}
+
+/*
+ * timechart of 200,000 tasks (capgen many-pids: every switch between two
+ * tasks never seen before; a 1.5 MB file): a lane for each took 285 MB and
+ * wrote a 70 MB page (1.1 GB and 137 MB at 800,000 tasks). Now the 5,000
+ * tasks --max-lanes allows by default have lanes, the rest about 100
+ * bytes each: within twice report's own peak on the same capture, and a
+ * page under 4 MB that says how many tasks it left out.
+ */
+#define LEFT_OUT "5000 task lanes of 199998 tasks: <b>194998 more tasks " \
+	"have no lane</b>"
+Test(report_cost, timechart_of_many_tasks_keeps_memory_bounded, .timeout = 120)
+{
+	char *cap = strdup(scratch_path("t.abicap")),
+	     *page = strdup(scratch_path("t.html"));
+	struct cost r, t;
+	struct stat st;
+	size_t len;
+	char *html;
+
+	gen("many-pids", "100000", cap);
+	r = report(cap, NULL, 0);
+	t = run_cost((char *[]){ (char *)abicap_bin(), "timechart", cap, "-o",
+				 page, NULL });
+	cr_assert_eq(t.code, 0, "timechart: exit %d", t.code);
+	cr_assert_lt(t.rss_kb, 2 * r.rss_kb, "timechart's peak RSS %ld KB, "
+		     "report's %ld KB", t.rss_kb, r.rss_kb);
+	cr_assert_eq(stat(page, &st), 0);
+	cr_assert_lt(st.st_size, 4 << 20, "a %lld-byte page",
+		     (long long)st.st_size);
+	html = read_file(page, &len);
+	cr_assert(memmem(html, len, LEFT_OUT, strlen(LEFT_OUT)),
+		  "the legend does not count the tasks left out");
+	printf("report_cost: timechart of 199998 tasks: peak RSS %ld KB "
+	       "(report %ld KB), page %lld bytes\n", t.rss_kb, r.rss_kb,
+	       (long long)st.st_size);
+	free(html);
 	free(cap);
 	free(page);
 }

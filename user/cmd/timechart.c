@@ -9,12 +9,20 @@
 #include "lib/util.h"
 #include "view/timechart_file.h"
 
+#define OPT_MAX_LANES OPT_LONG('L')
+#define TC_MAX_LANES_DEFAULT 5000
+#define TC_MAX_LANES_MAX 100000
+
 static const struct opt timechart_opts[] = {
 	{ "width", 'w', "PX", "pixels of the time axis (default 1600, 100 to "
 	  "20000): what is shorter than a pixel is merged" },
 	{ "pid", 'p', "PID", "only the task lanes of this process (tgid)" },
 	{ "comm", 'c', "COMM", "only the task lanes of tasks with this name" },
 	{ "cpu", 'C', "CPULIST", "only these CPUs' lanes, e.g. 0,2-3" },
+	{ "max-lanes", OPT_MAX_LANES, "N", "task lanes at most (default "
+	  "5000, 1 to 100000, 0: no limit): past it the tasks with the most "
+	  "time on a CPU get them, and the legend counts the rest and their "
+	  "time" },
 	{ 0 },
 };
 
@@ -22,8 +30,8 @@ const struct cmd_spec timechart_spec = {
 	.name = "timechart",
 	.synopsis =
 "Usage: abicap timechart FILE -o OUT.html [--width PX] [--pid PID]\n"
-"                         [--comm COMM] [-C CPULIST] [--since TIME]\n"
-"                         [--until TIME] [--force]\n"
+"                         [--comm COMM] [-C CPULIST] [--max-lanes N]\n"
+"                         [--since TIME] [--until TIME] [--force]\n"
 "Draw a capture file (abicap record) as perf timechart does, in one\n"
 "self-contained HTML page (no network): a lane per CPU (busy; idle,\n"
 "shaded by idle-state depth; unknown; records lost; its frequency in a\n"
@@ -42,6 +50,9 @@ const struct cmd_spec timechart_spec = {
 "(in the legend and each lane's tooltip, under 2 pixels as measured) of\n"
 "the report's time. One wakeup arrow is drawn per wakee and pixel; the\n"
 "others are counted. A task seen only in wakeups gets no lane (counted).\n"
+"Past --max-lanes the capture is read twice: once to rank the tasks,\n"
+"once to draw the chosen (the page stays a size a browser draws; each\n"
+"task left out costs about 100 bytes of memory, not a lane's 1 KB).\n"
 "Exit: 0 ok, 2 bad usage, not a readable capture, an empty window or OUT\n"
 "refused, 4 write failure, 5 the page drawn from a capture with damaged,\n"
 "missing, doubled or out-of-place parts.\n",
@@ -52,6 +63,7 @@ int do_timechart(int argc, char **argv)
 	struct page_args pa = { .width = 1600, .win = TIMEWIN_ALL };
 	struct tc_args a = { 0 };
 	const char *cpulist = NULL;
+	long max_lanes = TC_MAX_LANES_DEFAULT;
 	struct opt_parser p;
 	bool handled;
 	int ch, ret;
@@ -67,6 +79,12 @@ int do_timechart(int argc, char **argv)
 		case 'C':
 			cpulist = optarg;
 			break;
+		case OPT_MAX_LANES:
+			ret = opt_number("max-lanes", optarg, 0,
+					 TC_MAX_LANES_MAX, &max_lanes);
+			if (ret)
+				return ret;
+			break;
 		case 'h':
 			cmd_help(&timechart_spec, stdout);
 			return EXIT_OK;
@@ -78,6 +96,6 @@ int do_timechart(int argc, char **argv)
 		return EXIT_USAGE;
 	a = (struct tc_args){ .width = (uint32_t)pa.width, .win = pa.win,
 		.tgid = (int32_t)pa.tgid, .comm = pa.comm, .cpulist = cpulist,
-		.force = pa.force };
+		.force = pa.force, .max_lanes = (size_t)max_lanes };
 	return timechart_write(argv[optind], pa.out, &a);
 }

@@ -11,6 +11,12 @@
 #include "lib/util.h"
 
 static void (*error_hook)(const char *line);
+static bool quiet;
+
+void ab_quiet(bool on)
+{
+	quiet = on;
+}
 
 void ab_set_error_hook(void (*hook)(const char *line))
 {
@@ -51,6 +57,8 @@ void ab_warn(const char *fmt, ...)
 {
 	va_list ap;
 
+	if (quiet)
+		return;
 	va_start(ap, fmt);
 	vreport("warning", fmt, ap);
 	va_end(ap);
@@ -60,6 +68,8 @@ void ab_note(const char *fmt, ...)
 {
 	va_list ap;
 
+	if (quiet)
+		return;
 	va_start(ap, fmt);
 	vreport(NULL, fmt, ap);
 	va_end(ap);

@@ -30,6 +30,11 @@ void ab_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * what a run says it does and did ("wrote N records to PATH").
  */
 void ab_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/*
+ * Warnings and notes off (errors still go out): a second read of an input
+ * whose first read already said them.
+ */
+void ab_quiet(bool on);
 
 /* Strict parsers: the whole string must be a number within [min, max]. */
 bool parse_long(const char *s, long min, long max, long *out);

@@ -1,17 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /* The timechart's lanes, filled by the analysis' observer callbacks. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include "lib/array.h"
 #include "view/timechart.h"
 
-struct timechart *tc_new(const struct pixscale *sc, int ncpus)
+struct timechart *tc_new(const struct pixscale *sc, int ncpus,
+			 const struct tc_lanes_rule *rule)
 {
 	struct timechart *tc = calloc(1, sizeof(*tc));
 
 	if (!tc)
 		return NULL;
 	tc->sc = *sc;
+	tc->rule = *rule;
 	tc->max_idle = -1;
 	tc->cpus = calloc((size_t)ncpus, sizeof(*tc->cpus));
 	if (!tc->cpus) {
@@ -36,61 +39,129 @@ struct id_key {
 	const struct task_id *id;
 };
 
-static bool same_lane(void *ctx, uint64_t i)
+static bool same_task(void *ctx, uint64_t i)
 {
 	const struct id_key *k = ctx;
-	const struct task_id *a = &k->tc->lanes[i].id;
+	const struct task_id *a = &k->tc->tasks[i].id;
 
 	return a->tid == k->id->tid && a->start_ns == k->id->start_ns;
 }
 
-/* The lane of task id (made on first sight), -1: no memory. */
-static long lane_of(struct timechart *tc, const struct task_id *id,
-		    const char *comm)
+static void name_seen(struct tc_task *t, const char *comm)
 {
-	struct id_key k = { tc, id };
-	uint64_t h = id_hash(id), *i = hashtab_find(&tc->index, h, same_lane, &k);
-	struct tc_lane *l;
-
-	if (i)
-		return (long)*i;
-	/* the rows point at tc->sc, not into the array: nothing to fix */
-	if (array_room(&tc->lanes, tc->nlanes, &tc->lanes_cap,
-		       sizeof(*tc->lanes), 64) ||
-	    hashtab_add(&tc->index, h, tc->nlanes))
-		goto oom;
-	l = &tc->lanes[tc->nlanes];
-	memset(l, 0, sizeof(*l));
-	l->id = *id;
-	snprintf(l->comm, sizeof(l->comm), "%s", comm ? comm : "");
-	pixrow_init(&l->row, &tc->sc);
-	return (long)tc->nlanes++;
-oom:
-	tc->oom = true;
-	return -1;
+	if (!comm || !*comm || !strncmp(t->comm, comm, sizeof(t->comm)))
+		return;
+	if (!t->first_comm[0])
+		memcpy(t->first_comm, t->comm, sizeof(t->comm));
+	snprintf(t->comm, sizeof(t->comm), "%s", comm);
 }
 
-static void name_seen(struct tc_lane *l, const char *comm)
+/* Task id's entry (made on first sight), NULL: no memory. */
+static struct tc_task *task_of(struct timechart *tc, const struct task_id *id,
+			       const char *comm)
 {
-	if (!comm || !*comm || !strncmp(l->comm, comm, sizeof(l->comm)))
-		return;
-	if (!l->first_comm[0])
-		memcpy(l->first_comm, l->comm, sizeof(l->comm));
-	snprintf(l->comm, sizeof(l->comm), "%s", comm);
+	struct id_key k = { tc, id };
+	uint64_t h = id_hash(id), *i = hashtab_find(&tc->index, h, same_task, &k);
+	struct tc_task *t;
+
+	if (i)
+		return &tc->tasks[*i];
+	if (array_room(&tc->tasks, tc->ntasks, &tc->tasks_cap,
+		       sizeof(*tc->tasks), 64) ||
+	    hashtab_add(&tc->index, h, tc->ntasks)) {
+		tc->oom = true;
+		return NULL;
+	}
+	t = &tc->tasks[tc->ntasks++];
+	memset(t, 0, sizeof(*t));
+	t->id = *id;
+	t->lane = -1;
+	snprintf(t->comm, sizeof(t->comm), "%s", comm ? comm : "");
+	return t;
+}
+
+static int id_cmp(const void *a, const void *b)
+{
+	const struct task_id *x = a, *y = b;
+
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return (x->start_ns > y->start_ns) - (x->start_ns < y->start_ns);
+}
+
+/* Whether the rule gives task t a lane (one more lane, if it has none). */
+static bool rule_allows(struct timechart *tc, const struct tc_task *t)
+{
+	const struct tc_lanes_rule *r = &tc->rule;
+
+	if (r->tgid && t->id.tgid != r->tgid)
+		return false;
+	if (r->only)
+		return bsearch(&t->id, r->only, r->nonly, sizeof(*r->only),
+			       id_cmp) != NULL;
+	if (r->max && tc->nlanes >= r->max) {
+		tc->full = true;
+		return false;
+	}
+	return true;
+}
+
+/* The lane of task t (made when the rule allows), -1: none. */
+static long lane_of(struct timechart *tc, struct tc_task *t)
+{
+	struct tc_lane *l;
+
+	if (!t)
+		return -1;
+	if (t->lane >= 0)
+		return t->lane;
+	if (!rule_allows(tc, t))
+		return -1;
+	/* the rows point at tc->sc, not into the array: nothing to fix */
+	if (array_room(&tc->lanes, tc->nlanes, &tc->lanes_cap,
+		       sizeof(*tc->lanes), 64)) {
+		tc->oom = true;
+		return -1;
+	}
+	l = &tc->lanes[tc->nlanes];
+	memset(l, 0, sizeof(*l));
+	l->id = t->id;
+	l->task = (size_t)(t - tc->tasks);
+	pixrow_init(&l->row, &tc->sc);
+	t->lane = (long)tc->nlanes;
+	return (long)tc->nlanes++;
+}
+
+/* [s, e) inside the scale, in ns. */
+static uint64_t in_scale(const struct pixscale *sc, uint64_t s, uint64_t e)
+{
+	uint64_t lo = sc->t0, hi = sc->t0 + sc->px_ns * sc->width;
+
+	if (s < lo)
+		s = lo;
+	if (e > hi)
+		e = hi;
+	return e > s ? e - s : 0;
 }
 
 static void on_task_span(void *ctx, const struct task_span *s)
 {
 	struct timechart *tc = ctx;
+	struct tc_task *t;
 	long i;
 
 	if (s->id.tid <= 0) /* the idle tasks: the CPU lanes show them */
 		return;
-	i = lane_of(tc, &s->id, s->comm);
-	if (i < 0)
+	t = task_of(tc, &s->id, s->comm);
+	if (!t)
 		return;
-	name_seen(&tc->lanes[i], s->comm);
-	pixrow_add(&tc->lanes[i].row, s->start_ns, s->end_ns, s->kind);
+	name_seen(t, s->comm);
+	t->has_interval = true;
+	if (s->kind == SPAN_RUNNING)
+		t->run_ns += in_scale(&tc->sc, s->start_ns, s->end_ns);
+	i = lane_of(tc, t);
+	if (i >= 0)
+		pixrow_add(&tc->lanes[i].row, s->start_ns, s->end_ns, s->kind);
 }
 
 static void on_cpu_span(void *ctx, const struct cpu_span *s)
@@ -174,10 +245,10 @@ static void on_wakeup(void *ctx, const struct wake_ev *w)
 		from = TC_FROM_CPU(w->cpu);
 		tc->cpus[w->cpu].irq_wakeups++;
 	} else if (w->waker.tid > 0) {
-		i = lane_of(tc, &w->waker, w->waker_comm);
+		i = lane_of(tc, task_of(tc, &w->waker, w->waker_comm));
 		from = i < 0 ? TC_FROM_UNKNOWN : (int32_t)i;
 	}
-	i = lane_of(tc, &w->wakee, w->wakee_comm);
+	i = lane_of(tc, task_of(tc, &w->wakee, w->wakee_comm));
 	if (i < 0)
 		return;
 	l = &tc->lanes[i];
@@ -205,8 +276,13 @@ static void on_wakeup(void *ctx, const struct wake_ev *w)
 static void on_wait(void *ctx, const struct wait_ev *w)
 {
 	struct timechart *tc = ctx;
-	long i = lane_of(tc, &w->id, w->comm);
+	struct tc_task *t = task_of(tc, &w->id, w->comm);
+	long i;
 
+	if (!t)
+		return;
+	t->wait_ns += in_scale(&tc->sc, w->start_ns, w->end_ns);
+	i = lane_of(tc, t);
 	if (i < 0)
 		return;
 	tc->lanes[i].waits++;
@@ -233,8 +309,13 @@ void tc_finish(struct timechart *tc)
 		tc->oom |= tc->cpus[c].state.oom || tc->cpus[c].freq.oom;
 	}
 	for (size_t i = 0; i < tc->nlanes; i++) {
-		pixrow_finish(&tc->lanes[i].row);
-		tc->oom |= tc->lanes[i].row.oom;
+		struct tc_lane *l = &tc->lanes[i];
+		const struct tc_task *t = &tc->tasks[l->task];
+
+		pixrow_finish(&l->row);
+		tc->oom |= l->row.oom;
+		memcpy(l->comm, t->comm, sizeof(l->comm));
+		memcpy(l->first_comm, t->first_comm, sizeof(l->first_comm));
 	}
 }
 
@@ -251,7 +332,86 @@ void tc_free(struct timechart *tc)
 		free(tc->lanes[i].arrows);
 	}
 	free(tc->lanes);
+	free(tc->tasks);
 	hashtab_free(&tc->index);
 	free(tc->cpus);
 	free(tc);
+}
+
+bool tc_task_shown(const struct tc_task *t, int32_t tgid, const char *comm)
+{
+	if (tgid && t->id.tgid != tgid)
+		return false;
+	if (comm && strncmp(t->comm, comm, sizeof(t->comm)) &&
+	    strncmp(t->first_comm, comm, sizeof(t->first_comm)))
+		return false;
+	return true;
+}
+
+/* Most time on a CPU first, then most waiting, then the earliest. */
+static int by_weight(const void *a, const void *b)
+{
+	const struct tc_task *x = *(const struct tc_task *const *)a;
+	const struct tc_task *y = *(const struct tc_task *const *)b;
+
+	if (x->run_ns != y->run_ns)
+		return x->run_ns > y->run_ns ? -1 : 1;
+	if (x->wait_ns != y->wait_ns)
+		return x->wait_ns > y->wait_ns ? -1 : 1;
+	if (x->id.start_ns != y->id.start_ns)
+		return x->id.start_ns < y->id.start_ns ? -1 : 1;
+	return (x->id.tid > y->id.tid) - (x->id.tid < y->id.tid);
+}
+
+int tc_choose(const struct timechart *tc, int32_t tgid, const char *comm,
+	      size_t max, struct tc_choice *ch)
+{
+	const struct tc_task **v;
+	size_t n = 0;
+
+	memset(ch, 0, sizeof(*ch));
+	ch->all_have_lanes = true;
+	v = malloc((tc->ntasks + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < tc->ntasks; i++) {
+		const struct tc_task *t = &tc->tasks[i];
+
+		if (!t->has_interval) {
+			ch->empty++;
+			continue;
+		}
+		if (!tc_task_shown(t, tgid, comm)) {
+			ch->filtered++;
+			continue;
+		}
+		v[n++] = t;
+		if (t->lane < 0)
+			ch->all_have_lanes = false;
+	}
+	ch->shown = n;
+	if (ch->all_have_lanes && (!max || n <= max)) {
+		free(v);
+		return 0;
+	}
+	ch->all_have_lanes = false;
+	qsort(v, n, sizeof(*v), by_weight);
+	ch->nchosen = max && n > max ? max : n;
+	ch->chosen = malloc((ch->nchosen + 1) * sizeof(*ch->chosen));
+	if (!ch->chosen) {
+		free(v);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (i < ch->nchosen) {
+			ch->chosen[i] = v[i]->id;
+			continue;
+		}
+		ch->left_out++;
+		ch->left_out_run_ns += v[i]->run_ns;
+		ch->left_out_wait_ns += v[i]->wait_ns;
+	}
+	qsort(ch->chosen, ch->nchosen, sizeof(*ch->chosen), id_cmp);
+	free(v);
+	return 0;
 }

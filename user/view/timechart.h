@@ -38,9 +38,23 @@ struct tc_arrow {
 	int32_t from;
 };
 
-struct tc_lane {
+/*
+ * Every task the window shows, lane or not: what choosing the lanes needs
+ * when there are more tasks than --max-lanes.
+ */
+struct tc_task {
 	struct task_id id;
 	char comm[ABICAP_COMM_LEN]; /* the last name */
+	char first_comm[ABICAP_COMM_LEN]; /* the first, if it changed (exec) */
+	uint64_t run_ns, wait_ns; /* on a CPU, waiting for one (in the scale) */
+	bool has_interval; /* a state interval in the window (else: wakeups only) */
+	long lane; /* -1: none */
+};
+
+struct tc_lane {
+	struct task_id id;
+	size_t task; /* its tasks[] */
+	char comm[ABICAP_COMM_LEN]; /* the last name (its task's, at tc_finish) */
 	char first_comm[ABICAP_COMM_LEN]; /* the first, if it changed (exec) */
 	struct pixrow row;
 	struct tc_arrow *arrows;
@@ -58,24 +72,59 @@ struct tc_cpu {
 	uint64_t irq_wakeups;
 };
 
+/* Which tasks get a lane. */
+struct tc_lanes_rule {
+	size_t max; /* lanes at most (0: no limit) */
+	int32_t tgid; /* only this process's tasks (0: every task) */
+	/* only these tasks, sorted by (tid, start_ns) (NULL: any, up to max) */
+	const struct task_id *only;
+	size_t nonly;
+};
+
 struct timechart {
 	struct pixscale sc;
 	struct tc_cpu *cpus;
 	int ncpus;
+	struct tc_lanes_rule rule;
+	struct tc_task *tasks;
+	size_t ntasks, tasks_cap;
+	struct hashtab index; /* task id -> tasks[] */
 	struct tc_lane *lanes;
 	size_t nlanes, lanes_cap;
-	struct hashtab index; /* task id -> lane */
+	bool full; /* a task found no lane: rule.max reached */
 	uint64_t wakeups, arrows, arrows_merged, bad_cpu;
 	int max_idle; /* deepest idle state seen, -1 none */
 	bool oom;
 };
 
-/* For sc (copied); ncpus CPU lanes. NULL: no memory. */
-struct timechart *tc_new(const struct pixscale *sc, int ncpus);
+/* For sc and rule (both copied; rule->only is borrowed); ncpus CPU lanes. NULL: no memory. */
+struct timechart *tc_new(const struct pixscale *sc, int ncpus,
+			 const struct tc_lanes_rule *rule);
 /* The observer that fills tc. */
 void tc_observer(struct timechart *tc, struct analysis_observer *o);
 /* Close every row (after analysis_finish). */
 void tc_finish(struct timechart *tc);
 void tc_free(struct timechart *tc);
+
+/* Whether the page's filters (tgid 0, comm NULL: none) show task t. */
+bool tc_task_shown(const struct tc_task *t, int32_t tgid, const char *comm);
+
+/* The tasks a page can show (an interval in the window, through the filters). */
+struct tc_choice {
+	size_t shown; /* tasks the filters show */
+	size_t filtered; /* tasks the filters leave out */
+	size_t empty; /* tasks seen only in wakeups */
+	bool all_have_lanes; /* every shown task got a lane */
+	/* when not: the max shown tasks with the most time on a CPU (then
+	 * waiting, then the earliest), sorted by (tid, start_ns) for the rule */
+	struct task_id *chosen;
+	size_t nchosen;
+	size_t left_out; /* shown tasks past max: no lane */
+	uint64_t left_out_run_ns, left_out_wait_ns; /* their time */
+};
+
+/* From a read with rule.max lanes: 0, or -ENOMEM. */
+int tc_choose(const struct timechart *tc, int32_t tgid, const char *comm,
+	      size_t max, struct tc_choice *ch);
 
 #endif

@@ -44,18 +44,92 @@ static int cpu_set(const struct tc_args *a, int ncpus, uint8_t **set)
 	return 0;
 }
 
+/* The scale of v's window at width pixels. */
+static struct pixscale scale_of(const struct capview *v, uint32_t width)
+{
+	struct pixscale sc = { .t0 = v->from };
+
+	sc.px_ns = (v->to - v->from + width - 1) / width;
+	if (!sc.px_ns)
+		sc.px_ns = 1;
+	sc.width = (uint32_t)((v->to - v->from + sc.px_ns) / sc.px_ns);
+	return sc;
+}
+
+/* v (open) read into a new *tcp under rule: an EXIT_* code (EXIT_DAMAGED: drawn). */
+static int read_chart(struct capview *v, const struct tc_args *a,
+		      const struct tc_lanes_rule *rule, struct timechart **tcp)
+{
+	struct pixscale sc = scale_of(v, a->width);
+	struct analysis_observer obs;
+	int ret;
+
+	*tcp = tc_new(&sc, v->ncpus, rule);
+	if (!*tcp) {
+		ab_error("out of memory");
+		return EXIT_RUNTIME;
+	}
+	tc_observer(*tcp, &obs);
+	ret = capview_run(v, &obs, &a->win, 0, NULL);
+	if (ret && ret != EXIT_DAMAGED)
+		return ret;
+	tc_finish(*tcp);
+	if ((*tcp)->oom) {
+		ab_error("out of memory drawing '%s'", v->path);
+		return EXIT_RUNTIME;
+	}
+	return ret;
+}
+
+/*
+ * More tasks than --max-lanes (or lanes the filters took from tasks they
+ * show): read again, quietly (the first read said its warnings), with lanes
+ * for the chosen tasks only.
+ */
+static int read_chosen(struct capview *v, const char *cap,
+		       const struct tc_args *a, struct timechart **tcp)
+{
+	struct tc_lanes_rule rule = { .tgid = a->tgid };
+	struct tc_choice ch;
+	int ret;
+
+	if (tc_choose(*tcp, a->tgid, a->comm, a->max_lanes, &ch)) {
+		ab_error("out of memory");
+		return EXIT_RUNTIME;
+	}
+	if (ch.all_have_lanes)
+		return 0;
+	if (ch.left_out)
+		ab_warn("'%s' shows %zu tasks, past --max-lanes %zu: the %zu with "
+			"the most time on a CPU have lanes, %zu more do not (the "
+			"page's legend counts them and their time)", cap,
+			ch.shown, a->max_lanes, ch.nchosen, ch.left_out);
+	rule.only = ch.chosen;
+	rule.nonly = ch.nchosen;
+	tc_free(*tcp);
+	*tcp = NULL;
+	capview_close(v);
+	ab_quiet(true);
+	ret = capview_open(v, cap, &a->win);
+	if (!ret)
+		ret = read_chart(v, a, &rule, tcp);
+	ab_quiet(false);
+	free(ch.chosen);
+	return ret;
+}
+
 int timechart_write(const char *cap, const char *out, const struct tc_args *a)
 {
-	struct analysis_observer obs;
 	struct timechart *tc = NULL;
-	struct tc_page pg = { .title = cap, .tgid = a->tgid, .comm = a->comm };
-	struct pixscale sc = { 0 };
+	struct tc_page pg = { .title = cap, .tgid = a->tgid, .comm = a->comm,
+			      .max_lanes = a->max_lanes };
+	struct tc_lanes_rule rule = { .max = a->max_lanes, .tgid = a->tgid };
 	struct capview v;
 	uint8_t *cpus = NULL;
 	struct page_ctx pc;
 	struct outfile of;
 	bool written = false;
-	int ret, c;
+	int ret, c, damaged;
 
 	ret = page_open(&of, out, cap, a->force);
 	if (ret)
@@ -69,27 +143,14 @@ int timechart_write(const char *cap, const char *out, const struct tc_args *a)
 	pg.cpus = cpus;
 	pg.task_filtered = v.ci.task_filtered;
 	pg.since_ns = v.from - v.first;
-	sc.t0 = v.from;
-	sc.px_ns = (v.to - v.from + a->width - 1) / a->width;
-	if (!sc.px_ns)
-		sc.px_ns = 1;
-	sc.width = (uint32_t)((v.to - v.from + sc.px_ns) / sc.px_ns);
-	tc = tc_new(&sc, v.ncpus);
-	if (!tc) {
-		ab_error("out of memory");
-		ret = EXIT_RUNTIME;
-		goto out;
-	}
-	tc_observer(tc, &obs);
-	ret = capview_run(&v, &obs, &a->win, 0, NULL);
+	ret = read_chart(&v, a, &rule, &tc);
 	if (ret && ret != EXIT_DAMAGED)
 		goto out;
-	tc_finish(tc);
-	if (tc->oom) {
-		ab_error("out of memory drawing '%s'", cap);
-		ret = EXIT_RUNTIME;
+	damaged = ret;
+	ret = read_chosen(&v, cap, a, &tc);
+	if (ret && ret != EXIT_DAMAGED)
 		goto out;
-	}
+	ret = damaged;
 	pc = (struct page_ctx){ tc, &pg };
 	c = page_write(&of, out, write_page, &pc);
 	written = true;
@@ -98,7 +159,8 @@ int timechart_write(const char *cap, const char *out, const struct tc_args *a)
 		goto out;
 	}
 	ab_note("wrote %s: %d CPUs and %zu tasks in %u pixels of %.3f us",
-		out, tc->ncpus, tc->nlanes, sc.width, (double)sc.px_ns / 1e3);
+		out, tc->ncpus, tc->nlanes, tc->sc.width,
+		(double)tc->sc.px_ns / 1e3);
 out:
 	if (!written)
 		page_abort(&of);

@@ -4,6 +4,7 @@
 #define ABICAP_TIMECHART_FILE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include "lib/duration.h"
 
@@ -13,6 +14,7 @@ struct tc_args {
 	int32_t tgid; /* 0: every task */
 	const char *comm; /* NULL: every name */
 	const char *cpulist; /* NULL: every CPU */
+	size_t max_lanes; /* task lanes at most (0: no limit) */
 	bool force; /* replace out */
 };
 

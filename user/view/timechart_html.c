@@ -70,16 +70,6 @@ static void runs(FILE *f, const struct pixrow *r)
 	fputc('"', f);
 }
 
-static bool lane_shown(const struct tc_lane *l, const struct tc_page *pg)
-{
-	if (pg->tgid && l->id.tgid != pg->tgid)
-		return false;
-	if (pg->comm && strncmp(l->comm, pg->comm, sizeof(l->comm)) &&
-	    strncmp(l->first_comm, pg->comm, sizeof(l->first_comm)))
-		return false;
-	return true;
-}
-
 static int by_start(const void *a, const void *b)
 {
 	const struct tc_lane *x = *(const struct tc_lane *const *)a;
@@ -111,9 +101,9 @@ static void ms(FILE *f, uint64_t ns)
 }
 
 struct totals {
-	uint64_t merged, inexact, intervals, shown, hidden;
-	uint64_t empty; /* tasks seen only in wakeups, with no interval here */
+	uint64_t merged, inexact, intervals, shown;
 	uint64_t err; /* the largest pixrow_error */
+	struct tc_choice ch; /* the tasks, lanes or not */
 };
 
 static void legend(FILE *f, const struct timechart *tc,
@@ -133,12 +123,20 @@ static void legend(FILE *f, const struct timechart *tc,
 	if (pg->task_filtered)
 		fputs(" (the capture was filtered to some tasks: a CPU's busy "
 		      "and idle time is not known, so no CPU lane)", f);
-	if (t->hidden)
-		fprintf(f, " (%llu more left out by the filters)",
-			(unsigned long long)t->hidden);
-	if (t->empty)
-		fprintf(f, "; %llu tasks seen only in wakeups (no interval "
-			"here) have no lane", (unsigned long long)t->empty);
+	if (t->ch.left_out)
+		fprintf(f, " of %zu tasks: <b>%zu more tasks have no lane</b> "
+			"(past --max-lanes %zu the lanes are the tasks with the "
+			"most time on a CPU, then waiting for one; those left out "
+			"ran %.3f ms and waited %.3f ms in all)", t->ch.shown,
+			t->ch.left_out, pg->max_lanes,
+			(double)t->ch.left_out_run_ns / 1e6,
+			(double)t->ch.left_out_wait_ns / 1e6);
+	if (t->ch.filtered)
+		fprintf(f, " (%zu more left out by the filters)",
+			t->ch.filtered);
+	if (t->ch.empty)
+		fprintf(f, "; %zu tasks seen only in wakeups (no interval "
+			"here) have no lane", t->ch.empty);
 	fputs(".<br>Tasks:", f);
 	for (int k = 0; k < 6; k++)
 		swatch(f, tc_task_colour[k], task_kind_name[k]);
@@ -236,35 +234,41 @@ static void lane_data(FILE *f, const struct tc_lane *l, bool first,
 static const char draw_js[] =
 "const LW=" "%d" ",AX=" "%d" ",RH=" "%d" ",FH=" "%d" ",CH=" "%d" ",LH=" "%d" ";\n"
 "const TK=%s,CK=%s;\n"
-"const cv=document.getElementById('c'),g=cv.getContext('2d');\n"
-"const nc=D.cpus.length,H=AX+nc*CH+D.lanes.length*LH;\n"
-"cv.width=LW+D.width;cv.height=H;\n"
+"const box=document.getElementById('c');\n"
+"const nc=D.cpus.length,H=AX+nc*CH+D.lanes.length*LH,W=LW+D.width;\n"
+/* tiles: browsers leave a canvas past 32767 (Firefox) or 65535 (Chromium)
+ * pixels, or past 16.7 M pixels (Safari), blank */
+"const TH=Math.max(8*LH,Math.min(8192,Math.floor(16e6/W)));\n"
 "const yc=i=>AX+i*CH,yt=i=>AX+nc*CH+i*LH;\n"
 "const P=new Map();function rows(s,y,h,col){let x=0;for(const m of s.matchAll(/([A-X.])([0-9a-z]+)/g)){"
 "const n=parseInt(m[2],36);if(m[1]!=='.'){const c=col(m[1].charCodeAt(0)-65);"
 "let p=P.get(c);if(!p){p=new Path2D();P.set(c,p);}p.rect(LW+x,y,n,h);}x+=n;}}\n"
-"g.fillStyle='#fff';g.fillRect(0,0,cv.width,H);\n"
-"if(!location.hash.includes('noarrows')){const A=[new Path2D(),new Path2D()];"
-"D.lanes.forEach((l,i)=>{let x=0;const a=l.a.trim().split(/ +/);"
+"const A=[new Path2D(),new Path2D()],arrows=!location.hash.includes('noarrows');\n"
+"if(arrows)D.lanes.forEach((l,i)=>{let x=0;const a=l.a.trim().split(/ +/);"
 "for(let k=0;k+1<a.length;k+=2){x+=parseInt(a[k],36);const f=+a[k+1];"
 "const y0=f>=0?yt(f)+RH/2:f<=-2?yc(-2-f)+RH/2:yt(i)-3,p=A[f<=-2?1:0];"
-"p.moveTo(LW+x+.5,y0);p.lineTo(LW+x+.5,yt(i)+RH/2);}});g.lineWidth=1;"
-"g.strokeStyle='rgba(60,60,140,.3)';g.stroke(A[0]);g.strokeStyle='rgba(200,0,0,.2)';g.stroke(A[1]);}\n"
+"p.moveTo(LW+x+.5,y0);p.lineTo(LW+x+.5,yt(i)+RH/2);}});\n"
 "D.cpus.forEach((c,i)=>{rows(c.r,yc(i),RH,k=>CK[k]);"
 "const n=c.khz.length,ks=c.khz.map((v,j)=>j).sort((a,b)=>c.khz[a]-c.khz[b]);"
 "rows(c.f,yc(i)+RH+1,FH,k=>{const r=n>1?ks.indexOf(k)/(n-1):1;"
 "return 'rgb('+(250-60*r|0)+','+(220-140*r|0)+','+(120-110*r|0)+')';});});\n"
 "D.lanes.forEach((l,i)=>rows(l.r,yt(i),RH,k=>TK[k]));\n"
+"const span=D.px*D.width;let st=1000;while(span/st>12)st*=(String(st)[0]==='2'?2.5:2);\n"
+"function draw(g,top,h){g.setTransform(1,0,0,1,0,-top);\n"
+"g.fillStyle='#fff';g.fillRect(0,top,W,h);\n"
+"if(arrows){g.lineWidth=1;g.strokeStyle='rgba(60,60,140,.3)';g.stroke(A[0]);g.strokeStyle='rgba(200,0,0,.2)';g.stroke(A[1]);}\n"
 "for(const [c,p] of P){g.fillStyle=c;g.fill(p);}\n"
-"g.fillStyle='#fff';g.fillRect(0,0,LW,H);g.fillRect(0,0,cv.width,AX);\n"
+"g.fillStyle='#fff';g.fillRect(0,top,LW,h);g.fillRect(0,0,W,AX);\n"
 "g.fillStyle='#000';g.font='10px sans-serif';g.textBaseline='top';\n"
 "D.cpus.forEach((c,i)=>g.fillText('CPU '+c.cpu,4,yc(i)));\n"
-"D.lanes.forEach((l,i)=>g.fillText((l.comm+':'+l.tid).slice(0,28),4,yt(i)));\n"
-"const span=D.px*D.width;let st=1000;while(span/st>12)st*=(String(st)[0]==='2'?2.5:2);\n"
-"for(let t=0;t<=span;t+=st){const x=LW+Math.round(t/D.px);g.fillRect(x,AX-5,1,5);"
-"g.fillText(((D.since+t)/1e6).toFixed(st<1e6?3:0)+' ms',x+2,2);}\n"
+"const i0=Math.max(0,Math.floor((top-AX-nc*CH)/LH)-1),i1=Math.min(D.lanes.length,Math.ceil((top+h-AX-nc*CH)/LH)+1);\n"
+"for(let i=i0;i<i1;i++){const l=D.lanes[i];g.fillText((l.comm+':'+l.tid).slice(0,28),4,yt(i));}\n"
+"if(top<AX)for(let t=0;t<=span;t+=st){const x=LW+Math.round(t/D.px);g.fillRect(x,AX-5,1,5);"
+"g.fillText(((D.since+t)/1e6).toFixed(st<1e6?3:0)+' ms',x+2,2);}}\n"
+"for(let top=0;top<H;top+=TH){const cv=document.createElement('canvas'),h=Math.min(TH,H-top);"
+"cv.width=W;cv.height=h;box.appendChild(cv);draw(cv.getContext('2d'),top,h);}\n"
 "const tip=document.getElementById('tip'),KN=%s;\n"
-"cv.onmousemove=e=>{const r=cv.getBoundingClientRect(),x=e.clientX-r.left-LW,"
+"box.onmousemove=e=>{const r=box.getBoundingClientRect(),x=e.clientX-r.left-LW,"
 "y=e.clientY-r.top,t=((D.since+x*D.px)/1e6).toFixed(3)+' ms';let s='';"
 "if(y>=AX+nc*CH){const l=D.lanes[Math.floor((y-AX-nc*CH)/LH)];if(l)s=l.comm+':'+l.tid+"
 "' (process '+l.tgid+(l.was?', was '+l.was:'')+'): '+l.ns.map((v,k)=>KN[k]+' '+(v/1e6).toFixed(3)+' ms')"
@@ -296,19 +300,21 @@ int tc_write_html(const struct timechart *tc, const struct tc_page *pg,
 	struct totals t = { 0 };
 	size_t n = 0;
 
-	if (!order || !pos) {
+	if (!order || !pos ||
+	    tc_choose(tc, pg->tgid, pg->comm, pg->max_lanes, &t.ch)) {
 		free(order);
 		free(pos);
 		return -ENOMEM;
 	}
+	free(t.ch.chosen);
+	t.ch.chosen = NULL;
 	for (size_t i = 0; i < tc->nlanes; i++) {
+		const struct tc_lane *l = &tc->lanes[i];
+
 		pos[i] = -1;
-		if (!tc->lanes[i].row.intervals)
-			t.empty++;
-		else if (lane_shown(&tc->lanes[i], pg))
-			order[n++] = &tc->lanes[i];
-		else
-			t.hidden++;
+		if (l->row.intervals &&
+		    tc_task_shown(&tc->tasks[l->task], pg->tgid, pg->comm))
+			order[n++] = l;
 	}
 	qsort(order, n, sizeof(*order), by_start);
 	for (size_t i = 0; i < n; i++) {
@@ -336,7 +342,7 @@ int tc_write_html(const struct timechart *tc, const struct tc_page *pg,
 	style(f);
 	fputs("</head><body>\n", f);
 	legend(f, tc, pg, &t);
-	fputs("<canvas id=c></canvas><div id=tip></div>\n<script>\n", f);
+	fputs("<div id=c></div><div id=tip></div>\n<script>\n", f);
 	fprintf(f, "const D={\"t0\":%" PRIu64 ",\"since\":%" PRIu64 ",\"px\":%"
 		PRIu64 ",\"width\":%u,\n", tc->sc.t0, pg->since_ns,
 		tc->sc.px_ns, tc->sc.width);

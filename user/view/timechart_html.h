@@ -36,6 +36,7 @@ struct tc_page {
 	const uint8_t *cpus; /* NULL: every CPU */
 	bool task_filtered; /* the capture saw some tasks only: no CPU lanes */
 	uint64_t since_ns; /* the window's start after the first record */
+	size_t max_lanes; /* --max-lanes (0: no limit) */
 };
 
 /* The page into f: 0, or -errno of the write. */
