@@ -567,21 +567,35 @@ static const char *busy_and_small(void)
  * dropped unsaid, never a page too big for a browser (a 6 MB capture of
  * 800,000 tasks made a 137 MB page at 1.1 GB of memory).
  */
+/*
+ * timechart of busy_and_small() with opts (NULL-terminated, at most 6) into
+ * scratch file name: o, and the page (NULL if it failed).
+ */
+static char *busy_chart(const char *name, char *const opts[], struct out *o)
+{
+	static char out[4096];
+	char *argv[12] = { "timechart", (char *)busy_and_small(), "-o", out,
+			   "--force" };
+	int n = 5;
+
+	snprintf(out, sizeof(out), "%s", path(name));
+	for (int i = 0; opts[i]; i++)
+		argv[n++] = opts[i];
+	*o = run_do(do_timechart, argv);
+	return o->code ? NULL : read_text(out);
+}
+
 Test(view, timechart_past_max_lanes_draws_the_busiest)
 {
-	const char *cap = busy_and_small();
-	char out[4096];
 	struct out o;
 	char *page;
 
-	snprintf(out, sizeof(out), "%s", path("bs.html"));
-	o = run_do(do_timechart, (char *[]){ "timechart", (char *)cap, "-o",
-					     out, "--max-lanes", "3", NULL });
-	cr_assert_eq(o.code, 0, "%s", o.err);
+	page = busy_chart("bs.html", (char *[]){ "--max-lanes", "3", NULL },
+			  &o);
+	cr_assert(page, "exit %d: %s", o.code, o.err);
 	cr_assert(strstr(o.err, "shows 13 tasks, past --max-lanes 3: the 3 "
 			 "with the most time on a CPU have lanes, 10 more do "
 			 "not"), "%s", o.err);
-	page = read_text(out);
 	cr_assert_eq(page_lanes(page), 3, "%.600s", page);
 	cr_assert(page_has_tid(page, 103) && page_has_tid(page, 107) &&
 		  page_has_tid(page, 111), "not the busy tasks");
@@ -593,12 +607,10 @@ Test(view, timechart_past_max_lanes_draws_the_busiest)
 	free(page);
 
 	/* no limit: every task */
-	o = run_do(do_timechart, (char *[]){ "timechart", (char *)cap, "-o",
-					     out, "--force", "--max-lanes", "0",
-					     NULL });
-	cr_assert_eq(o.code, 0, "%s", o.err);
+	page = busy_chart("bs.html", (char *[]){ "--max-lanes", "0", NULL },
+			  &o);
+	cr_assert(page, "exit %d: %s", o.code, o.err);
 	cr_assert_null(strstr(o.err, "warning"), "%s", o.err);
-	page = read_text(out);
 	cr_assert_eq(page_lanes(page), 13);
 	cr_assert_null(strstr(page, "have no lane"));
 	free(page);
@@ -611,18 +623,13 @@ Test(view, timechart_past_max_lanes_draws_the_busiest)
  */
 Test(view, timechart_max_lanes_counts_only_what_the_filters_show)
 {
-	const char *cap = busy_and_small();
-	char out[4096];
 	struct out o;
 	char *page;
 
-	snprintf(out, sizeof(out), "%s", path("bsc.html"));
-	o = run_do(do_timechart, (char *[]){ "timechart", (char *)cap, "-o",
-					     out, "--max-lanes", "3", "--comm",
-					     "busy", NULL });
-	cr_assert_eq(o.code, 0, "%s", o.err);
+	page = busy_chart("bsc.html", (char *[]){ "--max-lanes", "3", "--comm",
+						   "busy", NULL }, &o);
+	cr_assert(page, "exit %d: %s", o.code, o.err);
 	cr_assert_null(strstr(o.err, "warning"), "%s", o.err);
-	page = read_text(out);
 	cr_assert_eq(page_lanes(page), 3, "%.600s", page);
 	cr_assert(page_has_tid(page, 103) && page_has_tid(page, 107) &&
 		  page_has_tid(page, 111), "not the busy tasks");
@@ -630,9 +637,9 @@ Test(view, timechart_max_lanes_counts_only_what_the_filters_show)
 		  "%.600s", page);
 	cr_assert_null(strstr(page, "have no lane"));
 	free(page);
-	o = run_do(do_timechart, (char *[]){ "timechart", (char *)cap, "-o",
-					     out, "--force", "--max-lanes",
-					     "100001", NULL });
+	page = busy_chart("bsc.html", (char *[]){ "--max-lanes", "100001",
+						   NULL }, &o);
+	cr_assert_null(page);
 	cr_assert_eq(o.code, 2, "%s", o.err);
 	cr_assert(strstr(o.err, "--max-lanes"), "%s", o.err);
 }
