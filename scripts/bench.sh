@@ -13,7 +13,8 @@
 #   3. lossless rate: seen/dropped (kernel) vs received, 3 of 3 runs
 #   4. capture bytes per event (vs perf.data) and consumer CPU per M events
 #   5. user-space decode (export --perfetto, report) of a capture, one core
-#   6. report and export of crafted captures (build/capgen: equal times, a
+#   6. every command that reads a capture (report, export, timechart,
+#      heatmap, script) on crafted captures (build/capgen: equal times, a
 #      new task per record (ids consecutive, or 1024 apart), times reversed or
 #      scattered), at two sizes: time
 #      and peak memory must grow linearly and stay bounded. Alone, without
@@ -101,13 +102,21 @@ crafted_dir() { # DIR: made, and build/capgen there to fill it
 	[ -x "$ROOT/build/capgen" ] || die "build/capgen is missing: make build/capgen" 2
 }
 
+crafted_cell() { # DIR CMD...: "wall s, peak MB" of one command on CPU 1
+	local dir=$1 t
+	shift
+	/usr/bin/time -f "%e %M" -o "$dir/cmd.time" taskset -c 1 "$@" >/dev/null 2>&1
+	t=$(tail -1 "$dir/cmd.time")
+	echo "${t% *} s, $((${t#* } / 1024)) MB"
+}
+
 crafted() { # DIR: the table on stdout
-	local dir=$1 spec kind meta n f sz rep exp
+	local dir=$1 spec kind meta n f sz row
 	crafted_dir "$dir"
-	echo "**Crafted captures** (build/capgen; \`report\` and \`export --perfetto\` on one core: wall seconds / peak RSS MB; at the larger size time should be about 4x, memory bounded):"
+	echo "**Crafted captures** (build/capgen; every command that reads a capture, on one core: wall seconds, peak RSS MB; at the larger size time should be about 4x, memory bounded; timechart and heatmap refuse a capture whose records all have one time, exit 2):"
 	echo
-	echo "| capture | records | file KB | report s | report MB | export s | export MB |"
-	echo "| --- | --- | --- | --- | --- | --- | --- |"
+	echo "| capture | records | file KB | report | export --perfetto | timechart | heatmap | script |"
+	echo "| --- | --- | --- | --- | --- | --- | --- | --- |"
 	for spec in same-ts same-ts/nometa many-pids stride-pids reverse shuffled; do
 		kind=${spec%/*} meta=meta
 		[ "$spec" != "$kind" ] && meta=${spec#*/}
@@ -115,13 +124,14 @@ crafted() { # DIR: the table on stdout
 			f=$dir/$kind.$meta.$n.abicap
 			"$ROOT/build/capgen" "$kind" "$n" "$f" "$meta" || die "capgen $spec $n failed"
 			sz=$(($(stat -c %s "$f") / 1024))
-			/usr/bin/time -f "%e %M" -o "$dir/report.time" \
-				taskset -c 1 "$ABICAP" report "$f" >/dev/null 2>&1
-			/usr/bin/time -f "%e %M" -o "$dir/export.time" \
-				taskset -c 1 "$ABICAP" export "$f" --perfetto "$dir/x.pftrace" --force >/dev/null 2>&1
-			rep=$(tail -1 "$dir/report.time") exp=$(tail -1 "$dir/export.time")
-			echo "| $spec | $n | $sz | ${rep% *} | $((${rep#* } / 1024)) | ${exp% *} | $((${exp#* } / 1024)) |"
-			rm -f "$f" "$dir/x.pftrace"
+			row="| $spec | $n | $sz"
+			row="$row | $(crafted_cell "$dir" "$ABICAP" report "$f")"
+			row="$row | $(crafted_cell "$dir" "$ABICAP" export "$f" --perfetto "$dir/x.pftrace" --force)"
+			row="$row | $(crafted_cell "$dir" "$ABICAP" timechart "$f" -o "$dir/x.html" --force)"
+			row="$row | $(crafted_cell "$dir" "$ABICAP" heatmap "$f" -o "$dir/x.html" --force)"
+			row="$row | $(crafted_cell "$dir" "$ABICAP" script "$f")"
+			echo "$row |"
+			rm -f "$f" "$dir/x.pftrace" "$dir/x.html"
 		done
 	done
 }
