@@ -7,6 +7,7 @@
  *   many-cgroups    --by cgroup over 10 k .. 40 k cgroups (linear lookups)
  *   cgroup-waits    heatmap --cgroup over 20 k cgroups with a wait each
  *   many-pids       timechart of 200 k tasks (a lane each: 285 MB)
+ *   unused-cgroups  script over 500 k names (each held: ~250 MB)
  * Decided by the child's own CPU time and peak RSS (wait4), as ratios
  * between sizes with a generous floor, not by a wall-clock window.
  */
@@ -209,4 +210,24 @@ Test(report_cost, timechart_of_many_tasks_keeps_memory_bounded, .timeout = 120)
 	free(html);
 	free(cap);
 	free(page);
+}
+
+/*
+ * script over 500,000 cgroup names no record uses: a name is kept for
+ * printing only once a record uses it (each held name costs ~400 bytes:
+ * 2 M names took 1.0 GB, 500,000 about 250 MB); now the reader's table
+ * and an index: under 100 MB.
+ */
+Test(report_cost, script_keeps_unused_cgroup_names_cheap, .timeout = 120)
+{
+	char *cap = strdup(scratch_path("s.abicap"));
+	struct cost c;
+
+	gen("unused-cgroups", "500000", cap);
+	c = run_cost((char *[]){ (char *)abicap_bin(), "script", cap, NULL });
+	cr_assert_eq(c.code, 0, "script: exit %d", c.code);
+	cr_assert_lt(c.rss_kb, 100 * 1024, "peak RSS %ld KB", c.rss_kb);
+	printf("report_cost: script over 500000 unused cgroup names: peak RSS "
+	       "%ld KB\n", c.rss_kb);
+	free(cap);
 }

@@ -23,6 +23,12 @@ struct script_state {
 	struct capr *r;
 	struct cgnames *names;
 	size_t ncg; /* cgroup names taken from the reader so far */
+	/*
+	 * cgroup id -> its name's place in the reader's table (the last one
+	 * read): a name goes into names, about 400 bytes, only once a printed
+	 * record uses it (2 M names no record used took 1 GB)
+	 */
+	struct hashtab cg_index;
 	FILE *out;
 	bool started;
 	uint64_t t0;
@@ -31,15 +37,58 @@ struct script_state {
 	bool oom;
 };
 
-/* The cgroup names the reader has found since the last record. */
+/*
+ * The cgroup names the reader has found since the last record: indexed; a
+ * name already given to a printed record is renamed as the file renames it.
+ */
 static void take_cgroups(struct script_state *s)
 {
 	size_t n;
 	const struct capfile_cgroup *cg = capr_cgroups(s->r, &n);
 
-	for (; s->ncg < n; s->ncg++)
-		if (cgnames_set(s->names, cg[s->ncg].id, cg[s->ncg].path))
+	for (; s->ncg < n; s->ncg++) {
+		const struct capfile_cgroup *c = &cg[s->ncg];
+
+		if (hashtab_put(&s->cg_index, c->id, s->ncg) < 0 ||
+		    (cgnames_cached(s->names, c->id) &&
+		     cgnames_set(s->names, c->id, c->path)))
 			s->oom = true;
+	}
+}
+
+/* The name of cgroup id for the record about to be printed. */
+static void name_cgroup(struct script_state *s, uint64_t id)
+{
+	const struct capfile_cgroup *cg;
+	uint64_t *i;
+	size_t n;
+
+	if (!id || cgnames_cached(s->names, id))
+		return;
+	i = hashtab_get(&s->cg_index, id);
+	if (!i)
+		return;
+	cg = capr_cgroups(s->r, &n);
+	if (cgnames_set(s->names, id, cg[*i].path))
+		s->oom = true;
+}
+
+static void name_cgroups(struct script_state *s, const union abicap_rec *rec)
+{
+	take_cgroups(s);
+	switch (rec->hdr.type) {
+	case ABICAP_EV_SCHED_SWITCH:
+		name_cgroup(s, rec->sw.prev_cgroup);
+		name_cgroup(s, rec->sw.next_cgroup);
+		break;
+	case ABICAP_EV_SCHED_WAKEUP:
+	case ABICAP_EV_SCHED_WAKEUP_NEW:
+	case ABICAP_EV_SCHED_WAKING:
+		name_cgroup(s, rec->wk.cgroup);
+		break;
+	default:
+		break;
+	}
 }
 
 static int script_record(void *ctx, const union abicap_rec *rec)
@@ -63,7 +112,7 @@ static int script_record(void *ctx, const union abicap_rec *rec)
 	if (!timewin_has(&s->o->win, s->t0, rec->hdr.ts_ns) ||
 	    !recfilter_pass(&s->f, rec))
 		return 0;
-	take_cgroups(s);
+	name_cgroups(s, rec);
 	sb_init(&sb, line, sizeof(line));
 	format_record(&sb, s->o->fmt, rec, s->t0);
 	if (fwrite(line, 1, sb.len, s->out) != sb.len) {
@@ -158,6 +207,7 @@ int script_capture(const char *path, const struct script_opts *o, FILE *out,
 	ret = damaged ? EXIT_DAMAGED : EXIT_OK;
 out:
 	cgnames_free(s.names);
+	hashtab_free(&s.cg_index);
 	free(cpus);
 	json_decref(meta);
 	capr_close(s.r);
