@@ -90,7 +90,7 @@ _abicap()
 			compgen -d -- "${cur#/}" | sed 's|^|/|'))
 		return ;;
 	-p|--pid|--tid|-d|--duration|-C|--cpu|--buffer-size|-n|--top|\
-	--comm|-l|--listen|--max-cgroups|--since|--until|-w|--width|--cell|\
+	--comm|-l|--listen|--max-cgroups|--max-lanes|--since|--until|-w|--width|--cell|\
 	--slowest|--container)
 		return ;;
 	esac
