@@ -583,9 +583,10 @@ Test(kernel, pid_filter_keeps_only_that_process, .timeout = 60)
 		switch (r->hdr.type) {
 		case ABICAP_EV_SCHED_SWITCH:
 			cr_assert(r->sw.prev_tgid == me || r->sw.next_tgid == me);
+			/* out of a ping-pong thread: 2 a round on its one CPU,
+			 * whatever else cuts in (kernel_cli.c) */
 			pp_switches += pp_window(&pp, r) &&
-				       is_pp(&pp, r->sw.prev_pid) &&
-				       is_pp(&pp, r->sw.next_pid);
+				       is_pp(&pp, r->sw.prev_pid);
 			break;
 		case ABICAP_EV_SCHED_WAKEUP:
 		case ABICAP_EV_SCHED_WAKING:

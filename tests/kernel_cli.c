@@ -23,6 +23,13 @@
 
 struct json_counts {
 	int lines;
+	/*
+	 * switches out of a ping-pong thread: the two share one CPU, so each
+	 * round hands it from one to the other and back, at least two a
+	 * round whatever else runs there in between (direct ping -> pong
+	 * switches are fewer when a task of a busy machine cuts in: once
+	 * under 200 of them in 200 rounds)
+	 */
 	int pp_switches;
 	int pp_wakeups; /* sched_wakeup of one ping-pong thread by the other */
 	int pp_wakings;
@@ -62,12 +69,13 @@ static struct json_counts check_json(char *out, const struct pingpong *pp)
 			json_int_t next = json_integer_value(json_object_get(j, "next_pid"));
 			const char *st = json_string_value(json_object_get(j, "prev_state"));
 
-			if (pp_comm(pp, prev) && pp_comm(pp, next)) {
+			if (pp_comm(pp, prev)) {
 				n.pp_switches++;
 				cr_assert_str_eq(json_string_value(json_object_get(j, "prev_comm")),
 						 pp_comm(pp, prev));
-				cr_assert_str_eq(json_string_value(json_object_get(j, "next_comm")),
-						 pp_comm(pp, next));
+				if (pp_comm(pp, next))
+					cr_assert_str_eq(json_string_value(json_object_get(j, "next_comm")),
+							 pp_comm(pp, next));
 				cr_assert(st && (!strcmp(st, "S") || !strcmp(st, "R") ||
 						 !strcmp(st, "R+")), "state %s", st);
 				cr_assert_eq(json_integer_value(json_object_get(j, "prev_tgid")),

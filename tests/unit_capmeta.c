@@ -139,3 +139,64 @@ Test(capmeta, trailer_round_trip_with_cgroup_throttling)
 	free(b);
 	captrailer_free(&back);
 }
+
+/*
+ * The containers' names record found ("containers") and how many it had
+ * no room for ("containers_not_listed"): written, read back typed, and
+ * written again byte for byte.
+ */
+Test(capmeta, trailer_round_trip_with_containers)
+{
+	struct captrailer_ct ct[2] = {
+		{ .id = "9601db7daeea", .names = { .name = "web" } },
+		{ .id = "abc", .names = { .pod = "p", .ns = "default",
+					  .name = "c" } },
+	};
+	struct captrailer t, back;
+	char *a, *b;
+
+	captrailer_init(&t);
+	t.records = 1;
+	t.ct = ct;
+	t.nct = 2;
+	t.ct_not_listed = 5;
+	a = captrailer_write(&t);
+	cr_assert(a);
+	cr_assert(strstr(a, "\"containers\":{\"9601db7daeea\":{"), "%s", a);
+	cr_assert(strstr(a, "\"containers_not_listed\":5"), "%s", a);
+	cr_assert_eq(captrailer_read(&back, a, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(back.nct, 2);
+	cr_assert_eq(back.ct_not_listed, 5);
+	cr_assert_str_eq(back.ct[0].id, "9601db7daeea");
+	cr_assert_str_eq(back.ct[0].names.name, "web");
+	cr_assert_str_eq(back.ct[1].names.pod, "p");
+	cr_assert_str_eq(back.ct[1].names.ns, "default");
+	b = captrailer_write(&back);
+	cr_assert_str_eq(b, a);
+	free(a);
+	free(b);
+	captrailer_free(&back);
+}
+
+/*
+ * An entry that is no container's names is named (it was skipped
+ * unsaid), the others still read; a container id too long for one is too.
+ */
+Test(capmeta, trailer_container_entry_of_the_wrong_shape_is_named)
+{
+	struct captrailer t;
+
+	cr_assert_eq(captrailer_read(&t, "{\"containers\":{\"a\":{\"container_"
+				     "name\":\"x\"},\"b\":[1],\"c\":{}}}", err,
+				     sizeof(err)), -1);
+	cr_assert(strstr(err, "trailer.containers member \"b\" is not a "
+			 "container's names"), "%s", err);
+	cr_assert_eq(t.nct, 1);
+	cr_assert_str_eq(t.ct[0].id, "a");
+	cr_assert_str_eq(t.ct[0].names.name, "x");
+	captrailer_free(&t);
+	cr_assert_eq(captrailer_read(&t, "{\"containers\":[]}", err,
+				     sizeof(err)), -1);
+	cr_assert(strstr(err, "\"containers\" is not an object"), "%s", err);
+	captrailer_free(&t);
+}

@@ -693,3 +693,39 @@ Test(view, timechart_taller_than_a_canvas_is_drawn, .timeout = 180)
 	cr_assert_gt(label, 0, "the last lane has no label");
 	image_free(&im);
 }
+
+/*
+ * report --by container names a container by the names the trailer kept
+ * for it, and says how many containers' names record had no room for
+ * ("containers_not_listed": those are named by id, never silently).
+ */
+Test(view, report_names_containers_from_the_trailer_and_counts_the_rest)
+{
+	static const char id[] = "9601db7daeea0123456789abcdef0123456789abcdef"
+				 "0123456789abcdef0123";
+	char cap[4096], cg[200], trl[400];
+	struct capw *w;
+	struct out o;
+
+	snprintf(cap, sizeof(cap), "%s", path("ct.abicap"));
+	snprintf(cg, sizeof(cg), "/system.slice/docker-%s.scope", id);
+	snprintf(trl, sizeof(trl), "{\"containers\":{\"%s\":{\"pod_name\":\"\","
+		 "\"namespace\":\"\",\"container_name\":\"web\"}},"
+		 "\"containers_not_listed\":3}", id);
+	w = capw_open(cap, true, "{\"ncpus\":1,\"events\":[\"sched_switch\"]}",
+		      err, sizeof(err));
+	cr_assert(w, "%s", err);
+	cr_assert_eq(capw_add_cgroup(w, 11, cg), 0);
+	swcg(w, 1000000, 0, 0, 0, 100, 11);
+	swcg(w, 2000000, 100, 1, 11, 0, 0);
+	cr_assert_eq(capw_close(w, trl, err, sizeof(err)), 0);
+	o = run_do(do_report, (char *[]){ "report", cap, "--by", "container",
+					   NULL });
+	cr_assert_eq(o.code, 0, "%s", o.err);
+	cr_assert(strstr(o.out, "docker:web"), "%s", o.out);
+	cr_assert(strstr(o.err, "3 containers' names were not kept in the "
+			 "capture"), "%s", o.err);
+	o = run_do(do_report, (char *[]){ "report", cap, NULL });
+	cr_assert_eq(o.code, 0, "%s", o.err);
+	cr_assert_null(strstr(o.err, "containers' names"), "%s", o.err);
+}

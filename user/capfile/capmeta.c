@@ -210,6 +210,17 @@ char *captrailer_write(const struct captrailer *t)
 				    json_integer(t->command_status));
 	if (o && t->throttle_given)
 		json_object_set_new(o, "cgroup_throttling", cgroups_json(t));
+	if (o && t->nct) {
+		json_t *c = json_object();
+
+		for (size_t i = 0; c && i < t->nct; i++)
+			json_object_set_new(c, t->ct[i].id,
+					    ct_names_json(&t->ct[i].names));
+		json_object_set_new(o, "containers", c);
+	}
+	if (o && t->ct_not_listed)
+		json_object_set_new(o, "containers_not_listed",
+				    json_integer((json_int_t)t->ct_not_listed));
 	return dump(o);
 }
 
@@ -489,6 +500,42 @@ void captrailer_init(struct captrailer *t)
 	t->end_ns = t->records = CAPMETA_ABSENT;
 }
 
+/*
+ * "containers": {ID: {"pod_name", "namespace", "container_name"}}; an entry
+ * that is not one is noted (and left out: that container named by id).
+ */
+static void read_containers(struct rd *r, json_t *o, struct captrailer *t)
+{
+	json_t *v = member(r, o, "trailer", "containers", JSON_OBJECT), *e;
+	const char *id;
+
+	t->ct_not_listed = rd_u64(r, o, "trailer", "containers_not_listed");
+	if (!v || !json_object_size(v))
+		return;
+	t->ct = calloc(json_object_size(v), sizeof(*t->ct));
+	if (!t->ct) {
+		r->oom = true;
+		return;
+	}
+	json_object_foreach(v, id, e) {
+		struct captrailer_ct *c = &t->ct[t->nct];
+
+		if (strlen(id) >= sizeof(c->id) ||
+		    !ct_names_from_json(e, &c->names)) {
+			if (!r->bad++)
+				snprintf(r->err, r->errlen, "the capture's "
+					 "trailer.containers member \"%s\" is "
+					 "not a container's names: that "
+					 "container is named by id (the file was "
+					 "altered or written by another program)",
+					 id);
+			continue;
+		}
+		memcpy(c->id, id, strlen(id) + 1);
+		t->nct++;
+	}
+}
+
 int captrailer_read(struct captrailer *t, const char *json, char *err,
 		    size_t errlen)
 {
@@ -582,6 +629,7 @@ int captrailer_read(struct captrailer *t, const char *json, char *err,
 						 "throttled_ns");
 		}
 	}
+	read_containers(&r, o, t);
 	if ((json_array_size(json_object_get(o, "cpus")) && !t->cpus) ||
 	    (t->throttle_given && !t->cg))
 		r.oom = true;
@@ -600,6 +648,7 @@ void captrailer_free(struct captrailer *t)
 	for (size_t i = 0; i < t->ncg; i++)
 		free(t->cg[i].path);
 	free(t->cg);
+	free(t->ct);
 	hashtab_free(&t->by_id);
 	captrailer_init(t);
 }

@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "event/ctnames.h"
 #include "event/record.h"
 #include "lib/hashtab.h"
 
@@ -69,6 +70,12 @@ struct capmeta {
 	struct capmeta_filter filter;
 };
 
+/* A container's names, as the runtime gave them while recording. */
+struct captrailer_ct {
+	char id[65]; /* the container id (hex) */
+	struct ct_names names;
+};
+
 /* The trailer's counts per event, CPU, and the cgroups' CPU quota throttling. */
 struct captrailer_cgroup {
 	uint64_t id;
@@ -107,6 +114,10 @@ struct captrailer {
 	struct captrailer_cgroup *cg;
 	size_t ncg;
 	struct hashtab by_id; /* id -> index in cg */
+	/* "containers": names by container id; those record left out */
+	struct captrailer_ct *ct;
+	size_t nct;
+	uint64_t ct_not_listed;
 };
 
 void capmeta_init(struct capmeta *m);

@@ -126,28 +126,9 @@ int report_read_records(struct capr **r, const char *path, json_t *meta,
 	return c < 0 ? -EIO : rc;
 }
 
-/*
- * The containers' names record kept in the trailer ("containers"), given
- * to their cgroups; a capture without them names containers by id.
- * -ENOMEM.
- */
-static int ct_names_from_trailer(struct cgnames *names, struct capr *r)
-{
-	json_t *t = capr_trailer(r) ? json_loads(capr_trailer(r), 0, NULL) :
-		    NULL, *v;
-	const char *id;
-	struct ct_names cn;
-	int e = 0;
-
-	json_object_foreach(json_object_get(t, "containers"), id, v)
-		if (!e && ct_names_from_json(v, &cn))
-			e = cgnames_set_ct_names(names, id, &cn);
-	json_decref(t);
-	return e;
-}
-
 struct cgnames *capture_cgnames(struct capr *r, bool grouping,
-				const struct hashtab *used)
+				const struct hashtab *used,
+				const struct captrailer *t)
 {
 	struct cgnames *names = cgnames_table();
 	const struct capfile_cgroup *cg;
@@ -166,9 +147,14 @@ struct cgnames *capture_cgnames(struct capr *r, bool grouping,
 			cgnames_free(names);
 			return NULL;
 		}
-	if (ct_names_from_trailer(names, r)) {
-		cgnames_free(names);
-		return NULL;
-	}
+	for (size_t i = 0; t && i < t->nct; i++)
+		if (cgnames_set_ct_names(names, t->ct[i].id, &t->ct[i].names)) {
+			cgnames_free(names);
+			return NULL;
+		}
+	if (grouping && t && t->ct_not_listed)
+		ab_warn("%llu containers' names were not kept in the capture "
+			"(abicap record keeps 2048 at most): those are named by "
+			"container id", (unsigned long long)t->ct_not_listed);
 	return names;
 }

@@ -45,10 +45,13 @@ int report_read_records(struct capr **r, const char *path, json_t *meta,
 
 /*
  * The capture's own cgroup names (read with its records) of the ids in
- * used (what the records name: a file may name millions more), warning
- * where grouping and it names none; NULL: no memory.
+ * used (what the records name: a file may name millions more), and the
+ * containers' names of trailer t (NULL: none), warning where grouping and
+ * it names no cgroups, or record left containers' names out; NULL: no
+ * memory.
  */
 struct cgnames *capture_cgnames(struct capr *r, bool grouping,
-				const struct hashtab *used);
+				const struct hashtab *used,
+				const struct captrailer *t);
 
 #endif

@@ -71,64 +71,6 @@ struct rec_state {
 };
 
 /* After each drain: the records lost since the last look, as a drop window. */
-/* The containers' names, for the trailer: at most this many, this big. */
-#define CT_NAMES_MAX 2048
-#define CT_NAMES_BYTES (256u << 10)
-
-struct ct_collect {
-	json_t *obj;
-	size_t bytes, left_out;
-};
-
-static int collect_ct(void *ctx, const char *id, const struct ct_names *cn)
-{
-	struct ct_collect *c = ctx;
-	size_t b = strlen(id) + strlen(cn->pod) + strlen(cn->ns) +
-		   strlen(cn->name) + 64;
-
-	if (json_object_get(c->obj, id))
-		return 0;
-	if (json_object_size(c->obj) >= CT_NAMES_MAX ||
-	    c->bytes + b > CT_NAMES_BYTES) {
-		c->left_out++;
-		return 0;
-	}
-	c->bytes += b;
-	return json_object_set_new(c->obj, id, ct_names_json(cn)) ? -1 : 0;
-}
-
-/*
- * The trailer with the names of the containers seen ("containers": {ID:
- * {"pod_name", "namespace", "container_name"}}), read from the runtimes'
- * state while recording, so that report names them anywhere, later
- * (the cgroup blocks hold paths only). Any failure: the trailer as it was.
- */
-static char *trailer_with_containers(char *trl, const struct cgnames *names)
-{
-	struct ct_collect c = { json_object(), 0, 0 };
-	json_t *t = trl ? json_loads(trl, 0, NULL) : NULL;
-	char *s;
-
-	/* no names (no cgroup v2 mount): no containers either */
-	if (!names || !t || !c.obj ||
-	    cgnames_each_ct_names(names, collect_ct, &c) ||
-	    !json_object_size(c.obj)) {
-		json_decref(t);
-		json_decref(c.obj);
-		return trl;
-	}
-	json_object_set_new(t, "containers", c.obj);
-	if (c.left_out)
-		json_object_set_new(t, "containers_not_listed",
-				    json_integer((json_int_t)c.left_out));
-	s = json_dumps(t, JSON_COMPACT | JSON_PRESERVE_ORDER);
-	json_decref(t);
-	if (!s)
-		return trl;
-	free(trl);
-	return s;
-}
-
 static void note_drops(void *ctx)
 {
 	struct rec_state *st = ctx;
@@ -317,11 +259,10 @@ int do_record(int argc, char **argv)
 	thr = snap ? record_throttling(&roots, snap, st.s.names, st.s.named,
 				       st.s.nnamed) : NULL;
 	trl = record_trailer(c, capture_secs(c), capw_records(st.s.w), &lo,
-			     thr, thr ? st.s.nnamed : 0);
+			     thr, thr ? st.s.nnamed : 0, st.s.names);
 	free(thr);
 	cg_cpu_snap_free(snap);
 	snap = NULL;
-	trl = trailer_with_containers(trl, st.s.names);
 	{
 		uint64_t recs = capw_records(st.s.w);
 

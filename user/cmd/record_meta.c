@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /* A recording's header metadata and trailer, as compact JSON. */
+#include <errno.h>
 #include <jansson.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -14,6 +16,7 @@
 #include "cmd/record_meta.h"
 #include "event/events.h"
 #include "lib/escape.h"
+#include "lib/hashtab.h"
 #include "lib/util.h"
 
 /* A crc32 of the running kernel's BTF: which kernel this was, exactly. */
@@ -191,9 +194,73 @@ struct captrailer_cgroup *record_throttling(const struct cg_cpu_roots *roots,
 	return v;
 }
 
+/* The containers' names, for the trailer: at most this many, this big. */
+#define CT_NAMES_MAX 2048
+#define CT_NAMES_BYTES (256u << 10)
+
+struct ct_collect {
+	struct captrailer *t;
+	size_t bytes;
+	struct hashtab seen; /* hash of a container id -> its t->ct[] */
+	const char *id; /* the id looked up */
+};
+
+static bool same_ct(void *ctx, uint64_t i)
+{
+	const struct ct_collect *c = ctx;
+
+	return !strcmp(c->t->ct[i].id, c->id);
+}
+
+static int collect_ct(void *ctx, const char *id, const struct ct_names *cn)
+{
+	struct ct_collect *c = ctx;
+	struct captrailer *t = c->t;
+	size_t b = strlen(id) + strlen(cn->pod) + strlen(cn->ns) +
+		   strlen(cn->name) + 64;
+	uint64_t h = hash_str(id);
+
+	c->id = id;
+	if (strlen(id) >= sizeof(t->ct->id) ||
+	    hashtab_find(&c->seen, h, same_ct, c))
+		return 0; /* a container's sub-cgroups: named once */
+	if (t->nct >= CT_NAMES_MAX || c->bytes + b > CT_NAMES_BYTES) {
+		t->ct_not_listed++;
+		return 0;
+	}
+	if (hashtab_add(&c->seen, h, t->nct))
+		return -ENOMEM;
+	c->bytes += b;
+	memcpy(t->ct[t->nct].id, id, strlen(id) + 1);
+	t->ct[t->nct++].names = *cn;
+	return 0;
+}
+
+/*
+ * The names of the containers seen ("containers": {ID: {"pod_name",
+ * "namespace", "container_name"}}), read from the runtimes' state while
+ * recording, so that report names them anywhere, later (the cgroup blocks
+ * hold paths only); those past the limits counted. 0, or -ENOMEM.
+ */
+static int trailer_containers(struct captrailer *t, const struct cgnames *names)
+{
+	struct ct_collect c = { t, 0, HASHTAB_INIT, NULL };
+	int r;
+
+	if (!names) /* no cgroup v2 mount: no containers either */
+		return 0;
+	t->ct = calloc(CT_NAMES_MAX, sizeof(*t->ct));
+	if (!t->ct)
+		return -ENOMEM;
+	r = cgnames_each_ct_names(names, collect_ct, &c);
+	hashtab_free(&c.seen);
+	return r;
+}
+
 char *record_trailer(struct capture *c, double secs, uint64_t records,
 		     const struct loop_opts *lo,
-		     const struct captrailer_cgroup *cg, size_t ncg)
+		     const struct captrailer_cgroup *cg, size_t ncg,
+		     const struct cgnames *names)
 {
 	struct abicap_counter sum[ABICAP_EV_COUNT], per[ABICAP_EV_COUNT];
 	uint64_t aux[ABICAP_AUX_COUNT];
@@ -243,7 +310,13 @@ char *record_trailer(struct capture *c, double secs, uint64_t records,
 	t.throttle_given = cg != NULL;
 	t.cg = (struct captrailer_cgroup *)cg;
 	t.ncg = ncg;
+	if (trailer_containers(&t, names)) {
+		ab_warn("out of memory: the containers' names are not in the "
+			"capture (report names them by container id)");
+		t.nct = 0;
+	}
 	s = captrailer_write(&t);
 	free(t.cpus);
+	free(t.ct);
 	return s;
 }

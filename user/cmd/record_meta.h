@@ -45,10 +45,12 @@ struct captrailer_cgroup *record_throttling(const struct cg_cpu_roots *roots,
 
 /*
  * The trailer: counts per event and CPU, the command's status, the
- * cgroups' throttling (cg, ncg; cg NULL: not measured); NULL: no memory.
+ * cgroups' throttling (cg, ncg; cg NULL: not measured) and the names of
+ * the containers names knows (NULL: none); NULL: no memory.
  */
 char *record_trailer(struct capture *c, double secs, uint64_t records,
 		     const struct loop_opts *lo,
-		     const struct captrailer_cgroup *cg, size_t ncg);
+		     const struct captrailer_cgroup *cg, size_t ncg,
+		     const struct cgnames *names);
 
 #endif

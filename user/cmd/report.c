@@ -277,7 +277,7 @@ int do_report(int argc, char **argv)
 	if (a.oom)
 		ab_warn("out of memory: some samples are not in the "
 			"percentiles and tables");
-	names = capture_cgnames(r, by != GROUP_TASK, &cg_used);
+	names = capture_cgnames(r, by != GROUP_TASK, &cg_used, &ct);
 	hashtab_free(&cg_used);
 	if (!names || (by != GROUP_TASK && group_analysis(&a, names, by, &ct, &g))) {
 		ab_error("out of memory grouping '%s'", argv[optind]);

@@ -69,7 +69,7 @@ int heatmap_write(const char *cap, const char *out, const struct hm_args *a)
 	if (ret && ret != EXIT_DAMAGED)
 		goto out;
 	names = capture_cgnames(v.r, a->sel.cgroup || a->sel.container,
-				&v.cg_used);
+				&v.cg_used, &v.ct);
 	cells = calloc((size_t)pg.cols * HM_ROWS, sizeof(*cells));
 	if (h.oom || !names || !cells) {
 		ab_error("out of memory drawing '%s'", cap);
