@@ -200,3 +200,24 @@ Test(capmeta, trailer_container_entry_of_the_wrong_shape_is_named)
 	cr_assert(strstr(err, "\"containers\" is not an object"), "%s", err);
 	captrailer_free(&t);
 }
+
+/* A trailer naming more containers than record keeps: the rest counted, said. */
+Test(capmeta, trailer_with_too_many_containers_keeps_the_limit)
+{
+	size_t n = CAPTRAILER_CT_MAX + 10, len = 64 + n * 40, o;
+	char *json = malloc(len);
+	struct captrailer t;
+
+	cr_assert(json);
+	o = (size_t)snprintf(json, len, "{\"containers\":{");
+	for (size_t i = 0; i < n; i++)
+		o += (size_t)snprintf(json + o, len - o, "%s\"c%zu\":{\"container_"
+				      "name\":\"x\"}", i ? "," : "", i);
+	snprintf(json + o, len - o, "}}");
+	cr_assert_eq(captrailer_read(&t, json, err, sizeof(err)), -1);
+	cr_assert(strstr(err, "over 2048 containers"), "%s", err);
+	cr_assert_eq(t.nct, CAPTRAILER_CT_MAX);
+	cr_assert_eq(t.ct_not_listed, 10);
+	captrailer_free(&t);
+	free(json);
+}

@@ -512,7 +512,8 @@ static void read_containers(struct rd *r, json_t *o, struct captrailer *t)
 	t->ct_not_listed = rd_u64(r, o, "trailer", "containers_not_listed");
 	if (!v || !json_object_size(v))
 		return;
-	t->ct = calloc(json_object_size(v), sizeof(*t->ct));
+	t->ct = calloc(json_object_size(v) < CAPTRAILER_CT_MAX ?
+		       json_object_size(v) : CAPTRAILER_CT_MAX, sizeof(*t->ct));
 	if (!t->ct) {
 		r->oom = true;
 		return;
@@ -520,6 +521,18 @@ static void read_containers(struct rd *r, json_t *o, struct captrailer *t)
 	json_object_foreach(v, id, e) {
 		struct captrailer_ct *c = &t->ct[t->nct];
 
+		if (t->nct == CAPTRAILER_CT_MAX) {
+			/* past what record writes: the file was altered */
+			t->ct_not_listed++;
+			if (!r->bad++)
+				snprintf(r->err, r->errlen, "the capture's "
+					 "trailer names over %d containers, "
+					 "more than abicap record keeps: the "
+					 "rest are named by id (the file was "
+					 "altered or written by another program)",
+					 CAPTRAILER_CT_MAX);
+			continue;
+		}
 		if (strlen(id) >= sizeof(c->id) ||
 		    !ct_names_from_json(e, &c->names)) {
 			if (!r->bad++)

@@ -70,6 +70,9 @@ struct capmeta {
 	struct capmeta_filter filter;
 };
 
+/* Containers' names a trailer holds at most (record keeps no more). */
+#define CAPTRAILER_CT_MAX 2048
+
 /* A container's names, as the runtime gave them while recording. */
 struct captrailer_ct {
 	char id[65]; /* the container id (hex) */

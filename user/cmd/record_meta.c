@@ -195,7 +195,7 @@ struct captrailer_cgroup *record_throttling(const struct cg_cpu_roots *roots,
 }
 
 /* The containers' names, for the trailer: at most this many, this big. */
-#define CT_NAMES_MAX 2048
+#define CT_NAMES_MAX CAPTRAILER_CT_MAX
 #define CT_NAMES_BYTES (256u << 10)
 
 struct ct_collect {
