@@ -2,6 +2,7 @@
 /* A capture's metadata, typed: one writer and one checked reader (capmeta.h). */
 #include <errno.h>
 #include <jansson.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -500,6 +501,19 @@ void captrailer_init(struct captrailer *t)
 	t->end_ns = t->records = CAPMETA_ABSENT;
 }
 
+/* The first problem of a read, into err (the rest counted). */
+__attribute__((format(printf, 2, 3)))
+static void noted(struct rd *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (r->bad++)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(r->err, r->errlen, fmt, ap);
+	va_end(ap);
+}
+
 /*
  * "containers": {ID: {"pod_name", "namespace", "container_name"}}; an entry
  * that is not one is noted (and left out: that container named by id).
@@ -524,24 +538,18 @@ static void read_containers(struct rd *r, json_t *o, struct captrailer *t)
 		if (t->nct == CAPTRAILER_CT_MAX) {
 			/* past what record writes: the file was altered */
 			t->ct_not_listed++;
-			if (!r->bad++)
-				snprintf(r->err, r->errlen, "the capture's "
-					 "trailer names over %d containers, "
-					 "more than abicap record keeps: the "
-					 "rest are named by id (the file was "
-					 "altered or written by another program)",
-					 CAPTRAILER_CT_MAX);
+			noted(r, "the capture's trailer names over %d "
+			      "containers, more than abicap record keeps: the "
+			      "rest are named by id (the file was altered or "
+			      "written by another program)", CAPTRAILER_CT_MAX);
 			continue;
 		}
 		if (strlen(id) >= sizeof(c->id) ||
 		    !ct_names_from_json(e, &c->names)) {
-			if (!r->bad++)
-				snprintf(r->err, r->errlen, "the capture's "
-					 "trailer.containers member \"%s\" is "
-					 "not a container's names: that "
-					 "container is named by id (the file was "
-					 "altered or written by another program)",
-					 id);
+			noted(r, "the capture's trailer.containers member "
+			      "\"%s\" is not a container's names: that "
+			      "container is named by id (the file was altered "
+			      "or written by another program)", id);
 			continue;
 		}
 		memcpy(c->id, id, strlen(id) + 1);
