@@ -11,6 +11,7 @@
 #include "capfile/capmeta.h"
 #include "capfile/capsort_ext.h"
 #include "capfile/report_read.h"
+#include "event/record.h"
 #include "lib/util.h"
 
 static int set_filters(struct analysis *a, const struct report_read_opts *o)
@@ -54,25 +55,16 @@ static void add_one(struct read_ctx *rc, const union abicap_rec *rec)
 	analysis_add(rc->a, rec);
 }
 
-static int note_cgroup(struct hashtab *used, uint64_t id)
-{
-	return id && hashtab_put(used, id, 0) < 0 ? -ENOMEM : 0;
-}
-
 /* The cgroup ids a record names, into used. */
 static int note_cgroups(struct hashtab *used, const union abicap_rec *rec)
 {
-	switch (rec->hdr.type) {
-	case ABICAP_EV_SCHED_SWITCH:
-		return note_cgroup(used, rec->sw.prev_cgroup) ||
-		       note_cgroup(used, rec->sw.next_cgroup) ? -ENOMEM : 0;
-	case ABICAP_EV_SCHED_WAKEUP:
-	case ABICAP_EV_SCHED_WAKEUP_NEW:
-	case ABICAP_EV_SCHED_WAKING:
-		return note_cgroup(used, rec->wk.cgroup);
-	default:
-		return 0;
-	}
+	uint64_t ids[2];
+	size_t n = record_cgroups(rec, ids);
+
+	for (size_t i = 0; i < n; i++)
+		if (ids[i] && hashtab_put(used, ids[i], 0) < 0)
+			return -ENOMEM;
+	return 0;
 }
 
 int report_read_records(struct capr **r, const char *path, json_t *meta,

@@ -82,3 +82,20 @@ bool record_cpu_past(const union abicap_rec *r, uint32_t ncpus)
 	       ((r->hdr.type == ABICAP_EV_CPU_IDLE ||
 		 r->hdr.type == ABICAP_EV_CPU_FREQUENCY) && r->pw.cpu_id >= ncpus);
 }
+
+size_t record_cgroups(const union abicap_rec *r, uint64_t ids[2])
+{
+	switch (r->hdr.type) {
+	case ABICAP_EV_SCHED_SWITCH:
+		ids[0] = r->sw.prev_cgroup;
+		ids[1] = r->sw.next_cgroup;
+		return 2;
+	case ABICAP_EV_SCHED_WAKEUP:
+	case ABICAP_EV_SCHED_WAKEUP_NEW:
+	case ABICAP_EV_SCHED_WAKING:
+		ids[0] = r->wk.cgroup;
+		return 1;
+	default:
+		return 0;
+	}
+}

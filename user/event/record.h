@@ -42,5 +42,10 @@ const char *rec_error_str(enum rec_error e);
  * cpu_idle and cpu_frequency the CPU it is about.
  */
 bool record_cpu_past(const union abicap_rec *r, uint32_t ncpus);
+/*
+ * The cgroup ids a record names (a switch: prev's, next's; a wakeup: the
+ * wakee's), 0 where none, into ids: how many it has places for (0 to 2).
+ */
+size_t record_cgroups(const union abicap_rec *r, uint64_t ids[2]);
 
 #endif

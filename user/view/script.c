@@ -12,6 +12,7 @@
 #include "capfile/capmeta.h"
 #include "capfile/capwarn.h"
 #include "event/cgnames.h"
+#include "event/record.h"
 #include "lib/cpulist.h"
 #include "lib/sbuf.h"
 #include "lib/util.h"
@@ -75,20 +76,12 @@ static void name_cgroup(struct script_state *s, uint64_t id)
 
 static void name_cgroups(struct script_state *s, const union abicap_rec *rec)
 {
+	uint64_t ids[2];
+	size_t n = record_cgroups(rec, ids);
+
 	take_cgroups(s);
-	switch (rec->hdr.type) {
-	case ABICAP_EV_SCHED_SWITCH:
-		name_cgroup(s, rec->sw.prev_cgroup);
-		name_cgroup(s, rec->sw.next_cgroup);
-		break;
-	case ABICAP_EV_SCHED_WAKEUP:
-	case ABICAP_EV_SCHED_WAKEUP_NEW:
-	case ABICAP_EV_SCHED_WAKING:
-		name_cgroup(s, rec->wk.cgroup);
-		break;
-	default:
-		break;
-	}
+	for (size_t i = 0; i < n; i++)
+		name_cgroup(s, ids[i]);
 }
 
 static int script_record(void *ctx, const union abicap_rec *rec)
