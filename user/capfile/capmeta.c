@@ -234,6 +234,19 @@ struct rd {
 	bool oom;
 };
 
+/* The first problem of a read, into err (the rest counted). */
+__attribute__((format(printf, 2, 3)))
+static void noted(struct rd *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (r->bad++)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(r->err, r->errlen, fmt, ap);
+	va_end(ap);
+}
+
 /* The member, NULL if absent (or null); wrong-typed ones are noted and NULL. */
 static json_t *member(struct rd *r, json_t *o, const char *where,
 		      const char *key, json_type type)
@@ -247,11 +260,9 @@ static json_t *member(struct rd *r, json_t *o, const char *where,
 	if (json_typeof(v) == type || (type == JSON_TRUE && json_is_boolean(v)) ||
 	    (type == JSON_REAL && json_is_number(v)))
 		return v;
-	if (!r->bad++)
-		snprintf(r->err, r->errlen, "the capture's %s member \"%s\" is "
-			 "not %s: it is read as absent (the file was altered "
-			 "or written by another program)", where, key,
-			 type == JSON_TRUE ? "a boolean" : tname[type]);
+	noted(r, "the capture's %s member \"%s\" is not %s: it is read as "
+	      "absent (the file was altered or written by another program)",
+	      where, key, type == JSON_TRUE ? "a boolean" : tname[type]);
 	return NULL;
 }
 
@@ -314,11 +325,9 @@ static void *rd_elems(struct rd *r, json_t *o, const char *where,
 	num = out;
 	json_array_foreach(a, i, v) {
 		if (json_typeof(v) != type) {
-			if (!r->bad++)
-				snprintf(r->err, r->errlen, "the capture's %s "
-					 "member \"%s\" holds a non-%s: it is "
-					 "read without it", where, key,
-					 type == JSON_STRING ? "string" : "integer");
+			noted(r, "the capture's %s member \"%s\" holds a "
+			      "non-%s: it is read without it", where, key,
+			      type == JSON_STRING ? "string" : "integer");
 			continue;
 		}
 		if (type == JSON_INTEGER)
@@ -499,19 +508,6 @@ void captrailer_init(struct captrailer *t)
 {
 	memset(t, 0, sizeof(*t));
 	t->end_ns = t->records = CAPMETA_ABSENT;
-}
-
-/* The first problem of a read, into err (the rest counted). */
-__attribute__((format(printf, 2, 3)))
-static void noted(struct rd *r, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (r->bad++)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(r->err, r->errlen, fmt, ap);
-	va_end(ap);
 }
 
 /*

@@ -146,7 +146,8 @@ struct cgnames *capture_cgnames(struct capr *r, bool grouping,
 		}
 	if (grouping && t && t->ct_not_listed)
 		ab_warn("%llu containers' names were not kept in the capture "
-			"(abicap record keeps 2048 at most): those are named by "
-			"container id", (unsigned long long)t->ct_not_listed);
+			"(abicap record keeps %d at most): those are named by "
+			"container id", (unsigned long long)t->ct_not_listed,
+			CAPTRAILER_CT_MAX);
 	return names;
 }

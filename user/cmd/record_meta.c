@@ -194,8 +194,7 @@ struct captrailer_cgroup *record_throttling(const struct cg_cpu_roots *roots,
 	return v;
 }
 
-/* The containers' names, for the trailer: at most this many, this big. */
-#define CT_NAMES_MAX CAPTRAILER_CT_MAX
+/* The containers' names, for the trailer: at most CAPTRAILER_CT_MAX, this big. */
 #define CT_NAMES_BYTES (256u << 10)
 
 struct ct_collect {
@@ -224,7 +223,7 @@ static int collect_ct(void *ctx, const char *id, const struct ct_names *cn)
 	if (strlen(id) >= sizeof(t->ct->id) ||
 	    hashtab_find(&c->seen, h, same_ct, c))
 		return 0; /* a container's sub-cgroups: named once */
-	if (t->nct >= CT_NAMES_MAX || c->bytes + b > CT_NAMES_BYTES) {
+	if (t->nct >= CAPTRAILER_CT_MAX || c->bytes + b > CT_NAMES_BYTES) {
 		t->ct_not_listed++;
 		return 0;
 	}
@@ -249,7 +248,7 @@ static int trailer_containers(struct captrailer *t, const struct cgnames *names)
 
 	if (!names) /* no cgroup v2 mount: no containers either */
 		return 0;
-	t->ct = calloc(CT_NAMES_MAX, sizeof(*t->ct));
+	t->ct = calloc(CAPTRAILER_CT_MAX, sizeof(*t->ct));
 	if (!t->ct)
 		return -ENOMEM;
 	r = cgnames_each_ct_names(names, collect_ct, &c);
