@@ -99,11 +99,7 @@ static bool rule_allows(struct timechart *tc, const struct tc_task *t)
 	if (r->only)
 		return bsearch(&t->id, r->only, r->nonly, sizeof(*r->only),
 			       id_cmp) != NULL;
-	if (r->max && tc->nlanes >= r->max) {
-		tc->full = true;
-		return false;
-	}
-	return true;
+	return !r->max || tc->nlanes < r->max;
 }
 
 /* The lane of task t (made when the rule allows), -1: none. */
@@ -310,12 +306,9 @@ void tc_finish(struct timechart *tc)
 	}
 	for (size_t i = 0; i < tc->nlanes; i++) {
 		struct tc_lane *l = &tc->lanes[i];
-		const struct tc_task *t = &tc->tasks[l->task];
 
 		pixrow_finish(&l->row);
 		tc->oom |= l->row.oom;
-		memcpy(l->comm, t->comm, sizeof(l->comm));
-		memcpy(l->first_comm, t->first_comm, sizeof(l->first_comm));
 	}
 }
 

@@ -53,9 +53,7 @@ struct tc_task {
 
 struct tc_lane {
 	struct task_id id;
-	size_t task; /* its tasks[] */
-	char comm[ABICAP_COMM_LEN]; /* the last name (its task's, at tc_finish) */
-	char first_comm[ABICAP_COMM_LEN]; /* the first, if it changed (exec) */
+	size_t task; /* its tasks[]: its names */
 	struct pixrow row;
 	struct tc_arrow *arrows;
 	size_t narrows, arrows_cap;
@@ -91,7 +89,6 @@ struct timechart {
 	struct hashtab index; /* task id -> tasks[] */
 	struct tc_lane *lanes;
 	size_t nlanes, lanes_cap;
-	bool full; /* a task found no lane: rule.max reached */
 	uint64_t wakeups, arrows, arrows_merged, bad_cpu;
 	int max_idle; /* deepest idle state seen, -1 none */
 	bool oom;

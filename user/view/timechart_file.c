@@ -82,30 +82,31 @@ static int read_chart(struct capview *v, const struct tc_args *a,
 }
 
 /*
- * More tasks than --max-lanes (or lanes the filters took from tasks they
- * show): read again, quietly (the first read said its warnings), with lanes
- * for the chosen tasks only.
+ * The tasks the page shows into ch (its counts for the legend); more than
+ * --max-lanes (or lanes the filters took from tasks they show): read again,
+ * quietly (the first read said its warnings), with lanes for the chosen
+ * tasks only.
  */
 static int read_chosen(struct capview *v, const char *cap,
-		       const struct tc_args *a, struct timechart **tcp)
+		       const struct tc_args *a, struct timechart **tcp,
+		       struct tc_choice *ch)
 {
 	struct tc_lanes_rule rule = { .tgid = a->tgid };
-	struct tc_choice ch;
 	int ret;
 
-	if (tc_choose(*tcp, a->tgid, a->comm, a->max_lanes, &ch)) {
+	if (tc_choose(*tcp, a->tgid, a->comm, a->max_lanes, ch)) {
 		ab_error("out of memory");
 		return EXIT_RUNTIME;
 	}
-	if (ch.all_have_lanes)
+	if (ch->all_have_lanes)
 		return 0;
-	if (ch.left_out)
+	if (ch->left_out)
 		ab_warn("'%s' shows %zu tasks, past --max-lanes %zu: the %zu with "
 			"the most time on a CPU have lanes, %zu more do not (the "
 			"page's legend counts them and their time)", cap,
-			ch.shown, a->max_lanes, ch.nchosen, ch.left_out);
-	rule.only = ch.chosen;
-	rule.nonly = ch.nchosen;
+			ch->shown, a->max_lanes, ch->nchosen, ch->left_out);
+	rule.only = ch->chosen;
+	rule.nonly = ch->nchosen;
 	tc_free(*tcp);
 	*tcp = NULL;
 	capview_close(v);
@@ -114,7 +115,8 @@ static int read_chosen(struct capview *v, const char *cap,
 	if (!ret)
 		ret = read_chart(v, a, &rule, tcp);
 	ab_quiet(false);
-	free(ch.chosen);
+	free(ch->chosen);
+	ch->chosen = NULL;
 	return ret;
 }
 
@@ -124,6 +126,7 @@ int timechart_write(const char *cap, const char *out, const struct tc_args *a)
 	struct tc_page pg = { .title = cap, .tgid = a->tgid, .comm = a->comm,
 			      .max_lanes = a->max_lanes };
 	struct tc_lanes_rule rule = { .max = a->max_lanes, .tgid = a->tgid };
+	struct tc_choice ch = { 0 };
 	struct capview v;
 	uint8_t *cpus = NULL;
 	struct page_ctx pc;
@@ -147,10 +150,11 @@ int timechart_write(const char *cap, const char *out, const struct tc_args *a)
 	if (ret && ret != EXIT_DAMAGED)
 		goto out;
 	damaged = ret;
-	ret = read_chosen(&v, cap, a, &tc);
+	ret = read_chosen(&v, cap, a, &tc, &ch);
 	if (ret && ret != EXIT_DAMAGED)
 		goto out;
 	ret = damaged;
+	pg.choice = &ch;
 	pc = (struct page_ctx){ tc, &pg };
 	c = page_write(&of, out, write_page, &pc);
 	written = true;

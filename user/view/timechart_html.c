@@ -103,7 +103,6 @@ static void ms(FILE *f, uint64_t ns)
 struct totals {
 	uint64_t merged, inexact, intervals, shown;
 	uint64_t err; /* the largest pixrow_error */
-	struct tc_choice ch; /* the tasks, lanes or not */
 };
 
 static void legend(FILE *f, const struct timechart *tc,
@@ -123,20 +122,20 @@ static void legend(FILE *f, const struct timechart *tc,
 	if (pg->task_filtered)
 		fputs(" (the capture was filtered to some tasks: a CPU's busy "
 		      "and idle time is not known, so no CPU lane)", f);
-	if (t->ch.left_out)
+	if (pg->choice->left_out)
 		fprintf(f, " of %zu tasks: <b>%zu more tasks have no lane</b> "
 			"(past --max-lanes %zu the lanes are the tasks with the "
 			"most time on a CPU, then waiting for one; those left out "
-			"ran %.3f ms and waited %.3f ms in all)", t->ch.shown,
-			t->ch.left_out, pg->max_lanes,
-			(double)t->ch.left_out_run_ns / 1e6,
-			(double)t->ch.left_out_wait_ns / 1e6);
-	if (t->ch.filtered)
+			"ran %.3f ms and waited %.3f ms in all)", pg->choice->shown,
+			pg->choice->left_out, pg->max_lanes,
+			(double)pg->choice->left_out_run_ns / 1e6,
+			(double)pg->choice->left_out_wait_ns / 1e6);
+	if (pg->choice->filtered)
 		fprintf(f, " (%zu more left out by the filters)",
-			t->ch.filtered);
-	if (t->ch.empty)
+			pg->choice->filtered);
+	if (pg->choice->empty)
 		fprintf(f, "; %zu tasks seen only in wakeups (no interval "
-			"here) have no lane", t->ch.empty);
+			"here) have no lane", pg->choice->empty);
 	fputs(".<br>Tasks:", f);
 	for (int k = 0; k < 6; k++)
 		swatch(f, tc_task_colour[k], task_kind_name[k]);
@@ -195,18 +194,19 @@ static void cpu_data(FILE *f, const struct timechart *tc,
 	fputs("],\n", f);
 }
 
-static void lane_data(FILE *f, const struct tc_lane *l, bool first,
-		      const int32_t *pos)
+static void lane_data(FILE *f, const struct timechart *tc,
+		      const struct tc_lane *l, bool first, const int32_t *pos)
 {
+	const struct tc_task *t = &tc->tasks[l->task];
 	const struct pixrow *r = &l->row;
 	uint32_t x = 0;
 
 	fprintf(f, "%s\n{\"tid\":%d,\"tgid\":%d,\"start\":%" PRIu64 ",\"comm\":",
 		first ? "" : ",", l->id.tid, l->id.tgid, l->id.start_ns);
-	html_json_str(f, l->comm, sizeof(l->comm));
-	if (l->first_comm[0]) {
+	html_json_str(f, t->comm, sizeof(t->comm));
+	if (t->first_comm[0]) {
 		fputs(",\"was\":", f);
-		html_json_str(f, l->first_comm, sizeof(l->first_comm));
+		html_json_str(f, t->first_comm, sizeof(t->first_comm));
 	}
 	fputs(",\"r\":", f);
 	runs(f, r);
@@ -300,14 +300,11 @@ int tc_write_html(const struct timechart *tc, const struct tc_page *pg,
 	struct totals t = { 0 };
 	size_t n = 0;
 
-	if (!order || !pos ||
-	    tc_choose(tc, pg->tgid, pg->comm, pg->max_lanes, &t.ch)) {
+	if (!order || !pos) {
 		free(order);
 		free(pos);
 		return -ENOMEM;
 	}
-	free(t.ch.chosen);
-	t.ch.chosen = NULL;
 	for (size_t i = 0; i < tc->nlanes; i++) {
 		const struct tc_lane *l = &tc->lanes[i];
 
@@ -349,7 +346,7 @@ int tc_write_html(const struct timechart *tc, const struct tc_page *pg,
 	cpu_data(f, tc, pg);
 	fputs("\"lanes\":[", f);
 	for (size_t i = 0; i < n; i++)
-		lane_data(f, order[i], i == 0, pos);
+		lane_data(f, tc, order[i], i == 0, pos);
 	fputs("]};\n", f);
 	js_colours(tc_task_colour, 6, tk, sizeof(tk));
 	for (unsigned int k = 0; k < PIX_KINDS; k++)

@@ -37,6 +37,7 @@ struct tc_page {
 	bool task_filtered; /* the capture saw some tasks only: no CPU lanes */
 	uint64_t since_ns; /* the window's start after the first record */
 	size_t max_lanes; /* --max-lanes (0: no limit) */
+	const struct tc_choice *choice; /* the tasks, lanes or not (tc_choose) */
 };
 
 /* The page into f: 0, or -errno of the write. */
