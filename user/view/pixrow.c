@@ -83,18 +83,23 @@ static void part(struct pixrow *r, uint64_t col, unsigned int kind, uint64_t ns)
 	r->acc[kind] += ns;
 }
 
+uint64_t pixscale_clip(const struct pixscale *sc, uint64_t *s, uint64_t *e)
+{
+	uint64_t end = sc->t0 + sc->px_ns * sc->width;
+
+	if (*s < sc->t0)
+		*s = sc->t0;
+	if (*e > end)
+		*e = end;
+	return *e > *s ? *e - *s : 0;
+}
+
 void pixrow_add(struct pixrow *r, uint64_t s, uint64_t e, unsigned int kind)
 {
 	const struct pixscale *sc = r->sc;
-	uint64_t end = sc->t0 + sc->px_ns * sc->width, cs, ce, px = sc->px_ns;
+	uint64_t cs, ce, px = sc->px_ns;
 
-	if (kind >= PIX_KINDS)
-		return;
-	if (s < sc->t0)
-		s = sc->t0;
-	if (e > end)
-		e = end;
-	if (s >= e)
+	if (kind >= PIX_KINDS || !pixscale_clip(sc, &s, &e))
 		return;
 	r->intervals++;
 	r->total[kind] += e - s;

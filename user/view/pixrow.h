@@ -46,6 +46,9 @@ struct pixrow {
 	bool oom;
 };
 
+/* [*s, *e) clipped to the scale (in place): its length in ns, 0 if outside. */
+uint64_t pixscale_clip(const struct pixscale *sc, uint64_t *s, uint64_t *e);
+
 void pixrow_init(struct pixrow *r, const struct pixscale *sc);
 /* The interval [s, e) of kind (< PIX_KINDS), clipped to the scale; in time order. */
 void pixrow_add(struct pixrow *r, uint64_t s, uint64_t e, unsigned int kind);

@@ -128,21 +128,10 @@ static long lane_of(struct timechart *tc, struct tc_task *t)
 	return (long)tc->nlanes++;
 }
 
-/* [s, e) inside the scale, in ns. */
-static uint64_t in_scale(const struct pixscale *sc, uint64_t s, uint64_t e)
-{
-	uint64_t lo = sc->t0, hi = sc->t0 + sc->px_ns * sc->width;
-
-	if (s < lo)
-		s = lo;
-	if (e > hi)
-		e = hi;
-	return e > s ? e - s : 0;
-}
-
 static void on_task_span(void *ctx, const struct task_span *s)
 {
 	struct timechart *tc = ctx;
+	uint64_t a = s->start_ns, b = s->end_ns; /* clipped: its time in the scale */
 	struct tc_task *t;
 	long i;
 
@@ -154,7 +143,7 @@ static void on_task_span(void *ctx, const struct task_span *s)
 	name_seen(t, s->comm);
 	t->has_interval = true;
 	if (s->kind == SPAN_RUNNING)
-		t->run_ns += in_scale(&tc->sc, s->start_ns, s->end_ns);
+		t->run_ns += pixscale_clip(&tc->sc, &a, &b);
 	i = lane_of(tc, t);
 	if (i >= 0)
 		pixrow_add(&tc->lanes[i].row, s->start_ns, s->end_ns, s->kind);
@@ -273,11 +262,12 @@ static void on_wait(void *ctx, const struct wait_ev *w)
 {
 	struct timechart *tc = ctx;
 	struct tc_task *t = task_of(tc, &w->id, w->comm);
+	uint64_t s = w->start_ns, e = w->end_ns;
 	long i;
 
 	if (!t)
 		return;
-	t->wait_ns += in_scale(&tc->sc, w->start_ns, w->end_ns);
+	t->wait_ns += pixscale_clip(&tc->sc, &s, &e);
 	i = lane_of(tc, t);
 	if (i < 0)
 		return;
