@@ -6,13 +6,18 @@
 SHELL := /bin/bash
 CLANG ?= clang
 BPFTOOL ?= $(shell command -v bpftool || echo /usr/sbin/bpftool)
-# The target architecture (kernel naming: x86, arm64), by default the build
-# machine's. Another one is cross-built with Debian's cross toolchain and
-# multiarch libraries (`make ARCH=arm64`: gcc-aarch64-linux-gnu and the
-# :arm64 -dev packages scripts/setup.sh installs) into build/ARCH/; the BPF
-# programs get that architecture's vmlinux.h and __TARGET_ARCH define.
+# The target architecture (kernel naming: x86, arm64, s390, powerpc,
+# riscv), by default the build machine's. Another one is cross-built with
+# Debian's cross toolchain into build/DEBARCH/ (arm64, s390x, ppc64el,
+# riscv64): arm64 with the multiarch libraries scripts/setup.sh installs,
+# the others with a sysroot of Debian's packages for that architecture
+# (scripts/sysroot.sh, into build/sysroot/DEBARCH; riscv64's from trixie).
+# The BPF programs get that architecture's vmlinux.h and __TARGET_ARCH
+# define, and its byte order: s390x is big-endian (clang -target bpfeb).
 HOST_ARCH := $(patsubst x86_64,x86,$(patsubst aarch64,arm64,$(shell uname -m)))
 ARCH ?= $(HOST_ARCH)
+BPF_TARGET := bpf
+SYSROOT :=
 ifeq ($(ARCH),$(HOST_ARCH))
 OUT := build
 CC ?= gcc
@@ -22,16 +27,34 @@ CC := aarch64-linux-gnu-gcc
 else ifeq ($(ARCH),x86)
 OUT := build/x86
 CC := x86_64-linux-gnu-gcc
+else ifeq ($(ARCH),s390)
+OUT := build/s390x
+CC := s390x-linux-gnu-gcc
+BPF_TARGET := bpfeb
+SYSROOT := build/sysroot/s390x
+else ifeq ($(ARCH),powerpc)
+OUT := build/ppc64el
+CC := powerpc64le-linux-gnu-gcc
+SYSROOT := build/sysroot/ppc64el
+else ifeq ($(ARCH),riscv)
+OUT := build/riscv64
+CC := riscv64-linux-gnu-gcc
+SYSROOT := build/sysroot/riscv64
+# trixie's libc.a holds relocations bookworm's ld 2.40 cannot link (it
+# crashes; R_RISCV_SET_ULEB128, binutils 2.41): LLVM 19's lld links them
+LD_DIR := $(OUT)/lld
 else
-$(error ARCH=$(ARCH) is not supported (x86 or arm64))
+$(error ARCH=$(ARCH) is not supported (x86, arm64, s390, powerpc or riscv))
 endif
+SYSROOT_DEP := $(if $(SYSROOT),$(SYSROOT)/.packages) $(if $(LD_DIR),$(LD_DIR)/ld)
 
 VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 
 OPT_CFLAGS ?= -O2 -g
 CFLAGS := $(OPT_CFLAGS) -std=gnu11 -Wall -Wextra -Werror -I$(OUT) -Ibpf -Iuser \
-	-DABICAP_VERSION='"$(VERSION)"'
-BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
+	-DABICAP_VERSION='"$(VERSION)"' $(if $(SYSROOT),--sysroot=$(SYSROOT)) \
+	$(if $(LD_DIR),-B$(LD_DIR))
+BPF_CFLAGS := -g -O2 -target $(BPF_TARGET) -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
 	-Ivmlinux/$(ARCH) -Ibpf
 # build/abicap links libbpf, libelf, jansson, libcap and the compressors
 # statically and libc and libmicrohttpd dynamically. build/abicap-static is
@@ -88,9 +111,34 @@ $(BPF_OBJ): $(BPF_SRC) vmlinux/$(ARCH)/vmlinux.h | $(OUT)
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
-$(SKEL): $(BPF_OBJ)
+ifeq ($(BPF_TARGET),bpfeb)
+# bpftool 7.1 opens only objects of the build machine's byte order: the
+# skeleton comes from a little-endian twin and is given the big-endian
+# object's bytes (scripts/skel-bytes.py says why that is the same skeleton)
+$(OUT)/abicap.bpfel.o: $(BPF_SRC) vmlinux/$(ARCH)/vmlinux.h | $(OUT)
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(subst -target bpfeb,-target bpfel,$(BPF_CFLAGS)) -c $< -o $@
+
+$(SKEL): $(BPF_OBJ) $(OUT)/abicap.bpfel.o scripts/skel-bytes.py | $(SYSROOT_DEP)
+	$(call msg,GEN-SKEL,$@)
+	$(Q)set -o pipefail; $(BPFTOOL) gen skeleton $(OUT)/abicap.bpfel.o name abicap_bpf | \
+		scripts/skel-bytes.py $(BPF_OBJ) > $@
+else
+$(SKEL): $(BPF_OBJ) | $(SYSROOT_DEP)
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name abicap_bpf > $@
+endif
+
+# the cross builds' sysroot (scripts/sysroot.sh), before anything compiles
+ifneq ($(SYSROOT),)
+$(SYSROOT)/.packages: scripts/sysroot.sh
+	$(call msg,SYSROOT,$(SYSROOT))
+	$(Q)scripts/sysroot.sh $(notdir $(SYSROOT)) $(SYSROOT) >/dev/null
+endif
+ifdef LD_DIR
+$(LD_DIR)/ld:
+	$(Q)mkdir -p $(@D) && ln -sf /usr/lib/llvm-19/bin/ld.lld $@
+endif
 
 # the skeleton is generated: every object waits for it (its .d files say
 # which ones include it)
@@ -201,12 +249,12 @@ $(OUT)/tests/bpf/%.bpf.o: tests/bpf/%.bpf.c vmlinux/$(ARCH)/vmlinux.h
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
-$(OUT)/objload: tests/tools/objload.c tests/tools/objload.h
+$(OUT)/objload: tests/tools/objload.c tests/tools/objload.h | $(SYSROOT_DEP)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) -static -Itests/tools $< $(LIBS) -o $@
 
 # build/vmcheck: judges a capture inside a VM (scripts/vmtest.sh)
-$(OUT)/vmcheck: tests/tools/vmcheck.c
+$(OUT)/vmcheck: tests/tools/vmcheck.c | $(SYSROOT_DEP)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) -static $^ -ljansson -o $@
 
@@ -468,4 +516,4 @@ image-test: $(IMAGE)
 	$(Q)IMAGE=$(IMAGE) tests/install/image.sh
 
 # the header dependencies of every object built so far
--include $(shell find $(OUT) -name '*.d' 2>/dev/null)
+-include $(shell find $(OUT) -path build/sysroot -prune -o -name '*.d' -type f -print 2>/dev/null)

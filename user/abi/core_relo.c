@@ -11,6 +11,7 @@
 #include <bpf/libbpf.h>
 #include "abi/btf_util.h"
 #include "abi/core_relo.h"
+#include "lib/util.h"
 
 /* The .BTF.ext header as the kernel's btf_ext format lays it out. */
 struct ext_header {
@@ -558,8 +559,29 @@ static int open_elf(Elf *elf, const char *obj, struct core_object *o,
 		    char *err, size_t errlen)
 {
 	struct btf_ext *ext = NULL;
+	const char *id = elf ? elf_getident(elf, NULL) : NULL;
+	unsigned char host = HOST_BIG_ENDIAN ? ELFDATA2MSB : ELFDATA2LSB;
 	char why[128];
 
+	/*
+	 * instructions and .BTF.ext are in the object's byte order, and
+	 * libbpf 1.1 reads .BTF.ext in the host's only
+	 */
+	if (id && (id[EI_DATA] == ELFDATA2LSB || id[EI_DATA] == ELFDATA2MSB) &&
+	    id[EI_DATA] != host) {
+		snprintf(err, errlen, "'%s' is a %s BPF object (clang -target "
+			 "%s), and this abicap reads objects of its machine's "
+			 "byte order only (%s): check it with abicap on a %s "
+			 "machine (s390x), or check here the same source built "
+			 "with -target %s (its relocations are the same)", obj,
+			 id[EI_DATA] == ELFDATA2MSB ? "big-endian" : "little-endian",
+			 id[EI_DATA] == ELFDATA2MSB ? "bpfeb" : "bpfel",
+			 HOST_BYTE_ORDER,
+			 id[EI_DATA] == ELFDATA2MSB ? "big-endian" : "little-endian",
+			 HOST_BIG_ENDIAN ? "bpfeb" : "bpfel");
+		core_object_close(o);
+		return -1;
+	}
 	if (read_progs(elf, obj, o, err, errlen) ||
 	    count_ok(obj, o, err, errlen)) {
 		core_object_close(o);

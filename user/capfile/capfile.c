@@ -237,7 +237,8 @@ int capw_add(struct capw *w, const void *rec, size_t len)
 
 	if (w->raw_len + len > CAPFILE_CHUNK_RAW && (e = flush_chunk(w)))
 		return e;
-	memcpy(w->raw + w->raw_len, rec, len);
+	/* the file's records are little-endian, whatever the host's order */
+	record_encode(rec, len, w->raw + w->raw_len, HOST_BIG_ENDIAN);
 	w->raw_len += len;
 	w->nrec++;
 	w->records++;

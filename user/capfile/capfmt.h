@@ -27,6 +27,11 @@ static inline void put32(unsigned char *p, uint32_t v)
 	p[3] = v >> 24;
 }
 
+static inline uint16_t get16(const unsigned char *p)
+{
+	return p[0] | p[1] << 8;
+}
+
 static inline uint32_t get32(const unsigned char *p)
 {
 	return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;

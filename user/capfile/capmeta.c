@@ -128,6 +128,8 @@ char *capmeta_write(const struct capmeta *m)
 		      "events", events,
 		      "command_line", jstrs(m->command_line, m->ncommand_line),
 		      "pid_filter", jint(m->pid_filter));
+	if (o && m->byte_order)
+		json_object_set_new(o, "byte_order", jstr(m->byte_order));
 	if (o && m->filter.present)
 		json_object_set_new(o, "filter", filter_json(&m->filter));
 	return dump(o);
@@ -423,6 +425,8 @@ int capmeta_read(struct capmeta *m, const char *json, char *err, size_t errlen)
 		m->version = rd_str(&r, v, "uname", "version");
 		m->machine = rd_str(&r, v, "uname", "machine");
 	}
+	if (json_object_get(o, "byte_order"))
+		m->byte_order = rd_str(&r, o, "metadata", "byte_order");
 	if ((v = member(&r, o, "metadata", "btf", JSON_OBJECT))) {
 		m->btf = true;
 		m->btf_size = rd_u64(&r, v, "btf", "size");
@@ -483,6 +487,7 @@ void capmeta_free(struct capmeta *m)
 	free(m->sysname);
 	free(m->version);
 	free(m->machine);
+	free(m->byte_order);
 	free(m->btf_crc32);
 	for (size_t i = 0; i < m->nnot_ok; i++) {
 		free(m->not_ok[i].scope);

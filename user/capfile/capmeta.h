@@ -51,6 +51,13 @@ struct capmeta {
 	int64_t capture_format, record_format;
 	char *kernel; /* the release */
 	char *sysname, *version, *machine; /* "uname" */
+	/*
+	 * "byte_order": the recording machine's, "little-endian" or
+	 * "big-endian" (NULL: a capture from before it was written, all
+	 * from little-endian machines). The records are little-endian in
+	 * the file whatever it was (capfile.h).
+	 */
+	char *byte_order;
 	bool btf; /* "btf": the running kernel's BTF, size and crc32 */
 	uint64_t btf_size;
 	char *btf_crc32;

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -913,11 +914,12 @@ static int next_chunk_v4(struct capr *r)
 
 int capr_next(struct capr *r, union abicap_rec *out)
 {
-	struct abicap_hdr h;
+	const size_t hlen = sizeof(struct abicap_hdr);
+	size_t size_at = offsetof(struct abicap_hdr, size);
 	int c;
 
 	for (;;) {
-		while (!r->end && r->pos + sizeof(h) > r->raw_len) {
+		while (!r->end && r->pos + hlen > r->raw_len) {
 			c = r->version >= 4 ? next_chunk_v4(r) : next_chunk(r);
 			if (c < 0) {
 				r->end = true;
@@ -935,9 +937,9 @@ int capr_next(struct capr *r, union abicap_rec *out)
 				r->ig.trailer = CAPR_TRAILER_INTACT;
 			return 0;
 		}
-		memcpy(&h, r->raw + r->pos, sizeof(h));
-		if (record_decode(r->raw + r->pos, r->raw_len - r->pos, out) ==
-		    REC_OK)
+		/* little-endian in the file (capfile.h) */
+		if (record_decode_order(r->raw + r->pos, r->raw_len - r->pos,
+					out, HOST_BIG_ENDIAN) == REC_OK)
 			break;
 		if (r->version < 4) {
 			snprintf(r->error, sizeof(r->error), "a record in a "
@@ -953,7 +955,8 @@ int capr_next(struct capr *r, union abicap_rec *out)
 		r->ig.damaged++;
 		r->pos = r->raw_len;
 	}
-	r->pos += h.size;
+	/* the record's own size: a version 1 record is shorter than out's */
+	r->pos += get16(r->raw + r->pos + size_at);
 	r->ig.records_read++;
 	return 1;
 }

@@ -238,8 +238,15 @@ void report_text(FILE *f, struct analysis *a, const char *path, json_t *meta,
 {
 	struct lat *l = &a->rq;
 
-	fprintf(f, "abicap report %s: kernel %s, %.3f s, %llu records%s\n",
-		ESC(path), ESC(ci->meta->kernel ?: "unknown"),
+	const char *order = ci->meta->byte_order;
+	char from[ESCAPE_MAX * 2 + 40] = "";
+
+	/* a capture from a machine of the other byte order says where from */
+	if (order && strcmp(order, HOST_BYTE_ORDER))
+		snprintf(from, sizeof(from), " (recorded on %s, %s)",
+			 ESC(ci->meta->machine ?: "unknown"), ESC(order));
+	fprintf(f, "abicap report %s: kernel %s%s, %.3f s, %llu records%s\n",
+		ESC(path), ESC(ci->meta->kernel ?: "unknown"), from,
 		(a->last_ts - a->first_ts) / 1e9, (unsigned long long)a->records,
 		cut ? "; CUT SHORT: no trailer, read up to the last complete chunk" :
 		"");

@@ -123,6 +123,7 @@ char *record_metadata(struct capture *c, const struct record_meta *o,
 	m.sysname = uts.sysname;
 	m.version = uts.version;
 	m.machine = uts.machine;
+	m.byte_order = HOST_BYTE_ORDER;
 	btf_identity(&m, hex, sizeof(hex));
 	m.contract = true;
 	m.contract_ok = res->count[V_OK];

@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+#include <byteswap.h>
+#include <stddef.h>
 #include <string.h>
 #include "event/record.h"
 
@@ -59,6 +61,99 @@ enum rec_error record_decode(const void *data, size_t len,
 		out->wk.comm[ABICAP_COMM_LEN - 1] = 0;
 	}
 	return REC_OK;
+}
+
+/* Swap the field of width w at off, where it is inside the len bytes. */
+static void swap_at(unsigned char *p, size_t len, size_t off, size_t w)
+{
+	uint16_t v16;
+	uint32_t v32;
+	uint64_t v64;
+
+	if (off + w > len)
+		return;
+	switch (w) {
+	case 2:
+		memcpy(&v16, p + off, 2);
+		v16 = bswap_16(v16);
+		memcpy(p + off, &v16, 2);
+		break;
+	case 4:
+		memcpy(&v32, p + off, 4);
+		v32 = bswap_32(v32);
+		memcpy(p + off, &v32, 4);
+		break;
+	case 8:
+		memcpy(&v64, p + off, 8);
+		v64 = bswap_64(v64);
+		memcpy(p + off, &v64, 8);
+		break;
+	}
+}
+
+#define SWAP(p, len, type, field) \
+	swap_at(p, len, offsetof(type, field), sizeof(((type *)0)->field))
+
+void record_swap(void *rec, size_t len, unsigned int ev)
+{
+	unsigned char *p = rec;
+
+	SWAP(p, len, struct abicap_hdr, ts_ns);
+	SWAP(p, len, struct abicap_hdr, type);
+	SWAP(p, len, struct abicap_hdr, size);
+	SWAP(p, len, struct abicap_hdr, cpu);
+	switch (ev) {
+	case ABICAP_EV_SCHED_SWITCH:
+		/* prev_pid .. prev_state: seven 32-bit fields in a row */
+		for (size_t o = offsetof(struct abicap_switch, prev_pid);
+		     o <= offsetof(struct abicap_switch, prev_state); o += 4)
+			swap_at(p, len, o, 4);
+		SWAP(p, len, struct abicap_switch, prev_cgroup);
+		SWAP(p, len, struct abicap_switch, next_cgroup);
+		break;
+	case ABICAP_EV_SCHED_WAKEUP:
+	case ABICAP_EV_SCHED_WAKEUP_NEW:
+	case ABICAP_EV_SCHED_WAKING:
+		/* pid .. waker_tgid: six 32-bit fields in a row */
+		for (size_t o = offsetof(struct abicap_wakeup, pid);
+		     o <= offsetof(struct abicap_wakeup, waker_tgid); o += 4)
+			swap_at(p, len, o, 4);
+		SWAP(p, len, struct abicap_wakeup, cgroup);
+		break;
+	case ABICAP_EV_CPU_IDLE:
+	case ABICAP_EV_CPU_FREQUENCY:
+		SWAP(p, len, struct abicap_power, state);
+		SWAP(p, len, struct abicap_power, cpu_id);
+		break;
+	}
+}
+
+void record_encode(const void *rec, size_t len, void *out, bool swapped)
+{
+	memcpy(out, rec, len);
+	if (swapped)
+		record_swap(out, len, ((const struct abicap_hdr *)rec)->type);
+}
+
+enum rec_error record_decode_order(const void *data, size_t len,
+				   union abicap_rec *out, bool swapped)
+{
+	union abicap_rec tmp;
+	uint16_t type;
+	size_t n = len < sizeof(tmp) ? len : sizeof(tmp);
+
+	if (!swapped)
+		return record_decode(data, len, out);
+	if (len < sizeof(struct abicap_hdr))
+		return REC_SHORT;
+	memcpy(&tmp, data, n);
+	type = bswap_16(tmp.hdr.type);
+	record_swap(&tmp, n, type);
+	/*
+	 * every size record_decode() takes fits tmp: it answers for the first
+	 * n bytes as it would for all len
+	 */
+	return record_decode(&tmp, n, out);
 }
 
 const char *rec_error_str(enum rec_error e)

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "abicap.h"
+#include "lib/util.h"
 
 /* A decoded record: hdr is valid, and so is the member hdr.type names. */
 union abicap_rec {
@@ -36,6 +37,30 @@ enum rec_error record_decode(const void *data, size_t len,
 			     union abicap_rec *out);
 
 const char *rec_error_str(enum rec_error e);
+
+/*
+ * Byte order. A ring buffer's records are in the kernel's byte order, the
+ * host's; a capture file's are little-endian (capfile.h), so that a capture
+ * recorded on a big-endian machine (s390x) reads anywhere. On a
+ * little-endian host (HOST_BIG_ENDIAN false) both are the same bytes.
+ */
+/*
+ * Reverse the byte order of every field of a record of len bytes (a
+ * version 1 record's fields too) whose header says type ev; comms are
+ * bytes and stay. type: the record's hdr.type in the order it is in now.
+ */
+void record_swap(void *rec, size_t len, unsigned int ev);
+/*
+ * A record as the file holds it (swapped: the host is big-endian) from one
+ * in the host's order, into out (at least len bytes).
+ */
+void record_encode(const void *rec, size_t len, void *out, bool swapped);
+/*
+ * record_decode() of a record in the other byte order (swapped) or the
+ * host's: out is in the host's order.
+ */
+enum rec_error record_decode_order(const void *data, size_t len,
+				   union abicap_rec *out, bool swapped);
 
 /*
  * Whether a record names a CPU at or past ncpus: where it ran, or for

@@ -42,4 +42,17 @@ bool parse_seconds(const char *s, double *out);
 
 uint64_t mono_ns(void);
 
+/*
+ * This machine's byte order (s390x is big-endian): the kernel's BTF,
+ * BPF objects and ring-buffer records are in it; a capture file is
+ * little-endian whatever it is (capfile.h).
+ */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#define HOST_BIG_ENDIAN true
+#define HOST_BYTE_ORDER "big-endian"
+#else
+#define HOST_BIG_ENDIAN false
+#define HOST_BYTE_ORDER "little-endian"
+#endif
+
 #endif

@@ -29,6 +29,14 @@ const char *gnutls_strerror(int error)
 	return "TLS is not built into this abicap";
 }
 
+/* libmicrohttpd 1.0 (trixie, the riscv64 build) sets priorities at start */
+int gnutls_priority_init2(gnutls_priority_t *priority, const char *priorities,
+			  const char **err_pos, unsigned int flags)
+{
+	(void)priority; (void)priorities; (void)err_pos; (void)flags;
+	return GNUTLS_E_UNIMPLEMENTED_FEATURE;
+}
+
 int gnutls_init(gnutls_session_t *session, unsigned int flags)
 {
 	(void)session; (void)flags;
