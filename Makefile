@@ -63,8 +63,12 @@ BPF_CFLAGS := -g -O2 -target $(BPF_TARGET) -D__TARGET_ARCH_$(ARCH) -Wall -Werror
 # has no static build of GnuTLS's own dependencies (p11-kit, libunistring),
 # so it links user/static/tls_absent.c in place of GnuTLS: serve never
 # asks libmicrohttpd for TLS.
-STATIC_LIBS := -Wl,-Bstatic -lbpf -lelf -ljansson -llzma -llz4 -lz -lzstd -lcap -Wl,-Bdynamic
-LIBS := -lbpf -lelf -ljansson -llzma -llz4 -lz -lzstd -lcap
+# zlib comes before libelf, and again after it: elfutils 0.19x's libelf.a
+# defines a crc32() of its own (uint32_t, not zlib's uLong), and a static
+# link takes the first definition: abicap's capture checksums came out
+# wrong on riscv64 (trixie's libelf) where libelf's was taken
+STATIC_LIBS := -Wl,-Bstatic -lbpf -lz -lelf -ljansson -llzma -llz4 -lz -lzstd -lcap -Wl,-Bdynamic
+LIBS := -lbpf -lz -lelf -ljansson -llzma -llz4 -lz -lzstd -lcap
 BIN_LIBS := $(STATIC_LIBS) -lmicrohttpd -lpthread
 
 ifeq ($(V),1)

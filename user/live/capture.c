@@ -657,14 +657,50 @@ static int check_kernel(const struct capture_opts *o, unsigned int load,
 	return ret;
 }
 
+/* The JIT's switch (Documentation/admin-guide/sysctl/net.rst): -1 unknown. */
+static int jit_enabled(void)
+{
+	FILE *f = fopen("/proc/sys/net/core/bpf_jit_enable", "re");
+	int v = -1;
+
+	if (f && fscanf(f, "%d", &v) != 1)
+		v = -1;
+	if (f)
+		fclose(f);
+	return v;
+}
+
+/* A map the kernel would not create: what it was, and the fix. */
+static int map_error(const struct capture *c, const struct bpf_map *m, int e,
+		     char *err, size_t errlen)
+{
+	char size[64], what[160];
+
+	if (bpf_map__type(m) == BPF_MAP_TYPE_RINGBUF)
+		snprintf(size, sizeof(size), "a %u KiB ring buffer",
+			 bpf_map__max_entries(m) >> 10);
+	else
+		snprintf(size, sizeof(size), "%u entries of %u bytes",
+			 bpf_map__max_entries(m), bpf_map__value_size(m));
+	snprintf(what, sizeof(what), "the kernel would not create the BPF "
+		 "map '%s'", bpf_map__name(m));
+	if (e == EPERM)
+		return privilege_denied(what, err, errlen);
+	snprintf(err, errlen, "%s (%s): %s%s", what, size, strerror(e),
+		 m == c->skel->maps.events || m == c->skel->maps.events_pb ?
+		 "; give a smaller --buffer-size" : "");
+	return EXIT_RUNTIME;
+}
+
 /*
  * What failed when the object did not load: the fd limit, a map the
  * kernel would not create (the ring buffer is the one that can be too
- * big), or the programs themselves (the verifier says why).
+ * big), or a program (the verifier says why: libbpf's log, bpflog.h).
+ * The exit code, and in err what was refused and the fix.
  */
-/* The exit code, and in err what was refused and the fix. */
 static int load_error(const struct capture *c, int e, char *err, size_t errlen)
 {
+	const struct bpflog_failure *f = bpflog_failure();
 	struct bpf_map *m;
 	struct rlimit rl;
 
@@ -680,31 +716,29 @@ static int load_error(const struct capture *c, int e, char *err, size_t errlen)
 				 "close some, or raise it");
 		return EXIT_RUNTIME;
 	}
-	bpf_object__for_each_map(m, c->skel->obj) {
-		if (!bpf_map__autocreate(m) || bpf_map__fd(m) >= 0)
-			continue;
-		char size[64], what[160];
-
-		if (bpf_map__type(m) == BPF_MAP_TYPE_RINGBUF)
-			snprintf(size, sizeof(size), "a %u MiB ring buffer",
-				 bpf_map__max_entries(m) >> 20);
-		else
-			snprintf(size, sizeof(size), "%u entries of %u bytes",
-				 bpf_map__max_entries(m), bpf_map__value_size(m));
-		snprintf(what, sizeof(what), "the kernel would not create the "
-			 "BPF map '%s'", bpf_map__name(m));
-		if (e == EPERM)
-			return privilege_denied(what, err, errlen);
-		snprintf(err, errlen, "%s (%s): %s%s", what, size, strerror(e),
-			 m == c->skel->maps.events || m == c->skel->maps.events_pb ?
-			 "; give a smaller --buffer-size" : "");
-		return EXIT_RUNTIME;
-	}
+	bpf_object__for_each_map(m, c->skel->obj)
+		if (f->map[0] && !strcmp(bpf_map__name(m), f->map))
+			return map_error(c, m, e, err, errlen);
 	if (e == EPERM)
 		return privilege_denied("the kernel refused to load the BPF "
 					"programs", err, errlen);
-	snprintf(err, errlen, "the kernel refused to load the BPF programs: %s "
-		 "(run with -v for the verifier's log)", strerror(e));
+	/* 6.13+ with the JIT off: "program requires BPF JIT compiler ..." */
+	if (strstr(f->why, "requires BPF JIT") && jit_enabled() == 0) {
+		snprintf(err, errlen, "the BPF JIT is off (sysctl "
+			 "net.core.bpf_jit_enable is 0) and this kernel runs "
+			 "abicap's program '%s' only compiled: turn it on with "
+			 "'sysctl net.core.bpf_jit_enable=1'", f->prog);
+		return EXIT_KERNEL;
+	}
+	if (f->prog[0])
+		snprintf(err, errlen, "the kernel refused to load the BPF "
+			 "program '%s': %s: %s (run with -v for the verifier's "
+			 "whole log)", f->prog, strerror(e),
+			 f->why[0] ? f->why : "the verifier gave no reason");
+	else
+		snprintf(err, errlen, "the kernel refused to load the BPF "
+			 "programs: %s (run with -v for the verifier's log)",
+			 strerror(e));
 	return EXIT_RUNTIME;
 }
 
@@ -1130,6 +1164,7 @@ struct capture *capture_open(const struct capture_opts *o, capture_cb cb,
 		bpf_program__set_autoload(c->free_prog, true);
 	}
 	configure(c, o, rb_bytes);
+	bpflog_reset();
 	if (abicap_bpf__load(c->skel)) {
 		ret = load_error(c, errno, err, errlen);
 		goto fail;
