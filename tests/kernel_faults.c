@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/sysinfo.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -26,6 +27,8 @@
 #include "harness.h"
 #include "event/events.h"
 #include "lib/util.h"
+#include "live/features.h"
+#include "abicap.skel.h"
 
 #define path(n) scratch_path(n)
 
@@ -658,4 +661,48 @@ Test(faults, missing_tracepoint_is_refused_before_loading)
 	cr_assert_eq(wait_exit(&ch, 30), 0, "%s", err);
 	cr_assert(strstr(err, "abicap: tracing 2 events"), "%s", err);
 	free(err);
+}
+
+/*
+ * The loader asks the kernel which CPU a program is told it runs on
+ * (feature_cpu_id_right), since Debian's riscv64 6.12 kernel with its JIT
+ * off says 0 on every CPU: abicap's own probe program says the CPU it was
+ * run on here, and a program that says 0 wherever it runs (what that
+ * kernel does) is refused with the fix.
+ */
+Test(faults, a_kernel_that_names_the_wrong_cpu_is_refused)
+{
+	struct bpf_insn zero[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	struct abicap_bpf *s;
+	char err[ERRMSG_LEN];
+	unsigned int said = 99;
+	int cpu = -1, fd;
+
+	require_kernel();
+	require_cpus(2);
+	s = abicap_bpf__open();
+	cr_assert(s);
+	bpf_program__set_autoload(s->progs.probe_cpu_id, true);
+	cr_assert_eq(abicap_bpf__load(s), 0, "%s", strerror(errno));
+	cr_assert_eq(feature_cpu_id_right(bpf_program__fd(s->progs.probe_cpu_id),
+					  &cpu, &said), 1);
+	cr_assert_eq(cpu, get_nprocs() - 1, "ran on CPU %d", cpu);
+	cr_assert_eq(said, (unsigned int)cpu);
+	cr_assert_eq(feature_cpu_id_check(bpf_program__fd(s->progs.probe_cpu_id),
+					  err, sizeof(err)), 0);
+	abicap_bpf__destroy(s);
+
+	fd = bpf_prog_load(BPF_PROG_TYPE_RAW_TRACEPOINT, "says_zero", "GPL",
+			   zero, 2, NULL);
+	cr_assert_geq(fd, 0, "%s", strerror(errno));
+	cr_assert_eq(feature_cpu_id_right(fd, &cpu, &said), 0);
+	cr_assert_eq(said, 0);
+	cr_assert_eq(feature_cpu_id_check(fd, err, sizeof(err)), -1);
+	cr_assert(strstr(err, "said 0 on CPU"), "%s", err);
+	cr_assert(strstr(err, "report it") || strstr(err, "bpf_jit_enable=1"),
+		  "%s", err);
+	close(fd);
 }

@@ -657,19 +657,6 @@ static int check_kernel(const struct capture_opts *o, unsigned int load,
 	return ret;
 }
 
-/* The JIT's switch (Documentation/admin-guide/sysctl/net.rst): -1 unknown. */
-static int jit_enabled(void)
-{
-	FILE *f = fopen("/proc/sys/net/core/bpf_jit_enable", "re");
-	int v = -1;
-
-	if (f && fscanf(f, "%d", &v) != 1)
-		v = -1;
-	if (f)
-		fclose(f);
-	return v;
-}
-
 /* A map the kernel would not create: what it was, and the fix. */
 static int map_error(const struct capture *c, const struct bpf_map *m, int e,
 		     char *err, size_t errlen)
@@ -723,7 +710,7 @@ static int load_error(const struct capture *c, int e, char *err, size_t errlen)
 		return privilege_denied("the kernel refused to load the BPF "
 					"programs", err, errlen);
 	/* 6.13+ with the JIT off: "program requires BPF JIT compiler ..." */
-	if (strstr(f->why, "requires BPF JIT") && jit_enabled() == 0) {
+	if (strstr(f->why, "requires BPF JIT") && feature_jit_enabled() == 0) {
 		snprintf(err, errlen, "the BPF JIT is off (sysctl "
 			 "net.core.bpf_jit_enable is 0) and this kernel runs "
 			 "abicap's program '%s' only compiled: turn it on with "
@@ -1163,10 +1150,16 @@ struct capture *capture_open(const struct capture_opts *o, capture_cb cb,
 			c->skel->progs.raw_tp_sched_process_free;
 		bpf_program__set_autoload(c->free_prog, true);
 	}
+	bpf_program__set_autoload(c->skel->progs.probe_cpu_id, true);
 	configure(c, o, rb_bytes);
 	bpflog_reset();
 	if (abicap_bpf__load(c->skel)) {
 		ret = load_error(c, errno, err, errlen);
+		goto fail;
+	}
+	if (feature_cpu_id_check(bpf_program__fd(c->skel->progs.probe_cpu_id),
+				 err, errlen)) {
+		ret = EXIT_KERNEL;
 		goto fail;
 	}
 	if (fill_pid_filter(c, o)) {

@@ -146,3 +146,74 @@ int feature_sched_info(void)
 		return (int)after;
 	return after > before;
 }
+
+/* The highest online CPU (/sys/devices/system/cpu/online: "0-3,5"), or -1. */
+static int highest_online_cpu(void)
+{
+	FILE *f = fopen("/sys/devices/system/cpu/online", "re");
+	char list[4096];
+	const char *p;
+	int cpu = -1;
+
+	if (!f)
+		return -1;
+	if (fgets(list, sizeof(list), f)) {
+		p = strrchr(list, ',');
+		p = p ? p + 1 : list;
+		if (strchr(p, '-'))
+			p = strchr(p, '-') + 1;
+		if (sscanf(p, "%d", &cpu) != 1)
+			cpu = -1;
+	}
+	fclose(f);
+	return cpu;
+}
+
+int feature_cpu_id_right(int prog_fd, int *cpu, unsigned int *said)
+{
+	char ctx[8] = { 0 }; /* a raw_tp program's context: no argument read */
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .ctx_in = ctx,
+		    .ctx_size_in = sizeof(ctx), .flags = BPF_F_TEST_RUN_ON_CPU);
+
+	*cpu = highest_online_cpu();
+	if (*cpu < 0)
+		return -ENOENT;
+	if (*cpu == 0)
+		return -ENODEV;
+	opts.cpu = *cpu;
+	if (bpf_prog_test_run_opts(prog_fd, &opts))
+		return -errno;
+	*said = opts.retval;
+	return opts.retval == (unsigned int)*cpu;
+}
+
+int feature_jit_enabled(void)
+{
+	FILE *f = fopen("/proc/sys/net/core/bpf_jit_enable", "re");
+	int v = -1;
+
+	if (f && fscanf(f, "%d", &v) != 1)
+		v = -1;
+	if (f)
+		fclose(f);
+	return v;
+}
+
+int feature_cpu_id_check(int prog_fd, char *err, size_t errlen)
+{
+	unsigned int said = 0;
+	int cpu = -1;
+
+	if (feature_cpu_id_right(prog_fd, &cpu, &said) != 0)
+		return 0;
+	snprintf(err, errlen, "this kernel's BPF programs are told the wrong "
+		 "CPU (bpf_get_smp_processor_id() said %u on CPU %d), so every "
+		 "record would name the wrong one: %s", said, cpu,
+		 feature_jit_enabled() == 0 ?
+		 "its BPF JIT is off (sysctl net.core.bpf_jit_enable is 0; "
+		 "Debian's riscv64 6.12 interpreter does this): turn it on with "
+		 "'sysctl net.core.bpf_jit_enable=1'" :
+		 "a kernel bug; try another kernel, or report it to its "
+		 "maintainers");
+	return -1;
+}

@@ -8,6 +8,7 @@
 #define ABICAP_FEATURES_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 /* The kernel has CAP_BPF and CAP_PERFMON (Linux 5.8+). */
 bool feature_cap_bpf(void);
@@ -36,5 +37,21 @@ int feature_mmapable_array(void);
  * sleep. 1 yes, 0 no, -errno if the probe could not run.
  */
 int feature_sched_info(void);
+
+/*
+ * A program's bpf_get_smp_processor_id() says the CPU it runs on: prog_fd
+ * (a raw_tp program that returns it) is run on the highest online CPU. 1
+ * yes, 0 no (*cpu where it ran, *said what it said), -errno if the probe
+ * could not run (-ENODEV: only CPU 0 is online, where a wrong 0 is right).
+ */
+int feature_cpu_id_right(int prog_fd, int *cpu, unsigned int *said);
+/*
+ * The same as a check before anything attaches: 0, or -1 with what is
+ * wrong and the fix in err (a probe that cannot run checks nothing: 0).
+ */
+int feature_cpu_id_check(int prog_fd, char *err, size_t errlen);
+
+/* The BPF JIT's switch, sysctl net.core.bpf_jit_enable: 0, 1, 2, -1 unknown. */
+int feature_jit_enabled(void);
 
 #endif
