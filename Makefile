@@ -271,12 +271,15 @@ $(OUT)/vmoracle: tests/tools/vmoracle.c tests/oracle.c tests/oracle.h $(LIB)
 guest: $(OUT)/abicap-static $(OUT)/pingpong $(OUT)/vmcheck $(OUT)/vmoracle $(OUT)/objload $(TEST_BPF_OBJ)
 
 # The kernel matrix (scripts/vmtest.sh): downloads Debian kernels, checks
-# them offline, boots each under qemu (amd64 guests with this build, arm64
-# guests with the ARCH=arm64 cross build) and captures inside it. Root.
+# them offline, boots each under qemu (amd64 guests with this build, arm64,
+# s390x, ppc64el and riscv64 guests with the cross builds) and captures
+# inside it. Root.
 # `make vmtest` is CI's subset; `make vmtest-all` every kernel, and it
 # rewrites the README's matrix tables.
 VMTEST_BUILD = $(MAKE) --no-print-directory all guest && \
-	$(MAKE) --no-print-directory ARCH=arm64 guest
+	for a in arm64 s390 powerpc riscv; do \
+		$(MAKE) --no-print-directory ARCH=$$a guest || exit 1; \
+	done
 vmtest: setup
 	$(Q)$(VMTEST_BUILD)
 	$(Q)ABICAP_VMTEST_SMP=$${ABICAP_VMTEST_SMP:-0} scripts/vmtest.sh --ci

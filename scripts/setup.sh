@@ -25,6 +25,11 @@ PKGS=(
 	libbpf-dev:arm64 libelf-dev:arm64 zlib1g-dev:arm64 libzstd-dev:arm64
 	libjansson-dev:arm64 liblzma-dev:arm64 liblz4-dev:arm64 libcap-dev:arm64
 	libmicrohttpd-dev:arm64
+	# s390x, ppc64el, riscv64: the cross builds (make ARCH=s390|powerpc|
+	# riscv; their libraries come in a sysroot, scripts/sysroot.sh, not as
+	# multiarch packages) and their test VMs; lld-19 links riscv64's
+	qemu-system-misc qemu-system-ppc opensbi
+	gcc-s390x-linux-gnu gcc-powerpc64le-linux-gnu gcc-riscv64-linux-gnu lld-19
 )
 
 if [ "$(id -u)" -ne 0 ]; then

@@ -104,24 +104,52 @@ fi
 # oldest and newest of each of the two architectures.
 newest() { awk -F'\t' -v a="$1" -v f="$2" '$9 == a && $3 == f && $8 == "ok" { print $2 }' \
 	"$OUT/manifest.tsv" | sort -V | tail -1; }
+oldest() { awk -F'\t' -v a="$1" -v f="$2" '$9 == a && $3 == f && $8 == "ok" { print $2 }' \
+	"$OUT/manifest.tsv" | sort -V | head -1; }
+# s390x (big-endian), ppc64el and riscv64: the oldest line with BTF and the
+# newest, booted in CI too (each boot takes under a minute here)
+OTHER_IDS=
+for af in s390x:s390x ppc64el:powerpc64le riscv64:riscv64; do
+	o=$(oldest "${af%%:*}" "${af#*:}") n=$(newest "${af%%:*}" "${af#*:}")
+	[ -n "$o" ] && OTHER_IDS+=",$o-${af#*:}"
+	[ -n "$n" ] && [ "$n" != "$o" ] && OTHER_IDS+=",$n-${af#*:}"
+done
 if [ $CI_MODE -eq 1 ]; then
-	BOOT_IDS="5.10-amd64,$(newest amd64 amd64)-amd64,5.10-arm64,$(newest arm64 arm64)-arm64"
+	BOOT_IDS="5.10-amd64,$(newest amd64 amd64)-amd64,5.10-arm64,$(newest arm64 arm64)-arm64$OTHER_IDS"
 else
 	BOOT_IDS=$(awk -F'\t' '$9 == "amd64" && ($3 == "amd64" || $2 ~ /^(5\.10|6\.1|6\.12)$/) { print $1 }' \
 		"$OUT/manifest.tsv" | paste -sd,)
-	BOOT_IDS+=",5.10-arm64,6.1-arm64,6.12-arm64,$(newest arm64 arm64)-arm64"
+	BOOT_IDS+=",5.10-arm64,6.1-arm64,6.12-arm64,$(newest arm64 arm64)-arm64$OTHER_IDS"
+	# and 6.12, the line Debian 13 ships, where it is neither end
+	for f in s390x powerpc64le riscv64; do
+		grep -qP "^6\.12-$f\t" "$OUT/manifest.tsv" && [[ ,$BOOT_IDS, != *,6.12-$f,* ]] &&
+			BOOT_IDS+=",6.12-$f"
+	done
 fi
 [ $NO_BOOT -eq 1 ] && BOOT_IDS=
 # --only: the builds the selected boots need, no more
 if [ -n "$ONLY" ]; then
 	BOOT_IDS=$(tr ',' '\n' <<<"$BOOT_IDS" | while read -r b; do [[ ",$ONLY," == *",$b,"* ]] && echo "$b"; done | paste -sd,)
 fi
-if [[ ,$BOOT_IDS, == *-arm64,* ]]; then
-	need_files build/arm64/abicap-static build/arm64/pingpong build/arm64/vmcheck \
-		build/arm64/vmoracle build/arm64/objload build/arm64/abicap.bpf.o
-	command -v qemu-system-aarch64 >/dev/null ||
-		{ echo "vmtest.sh: error: qemu-system-aarch64 missing: run scripts/setup.sh" >&2; exit 2; }
-fi
+# The Debian architectures of the kernels booted, and what each needs:
+# its build (make ARCH=...: build/DEBARCH/), its qemu.
+BOOT_ARCHES=$(awk -F'\t' -v ids=",$BOOT_IDS," 'index(ids, "," $1 ",") { print $9 }' \
+	"$OUT/manifest.tsv" | sort -u | paste -sd' ')
+bdir_of() { if [ "$1" = amd64 ]; then echo build; else echo "build/$1"; fi; }
+qemu_of() {
+	case $1 in
+	amd64) echo qemu-system-x86_64 ;; arm64) echo qemu-system-aarch64 ;;
+	s390x) echo qemu-system-s390x ;; ppc64el) echo qemu-system-ppc64 ;;
+	riscv64) echo qemu-system-riscv64 ;;
+	esac
+}
+for a in $BOOT_ARCHES; do
+	[ "$a" = amd64 ] && continue
+	b=$(bdir_of "$a")
+	need_files "$b/abicap-static" "$b/pingpong" "$b/vmcheck" "$b/vmoracle" "$b/objload" "$b/abicap.bpf.o"
+	command -v "$(qemu_of "$a")" >/dev/null ||
+		{ echo "vmtest.sh: error: $(qemu_of "$a") missing: run scripts/setup.sh" >&2; exit 2; }
+done
 
 # --- the initramfs of each architecture --------------------------------------------
 # build dir, busybox
@@ -137,7 +165,16 @@ make_initramfs() {
 	(cd "$root" && find . | cpio -o -H newc --quiet) | gzip -1 > "$OUT/initramfs-$arch.cpio.gz"
 }
 make_initramfs amd64 build "$BUSYBOX"
-if [[ ,$BOOT_IDS, == *-arm64,* ]]; then
+# s390x, ppc64el, riscv64: Debian's busybox-static of that architecture,
+# unpacked into the build's sysroot (scripts/sysroot.sh)
+for a in s390x ppc64el riscv64; do
+	[[ " $BOOT_ARCHES " == *" $a "* ]] || continue
+	bb=build/sysroot/$a/bin/busybox
+	[ -x "$bb" ] || bb=build/sysroot/$a/usr/bin/busybox
+	need_files "$bb"
+	make_initramfs "$a" "build/$a" "$bb"
+done
+if [[ " $BOOT_ARCHES " == *" arm64 "* ]]; then
 	# Debian's busybox-static for arm64, unpacked (it cannot be installed
 	# beside the amd64 one); cached beside the kernels
 	bbdir=${ABICAP_KERNEL_CACHE:-$HOME/.cache/abicap/kernels}/busybox-arm64
@@ -255,6 +292,31 @@ boot_once() {
 			-kernel "$vmlinuz" -initrd "$OUT/initramfs-arm64.cpio.gz" \
 			-append "console=ttyAMA0 panic=-1 oops=panic quiet loglevel=3 rdinit=/init" \
 			< /dev/null > "$log" 2>&1 ;;
+	s390x)
+		# the SCLP console; the image boots as Debian ships it
+		timeout --foreground $((TIMEOUT * 2)) qemu-system-s390x -accel tcg \
+			-machine s390-ccw-virtio -cpu max -smp 2 -m 1024 -display none \
+			-serial stdio -monitor none -no-reboot -kernel "$vmlinuz" \
+			-initrd "$OUT/initramfs-s390x.cpio.gz" \
+			-append "console=ttysclp0 panic=-1 oops=panic quiet loglevel=3 rdinit=/init" \
+			< /dev/null > "$log" 2>&1 ;;
+	ppc64el)
+		# pseries with the spectre capabilities TCG cannot give declared
+		# broken (else qemu refuses to start); the hypervisor console
+		timeout --foreground $((TIMEOUT * 2)) qemu-system-ppc64 -accel tcg \
+			-machine pseries,cap-cfpc=broken,cap-sbbc=broken,cap-ibs=broken,cap-ccf-assist=off \
+			-cpu power9 -smp 2 -m 1024 -display none -serial stdio -monitor none \
+			-no-reboot -kernel "$vmlinuz" -initrd "$OUT/initramfs-ppc64el.cpio.gz" \
+			-append "console=hvc0 panic=-1 oops=panic quiet loglevel=3 rdinit=/init" \
+			< /dev/null > "$log" 2>&1 ;;
+	riscv64)
+		# OpenSBI (Debian's opensbi) starts the Image (an EFI stub, not
+		# compressed); qemu 7.2 has no 'max' CPU for riscv64
+		timeout --foreground $((TIMEOUT * 2)) qemu-system-riscv64 -accel tcg \
+			-machine virt -smp 2 -m 1024 -display none -serial stdio -monitor none \
+			-no-reboot -kernel "$vmlinuz" -initrd "$OUT/initramfs-riscv64.cpio.gz" \
+			-append "console=ttyS0 panic=-1 oops=panic quiet loglevel=3 rdinit=/init" \
+			< /dev/null > "$log" 2>&1 ;;
 	esac
 }
 
@@ -315,6 +377,57 @@ BOOT_REASON='def boot_reason($b; $t):
 	elif $t.error then "oracle: \($t.error)"
 	elif $t.mismatched > 0 then "oracle: \($t.mismatched) events differ from tracefs:\($t.first | split("\n") | .[0:4] | join(" "))"
 	else "" end;'
+
+# What abicap check --object predicted in the guest (s390x: the host cannot
+# read big-endian objects), same form as predict_objects.
+guest_predictions() {
+	grep -a '^ABICAP-PREDICT ' "$1" | tr -d '\r' | while read -r _ name json; do
+		echo "$name $(jq -r 'if .kernels[0].loads then "loads" else "rejected" end' <<<"$json" 2>/dev/null)"
+	done | sort
+}
+
+# A file the guest printed in base64 (tests/vm/init), into $3: its size and
+# sha256 as the guest gave them must hold.
+guest_file() { # log name out
+	local size sum
+	read -r _ _ size sum < <(grep -a "^ABICAP-FILE $2 " "$1" | tr -d '\r' | head -1)
+	[ -n "$sum" ] || return 1
+	awk -v f="$2" '{ sub(/\r$/, "") } $1 == "ABICAP-FILE" && $2 == f { on = 1; next }
+		$1 == "ABICAP-FILE-END" { on = 0 } on && $1 == "ABICAP-B64" { print $2 }' "$1" |
+		base64 -d > "$3" 2>/dev/null
+	[ "$(wc -c < "$3")" = "$size" ] && [ "$(sha256sum < "$3" | cut -d' ' -f1)" = "$sum" ]
+}
+
+# The capture recorded in the guest, read here: report (JSON, but for the
+# file's path) and export --perfetto must be what the guest made of it,
+# whatever the guest's byte order. Prints why not, or nothing.
+host_reads_guest_capture() { # id log
+	local id=$1 log=$2 f p=$OUT/$1
+	grep -aq '^ABICAP-RECORD rc=0' "$log" ||
+		{ echo "record in the guest failed: $(grep -a '^ABICAP-RECORD' "$log" | tr -d '\r')"; return; }
+	for f in cap.abicap cap.report.json cap.pftrace; do
+		guest_file "$log" "$f" "$p.$f" || { echo "the guest's $f did not come out whole"; return; }
+	done
+	if ! build/abicap report "$p.cap.abicap" --format json > "$p.host.report.json" 2> "$p.host.report.err"; then
+		echo "report of the guest's capture failed here: $(head -c 200 "$p.host.report.err")"
+	elif ! cmp -s <(jq -S 'del(.file)' "$p.cap.report.json") <(jq -S 'del(.file)' "$p.host.report.json"); then
+		echo "report of the guest's capture differs here from the guest's: $(diff <(jq -S 'del(.file)' "$p.cap.report.json") <(jq -S 'del(.file)' "$p.host.report.json") | head -4 | tr '\n' ' ')"
+	elif ! build/abicap export "$p.cap.abicap" --perfetto "$p.host.pftrace" --force 2> "$p.host.export.err"; then
+		echo "export of the guest's capture failed here: $(head -c 200 "$p.host.export.err")"
+	elif ! cmp -s "$p.cap.pftrace" "$p.host.pftrace"; then
+		echo "export --perfetto of the guest's capture differs here from the guest's"
+	fi
+}
+
+# A guest that booted with the BPF JIT off (tests/vm/init): abicap must
+# have refused, exit 1, naming the fix. Prints why not, or nothing.
+jit_said() {
+	local l
+	l=$(grep -a '^ABICAP-JIT ' "$1" | tr -d '\r' | head -1)
+	[ -z "$l" ] && return
+	[[ $l == *" rc=1 "* && $l == *"bpf_jit_enable=1"* ]] ||
+		echo "the guest's BPF JIT was off and abicap did not refuse naming it: ${l#ABICAP-JIT }"
+}
 
 # The oracle's line (tests/tools/vmoracle.c) from a log, as JSON ("" if none).
 truth_of() { grep -a '^ABICAP-TRUTH ' "$1" 2>/dev/null | tail -1 | cut -d' ' -f2- | tr -d '\r'; }
@@ -387,10 +500,10 @@ while IFS=$'\t' read -r id line flavour pkg ver release dir status arch; do
 	else
 		reason=$status
 	fi
+	bdir=$(bdir_of "$arch")
 	if [ -z "$reason" ] && [[ $status == ok ]]; then
-		bdir=build
-		[ "$arch" = arm64 ] && bdir=build/arm64
-		if [[ $arch == amd64 || $arch == arm64 ]] &&
+		# (s390x's object is big-endian: the host cannot read it)
+		if [[ $arch != s390x && -f $bdir/abicap.bpf.o ]] &&
 			! own_object_agrees "$dir/vmlinux.btf" "$OUT/$id.check-btf.json" "$bdir/abicap.bpf.o"; then
 			reason="check --object $bdir/abicap.bpf.o disagrees with the contract's choice of sched_switch program"
 		fi
@@ -414,7 +527,11 @@ while IFS=$'\t' read -r id line flavour pkg ver release dir status arch; do
 	[ -n "$reason" ] && offline=FAIL
 	if [[ $status == ok ]]; then
 		boot_res=$(boot "$id" "$arch" "$dir/vmlinuz")
-		predict_objects "$dir/vmlinux.btf" "$bdir" > "$OUT/$id.objects.predicted"
+		if [ "$arch" = s390x ]; then
+			guest_predictions "$OUT/$id.log" > "$OUT/$id.objects.predicted"
+		else
+			predict_objects "$dir/vmlinux.btf" "$bdir" > "$OUT/$id.objects.predicted"
+		fi
 		real_objects "$OUT/$id.log" > "$OUT/$id.objects.real"
 		objects="$(grep -c loads "$OUT/$id.objects.real")/$(wc -l < "$OUT/$id.objects.real") load, as predicted"
 		if [ -z "$reason" ] && ! diff -q "$OUT/$id.objects.predicted" "$OUT/$id.objects.real" >/dev/null; then
@@ -425,17 +542,27 @@ while IFS=$'\t' read -r id line flavour pkg ver release dir status arch; do
 			reason="no test object results from the guest"
 		fi
 	fi
-	truth=""
-	[[ $status == ok ]] && truth=$(truth_of "$OUT/$id.log")
+	truth="" hostread="-" jit="on"
+	if [[ $status == ok ]]; then
+		truth=$(truth_of "$OUT/$id.log")
+		why=$(host_reads_guest_capture "$id" "$OUT/$id.log")
+		hostread=same
+		[ -n "$why" ] && hostread=DIFFERS
+		[ -z "$reason" ] && reason=$why
+		why=$(jit_said "$OUT/$id.log")
+		grep -aq '^ABICAP-JIT off' "$OUT/$id.log" && jit="off: refused"
+		[ -z "$reason" ] && reason=$why
+	fi
 	row=$(jq -n --arg id "$id" --arg arch "$arch" --arg line "$line" --arg flavour "$flavour" \
 		--arg pkg "$pkg" --arg ver "$ver" --arg release "$release" \
 		--arg contract "$contract" --arg reason "$reason" --arg boot "$boot_res" \
-		--arg offline "$offline" --arg objects "$objects" --arg truth "$truth" "$BOOT_REASON"'
+		--arg offline "$offline" --arg objects "$objects" --arg truth "$truth" \
+		--arg hostread "$hostread" --arg jit "$jit" "$BOOT_REASON"'
 		($boot | try fromjson catch null) as $b |
 		($truth | try fromjson catch null) as $t |
 		{id: $id, arch: $arch, line: $line, flavour: $flavour, package: $pkg, version: $ver,
 		 release: $release, contract: $contract, offline: $offline,
-		 booted: $b, objects: $objects, truth: $t,
+		 booted: $b, objects: $objects, truth: $t, host_read: $hostread, jit: $jit,
 		 reason: (if $reason != "" then $reason elif $b == null then $boot
 			  else boot_reason($b; $t) end)}
 		| .pass = (.reason == "")')
@@ -609,11 +736,12 @@ jq -r '
 	def ev($k): (.booted.events[$k] // 0 | tostring);
 	def truth: if .truth == null then "-" elif .truth.error then "error"
 		else "\(.truth.matched)/\(.truth.mismatched)" end;
-	(["ARCH", "KERNEL", "PACKAGE VERSION", "CONTRACT", "VARIANT", "SWITCH", "WAKEUP", "WAKING", "IDLE", "DROPS", "TRUTH", "OBJECTS", "RESULT"] | @tsv),
+	(["ARCH", "KERNEL", "PACKAGE VERSION", "CONTRACT", "VARIANT", "SWITCH", "WAKEUP", "WAKING", "IDLE", "DROPS", "TRUTH", "OBJECTS", "CAPTURE ON HOST", "JIT", "RESULT"] | @tsv),
 	(.[] | [.arch, .release, .version,
 		(if .contract == "degraded" then "degraded (\(.booted.degraded // "?"))" else .contract end),
 		(.booted.variant // "-"), ev("sched_switch"), ev("sched_wakeup"), ev("sched_waking"),
 		ev("cpu_idle"), (.booted.dropped // "-" | tostring), truth, .objects,
+		(.host_read // "-"), (.jit // "-"),
 		(if .pass then "pass" else "FAIL" end)] | @tsv)' "$OUT/matrix.json" |
 	column -t -s $'\t' > "$OUT/matrix.txt"
 jq -r '

@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE
 #include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 #include <dirent.h>
 #include <errno.h>
 #include <criterion/criterion.h>
@@ -27,6 +28,7 @@
 #include "harness.h"
 #include "event/events.h"
 #include "lib/util.h"
+#include "lib/bpflog.h"
 #include "live/features.h"
 #include "abicap.skel.h"
 
@@ -705,4 +707,28 @@ Test(faults, a_kernel_that_names_the_wrong_cpu_is_refused)
 	cr_assert(strstr(err, "report it") || strstr(err, "bpf_jit_enable=1"),
 		  "%s", err);
 	close(fd);
+}
+
+/*
+ * A program the kernel refuses is named with the verifier's reason, from
+ * libbpf's real messages (they carry a "libbpf: " prefix, which a parser
+ * tested only on made-up lines missed: riscv64 7.2's JIT-off refusal was
+ * blamed on the ring buffer's size, then on nothing).
+ */
+Test(faults, a_refused_program_is_named_with_the_verifiers_reason)
+{
+	struct bpf_object *obj;
+	const struct bpflog_failure *f = bpflog_failure();
+
+	require_kernel();
+	set_libbpf_verbose(false);
+	obj = bpf_object__open("build/tests/bpf/t_state_unguarded.bpf.o");
+	cr_assert(obj, "%s", strerror(errno));
+	bpflog_reset();
+	cr_assert_neq(bpf_object__load(obj), 0, "task_struct.state is gone");
+	cr_assert_str_eq(f->map, "");
+	cr_assert_str_eq(f->prog, "on_switch");
+	cr_assert_neq(f->why[0], '\0');
+	cr_assert_null(strstr(f->why, "processed "), "%s", f->why);
+	bpf_object__close(obj);
 }

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
 /*
- * The capture file (.abicap), format version 4, little-endian:
+ * The capture file (.abicap), format version 4, little-endian on every
+ * machine (records too: the writer converts each from the host's order,
+ * the reader back; the metadata's "byte_order" names the recorder's):
  *
  *   header   "ABICAP\r\n" u32 version, u32 meta_len, meta (JSON, meta_len
  *            bytes), u32 crc32(version, meta_len, meta)

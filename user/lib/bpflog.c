@@ -52,11 +52,18 @@ static void log_reason(const char *log)
 			 line);
 }
 
-/* libbpf 1.1's warnings: "map 'X': failed to create: ...", "prog 'X': ..." */
+/*
+ * libbpf's warnings (1.1 to 1.5 word them alike): "libbpf: map 'X': failed
+ * to create: ...", "libbpf: prog 'X': BPF program load failed: ...", then
+ * "libbpf: prog 'X': -- BEGIN PROG LOAD LOG --" with the verifier's log.
+ */
 void bpflog_note(int l, const char *s)
 {
 	const char *log;
 
+	/* libbpf prefixes its own messages (not the verifier's log lines) */
+	if (!strncmp(s, "libbpf: ", 8))
+		s += 8;
 	if (l != LIBBPF_WARN || failure.map[0] ||
 	    (failure.prog[0] && failure.why[0]))
 		return;
