@@ -30,6 +30,8 @@ PKGS=(
 	# multiarch packages) and their test VMs; lld-19 links riscv64's
 	qemu-system-misc qemu-system-ppc opensbi
 	gcc-s390x-linux-gnu gcc-powerpc64le-linux-gnu gcc-riscv64-linux-gnu lld-19
+	# each architecture's capture writer run under user-mode emulation
+	qemu-user-static
 )
 
 if [ "$(id -u)" -ne 0 ]; then

@@ -75,7 +75,10 @@ if grep -q "(none)" <<<"$want" || [ "$(wc -l <<<"$want")" -ne ${#PKGS[@]} ]; the
 	echo "sysroot.sh: error: the archive has no $arch candidate for: $(grep "(none)" <<<"$want" | cut -d' ' -f1 | paste -sd' ') (see $cache/update.log)" >&2
 	exit 1
 fi
-if [ -f "$dir/.packages" ] && [ "$(cat "$dir/.packages")" = "$want" ]; then
+# the same packages unpacked by the same script: nothing to do
+stamp="$want
+sysroot.sh $(sha256sum < "$0" | cut -c1-16)"
+if [ -f "$dir/.packages" ] && [ "$(cat "$dir/.packages")" = "$stamp" ]; then
 	echo "$dir"
 	exit 0
 fi
@@ -90,9 +93,13 @@ while read -r p v; do
 	[ -n "$deb" ] || { echo "sysroot.sh: error: $p $v was not downloaded (see $cache/download.log)" >&2; exit 1; }
 	dpkg-deb -x "$deb" "$tmp"
 done <<<"$want"
-# the -dev packages' .so links point at /lib/...: a static link needs none
-# of them, but an absolute link would leave the sysroot
-find "$tmp" -type l -lname '/*' -delete
-echo "$want" > "$tmp/.packages"
+# links to absolute paths (the -dev packages' .so, /lib64/ld64.so.2) would
+# leave the sysroot: made relative, inside it
+find "$tmp" -type l -lname '/*' | while read -r l; do
+	ln -sfr "$tmp$(readlink "$l")" "$l"
+done
+# trixie's /usr is merged: its /lib is base-files' link to usr/lib
+[ -e "$tmp/lib" ] || ln -s usr/lib "$tmp/lib"
+echo "$stamp" > "$tmp/.packages"
 rm -rf "$dir" && mv "$tmp" "$dir"
 echo "$dir"
