@@ -236,10 +236,9 @@ void report_text(FILE *f, struct analysis *a, const char *path, json_t *meta,
 		 bool cut, int top, struct grouping *g, const char *key,
 		 struct cgnames *names, const struct capinfo *ci)
 {
-	struct lat *l = &a->rq;
-
 	const char *order = ci->meta->byte_order;
 	char from[ESCAPE_MAX * 2 + 40] = "";
+	struct lat *l = &a->rq;
 
 	/* a capture from a machine of the other byte order says where from */
 	if (order && strcmp(order, HOST_BYTE_ORDER))

@@ -43,11 +43,10 @@ const char *rec_error_str(enum rec_error e);
  * host's; a capture file's are little-endian (capfile.h), so that a capture
  * recorded on a big-endian machine (s390x) reads anywhere. On a
  * little-endian host (HOST_BIG_ENDIAN false) both are the same bytes.
- */
-/*
- * Reverse the byte order of every field of a record of len bytes (a
- * version 1 record's fields too) whose header says type ev; comms are
- * bytes and stay. type: the record's hdr.type in the order it is in now.
+ *
+ * record_swap: reverse the byte order of every field of a record of len
+ * bytes (a version 1 record's fields too) of type ev (enum abicap_event,
+ * in the host's order); comms are bytes and stay.
  */
 void record_swap(void *rec, size_t len, unsigned int ev);
 /*
