@@ -632,8 +632,9 @@ if [ $NO_BOOT -eq 0 ] && [ -x build/capgen ]; then
 		fi
 		for kind in freqs cgroup-waits; do
 			f=capgen-$kind-$a.abicap
-			(cd "$OUT" && rm -f "$f" && "$q" -L "$PWD/build/sysroot/$a" \
-				"$PWD/$(bdir_of "$a")/capgen" "$kind" 3000 "$f" >/dev/null 2>&1)
+			# a relative output: qemu -L looks for absolute paths there first
+			(top=$PWD && cd "$OUT" && rm -f "$f" && "$q" -L "$top/build/sysroot/$a" \
+				"$top/$(bdir_of "$a")/capgen" "$kind" 3000 "$f" >/dev/null 2>&1)
 			if [ -s "$OUT/$f" ] &&
 				cmp -s "$OUT/capgen-$kind.script" <(build/abicap script "$OUT/$f" 2>&1) &&
 				cmp -s "$OUT/capgen-$kind.report" <(build/abicap report --format json "$OUT/$f" 2>/dev/null | jq -S 'del(.file)'); then
