@@ -1237,16 +1237,3 @@ WAKEUP_PROG_TS(sched_waking, ABICAP_EV_SCHED_WAKING)
 
 POWER_PROGS(cpu_idle, ABICAP_EV_CPU_IDLE)
 POWER_PROGS(cpu_frequency, ABICAP_EV_CPU_FREQUENCY)
-
-/*
- * The loader's check (user/live/features.c, feature_cpu_id_right) that
- * bpf_get_smp_processor_id() says the CPU a program runs on, run there by
- * BPF_F_TEST_RUN_ON_CPU: Debian's riscv64 6.12 kernel, whose JIT is off by
- * default, says 0 on every CPU (its interpreter; tracefs says otherwise),
- * and every record would be booked on CPU 0.
- */
-SEC("?raw_tp")
-int probe_cpu_id(void *ctx)
-{
-	return bpf_get_smp_processor_id();
-}

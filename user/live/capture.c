@@ -661,14 +661,16 @@ static int check_kernel(const struct capture_opts *o, unsigned int load,
 static int map_error(const struct capture *c, const struct bpf_map *m, int e,
 		     char *err, size_t errlen)
 {
+	unsigned int n = bpf_map__max_entries(m);
+	bool mib = n >= (1u << 20);
 	char size[64], what[160];
 
 	if (bpf_map__type(m) == BPF_MAP_TYPE_RINGBUF)
-		snprintf(size, sizeof(size), "a %u KiB ring buffer",
-			 bpf_map__max_entries(m) >> 10);
+		snprintf(size, sizeof(size), "a %u %s ring buffer",
+			 n >> (mib ? 20 : 10), mib ? "MiB" : "KiB");
 	else
-		snprintf(size, sizeof(size), "%u entries of %u bytes",
-			 bpf_map__max_entries(m), bpf_map__value_size(m));
+		snprintf(size, sizeof(size), "%u entries of %u bytes", n,
+			 bpf_map__value_size(m));
 	snprintf(what, sizeof(what), "the kernel would not create the BPF "
 		 "map '%s'", bpf_map__name(m));
 	if (e == EPERM)
@@ -1150,15 +1152,13 @@ struct capture *capture_open(const struct capture_opts *o, capture_cb cb,
 			c->skel->progs.raw_tp_sched_process_free;
 		bpf_program__set_autoload(c->free_prog, true);
 	}
-	bpf_program__set_autoload(c->skel->progs.probe_cpu_id, true);
 	configure(c, o, rb_bytes);
 	bpflog_reset();
 	if (abicap_bpf__load(c->skel)) {
 		ret = load_error(c, errno, err, errlen);
 		goto fail;
 	}
-	if (feature_cpu_id_check(bpf_program__fd(c->skel->progs.probe_cpu_id),
-				 err, errlen)) {
+	if (feature_cpu_id_check(-1, err, errlen)) {
 		ret = EXIT_KERNEL;
 		goto fail;
 	}

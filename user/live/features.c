@@ -199,12 +199,31 @@ int feature_jit_enabled(void)
 	return v;
 }
 
+int feature_cpu_id_probe(void)
+{
+	const struct bpf_insn insns[] = {
+		{ .code = BPF_JMP | BPF_CALL,
+		  .imm = BPF_FUNC_get_smp_processor_id },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	int fd = bpf_prog_load(BPF_PROG_TYPE_RAW_TRACEPOINT, "abicap_cpu_id",
+			       "GPL", insns, 2, NULL);
+
+	return fd < 0 ? -errno : fd;
+}
+
 int feature_cpu_id_check(int prog_fd, char *err, size_t errlen)
 {
+	int fd = prog_fd >= 0 ? prog_fd : feature_cpu_id_probe();
 	unsigned int said = 0;
-	int cpu = -1;
+	int cpu = -1, right;
 
-	if (feature_cpu_id_right(prog_fd, &cpu, &said) != 0)
+	if (fd < 0)
+		return 0;
+	right = feature_cpu_id_right(fd, &cpu, &said);
+	if (prog_fd < 0)
+		close(fd);
+	if (right != 0)
 		return 0;
 	snprintf(err, errlen, "this kernel's BPF programs are told the wrong "
 		 "CPU (bpf_get_smp_processor_id() said %u on CPU %d), so every "

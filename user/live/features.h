@@ -39,15 +39,21 @@ int feature_mmapable_array(void);
 int feature_sched_info(void);
 
 /*
- * A program's bpf_get_smp_processor_id() says the CPU it runs on: prog_fd
- * (a raw_tp program that returns it) is run on the highest online CPU. 1
- * yes, 0 no (*cpu where it ran, *said what it said), -errno if the probe
- * could not run (-ENODEV: only CPU 0 is online, where a wrong 0 is right).
+ * A program's bpf_get_smp_processor_id() says the CPU it runs on: Debian's
+ * riscv64 6.12 kernel, whose JIT is off by default, says 0 on every CPU
+ * (its interpreter; tracefs says otherwise), and every record would be
+ * booked on CPU 0. feature_cpu_id_probe() loads a raw_tp program that
+ * returns it (its fd, or -errno); feature_cpu_id_right() runs prog_fd on
+ * the highest online CPU (BPF_F_TEST_RUN_ON_CPU): 1 right, 0 wrong (*cpu
+ * where it ran, *said what it said), -errno if it could not run (-ENODEV:
+ * only CPU 0 is online, where a wrong 0 is right).
  */
+int feature_cpu_id_probe(void);
 int feature_cpu_id_right(int prog_fd, int *cpu, unsigned int *said);
 /*
- * The same as a check before anything attaches: 0, or -1 with what is
- * wrong and the fix in err (a probe that cannot run checks nothing: 0).
+ * The same as a check before anything attaches, with prog_fd or (-1) a
+ * probe of its own: 0, or -1 with what is wrong and the fix in err (a
+ * probe that cannot load or run checks nothing: 0).
  */
 int feature_cpu_id_check(int prog_fd, char *err, size_t errlen);
 
