@@ -7,7 +7,8 @@
 #                     [--timeout SECS]
 #
 #   --ci             CI's subset (kernels.sh --ci): every architecture offline,
-#                    the oldest and newest amd64 and arm64 kernels booted
+#                    the oldest and newest amd64 and arm64 kernels booted, and
+#                    of s390x, ppc64el and riscv64 the oldest with BTF and newest
 #   --only           only these ids (LINE-FLAVOUR, and `running`)
 #   --no-boot        offline checks only
 #   --update-readme  rewrite the README's matrix tables (between markers)
@@ -24,14 +25,20 @@
 # independent reading (scripts/oracle-matrix.sh); --update-readme also
 # regenerates docs/abi-history.json (scripts/abi-history.sh, audited the
 # same way) and docs/tracepoint-abi.{md,json} (scripts/tpabi.py).
-# Booted: each kernel under qemu (TCG; qemu-system-x86_64, or
-# qemu-system-aarch64 -machine virt for arm64) with an initramfs of that
-# architecture's static build (build/ or build/arm64/: abicap-static,
-# pingpong, vmcheck, vmoracle, objload, test objects) and busybox; the guest
-# (tests/vm/init) checks the contract, captures the ping-pong workload and
-# judges it, matches it against tracefs event by event (TRUTH) and loads the
-# test objects (OBJECTS, against `check --object`'s predictions). The
-# running kernel runs the same sequence on the host. Results:
+# Booted: each kernel under qemu (TCG; qemu-system-x86_64, -aarch64,
+# -s390x, -ppc64 or -riscv64) with an initramfs of that architecture's
+# static build (build/ or build/DEBARCH/: abicap-static, pingpong, vmcheck,
+# vmoracle, objload, test objects) and busybox; the guest (tests/vm/init)
+# checks the contract, captures the ping-pong workload and judges it,
+# matches it against tracefs event by event (TRUTH), loads the test objects
+# (OBJECTS, against `check --object`'s predictions: the host's, the
+# guest's own for s390x's big-endian objects), and records a capture that
+# the host must read into the guest's own report and Perfetto export
+# (CAPTURE ON HOST). A guest booted with the BPF JIT off (Debian's riscv64)
+# must first see abicap refuse, naming the fix (JIT). Each foreign
+# architecture's capgen, run under qemu-user, must write a capture that
+# reads here as amd64's. The running kernel runs the same sequence on the
+# host. Results:
 # build/vmtest/{matrix,offline}.{txt,json} ($ABICAP_VMTEST_OUT); exit 1 if
 # any kernel fails.
 # Many vCPUs: one kernel (the newest amd64 generic one; ABICAP_VMTEST_MANY
@@ -62,7 +69,7 @@ while [ $# -gt 0 ]; do
 	--ci) CI_MODE=1 ;;
 	--no-boot) NO_BOOT=1 ;;
 	--timeout) TIMEOUT=$2; shift ;;
-	-h|--help) sed -n '2,42p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '2,53p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "vmtest.sh: error: unknown argument '$1' (see --help)" >&2; exit 2 ;;
 	esac
 	shift
@@ -393,12 +400,13 @@ guest_file() { # log name out
 	local size sum
 	read -r _ _ size sum < <(grep -a "^ABICAP-FILE $2 " "$1" | tr -d '\r' | head -1)
 	[ -n "$sum" ] || return 1
-	grep -aq "^ABICAP-B64" <(sed -n "/^ABICAP-FILE $2 /,/^ABICAP-FILE-END $2/p" "$1") ||
-		{ [ "$(wc -c < "$3")" = "$size" ] && [ "$(sha256sum < "$3" | cut -d' ' -f1)" = "$sum" ]; return; }
-	awk -v f="$2" '{ sub(/\r$/, "") } $1 == "ABICAP-FILE" && $2 == f { on = 1; next }
-		$1 == "ABICAP-FILE-END" { on = 0 } on && $1 == "ABICAP-B64" { print $2 }' "$1" |
-		base64 -d > "$3" 2>/dev/null
-	[ "$(wc -c < "$3")" = "$size" ] && [ "$(sha256sum < "$3" | cut -d' ' -f1)" = "$sum" ]
+	if grep -aq "^ABICAP-B64" <(sed -n "/^ABICAP-FILE $2 /,/^ABICAP-FILE-END $2/p" "$1"); then
+		awk -v f="$2" '{ sub(/\r$/, "") } $1 == "ABICAP-FILE" && $2 == f { on = 1; next }
+			$1 == "ABICAP-FILE-END" { on = 0 } on && $1 == "ABICAP-B64" { print $2 }' "$1" |
+			base64 -d > "$3" 2>/dev/null
+	fi
+	[ -f "$3" ] && [ "$(wc -c < "$3")" = "$size" ] &&
+		[ "$(sha256sum < "$3" | cut -d' ' -f1)" = "$sum" ]
 }
 
 # The capture recorded in the guest, read here: report (JSON, but for the
