@@ -13,6 +13,7 @@
 #include <criterion/criterion.h>
 #include <jansson.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "harness.h"
 
@@ -53,6 +54,8 @@ Test(portable, s390x_capture_reports_here_as_in_its_guest)
 		  "report here differs from the guest's:\n%.2000s", r.out);
 	json_decref(got);
 	json_decref(want);
+	free(r.out);
+	free(r.err);
 }
 
 /* The text report says where the capture came from. */
@@ -66,6 +69,8 @@ Test(portable, s390x_capture_names_its_byte_order)
 		  r.out);
 	cr_assert(strstr(r.out, "abc_ping"), "the ping-pong's names: %.300s",
 		  r.out);
+	free(r.out);
+	free(r.err);
 }
 
 Test(portable, s390x_capture_exports_here_as_in_its_guest)
@@ -84,4 +89,8 @@ Test(portable, s390x_capture_exports_here_as_in_its_guest)
 	cr_assert_eq(s.code, 0, "%s", s.err);
 	cr_assert_eq(strncmp(s.out, want, 64), 0,
 		     "export here %.64s, in the guest %.64s", s.out, want);
+	free(r.out);
+	free(r.err);
+	free(s.out);
+	free(s.err);
 }
