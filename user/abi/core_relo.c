@@ -569,15 +569,15 @@ static int open_elf(Elf *elf, const char *obj, struct core_object *o,
 	 */
 	if (id && (id[EI_DATA] == ELFDATA2LSB || id[EI_DATA] == ELFDATA2MSB) &&
 	    id[EI_DATA] != host) {
+		const char *order = HOST_BIG_ENDIAN ? "little-endian" : "big-endian";
+
 		snprintf(err, errlen, "'%s' is a %s BPF object (clang -target "
 			 "%s), and this abicap reads objects of its machine's "
 			 "byte order only (%s): check it with abicap on a %s "
 			 "machine (s390x), or check here the same source built "
 			 "with -target %s (its relocations are the same)", obj,
-			 id[EI_DATA] == ELFDATA2MSB ? "big-endian" : "little-endian",
-			 id[EI_DATA] == ELFDATA2MSB ? "bpfeb" : "bpfel",
-			 HOST_BYTE_ORDER,
-			 id[EI_DATA] == ELFDATA2MSB ? "big-endian" : "little-endian",
+			 order, HOST_BIG_ENDIAN ? "bpfel" : "bpfeb",
+			 HOST_BYTE_ORDER, order,
 			 HOST_BIG_ENDIAN ? "bpfeb" : "bpfel");
 		core_object_close(o);
 		return -1;

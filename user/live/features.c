@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <linux/capability.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "lib/cpulist.h"
 #include "live/features.h"
 
 /* the kernel's ENOTSUPP (not in the UAPI), what an unfit inner map gives */
@@ -151,21 +154,19 @@ int feature_sched_info(void)
 static int highest_online_cpu(void)
 {
 	FILE *f = fopen("/sys/devices/system/cpu/online", "re");
-	char list[4096];
-	const char *p;
-	int cpu = -1;
+	int ncpus = libbpf_num_possible_cpus(), cpu = -1;
+	char list[4096], err[256];
+	uint8_t *set = ncpus > 0 ? calloc(ncpus, 1) : NULL;
 
-	if (!f)
-		return -1;
-	if (fgets(list, sizeof(list), f)) {
-		p = strrchr(list, ',');
-		p = p ? p + 1 : list;
-		if (strchr(p, '-'))
-			p = strchr(p, '-') + 1;
-		if (sscanf(p, "%d", &cpu) != 1)
-			cpu = -1;
+	if (f && set && fgets(list, sizeof(list), f)) {
+		list[strcspn(list, "\n")] = '\0';
+		if (parse_cpulist(list, set, ncpus, err, sizeof(err)))
+			for (cpu = ncpus - 1; cpu >= 0 && !set[cpu]; cpu--)
+				;
 	}
-	fclose(f);
+	if (f)
+		fclose(f);
+	free(set);
 	return cpu;
 }
 
