@@ -320,6 +320,26 @@ static void assert_report(char *file, bool cut)
 }
 
 /*
+ * Until the running recorder's file holds all of the workload's `rounds`
+ * switch-ins of pong (one CPU: at least one per exchange) in complete
+ * chunks: record writes what it has at least once a second, however few
+ * (issue 37). Decided by reading the file; 60 s only bounds a failure.
+ */
+static void wait_on_disk(const char *file, const struct pingpong *pp, int rounds)
+{
+	struct readback b = { 0 };
+
+	for (int i = 0; i < 600; i++, usleep(100000)) {
+		json_decref(b.trailer);
+		b = read_capture(file, pp);
+		if (b.pp_switches >= rounds)
+			return;
+	}
+	cr_assert_fail("%s: only %lld of pong's %d switch-ins written in 60 s "
+		       "while recording", file, b.pp_switches, rounds);
+}
+
+/*
  * record, the ping-pong workload (`rounds` exchanges on CPU 0), then sig.
  * SIGINT/SIGTERM: the ring is drained, the last chunk and the trailer are
  * written, exit 0, and the counts add up. SIGKILL: the file reads back up
@@ -341,6 +361,8 @@ static struct readback record_and_end(int sig, int rounds, struct pingpong *pp)
 	wait_for_stderr(&ch, "abicap: recording", seen, sizeof(seen));
 	k = assert_attached(ch.pid, 0, ABICAP_EV_COUNT);
 	pingpong_run(pp, rounds, 0);
+	if (sig == SIGKILL)
+		wait_on_disk(file, pp, rounds);
 	kill(ch.pid, sig);
 	free(read_all(ch.out_fd));
 	err = read_all(ch.err_fd);
@@ -388,7 +410,10 @@ Test(faults, record_ends_cleanly_on_every_stop_signal)
 	}
 }
 
-/* kill -9 in the middle: everything up to the last complete chunk reads back. */
+/*
+ * kill -9 in the middle: everything up to the last complete chunk reads
+ * back, and that is everything the workload did (written within a second).
+ */
 Test(faults, record_killed_reads_back_to_its_last_chunk)
 {
 	struct pingpong pp;
@@ -398,9 +423,28 @@ Test(faults, record_killed_reads_back_to_its_last_chunk)
 	note_others();
 	b = record_and_end(SIGKILL, 100000, &pp); /* well past one 1 MiB chunk */
 	cr_assert_null(b.trailer);
-	cr_assert_gt(b.records, 10000, "only %lld records", b.records);
-	cr_assert_gt(b.pp_switches, 1000, "pong switched in %lld times",
-		     b.pp_switches);
+	cr_assert_geq(b.pp_switches, 100000, "pong switched in %lld times",
+		      b.pp_switches);
+}
+
+/*
+ * A quiet recorder killed keeps what it saw (issue 37: a system-wide
+ * record at 3,629 events in 8 s stayed at its header for 7 s; killed, it
+ * read back 0 records): 200 exchanges, far below one chunk, are in the
+ * file before the kill.
+ */
+Test(faults, record_killed_while_quiet_keeps_the_last_second)
+{
+	struct pingpong pp;
+	struct readback b;
+
+	require_kernel();
+	note_others();
+	b = record_and_end(SIGKILL, 200, &pp);
+	cr_assert_null(b.trailer);
+	cr_assert_geq(b.pp_switches, 200, "pong switched in %lld times",
+		      b.pp_switches);
+	cr_assert_gt(b.pp_wakeups, 0, "no wakeup of pong by ping");
 }
 
 Test(faults, two_instances_at_once)

@@ -245,6 +245,11 @@ int capw_add(struct capw *w, const void *rec, size_t len)
 	return 0;
 }
 
+int capw_flush(struct capw *w)
+{
+	return flush_chunk(w);
+}
+
 int capw_close(struct capw *w, const char *trailer, char *err, size_t errlen)
 {
 	unsigned char pre[TRLR_PRE];

@@ -61,6 +61,11 @@ struct capw *capw_fdopen(int fd, const char *path, const char *meta_json,
 			 char *err, size_t errlen);
 /* Append one record; a full chunk is compressed and written. 0 or -errno. */
 int capw_add(struct capw *w, const void *rec, size_t len);
+/*
+ * Write the records added so far as a chunk now (with the names they use),
+ * however few: what a kill -9 would otherwise lose. 0 or -errno.
+ */
+int capw_flush(struct capw *w);
 /* Write the last chunk and the trailer, close: 0 or -errno (err says which). */
 int capw_close(struct capw *w, const char *trailer_json, char *err,
 	       size_t errlen);

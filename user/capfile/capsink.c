@@ -27,6 +27,18 @@ void capsink_drops(struct capsink *st, uint64_t d, uint64_t now)
 	st->looked_ns = now;
 }
 
+void capsink_flush_due(struct capsink *st, uint64_t now)
+{
+	int e;
+
+	if (st->werr || now - st->flushed_ns < CAPSINK_FLUSH_NS)
+		return;
+	e = capw_flush(st->w);
+	if (e)
+		st->werr = e;
+	st->flushed_ns = now;
+}
+
 /* A cgroup's path goes into the file once, before the chunk using it. */
 static void name_cgroup(struct capsink *st, uint64_t id)
 {

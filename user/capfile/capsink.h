@@ -18,6 +18,7 @@ struct capsink {
 	uint64_t last_cg; /* the last id looked at: most records repeat it */
 	uint64_t drops; /* records lost, as of the last look */
 	uint64_t looked_ns; /* when that was */
+	uint64_t flushed_ns; /* when the records last went out as a chunk */
 	/* the cgroups named in the file, in order of first use (record's cpu.stat) */
 	uint64_t *named;
 	size_t nnamed, named_cap;
@@ -38,5 +39,13 @@ bool capsink_done(const struct capsink *st);
  */
 /* d: the records lost in all so far, as of now (ns, CLOCK_MONOTONIC). */
 void capsink_drops(struct capsink *st, uint64_t d, uint64_t now);
+
+/*
+ * After each drain: the records added since the last chunk go out as one
+ * when CAPSINK_FLUSH_NS have passed, so a recorder killed loses at most
+ * about that much however quiet the machine (a full chunk goes out at once).
+ */
+#define CAPSINK_FLUSH_NS 1000000000ull
+void capsink_flush_due(struct capsink *st, uint64_t now);
 
 #endif

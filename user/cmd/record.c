@@ -70,13 +70,17 @@ struct rec_state {
 	struct capture *c;
 };
 
-/* After each drain: the records lost since the last look, as a drop window. */
-static void note_drops(void *ctx)
+/*
+ * After each drain: the records lost since the last look, as a drop window;
+ * the records so far as a chunk once a second.
+ */
+static void after_drain(void *ctx)
 {
 	struct rec_state *st = ctx;
 	uint64_t d = capture_dropped_total(st->c), now = mono_ns();
 
 	capsink_drops(&st->s, d, now);
+	capsink_flush_due(&st->s, now);
 }
 
 static bool sink_done(void *ctx)
@@ -248,13 +252,14 @@ int do_record(int argc, char **argv)
 	lo.duration = o.duration;
 	lo.child = child;
 	lo.done = sink_done;
-	lo.flush = note_drops;
+	lo.flush = after_drain;
 	lo.ctx = &st;
 	st.c = c;
 	st.s.looked_ns = capture_start_ns(c);
+	st.s.flushed_ns = mono_ns();
 	ret = run_loop(c, &lo);
 	capture_stop(c);
-	note_drops(&st);
+	capsink_drops(&st.s, capture_dropped_total(c), mono_ns());
 	print_summary(c, o.cap.events, capture_secs(c));
 	thr = snap ? record_throttling(&roots, snap, st.s.names, st.s.named,
 				       st.s.nnamed) : NULL;
