@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /* abicap's command line: one do_<cmd>() per subcommand. */
+#include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -41,6 +42,29 @@ static void usage(FILE *f)
 		"past its damaged parts.\n");
 }
 
+/*
+ * What a command printed must have reached stdout, for every command in
+ * one place: a write or flush that failed (a full disk, /dev/full, a pipe
+ * closed with SIGPIPE ignored) is exit 4, never 0 or 5. A command that
+ * already failed at run time said so itself.
+ */
+static int stdout_written(int ret)
+{
+	bool failed = ferror(stdout);
+	int e = 0;
+
+	if (fflush(stdout)) {
+		failed = true;
+		e = errno;
+	}
+	if (!failed || ret == EXIT_RUNTIME)
+		return ret;
+	ab_error("cannot write to standard output: %s (what it holds is "
+		 "incomplete; write where there is space, or to a file)",
+		 e ? strerror(e) : "a write failed");
+	return ret == EXIT_OK || ret == EXIT_DAMAGED ? EXIT_RUNTIME : ret;
+}
+
 int main(int argc, char **argv)
 {
 	const struct cmd *c;
@@ -52,13 +76,13 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") ||
 	    !strcmp(argv[1], "help")) {
 		usage(stdout);
-		return EXIT_OK;
+		return stdout_written(EXIT_OK);
 	}
 	if (!strcmp(argv[1], "-V") || !strcmp(argv[1], "--version")) {
 		/* what record writes: the file's format, and its records' */
 		printf("abicap %s (capture file format %d, record layout %d)\n",
 		       ABICAP_VERSION, CAPFILE_VERSION, ABICAP_RECORD_VERSION);
-		return EXIT_OK;
+		return stdout_written(EXIT_OK);
 	}
 	c = cmd_find(cmds, argv[1]);
 	if (c) {
@@ -67,7 +91,7 @@ int main(int argc, char **argv)
 
 		if (json)
 			json_errors_begin();
-		ret = c->fn(argc - 1, argv + 1);
+		ret = stdout_written(c->fn(argc - 1, argv + 1));
 		if (json)
 			json_errors_end(ret);
 		return ret;

@@ -258,7 +258,11 @@ int do_record(int argc, char **argv)
 	st.s.looked_ns = capture_start_ns(c);
 	st.s.flushed_ns = mono_ns();
 	ret = run_loop(c, &lo);
-	capture_stop(c);
+	if ((e = capture_stop(c))) {
+		ab_error("reading the ring buffer's last records failed: %s",
+			 strerror(-e));
+		ret = EXIT_RUNTIME;
+	}
 	capsink_drops(&st.s, capture_dropped_total(c), mono_ns());
 	print_summary(c, o.cap.events, capture_secs(c));
 	thr = snap ? record_throttling(&roots, snap, st.s.names, st.s.named,

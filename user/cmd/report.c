@@ -119,7 +119,7 @@ int do_report(int argc, char **argv)
 	struct analysis_observer obs = { .ctx = &slow, .wait = slowest_wait };
 	long nslow = 0;
 	bool handled;
-	int ch, c;
+	int ch, c, ret;
 
 	opt_parser_init(&p, &report_spec);
 	while ((ch = opt_next(&p, argc, argv)) != -1) {
@@ -274,9 +274,13 @@ int do_report(int argc, char **argv)
 	slowest_finish(&slow, &a);
 	capinfo_warn(&ci, r, argv[optind]);
 	capwarn_bad_cpu(a.bad_cpu, a.ncpus);
-	if (a.oom)
-		ab_warn("out of memory: some samples are not in the "
-			"percentiles and tables");
+	ret = ci.damaged ? EXIT_DAMAGED : EXIT_OK;
+	if (a.oom) {
+		ab_error("out of memory: some samples are not in the "
+			 "percentiles and tables (free memory, or narrow the "
+			 "report with --since/--until or --pid)");
+		ret = EXIT_RUNTIME;
+	}
 	names = capture_cgnames(r, by != GROUP_TASK, &cg_used, &ct);
 	hashtab_free(&cg_used);
 	if (!names || (by != GROUP_TASK && group_analysis(&a, names, by, &ct, &g))) {
@@ -298,9 +302,9 @@ int do_report(int argc, char **argv)
 		if (!out) {
 			ab_error("out of memory writing the report of '%s'",
 				 argv[optind]);
-			out = json_object();
+			ret = EXIT_RUNTIME;
+			goto done;
 		}
-
 		if (trl)
 			json_object_set(out, "trailer", trl);
 		if (timewin_set(&win))
@@ -318,9 +322,11 @@ int do_report(int argc, char **argv)
 			json_object_update(out, jg);
 			json_decref(jg);
 		}
-		if (report_json_dump(stdout, out, &a, names))
+		if (report_json_dump(stdout, out, &a, names)) {
 			ab_error("out of memory writing the report of '%s'",
 				 argv[optind]);
+			ret = EXIT_RUNTIME;
+		}
 		putchar('\n');
 		json_decref(out);
 	} else {
@@ -331,6 +337,7 @@ int do_report(int argc, char **argv)
 		if (nslow)
 			slowest_text(stdout, &slow, a.first_ts);
 	}
+done:
 	grouping_free(&g);
 	cgnames_free(names);
 	analysis_free(&a);
@@ -341,5 +348,5 @@ int do_report(int argc, char **argv)
 	json_decref(meta);
 	json_decref(trl);
 	capr_close(r);
-	return ci.damaged ? EXIT_DAMAGED : EXIT_OK;
+	return ret;
 }

@@ -49,7 +49,7 @@ int do_trace(int argc, char **argv)
 	struct contract *contract = NULL;
 	struct cgnames *names;
 	struct capture *c;
-	int ret;
+	int ret, e;
 
 	ret = capture_prepare(&trace_spec, argc, argv, &o, &contract);
 	if (ret || o.help)
@@ -84,7 +84,11 @@ int do_trace(int argc, char **argv)
 		cgnames_free(names);
 		return ret;
 	}
-	capture_stop(c);
+	if ((e = capture_stop(c))) {
+		ab_error("reading the ring buffer's last records failed: %s",
+			 strerror(-e));
+		ret = EXIT_RUNTIME;
+	}
 	stdout_sink_flush(&st);
 	print_summary(c, o.cap.events, capture_secs(c));
 	if (format_cgroup_note())
@@ -100,5 +104,5 @@ int do_trace(int argc, char **argv)
 		ab_error("cannot write to stdout: %s", strerror(st.out_errno));
 		return EXIT_RUNTIME;
 	}
-	return EXIT_OK;
+	return ret;
 }

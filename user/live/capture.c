@@ -1238,7 +1238,8 @@ struct capture *capture_open(const struct capture_opts *o, capture_cb cb,
 	*exit_code = EXIT_OK;
 	return c;
 fail:
-	*exit_code = ret;
+	/* a step that succeeded left ret 0: the failure after it is runtime's */
+	*exit_code = ret ? ret : EXIT_RUNTIME;
 	capture_close(c);
 	return NULL;
 }

@@ -96,7 +96,10 @@ struct capture *capture_open(const struct capture_opts *opts, capture_cb cb,
 /* Wait up to timeout_ms for data, then consume all queued records. */
 int capture_poll(struct capture *c, int timeout_ms);
 
-/* Detach every program, then consume what is left: counters are final after. */
+/*
+ * Detach every program, then consume what is left: counters are final
+ * after. 0, or -errno when reading the rest failed (the last records lost).
+ */
 int capture_stop(struct capture *c);
 
 void capture_close(struct capture *c);
