@@ -42,3 +42,15 @@ union abicap_rec recfix_wakeup(unsigned int type, uint64_t ts, int32_t pid,
 	name(r.wk.comm, comm, pid);
 	return r;
 }
+
+union abicap_rec recfix_idle(uint64_t ts, uint32_t cpu, uint32_t state)
+{
+	union abicap_rec r;
+
+	memset(&r, 0, sizeof(r));
+	r.pw.hdr = (struct abicap_hdr){ .ts_ns = ts, .type =
+		ABICAP_EV_CPU_IDLE, .size = sizeof(r.pw), .cpu = cpu };
+	r.pw.state = state;
+	r.pw.cpu_id = cpu;
+	return r;
+}

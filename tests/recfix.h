@@ -14,4 +14,7 @@ union abicap_rec recfix_switch(uint64_t ts, uint32_t cpu, int32_t prev,
 union abicap_rec recfix_wakeup(unsigned int type, uint64_t ts, int32_t pid,
 			       const char *comm, int32_t waker);
 
+/* A cpu_idle record on cpu about cpu: entry into state, or exit (UINT32_MAX). */
+union abicap_rec recfix_idle(uint64_t ts, uint32_t cpu, uint32_t state);
+
 #endif

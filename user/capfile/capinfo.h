@@ -66,6 +66,13 @@ void capinfo_dropped(struct capinfo *ci, const struct capr *r,
  */
 void capinfo_warn(struct capinfo *ci, const struct capr *r, const char *path);
 
+/*
+ * What the reader found wrong with the file and what was lost, as every
+ * JSON reader carries it ("integrity"; README "Capture integrity"). After
+ * capinfo_dropped.
+ */
+json_t *capinfo_json_integrity(const struct capinfo *ci);
+
 /* Whether CPU c was captured (-C). */
 bool capinfo_cpu_captured(const struct capinfo *ci, int c);
 

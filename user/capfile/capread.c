@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <jansson.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -27,6 +28,7 @@ struct capr {
 	uint64_t size; /* at open */
 	char *meta;
 	char *trailer;
+	bool trailer_bad; /* not a JSON object: damage, and not handed out */
 	unsigned char *z, *raw;
 	size_t raw_len, pos;
 	bool end;
@@ -299,6 +301,31 @@ static void carrier(struct scan *sc, uint32_t seq, uint64_t dropped)
 		sc->dropped_max = dropped;
 }
 
+/* Whether text (a header's metadata, a trailer) is one JSON object. */
+static bool json_object_text(const char *text)
+{
+	json_t *j = json_loads(text, JSON_REJECT_DUPLICATES, NULL);
+	bool ok = json_is_object(j);
+
+	json_decref(j);
+	return ok;
+}
+
+/*
+ * A trailer whose checksums hold but whose text is not a JSON object
+ * (altered, or written by something else): damage, named once, its counts
+ * not handed out (capr_trailer NULL); the file is not cut short.
+ */
+static void trailer_text_check(struct capr *r, uint64_t off)
+{
+	if (json_object_text(r->trailer))
+		return;
+	note(r, off, "the trailer at byte %llu is not a JSON object: its "
+	     "counts are not used", (ull)off);
+	r->ig.damaged++;
+	r->trailer_bad = true;
+}
+
 static int scan_block(struct capr *r, const struct blk *b, struct scan *sc)
 {
 	const unsigned char *p = r->blk;
@@ -339,6 +366,7 @@ static int scan_block(struct capr *r, const struct blk *b, struct scan *sc)
 		sc->trailer_off = b->off;
 		sc->trailer_records = get64(p);
 		sc->trailer_dropped = get64(p + 8);
+		trailer_text_check(r, b->off);
 		break;
 	}
 	return 0;
@@ -402,7 +430,8 @@ static void scan_verdict(struct capr *r, struct scan *sc)
 						    (uint64_t)sc->trailer_seq + 1);
 
 		total = (uint64_t)sc->trailer_seq + 1;
-		ig->trailer = CAPR_TRAILER_INTACT;
+		ig->trailer = r->trailer_bad ? CAPR_TRAILER_DAMAGED :
+			      CAPR_TRAILER_INTACT;
 		ig->records_expected = sc->trailer_records;
 		ig->records_exact = true;
 		ig->dropped = sc->trailer_dropped;
@@ -455,7 +484,8 @@ static void scan_verdict(struct capr *r, struct scan *sc)
 			     "missing before byte %llu", (ull)n, sc->gaps[i].from,
 			     sc->gaps[i].to, (ull)sc->gaps[i].off);
 	}
-	if (ig->trailer == CAPR_TRAILER_DAMAGED && !sc->trailer_damaged)
+	if (ig->trailer == CAPR_TRAILER_DAMAGED && !sc->trailer_damaged &&
+	    !r->trailer_bad)
 		note(r, r->size, "no intact trailer: the end of the file is "
 		     "damaged");
 	if (sc->have_trailer)
@@ -682,6 +712,13 @@ struct capr *capr_open(const char *path, char *err, size_t errlen)
 		snprintf(err, errlen, "'%s': the header is damaged (its "
 			 "checksum does not match: the metadata cannot be "
 			 "trusted): not readable", path);
+		goto fail;
+	}
+	/* every reader needs it: one refusal for all of them */
+	if (!json_object_text(r->meta)) {
+		snprintf(err, errlen, "'%s': the header's metadata is not a JSON "
+			 "object: the file is damaged or was not written by "
+			 "abicap (not readable)", path);
 		goto fail;
 	}
 	r->raw = malloc(CAPFILE_CHUNK_RAW);
@@ -933,8 +970,12 @@ int capr_next(struct capr *r, union abicap_rec *out)
 				r->end = true;
 		}
 		if (r->end) {
-			if (r->version < 4 && r->trailer)
-				r->ig.trailer = CAPR_TRAILER_INTACT;
+			if (r->version < 4 && r->trailer &&
+			    r->ig.trailer == CAPR_TRAILER_MISSING) {
+				trailer_text_check(r, ftell(r->f));
+				r->ig.trailer = r->trailer_bad ?
+					CAPR_TRAILER_DAMAGED : CAPR_TRAILER_INTACT;
+			}
 			return 0;
 		}
 		/* little-endian in the file (capfile.h) */
@@ -968,7 +1009,7 @@ const char *capr_meta(const struct capr *r)
 
 const char *capr_trailer(const struct capr *r)
 {
-	return r->trailer;
+	return r->trailer_bad ? NULL : r->trailer;
 }
 
 bool capr_cut_short(const struct capr *r)

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+#include <stdio.h>
 #include "capfile/capwarn.h"
 #include "lib/escape.h"
 #include "lib/util.h"
@@ -9,11 +10,53 @@ const char *capwarn_trailer_name(enum capr_trailer_state t)
 	       t == CAPR_TRAILER_MISSING ? "missing" : "damaged";
 }
 
+/* The time the drop windows cover, overlaps counted once (they are in time order). */
+static uint64_t drops_span(const struct capfile_drop *d, size_t n)
+{
+	uint64_t sum = 0, end = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		uint64_t from = d[i].start_ns > end ? d[i].start_ns : end;
+
+		if (d[i].end_ns > from)
+			sum += d[i].end_ns - from;
+		if (d[i].end_ns > end)
+			end = d[i].end_ns;
+	}
+	return sum;
+}
+
+bool capwarn_losses(const struct capr *r, char *buf, size_t len)
+{
+	const struct capr_integrity *ig = capr_integrity(r);
+	const struct capfile_drop *d;
+	size_t n;
+
+	if (!ig->dropped)
+		return false;
+	d = capr_drops(r, &n);
+	if (n)
+		snprintf(buf, len, "%s%llu records were lost while recording "
+			 "(the buffer was full), in %zu window%s, %.3f ms in "
+			 "all: nothing recorded in them is here, and what spans "
+			 "them is left out or marked", ig->dropped_exact ? "" :
+			 "at least ", (unsigned long long)ig->dropped, n,
+			 n == 1 ? "" : "s", drops_span(d, n) / 1e6);
+	else
+		snprintf(buf, len, "%s%llu records were lost while recording, "
+			 "and the file does not say when (format %u): figures "
+			 "spanning them may be off", ig->dropped_exact ? "" :
+			 "at least ", (unsigned long long)ig->dropped,
+			 capr_version(r));
+	return true;
+}
+
 bool capwarn_integrity(const struct capr *r, const char *path)
 {
 	const struct capr_integrity *ig = capr_integrity(r);
 	const char *p = text_escaped(path, ESCAPE_MAX);
 	bool damaged = capr_damaged(r);
+	char lost[512];
 
 	if (!ig->verified)
 		ab_warn("'%s' is capture format %u, without sequence numbers "
@@ -37,6 +80,8 @@ bool capwarn_integrity(const struct capr *r, const char *path)
 			(unsigned long long)ig->missing,
 			capwarn_trailer_name(ig->trailer),
 			(unsigned long long)ig->records_read);
+	if (capwarn_losses(r, lost, sizeof(lost)))
+		ab_warn("'%s': %s", p, lost);
 	return damaged;
 }
 

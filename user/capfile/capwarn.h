@@ -4,15 +4,25 @@
 #define ABICAP_CAPWARN_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include "capfile/capfile.h"
 
 /*
  * One warning per problem found (the part and its byte offset), one for
  * those past CAPR_PROBLEMS_KEPT, one summing them up; for a version 1-3
- * file, one saying what it cannot be checked for. After the records are
- * read. True when the file is damaged (exit EXIT_DAMAGED).
+ * file, one saying what it cannot be checked for; one for the records lost
+ * while recording (how many, in how many drop windows, over how long).
+ * After the records are read. True when the file is damaged (exit
+ * EXIT_DAMAGED).
  */
 bool capwarn_integrity(const struct capr *r, const char *path);
+
+/*
+ * The sentence every reader gives for the records lost while recording
+ * (how many, in how many drop windows, over how long) into buf: false
+ * (buf untouched) when none were. After the records are read.
+ */
+bool capwarn_losses(const struct capr *r, char *buf, size_t len);
 
 /* "intact", "missing" or "damaged" */
 const char *capwarn_trailer_name(enum capr_trailer_state t);

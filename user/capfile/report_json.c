@@ -117,42 +117,6 @@ static void json_cgroup_fields(json_t *o, struct cgnames *names, uint64_t id)
 		json_object_set_new(o, "container_names", ct_names_json(c.names));
 }
 
-/* What the reader found wrong with the file: see README "Capture integrity". */
-static json_t *json_integrity(const struct capinfo *ci)
-{
-	const struct capr_integrity *ig = ci->ig;
-	json_t *probs = json_array();
-	bool known = ig->verified || ig->records_exact;
-	uint64_t exp = ig->records_expected, rd = ig->records_read;
-
-	for (uint64_t i = 0; i < ig->nproblems && i < CAPR_PROBLEMS_KEPT; i++)
-		json_array_append_new(probs, json_pack("{s:I, s:s}", "offset",
-			(json_int_t)ig->problem[i].offset, "problem",
-			ig->problem[i].what));
-	return json_pack("{s:i, s:b, s:b, s:s, s:I, s:I, s:I, s:I, s:I, s:I, "
-			 "s:o, s:b, s:o, s:I, s:b, s:o, s:o, s:I}",
-		"format_version", (int)ci->version,
-		"verified", ig->verified, "damaged", ci->damaged,
-		"trailer", capwarn_trailer_name(ig->trailer),
-		"parts", (json_int_t)ig->parts,
-		"damaged_parts", (json_int_t)ig->damaged,
-		"duplicated_parts", (json_int_t)ig->duplicated,
-		"reordered_parts", (json_int_t)ig->reordered,
-		"missing_parts", (json_int_t)ig->missing,
-		"bytes_skipped", (json_int_t)ig->skipped_bytes,
-		"records_expected", known ? json_integer((json_int_t)exp) :
-		json_null(), "records_exact", ig->records_exact,
-		"records_missing", known ? json_integer((json_int_t)(exp > rd ?
-		exp - rd : 0)) : json_null(),
-		"dropped", (json_int_t)ci->dropped,
-		"dropped_exact", ci->dropped_exact,
-		"recursion_misses", ci->misses_known ?
-		json_integer((json_int_t)ci->misses) : json_null(),
-		"problems", probs,
-		"problems_not_listed", (json_int_t)(ig->nproblems >
-			CAPR_PROBLEMS_KEPT ? ig->nproblems - CAPR_PROBLEMS_KEPT : 0));
-}
-
 /* Every task report's filters keep with anything counted has a row. */
 static bool task_shown(const struct analysis *a, const struct task *t)
 {
@@ -315,7 +279,7 @@ json_t *report_json(struct analysis *a, const char *path, json_t *meta,
 	/* as export: records naming a CPU past the capture's count */
 	json_object_set_new(out, "records_bad_cpu",
 			    json_integer((json_int_t)a->bad_cpu));
-	json_object_set_new(out, "integrity", json_integrity(ci));
+	json_object_set_new(out, "integrity", capinfo_json_integrity(ci));
 	json_object_set_new(out, "lost", json_pack("{s:I, s:I, s:I, s:I, s:b}",
 		"drop_windows", (json_int_t)a->ndrops,
 		"records_in_windows", (json_int_t)ci->dropped_in_windows,

@@ -184,11 +184,11 @@ int do_report(int argc, char **argv)
 	}
 	meta = json_loads(capr_meta(r), 0, NULL);
 	if (!meta) {
-		ab_error("'%s': the header's metadata is not JSON: the file is "
-			 "damaged", argv[optind]);
+		/* capr_open took it as a JSON object */
+		ab_error("out of memory reading '%s'", argv[optind]);
 		capr_close(r);
 		slowest_free(&slow);
-		return EXIT_USAGE;
+		return EXIT_RUNTIME;
 	}
 	mc = capmeta_read(&cm, capr_meta(r), err, sizeof(err));
 	if (mc == -1)
@@ -236,11 +236,6 @@ int do_report(int argc, char **argv)
 			"of its complete chunks", argv[optind], n);
 	trl = capr_trailer(r) ? json_loads(capr_trailer(r), 0, NULL) : NULL;
 	ci.damaged = capwarn_integrity(r, argv[optind]);
-	if (capr_trailer(r) && !trl) {
-		ab_warn("'%s': the trailer is damaged (not JSON): its counts are "
-			"not used", argv[optind]);
-		ci.damaged = true;
-	}
 	mc = trl ? captrailer_read(&ct, capr_trailer(r), err, sizeof(err)) : 0;
 	if (!trl)
 		captrailer_init(&ct);

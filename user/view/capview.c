@@ -58,9 +58,9 @@ int capview_open(struct capview *v, const char *path, const struct timewin *w)
 	}
 	v->meta = json_loads(capr_meta(v->r), 0, NULL);
 	if (!v->meta) {
-		ab_error("'%s': the header's metadata is not JSON: the file is "
-			 "damaged", path);
-		return EXIT_USAGE;
+		/* capr_open took it as a JSON object */
+		ab_error("out of memory reading '%s'", path);
+		return EXIT_RUNTIME;
 	}
 	ret = capmeta_read(&v->cm, capr_meta(v->r), err, sizeof(err));
 	if (ret == -1)
@@ -128,12 +128,7 @@ static int run(struct capview *v, const struct report_read_opts *o)
 		ab_warn("'%s' was cut short (no trailer): drawing the %zu "
 			"records of its complete chunks", v->path, n);
 	trl = capr_trailer(v->r) ? json_loads(capr_trailer(v->r), 0, NULL) : NULL;
-	v->damaged = capwarn_integrity(v->r, v->path);
-	if (capr_trailer(v->r) && !trl) {
-		ab_warn("'%s': the trailer is damaged (not JSON): its counts are "
-			"not used", v->path);
-		v->damaged = true;
-	}
+	v->ci.damaged = v->damaged = capwarn_integrity(v->r, v->path);
 	if (trl) {
 		char err[ERRMSG_LEN];
 
@@ -152,6 +147,26 @@ static int run(struct capview *v, const struct report_read_opts *o)
 		return EXIT_RUNTIME;
 	}
 	return v->damaged ? EXIT_DAMAGED : EXIT_OK;
+}
+
+const char *capview_notice(struct capview *v)
+{
+	char lost[512];
+	size_t n = 0;
+
+	v->notice[0] = '\0';
+	if (capwarn_losses(v->r, lost, sizeof(lost)))
+		n += snprintf(v->notice, sizeof(v->notice), "%s.", lost);
+	if (v->damaged && n < sizeof(v->notice))
+		n += snprintf(v->notice + n, sizeof(v->notice) - n, "%sThe "
+			      "capture is damaged: this is from the parts that "
+			      "read intact (abicap report names each problem).",
+			      n ? " " : "");
+	if (capr_cut_short(v->r) && n < sizeof(v->notice))
+		snprintf(v->notice + n, sizeof(v->notice) - n, "%sThe capture "
+			 "was cut short (its recorder did not end it): this is "
+			 "up to its last complete chunk.", n ? " " : "");
+	return v->notice;
 }
 
 void capview_close(struct capview *v)

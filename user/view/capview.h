@@ -32,6 +32,8 @@ struct capview {
 	/* the capture's first and last record; the window inside them */
 	uint64_t first, last, from, to;
 	bool damaged;
+	/* what the picture or table must say it lacks (capview_notice) */
+	char notice[1024];
 };
 
 /*
@@ -51,6 +53,12 @@ int capview_run_tap(struct capview *v, const struct analysis_observer *obs,
 		    const struct timewin *w,
 		    void (*tap)(void *ctx, const union abicap_rec *rec),
 		    void *tap_ctx);
+/*
+ * After a run: one sentence of what the output lacks (records lost while
+ * recording, damage, a file cut short) for a page or a JSON document, ""
+ * when nothing; in v->notice.
+ */
+const char *capview_notice(struct capview *v);
 void capview_close(struct capview *v);
 
 #endif

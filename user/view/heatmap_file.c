@@ -90,6 +90,7 @@ int heatmap_write(const char *cap, const char *out, const struct hm_args *a)
 		goto out;
 	}
 	pg.cells = cells;
+	pg.notice = capview_notice(&v);
 	pg.what = what_of(a, what, sizeof(what));
 	if (!pg.waits)
 		ab_warn("'%s': no run-queue wait of %s was measured: the heat "

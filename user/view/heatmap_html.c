@@ -67,8 +67,9 @@ int hm_write_html(const struct hm_page *p, FILE *f)
 	fprintf(f, "</title>\n<style>body{margin:0;font:12px sans-serif;"
 		"background:#fff;color:#000}#lg{box-sizing:border-box;height:%dpx;"
 		"padding:4px 8px;overflow:auto}canvas{display:block}</style>"
-		"</head><body>\n<div id=lg><b>abicap run-queue latency heat "
-		"map</b> of ", HM_LEGEND_H);
+		"</head><body>\n<div id=lg>", HM_LEGEND_H);
+	html_notice(f, p->notice);
+	fputs("<b>abicap run-queue latency heat map</b> of ", f);
 	html_text(f, p->title, strlen(p->title));
 	fputs(" for ", f);
 	html_text(f, p->what, strlen(p->what));
@@ -87,8 +88,11 @@ int hm_write_html(const struct hm_page *p, FILE *f)
 	fputs("<canvas id=c></canvas>\n<script>\n", f);
 	fprintf(f, "const D={\"since\":%" PRIu64 ",\"col_ns\":%" PRIu64
 		",\"cols\":%u,\"cell_w\":%u,\"top\":%u,\"max\":%u,\"waits\":%"
-		PRIu64 ",\"labels\":[", p->since_ns, p->col_ns, p->cols,
+		PRIu64 ",\"notice\":", p->since_ns, p->col_ns, p->cols,
 		p->cell_w, top, max, p->waits);
+	html_json_str(f, p->notice ? p->notice : "",
+		      p->notice ? strlen(p->notice) : 0);
+	fputs(",\"labels\":[", f);
 	for (unsigned int b = 0; b <= top; b++) {
 		if (b)
 			fputc(',', f);

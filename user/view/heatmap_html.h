@@ -24,6 +24,7 @@ struct hm_page {
 	uint32_t cols, cell_w;
 	const uint32_t *cells; /* cols x HM_ROWS, column-major */
 	uint64_t waits;
+	const char *notice; /* what the page lacks (capview_notice), "" none */
 };
 
 /* The colour of a cell of count n of max (0: white), "#rrggbb" into buf[8]. */

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /* Untrusted strings into HTML text and into JSON inside <script>. */
+#include <string.h>
 #include "lib/sbuf.h"
 #include "view/html.h"
 
@@ -21,6 +22,15 @@ void html_text(FILE *f, const char *s, size_t n)
 		default: fputc(buf[i], f);
 		}
 	}
+}
+
+void html_notice(FILE *f, const char *notice)
+{
+	if (!notice || !*notice)
+		return;
+	fputs("<b style=\"color:#b00000\">Incomplete:</b> ", f);
+	html_text(f, notice, strlen(notice));
+	fputs("<br>", f);
 }
 
 void html_json_str(FILE *f, const char *s, size_t n)

@@ -11,4 +11,10 @@ void html_text(FILE *f, const char *s, size_t n);
 /* s[0..n) as a JSON string safe inside <script> (no '<', '>', '&'). */
 void html_json_str(FILE *f, const char *s, size_t n);
 
+/*
+ * What a page lacks (capview_notice), first in its legend, in red; nothing
+ * for NULL or "".
+ */
+void html_notice(FILE *f, const char *notice);
+
 #endif

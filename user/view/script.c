@@ -36,6 +36,9 @@ struct script_state {
 	unsigned long long written;
 	int werr; /* a write error (errno); EPIPE: the reader went away */
 	bool oom;
+	/* the drop windows (all known at open), the next one to print */
+	const struct capfile_drop *drops;
+	size_t ndrops, next_drop;
 };
 
 /*
@@ -84,6 +87,41 @@ static void name_cgroups(struct script_state *s, const union abicap_rec *rec)
 		name_cgroup(s, ids[i]);
 }
 
+/*
+ * The drop windows that began before `before`, as perf script prints its
+ * LOST records: one line each where the loss began, whatever the filters
+ * (a lost record's task is not known), if it meets --since/--until.
+ */
+static void print_losses(struct script_state *s, uint64_t before)
+{
+	for (; s->next_drop < s->ndrops && !s->werr; s->next_drop++) {
+		const struct capfile_drop *d = &s->drops[s->next_drop];
+		uint64_t from = d->start_ns > s->t0 ? d->start_ns - s->t0 : 0,
+			 to = d->end_ns > s->t0 ? d->end_ns - s->t0 : 0;
+		int n;
+
+		if (d->start_ns >= before)
+			return;
+		if (to < s->o->win.since || from > s->o->win.until)
+			continue;
+		if (s->o->fmt == FMT_JSON)
+			n = fprintf(s->out, "{\"event\":\"lost\",\"ts_ns\":%llu,"
+				    "\"end_ns\":%llu,\"records\":%llu}\n",
+				    (unsigned long long)d->start_ns,
+				    (unsigned long long)d->end_ns,
+				    (unsigned long long)d->count);
+		else
+			n = fprintf(s->out, "%12.3f   - LOST              %llu "
+				    "records lost while recording, until "
+				    "%.3f: any task, any CPU\n",
+				    ((double)d->start_ns - (double)s->t0) / 1e6,
+				    (unsigned long long)d->count,
+				    ((double)d->end_ns - (double)s->t0) / 1e6);
+		if (n < 0)
+			s->werr = errno ? errno : EIO;
+	}
+}
+
 static int script_record(void *ctx, const union abicap_rec *rec)
 {
 	struct script_state *s = ctx;
@@ -102,6 +140,9 @@ static int script_record(void *ctx, const union abicap_rec *rec)
 	if (rec->hdr.ts_ns >= s->t0 &&
 	    rec->hdr.ts_ns - s->t0 > s->o->win.until)
 		return 1; /* in time order: nothing later is inside */
+	print_losses(s, rec->hdr.ts_ns);
+	if (s->werr)
+		return 1;
 	if (!timewin_has(&s->o->win, s->t0, rec->hdr.ts_ns) ||
 	    !recfilter_pass(&s->f, rec))
 		return 0;
@@ -170,7 +211,10 @@ int script_capture(const char *path, const struct script_opts *o, FILE *out,
 		goto out;
 	}
 	format_set_cgnames(s.names);
+	s.drops = capr_drops(s.r, &s.ndrops);
 	c = capr_each(s.r, CAPR_WINDOW_NS, script_record, &s, &late);
+	if (s.started)
+		print_losses(&s, UINT64_MAX);
 	format_set_cgnames(NULL);
 	if (!s.werr && fflush(out))
 		s.werr = errno;

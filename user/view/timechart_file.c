@@ -155,6 +155,7 @@ int timechart_write(const char *cap, const char *out, const struct tc_args *a)
 		goto out;
 	ret = damaged;
 	pg.choice = &ch;
+	pg.notice = capview_notice(&v);
 	pc = (struct page_ctx){ tc, &pg };
 	c = page_write(&of, out, write_page, &pc);
 	written = true;

@@ -110,7 +110,9 @@ static void legend(FILE *f, const struct timechart *tc,
 {
 	const struct pixscale *sc = &tc->sc;
 
-	fputs("<div id=lg><b>abicap timechart</b> of ", f);
+	fputs("<div id=lg>", f);
+	html_notice(f, pg->notice);
+	fputs("<b>abicap timechart</b> of ", f);
 	html_text(f, pg->title, strlen(pg->title));
 	fputs(": from ", f);
 	ms(f, pg->since_ns);
@@ -341,8 +343,11 @@ int tc_write_html(const struct timechart *tc, const struct tc_page *pg,
 	legend(f, tc, pg, &t);
 	fputs("<div id=c></div><div id=tip></div>\n<script>\n", f);
 	fprintf(f, "const D={\"t0\":%" PRIu64 ",\"since\":%" PRIu64 ",\"px\":%"
-		PRIu64 ",\"width\":%u,\n", tc->sc.t0, pg->since_ns,
+		PRIu64 ",\"width\":%u,\"notice\":", tc->sc.t0, pg->since_ns,
 		tc->sc.px_ns, tc->sc.width);
+	html_json_str(f, pg->notice ? pg->notice : "",
+		      pg->notice ? strlen(pg->notice) : 0);
+	fputs(",\n", f);
 	cpu_data(f, tc, pg);
 	fputs("\"lanes\":[", f);
 	for (size_t i = 0; i < n; i++)

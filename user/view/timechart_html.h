@@ -38,6 +38,7 @@ struct tc_page {
 	uint64_t since_ns; /* the window's start after the first record */
 	size_t max_lanes; /* --max-lanes (0: no limit) */
 	const struct tc_choice *choice; /* the tasks, lanes or not (tc_choose) */
+	const char *notice; /* what the page lacks (capview_notice), "" none */
 };
 
 /* The page into f: 0, or -errno of the write. */

@@ -20,6 +20,7 @@ int wk_init(struct wakeups *w, int ncpus, uint64_t from, uint64_t to)
 static bool same(const struct wk_cause *a, const struct wk_cause *b)
 {
 	return a->cpu == b->cpu && a->in_irq == b->in_irq && a->none == b->none &&
+	       a->lost == b->lost &&
 	       a->wakee.tid == b->wakee.tid &&
 	       a->wakee.start_ns == b->wakee.start_ns &&
 	       a->waker.tid == b->waker.tid &&
@@ -29,7 +30,7 @@ static bool same(const struct wk_cause *a, const struct wk_cause *b)
 static uint64_t hash_of(const struct wk_cause *c)
 {
 	uint64_t h = hash_u64((uint64_t)(uint32_t)c->cpu << 2 |
-			      (uint64_t)c->in_irq << 1 | c->none);
+			      (uint64_t)c->in_irq << 1 | c->none) ^ c->lost;
 
 	h = hash_u64(h ^ ((uint64_t)(uint32_t)c->wakee.tid << 32 |
 			  (uint32_t)c->waker.tid));
@@ -49,8 +50,21 @@ static bool same_cause(void *ctx, uint64_t i)
 	return same(&k->w->causes[i], k->c);
 }
 
-/* One exit of c's CPU with its cause (or none) counted. */
-static void count_exit(struct wakeups *w, struct wk_cpu *c, int cpu)
+/* Whether records were lost in (from, to]: the wakeup sought may be among them. */
+static bool lost_in(const struct wakeups *w, uint64_t from, uint64_t to)
+{
+	for (size_t i = 0; i < w->ndrops; i++)
+		if (w->drops[i].start_ns < to && w->drops[i].end_ns > from)
+			return true;
+	return false;
+}
+
+/*
+ * One exit of c's CPU with its cause (or none) counted; end: when the
+ * search for its wakeup ended (the next idle entry, or the capture's end).
+ */
+static void count_exit(struct wakeups *w, struct wk_cpu *c, int cpu,
+		       uint64_t end)
 {
 	struct wk_cause k = c->has_cause ? c->cause : (struct wk_cause){ 0 };
 	struct cause_key key = { w, &k };
@@ -58,6 +72,7 @@ static void count_exit(struct wakeups *w, struct wk_cpu *c, int cpu)
 
 	k.cpu = cpu;
 	k.none = !c->has_cause;
+	k.lost = k.none && lost_in(w, c->entry_ts, end);
 	c->pending = c->has_cause = false;
 	h = hash_of(&k);
 	i = hashtab_find(&w->index, h, same_cause, &key);
@@ -89,8 +104,9 @@ void wk_record(void *ctx, const union abicap_rec *rec)
 	c = &w->cpus[cpu];
 	if (rec->pw.state != UINT32_MAX) { /* entry */
 		if (c->pending)
-			count_exit(w, c, cpu);
+			count_exit(w, c, cpu, ts);
 		c->in_idle = true;
+		c->entry_ts = ts;
 		c->has_cause = false;
 		if (ts >= w->from && ts <= w->to) {
 			if (rec->pw.state < WK_STATES)
@@ -129,7 +145,7 @@ void wk_wakeup(void *ctx, const struct wake_ev *e)
 	snprintf(c->cause.waker_comm, ABICAP_COMM_LEN, "%s", e->waker_comm ?
 		 e->waker_comm : "");
 	if (c->pending)
-		count_exit(w, c, e->target_cpu);
+		count_exit(w, c, e->target_cpu, e->ts);
 }
 
 static int by_exits(const void *a, const void *b)
@@ -145,7 +161,7 @@ void wk_finish(struct wakeups *w)
 {
 	for (int i = 0; i < w->ncpus; i++)
 		if (w->cpus[i].pending)
-			count_exit(w, &w->cpus[i], i);
+			count_exit(w, &w->cpus[i], i, UINT64_MAX);
 	if (w->ncauses) /* qsort takes no NULL, even for none */
 		qsort(w->causes, w->ncauses, sizeof(*w->causes), by_exits);
 	hashtab_free(&w->index); /* the positions moved */
@@ -206,6 +222,7 @@ void wk_text(FILE *f, const struct wakeups *w, const struct analysis *a,
 
 		fprintf(f, "  %9.1f %9llu %4d  %-28s %s\n", (double)c->exits / s,
 			(unsigned long long)c->exits, c->cpu,
+			c->lost ? "(unknown: records lost)" :
 			c->none ? "(none: interrupt or timer in idle)" :
 			taskref_text(b1, sizeof(b1), c->wakee_comm, c->wakee.tid),
 			c->none ? "" : waker_of(b2, sizeof(b2), c));
@@ -253,6 +270,8 @@ json_t *wk_json(const struct wakeups *w, const struct analysis *a)
 				    c->waker.tid < 0 ? json_null() :
 				    taskref_json(&c->waker, c->waker_comm));
 		json_object_set_new(jc, "waker_interrupt", json_boolean(c->in_irq));
+		/* no wakeup seen, but one may have been among records lost */
+		json_object_set_new(jc, "records_lost", json_boolean(c->lost));
 		json_array_append_new(causes, jc);
 	}
 	json_object_set_new(o, "cpus", cpus);

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include "analysis/analysis.h"
 #include "analysis/observe.h"
+#include "capfile/capfile.h"
 #include "lib/hashtab.h"
 
 #define WK_STATES 16
@@ -28,6 +29,7 @@
 struct wk_cause {
 	int32_t cpu;
 	bool in_irq, none; /* none: no task woken */
+	bool lost; /* none, and records were lost from the idle entry on */
 	struct task_id wakee, waker;
 	char wakee_comm[ABICAP_COMM_LEN], waker_comm[ABICAP_COMM_LEN];
 	uint64_t exits;
@@ -35,6 +37,7 @@ struct wk_cause {
 
 struct wk_cpu {
 	bool in_idle, pending, has_cause;
+	uint64_t entry_ts; /* the last idle entry */
 	struct wk_cause cause; /* the one for the exit under way */
 	uint64_t entries[WK_STATES], entries_deeper; /* past WK_STATES */
 	uint64_t exits;
@@ -47,6 +50,9 @@ struct wakeups {
 	struct wk_cause *causes;
 	size_t ncauses, cap;
 	struct hashtab index; /* cause -> its position in causes */
+	/* the capture's drop windows (capr_drops): a wakeup may be in one */
+	const struct capfile_drop *drops;
+	size_t ndrops;
 	bool oom;
 };
 

@@ -44,6 +44,7 @@ int wakeups_report(const char *cap, const struct timewin *win, bool json,
 		ret = EXIT_RUNTIME;
 		goto out;
 	}
+	w.drops = capr_drops(v.r, &w.ndrops);
 	obs.ctx = &w;
 	obs.wakeup = wk_wakeup;
 	ret = capview_run_tap(&v, &obs, win, wk_record, &w);
@@ -59,10 +60,16 @@ int wakeups_report(const char *cap, const struct timewin *win, bool json,
 		json_t *o = wk_json(&w, &v.a);
 
 		json_object_set_new(o, "file", json_string(cap));
+		json_object_set_new(o, "integrity",
+				    capinfo_json_integrity(&v.ci));
+		json_object_set_new(o, "notice",
+				    json_string(capview_notice(&v)));
 		json_dumpf(o, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 		putchar('\n');
 		json_decref(o);
 	} else {
+		if (*capview_notice(&v))
+			printf("INCOMPLETE: %s\n\n", v.notice);
 		wk_text(stdout, &w, &v.a, top);
 	}
 out:

@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * What every command that reads a capture (report, script, export,
+ * wakeups, heatmap, timechart) says of it, one policy for all (issue 37):
+ * records lost while recording are told on stderr and in the JSON or page;
+ * a trailer that is not JSON is damage (exit 5) for every reader; metadata
+ * that is not JSON makes the file unreadable (exit 2) for every reader.
+ * Before: wakeups and heatmap said nothing of 23,108 records lost; script
+ * and export read a bad trailer or bad metadata with exit 0 and no word.
+ */
+#include <criterion/criterion.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "capfile/capfile.h"
+#include "harness.h"
+#include "lib/util.h"
+#include "recfix.h"
+
+#define path(n) scratch_path(n)
+#define MS 1000000ull
+
+TestSuite(readers, .init = scratch_init, .fini = scratch_fini);
+
+static const char meta_ok[] = "{\"ncpus\":2,\"events\":[\"sched_switch\","
+	"\"sched_wakeup\",\"sched_waking\",\"sched_wakeup_new\",\"cpu_idle\","
+	"\"cpu_frequency\"]}";
+
+static void add(struct capw *w, union abicap_rec r)
+{
+	cr_assert_eq(capw_add(w, &r, r.hdr.size), 0);
+}
+
+/*
+ * CPU 0 idles twice: its first exit lets t100 run (woken by t200 at 1.5
+ * ms); its second exit, at 10 ms, has no wakeup in the file because 40
+ * records were lost in (4, 9] ms (with drops). CPU 1 runs t200.
+ */
+static char *write_cap(const char *name, const char *meta,
+		       const char *trailer, bool drops)
+{
+	char *p = path(name), err[ERRMSG_LEN];
+	struct capw *w = capw_open(p, true, meta, err, sizeof(err));
+	union abicap_rec wk = recfix_wakeup(ABICAP_EV_SCHED_WAKEUP, 1500000,
+					    100, "t100", 200);
+
+	cr_assert(w, "%s", err);
+	wk.wk.target_cpu = 0;
+	add(w, recfix_switch(500000, 1, 0, "swapper/1", 0, 200, "t200", 0));
+	add(w, recfix_idle(1 * MS, 0, 1));
+	add(w, wk);
+	add(w, recfix_idle(2 * MS, 0, UINT32_MAX));
+	add(w, recfix_switch(2 * MS, 0, 0, "swapper/0", 0, 100, "t100", 0));
+	add(w, recfix_switch(3 * MS, 0, 100, "t100", 1, 0, "swapper/0", 0));
+	add(w, recfix_idle(3 * MS + 1000, 0, 1));
+	if (drops)
+		cr_assert_eq(capw_add_drop(w, 4 * MS, 9 * MS, 40), 0);
+	add(w, recfix_idle(10 * MS, 0, UINT32_MAX));
+	add(w, recfix_switch(10 * MS, 0, 0, "swapper/0", 0, 100, "t100", 0));
+	add(w, recfix_switch(11 * MS, 0, 100, "t100", 1, 0, "swapper/0", 0));
+	add(w, recfix_switch(12 * MS, 1, 200, "t200", 1, 0, "swapper/1", 0));
+	cr_assert_eq(capw_close(w, trailer, err, sizeof(err)), 0, "%s", err);
+	return p;
+}
+
+enum { REPORT, REPORT_JSON, SCRIPT, SCRIPT_JSON, EXPORT, WAKEUPS,
+       WAKEUPS_JSON, HEATMAP, TIMECHART, NREADERS };
+static const char *const reader_name[NREADERS] = { "report", "report json",
+	"script", "script json", "export", "wakeups", "wakeups json",
+	"heatmap", "timechart" };
+
+/* Reader k on cap; the page or trace it writes goes to out. */
+static struct run run_reader(int k, const char *cap, const char *out)
+{
+	char *a[12] = { (char *)abicap_bin() };
+	int n = 1;
+
+	switch (k) {
+	case REPORT: case REPORT_JSON:
+		a[n++] = "report";
+		break;
+	case SCRIPT: case SCRIPT_JSON:
+		a[n++] = "script";
+		break;
+	case EXPORT:
+		a[n++] = "export";
+		break;
+	case WAKEUPS: case WAKEUPS_JSON:
+		a[n++] = "wakeups";
+		break;
+	case HEATMAP:
+		a[n++] = "heatmap";
+		break;
+	default:
+		a[n++] = "timechart";
+	}
+	a[n++] = (char *)cap;
+	if (k == REPORT_JSON || k == SCRIPT_JSON || k == WAKEUPS_JSON) {
+		a[n++] = "--format";
+		a[n++] = "json";
+	}
+	if (k == EXPORT) {
+		a[n++] = "--perfetto";
+		a[n++] = (char *)out;
+	} else if (k == HEATMAP || k == TIMECHART) {
+		a[n++] = "-o";
+		a[n++] = (char *)out;
+	}
+	if (k == EXPORT || k == HEATMAP || k == TIMECHART)
+		a[n++] = "--force";
+	return run_cmd(a);
+}
+
+static char *slurp(const char *p)
+{
+	FILE *f = fopen(p, "rb");
+	char *s;
+	long n;
+
+	cr_assert(f, "%s", p);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	s = calloc(1, n + 1);
+	cr_assert_eq(fread(s, 1, n, f), (size_t)n);
+	fclose(f);
+	return s;
+}
+
+Test(readers, losses_are_told_by_every_reader)
+{
+	char *cap = write_cap("lost.abicap", meta_ok, "{}", true);
+
+	for (int k = 0; k < NREADERS; k++) {
+		char *out = path("lost.out");
+		struct run r = run_reader(k, cap, out);
+
+		cr_assert_eq(r.code, 0, "%s: exit %d: %s", reader_name[k],
+			     r.code, r.err);
+		cr_assert(strstr(r.err, "40 records were lost while recording "
+				 "(the buffer was full), in 1 window, 5.000 ms"),
+			  "%s says nothing of the loss: %s", reader_name[k],
+			  r.err);
+		if (k == HEATMAP || k == TIMECHART) {
+			char *page = slurp(out);
+
+			cr_assert(strstr(page, "Incomplete:</b> 40 records were "
+					 "lost"), "%s's page", reader_name[k]);
+			cr_assert(strstr(page, "\"notice\":\"40 records were "
+					 "lost"), "%s's data", reader_name[k]);
+			free(page);
+		}
+		if (k == SCRIPT)
+			/* times after the first record, at 0.5 ms */
+			cr_assert(strstr(r.out, "       3.500   - LOST              "
+					 "40 records lost while recording, "
+					 "until 8.500: any task, any CPU\n"),
+				  "%s", r.out);
+		if (k == SCRIPT_JSON)
+			cr_assert(strstr(r.out, "{\"event\":\"lost\",\"ts_ns\":"
+					 "4000000,\"end_ns\":9000000,\"records\""
+					 ":40}\n{"), "%s", r.out);
+		if (k == WAKEUPS) {
+			/* the second exit's wakeup may be among those lost */
+			cr_assert(strstr(r.out, "INCOMPLETE: 40 records"), "%s",
+				  r.out);
+			cr_assert(strstr(r.out, "       1    0  (unknown: records "
+					 "lost)"), "%s", r.out);
+			cr_assert(strstr(r.out, "       1    0  t100:100"), "%s",
+				  r.out);
+			cr_assert_null(strstr(r.out, "(none:"), "%s", r.out);
+		}
+		if (k == WAKEUPS_JSON || k == REPORT_JSON) {
+			json_t *j = json_loads(r.out, 0, NULL);
+			json_t *ig = json_object_get(j, "integrity");
+
+			cr_assert(j, "%s: %s", reader_name[k], r.out);
+			cr_assert_eq(json_integer_value(json_object_get(ig,
+				     "dropped")), 40, "%s", r.out);
+			json_decref(j);
+		}
+		free(r.out);
+		free(r.err);
+	}
+}
+
+Test(readers, a_trailer_not_json_is_damage_for_every_reader)
+{
+	char *cap = write_cap("badtrl.abicap", meta_ok, "counts: many", false);
+
+	for (int k = 0; k < NREADERS; k++) {
+		struct run r = run_reader(k, cap, path("badtrl.out"));
+
+		cr_assert_eq(r.code, EXIT_DAMAGED, "%s: exit %d: %s",
+			     reader_name[k], r.code, r.err);
+		cr_assert(strstr(r.err, "is not a JSON object: its counts are "
+				 "not used"), "%s: %s", reader_name[k], r.err);
+		cr_assert(strstr(r.err, "trailer damaged"), "%s: %s",
+			  reader_name[k], r.err);
+		if (k == REPORT_JSON || k == WAKEUPS_JSON) {
+			json_t *j = json_loads(r.out, 0, NULL);
+			json_t *ig = json_object_get(j, "integrity");
+
+			cr_assert_str_eq(json_string_value(json_object_get(ig,
+					 "trailer")), "damaged", "%s", r.out);
+			cr_assert(json_is_true(json_object_get(ig, "damaged")));
+			cr_assert_eq(json_array_size(json_object_get(ig,
+				     "problems")), 1, "%s", json_dumps(ig, 0));
+			json_decref(j);
+		}
+		free(r.out);
+		free(r.err);
+	}
+}
+
+Test(readers, metadata_not_json_is_refused_by_every_reader)
+{
+	char *cap = write_cap("badmeta.abicap", "kernel 6.1", "{}", false);
+
+	for (int k = 0; k < NREADERS; k++) {
+		struct run r = run_reader(k, cap, path("badmeta.out"));
+
+		cr_assert_eq(r.code, EXIT_USAGE, "%s: exit %d: %s",
+			     reader_name[k], r.code, r.err);
+		cr_assert(strstr(r.err, "the header's metadata is not a JSON "
+				 "object"), "%s: %s", reader_name[k], r.err);
+		free(r.out);
+		free(r.err);
+	}
+}
