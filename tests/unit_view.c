@@ -19,6 +19,7 @@
 #include "harness.h"
 #include "lib/duration.h"
 #include "lib/util.h"
+#include "recfix.h"
 #include "view/heatmap.h"
 #include "view/pixrow.h"
 #include "view/timechart_html.h"
@@ -295,6 +296,48 @@ Test(view, bad_values_are_one_line_errors)
 	usage_error(do_wakeups, (char *[]){ "wakeups", cap, "--top", "x",
 		    NULL }, "--top 'x'");
 	cr_assert_neq(access(out, F_OK), 0, "a refused run left %s", out);
+}
+
+/*
+ * The timechart's scale is exactly --width pixels, whatever the span
+ * (issue 37: a capture spanning ~2^64 ns drew "in 0 pixels", with --since
+ * 1us "in 4294966296 pixels"; ordinary ones got 1601 of 1600).
+ */
+Test(view, timechart_scale_is_exactly_the_width)
+{
+	const char *cap = capture(), *huge = path("huge.abicap");
+	char out[4096];
+	struct capw *w = capw_open(huge, true, "{\"ncpus\":1}", err, sizeof(err));
+	union abicap_rec r[2] = {
+		recfix_switch(1000, 0, 0, "swapper/0", 0, 7, "t7", 0),
+		recfix_switch(UINT64_MAX - 1000, 0, 7, "t7", 1, 0, "swapper/0", 0),
+	};
+	struct out o;
+
+	cr_assert(w, "%s", err);
+	for (int i = 0; i < 2; i++)
+		cr_assert_eq(capw_add(w, &r[i], r[i].hdr.size), 0);
+	cr_assert_eq(capw_close(w, "{}", err, sizeof(err)), 0, "%s", err);
+	snprintf(out, sizeof(out), "%s", path("scale.html"));
+	o = run_do(do_timechart, (char *[]){ "timechart", (char *)huge, "-o",
+					     out, "--force", NULL });
+	cr_assert_eq(o.code, 0, "%s", o.err);
+	cr_assert(strstr(o.err, " in 1600 pixels of "), "%s", o.err);
+	o = run_do(do_timechart, (char *[]){ "timechart", (char *)huge, "-o",
+					     out, "--force", "--since", "1us",
+					     NULL });
+	cr_assert_eq(o.code, 0, "%s", o.err);
+	cr_assert(strstr(o.err, " in 1600 pixels of "), "%s", o.err);
+	for (int wd = 100; wd <= 1600; wd += 1500) {
+		char ws[16], want[64];
+
+		snprintf(ws, sizeof(ws), "%d", wd);
+		snprintf(want, sizeof(want), " in %d pixels of ", wd);
+		o = run_do(do_timechart, (char *[]){ "timechart", (char *)cap,
+			   "-o", out, "--force", "--width", ws, NULL });
+		cr_assert_eq(o.code, 0, "%s", o.err);
+		cr_assert(strstr(o.err, want), "%s", o.err);
+	}
 }
 
 /* The pages are written whole, 0600, and state their resolution. */

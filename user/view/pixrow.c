@@ -83,9 +83,19 @@ static void part(struct pixrow *r, uint64_t col, unsigned int kind, uint64_t ns)
 	r->acc[kind] += ns;
 }
 
+uint64_t pixscale_end(const struct pixscale *sc)
+{
+	uint64_t span;
+
+	if (__builtin_mul_overflow(sc->px_ns, (uint64_t)sc->width, &span) ||
+	    span > UINT64_MAX - sc->t0)
+		return UINT64_MAX;
+	return sc->t0 + span;
+}
+
 uint64_t pixscale_clip(const struct pixscale *sc, uint64_t *s, uint64_t *e)
 {
-	uint64_t end = sc->t0 + sc->px_ns * sc->width;
+	uint64_t end = pixscale_end(sc);
 
 	if (*s < sc->t0)
 		*s = sc->t0;

@@ -30,6 +30,9 @@ struct pixscale {
 	uint32_t width; /* pixels */
 };
 
+/* The end of the scale's last pixel, t0 + px_ns width, at most UINT64_MAX. */
+uint64_t pixscale_end(const struct pixscale *sc);
+
 struct pixrow {
 	const struct pixscale *sc;
 	/* the pixel being filled (col < 0: none) */

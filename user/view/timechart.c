@@ -221,7 +221,7 @@ static void on_wakeup(void *ctx, const struct wake_ev *w)
 	uint32_t x;
 	long i;
 
-	if (w->ts < sc->t0 || w->ts >= sc->t0 + sc->px_ns * sc->width ||
+	if (w->ts < sc->t0 || w->ts >= pixscale_end(sc) ||
 	    w->wakee.tid <= 0)
 		return;
 	tc->wakeups++;

@@ -47,12 +47,13 @@ static int cpu_set(const struct tc_args *a, int ncpus, uint8_t **set)
 /* The scale of v's window at width pixels. */
 static struct pixscale scale_of(const struct capview *v, uint32_t width)
 {
-	struct pixscale sc = { .t0 = v->from };
+	struct pixscale sc = { .t0 = v->from, .width = width };
 
-	sc.px_ns = (v->to - v->from + width - 1) / width;
-	if (!sc.px_ns)
-		sc.px_ns = 1;
-	sc.width = (uint32_t)((v->to - v->from + sc.px_ns) / sc.px_ns);
+	/*
+	 * exactly width pixels, the last record inside the last one: no sum
+	 * here can overflow, whatever the span (up to 2^64 - 1 ns)
+	 */
+	sc.px_ns = (v->to - v->from) / width + 1;
 	return sc;
 }
 

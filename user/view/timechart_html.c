@@ -117,7 +117,7 @@ static void legend(FILE *f, const struct timechart *tc,
 	fputs(": from ", f);
 	ms(f, pg->since_ns);
 	fputs(" after its first record, ", f);
-	ms(f, sc->px_ns * sc->width);
+	ms(f, pixscale_end(sc) - sc->t0);
 	fprintf(f, " in %u pixels: <b>1 pixel = ", sc->width);
 	fprintf(f, "%.3f us</b>; %d CPUs, %zu task lanes", (double)sc->px_ns / 1e3,
 		tc->ncpus, (size_t)t->shown);
