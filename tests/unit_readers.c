@@ -229,3 +229,44 @@ Test(readers, metadata_not_json_is_refused_by_every_reader)
 		free(r.err);
 	}
 }
+
+/*
+ * A comm holding U+202E (right-to-left override) or U+2028 (line
+ * separator) reached the terminal raw in report and script, so a task
+ * could reverse how its row reads (issue 37): in text they are the six
+ * characters \u202e; in JSON an escape that decodes to the same name.
+ */
+Test(readers, bidi_controls_in_names_are_escaped)
+{
+	char *p = path("bidi.abicap"), err[ERRMSG_LEN];
+	struct capw *w = capw_open(p, true, meta_ok, err, sizeof(err));
+	const char *rlo = "ab\xe2\x80\xae" "cd", *ls = "x\xe2\x80\xa8y";
+	struct run r;
+	json_t *j;
+
+	cr_assert(w, "%s", err);
+	add(w, recfix_switch(1000, 0, 0, "swapper/0", 0, 7, rlo, 0));
+	add(w, recfix_switch(2000, 0, 7, rlo, 1, 8, ls, 0));
+	add(w, recfix_switch(3000, 0, 8, ls, 1, 0, "swapper/0", 0));
+	cr_assert_eq(capw_close(w, "{}", err, sizeof(err)), 0, "%s", err);
+	for (int k = REPORT; k <= SCRIPT; k += SCRIPT - REPORT) {
+		r = run_reader(k, p, NULL);
+		cr_assert_eq(r.code, 0, "%s", r.err);
+		cr_assert_null(strstr(r.out, "\xe2\x80\xae"), "%s", r.out);
+		cr_assert_null(strstr(r.out, "\xe2\x80\xa8"), "%s", r.out);
+		cr_assert(strstr(r.out, "ab\\u202ecd"), "%s", r.out);
+		cr_assert(strstr(r.out, "x\\u2028y"), "%s", r.out);
+		free(r.out);
+		free(r.err);
+	}
+	r = run_reader(SCRIPT_JSON, p, NULL);
+	cr_assert_eq(r.code, 0, "%s", r.err);
+	cr_assert_null(strstr(r.out, "\xe2\x80\xae"), "%s", r.out);
+	j = json_loads(r.out, JSON_DISABLE_EOF_CHECK, NULL);
+	cr_assert(j, "%s", r.out);
+	cr_assert_str_eq(json_string_value(json_object_get(j, "next_comm")),
+			 rlo, "%s", r.out);
+	json_decref(j);
+	free(r.out);
+	free(r.err);
+}

@@ -4,7 +4,8 @@
  * escaping): printable ASCII and valid UTF-8 as they are; in text any other
  * byte as the four characters \xHH, so a terminal gets no control bytes; in
  * JSON control bytes as \u00XX and bytes that are not UTF-8 as the text
- * \xHH, so a name is never dropped for not being UTF-8.
+ * \xHH, so a name is never dropped for not being UTF-8. Bidirectional
+ * controls and line separators (U+202E, U+2028, ...) as \uXXXX in both.
  */
 #ifndef ABICAP_ESCAPE_H
 #define ABICAP_ESCAPE_H

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 #include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include "lib/sbuf.h"
@@ -80,11 +82,33 @@ size_t utf8_seq_len(const unsigned char *s, size_t n)
 }
 
 /*
+ * Whether the UTF-8 sequence s of k bytes is a code point that changes how
+ * a line reads (issue 37: a comm holding U+202E reversed a row): the
+ * bidirectional controls (U+061C, U+200E/F, U+202A-E, U+2066-9) and the
+ * line and paragraph separators (U+2028/9).
+ */
+static bool reorders(const unsigned char *s, size_t k)
+{
+	uint32_t cp;
+
+	if (k == 2)
+		return s[0] == 0xd8 && s[1] == 0x9c;
+	if (k != 3 || s[0] != 0xe2)
+		return false;
+	cp = (uint32_t)(s[0] & 0x0f) << 12 | (uint32_t)(s[1] & 0x3f) << 6 |
+	     (s[2] & 0x3f);
+	return cp == 0x200e || cp == 0x200f || (cp >= 0x2028 && cp <= 0x202e) ||
+	       (cp >= 0x2066 && cp <= 0x2069);
+}
+
+/*
  * s[0..n), up to a NUL. Valid UTF-8 of two or more bytes and printable ASCII
  * go through as they are (JSON escapes '"' and '\\'; text escapes the C1
  * controls, which some terminals obey, as their two bytes). Control bytes become
  * \u00XX in JSON and \xHH in text. Bytes that are not UTF-8 cannot be said in
- * JSON: they become the four characters \xHH there too.
+ * JSON: they become the four characters \xHH there too. A code point that
+ * reorders or breaks a line (reorders()) becomes \uXXXX in both: in JSON an
+ * escape that decodes to the same name, in text six characters.
  */
 static void sb_escaped(struct sbuf *sb, const char *str, size_t n, bool json)
 {
@@ -99,6 +123,10 @@ static void sb_escaped(struct sbuf *sb, const char *str, size_t n, bool json)
 
 		if (c1 && !json) {
 			sb_printf(sb, "\\x%02x\\x%02x", s[i], s[i + 1]);
+		} else if (reorders(s + i, k)) {
+			sb_printf(sb, "\\u%04x", k == 2 ? 0x061cu :
+				  (unsigned int)((s[i] & 0x0f) << 12 |
+				  (s[i + 1] & 0x3f) << 6 | (s[i + 2] & 0x3f)));
 		} else if (k == 1 && s[i] >= 0x20 && s[i] < 0x7f) {
 			if (json && (s[i] == '"' || s[i] == '\\'))
 				sb_putn(sb, "\\", 1);
