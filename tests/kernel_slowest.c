@@ -20,10 +20,21 @@
 #include <time.h>
 #include <unistd.h>
 #include "harness.h"
+#include "oracle.h"
 
 #define path(n) scratch_path(n)
 
-TestSuite(slowest, .init = scratch_init, .fini = scratch_fini, .timeout = 120);
+/* the live tracefs instance, removed by the suite's fini if a test fails */
+static struct orc_session *live;
+
+static void slowest_fini(void)
+{
+	orc_abort(live);
+	live = NULL;
+	scratch_fini();
+}
+
+TestSuite(slowest, .init = scratch_init, .fini = slowest_fini, .timeout = 120);
 
 static double now_s(void)
 {
@@ -179,4 +190,211 @@ Test(slowest, names_the_hog_the_test_chose)
 	free(r.err);
 	json_decref(hogrow);
 	json_decref(rep);
+}
+
+/*
+ * Two SCHED_FIFO tasks pinned to cpu alternate through a pipe for secs
+ * (thousands of short spans each); the child that runs them returns.
+ */
+static pid_t start_fifo_pair(int cpu, double secs)
+{
+	pid_t pid = fork();
+
+	cr_assert_geq(pid, 0);
+	if (!pid) {
+		struct sched_param sp = { .sched_priority = 20 };
+		int ab[2], ba[2];
+		char c = 'x';
+		cpu_set_t set;
+		pid_t b;
+		double end;
+
+		CPU_ZERO(&set);
+		CPU_SET(cpu, &set);
+		if (pipe(ab) || pipe(ba) || sched_setaffinity(0, sizeof(set), &set) ||
+		    sched_setscheduler(0, SCHED_FIFO, &sp))
+			_exit(3);
+		end = now_s() + secs;
+		b = fork();
+		if (b < 0)
+			_exit(3);
+		if (!b) {
+			prctl(PR_SET_NAME, "abicap-fifo-b");
+			while (read(ab[0], &c, 1) == 1 && c == 'x')
+				if (write(ba[1], &c, 1) != 1)
+					_exit(3);
+			_exit(0);
+		}
+		prctl(PR_SET_NAME, "abicap-fifo-a");
+		while (now_s() < end)
+			if (write(ab[1], &c, 1) != 1 || read(ba[0], &c, 1) != 1)
+				_exit(3);
+		c = 'q';
+		if (write(ab[1], &c, 1) != 1)
+			_exit(3);
+		_exit(child_exit(b));
+	}
+	return pid;
+}
+
+/* A normal task pinned to cpu sleeping 1 ms at a time for secs. */
+static pid_t start_sleeper(int cpu, double secs)
+{
+	pid_t pid = fork();
+
+	cr_assert_geq(pid, 0);
+	if (!pid) {
+		struct timespec ms = { 0, 1000000 };
+		cpu_set_t set;
+		double end;
+
+		CPU_ZERO(&set);
+		CPU_SET(cpu, &set);
+		if (sched_setaffinity(0, sizeof(set), &set))
+			_exit(3);
+		prctl(PR_SET_NAME, "abicap-sleeper");
+		end = now_s() + secs;
+		while (now_s() < end)
+			nanosleep(&ms, NULL);
+		_exit(0);
+	}
+	return pid;
+}
+
+/*
+ * tracefs's time for each task on cpu inside [from, to): who ran from
+ * each switch on it to the next (pid 0: idle). Returns the number of
+ * switch-ins of pid inside.
+ */
+static long tracefs_held(const struct orc_trace *t, int cpu, uint64_t from,
+			 uint64_t to, int pid, uint64_t *ran, uint64_t *idle)
+{
+	const struct orc_ev *cur = NULL;
+	long spans = 0;
+
+	*ran = *idle = 0;
+	for (size_t i = 0; i <= t->n; i++) {
+		const struct orc_ev *e = i < t->n ? &t->v[i] : NULL;
+		uint64_t end = e ? e->ts : to, a, b;
+
+		if (e && (e->cpu != cpu || e->type != ABICAP_EV_SCHED_SWITCH))
+			continue;
+		if (cur) {
+			a = cur->ts > from ? cur->ts : from;
+			b = end < to ? end : to;
+			if (b > a && cur->next_pid == pid)
+				*ran += b - a;
+			if (b > a && cur->next_pid == 0)
+				*idle += b - a;
+		}
+		if (e && e->next_pid == pid && e->ts >= from && e->ts < to)
+			spans++;
+		cur = e;
+	}
+	return spans;
+}
+
+/*
+ * --slowest lists everyone who held the CPU during a wait, with their
+ * whole time in it (issue 37: HELD was the holder's last continuous span
+ * only, 59 of 75 waits wrong; abc_pong "held" 0.005 ms of the 4.548 ms it
+ * ran in 636 spans). The FIFO pair alternates in thousands of spans while
+ * a normal task waits on that CPU: its slowest wait is held by both, each
+ * for its time as tracefs counts it, and the holders, idle and unknown
+ * time add up to the wait exactly.
+ */
+Test(slowest, every_holder_with_its_time_as_tracefs_counts_it)
+{
+	const char *cap = path("pair.abicap");
+	char *bin = (char *)abicap_bin(), seen[4096], err[256];
+	int cpu = (int)sysconf(_SC_NPROCESSORS_ONLN) - 1;
+	json_t *rep, *w, *h;
+	struct orc_session *sess;
+	struct orc_trace t;
+	pid_t pair, sleeper;
+	struct child rec;
+	uint64_t sum, wait, from;
+	struct run r;
+	size_t i;
+	int found = 0;
+
+	require_kernel();
+	require_path("/sys/kernel/tracing/instances", "tracefs mounted");
+	snprintf(seen, sizeof(seen), "abicap_slowest_%d", getpid());
+	sess = orc_start(seen, 16384, err, sizeof(err));
+	cr_assert(sess, "tracefs oracle: %s", err);
+	live = sess;
+	spawn(&rec, (char *[]){ bin, "record", "-o", (char *)cap, "-d", "2",
+				"-e", "sched_switch,sched_wakeup,sched_wakeup_new",
+				NULL });
+	wait_for_stderr(&rec, "abicap: recording", seen, sizeof(seen));
+	sleeper = start_sleeper(cpu, 0.8);
+	usleep(100000);
+	pair = start_fifo_pair(cpu, 0.3);
+	cr_assert_eq(child_exit(pair), 0, "the pair could not be pinned and "
+		     "made SCHED_FIFO");
+	cr_assert_eq(child_exit(sleeper), 0);
+	free(read_all(rec.out_fd));
+	free(read_all(rec.err_fd));
+	cr_assert_eq(wait_exit(&rec, 60), 0, "record failed");
+	live = NULL; /* orc_stop removes it */
+	cr_assert_eq(orc_stop(sess, &t, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(t.lost, 0, "tracefs lost %llu events",
+		     (unsigned long long)t.lost);
+
+	r = run_cmd((char *[]){ bin, "report", (char *)cap, "-f", "json",
+				"--comm", "abicap-sleeper", "--slowest", "1",
+				NULL });
+	cr_assert_eq(r.code, 0, "report: %s", r.err);
+	rep = json_loads(r.out, 0, NULL);
+	cr_assert(rep, "%s", r.out);
+	w = json_array_get(json_object_get(rep, "slowest_waits"), 0);
+	cr_assert(w, "no wait listed");
+	cr_assert_eq(json_integer_value(json_object_get(w, "cpu")), cpu);
+	wait = json_integer_value(json_object_get(w, "wait_ns"));
+	from = json_integer_value(json_object_get(w, "start_ns"));
+	cr_assert_gt(wait, 10000000, "the sleeper's slowest wait is %llu ns: "
+		     "the pair did not hold its CPU", (unsigned long long)wait);
+	sum = json_integer_value(json_object_get(w, "idle_ns")) +
+	      json_integer_value(json_object_get(w, "unknown_ns"));
+	json_array_foreach(json_object_get(w, "holders"), i, h) {
+		const char *comm = json_string_value(json_object_get(h, "comm"));
+		uint64_t ran = json_integer_value(json_object_get(h, "ran_ns"));
+		int tid = (int)json_integer_value(json_object_get(h, "tid"));
+		uint64_t oran, oidle, tol;
+		long spans;
+
+		sum += ran;
+		if (i > 0)
+			cr_assert_leq(ran, json_integer_value(json_object_get(
+				json_array_get(json_object_get(w, "holders"),
+					       i - 1), "ran_ns")), "not most first");
+		spans = tracefs_held(&t, cpu, from, from + wait, tid, &oran,
+				     &oidle);
+		/* each span's two ends are off by microseconds, not more */
+		tol = 200000 + oran / 50;
+		cr_assert_leq(ran > oran ? ran - oran : oran - ran, tol,
+			      "%s:%d ran %llu ns in the wait, tracefs says %llu "
+			      "(%ld spans)", comm, tid, (unsigned long long)ran,
+			      (unsigned long long)oran, spans);
+		if (!strncmp(comm, "abicap-fifo-", 12)) {
+			found++;
+			cr_assert_geq(spans, 100, "%s ran in only %ld spans: not "
+				      "the case this test is for", comm, spans);
+		}
+		printf("slowest: %s:%d ran %.3f ms of the %.3f ms wait in %ld "
+		       "spans; tracefs %.3f ms\n", comm, tid, ran / 1e6,
+		       wait / 1e6, spans, oran / 1e6);
+	}
+	cr_assert_eq(found, 2, "the pair is not among the holders: %s", r.out);
+	cr_assert_eq(sum, wait, "holders, idle and unknown make %llu ns of a "
+		     "%llu ns wait", (unsigned long long)sum,
+		     (unsigned long long)wait);
+	cr_assert(json_integer_value(json_object_get(w, "holder_ran_ns")) >
+		  1000000, "the switched-out holder's time is its last span");
+	free(r.out);
+	free(r.err);
+	json_decref(rep);
+	orc_trace_free(&t);
+	(void)pair;
 }

@@ -267,6 +267,20 @@ int do_report(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	slowest_finish(&slow, &a);
+	ret = nslow ? slowest_holders(&slow, argv[optind], meta, &ci, &win, &a) :
+		      0;
+	if (ret) {
+		slowest_free(&slow);
+		hashtab_free(&cg_used);
+		capmeta_free(&cm);
+		captrailer_free(&ct);
+		free(ci.drops);
+		analysis_free(&a);
+		capr_close(r);
+		json_decref(meta);
+		json_decref(trl);
+		return ret;
+	}
 	capinfo_warn(&ci, r, argv[optind]);
 	capwarn_bad_cpu(a.bad_cpu, a.ncpus);
 	ret = ci.damaged ? EXIT_DAMAGED : EXIT_OK;
