@@ -85,6 +85,18 @@ bool capwarn_integrity(const struct capr *r, const char *path)
 	return damaged;
 }
 
+bool capwarn_window(const char *path, const struct timewin *w, uint64_t span)
+{
+	if (w->until == UINT64_MAX || w->until <= span)
+		return false;
+	ab_warn("'%s': --until %.3f ms is past its last record, %.3f ms after "
+		"its first: the window covers %.3f to %.3f ms",
+		text_escaped(path, ESCAPE_MAX), (double)w->until / 1e6,
+		(double)span / 1e6, (double)(w->since < span ? w->since : span) /
+		1e6, (double)span / 1e6);
+	return true;
+}
+
 bool capwarn_cpu_past(const union abicap_rec *r, uint32_t ncpus)
 {
 	return record_cpu_past(r, ncpus);

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include "capfile/capfile.h"
+#include "lib/duration.h"
 
 /*
  * One warning per problem found (the part and its byte offset), one for
@@ -23,6 +24,14 @@ bool capwarn_integrity(const struct capr *r, const char *path);
  * (buf untouched) when none were. After the records are read.
  */
 bool capwarn_losses(const struct capr *r, char *buf, size_t len);
+
+/*
+ * --since/--until against the capture's records, span ns from its first to
+ * its last: a warning when --until lies past the last record, saying what
+ * the window covers (issue 37: asked 9,200.70 ms, covered 8,702.67, unsaid).
+ * True when it does.
+ */
+bool capwarn_window(const char *path, const struct timewin *w, uint64_t span);
 
 /* "intact", "missing" or "damaged" */
 const char *capwarn_trailer_name(enum capr_trailer_state t);

@@ -47,6 +47,7 @@ struct export_stats {
 	uint64_t late; /* streamed: passed on out of time order */
 	uint64_t bad_cpu; /* naming a CPU past the capture's count */
 	uint64_t fed; /* records inside the window */
+	uint64_t first, last; /* the first record's time, the latest's */
 };
 
 /* The window of this export (export_perfetto_window), all by default. */
@@ -64,8 +65,10 @@ static int window_event(struct streaming *s, const union abicap_rec *rec)
 {
 	if (!s->started) {
 		s->started = true;
-		s->t0 = rec->hdr.ts_ns;
+		s->t0 = s->st->first = s->st->last = rec->hdr.ts_ns;
 	}
+	if (rec->hdr.ts_ns > s->st->last)
+		s->st->last = rec->hdr.ts_ns;
 	if (!timewin_has(&export_win, s->t0, rec->hdr.ts_ns))
 		return 0;
 	s->st->fed++;
@@ -296,6 +299,8 @@ int export_perfetto_fd(const char *cap, int fd, const char *outp)
 			"%u-record window) and were exported out of time order",
 			(unsigned long long)st.late, CAPR_WINDOW_MAX);
 	capwarn_bad_cpu(st.bad_cpu, ncpus ? ncpus : CAPTURE_MAX_CPUS);
+	if (st.n)
+		capwarn_window(cap, &export_win, st.last - st.first);
 	ab_note("wrote %llu events to %s",
 		(unsigned long long)(st.fed - st.bad_cpu), outp);
 	note_losses(r, outp);

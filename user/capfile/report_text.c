@@ -273,11 +273,16 @@ void report_text(FILE *f, struct analysis *a, const char *path, json_t *meta,
 	else if (!ci->ig->verified)
 		fprintf(f, "integrity: not checked (capture format %u has no "
 			"sequence numbers or trailer checksum)\n", ci->version);
-	if (ci->ndrops || a->waits_dropped || a->off_dropped)
-		fprintf(f, "lost: %llu records in %zu windows; left out as "
-			"part of them was not seen: at least %llu waits, %llu "
-			"off-CPU intervals (docs/analysis.md)\n",
+	if (ci->ndrops)
+		fprintf(f, "lost: %llu records in %zu window%s\n",
 			(unsigned long long)ci->dropped_in_windows, a->ndrops,
+			a->ndrops == 1 ? "" : "s");
+	/* not only drops: a task the kernel hides, a record out of order */
+	if (a->waits_dropped || a->off_dropped)
+		fprintf(f, "left out, as part of them was not seen (records "
+			"lost, a task the kernel hides from tracing, records out "
+			"of order): at least %llu waits, %llu off-CPU intervals "
+			"(docs/analysis.md)\n",
 			(unsigned long long)a->waits_dropped,
 			(unsigned long long)a->off_dropped);
 	if (a->bad_cpu)

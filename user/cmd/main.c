@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /* abicap's command line: one do_<cmd>() per subcommand. */
 #include <errno.h>
+#include <poll.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "abicap.h"
 #include "capfile/capfile.h"
 #include "cmd/commands.h"
@@ -43,10 +46,28 @@ static void usage(FILE *f)
 }
 
 /*
+ * Whether stdout is a pipe or socket whose reader went away (`| head`
+ * has read enough): for those commands that ignore SIGPIPE (trace,
+ * script) a clean end, which they report themselves. The kernel marks
+ * such a pipe's write end POLLERR.
+ */
+static bool reader_gone(void)
+{
+	struct pollfd p = { .fd = STDOUT_FILENO, .events = POLLOUT };
+	struct stat st;
+
+	if (fstat(STDOUT_FILENO, &st) ||
+	    !(S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)))
+		return false;
+	return poll(&p, 1, 0) == 1 && (p.revents & (POLLERR | POLLHUP));
+}
+
+/*
  * What a command printed must have reached stdout, for every command in
- * one place: a write or flush that failed (a full disk, /dev/full, a pipe
- * closed with SIGPIPE ignored) is exit 4, never 0 or 5. A command that
- * already failed at run time said so itself.
+ * one place: a write or flush that failed (a full disk, /dev/full) is exit
+ * 4, never 0 or 5. A reader gone from a pipe is not a failure (trace and
+ * script say what they wrote). A command that already failed at run time
+ * said so itself.
  */
 static int stdout_written(int ret)
 {
@@ -57,7 +78,7 @@ static int stdout_written(int ret)
 		failed = true;
 		e = errno;
 	}
-	if (!failed || ret == EXIT_RUNTIME)
+	if (!failed || ret == EXIT_RUNTIME || e == EPIPE || reader_gone())
 		return ret;
 	ab_error("cannot write to standard output: %s (what it holds is "
 		 "incomplete; write where there is space, or to a file)",

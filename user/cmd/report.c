@@ -81,6 +81,22 @@ const struct cmd_spec report_spec = {
 "with damaged, missing, doubled or out-of-place parts.\n",
 };
 
+/*
+ * The window asked and what it covers of a capture whose records span
+ * span ns (--until past the last record: cut there).
+ */
+static json_t *window_json(const struct timewin *w, uint64_t span)
+{
+	uint64_t until = w->until < span ? w->until : span;
+
+	return json_pack("{s:I, s:o, s:I, s:I, s:b}", "since_ns",
+			 (json_int_t)w->since, "until_ns", w->until == UINT64_MAX ?
+			 json_null() : json_integer((json_int_t)w->until),
+			 "covered_since_ns", (json_int_t)(w->since < until ?
+			 w->since : until), "covered_until_ns", (json_int_t)until,
+			 "cut_short", w->until != UINT64_MAX && w->until > span);
+}
+
 /* Has the capture a task that --pid (0: any) and --comm (NULL: any) keep? */
 static bool report_has_task(const struct analysis *a, int32_t pid,
 			    const char *comm)
@@ -266,6 +282,7 @@ int do_report(int argc, char **argv)
 		json_decref(trl);
 		return EXIT_USAGE;
 	}
+	capwarn_window(argv[optind], &win, a.last_ts - a.first_ts);
 	slowest_finish(&slow, &a);
 	ret = nslow ? slowest_holders(&slow, argv[optind], meta, &ci, &win, &a) :
 		      0;
@@ -317,10 +334,8 @@ int do_report(int argc, char **argv)
 		if (trl)
 			json_object_set(out, "trailer", trl);
 		if (timewin_set(&win))
-			json_object_set_new(out, "window", json_pack("{s:I, s:o}",
-				"since_ns", (json_int_t)win.since, "until_ns",
-				win.until == UINT64_MAX ? json_null() :
-				json_integer((json_int_t)win.until)));
+			json_object_set_new(out, "window", window_json(&win,
+					    a.last_ts - a.first_ts));
 		if (nslow)
 			json_object_set_new(out, "slowest_waits",
 					    slowest_json(&slow, a.first_ts));
@@ -340,7 +355,7 @@ int do_report(int argc, char **argv)
 		json_decref(out);
 	} else {
 		if (timewin_set(&win))
-			window_text(stdout, &win);
+			window_text(stdout, &win, a.last_ts - a.first_ts);
 		report_text(stdout, &a, argv[optind], meta, cut, (int)top,
 			    by != GROUP_TASK ? &g : NULL, key, names, &ci);
 		if (nslow)

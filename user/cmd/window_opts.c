@@ -43,13 +43,19 @@ int window_opt(int ch, const char *arg, struct timewin *w, bool *handled)
 	return 0;
 }
 
-void window_text(FILE *f, const struct timewin *w)
+void window_text(FILE *f, const struct timewin *w, uint64_t span)
 {
 	fprintf(f, "window: from %.3f ms", (double)w->since / 1e6);
 	if (w->until != UINT64_MAX)
 		fprintf(f, " to %.3f ms", (double)w->until / 1e6);
 	fprintf(f, " after the capture's first record (--since/--until): "
-		"the figures count only what lies in it\n");
+		"the figures count only what lies in it");
+	if (w->until != UINT64_MAX && w->until > span)
+		fprintf(f, "; CUT SHORT: the capture ends at %.3f ms, so it "
+			"covers %.3f to %.3f ms", (double)span / 1e6,
+			(double)(w->since < span ? w->since : span) / 1e6,
+			(double)span / 1e6);
+	fputc('\n', f);
 }
 
 int window_check(const struct timewin *w)

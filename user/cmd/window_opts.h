@@ -21,8 +21,11 @@ extern const struct opt opts_page[];
  * 0 or EXIT_USAGE (reported).
  */
 int window_opt(int ch, const char *arg, struct timewin *w, bool *handled);
-/* "window: ..." for a report's text. */
-void window_text(FILE *f, const struct timewin *w);
+/*
+ * "window: ..." for a report's text, with what it covers of a capture
+ * whose records span span ns.
+ */
+void window_text(FILE *f, const struct timewin *w, uint64_t span);
 /* After the options: until before since is EXIT_USAGE (reported), else 0. */
 int window_check(const struct timewin *w);
 /*

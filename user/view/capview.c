@@ -76,6 +76,9 @@ int capview_open(struct capview *v, const char *path, const struct timewin *w)
 	v->to = timewin_abs(v->first, w->until);
 	if (v->to > v->last)
 		v->to = v->last;
+	/* an empty window is refused below; a window cut short is said */
+	if (v->from < v->last)
+		capwarn_window(path, w, v->last - v->first);
 	if (v->from >= v->to) {
 		ab_error("'%s' has nothing in that window: its records span "
 			 "%.3f ms after the first", path,

@@ -32,7 +32,8 @@ struct script_state {
 	struct hashtab cg_index;
 	FILE *out;
 	bool started;
-	uint64_t t0;
+	uint64_t t0, last; /* the first record's time, the latest's */
+	bool past_until; /* a record after --until was read */
 	unsigned long long written;
 	int werr; /* a write error (errno); EPIPE: the reader went away */
 	bool oom;
@@ -137,9 +138,13 @@ static int script_record(void *ctx, const union abicap_rec *rec)
 			return 1;
 		}
 	}
+	if (rec->hdr.ts_ns > s->last)
+		s->last = rec->hdr.ts_ns;
 	if (rec->hdr.ts_ns >= s->t0 &&
-	    rec->hdr.ts_ns - s->t0 > s->o->win.until)
+	    rec->hdr.ts_ns - s->t0 > s->o->win.until) {
+		s->past_until = true;
 		return 1; /* in time order: nothing later is inside */
+	}
 	print_losses(s, rec->hdr.ts_ns);
 	if (s->werr)
 		return 1;
@@ -234,6 +239,8 @@ int script_capture(const char *path, const struct script_opts *o, FILE *out,
 		goto out;
 	}
 	damaged = capwarn_integrity(s.r, path);
+	if (s.started && !s.past_until)
+		capwarn_window(path, &o->win, s.last - s.t0);
 	if (capr_cut_short(s.r))
 		ab_warn("'%s' was cut short (no trailer): these are the records "
 			"of its complete chunks", path);
