@@ -544,6 +544,37 @@ Test(faults, full_disk_while_recording)
 	cr_assert_eq(umount(dir), 0);
 }
 
+/*
+ * A page on a full disk: exit 4 naming ENOSPC (issue 37: timechart said
+ * "Input/output error"), nothing at the page's path or beside it.
+ */
+Test(faults, full_disk_while_drawing)
+{
+	static const char *const cmds[] = { "timechart", "heatmap" };
+	char *dir = path("tinypage"), *page = path("tinypage/p.html");
+
+	require_kernel(); /* root: mount */
+	cr_assert_eq(mkdir(dir, 0700), 0);
+	/* two pages: the ~12 KB pages of the s390x capture do not fit */
+	cr_assert_eq(mount("tmpfs", dir, "tmpfs", 0, "size=8k"), 0);
+	for (int i = 0; i < 2; i++) {
+		struct run r = run_cmd((char *[]){ (char *)abicap_bin(),
+			(char *)cmds[i], "tests/captures/s390x.abicap", "-o",
+			page, NULL });
+		char ls[256];
+
+		cr_assert_eq(r.code, 4, "%s: exit %d: %s", cmds[i], r.code, r.err);
+		cr_assert(strstr(r.err, "No space left on device"), "%s: %s",
+			  cmds[i], r.err);
+		cr_assert_neq(access(page, F_OK), 0, "%s left %s", cmds[i], page);
+		snprintf(ls, sizeof(ls), "test -z \"$(ls -A %s)\"", dir);
+		cr_assert_eq(system(ls), 0, "%s left a file in %s", cmds[i], dir);
+		free(r.out);
+		free(r.err);
+	}
+	cr_assert_eq(umount(dir), 0);
+}
+
 /* `abicap trace | head -n 3` in a shell: both exit 0, no error on stderr. */
 Test(faults, pipe_into_head_is_a_clean_exit)
 {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /* A page into its file through lib/outfile: never half-written, never over an input. */
+#define _GNU_SOURCE /* fopencookie */
 #include <errno.h>
 #include <string.h>
 #include <unistd.h>
@@ -20,21 +21,53 @@ int page_open(struct outfile *of, const char *out, const char *cap,
 	return ret;
 }
 
-int page_write(struct outfile *of, const char *out,
-	       int (*write)(void *ctx, FILE *f), void *ctx)
+/*
+ * The page's stream writes through here, keeping the first write's errno:
+ * stdio keeps only that one failed (a full disk read as "Input/output
+ * error", issue 37).
+ */
+struct page_sink {
+	int fd;
+	int err;
+};
+
+static ssize_t sink_write(void *cookie, const char *buf, size_t len)
 {
+	struct page_sink *s = cookie;
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t n = write(s->fd, buf + done, len - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			if (!s->err)
+				s->err = n < 0 ? errno : ENOSPC;
+			return done ? (ssize_t)done : -1;
+		}
+		done += (size_t)n;
+	}
+	return (ssize_t)done;
+}
+
+int page_write(struct outfile *of, const char *out,
+	       int (*write_page)(void *ctx, FILE *f), void *ctx)
+{
+	static const cookie_io_functions_t io = { .write = sink_write };
+	struct page_sink s = { .fd = of->fd };
 	char err[ERRMSG_LEN];
-	int ret = EXIT_OK, fd = dup(of->fd), c;
-	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	int ret = EXIT_OK, c;
+	FILE *f = fopencookie(&s, "w", io);
 
 	if (!f) {
 		c = -errno;
-		if (fd >= 0)
-			close(fd);
 	} else {
-		c = write(ctx, f);
+		c = write_page(ctx, f);
 		if (fclose(f) && !c)
-			c = -errno;
+			c = -EIO;
+		if (c == -EIO && s.err)
+			c = -s.err;
 	}
 	if (c) {
 		ab_error("cannot write '%s': %s", out, strerror(-c));
