@@ -308,6 +308,11 @@ uint64_t capw_records(const struct capw *w)
 	return w->records;
 }
 
+uint64_t capw_records_written(const struct capw *w)
+{
+	return w->records - w->nrec;
+}
+
 uint64_t capw_bytes(const struct capw *w)
 {
 	return w->bytes;

@@ -75,6 +75,8 @@ int capw_add_cgroup(struct capw *w, uint64_t id, const char *path);
 int capw_add_drop(struct capw *w, uint64_t start_ns, uint64_t end_ns,
 		  uint64_t count);
 uint64_t capw_records(const struct capw *w);
+/* Of them, those in chunks written so far (the rest wait for the next). */
+uint64_t capw_records_written(const struct capw *w);
 uint64_t capw_bytes(const struct capw *w);
 
 /*

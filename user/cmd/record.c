@@ -273,7 +273,8 @@ int do_record(int argc, char **argv)
 	cg_cpu_snap_free(snap);
 	snap = NULL;
 	{
-		uint64_t recs = capw_records(st.s.w);
+		uint64_t recs = capw_records(st.s.w),
+			 ondisk = capw_records_written(st.s.w);
 
 		e = capw_close(st.s.w, trl ? trl : "{}", err, sizeof(err));
 		free(trl);
@@ -296,12 +297,19 @@ int do_record(int argc, char **argv)
 		else
 			outfile_abort(&out, true);
 		if (st.s.werr || e) {
-			if (st.s.werr)
-				ab_error("cannot write '%s': %s (%s)", o.output,
-					 strerror(-st.s.werr), out.replace ?
-					 "the file it would have replaced is left "
-					 "as it was" : "what was written before "
-					 "stays readable");
+			if (st.s.werr && out.replace)
+				ab_error("cannot write '%s': %s (the file it would "
+					 "have replaced is left as it was)",
+					 o.output, strerror(-st.s.werr));
+			else if (st.s.werr)
+				/* not the buffer's doing: the summary counts them received */
+				ab_error("cannot write '%s': %s (its first %llu "
+					 "records read back; the %llu received "
+					 "after are not in it)", o.output,
+					 strerror(-st.s.werr),
+					 (unsigned long long)ondisk,
+					 (unsigned long long)
+					 (capture_received_total(c) - ondisk));
 			else
 				ab_error("%s", err);
 			ret = EXIT_RUNTIME;
