@@ -327,3 +327,61 @@ Test(readers, a_window_past_the_end_is_said)
 	}
 	free(cap);
 }
+
+/*
+ * A task filter that meets no task is one error, exit 2, in every reader
+ * that takes one (issue 37: report exited 2, script 0 with a header only,
+ * heatmap 0 with an empty page); a thread's id given as --pid names its
+ * process.
+ */
+Test(readers, a_filter_meeting_no_task_is_one_error)
+{
+	static const int takes[] = { REPORT, REPORT_JSON, SCRIPT, SCRIPT_JSON,
+				     HEATMAP, TIMECHART };
+	char *p = strdup(path("thread.abicap")), err[ERRMSG_LEN];
+	struct capw *w = capw_open(p, true, meta_ok, err, sizeof(err));
+	union abicap_rec in = recfix_switch(1000, 0, 0, "swapper/0", 0, 101,
+					    "worker", 0);
+	union abicap_rec out = recfix_switch(2000, 0, 101, "worker", 1, 0,
+					     "swapper/0", 0);
+
+	cr_assert(w, "%s", err);
+	in.sw.next_tgid = out.sw.prev_tgid = 100; /* thread 101 of process 100 */
+	add(w, in);
+	add(w, out);
+	add(w, recfix_switch(3000, 0, 0, "swapper/0", 0, 100, "main", 0));
+	add(w, recfix_switch(4000, 0, 100, "main", 1, 0, "swapper/0", 0));
+	cr_assert_eq(capw_close(w, "{}", err, sizeof(err)), 0, "%s", err);
+	for (size_t i = 0; i < sizeof(takes) / sizeof(takes[0]); i++) {
+		int k = takes[i];
+		struct run r = run_reader_with(k, p, path("f.out"),
+			(char *[]){ "--pid", "300", NULL });
+
+		cr_assert_eq(r.code, EXIT_USAGE, "%s: exit %d: %s",
+			     reader_name[k], r.code, r.err);
+		cr_assert(strstr(r.err, "error: no task of process 300 in"),
+			  "%s: %s", reader_name[k], r.err);
+		free(r.out);
+		free(r.err);
+		r = run_reader_with(k, p, path("f.out"),
+				    (char *[]){ "--comm", "nosuch", NULL });
+		cr_assert_eq(r.code, EXIT_USAGE, "%s: %s", reader_name[k], r.err);
+		cr_assert(strstr(r.err, "error: no task named 'nosuch' in"),
+			  "%s: %s", reader_name[k], r.err);
+		free(r.out);
+		free(r.err);
+		r = run_reader_with(k, p, path("f.out"),
+				    (char *[]){ "--pid", "101", NULL });
+		cr_assert_eq(r.code, EXIT_USAGE, "%s: %s", reader_name[k], r.err);
+		cr_assert(strstr(r.err, "101 is a thread of process 100 (worker)"),
+			  "%s: %s", reader_name[k], r.err);
+		free(r.out);
+		free(r.err);
+		r = run_reader_with(k, p, path("f.out"),
+				    (char *[]){ "--pid", "100", NULL });
+		cr_assert_eq(r.code, 0, "%s: %s", reader_name[k], r.err);
+		free(r.out);
+		free(r.err);
+	}
+	free(p);
+}

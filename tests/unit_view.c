@@ -244,8 +244,9 @@ Test(view, script_filters_and_window)
 	cr_assert_eq(lines(o.out), 10, "every switch names b: %s", o.out);
 	o = run_do(do_script, (char *[]){ "script", (char *)cap, "-p", "300",
 					  NULL });
-	cr_assert_eq(o.code, 0);
-	cr_assert_eq(lines(o.out), 1, "only the header: %s", o.out);
+	/* one policy with report and the pages (issue 37): exit 2, said */
+	cr_assert_eq(o.code, EXIT_USAGE, "%s", o.err);
+	cr_assert(strstr(o.err, "no task of process 300 in"), "%s", o.err);
 	o = run_do(do_script, (char *[]){ "script", (char *)cap, "-C", "1",
 					  "-f", "json", NULL });
 	cr_assert_eq(lines(o.out), 10, "%s", o.out);

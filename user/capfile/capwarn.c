@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 #include <stdio.h>
+#include <string.h>
 #include "capfile/capwarn.h"
 #include "lib/escape.h"
 #include "lib/util.h"
@@ -94,6 +95,49 @@ bool capwarn_window(const char *path, const struct timewin *w, uint64_t span)
 		text_escaped(path, ESCAPE_MAX), (double)w->until / 1e6,
 		(double)span / 1e6, (double)(w->since < span ? w->since : span) /
 		1e6, (double)span / 1e6);
+	return true;
+}
+
+static bool task_matches(const struct task *t, int32_t pid, const char *comm)
+{
+	return (!pid || t->tgid == pid) &&
+	       (!comm || !strncmp(t->comm, comm, sizeof(t->comm)));
+}
+
+void capwarn_task_missing(const char *path, int32_t pid, const char *comm,
+			  int32_t thread_of, const char *thread_comm)
+{
+	const char *p = text_escaped(path, ESCAPE_MAX);
+
+	if (thread_of)
+		ab_error("%d is a thread of process %d (%s) in '%s': --pid takes "
+			 "a process id: give --pid %d", pid, thread_of,
+			 text_escaped(thread_comm, ABICAP_COMM_LEN), p, thread_of);
+	else if (pid)
+		ab_error("no task of process %d in '%s'%s: give a process it has "
+			 "(abicap report '%s' --format json | jq '.tasks[].tgid')",
+			 pid, p, comm ? " with that name" : "", p);
+	else
+		ab_error("no task named '%s' in '%s': give a name it has (abicap "
+			 "report '%s' --format json | jq '.tasks[].comm')",
+			 text_escaped(comm, ESCAPE_MAX), p, p);
+}
+
+bool capwarn_no_task(const struct analysis *a, const char *path, int32_t pid,
+		     const char *comm)
+{
+	const struct task *thread = NULL;
+
+	if (!pid && !comm)
+		return false;
+	for (size_t i = 0; i < a->ntasks; i++) {
+		if (task_matches(&a->tasks[i], pid, comm))
+			return false;
+		if (pid && a->tasks[i].pid == pid && a->tasks[i].tgid != pid)
+			thread = &a->tasks[i];
+	}
+	capwarn_task_missing(path, pid, comm, thread ? thread->tgid : 0,
+			     thread ? thread->comm : NULL);
 	return true;
 }
 

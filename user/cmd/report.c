@@ -97,18 +97,6 @@ static json_t *window_json(const struct timewin *w, uint64_t span)
 			 "cut_short", w->until != UINT64_MAX && w->until > span);
 }
 
-/* Has the capture a task that --pid (0: any) and --comm (NULL: any) keep? */
-static bool report_has_task(const struct analysis *a, int32_t pid,
-			    const char *comm)
-{
-	for (size_t i = 0; i < a->ntasks; i++)
-		if ((!pid || a->tasks[i].tgid == pid) &&
-		    (!comm || !strncmp(a->tasks[i].comm, comm,
-				       sizeof(a->tasks[i].comm))))
-			return true;
-	return false;
-}
-
 int do_report(int argc, char **argv)
 {
 	char err[ERRMSG_LEN];
@@ -260,17 +248,7 @@ int do_report(int argc, char **argv)
 	capinfo_dropped(&ci, r, trl ? &ct : NULL);
 	ci.trailer = &ct;
 	analysis_finish(&a);
-	if ((pid || comm) && !report_has_task(&a, (int32_t)pid, comm)) {
-		if (pid)
-			ab_error("no task of process %ld in '%s'%s: give a "
-				 "process it has (abicap report '%s' --format "
-				 "json | jq '.tasks[].tgid')", pid, argv[optind],
-				 comm ? " with that name" : "", argv[optind]);
-		else
-			ab_error("no task named '%s' in '%s': give a name it "
-				 "has (abicap report '%s' --format json | jq "
-				 "'.tasks[].comm')", comm, argv[optind],
-				 argv[optind]);
+	if (capwarn_no_task(&a, argv[optind], (int32_t)pid, comm)) {
 		slowest_free(&slow);
 		hashtab_free(&cg_used);
 		capmeta_free(&cm);

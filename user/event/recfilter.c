@@ -35,6 +35,12 @@ static bool task_pass(const struct recfilter *f, const union abicap_rec *r)
 	}
 }
 
+bool recfilter_task(const struct recfilter *f, const union abicap_rec *r)
+{
+	return (f->tgid || f->comm[0]) && r->hdr.type < ABICAP_EV_CPU_IDLE &&
+	       task_pass(f, r);
+}
+
 bool recfilter_pass(const struct recfilter *f, const union abicap_rec *r)
 {
 	if (r->hdr.type >= ABICAP_EV_COUNT ||

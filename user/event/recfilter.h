@@ -20,6 +20,8 @@ struct recfilter {
 	int ncpus; /* the size of cpus */
 };
 
+/* Whether f has a task filter (a process or a name) that r's tasks meet. */
+bool recfilter_task(const struct recfilter *f, const union abicap_rec *r);
 /* Whether r passes f. */
 bool recfilter_pass(const struct recfilter *f, const union abicap_rec *r);
 

@@ -149,6 +149,10 @@ static int run(struct capview *v, const struct report_read_opts *o)
 		ab_error("out of memory analysing '%s'", v->path);
 		return EXIT_RUNTIME;
 	}
+	if (o->pid || o->comm) {
+		if (capwarn_no_task(&v->a, v->path, o->pid, o->comm))
+			return EXIT_USAGE;
+	}
 	return v->damaged ? EXIT_DAMAGED : EXIT_OK;
 }
 

@@ -34,6 +34,10 @@ struct script_state {
 	bool started;
 	uint64_t t0, last; /* the first record's time, the latest's */
 	bool past_until; /* a record after --until was read */
+	/* the task filter met (or none); else a thread whose id was given */
+	bool task_seen;
+	int32_t thread_of;
+	char thread_comm[ABICAP_COMM_LEN];
 	unsigned long long written;
 	int werr; /* a write error (errno); EPIPE: the reader went away */
 	bool oom;
@@ -123,6 +127,20 @@ static void print_losses(struct script_state *s, uint64_t before)
 	}
 }
 
+/* Whether the task filter meets a task of the capture; a thread id given as --pid. */
+static void note_task(struct script_state *s, const union abicap_rec *rec)
+{
+	if (recfilter_task(&s->f, rec)) {
+		s->task_seen = true;
+		return;
+	}
+	if (s->f.tgid && rec->hdr.type == ABICAP_EV_SCHED_SWITCH &&
+	    rec->sw.next_pid == s->f.tgid && rec->sw.next_tgid != s->f.tgid) {
+		s->thread_of = rec->sw.next_tgid;
+		memcpy(s->thread_comm, rec->sw.next_comm, ABICAP_COMM_LEN);
+	}
+}
+
 static int script_record(void *ctx, const union abicap_rec *rec)
 {
 	struct script_state *s = ctx;
@@ -140,6 +158,8 @@ static int script_record(void *ctx, const union abicap_rec *rec)
 	}
 	if (rec->hdr.ts_ns > s->last)
 		s->last = rec->hdr.ts_ns;
+	if (!s->task_seen)
+		note_task(s, rec);
 	if (rec->hdr.ts_ns >= s->t0 &&
 	    rec->hdr.ts_ns - s->t0 > s->o->win.until) {
 		s->past_until = true;
@@ -191,7 +211,8 @@ static int script_cpus(struct script_state *s, json_t *meta, uint8_t **set)
 int script_capture(const char *path, const struct script_opts *o, FILE *out,
 		   unsigned long long *written)
 {
-	struct script_state s = { .o = o, .f = o->filter, .out = out };
+	struct script_state s = { .o = o, .f = o->filter, .out = out,
+		.task_seen = !o->filter.tgid && !o->filter.comm[0] };
 	char err[ERRMSG_LEN];
 	uint64_t late = 0;
 	uint8_t *cpus = NULL;
@@ -239,6 +260,13 @@ int script_capture(const char *path, const struct script_opts *o, FILE *out,
 		goto out;
 	}
 	damaged = capwarn_integrity(s.r, path);
+	if (!s.task_seen && !s.past_until) { /* read to the end: none there */
+		/* the events' filter aside: as report, a task none of it has */
+		capwarn_task_missing(path, s.f.tgid, s.f.comm[0] ? s.f.comm :
+				     NULL, s.thread_of, s.thread_comm);
+		ret = EXIT_USAGE;
+		goto out;
+	}
 	if (s.started && !s.past_until)
 		capwarn_window(path, &o->win, s.last - s.t0);
 	if (capr_cut_short(s.r))

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "capfile/capwarn.h"
 #include "lib/cpulist.h"
 #include "lib/util.h"
 #include "view/capview.h"
@@ -150,6 +151,10 @@ int timechart_write(const char *cap, const char *out, const struct tc_args *a)
 	ret = read_chart(&v, a, &rule, &tc);
 	if (ret && ret != EXIT_DAMAGED)
 		goto out;
+	if (capwarn_no_task(&v.a, cap, a->tgid, a->comm)) {
+		ret = EXIT_USAGE;
+		goto out;
+	}
 	damaged = ret;
 	ret = read_chosen(&v, cap, a, &tc, &ch);
 	if (ret && ret != EXIT_DAMAGED)
