@@ -1033,10 +1033,30 @@ static void cpuidle_work(void *arg, struct orun *o)
  * that ran one task from before the attach into the window is unknown
  * there to both, not busy to the reference alone).
  */
+/*
+ * A cpu_idle event comes from the CPU's idle task (issue 37): where the
+ * switches say a task runs, one to the idle task was hidden before it;
+ * and a hidden switch out of idle came after its last cpu_idle exit.
+ */
+static void ref_idle_event(const struct orc_ev *e, uint64_t t0, bool known,
+			   int *cur, uint64_t *at, uint64_t *exit_ts,
+			   uint64_t *out)
+{
+	if (e->ref_ts >= t0 && known && *cur) {
+		out[2] += e->ref_ts - *at;
+		out[3]++;
+		*at = e->ref_ts;
+	}
+	if (known)
+		*cur = 0;
+	if (e->state == UINT32_MAX)
+		*exit_ts = e->ref_ts;
+}
+
 static void cpu_ref(const struct orc_trace *t, uint64_t first, uint64_t t0,
 		    uint64_t t1, int ncpus, uint64_t (*out)[4])
 {
-	uint64_t at[CPUS_MAX];
+	uint64_t at[CPUS_MAX], exit_ts[CPUS_MAX] = { 0 };
 	int cur[CPUS_MAX];
 	bool known[CPUS_MAX] = { false };
 
@@ -1049,13 +1069,24 @@ static void cpu_ref(const struct orc_trace *t, uint64_t first, uint64_t t0,
 		int c = e->cpu;
 		uint64_t ts = e->ref_ts;
 
-		if (e->type != ABICAP_EV_SCHED_SWITCH || c < 0 || c >= ncpus ||
+		if ((e->type != ABICAP_EV_SCHED_SWITCH &&
+		     e->type != ABICAP_EV_CPU_IDLE) || c < 0 || c >= ncpus ||
 		    ts > t1 || (ts >= t0 && !e->matched) ||
 		    (!e->matched && ts < first))
 			continue;
+		if (e->type == ABICAP_EV_CPU_IDLE) {
+			if ((int)e->cpu_id == c)
+				ref_idle_event(e, t0, known[c], &cur[c], &at[c],
+					       &exit_ts[c], out[c]);
+			continue;
+		}
 		if (ts >= t0) {
 			bool gap = known[c] && e->prev_pid != cur[c];
 
+			if (gap && !cur[c] && exit_ts[c] > at[c]) {
+				out[c][1] += exit_ts[c] - at[c];
+				at[c] = exit_ts[c];
+			}
 			out[c][!known[c] || gap ? 2 : cur[c] ? 0 : 1] +=
 				ts - at[c];
 			out[c][3] += gap;

@@ -50,6 +50,22 @@ Test(portable, s390x_capture_reports_here_as_in_its_guest)
 		json_object_get(cap, "uname"), "machine")), "s390x");
 	cr_assert(json_is_true(json_object_get(got, "figures_trustworthy")),
 		  "%s", r.out);
+	/*
+	 * members added to a task's row since the guest's report was made
+	 * (issue 37): none of its tasks had a switch hidden
+	 */
+	{
+		json_t *t;
+		size_t i;
+
+		json_array_foreach(json_object_get(got, "tasks"), i, t) {
+			cr_assert(json_is_true(json_object_get(t,
+				  "runtime_complete")), "%s", r.out);
+			json_object_del(t, "runtime_complete");
+			json_object_del(t, "hidden_switches");
+			json_object_del(t, "unknown_ns");
+		}
+	}
 	cr_assert(json_equal(got, want),
 		  "report here differs from the guest's:\n%.2000s", r.out);
 	json_decref(got);

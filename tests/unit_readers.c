@@ -385,3 +385,85 @@ Test(readers, a_filter_meeting_no_task_is_one_error)
 	}
 	free(p);
 }
+
+static long long jget(json_t *o, const char *k)
+{
+	json_t *v = json_object_get(o, k);
+
+	cr_assert(json_is_integer(v), "no %s in %s", k, json_dumps(o, 0));
+	return json_integer_value(v);
+}
+
+/*
+ * A task whose switch-out the kernel hides (issue 37: this VM's
+ * tokio-rt-worker showed runtime_ns 0, unmarked) and a cpu_idle entry
+ * while it was believed current: the idle entry proves the idle task
+ * runs, so from it the CPU is idle, not busy (935 ms in an idle state
+ * were booked busy), the time before it unknown; the task's row says its
+ * runtime is a lower bound. t7 switches in at 1 ms on CPU 0, its
+ * switch-out is hidden, the CPU enters idle state 1 at 3 ms, t8 switches
+ * in from swapper at 5 ms and out at 6 ms.
+ */
+Test(readers, a_hidden_switch_is_said_and_idle_proves_idle)
+{
+	char *p = strdup(path("hidden.abicap")), err[ERRMSG_LEN];
+	struct capw *w = capw_open(p, true, meta_ok, err, sizeof(err));
+	json_t *j, *c0, *t;
+	struct run r;
+	size_t i;
+	bool seen = false;
+
+	cr_assert(w, "%s", err);
+	add(w, recfix_switch(1 * MS, 0, 0, "swapper/0", 0, 7, "t7", 0));
+	add(w, recfix_idle(3 * MS, 0, 1));
+	add(w, recfix_idle(5 * MS - 1000, 0, UINT32_MAX));
+	add(w, recfix_switch(5 * MS, 0, 0, "swapper/0", 0, 8, "t8", 0));
+	add(w, recfix_switch(6 * MS, 0, 8, "t8", 1, 0, "swapper/0", 0));
+	/*
+	 * CPU 1: t9 in at 1 ms, hidden out, idle 3 to 4.5 ms, hidden in
+	 * again, out seen at 6 ms: the whole 5 ms were booked busy
+	 */
+	add(w, recfix_switch(1 * MS, 1, 0, "swapper/1", 0, 9, "t9", 0));
+	add(w, recfix_idle(3 * MS, 1, 1));
+	add(w, recfix_idle(4 * MS + 500000, 1, UINT32_MAX));
+	add(w, recfix_switch(6 * MS, 1, 9, "t9", 1, 0, "swapper/1", 0));
+	cr_assert_eq(capw_close(w, "{}", err, sizeof(err)), 0, "%s", err);
+	r = run_reader(REPORT_JSON, p, NULL);
+	cr_assert_eq(r.code, 0, "%s", r.err);
+	j = json_loads(r.out, 0, NULL);
+	cr_assert(j, "%s", r.out);
+	c0 = json_array_get(json_object_get(j, "cpus"), 0);
+	cr_assert_eq(jget(c0, "busy_ns"), 1 * MS, "%s", r.out); /* t8 */
+	cr_assert_eq(jget(c0, "unknown_ns"), 2 * MS, "%s", r.out);
+	cr_assert_eq(jget(c0, "idle_ns"), 2 * MS, "%s", r.out);
+	cr_assert_leq(jget(json_object_get(c0, "idle_state_residency_ns"), "1"),
+		      jget(c0, "idle_ns") + jget(c0, "unknown_ns"));
+	c0 = json_array_get(json_object_get(j, "cpus"), 1);
+	cr_assert_eq(jget(c0, "busy_ns"), 0, "%s", r.out);
+	cr_assert_eq(jget(c0, "idle_ns"), 1500000, "%s", r.out);
+	cr_assert_eq(jget(c0, "unknown_ns"), 3500000, "%s", r.out);
+	cr_assert_eq(jget(json_object_get(c0, "idle_state_residency_ns"), "1"),
+		     1500000, "%s", r.out);
+	json_array_foreach(json_object_get(j, "tasks"), i, t) {
+		if (jget(t, "tid") != 7)
+			continue;
+		seen = true;
+		cr_assert(json_is_false(json_object_get(t, "runtime_complete")),
+			  "%s", r.out);
+		cr_assert_eq(jget(t, "hidden_switches"), 1);
+		cr_assert_eq(jget(t, "runtime_ns"), 0);
+		/* from its switch-in to the end: when it stopped is not known */
+		cr_assert_eq(jget(t, "unknown_ns"), 5 * MS, "%s", r.out);
+	}
+	cr_assert(seen, "t7 has no row: %s", r.out);
+	json_decref(j);
+	free(r.out);
+	free(r.err);
+	r = run_reader(REPORT, p, NULL);
+	cr_assert(strstr(r.out, "t7  ") && strstr(r.out, "0.000+\n"), "%s",
+		  r.out);
+	cr_assert(strstr(r.out, "(+: at least: the kernel hid"), "%s", r.out);
+	free(r.out);
+	free(r.err);
+	free(p);
+}

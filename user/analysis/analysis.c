@@ -258,6 +258,8 @@ static void close_phase(struct analysis *a, struct task *t, uint64_t ts,
 	/* a filtered capture: only a run whose both ends passed the filter */
 	if (t->phase == PH_RUN && t->run_ok)
 		t->runtime += sp.end_ns - sp.start_ns;
+	if (t->phase == PH_UNKNOWN && t->why == UNK_HIDDEN)
+		t->unknown_ns += sp.end_ns - sp.start_ns;
 	if (a->obs.task_span)
 		a->obs.task_span(a->obs.ctx, &sp);
 }
@@ -284,6 +286,8 @@ static void forget(struct analysis *a, struct task *t, uint64_t ts,
 	if (t->phase != PH_UNKNOWN) {
 		set_phase(a, t, PH_UNKNOWN, ts, -1);
 		t->why = why;
+		if (why == UNK_HIDDEN)
+			t->hidden++;
 	}
 	t->gap = true;
 	t->off_known = false;
@@ -745,6 +749,10 @@ static void on_switch(struct analysis *a, const struct abicap_switch *s)
 	    was->cpu == cpu)
 		/* switched out unseen, at some time since its switch-in */
 		forget(a, was, was->since, UNK_HIDDEN);
+	/* a hidden switch ended idle: idle up to its last cpu_idle exit */
+	if (gap && c->idle && c->idle_exit_ts > c->acct_ts &&
+	    c->idle_exit_ts <= ts)
+		cpu_account(a, cpu, c->idle_exit_ts, false);
 	cpu_account(a, cpu, ts, gap);
 	c->known = true;
 	c->idle = s->next_pid == 0;
@@ -920,6 +928,29 @@ static void out_of_order(struct analysis *a, const union abicap_rec *r)
 	}
 }
 
+/*
+ * A cpu_idle record comes from the CPU's idle task: where a task was
+ * believed current there, a switch the kernel hid put the idle task on
+ * before ts (issue 37: 935 ms in an idle state were booked busy after a
+ * hidden thread's switch-in). That task's run since its switch-in, and
+ * the CPU's time since it was booked, are unknown; from ts it is idle.
+ */
+static void idle_proves_idle(struct analysis *a, int cpu, uint64_t ts)
+{
+	struct cpu_stat *c = &a->cpus[cpu];
+	struct task *was = c->cur_task ? &a->tasks[c->cur_task - 1] : NULL;
+
+	if (!c->known || c->idle)
+		return;
+	if (was && was->phase == PH_RUN && was->cpu == cpu)
+		forget(a, was, was->since, UNK_HIDDEN);
+	cpu_account(a, cpu, ts, true);
+	c->idle = true;
+	c->cur_pid = 0;
+	c->cur_task = 0;
+	c->span_state = c->state;
+}
+
 void analysis_add(struct analysis *a, const union abicap_rec *r)
 {
 	uint64_t ts = r->hdr.ts_ns;
@@ -955,8 +986,12 @@ void analysis_add(struct analysis *a, const union abicap_rec *r)
 		break;
 	case ABICAP_EV_CPU_IDLE:
 		c = &a->cpus[r->pw.cpu_id];
+		if (r->pw.cpu_id == r->hdr.cpu)
+			idle_proves_idle(a, (int)r->hdr.cpu, ts);
 		idle_account(a, c, ts);
 		c->state = r->pw.state == UINT32_MAX ? -1 : (int32_t)r->pw.state;
+		if (c->state < 0)
+			c->idle_exit_ts = ts;
 		if (c->idle && c->state >= 0)
 			c->span_state = c->state;
 		c->state_enter_ts = ts;

@@ -96,6 +96,13 @@ struct task {
 	uint64_t off_total;
 	uint64_t voluntary, involuntary;
 	uint64_t runtime; /* on a CPU: the sum of its RUNNING spans */
+	/*
+	 * switch-outs of it the kernel hid (its next record found it elsewhere,
+	 * or the CPU idle): runtime is then a lower bound; unknown_ns: its
+	 * time in state not known after them (it ran some of it)
+	 */
+	uint32_t hidden;
+	uint64_t unknown_ns;
 	uint64_t cgroup; /* the last cgroup v2 id seen for it, 0: unknown */
 	struct task_res *res; /* NULL: nothing measured (task_res()) */
 };
@@ -113,6 +120,7 @@ struct cpu_stat {
 	uint64_t unknown_time;
 	uint64_t hidden_gaps; /* such gaps */
 	uint64_t state_enter_ts;
+	uint64_t idle_exit_ts; /* the last cpu_idle exit */
 	int32_t state; /* current idle state, -1 none */
 	int32_t span_state; /* the idle state entered in this idle span, -1 none */
 	uint64_t residency[MAX_IDLE_STATES];

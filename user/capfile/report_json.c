@@ -121,7 +121,7 @@ static void json_cgroup_fields(json_t *o, struct cgnames *names, uint64_t id)
 static bool task_shown(const struct analysis *a, const struct task *t)
 {
 	return analysis_wanted(a, t) && (task_res(t)->rq.n || t->off_total ||
-		t->voluntary || t->involuntary || t->runtime);
+		t->voluntary || t->involuntary || t->runtime || t->hidden);
 }
 
 /* One task's row; NULL: no memory. */
@@ -135,6 +135,11 @@ static json_t *json_task(const struct task *t, struct cgnames *names)
 	json_lat_fields(row, &r->rq, &r->wake);
 	json_rest_fields(row, t->off_total, r->off_by_state, t->voluntary,
 			 t->involuntary, t->runtime);
+	/* the kernel hid switches of it: runtime is a lower bound */
+	json_object_set_new(row, "runtime_complete", json_boolean(!t->hidden));
+	json_object_set_new(row, "hidden_switches", json_integer(t->hidden));
+	json_object_set_new(row, "unknown_ns", json_integer((json_int_t)
+			    t->unknown_ns));
 	json_cgroup_fields(row, names, t->cgroup);
 	return row;
 }

@@ -338,6 +338,8 @@ static const char *task_cgroup(struct cgnames *names, const struct task *t)
 static void text_tasks(FILE *f, struct analysis *a, int top,
 		       struct cgnames *names)
 {
+	size_t hidden = 0;
+
 	sort_some(a->tasks, a->ntasks, sizeof(*a->tasks), by_rq_total);
 	fprintf(f, "\nPer task, by total run-queue latency (top %d):\n", top);
 	fprintf(f, "  %-8s %-16s %9s %11s %9s %9s %9s | %9s %11s %9s  %s\n", "TID",
@@ -371,10 +373,12 @@ static void text_tasks(FILE *f, struct analysis *a, int top,
 	for (size_t i = 0, shown = 0; i < a->ntasks && shown < (size_t)top; i++) {
 		struct task *t = &a->tasks[i];
 
-		if (!analysis_wanted(a, t) || (!t->off_total && !t->runtime))
+		if (!analysis_wanted(a, t) ||
+		    (!t->off_total && !t->runtime && !t->hidden))
 			continue;
+		hidden += t->hidden != 0;
 		fprintf(f, "  %-8d %-16s %11.3f %10.3f %10.3f %10.3f %10.3f %10.3f "
-			"%8llu %8llu %11.3f\n", t->pid, ESC_COMM(task_comm(t)),
+			"%8llu %8llu %10.3f%s\n", t->pid, ESC_COMM(task_comm(t)),
 			ms(t->off_total),
 			ms(task_res(t)->off_by_state[1]),
 			ms(task_res(t)->off_by_state[2]),
@@ -385,9 +389,15 @@ static void text_tasks(FILE *f, struct analysis *a, int top,
 			   task_res(t)->off_by_state[2] -
 			   task_res(t)->off_by_state[9]),
 			(unsigned long long)t->voluntary,
-			(unsigned long long)t->involuntary, ms(t->runtime));
+			(unsigned long long)t->involuntary, ms(t->runtime),
+			t->hidden ? "+" : " ");
 		shown++;
 	}
+	if (hidden)
+		fprintf(f, "  (+: at least: the kernel hid some of that task's "
+			"switches, and its state after each was not known until "
+			"seen again; JSON: runtime_complete false, hidden_switches, "
+			"unknown_ns)\n");
 }
 
 static void text_cpus_chains(FILE *f, struct analysis *a,
