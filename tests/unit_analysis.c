@@ -219,8 +219,8 @@ Test(analysis, unflagged_switches_count_both_sides)
 /* Waits and off-CPU intervals overlapping a drop window are left out, counted. */
 Test(analysis, drop_window_leaves_out_what_spans_it)
 {
-	struct drop_window d[] = { { 2000, 3000, 5 }, { 2500, 3500, 1 },
-				   { 20000, 21000, 2 } };
+	struct drop_window d[] = { { 2000, 3000, 5, -1 }, { 2500, 3500, 1, -1 },
+				   { 20000, 21000, 2, -1 } };
 	struct analysis a;
 
 	analysis_init(&a, 1);
@@ -298,7 +298,7 @@ Test(analysis, many_wakeup_chains, .timeout = 30)
 /* A CPU's time across a drop window is neither busy nor idle: lost. */
 Test(analysis, cpu_time_across_a_drop_window_is_lost)
 {
-	struct drop_window d[] = { { 2500, 2600, 1 } };
+	struct drop_window d[] = { { 2500, 2600, 1, -1 } };
 	struct analysis a;
 
 	analysis_init(&a, 1);
@@ -467,7 +467,7 @@ Test(analysis, wakeup_new_of_a_known_pid_is_a_new_task)
  */
 Test(analysis, wait_after_a_drop_window_is_measured)
 {
-	struct drop_window d[] = { { 2000, 3000, 4 } };
+	struct drop_window d[] = { { 2000, 3000, 4, -1 } };
 	struct analysis a;
 
 	analysis_init(&a, 1);
@@ -485,7 +485,7 @@ Test(analysis, wait_after_a_drop_window_is_measured)
 /* A switch-in after a drop window with no wakeup seen: one wait left out. */
 Test(analysis, wait_begun_in_a_drop_window_is_counted_left_out)
 {
-	struct drop_window d[] = { { 2000, 3000, 4 } };
+	struct drop_window d[] = { { 2000, 3000, 4, -1 } };
 	struct analysis a;
 
 	analysis_init(&a, 1);
@@ -622,7 +622,7 @@ static void feed(struct analysis *a, const union abicap_rec *v, size_t n,
  */
 Test(analysis, any_order_is_safe_and_sorted_is_identical)
 {
-	struct drop_window d[] = { { 3000, 3500, 2 } };
+	struct drop_window d[] = { { 3000, 3500, 2, -1 } };
 	uint64_t seed = 0x9e3779b97f4a7c15ull;
 
 	for (int round = 0; round < 300; round++) {

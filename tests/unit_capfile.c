@@ -153,12 +153,12 @@ static struct capr *drops_file(const char *p, size_t keep, bool flip)
 	rec.pw.hdr = (struct abicap_hdr){ .ts_ns = 10, .type =
 		ABICAP_EV_CPU_IDLE, .size = sizeof(rec.pw) };
 	cr_assert_eq(capw_add(w, &rec, rec.hdr.size), 0);
-	cr_assert_eq(capw_add_drop(w, 100, 200, 7), 0);
+	cr_assert_eq(capw_add_drop(w, 100, 200, 7, -1), 0);
 	for (int i = 0; i < 40000; i++) { /* a chunk or two */
 		rec.hdr.ts_ns = 300 + i;
 		cr_assert_eq(capw_add(w, &rec, rec.hdr.size), 0);
 	}
-	cr_assert_eq(capw_add_drop(w, 50000, 60000, 3), 0);
+	cr_assert_eq(capw_add_drop(w, 50000, 60000, 3, -1), 0);
 	cr_assert_eq(capw_close(w, "{}", err, sizeof(err)), 0);
 	buf = read_file(p, &len);
 	if (flip) /* the first window's end, in its DROP block */
@@ -178,7 +178,7 @@ Test(capfile, drop_windows_round_trip)
 	int c, recs = 0;
 
 	cr_assert(r, "%s", err);
-	cr_assert_eq(capr_version(r), 4);
+	cr_assert_eq(capr_version(r), 5);
 	d = capr_drops(r, &n);
 	cr_assert_eq(n, 2, "both windows before any record is read");
 	cr_assert_eq(d[0].start_ns, 100);
@@ -207,7 +207,7 @@ Test(capfile, drop_window_kept_in_a_file_cut_short)
 	buf = read_file(path("d.abicap"), &len);
 	/* cut just after the first DROP block: no chunk holds the 40000 */
 	r = drops_file(path("d.abicap"), (char *)memmem(buf, len, "DROP", 4) -
-		       buf + 20 + 32, false);
+		       buf + 20 + 40, false); /* its header, one 40-byte entry */
 	free(buf);
 	cr_assert(r, "%s", err);
 	d = capr_drops(r, &n);
@@ -292,15 +292,15 @@ Test(capfile, cgroup_names_round_trip_and_damage_is_caught)
 
 Test(capfile, not_a_capture_and_wrong_version)
 {
-	char hdr[16] = "ABICAP\r\n\x05\0\0\0\0\0\0\0";
+	char hdr[16] = "ABICAP\r\n\x06\0\0\0\0\0\0\0";
 
 	write_file(path("x"), "hello world, not a capture", 26);
 	cr_assert_null(capr_open(path("x"), err, sizeof(err)));
 	cr_assert(strstr(err, "is not an abicap capture file"), "%s", err);
-	write_file(path("v5"), hdr, sizeof(hdr));
-	cr_assert_null(capr_open(path("v5"), err, sizeof(err)));
-	cr_assert(strstr(err, "capture format version 5; this abicap reads "
-			 "versions 1 to 4"), "%s", err);
+	write_file(path("v6"), hdr, sizeof(hdr));
+	cr_assert_null(capr_open(path("v6"), err, sizeof(err)));
+	cr_assert(strstr(err, "capture format version 6; this abicap reads "
+			 "versions 1 to 5"), "%s", err);
 	write_file(path("empty"), "", 0);
 	cr_assert_null(capr_open(path("empty"), err, sizeof(err)));
 	cr_assert_null(capr_open(path("none"), err, sizeof(err)));
@@ -680,13 +680,13 @@ static uint32_t le32(const unsigned char *p)
 	return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-/* The blocks of a well-formed format-4 file, in order: how many. */
+/* The blocks of a well-formed format-5 file, in order: how many. */
 static size_t blocks(const unsigned char *buf, size_t len, struct blk *b,
 		     size_t max)
 {
 	size_t off = 16 + le32(buf + 12) + 4, n = 0;
 
-	cr_assert_eq(le32(buf + 8), 4, "not a format-4 capture");
+	cr_assert_eq(le32(buf + 8), 5, "not a format-5 capture");
 	while (off + 20 <= len && n < max) {
 		b[n].off = off;
 		b[n].len = 20 + le32(buf + off + 8);
@@ -716,9 +716,9 @@ static void write_lossy(const char *p, int n)
 		r.sw.next_pid = 100 + (i + 1) % 7;
 		cr_assert_eq(capw_add(w, &r, r.hdr.size), 0);
 		if (i == n / 3)
-			cr_assert_eq(capw_add_drop(w, 1000 + i, 1001 + i, 7), 0);
+			cr_assert_eq(capw_add_drop(w, 1000 + i, 1001 + i, 7, -1), 0);
 		if (i == 2 * n / 3)
-			cr_assert_eq(capw_add_drop(w, 1000 + i, 1001 + i, 3), 0);
+			cr_assert_eq(capw_add_drop(w, 1000 + i, 1001 + i, 3, -1), 0);
 	}
 	cr_assert_eq(capw_close(w, TRAILER_10_DROPS, err, sizeof(err)), 0);
 }
@@ -1143,13 +1143,13 @@ Test(capfile, garbage_header_newer_version_and_damaged_header)
 	cr_assert(strstr(err, "is not an abicap capture file"), "%s", err);
 	cr_assert_null(strstr(err, "newer"), "%s", err);
 	/* the magic and a version this abicap does not know yet */
-	buf[8] = 5;
-	write_file(path("v5"), buf, len);
-	cr_assert_null(capr_open(path("v5"), err, sizeof(err)));
-	cr_assert(strstr(err, "version 5") && strstr(err, "newer abicap"), "%s",
+	buf[8] = 6;
+	write_file(path("v6"), buf, len);
+	cr_assert_null(capr_open(path("v6"), err, sizeof(err)));
+	cr_assert(strstr(err, "version 6") && strstr(err, "newer abicap"), "%s",
 		  err);
 	/* the magic and a version no abicap wrote: the header is damaged */
-	buf[8] = 4;
+	buf[8] = 5;
 	buf[10] = 0x5a;
 	write_file(path("vbad"), buf, len);
 	cr_assert_null(capr_open(path("vbad"), err, sizeof(err)));

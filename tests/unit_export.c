@@ -405,10 +405,13 @@ Test(export, every_loss_window_is_marked)
 			.prev_tgid = 11, .next_pid = 12, .next_tgid = 12 };
 		cr_assert_eq(capw_add(w, &r, r.hdr.size), 0);
 	}
-	cr_assert_eq(capw_add_drop(w, 1500000000ull, 2090000000ull, 154109), 0);
-	cr_assert_eq(capw_add_drop(w, 3100000000ull, 3200000000ull, 1), 0);
+	cr_assert_eq(capw_add_drop(w, 1500000000ull, 2090000000ull, 154109,
+				   -1), 0);
+	cr_assert_eq(capw_add_drop(w, 3100000000ull, 3200000000ull, 1,
+				   -1), 0);
 	/* overlaps the one before: one slice of both */
-	cr_assert_eq(capw_add_drop(w, 3150000000ull, 3300000000ull, 9), 0);
+	cr_assert_eq(capw_add_drop(w, 3150000000ull, 3300000000ull, 9,
+				   -1), 0);
 	cr_assert_eq(capw_close(w, "{}", err, sizeof(err)), 0);
 
 	for (int streamed = 0; streamed < 2; streamed++) {

@@ -60,11 +60,14 @@ static void write_capture(void)
 			FUZZ_ASSERT(!capw_add_cgroup(w, 101, "/b.slice"));
 		FUZZ_ASSERT(!capw_add(w, &r, r.hdr.size));
 		if (i == 5000)
-			FUZZ_ASSERT(!capw_add_drop(w, 1000 + 10 * i, 1005 + 10 * i, 3));
+			FUZZ_ASSERT(!capw_add_drop(w, 1000 + 10 * i, 1005 + 10 * i, 3,
+						   -1));
 		if (i == 8000)
-			FUZZ_ASSERT(!capw_add_drop(w, 1000 + 10 * i, 1005 + 10 * i, 5));
+			FUZZ_ASSERT(!capw_add_drop(w, 1000 + 10 * i, 1005 + 10 * i, 5,
+						   -1));
 		if (i == 11500)
-			FUZZ_ASSERT(!capw_add_drop(w, 1000 + 10 * i, 1005 + 10 * i, 7));
+			FUZZ_ASSERT(!capw_add_drop(w, 1000 + 10 * i, 1005 + 10 * i, 7,
+						   -1));
 	}
 	FUZZ_ASSERT(!capw_close(w, "{\"events\":{\"sched_switch\":{\"dropped\":15}}}",
 				err, sizeof(err)));

@@ -98,7 +98,7 @@ static void drop_seeds(void)
 	r.sw.prev_pid = 5;
 	r.sw.next_pid = 6;
 	cr_assert_eq(capw_add(w, &r, r.hdr.size), 0);
-	cr_assert_eq(capw_add_drop(w, 1000000, 2000000, 5), 0);
+	cr_assert_eq(capw_add_drop(w, 1000000, 2000000, 5, -1), 0);
 	r.sw.hdr.ts_ns = 3000000;
 	cr_assert_eq(capw_add(w, &r, r.hdr.size), 0);
 	cr_assert_eq(capw_close(w, "{\"events\":{\"sched_switch\":"

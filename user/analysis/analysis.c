@@ -297,11 +297,22 @@ static void forget(struct analysis *a, struct task *t, uint64_t ts,
 int analysis_set_drops(struct analysis *a, const struct drop_window *d,
 		       size_t n)
 {
-	struct drop_window *v = n ? malloc(n * sizeof(*v)) : NULL;
+	struct drop_window *v = n ? malloc(n * sizeof(*v)) : NULL,
+			   *all = n ? malloc(n * sizeof(*all)) : NULL;
 	size_t k = 0;
 
-	if (n && !v)
+	if (n && (!v || !all)) {
+		free(v);
+		free(all);
 		return -ENOMEM;
+	}
+	a->cpu_drop_longest = 0;
+	for (size_t i = 0; i < n; i++) {
+		all[i] = d[i];
+		if (d[i].end_ns > d[i].start_ns &&
+		    d[i].end_ns - d[i].start_ns > a->cpu_drop_longest)
+			a->cpu_drop_longest = d[i].end_ns - d[i].start_ns;
+	}
 	for (size_t i = 0; i < n; i++) {
 		/* in time order (the recorder writes them so); merge overlaps */
 		if (k && d[i].start_ns <= v[k - 1].end_ns) {
@@ -312,13 +323,18 @@ int analysis_set_drops(struct analysis *a, const struct drop_window *d,
 		}
 		if (k && d[i].start_ns < v[k - 1].start_ns) {
 			free(v);
+			free(all);
 			return -EINVAL;
 		}
 		v[k++] = d[i];
+		v[k - 1].cpu = -1;
 	}
 	free(a->drops);
+	free(a->cpu_drops);
 	a->drops = v;
 	a->ndrops = k;
+	a->cpu_drops = all;
+	a->ncpu_drops = n;
 	return 0;
 }
 
@@ -344,9 +360,33 @@ static const struct drop_window *drop_in(const struct analysis *a,
 	       NULL;
 }
 
-static bool spans_drop(const struct analysis *a, uint64_t from, uint64_t to)
+/*
+ * Whether cpu's own records (its switches, its idle and frequency events)
+ * may lack some in [from, to]: a window of its own, or of any CPU.
+ */
+static bool spans_drop(const struct analysis *a, int cpu, uint64_t from,
+		       uint64_t to)
 {
-	return drop_in(a, from, to) != NULL;
+	uint64_t lo_start = from > a->cpu_drop_longest ?
+			    from - a->cpu_drop_longest : 0;
+	size_t lo = 0, hi = a->ncpu_drops;
+
+	/* the first window starting at or after lo_start: none before it reaches from */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (a->cpu_drops[mid].start_ns < lo_start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < a->ncpu_drops && a->cpu_drops[lo].start_ns < to; lo++) {
+		const struct drop_window *d = &a->cpu_drops[lo];
+
+		if (d->end_ns >= from && (d->cpu < 0 || d->cpu == cpu))
+			return true;
+	}
+	return false;
 }
 
 /* A record of t at ts: a drop window since its last one makes it unknown. */
@@ -531,7 +571,7 @@ static void cpu_account(struct analysis *a, int cpu, uint64_t ts, bool gap)
 		return; /* counted by clipped(): never a figure */
 	if (!c->known) {
 		kind = CPUSPAN_UNKNOWN;
-	} else if (spans_drop(a, c->acct_ts, ts)) {
+	} else if (spans_drop(a, cpu, c->acct_ts, ts)) {
 		kind = CPUSPAN_LOST;
 	} else if (gap) {
 		kind = CPUSPAN_UNKNOWN;
@@ -562,7 +602,7 @@ static void cpu_account(struct analysis *a, int cpu, uint64_t ts, bool gap)
 static void idle_account(struct analysis *a, struct cpu_stat *c, uint64_t ts)
 {
 	if (c->state >= 0 && c->state < MAX_IDLE_STATES &&
-	    !spans_drop(a, c->state_enter_ts, ts))
+	    !spans_drop(a, (int)(c - a->cpus), c->state_enter_ts, ts))
 		c->residency[c->state] += clipped(a, c->state_enter_ts, ts);
 }
 
@@ -847,7 +887,7 @@ static void freq_account(struct analysis *a, int cpu, uint64_t ts)
 	struct cpu_stat *c = &a->cpus[cpu];
 	int i;
 
-	if (!c->freq_khz || spans_drop(a, c->freq_since, ts))
+	if (!c->freq_khz || spans_drop(a, cpu, c->freq_since, ts))
 		return;
 	i = freq_pos(c, c->freq_khz);
 	if (i < 0) {
@@ -1047,6 +1087,7 @@ void analysis_free(struct analysis *a)
 	free(a->chains);
 	hashtab_free(&a->chain_index);
 	free(a->drops);
+	free(a->cpu_drops);
 	lat_free(&a->rq);
 	memset(a, 0, sizeof(*a));
 }

@@ -144,6 +144,7 @@ struct chain {
 /* Events were lost in (start_ns, end_ns]: count of them (capfile.h). */
 struct drop_window {
 	uint64_t start_ns, end_ns, count;
+	int32_t cpu; /* whose events were lost; -1: any CPU */
 };
 
 struct analysis {
@@ -183,8 +184,12 @@ struct analysis {
 	 */
 	bool switch_flags;
 	/* sorted by time, not overlapping (analysis_set_drops) */
-	struct drop_window *drops;
+	struct drop_window *drops; /* merged, any CPU: what tasks may lack */
 	size_t ndrops;
+	/* as given, by start: a CPU's own records lack only its windows */
+	struct drop_window *cpu_drops;
+	size_t ncpu_drops;
+	uint64_t cpu_drop_longest;
 	/*
 	 * waits and off-CPU intervals not measured because part of them was
 	 * not seen (a drop window, a hidden switch, a record out of order):

@@ -288,7 +288,7 @@ int capw_close(struct capw *w, const char *trailer, char *err, size_t errlen)
 }
 
 int capw_add_drop(struct capw *w, uint64_t start_ns, uint64_t end_ns,
-		  uint64_t count)
+		  uint64_t count, int32_t cpu)
 {
 	unsigned char b[DROP_ENTRY];
 	int e;
@@ -297,6 +297,8 @@ int capw_add_drop(struct capw *w, uint64_t start_ns, uint64_t end_ns,
 	put64(b + 8, end_ns);
 	put64(b + 16, count);
 	put64(b + 24, w->dropped + count);
+	put32(b + 32, cpu < 0 ? DROP_ALL_CPUS : (uint32_t)cpu);
+	put32(b + 36, 0);
 	e = write_block(w, "DROP", b, sizeof(b), NULL, 0);
 	if (!e)
 		w->dropped += count;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
 /*
- * The capture file (.abicap), format version 4, little-endian on every
+ * The capture file (.abicap), format version 5, little-endian on every
  * machine (records too: the writer converts each from the host's order,
  * the reader back; the metadata's "byte_order" names the recorder's):
  *
@@ -12,14 +12,18 @@
  *            seen; a damaged header is found past by its own checksum.
  *   CGRP     entries: u64 cgroup id (never 0), u16 path_len, path (no NUL);
  *            before the chunk whose records first name those ids
- *   DROP     entries of 32: u64 start_ns, u64 end_ns, u64 count, u64 total:
- *            count records were lost in (start_ns, end_ns] (CLOCK_MONOTONIC,
- *            the records' clock), total since the start; written as soon as
- *            the recorder sees the loss, so a file cut short keeps it
+ *   DROP     entries of 40: u64 start_ns, u64 end_ns, u64 count, u64 total,
+ *            u32 cpu, u32 0: count records of events on cpu (0xffffffff:
+ *            any CPU) were lost in (start_ns, end_ns] (CLOCK_MONOTONIC, the
+ *            records' clock), total on all CPUs since the start; written as
+ *            soon as the recorder sees the loss, so a file cut short keeps
+ *            it. A CPU's own switches and idle records are on its own
+ *            ring: one whose ring lost nothing there is whole.
  *   CHNK     u64 records before it, u64 records lost before it, u32 raw_len,
  *            u32 nrecords, zstd of nrecords raw records (bpf/abicap.h)
  *   TRLR     u64 records, u64 records lost, JSON (counts, drops, duration)
  *
+ * Version 4 (still read) had DROP entries of 32 bytes, without the CPU.
  * Versions 1-3 (still read) had no header checksum, no sequence numbers
  * and no trailer checksum: "CGRP"/"DROP" u32 len, u32 crc32, entries (24
  * bytes a drop, from version 3; cgroups from version 2); "CHNK" u32 zlen,
@@ -37,8 +41,11 @@
 #include <stdint.h>
 #include "event/record.h"
 
-/* reads 1 (no cgroup names), 2 (no drop windows), 3 (no sequence numbers) */
-#define CAPFILE_VERSION 4
+/*
+ * reads 1 (no cgroup names), 2 (no drop windows), 3 (no sequence numbers),
+ * 4 (drop windows of all CPUs)
+ */
+#define CAPFILE_VERSION 5
 #define CAPFILE_CGROUP_PATH_MAX 4096
 #define CAPFILE_CHUNK_RAW (1u << 20) /* records per chunk: up to 1 MiB raw */
 
@@ -71,9 +78,12 @@ int capw_close(struct capw *w, const char *trailer_json, char *err,
 	       size_t errlen);
 /* Name a cgroup id (path in the v2 hierarchy): goes out before the next chunk. */
 int capw_add_cgroup(struct capw *w, uint64_t id, const char *path);
-/* Records were lost in (start_ns, end_ns]: a DROP block, written now. 0 or -errno. */
+/*
+ * count records of events on cpu (-1: any CPU) were lost in (start_ns,
+ * end_ns]: a DROP block, written now. 0 or -errno.
+ */
 int capw_add_drop(struct capw *w, uint64_t start_ns, uint64_t end_ns,
-		  uint64_t count);
+		  uint64_t count, int32_t cpu);
 uint64_t capw_records(const struct capw *w);
 /* Of them, those in chunks written so far (the rest wait for the next). */
 uint64_t capw_records_written(const struct capw *w);
@@ -149,6 +159,7 @@ const struct capfile_cgroup *capr_cgroups(const struct capr *r, size_t *n);
  */
 struct capfile_drop {
 	uint64_t start_ns, end_ns, count;
+	int32_t cpu; /* whose events were lost; -1: any CPU (format 4 and older) */
 };
 const struct capfile_drop *capr_drops(const struct capr *r, size_t *n);
 /* The file's format version (1 .. CAPFILE_VERSION). */

@@ -14,7 +14,9 @@
 #define BLK_HDR 20
 #define CHNK_PRE 24
 #define TRLR_PRE 16
-#define DROP_ENTRY 32
+#define DROP_ENTRY_V4 32
+#define DROP_ENTRY 40 /* format 5: and u32 cpu, u32 0 */
+#define DROP_ALL_CPUS UINT32_MAX
 #define BLK_MAX (MAX_CHUNK_Z + CHNK_PRE)
 /* the highest version a later abicap might write: past it, a damaged header */
 #define CAPFMT_VERSION_PLAUSIBLE 255

@@ -57,7 +57,7 @@ int capinfo_read(struct capinfo *ci, const struct capmeta *m, struct capr *r)
 		return -ENOMEM;
 	for (i = 0; i < n; i++) {
 		ci->drops[i] = (struct drop_window){ d[i].start_ns, d[i].end_ns,
-						     d[i].count };
+						     d[i].count, d[i].cpu };
 		ci->dropped_in_windows += d[i].count;
 	}
 	ci->ndrops = n;

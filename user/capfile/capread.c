@@ -21,6 +21,7 @@
 #include <zstd.h>
 #include "capfile/capfile.h"
 #include "capfile/capfmt.h"
+#include "capfile/capmeta.h"
 #include "capfile/seqset.h"
 
 struct capr {
@@ -60,7 +61,7 @@ enum { T_CGRP, T_DROP, T_CHNK, T_TRLR, NTAGS };
 static const char TAG[NTAGS][5] = { "CGRP", "DROP", "CHNK", "TRLR" };
 static const char *const PART[NTAGS] = { "cgroup block", "drop block", "chunk",
 					 "trailer" };
-static const uint32_t LEN_MIN[NTAGS] = { 10, DROP_ENTRY, CHNK_PRE, TRLR_PRE };
+static const uint32_t LEN_MIN[NTAGS] = { 10, DROP_ENTRY_V4, CHNK_PRE, TRLR_PRE };
 static const uint32_t LEN_MAX[NTAGS] = { CAPFILE_CHUNK_RAW, CAPFILE_CHUNK_RAW,
 					 BLK_MAX, MAX_META + TRLR_PRE };
 
@@ -274,8 +275,11 @@ static int walk(struct capr *r, struct blk *b, struct scan *sc)
 	}
 }
 
+/* A drop entry of the file's version (the CPU from format 5): 0, -1 no memory. */
 static int add_drop(struct capr *r, const unsigned char *p)
 {
+	uint32_t cpu = r->version >= 5 ? get32(p + 32) : DROP_ALL_CPUS;
+
 	if (r->ndrops == r->drops_cap) {
 		size_t cap = r->drops_cap ? r->drops_cap * 2 : 64;
 		struct capfile_drop *d = realloc(r->drops, cap * sizeof(*d));
@@ -286,7 +290,8 @@ static int add_drop(struct capr *r, const unsigned char *p)
 		r->drops_cap = cap;
 	}
 	r->drops[r->ndrops++] = (struct capfile_drop){ .start_ns = get64(p),
-		.end_ns = get64(p + 8), .count = get64(p + 16) };
+		.end_ns = get64(p + 8), .count = get64(p + 16),
+		.cpu = cpu < CAPTURE_MAX_CPUS ? (int32_t)cpu : -1 };
 	return 0;
 }
 
@@ -326,20 +331,38 @@ static void trailer_text_check(struct capr *r, uint64_t off)
 	r->trailer_bad = true;
 }
 
+static uint32_t drop_entry(const struct capr *r)
+{
+	return r->version >= 5 ? DROP_ENTRY : DROP_ENTRY_V4;
+}
+
+/* Format 5: every entry's CPU one a capture can have, or all; its pad 0. */
+static bool cpus_ok(const struct capr *r, const unsigned char *p, uint32_t len)
+{
+	for (uint32_t off = 0; r->version >= 5 && off < len; off += DROP_ENTRY) {
+		uint32_t cpu = get32(p + off + 32);
+
+		if ((cpu >= CAPTURE_MAX_CPUS && cpu != DROP_ALL_CPUS) ||
+		    get32(p + off + 36))
+			return false;
+	}
+	return true;
+}
+
 static int scan_block(struct capr *r, const struct blk *b, struct scan *sc)
 {
 	const unsigned char *p = r->blk;
 
 	switch (b->tag) {
 	case T_DROP:
-		if (b->len % DROP_ENTRY) {
+		if (b->len % drop_entry(r) || !cpus_ok(r, p, b->len)) {
 			note(r, b->off, "drop block #%u at byte %llu is malformed "
-			     "(%u bytes, not whole entries): left out", b->seq,
-			     (ull)b->off, b->len);
+			     "(%u bytes, not whole entries, or a CPU no capture "
+			     "has): left out", b->seq, (ull)b->off, b->len);
 			r->ig.damaged++;
 			return 0;
 		}
-		for (uint32_t off = 0; off < b->len; off += DROP_ENTRY) {
+		for (uint32_t off = 0; off < b->len; off += drop_entry(r)) {
 			if (add_drop(r, p + off))
 				return -ENOMEM;
 			carrier(sc, b->seq, get64(p + off + 24));

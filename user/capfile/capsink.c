@@ -11,17 +11,50 @@
  */
 #define DROP_SLACK_NS 1000000ull
 
-void capsink_drops(struct capsink *st, uint64_t d, uint64_t now)
+/* The windows of the CPUs whose count grew: the records of them placed. */
+static uint64_t cpu_windows(struct capsink *st, const uint64_t *per_cpu,
+			    int n, uint64_t from, uint64_t now)
 {
-	uint64_t from;
+	uint64_t placed = 0;
+
+	if (!per_cpu || n <= 0)
+		return 0;
+	if (!st->cpu_drops) {
+		st->cpu_drops = calloc((size_t)n, sizeof(*st->cpu_drops));
+		if (!st->cpu_drops)
+			return 0; /* all of them a window of any CPU */
+		st->ncpus = n;
+	}
+	for (int c = 0; c < n && c < st->ncpus && !st->werr; c++) {
+		uint64_t grew = per_cpu[c] > st->cpu_drops[c] ?
+				per_cpu[c] - st->cpu_drops[c] : 0;
+		int e = grew ? capw_add_drop(st->w, from, now, grew, c) : 0;
+
+		if (e)
+			st->werr = e;
+		placed += grew;
+		st->cpu_drops[c] = per_cpu[c];
+	}
+	return placed;
+}
+
+void capsink_drops(struct capsink *st, uint64_t d, const uint64_t *per_cpu,
+		   int n, uint64_t now)
+{
+	uint64_t from, placed;
 	int e;
 
 	if (d > st->drops && !st->werr) {
 		from = st->looked_ns > DROP_SLACK_NS ?
 		       st->looked_ns - DROP_SLACK_NS : 0;
-		e = capw_add_drop(st->w, from, now, d - st->drops);
-		if (e)
-			st->werr = e;
+		placed = cpu_windows(st, per_cpu, n, from, now);
+		/* read apart from the total: never more than it grew */
+		if (placed < d - st->drops && !st->werr) {
+			e = capw_add_drop(st->w, from, now,
+					  d - st->drops - placed, -1);
+			if (e)
+				st->werr = e;
+		}
 	}
 	st->drops = d;
 	st->looked_ns = now;
@@ -69,6 +102,8 @@ static void name_cgroup(struct capsink *st, uint64_t id)
 
 void capsink_free(struct capsink *st)
 {
+	free(st->cpu_drops);
+	st->cpu_drops = NULL;
 	free(st->named);
 	st->named = NULL;
 	st->nnamed = st->named_cap = 0;

@@ -17,6 +17,8 @@ struct capsink {
 	struct cgnames *names; /* NULL: no cgroup v2 hierarchy to name from */
 	uint64_t last_cg; /* the last id looked at: most records repeat it */
 	uint64_t drops; /* records lost, as of the last look */
+	uint64_t *cpu_drops; /* of them, on each CPU (capsink_drops' n) */
+	int ncpus;
 	uint64_t looked_ns; /* when that was */
 	uint64_t flushed_ns; /* when the records last went out as a chunk */
 	/* the cgroups named in the file, in order of first use (record's cpu.stat) */
@@ -37,8 +39,13 @@ bool capsink_done(const struct capsink *st);
  * After each drain: records lost since the last look go into the file as a
  * drop window (capfile.h) at once, so report can leave out what spans it.
  */
-/* d: the records lost in all so far, as of now (ns, CLOCK_MONOTONIC). */
-void capsink_drops(struct capsink *st, uint64_t d, uint64_t now);
+/*
+ * d: the records lost in all so far, as of now (ns, CLOCK_MONOTONIC);
+ * per_cpu[0 .. n): of them, on each CPU (NULL or n < 0: not known): a
+ * window per CPU whose count grew, and one of any CPU for the rest.
+ */
+void capsink_drops(struct capsink *st, uint64_t d, const uint64_t *per_cpu,
+		   int n, uint64_t now);
 
 /*
  * After each drain: the records added since the last chunk go out as one

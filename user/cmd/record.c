@@ -68,18 +68,34 @@ const struct cmd_spec record_spec = {
 struct rec_state {
 	struct capsink s;
 	struct capture *c;
+	uint64_t *per_cpu; /* records lost on each CPU, as of the last look */
 };
 
 /*
- * After each drain: the records lost since the last look, as a drop window;
- * the records so far as a chunk once a second.
+ * The records lost since the last look, as drop windows: one per CPU
+ * whose count grew (its total the sum of the CPUs', read once, so the
+ * windows and the running count agree), else one of any CPU.
  */
+static void note_drops(struct rec_state *st, uint64_t now)
+{
+	int n = st->per_cpu ? capture_dropped_per_cpu(st->c, st->per_cpu,
+						      capture_ncpus(st->c)) : -1;
+	uint64_t d = 0;
+
+	for (int i = 0; i < n; i++)
+		d += st->per_cpu[i];
+	if (n < 0 || n < capture_ncpus(st->c))
+		d = capture_dropped_total(st->c);
+	capsink_drops(&st->s, d, n < 0 ? NULL : st->per_cpu, n, now);
+}
+
+/* After each drain: the drops, and the records so far as a chunk once a second. */
 static void after_drain(void *ctx)
 {
 	struct rec_state *st = ctx;
-	uint64_t d = capture_dropped_total(st->c), now = mono_ns();
+	uint64_t now = mono_ns();
 
-	capsink_drops(&st->s, d, now);
+	note_drops(st, now);
 	capsink_flush_due(&st->s, now);
 }
 
@@ -256,6 +272,7 @@ int do_record(int argc, char **argv)
 	lo.ctx = &st;
 	st.c = c;
 	st.s.looked_ns = capture_start_ns(c);
+	st.per_cpu = calloc((size_t)capture_ncpus(c), sizeof(*st.per_cpu));
 	st.s.flushed_ns = mono_ns();
 	ret = run_loop(c, &lo);
 	if ((e = capture_stop(c))) {
@@ -263,7 +280,7 @@ int do_record(int argc, char **argv)
 			 strerror(-e));
 		ret = EXIT_RUNTIME;
 	}
-	capsink_drops(&st.s, capture_dropped_total(c), mono_ns());
+	note_drops(&st, mono_ns());
 	print_summary(c, o.cap.events, capture_secs(c));
 	thr = snap ? record_throttling(&roots, snap, st.s.names, st.s.named,
 				       st.s.nnamed) : NULL;
@@ -321,6 +338,7 @@ int do_record(int argc, char **argv)
 	capture_close(c);
 	cgnames_free(st.s.names);
 	capsink_free(&st.s);
+	free(st.per_cpu);
 	if (!ret && exported) {
 		ret = xret;
 		if (!ret && outfile_commit(&pf, err, sizeof(err))) {

@@ -1607,6 +1607,29 @@ uint64_t capture_dropped_total(struct capture *c)
 	return d;
 }
 
+int capture_dropped_per_cpu(struct capture *c, uint64_t *out, int n)
+{
+	struct abicap_counter per[ABICAP_EV_COUNT];
+	int k = c->ncpus < n ? c->ncpus : n;
+
+	/* the .bss where it is mmap'd (5.5+): no system call */
+	if (c->skel->bss && k > ABICAP_MAX_CPUS)
+		k = ABICAP_MAX_CPUS;
+	for (int i = 0; i < k; i++) {
+		if (c->skel->bss) {
+			out[i] = __atomic_load_n(&c->skel->bss->dropped_cpu[i].n,
+						 __ATOMIC_RELAXED);
+			continue;
+		}
+		if (capture_counters(c, i, per))
+			return -1;
+		out[i] = 0;
+		for (int ev = 0; ev < ABICAP_EV_COUNT; ev++)
+			out[i] += per[ev].dropped;
+	}
+	return k;
+}
+
 uint64_t capture_bad_records(const struct capture *c)
 {
 	uint64_t n = c->bad;

@@ -155,6 +155,11 @@ uint64_t capture_received(const struct capture *c, unsigned int ev);
 uint64_t capture_bad_records(const struct capture *c);
 /* Records lost so far, either transport (cheap: read after every drain). */
 uint64_t capture_dropped_total(struct capture *c);
+/*
+ * Records lost so far on each CPU (the CPU whose event it was) into out[0
+ * .. n): the number of CPUs filled (past them, none known), or -1.
+ */
+int capture_dropped_per_cpu(struct capture *c, uint64_t *out, int n);
 
 /* Aggregation from the kernel's accounting (sched_info), not from events. */
 bool capture_kernel_accounting(const struct capture *c);

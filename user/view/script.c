@@ -103,25 +103,30 @@ static void print_losses(struct script_state *s, uint64_t before)
 		const struct capfile_drop *d = &s->drops[s->next_drop];
 		uint64_t from = d->start_ns > s->t0 ? d->start_ns - s->t0 : 0,
 			 to = d->end_ns > s->t0 ? d->end_ns - s->t0 : 0;
+		char cpu[16];
 		int n;
 
 		if (d->start_ns >= before)
 			return;
 		if (to < s->o->win.since || from > s->o->win.until)
 			continue;
+		snprintf(cpu, sizeof(cpu), "%d", d->cpu);
 		if (s->o->fmt == FMT_JSON)
 			n = fprintf(s->out, "{\"event\":\"lost\",\"ts_ns\":%llu,"
-				    "\"end_ns\":%llu,\"records\":%llu}\n",
-				    (unsigned long long)d->start_ns,
-				    (unsigned long long)d->end_ns,
-				    (unsigned long long)d->count);
+				    "\"end_ns\":%llu,\"cpu\":%s,\"records\":"
+				    "%llu}\n", (unsigned long long)d->start_ns,
+				    (unsigned long long)d->end_ns, d->cpu < 0 ?
+				    "null" : cpu, (unsigned long long)d->count);
 		else
-			n = fprintf(s->out, "%12.3f   - LOST              %llu "
+			n = fprintf(s->out, "%12.3f %3s LOST              %llu "
 				    "records lost while recording, until "
-				    "%.3f: any task, any CPU\n",
+				    "%.3f: %s\n",
 				    ((double)d->start_ns - (double)s->t0) / 1e6,
+				    d->cpu < 0 ? "-" : cpu,
 				    (unsigned long long)d->count,
-				    ((double)d->end_ns - (double)s->t0) / 1e6);
+				    ((double)d->end_ns - (double)s->t0) / 1e6,
+				    d->cpu < 0 ? "any task, any CPU" :
+				    "any task's events on that CPU");
 		if (n < 0)
 			s->werr = errno ? errno : EIO;
 	}
