@@ -405,7 +405,8 @@ Test(btf_source, nested_stream_bomb_stops_at_the_budget, .timeout = 60)
 	write_file(path("bomb"), l1, n1);
 	expect_bad(path("bomb"), "needs more than abicap's budget for one file "
 		   "(1024 MiB decompressed, 64 decompressions, 3 layers, 256 "
-		   "MiB of BTF parsed; here: more than 64 decompressions)");
+		   "MiB of BTF parsed, a stream 32 times its size; here: more "
+		   "than 64 decompressions)");
 	cr_assert_not(btf_open_kernel_has_no_btf());
 	btf_open_budget(NULL, &spent);
 	cr_assert_eq(spent.streams, 64);
@@ -415,10 +416,32 @@ Test(btf_source, nested_stream_bomb_stops_at_the_budget, .timeout = 60)
 	free(l3);
 }
 
+/*
+ * A stream decompresses to at most 32 times its size and 1 MiB (issue 37:
+ * a 524-byte zImage was refused only after 1.04 GB and 6 s): 64 MiB of
+ * zeros in a frame of a few KB stops near 1 MiB, the budget named.
+ */
+Test(btf_source, a_stream_is_bounded_by_its_size, .timeout = 60)
+{
+	size_t len = 64u << 20, n;
+	unsigned char *zeros = calloc(1, len), *img = zimage_of(zeros, len, 1, &n);
+	struct btf_budget spent;
+
+	write_file(path("ratio"), img, n);
+	expect_bad(path("ratio"), "here: a stream decompressing to more than "
+		   "32 times its size and 1 MiB)");
+	btf_open_budget(NULL, &spent);
+	cr_assert_eq(spent.streams, 1);
+	cr_assert_leq(spent.bytes, 32 * (n - 64) + (1u << 20), "%llu bytes "
+		      "from a %zu-byte stream", spent.bytes, n - 64);
+	free(zeros);
+	free(img);
+}
+
 /* Bytes count across streams and layers: with a 64 MiB budget, two 40 MiB streams are one too many. */
 Test(btf_source, decompressed_bytes_count_across_streams, .timeout = 60)
 {
-	struct btf_budget b = { 64ull << 20, 64, 256ull << 20 }, spent;
+	struct btf_budget b = { 64ull << 20, 64, 256ull << 20, 0 }, spent;
 	size_t len = 40u << 20, n;
 	unsigned char *zeros = calloc(1, len), *img = zimage_of(zeros, len, 2, &n);
 
@@ -443,7 +466,7 @@ Test(btf_source, decompressed_bytes_count_across_streams, .timeout = 60)
 /* What a stream gives before it turns out corrupt counts as well. */
 Test(btf_source, corrupt_streams_count_what_they_gave, .timeout = 60)
 {
-	struct btf_budget b = { 64ull << 20, 64, 256ull << 20 }, spent;
+	struct btf_budget b = { 64ull << 20, 64, 256ull << 20, 0 }, spent;
 	size_t len = 40u << 20, cap = ZSTD_compressBound(len), flen;
 	unsigned char *zeros = calloc(1, len), *frame = malloc(cap), *img;
 
@@ -483,7 +506,7 @@ Test(btf_source, a_fourth_layer_is_refused_before_it_is_decompressed)
 /* Raw BTF larger than any kernel's is not parsed. */
 Test(btf_source, raw_btf_past_the_budget_is_not_parsed)
 {
-	struct btf_budget b = { 1ull << 30, 64, 64 }, spent;
+	struct btf_budget b = { 1ull << 30, 64, 64, 32 }, spent;
 
 	kfix_write_raw(&KFIX_5_10, path("raw.btf"));
 	btf_open_budget(&b, NULL);

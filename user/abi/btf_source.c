@@ -31,6 +31,12 @@ static const struct btf_budget budget_default = {
 	.bytes = 1ull << 30, /* a Debian vmlinux is 30-100 MB */
 	.streams = 64, /* the real one is the first or second tried */
 	.btf_bytes = 256ull << 20, /* a kernel's BTF is 3-8 MB */
+	/*
+	 * per stream, from its size (issue 37: a 524-byte zImage took 1 GB
+	 * and 6 s before its refusal): kernels compress 3-10 times (xz,
+	 * zstd -19 at most about 7)
+	 */
+	.ratio = 32,
 };
 static struct btf_budget budget;
 static struct btf_budget used;
@@ -44,7 +50,7 @@ void btf_open_budget(const struct btf_budget *b, struct btf_budget *spent)
 		budget = *b;
 }
 
-enum over { OVER_BYTES, OVER_STREAMS, OVER_BTF };
+enum over { OVER_BYTES, OVER_STREAMS, OVER_BTF, OVER_RATIO };
 
 /* "1024 MiB", or "4096 bytes" where that is not whole MiB (a test's budget) */
 static const char *size_str(unsigned long long n, char *out, size_t len)
@@ -59,10 +65,13 @@ static const char *size_str(unsigned long long n, char *out, size_t len)
 /* The budget is spent: stop all work on this file, and say which part ran out. */
 static bool over(const char *path, enum over what, char *err, size_t errlen)
 {
-	char here[64], b[32], p[32];
+	char here[96], b[32], p[32];
 
 	over_budget = true;
-	if (what == OVER_STREAMS)
+	if (what == OVER_RATIO)
+		snprintf(here, sizeof(here), "a stream decompressing to more "
+			 "than %llu times its size and 1 MiB", budget.ratio);
+	else if (what == OVER_STREAMS)
 		snprintf(here, sizeof(here), "more than %llu decompressions",
 			 budget.streams);
 	else
@@ -72,10 +81,11 @@ static bool over(const char *path, enum over what, char *err, size_t errlen)
 			 what == OVER_BYTES ? "decompressed" : "of BTF parsed");
 	snprintf(err, errlen, "'%s' needs more than abicap's budget for one file "
 		 "(%s decompressed, %llu decompressions, %d layers, %s of BTF "
-		 "parsed; here: %s): no kernel image needs that much; give the "
-		 "kernel's image or its raw BTF", path,
-		 size_str(budget.bytes, b, sizeof(b)), budget.streams, MAX_DEPTH,
-		 size_str(budget.btf_bytes, p, sizeof(p)), here);
+		 "parsed, a stream %llu times its size; here: %s): no kernel "
+		 "image needs that much; give the kernel's image or its raw BTF",
+		 path, size_str(budget.bytes, b, sizeof(b)), budget.streams,
+		 MAX_DEPTH, size_str(budget.btf_bytes, p, sizeof(p)),
+		 budget.ratio, here);
 	return false;
 }
 
@@ -359,6 +369,7 @@ static struct btf *from_stream(enum unpack_fmt f, const unsigned char *p,
 {
 	struct growbuf g = { 0 };
 	struct btf *btf = NULL;
+	bool by_ratio = false;
 	char w[128];
 
 	*ret = 1;
@@ -375,11 +386,18 @@ static struct btf *from_stream(enum unpack_fmt f, const unsigned char *p,
 		over(path, OVER_BYTES, err, errlen);
 		return NULL;
 	}
+	/* and at what this stream's size allows */
+	if (budget.ratio && g.limit > BTF_STREAM_FLOOR &&
+	    len <= (g.limit - BTF_STREAM_FLOOR) / budget.ratio) {
+		g.limit = len * budget.ratio + BTF_STREAM_FLOOR;
+		by_ratio = true;
+	}
 	*ret = unpack(f, p, len, &g);
 	/* what a stream gave before it failed counts too */
 	if (*ret == -EFBIG || !spend(path, OVER_BYTES, g.len, err, errlen)) {
 		if (!over_budget)
-			over(path, OVER_BYTES, err, errlen);
+			over(path, by_ratio && *ret == -EFBIG ? OVER_RATIO :
+			     OVER_BYTES, err, errlen);
 		*ret = 1;
 	} else if (!*ret) {
 		if (wrap[0])

@@ -32,10 +32,17 @@ bool btf_open_kernel_has_no_btf(void);
  */
 struct btf_budget {
 	unsigned long long bytes, streams, btf_bytes;
+	/*
+	 * one stream decompresses to at most ratio times its compressed size,
+	 * plus BTF_STREAM_FLOOR (0: no such bound)
+	 */
+	unsigned long long ratio;
 };
+#define BTF_STREAM_FLOOR (1ull << 20)
 /*
  * What the last btf_open() spent into *spent (if not NULL); with b, the
- * budget for the next ones (for tests; the default is 1 GiB, 64, 256 MiB).
+ * budget for the next ones (for tests; the default is 1 GiB, 64, 256 MiB,
+ * 32 times).
  */
 void btf_open_budget(const struct btf_budget *b, struct btf_budget *spent);
 

@@ -43,9 +43,10 @@ const struct cmd *cmd_find(const struct cmd *cmds, const char *name);
  */
 #define HELP_BUDGET_KERNEL \
 "Budget: each kernel file is read within one budget, whatever its shape: at\n" \
-"most 1 GiB decompressed in all, 64 decompressions, 3 layers deep, 256 MiB of\n" \
-"BTF parsed (Debian's amd64 vmlinuz takes one, of about 60 MB): under 10 s\n" \
-"of CPU and 1.6 GB of memory. A file past it is refused (exit 2).\n"
+"most 1 GiB decompressed in all, each stream at most 32 times its size and\n" \
+"1 MiB, 64 decompressions, 3 layers deep, 256 MiB of BTF parsed (Debian's\n" \
+"amd64 vmlinuz takes one, of about 60 MB): under 10 s of CPU and 1.6 GB of\n" \
+"memory. A file past it is refused (exit 2).\n"
 #define HELP_BUDGET_OBJECT \
 "An object: at most 16384 CO-RE relocations, 8192 programs and subprograms,\n" \
 "and 16777216 instructions of branch analysis per kernel (abicap's own\n" \
