@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "capfile/capfile.h"
 #include "harness.h"
 #include "lib/util.h"
@@ -519,4 +521,51 @@ Test(readers, a_cpus_own_losses_do_not_mark_another)
 		free(run.err);
 		free(p);
 	}
+}
+
+/*
+ * A small file costs a bounded amount (issue 37: a 92 KB capture of 500
+ * chunks of one record repeated, each chunk older than the last, made
+ * report write 524 MB of temporary files and export a 158 MB trace):
+ * report refuses once its temporary file would pass 128 times the
+ * capture's size (at least 64 MiB), export once its trace would, each
+ * with one error (exit 2) and nothing left behind.
+ */
+Test(readers, a_crafted_capture_costs_a_bounded_amount, .timeout = 120)
+{
+	char *p = strdup(path("crafted.abicap")), *out = strdup(path("c.pftrace"));
+	char err[ERRMSG_LEN];
+	struct capw *w = capw_open(p, true, meta_ok, err, sizeof(err));
+	union abicap_rec r = recfix_switch(0, 0, 0, "swapper/0", 0, 7, "t7", 0);
+	size_t per = CAPFILE_CHUNK_RAW / r.hdr.size;
+	struct stat st;
+	struct run run;
+
+	cr_assert(w, "%s", err);
+	for (int c = 0; c < 500; c++) {
+		r.hdr.ts_ns = (uint64_t)(500 - c) * MS;
+		for (size_t i = 0; i < per; i++)
+			add(w, r);
+	}
+	cr_assert_eq(capw_close(w, "{}", err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(stat(p, &st), 0);
+	cr_assert_lt(st.st_size, 1 << 20, "the crafted file is %lld bytes",
+		     (long long)st.st_size);
+	run = run_reader(REPORT, p, NULL);
+	cr_assert_eq(run.code, EXIT_USAGE, "report: exit %d: %s", run.code,
+		     run.err);
+	cr_assert(strstr(run.err, "needs more than 64 MiB of temporary space "
+			 "to put its records in order"), "%s", run.err);
+	free(run.out);
+	free(run.err);
+	run = run_cmd((char *[]){ (char *)abicap_bin(), "export", p,
+				  "--perfetto", out, NULL });
+	cr_assert_eq(run.code, EXIT_USAGE, "export: exit %d: %s", run.code,
+		     run.err);
+	cr_assert(strstr(run.err, "its trace would pass 64 MiB"), "%s", run.err);
+	cr_assert_neq(access(out, F_OK), 0, "export left %s", out);
+	free(run.out);
+	free(run.err);
+	free(out);
+	free(p);
 }

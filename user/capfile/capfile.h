@@ -162,6 +162,8 @@ struct capfile_drop {
 	int32_t cpu; /* whose events were lost; -1: any CPU (format 4 and older) */
 };
 const struct capfile_drop *capr_drops(const struct capr *r, size_t *n);
+/* The file's size in bytes, at open. */
+uint64_t capr_size(const struct capr *r);
 /* The file's format version (1 .. CAPFILE_VERSION). */
 unsigned int capr_version(const struct capr *r);
 

@@ -1025,6 +1025,11 @@ int capr_next(struct capr *r, union abicap_rec *out)
 	return 1;
 }
 
+uint64_t capr_size(const struct capr *r)
+{
+	return r->size;
+}
+
 const char *capr_meta(const struct capr *r)
 {
 	return r->meta;

@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include "capfile/capmeta.h"
 #include "capfile/capsort_ext.h"
+#include "lib/util.h"
 
 #define REC sizeof(union abicap_rec)
 _Static_assert(sizeof(size_t) == sizeof(void *), "permute() reuses ptr");
@@ -61,6 +62,7 @@ struct capr_ordered {
 	union abicap_rec prev; /* the last record read first (note()) */
 	bool any;
 	struct capr_order_stats st;
+	uint64_t tmp_max; /* bytes of temporary file, both passes' at once */
 	char err[300];
 };
 
@@ -121,6 +123,15 @@ static int transfer(struct capr_ordered *s, int f, void *p, size_t n,
 
 static int write_at(struct capr_ordered *s, int f, void *p, size_t n)
 {
+	if ((s->end[0] + s->end[1] + n) * REC > s->tmp_max) {
+		snprintf(s->err, sizeof(s->err), "the capture needs more than "
+			 "%llu MiB of temporary space to put its records in order "
+			 "(%d times its size, and %llu MiB): no capture abicap "
+			 "records needs that much (crafted?); ABICAP_SORT_TMP_MB "
+			 "sets the bound", (unsigned long long)(s->tmp_max >> 20),
+			 CAPR_TMP_RATIO, CAPR_TMP_FLOOR >> 20);
+		return -1;
+	}
 	if (transfer(s, f, p, n, s->end[f], true))
 		return -1;
 	s->end[f] += n;
@@ -550,6 +561,21 @@ static struct capr *reopen(struct capr_ordered *s, const char *path)
 	return r;
 }
 
+/* The temporary file's bound: the caller's, ABICAP_SORT_TMP_MB, or from the file's size. */
+static uint64_t tmp_bound(const struct capr *r, const struct capr_order_opts *o)
+{
+	const char *e = getenv("ABICAP_SORT_TMP_MB");
+	uint64_t by_size = capr_size(r) > UINT64_MAX / CAPR_TMP_RATIO ?
+			   UINT64_MAX : capr_size(r) * CAPR_TMP_RATIO;
+	long mb;
+
+	if (o && o->tmp_max)
+		return o->tmp_max;
+	if (e && parse_long(e, 1, 1L << 30, &mb))
+		return (uint64_t)mb << 20;
+	return by_size > CAPR_TMP_FLOOR ? by_size : CAPR_TMP_FLOOR;
+}
+
 struct capr_ordered *capr_ordered_open(struct capr *r,
 				       const struct capr_order_opts *o,
 				       int *rc, char *err, size_t errlen)
@@ -566,6 +592,7 @@ struct capr_ordered *capr_ordered_open(struct capr *r,
 	s->budget = o && o->budget ? o->budget : CAPR_ORDER_BUDGET;
 	if (s->budget < 2 * (s->fanin + 1))
 		s->budget = 2 * (s->fanin + 1);
+	s->tmp_max = tmp_bound(r, o);
 	s->dir = o && o->tmpdir ? o->tmpdir : getenv("TMPDIR");
 	if (!s->dir || !*s->dir)
 		s->dir = "/tmp";

@@ -36,6 +36,15 @@
 
 #define CAPR_ORDER_BUDGET ((size_t)1 << 19)
 #define CAPR_ORDER_FANIN 64
+/*
+ * The temporary file at most CAPR_TMP_RATIO times the capture's size, and
+ * CAPR_TMP_FLOOR (issue 37: a 92 KB capture of 500 chunks of one record,
+ * each older than the last, took 524 MB of /tmp, RAM on many hosts); a
+ * recorder's capture streams through the window and needs none, and a
+ * shuffled real one about 35 times its size. ABICAP_SORT_TMP_MB sets it.
+ */
+#define CAPR_TMP_RATIO 128
+#define CAPR_TMP_FLOOR (64ull << 20)
 
 /*
  * A binary min-heap's sift-down from i over n elements of size bytes (at
@@ -59,6 +68,7 @@ struct capr_order_opts {
 	 * a second reading. NULL: always the temporary file.
 	 */
 	const char *path;
+	uint64_t tmp_max; /* the temporary file's bytes at most (0: as above) */
 };
 
 /* What the reading at open saw (every record of the file, once). */
@@ -78,9 +88,10 @@ struct capr_ordered;
 
 /*
  * Read every record of r (which stays the caller's; read to its end here)
- * and get ready to give them in order. NULL with err: no memory, or the
+ * and get ready to give them in order. NULL with err: no memory, the
  * temporary file cannot be made or written (err names the directory and
- * says to set TMPDIR). *rc: as capr_next()'s last return (0 clean or cut
+ * says to set TMPDIR), or it would grow past tmp_max (err says "temporary
+ * space"). *rc: as capr_next()'s last return (0 clean or cut
  * short, -1 damaged: the records before the damage are kept).
  */
 struct capr_ordered *capr_ordered_open(struct capr *r,

@@ -30,6 +30,27 @@
 /* Captures with more records than this stream (96 MiB loaded). */
 #define EXPORT_LOAD_MAX ((size_t)1 << 20)
 
+/*
+ * The trace at most EXPORT_OUT_RATIO times the capture's size, and
+ * EXPORT_OUT_FLOOR (issue 37: a 92 KB capture of one record repeated in 500
+ * chunks made a 158 MB trace); a real capture's is 5-25 times its size.
+ * ABICAP_EXPORT_MAX_MB sets it.
+ */
+#define EXPORT_OUT_RATIO 128
+#define EXPORT_OUT_FLOOR (64ull << 20)
+
+static uint64_t out_bound(uint64_t cap_size)
+{
+	const char *e = getenv("ABICAP_EXPORT_MAX_MB");
+	uint64_t by_size = cap_size > UINT64_MAX / EXPORT_OUT_RATIO ? UINT64_MAX :
+			   cap_size * EXPORT_OUT_RATIO;
+	long mb;
+
+	if (e && parse_long(e, 1, 1L << 30, &mb))
+		return (uint64_t)mb << 20;
+	return by_size > EXPORT_OUT_FLOOR ? by_size : EXPORT_OUT_FLOOR;
+}
+
 /* Captures larger than this stream; ABICAP_EXPORT_STREAM_MB sets it (MiB). */
 static long long stream_bytes(void)
 {
@@ -48,6 +69,8 @@ struct export_stats {
 	uint64_t bad_cpu; /* naming a CPU past the capture's count */
 	uint64_t fed; /* records inside the window */
 	uint64_t first, last; /* the first record's time, the latest's */
+	uint64_t out_max; /* the trace's bytes at most (out_bound) */
+	bool too_big; /* stopped there */
 };
 
 /* The window of this export (export_perfetto_window), all by default. */
@@ -56,6 +79,7 @@ static struct timewin export_win = { 0, UINT64_MAX };
 struct streaming {
 	struct perfetto *p;
 	struct export_stats *st;
+	FILE *out, *spill; /* what the trace takes so far (spill: NULL) */
 	bool started;
 	uint64_t t0; /* the first record's time: the window counts from it */
 };
@@ -72,6 +96,12 @@ static int window_event(struct streaming *s, const union abicap_rec *rec)
 	if (!timewin_has(&export_win, s->t0, rec->hdr.ts_ns))
 		return 0;
 	s->st->fed++;
+	if (!(s->st->fed & 4095) &&
+	    (uint64_t)ftello(s->out) + (s->spill ? (uint64_t)ftello(s->spill) :
+					0) > s->st->out_max) {
+		s->st->too_big = true;
+		return 1; /* nothing more: the trace is not kept */
+	}
 	return perfetto_event(s->p, rec);
 }
 
@@ -132,7 +162,7 @@ static int export_stream(const char *outp, struct capr *r, FILE *out,
 			 int ncpus, const struct perfetto_uts *uts,
 			 struct export_stats *st, int *werr)
 {
-	struct streaming s = { .st = st };
+	struct streaming s = { .st = st, .out = out };
 	FILE *spill = spill_open(outp);
 	int c;
 
@@ -149,6 +179,7 @@ static int export_stream(const char *outp, struct capr *r, FILE *out,
 	}
 	perfetto_system(s.p, uts);
 	perfetto_spill(s.p, spill);
+	s.spill = spill;
 	c = capr_each(r, CAPR_WINDOW_NS, add_record, &s, &st->late);
 	st->bad_cpu = perfetto_bad_cpu(s.p);
 	*werr = perfetto_finish(s.p);
@@ -162,7 +193,7 @@ static int export_loaded(FILE *out, struct capr *r, const union abicap_rec *recs
 			 struct export_stats *st)
 {
 	struct perfetto *p = perfetto_new(out, ncpus);
-	struct streaming s = { .p = p, .st = st };
+	struct streaming s = { .p = p, .st = st, .out = out };
 
 	if (!p)
 		return -ENOMEM;
@@ -174,7 +205,7 @@ static int export_loaded(FILE *out, struct capr *r, const union abicap_rec *recs
 	for (size_t i = 0; i < st->n; i++)
 		perfetto_thread(p, &recs[i]);
 	perfetto_tree(p);
-	for (size_t i = 0; i < st->n; i++)
+	for (size_t i = 0; i < st->n && !st->too_big; i++)
 		window_event(&s, &recs[i]);
 	st->bad_cpu = perfetto_bad_cpu(p);
 	return perfetto_finish(p);
@@ -235,6 +266,7 @@ int export_perfetto_fd(const char *cap, int fd, const char *outp)
 		goto out;
 	}
 	meta = json_loads(capr_meta(r), 0, NULL);
+	st.out_max = out_bound(capr_size(r));
 	out = fdopen(fd, "wb");
 	if (!out) {
 		ab_error("cannot write '%s': %s", outp, strerror(errno));
@@ -289,6 +321,16 @@ int export_perfetto_fd(const char *cap, int fd, const char *outp)
 	if (fclose(out) && !c)
 		c = -errno;
 	out = NULL;
+	if (st.too_big) {
+		ab_error("'%s': its trace would pass %llu MiB (%d times the "
+			 "capture's size, and %llu MiB): no capture abicap records "
+			 "makes that much (crafted?); export a part of it with "
+			 "--since/--until, or set ABICAP_EXPORT_MAX_MB", cap,
+			 (unsigned long long)(st.out_max >> 20), EXPORT_OUT_RATIO,
+			 EXPORT_OUT_FLOOR >> 20);
+		ret = EXIT_USAGE;
+		goto out;
+	}
 	if (c) {
 		ab_error("cannot write '%s': %s", outp, strerror(-c));
 		ret = EXIT_RUNTIME;

@@ -87,8 +87,9 @@ int report_read_records(struct capr **r, const char *path, json_t *meta,
 	if (!s) {
 		if (strstr(err, "out of memory"))
 			return -ENOMEM;
-		ab_error("%s", err);
-		return -EIO;
+		ab_error("'%s': %s", path, err);
+		/* past the bound for one input: the file's doing, not ours */
+		return strstr(err, "temporary space") ? -E2BIG : -EIO;
 	}
 	st = capr_ordered_stats(s);
 	waking = m->events_given ?

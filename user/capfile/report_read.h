@@ -36,7 +36,8 @@ struct report_read_opts {
  * type, bytes: the same for any order in the file), in bounded memory
  * (capsort_ext.h; ABICAP_ORDER_BUDGET in the environment sets the records
  * held, for tests). *n: records read. 0 or -1 as capr_next(); -ENOMEM;
- * -EIO: the temporary file failed (the error printed); -ENOENT:
+ * -EIO: the temporary file failed, -E2BIG: it would pass its bound for
+ * one input (capsort_ext.h; both errors printed); -ENOENT:
  * --from-waking without sched_waking. *r and path stay as they are.
  */
 int report_read_records(struct capr **r, const char *path, json_t *meta,

@@ -35,11 +35,14 @@ const struct cmd_spec export_spec = {
 "A capture over 64 MiB (ABICAP_EXPORT_STREAM_MB) or over a million records\n"
 "is read twice instead of held in memory: a bounded window of records (and\n"
 "an entry per thread) whatever its size or content, half the speed.\n"
+"The trace is at most 128 times the capture's size and 64 MiB (a real\n"
+"one is 5-25 times; ABICAP_EXPORT_MAX_MB sets it): past that the export\n"
+"stops, keeps nothing and exits 2.\n"
 "A part of the capture damaged, missing, doubled or out of place is named\n"
 "(with its byte offset) and left out; the trace holds the rest.\n"
-"Exit: 0 ok, 2 bad usage, not a readable capture or OUT refused, 4 write\n"
-"failure, 5 the trace written from a capture with damaged, missing,\n"
-"doubled or out-of-place parts.\n",
+"Exit: 0 ok, 2 bad usage, not a readable capture, past the bound or OUT\n"
+"refused, 4 write failure, 5 the trace written from a capture with\n"
+"damaged, missing, doubled or out-of-place parts.\n",
 };
 
 int do_export(int argc, char **argv)

@@ -65,7 +65,9 @@ const struct cmd_spec report_spec = {
 "memory; a larger capture is read twice: through a window of 512 Ki\n"
 "records where that puts it in order (a recorder's file), else sorted\n"
 "through a temporary file in $TMPDIR (else /tmp, unnamed: nothing is left\n"
-"behind) of up to twice its uncompressed records (about 100 bytes each).\n"
+"behind) of up to twice its uncompressed records (about 100 bytes each),\n"
+"at most 128 times the capture's size and 64 MiB (ABICAP_SORT_TMP_MB sets\n"
+"it): a file needing more is refused (exit 2).\n"
 "Cgroups the kernel throttled for their CPU quota during the capture are\n"
 "listed with the time throttled: run-queue waits that are the quota, not\n"
 "a shortage of CPU.\n"
@@ -209,7 +211,7 @@ int do_report(int argc, char **argv)
 		.ci = &ci, .from_waking = from_waking, .win = win,
 		.obs = nslow ? &obs : NULL, .cg_used = &cg_used };
 	c = report_read_records(&r, argv[optind], meta, &a, &n, &ro);
-	if (c == -ENOENT || c == -ENOMEM || c == -EIO) {
+	if (c == -ENOENT || c == -ENOMEM || c == -EIO || c == -E2BIG) {
 		hashtab_free(&cg_used);
 		capmeta_free(&cm);
 	}
@@ -224,7 +226,7 @@ int do_report(int argc, char **argv)
 		slowest_free(&slow);
 		return EXIT_USAGE;
 	}
-	if (c == -ENOMEM || c == -EIO) {
+	if (c == -ENOMEM || c == -EIO || c == -E2BIG) {
 		free(ci.drops);
 		if (c == -ENOMEM)
 			ab_error("out of memory reading '%s'", argv[optind]);
@@ -232,7 +234,7 @@ int do_report(int argc, char **argv)
 		capr_close(r);
 		json_decref(meta);
 		slowest_free(&slow);
-		return EXIT_RUNTIME;
+		return c == -E2BIG ? EXIT_USAGE : EXIT_RUNTIME;
 	}
 	cut = capr_cut_short(r);
 	if (cut)

@@ -122,10 +122,10 @@ static int run(struct capview *v, const struct report_read_opts *o)
 
 	c = report_read_records(&v->r, v->path, v->meta, &v->a, &n, o);
 	v->analysed = true;
-	if (c == -ENOMEM || c == -EIO) {
+	if (c == -ENOMEM || c == -EIO || c == -E2BIG) {
 		if (c == -ENOMEM)
 			ab_error("out of memory reading '%s'", v->path);
-		return EXIT_RUNTIME;
+		return c == -E2BIG ? EXIT_USAGE : EXIT_RUNTIME;
 	}
 	if (capr_cut_short(v->r))
 		ab_warn("'%s' was cut short (no trailer): drawing the %zu "

@@ -326,12 +326,12 @@ int slowest_holders(struct slowest *s, const char *path, json_t *meta,
 		return EXIT_RUNTIME;
 	}
 	c = report_read_records(&r, path, meta, &pass, &n, &ro);
-	if (c != -ENOMEM && c != -EIO)
+	if (c != -ENOMEM && c != -EIO && c != -E2BIG)
 		analysis_finish(&pass);
 	analysis_free(&pass);
 	capr_close(r);
-	if (c == -EIO)
-		return EXIT_RUNTIME;
+	if (c == -EIO || c == -E2BIG)
+		return c == -E2BIG ? EXIT_USAGE : EXIT_RUNTIME;
 	if (c == -ENOMEM || s->oom || settle(s, a)) {
 		ab_error("out of memory finding who held the slowest waits' CPUs");
 		return EXIT_RUNTIME;
