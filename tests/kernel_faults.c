@@ -580,6 +580,22 @@ Test(faults, full_disk_while_drawing)
 	cr_assert_eq(umount(dir), 0);
 }
 
+/* trace onto a full disk: exit 4, the error named (issue 37: no exit 0 after a failed write). */
+Test(faults, trace_to_a_full_disk)
+{
+	char cmd[512];
+	struct run r;
+
+	require_kernel();
+	snprintf(cmd, sizeof(cmd), "exec %s trace -d 1 > /dev/full",
+		 abicap_bin());
+	r = run_cmd((char *[]){ "bash", "-c", cmd, NULL });
+	cr_assert_eq(r.code, 4, "exit %d: %s", r.code, r.err);
+	cr_assert(strstr(r.err, "No space left on device"), "%s", r.err);
+	free(r.out);
+	free(r.err);
+}
+
 /* `abicap trace | head -n 3` in a shell: both exit 0, no error on stderr. */
 Test(faults, pipe_into_head_is_a_clean_exit)
 {

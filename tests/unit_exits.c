@@ -98,4 +98,8 @@ Test(exits, check_to_a_full_disk)
 		cr_skip_test("no /sys/kernel/btf/vmlinux: check has no kernel to read");
 	FULL("check", enospc, "check");
 	FULL("check --format json", enospc, "check", "--format", "json");
+	FULL("diff", enospc, "diff", "/sys/kernel/btf/vmlinux",
+	     "/sys/kernel/btf/vmlinux");
+	FULL("contract snapshot", enospc, "contract", "snapshot", "--btf",
+	     "/sys/kernel/btf/vmlinux");
 }
