@@ -338,6 +338,23 @@ int analysis_set_drops(struct analysis *a, const struct drop_window *d,
 	return 0;
 }
 
+/* The first of v's n windows whose end (by_end) or start is at or after t. */
+static size_t first_window(const struct drop_window *v, size_t n, uint64_t t,
+			   bool by_end)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if ((by_end ? v[mid].end_ns : v[mid].start_ns) < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /*
  * The first drop window overlapping [from, to] (some of its events may be
  * missing), NULL if none.
@@ -345,17 +362,8 @@ int analysis_set_drops(struct analysis *a, const struct drop_window *d,
 static const struct drop_window *drop_in(const struct analysis *a,
 					 uint64_t from, uint64_t to)
 {
-	size_t lo = 0, hi = a->ndrops;
+	size_t lo = first_window(a->drops, a->ndrops, from, true);
 
-	/* the first window ending at or after from */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (a->drops[mid].end_ns < from)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	return lo < a->ndrops && a->drops[lo].start_ns < to ? &a->drops[lo] :
 	       NULL;
 }
@@ -369,17 +377,9 @@ static bool spans_drop(const struct analysis *a, int cpu, uint64_t from,
 {
 	uint64_t lo_start = from > a->cpu_drop_longest ?
 			    from - a->cpu_drop_longest : 0;
-	size_t lo = 0, hi = a->ncpu_drops;
+	/* none starting before lo_start reaches from */
+	size_t lo = first_window(a->cpu_drops, a->ncpu_drops, lo_start, false);
 
-	/* the first window starting at or after lo_start: none before it reaches from */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (a->cpu_drops[mid].start_ns < lo_start)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	for (; lo < a->ncpu_drops && a->cpu_drops[lo].start_ns < to; lo++) {
 		const struct drop_window *d = &a->cpu_drops[lo];
 

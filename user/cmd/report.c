@@ -251,33 +251,15 @@ int do_report(int argc, char **argv)
 	ci.trailer = &ct;
 	analysis_finish(&a);
 	if (capwarn_no_task(&a, argv[optind], (int32_t)pid, comm)) {
-		slowest_free(&slow);
-		hashtab_free(&cg_used);
-		capmeta_free(&cm);
-		captrailer_free(&ct);
-		free(ci.drops);
-		analysis_free(&a);
-		capr_close(r);
-		json_decref(meta);
-		json_decref(trl);
-		return EXIT_USAGE;
+		ret = EXIT_USAGE;
+		goto done;
 	}
 	capwarn_window(argv[optind], &win, a.last_ts - a.first_ts);
 	slowest_finish(&slow, &a);
 	ret = nslow ? slowest_holders(&slow, argv[optind], meta, &ci, &win, &a) :
 		      0;
-	if (ret) {
-		slowest_free(&slow);
-		hashtab_free(&cg_used);
-		capmeta_free(&cm);
-		captrailer_free(&ct);
-		free(ci.drops);
-		analysis_free(&a);
-		capr_close(r);
-		json_decref(meta);
-		json_decref(trl);
-		return ret;
-	}
+	if (ret)
+		goto done;
 	capinfo_warn(&ci, r, argv[optind]);
 	capwarn_bad_cpu(a.bad_cpu, a.ncpus);
 	ret = ci.damaged ? EXIT_DAMAGED : EXIT_OK;
@@ -342,6 +324,7 @@ int do_report(int argc, char **argv)
 			slowest_text(stdout, &slow, a.first_ts);
 	}
 done:
+	hashtab_free(&cg_used);
 	grouping_free(&g);
 	cgnames_free(names);
 	analysis_free(&a);
