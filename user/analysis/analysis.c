@@ -258,7 +258,7 @@ static void close_phase(struct analysis *a, struct task *t, uint64_t ts,
 	/* a filtered capture: only a run whose both ends passed the filter */
 	if (t->phase == PH_RUN && t->run_ok)
 		t->runtime += sp.end_ns - sp.start_ns;
-	if (t->phase == PH_UNKNOWN && t->why == UNK_HIDDEN)
+	if (t->phase == PH_UNKNOWN && t->why == UNK_HIDDEN && !a->task_filtered)
 		t->unknown_ns += sp.end_ns - sp.start_ns;
 	if (a->obs.task_span)
 		a->obs.task_span(a->obs.ctx, &sp);
@@ -286,7 +286,7 @@ static void forget(struct analysis *a, struct task *t, uint64_t ts,
 	if (t->phase != PH_UNKNOWN) {
 		set_phase(a, t, PH_UNKNOWN, ts, -1);
 		t->why = why;
-		if (why == UNK_HIDDEN)
+		if (why == UNK_HIDDEN && !a->task_filtered)
 			t->hidden++;
 	}
 	t->gap = true;

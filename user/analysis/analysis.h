@@ -183,6 +183,11 @@ struct analysis {
 	 * (record version 3, ABICAP_SWITCH_*_OK); false: both sides did.
 	 */
 	bool switch_flags;
+	/*
+	 * The capture saw some tasks only: a switch out of a task not switched
+	 * in there is the filter's doing, not a switch the kernel hid
+	 */
+	bool task_filtered;
 	/* sorted by time, not overlapping (analysis_set_drops) */
 	struct drop_window *drops; /* merged, any CPU: what tasks may lack */
 	size_t ndrops;

@@ -20,6 +20,7 @@ static int set_filters(struct analysis *a, const struct report_read_opts *o)
 	if (o->comm)
 		snprintf(a->filter_comm, sizeof(a->filter_comm), "%s", o->comm);
 	a->switch_flags = o->ci->flags;
+	a->task_filtered = o->ci->task_filtered;
 	if (o->obs)
 		analysis_observe(a, o->obs);
 	return analysis_set_drops(a, o->ci->drops, o->ci->ndrops);
