@@ -162,6 +162,10 @@ Test(readers, losses_are_told_by_every_reader)
 					 "lost"), "%s's data", reader_name[k]);
 			free(page);
 		}
+		if (k == REPORT)
+			/* one line for the loss, another for what it left out */
+			cr_assert(strstr(r.out, "\nlost: 40 records in 1 window\n"),
+				  "%s", r.out);
 		if (k == SCRIPT)
 			/* times after the first record, at 0.5 ms */
 			cr_assert(strstr(r.out, "       3.500   - LOST              "
