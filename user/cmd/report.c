@@ -99,70 +99,90 @@ static json_t *window_json(const struct timewin *w, uint64_t span)
 			 "cut_short", w->until != UINT64_MAX && w->until > span);
 }
 
-int do_report(int argc, char **argv)
-{
-	char err[ERRMSG_LEN];
-	bool json = false, cut, from_waking = false;
-	long top = 10, pid = 0;
-	const char *comm = NULL;
-	size_t n = 0;
-	struct analysis a;
+/* What the command line asks of report. */
+struct rep_args {
+	const char *path;
+	bool json, from_waking;
+	long top, pid, nslow;
+	const char *comm, *key; /* key: --by's word */
+	enum group_by by;
+	struct timewin win;
+};
+
+/* One report's state, freed by rep_free whatever was reached. */
+struct rep {
+	struct capr *r;
 	json_t *meta, *trl;
 	struct capmeta cm;
 	struct captrailer ct;
-	int mc;
-	struct capr *r;
-	enum group_by by = GROUP_TASK;
-	struct grouping g = { 0 };
-	struct cgnames *names = NULL;
-	const char *key = NULL;
 	struct capinfo ci;
-	struct report_read_opts ro;
-	struct hashtab cg_used = HASHTAB_INIT;
-	struct opt_parser p;
-	struct timewin win = TIMEWIN_ALL;
-	struct slowest slow = { 0 };
-	struct analysis_observer obs = { .ctx = &slow, .wait = slowest_wait };
-	long nslow = 0;
-	bool handled;
-	int ch, c, ret;
+	struct analysis a;
+	struct grouping g;
+	struct cgnames *names;
+	struct hashtab cg_used;
+	struct slowest slow;
+	bool cut;
+};
 
+static void rep_free(struct rep *s)
+{
+	hashtab_free(&s->cg_used);
+	grouping_free(&s->g);
+	cgnames_free(s->names);
+	analysis_free(&s->a);
+	capmeta_free(&s->cm);
+	captrailer_free(&s->ct);
+	slowest_free(&s->slow);
+	free(s->ci.drops);
+	json_decref(s->meta);
+	json_decref(s->trl);
+	capr_close(s->r);
+}
+
+/* The options into o: -1 to go on, else the exit code (--help: EXIT_OK). */
+static int rep_parse(int argc, char **argv, struct rep_args *o)
+{
+	struct opt_parser p;
+	bool handled;
+	int ch, c;
+
+	*o = (struct rep_args){ .top = 10, .by = GROUP_TASK, .win = TIMEWIN_ALL };
 	opt_parser_init(&p, &report_spec);
 	while ((ch = opt_next(&p, argc, argv)) != -1) {
-		c = window_opt(ch, optarg, &win, &handled);
+		c = window_opt(ch, optarg, &o->win, &handled);
 		if (c)
 			return c;
 		if (handled)
 			continue;
 		switch (ch) {
 		case OPT_LONG('b'):
-			if (group_by_parse(optarg, &by)) {
+			if (group_by_parse(optarg, &o->by)) {
 				ab_error("--by '%s': use task, cgroup or container",
 					 optarg);
 				return EXIT_USAGE;
 			}
-			key = optarg;
+			o->key = optarg;
 			break;
 		case 'f':
-			if (opt_text_or_json(optarg, &json))
+			if (opt_text_or_json(optarg, &o->json))
 				return EXIT_USAGE;
 			break;
 		case 'p':
-			if (opt_pid(optarg, &pid))
+			if (opt_pid(optarg, &o->pid))
 				return EXIT_USAGE;
 			break;
 		case 'c':
-			comm = optarg;
+			o->comm = optarg;
 			break;
 		case 'n':
-			if (opt_number("top", optarg, 1, 100000, &top))
+			if (opt_number("top", optarg, 1, 100000, &o->top))
 				return EXIT_USAGE;
 			break;
 		case OPT_LONG('w'):
-			from_waking = true;
+			o->from_waking = true;
 			break;
 		case OPT_LONG('s'):
-			if (opt_number("slowest", optarg, 1, 100000, &nslow))
+			if (opt_number("slowest", optarg, 1, 100000, &o->nslow))
 				return EXIT_USAGE;
 			break;
 		case 'h':
@@ -176,164 +196,173 @@ int do_report(int argc, char **argv)
 		ab_error("report needs one capture file (see abicap report --help)");
 		return EXIT_USAGE;
 	}
-	if (window_check(&win))
+	o->path = argv[optind];
+	return window_check(&o->win) ? EXIT_USAGE : -1;
+}
+
+/* The trailer, the integrity and what was lost, once the records are read. */
+static void rep_trailer(struct rep *s, const char *path)
+{
+	char err[ERRMSG_LEN];
+	int mc;
+
+	s->cut = capr_cut_short(s->r);
+	s->trl = capr_trailer(s->r) ? json_loads(capr_trailer(s->r), 0, NULL) :
+		 NULL;
+	s->ci.damaged = capwarn_integrity(s->r, path);
+	mc = s->trl ? captrailer_read(&s->ct, capr_trailer(s->r), err,
+				      sizeof(err)) : 0;
+	if (mc == -1)
+		ab_warn("'%s': %s", path, err);
+	capinfo_dropped(&s->ci, s->r, s->trl ? &s->ct : NULL);
+	s->ci.trailer = &s->ct;
+}
+
+/* Open o->path and read its records into s->a: 0 or an exit code (reported). */
+static int rep_load(struct rep *s, const struct rep_args *o)
+{
+	struct analysis_observer obs = { .ctx = &s->slow, .wait = slowest_wait };
+	struct report_read_opts ro;
+	char err[ERRMSG_LEN];
+	size_t n = 0;
+	int c;
+
+	s->r = capr_open(o->path, err, sizeof(err));
+	if (!s->r) {
+		ab_error("%s", err);
 		return EXIT_USAGE;
-	if (slowest_init(&slow, (size_t)nslow)) {
+	}
+	/* capr_open took the metadata as a JSON object: only memory fails */
+	s->meta = json_loads(capr_meta(s->r), 0, NULL);
+	c = s->meta ? capmeta_read(&s->cm, capr_meta(s->r), err, sizeof(err)) :
+		      -ENOMEM;
+	if (c == -1)
+		ab_warn("'%s': %s", o->path, err);
+	if (c == -ENOMEM || capinfo_read(&s->ci, &s->cm, s->r)) {
+		ab_error("out of memory reading '%s'", o->path);
+		return EXIT_RUNTIME;
+	}
+	ro = (struct report_read_opts){ .pid = (int32_t)o->pid, .comm = o->comm,
+		.ci = &s->ci, .from_waking = o->from_waking, .win = o->win,
+		.obs = o->nslow ? &obs : NULL, .cg_used = &s->cg_used };
+	c = report_read_records(&s->r, o->path, s->meta, &s->a, &n, &ro);
+	if (c == -ENOENT)
+		ab_error("'%s' has no sched_waking events for --from-waking: "
+			 "record with -e including sched_waking, or leave "
+			 "--from-waking out", o->path);
+	if (c == -ENOMEM)
+		ab_error("out of memory reading '%s'", o->path);
+	if (c == -ENOENT || c == -E2BIG)
+		return EXIT_USAGE;
+	if (c == -ENOMEM || c == -EIO)
+		return EXIT_RUNTIME;
+	if (capr_cut_short(s->r))
+		ab_warn("'%s' was cut short (no trailer): reporting the %zu records "
+			"of its complete chunks", o->path, n);
+	rep_trailer(s, o->path);
+	analysis_finish(&s->a);
+	return 0;
+}
+
+/* The report as JSON on stdout: 0 or EXIT_RUNTIME (reported). */
+static int rep_json(struct rep *s, const struct rep_args *o)
+{
+	json_t *out = report_json(&s->a, o->path, s->meta, s->cut, &s->ci);
+	int ret = 0;
+
+	if (!out) {
+		ab_error("out of memory writing the report of '%s'", o->path);
+		return EXIT_RUNTIME;
+	}
+	if (s->trl)
+		json_object_set(out, "trailer", s->trl);
+	if (timewin_set(&o->win))
+		json_object_set_new(out, "window", window_json(&o->win,
+				    s->a.last_ts - s->a.first_ts));
+	if (o->nslow)
+		json_object_set_new(out, "slowest_waits",
+				    slowest_json(&s->slow, s->a.first_ts));
+	if (o->by != GROUP_TASK) {
+		json_t *jg = report_json_groups(&s->g);
+
+		json_object_set_new(out, "by", json_string(o->key));
+		json_object_update(out, jg);
+		json_decref(jg);
+	}
+	if (report_json_dump(stdout, out, &s->a, s->names)) {
+		ab_error("out of memory writing the report of '%s'", o->path);
+		ret = EXIT_RUNTIME;
+	}
+	putchar('\n');
+	json_decref(out);
+	return ret;
+}
+
+static void rep_text(struct rep *s, const struct rep_args *o)
+{
+	if (timewin_set(&o->win))
+		window_text(stdout, &o->win, s->a.last_ts - s->a.first_ts);
+	report_text(stdout, &s->a, o->path, s->meta, s->cut, (int)o->top,
+		    o->by != GROUP_TASK ? &s->g : NULL, o->key, s->names, &s->ci);
+	if (o->nslow)
+		slowest_text(stdout, &s->slow, s->a.first_ts);
+}
+
+/* After the records: the checks, the slowest waits' holders, the groups. */
+static int rep_finish(struct rep *s, const struct rep_args *o)
+{
+	int ret;
+
+	if (capwarn_no_task(&s->a, o->path, (int32_t)o->pid, o->comm))
+		return EXIT_USAGE;
+	capwarn_window(o->path, &o->win, s->a.last_ts - s->a.first_ts);
+	slowest_finish(&s->slow, &s->a);
+	ret = o->nslow ? slowest_holders(&s->slow, o->path, s->meta, &s->ci,
+					 &o->win, &s->a) : 0;
+	if (ret)
+		return ret;
+	capinfo_warn(&s->ci, s->r, o->path);
+	capwarn_bad_cpu(s->a.bad_cpu, s->a.ncpus);
+	s->names = capture_cgnames(s->r, o->by != GROUP_TASK, &s->cg_used,
+				   &s->ct);
+	if (!s->names || (o->by != GROUP_TASK &&
+			  group_analysis(&s->a, s->names, o->by, &s->ct, &s->g))) {
+		ab_error("out of memory grouping '%s'", o->path);
+		return EXIT_RUNTIME;
+	}
+	return 0;
+}
+
+int do_report(int argc, char **argv)
+{
+	struct rep_args o;
+	struct rep s = { .cg_used = HASHTAB_INIT };
+	int ret = rep_parse(argc, argv, &o);
+
+	if (ret >= 0)
+		return ret;
+	capmeta_init(&s.cm);
+	captrailer_init(&s.ct);
+	if (slowest_init(&s.slow, (size_t)o.nslow)) {
 		ab_error("out of memory");
 		return EXIT_RUNTIME;
 	}
-	r = capr_open(argv[optind], err, sizeof(err));
-	if (!r) {
-		ab_error("%s", err);
-		slowest_free(&slow);
-		return EXIT_USAGE;
-	}
-	meta = json_loads(capr_meta(r), 0, NULL);
-	if (!meta) {
-		/* capr_open took it as a JSON object */
-		ab_error("out of memory reading '%s'", argv[optind]);
-		capr_close(r);
-		slowest_free(&slow);
-		return EXIT_RUNTIME;
-	}
-	mc = capmeta_read(&cm, capr_meta(r), err, sizeof(err));
-	if (mc == -1)
-		ab_warn("'%s': %s", argv[optind], err);
-	if (mc == -ENOMEM || capinfo_read(&ci, &cm, r)) {
-		ab_error("out of memory reading '%s'", argv[optind]);
-		capmeta_free(&cm);
-		capr_close(r);
-		json_decref(meta);
-		slowest_free(&slow);
-		return EXIT_RUNTIME;
-	}
-	ro = (struct report_read_opts){ .pid = (int32_t)pid, .comm = comm,
-		.ci = &ci, .from_waking = from_waking, .win = win,
-		.obs = nslow ? &obs : NULL, .cg_used = &cg_used };
-	c = report_read_records(&r, argv[optind], meta, &a, &n, &ro);
-	if (c == -ENOENT || c == -ENOMEM || c == -EIO || c == -E2BIG) {
-		hashtab_free(&cg_used);
-		capmeta_free(&cm);
-	}
-	if (c == -ENOENT) {
-		ab_error("'%s' has no sched_waking events for --from-waking: "
-			 "record with -e including sched_waking, or leave "
-			 "--from-waking out", argv[optind]);
-		free(ci.drops);
-		analysis_free(&a);
-		capr_close(r);
-		json_decref(meta);
-		slowest_free(&slow);
-		return EXIT_USAGE;
-	}
-	if (c == -ENOMEM || c == -EIO || c == -E2BIG) {
-		free(ci.drops);
-		if (c == -ENOMEM)
-			ab_error("out of memory reading '%s'", argv[optind]);
-		analysis_free(&a);
-		capr_close(r);
-		json_decref(meta);
-		slowest_free(&slow);
-		return c == -E2BIG ? EXIT_USAGE : EXIT_RUNTIME;
-	}
-	cut = capr_cut_short(r);
-	if (cut)
-		ab_warn("'%s' was cut short (no trailer): reporting the %zu records "
-			"of its complete chunks", argv[optind], n);
-	trl = capr_trailer(r) ? json_loads(capr_trailer(r), 0, NULL) : NULL;
-	ci.damaged = capwarn_integrity(r, argv[optind]);
-	mc = trl ? captrailer_read(&ct, capr_trailer(r), err, sizeof(err)) : 0;
-	if (!trl)
-		captrailer_init(&ct);
-	if (mc == -1)
-		ab_warn("'%s': %s", argv[optind], err);
-	capinfo_dropped(&ci, r, trl ? &ct : NULL);
-	ci.trailer = &ct;
-	analysis_finish(&a);
-	if (capwarn_no_task(&a, argv[optind], (int32_t)pid, comm)) {
-		ret = EXIT_USAGE;
-		goto done;
-	}
-	capwarn_window(argv[optind], &win, a.last_ts - a.first_ts);
-	slowest_finish(&slow, &a);
-	ret = nslow ? slowest_holders(&slow, argv[optind], meta, &ci, &win, &a) :
-		      0;
-	if (ret)
-		goto done;
-	capinfo_warn(&ci, r, argv[optind]);
-	capwarn_bad_cpu(a.bad_cpu, a.ncpus);
-	ret = ci.damaged ? EXIT_DAMAGED : EXIT_OK;
-	if (a.oom) {
-		ab_error("out of memory: some samples are not in the "
-			 "percentiles and tables (free memory, or narrow the "
-			 "report with --since/--until or --pid)");
-		ret = EXIT_RUNTIME;
-	}
-	names = capture_cgnames(r, by != GROUP_TASK, &cg_used, &ct);
-	hashtab_free(&cg_used);
-	if (!names || (by != GROUP_TASK && group_analysis(&a, names, by, &ct, &g))) {
-		ab_error("out of memory grouping '%s'", argv[optind]);
-		capmeta_free(&cm);
-		captrailer_free(&ct);
-		free(ci.drops);
-		cgnames_free(names);
-		analysis_free(&a);
-		json_decref(meta);
-		json_decref(trl);
-		capr_close(r);
-		slowest_free(&slow);
-		return EXIT_RUNTIME;
-	}
-	if (json) {
-		json_t *out = report_json(&a, argv[optind], meta, cut, &ci);
-
-		if (!out) {
-			ab_error("out of memory writing the report of '%s'",
-				 argv[optind]);
-			ret = EXIT_RUNTIME;
-			goto done;
-		}
-		if (trl)
-			json_object_set(out, "trailer", trl);
-		if (timewin_set(&win))
-			json_object_set_new(out, "window", window_json(&win,
-					    a.last_ts - a.first_ts));
-		if (nslow)
-			json_object_set_new(out, "slowest_waits",
-					    slowest_json(&slow, a.first_ts));
-		if (by != GROUP_TASK) {
-			json_t *jg = report_json_groups(&g);
-
-			json_object_set_new(out, "by", json_string(key));
-			json_object_update(out, jg);
-			json_decref(jg);
-		}
-		if (report_json_dump(stdout, out, &a, names)) {
-			ab_error("out of memory writing the report of '%s'",
-				 argv[optind]);
+	ret = rep_load(&s, &o);
+	if (!ret)
+		ret = rep_finish(&s, &o);
+	if (!ret) {
+		ret = s.ci.damaged ? EXIT_DAMAGED : EXIT_OK;
+		if (s.a.oom) {
+			ab_error("out of memory: some samples are not in the "
+				 "percentiles and tables (free memory, or narrow "
+				 "the report with --since/--until or --pid)");
 			ret = EXIT_RUNTIME;
 		}
-		putchar('\n');
-		json_decref(out);
-	} else {
-		if (timewin_set(&win))
-			window_text(stdout, &win, a.last_ts - a.first_ts);
-		report_text(stdout, &a, argv[optind], meta, cut, (int)top,
-			    by != GROUP_TASK ? &g : NULL, key, names, &ci);
-		if (nslow)
-			slowest_text(stdout, &slow, a.first_ts);
+		if (o.json && rep_json(&s, &o))
+			ret = EXIT_RUNTIME;
+		else if (!o.json)
+			rep_text(&s, &o);
 	}
-done:
-	hashtab_free(&cg_used);
-	grouping_free(&g);
-	cgnames_free(names);
-	analysis_free(&a);
-	capmeta_free(&cm);
-	captrailer_free(&ct);
-	slowest_free(&slow);
-	free(ci.drops);
-	json_decref(meta);
-	json_decref(trl);
-	capr_close(r);
+	rep_free(&s);
 	return ret;
 }
