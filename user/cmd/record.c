@@ -147,9 +147,142 @@ static int create_outputs(const struct trace_opts *o, struct outfile *out,
 	return ret;
 }
 
+/* The events a filter leaves, and the command: 0, or EXIT_USAGE (reported). */
+static int check_events_and_command(struct trace_opts *o)
+{
+	int e;
+
+	/* power events belong to no task: any task filter leaves them out */
+	if (capture_task_filtered(&o->cap) || o->command)
+		o->cap.events &= ~((1u << ABICAP_EV_CPU_IDLE) |
+				   (1u << ABICAP_EV_CPU_FREQUENCY));
+	if (!o->cap.events) {
+		ab_error("cpu_idle and cpu_frequency belong to no task: with -p, "
+			 "--tid, --comm, --cgroup or a command, add a sched event "
+			 "to --events or drop the filter");
+		return EXIT_USAGE;
+	}
+	e = o->command ? command_found(o->command[0]) : 0;
+	if (e) {
+		ab_error("cannot run '%s': %s (give a command on PATH or its "
+			 "path)", o->command[0], strerror(e));
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* What the recording leaves to close it: the files and the export. */
+struct rec_end {
+	const struct trace_opts *o;
+	struct rec_state *st;
+	struct capture *c;
+	struct outfile *out, *pf;
+	int keep_fd; /* the capture, for the export (-1: none) */
+	int xret; /* the export's exit code */
+	bool exported;
+};
+
+/*
+ * Write the trailer and close the capture; the trace from it first (read
+ * back through the descriptor kept: without capabilities its directory
+ * may no longer be searchable by path, and once committed it may be the
+ * sudo user's, which a root without capabilities cannot open); commit the
+ * capture. ret: the run's exit code so far; the one after.
+ */
+static int close_capture(struct rec_end *z, char *trl, int ret)
+{
+	struct rec_state *st = z->st;
+	uint64_t recs = capw_records(st->s.w),
+		 ondisk = capw_records_written(st->s.w);
+	char err[ERRMSG_LEN];
+	int e = capw_close(st->s.w, trl ? trl : "{}", err, sizeof(err));
+
+	if (!e && !st->s.werr && !ret && z->pf->fd >= 0) {
+		char self[64];
+
+		snprintf(self, sizeof(self), "/proc/self/fd/%d", z->keep_fd);
+		z->xret = export_dup_fd(z->keep_fd >= 0 ? self : z->o->output,
+					z->pf);
+		z->exported = true;
+	}
+	if (!e && !st->s.werr)
+		e = outfile_commit(z->out, err, sizeof(err));
+	else
+		outfile_abort(z->out, true);
+	if (st->s.werr && z->out->replace)
+		ab_error("cannot write '%s': %s (the file it would have replaced "
+			 "is left as it was)", z->o->output, strerror(-st->s.werr));
+	else if (st->s.werr)
+		/* not the buffer's doing: the summary counts them received */
+		ab_error("cannot write '%s': %s (its first %llu records read "
+			 "back; the %llu received after are not in it)",
+			 z->o->output, strerror(-st->s.werr),
+			 (unsigned long long)ondisk, (unsigned long long)
+			 (capture_received_total(z->c) - ondisk));
+	else if (e)
+		ab_error("%s", err);
+	else
+		ab_note("wrote %llu records to %s", (unsigned long long)recs,
+			z->o->output);
+	return st->s.werr || e ? EXIT_RUNTIME : ret;
+}
+
+/*
+ * The capture's header (its metadata) on out's descriptor, which the
+ * writer takes; *keep_fd: a duplicate for the export (pf), else -1. NULL
+ * with err.
+ */
+static struct capw *open_writer(struct capture *c, const struct record_meta *rm,
+				pid_t child, const struct trace_opts *o,
+				struct outfile *out, const struct outfile *pf,
+				int *keep_fd, char *err, size_t errlen)
+{
+	char *meta = record_metadata(c, rm, capture_start_ns(c), child);
+	struct capw *w;
+
+	if (!meta) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	if (pf->fd >= 0)
+		*keep_fd = fcntl(out->fd, F_DUPFD_CLOEXEC, 0);
+	w = capw_fdopen(out->fd, o->output, meta, err, errlen);
+	out->fd = -1; /* the writer's now */
+	free(meta);
+	return w;
+}
+
+/* Let the held command go: 0 once it runs, else why it could not (errno). */
+static int release_command(int *go_fd, int *exec_fd)
+{
+	int e;
+
+	if (write(*go_fd, "g", 1) != 1)
+		ab_warn("could not start the command");
+	close(*go_fd);
+	*go_fd = -1;
+	e = command_started(*exec_fd); /* which closes it */
+	*exec_fd = -1;
+	return e;
+}
+
+/* How the followed command ended, or that it goes on. */
+static void command_status(pid_t child, const struct loop_opts *lo)
+{
+	if (child && !lo->child_exited)
+		/* stopped by a signal or the duration: the command goes on */
+		ab_warn("the command (pid %d) is still running", child);
+	else if (child && WIFEXITED(lo->child_status))
+		fprintf(stderr, "abicap: the command exited with status %d\n",
+			WEXITSTATUS(lo->child_status));
+	else if (child)
+		fprintf(stderr, "abicap: the command was killed by signal %d\n",
+			WTERMSIG(lo->child_status));
+}
+
 int do_record(int argc, char **argv)
 {
-	char err[ERRMSG_LEN], *meta, *trl;
+	char err[ERRMSG_LEN], *trl;
 	struct trace_opts o;
 	struct rec_state st = { 0 };
 	struct record_meta rm;
@@ -161,28 +294,14 @@ int do_record(int argc, char **argv)
 	struct contract *contract = NULL;
 	struct outfile out, pf;
 	struct capture *c;
-	int ret, go_fd = -1, exec_fd = -1, keep_fd = -1, e, xret = 0;
-	bool exported = false;
+	int ret, go_fd = -1, exec_fd = -1, keep_fd = -1, e;
+	struct rec_end end;
 	pid_t child = 0;
 
 	ret = capture_prepare(&record_spec, argc, argv, &o, &contract);
 	if (ret || o.help)
 		return ret;
-	/* power events belong to no task: any task filter leaves them out */
-	if (capture_task_filtered(&o.cap) || o.command)
-		o.cap.events &= ~((1u << ABICAP_EV_CPU_IDLE) |
-				  (1u << ABICAP_EV_CPU_FREQUENCY));
-	if (!o.cap.events) {
-		ab_error("cpu_idle and cpu_frequency belong to no task: with -p, "
-			 "--tid, --comm, --cgroup or a command, add a sched event "
-			 "to --events or drop the filter");
-		contract_free(contract);
-		return EXIT_USAGE;
-	}
-	e = o.command ? command_found(o.command[0]) : 0;
-	if (e) {
-		ab_error("cannot run '%s': %s (give a command on PATH or its "
-			 "path)", o.command[0], strerror(e));
+	if (check_events_and_command(&o)) {
 		contract_free(contract);
 		return EXIT_USAGE;
 	}
@@ -226,15 +345,8 @@ int do_record(int argc, char **argv)
 	}
 	rm = (struct record_meta){ &o.cap, CAPFILE_VERSION, argc, argv,
 				  o.command, o.cgroup_path };
-	meta = record_metadata(c, &rm, capture_start_ns(c), child);
-	if (!meta)
-		snprintf(err, sizeof(err), "out of memory");
-	if (meta && pf.fd >= 0)
-		keep_fd = fcntl(out.fd, F_DUPFD_CLOEXEC, 0); /* for the export */
-	st.s.w = meta ? capw_fdopen(out.fd, o.output, meta, err, sizeof(err)) : NULL;
-	if (meta)
-		out.fd = -1; /* the writer's now */
-	free(meta);
+	st.s.w = open_writer(c, &rm, child, &o, &out, &pf, &keep_fd, err,
+			     sizeof(err));
 	if (!st.s.w) {
 		ab_error("%s", err);
 		capture_close(c);
@@ -248,12 +360,7 @@ int do_record(int argc, char **argv)
 		child ? " while running " : "", child ? o.command[0] : "",
 		child ? "its exit or Ctrl-C" : "Ctrl-C or the duration");
 	if (child) {
-		if (write(go_fd, "g", 1) != 1)
-			ab_warn("could not start the command");
-		close(go_fd);
-		go_fd = -1;
-		e = command_started(exec_fd);
-		exec_fd = -1;
+		e = release_command(&go_fd, &exec_fd);
 		if (e) {
 			ab_error("cannot run '%s': %s (give a command on PATH or "
 				 "its path)", o.command[0], strerror(e));
@@ -261,22 +368,15 @@ int do_record(int argc, char **argv)
 			capture_close(c);
 			cgnames_free(st.s.names);
 			capsink_free(&st.s);
-			cg_cpu_snap_free(snap);
-			waitpid(child, NULL, 0);
-			if (keep_fd >= 0)
-				close(keep_fd);
 			ret = EXIT_USAGE;
-			child = 0;
-			goto discard;
+			goto kill_child; /* it has exited: reaped there */
 		}
 	}
-	lo.duration = o.duration;
-	lo.child = child;
-	lo.done = sink_done;
-	lo.flush = after_drain;
-	lo.ctx = &st;
+	lo = (struct loop_opts){ .duration = o.duration, .child = child,
+		.done = sink_done, .flush = after_drain, .ctx = &st };
 	st.c = c;
 	st.s.looked_ns = capture_start_ns(c);
+	/* NULL: the losses as windows of any CPU */
 	st.per_cpu = calloc((size_t)capture_ncpus(c), sizeof(*st.per_cpu));
 	st.s.flushed_ns = mono_ns();
 	ret = run_loop(c, &lo);
@@ -294,58 +394,15 @@ int do_record(int argc, char **argv)
 	free(thr);
 	cg_cpu_snap_free(snap);
 	snap = NULL;
-	{
-		uint64_t recs = capw_records(st.s.w),
-			 ondisk = capw_records_written(st.s.w);
-
-		e = capw_close(st.s.w, trl ? trl : "{}", err, sizeof(err));
-		free(trl);
-		/*
-		 * the trace first, read back through the descriptor kept
-		 * (without capabilities its directory may no longer be
-		 * searchable by path), while the capture is still ours:
-		 * committed, it may be the sudo user's, which a root without
-		 * capabilities cannot open
-		 */
-		if (!e && !st.s.werr && !ret && pf.fd >= 0) {
-			char self[64];
-
-			snprintf(self, sizeof(self), "/proc/self/fd/%d", keep_fd);
-			xret = export_dup_fd(keep_fd >= 0 ? self : o.output, &pf);
-			exported = true;
-		}
-		if (!e && !st.s.werr)
-			e = outfile_commit(&out, err, sizeof(err));
-		else
-			outfile_abort(&out, true);
-		if (st.s.werr || e) {
-			if (st.s.werr && out.replace)
-				ab_error("cannot write '%s': %s (the file it would "
-					 "have replaced is left as it was)",
-					 o.output, strerror(-st.s.werr));
-			else if (st.s.werr)
-				/* not the buffer's doing: the summary counts them received */
-				ab_error("cannot write '%s': %s (its first %llu "
-					 "records read back; the %llu received "
-					 "after are not in it)", o.output,
-					 strerror(-st.s.werr),
-					 (unsigned long long)ondisk,
-					 (unsigned long long)
-					 (capture_received_total(c) - ondisk));
-			else
-				ab_error("%s", err);
-			ret = EXIT_RUNTIME;
-		} else {
-			ab_note("wrote %llu records to %s",
-				(unsigned long long)recs, o.output);
-		}
-	}
+	end = (struct rec_end){ &o, &st, c, &out, &pf, keep_fd, 0, false };
+	ret = close_capture(&end, trl, ret);
+	free(trl);
 	capture_close(c);
 	cgnames_free(st.s.names);
 	capsink_free(&st.s);
 	free(st.per_cpu);
-	if (!ret && exported) {
-		ret = xret;
+	if (!ret && end.exported) {
+		ret = end.xret;
 		if (!ret && outfile_commit(&pf, err, sizeof(err))) {
 			ab_error("%s", err);
 			ret = EXIT_RUNTIME;
@@ -354,17 +411,7 @@ int do_record(int argc, char **argv)
 	outfile_abort(&pf, false); /* if not committed: nothing half-written */
 	if (keep_fd >= 0)
 		close(keep_fd);
-	if (child && !lo.child_exited) {
-		/* stopped by a signal or the duration: the command goes on */
-		ab_warn("the command (pid %d) is still running", child);
-	} else if (child) {
-		if (WIFEXITED(lo.child_status))
-			fprintf(stderr, "abicap: the command exited with status %d\n",
-				WEXITSTATUS(lo.child_status));
-		else
-			fprintf(stderr, "abicap: the command was killed by signal %d\n",
-				WTERMSIG(lo.child_status));
-	}
+	command_status(child, &lo);
 	return ret;
 kill_child:
 	cg_cpu_snap_free(snap);
