@@ -573,3 +573,66 @@ Test(readers, a_crafted_capture_costs_a_bounded_amount, .timeout = 120)
 	free(out);
 	free(p);
 }
+
+/*
+ * report --by process (issue 33): a process's threads summed in one row,
+ * named by its leader ("main:100"); the sums equal the threads' own rows.
+ * Process 100 is "main" with threads 101 and 102 ("worker"); 200 is one
+ * thread. Each runs 1 ms on CPU 0 in turn.
+ */
+Test(readers, report_by_process_sums_its_threads)
+{
+	static const struct { int32_t pid, tgid; const char *comm; } t[] = {
+		{ 101, 100, "worker" }, { 100, 100, "main" },
+		{ 102, 100, "worker" }, { 200, 200, "solo" },
+	};
+	char *p = strdup(path("proc.abicap")), err[ERRMSG_LEN];
+	struct capw *w = capw_open(p, true, meta_ok, err, sizeof(err));
+	long long runtime = 0;
+	json_t *j, *g, *row;
+	struct run r;
+	size_t i;
+
+	cr_assert(w, "%s", err);
+	for (int k = 0; k < 4; k++) {
+		union abicap_rec in = recfix_switch((uint64_t)(2 * k + 1) * MS, 0,
+						    0, "swapper/0", 0, t[k].pid,
+						    t[k].comm, 0);
+		union abicap_rec out = recfix_switch((uint64_t)(2 * k + 2) * MS,
+						     0, t[k].pid, t[k].comm, 1,
+						     0, "swapper/0", 0);
+
+		in.sw.next_tgid = out.sw.prev_tgid = t[k].tgid;
+		add(w, in);
+		add(w, out);
+	}
+	cr_assert_eq(capw_close(w, "{}", err, sizeof(err)), 0, "%s", err);
+	r = run_reader_with(REPORT_JSON, p, NULL,
+			    (char *[]){ "--by", "process", NULL });
+	cr_assert_eq(r.code, 0, "%s", r.err);
+	j = json_loads(r.out, 0, NULL);
+	cr_assert(j, "%s", r.out);
+	cr_assert_str_eq(json_string_value(json_object_get(j, "by")), "process");
+	json_array_foreach(json_object_get(j, "tasks"), i, row)
+		if (jget(row, "tgid") == 100)
+			runtime += jget(row, "runtime_ns");
+	cr_assert_eq(runtime, 3 * MS, "%s", r.out);
+	g = NULL;
+	json_array_foreach(json_object_get(j, "groups"), i, row)
+		if (!strcmp(json_string_value(json_object_get(row, "group")),
+			    "main:100"))
+			g = row;
+	cr_assert(g, "no group main:100: %s", r.out);
+	cr_assert_eq(jget(g, "tasks"), 3);
+	cr_assert_eq(jget(g, "runtime_ns"), runtime);
+	json_decref(j);
+	free(r.out);
+	free(r.err);
+	r = run_reader_with(REPORT, p, NULL, (char *[]){ "--by", "process", NULL });
+	cr_assert(strstr(r.out, "Per process, by total run-queue latency"), "%s",
+		  r.out);
+	cr_assert(strstr(r.out, "solo:200"), "%s", r.out);
+	free(r.out);
+	free(r.err);
+	free(p);
+}

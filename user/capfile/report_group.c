@@ -16,17 +16,67 @@ int group_by_parse(const char *s, enum group_by *by)
 		*by = GROUP_CGROUP;
 	else if (!strcmp(s, "container"))
 		*by = GROUP_CONTAINER;
+	else if (!strcmp(s, "process"))
+		*by = GROUP_PROCESS;
 	else
 		return -1;
 	return 0;
 }
 
+/*
+ * What names a process (tgid -> index in tasks): its thread-group leader,
+ * or where the records never named it (only a wakeup's waker, say), its
+ * first thread that has a name; one name for all its threads.
+ */
+struct leaders {
+	const struct analysis *a;
+	struct hashtab by_tgid;
+};
+
+static int leaders_find(struct leaders *l, const struct analysis *a)
+{
+	l->a = a;
+	l->by_tgid = (struct hashtab)HASHTAB_INIT;
+	for (size_t i = 0; i < a->ntasks; i++) {
+		const struct task *t = &a->tasks[i];
+		uint64_t *at = t->tgid > 0 ? hashtab_get(&l->by_tgid,
+							 (uint64_t)t->tgid) : NULL;
+		const struct task *had = at ? &a->tasks[*at] : NULL;
+
+		if (t->tgid <= 0 || !t->comm[0])
+			continue;
+		/* the first named thread, until the named leader */
+		if ((!had || (t->pid == t->tgid && had->pid != had->tgid)) &&
+		    hashtab_put(&l->by_tgid, (uint64_t)t->tgid, i) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* "name:tgid" (leaders_find's name; none named: this thread's). */
+static void process_name(const struct leaders *l, const struct task *t,
+			 char *out, size_t len)
+{
+	uint64_t *i = t->tgid > 0 ? hashtab_get(&l->by_tgid,
+						(uint64_t)t->tgid) : NULL;
+	const struct task *lead = i ? &l->a->tasks[*i] : t;
+
+	snprintf(out, len, "%.*s:%d", ABICAP_COMM_LEN, task_comm(lead),
+		 t->tgid);
+}
+
 /* The group a task belongs to, by name. */
-static void group_name(struct cgnames *names, enum group_by by, uint64_t cg,
+static void group_name(struct cgnames *names, enum group_by by,
+		       const struct leaders *l, const struct task *t,
 		       char *out, size_t len)
 {
 	struct cgname c = { 0 };
+	uint64_t cg = t->cgroup;
 
+	if (by == GROUP_PROCESS) {
+		process_name(l, t, out, len);
+		return;
+	}
 	if (!cg) {
 		snprintf(out, len, "(unknown)");
 		return;
@@ -127,9 +177,12 @@ int group_analysis(const struct analysis *a, struct cgnames *names,
 		   struct grouping *out)
 {
 	char name[GROUP_NAME_MAX];
+	struct leaders l;
 	size_t pos;
 
 	memset(out, 0, sizeof(*out));
+	if (leaders_find(&l, a))
+		goto oom;
 	for (size_t i = 0; i < a->ntasks; i++) {
 		const struct task *t = &a->tasks[i];
 		struct group *grp;
@@ -137,7 +190,7 @@ int group_analysis(const struct analysis *a, struct cgnames *names,
 		if (!task_res(t)->rq.n && !t->off_total && !t->voluntary &&
 		    !t->involuntary && !t->runtime)
 			continue;
-		group_name(names, by, t->cgroup, name, sizeof(name));
+		group_name(names, by, &l, t, name, sizeof(name));
 		grp = find_group(out, name, &pos);
 		if (!grp || add_task(grp, t))
 			goto oom;
@@ -151,10 +204,10 @@ int group_analysis(const struct analysis *a, struct cgnames *names,
 		struct group_chain *gc;
 		size_t wi, ei;
 
-		group_name(names, by, w->cgroup, name, sizeof(name));
+		group_name(names, by, &l, w, name, sizeof(name));
 		if (!find_group(out, name, &wi))
 			goto oom;
-		group_name(names, by, e->cgroup, name, sizeof(name));
+		group_name(names, by, &l, e, name, sizeof(name));
 		if (!find_group(out, name, &ei))
 			goto oom;
 		gc = find_chain(out, wi, ei);
@@ -166,8 +219,10 @@ int group_analysis(const struct analysis *a, struct cgnames *names,
 		if (c->max_lat > gc->max_lat)
 			gc->max_lat = c->max_lat;
 	}
+	hashtab_free(&l.by_tgid);
 	return 0;
 oom:
+	hashtab_free(&l.by_tgid);
 	grouping_free(out);
 	return -ENOMEM;
 }

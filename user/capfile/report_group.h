@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
 /*
- * abicap report --by cgroup|container: the per-task results of an analysis
- * summed per cgroup (its path) or per container (its label; tasks in no
- * container make up "(host)").
+ * abicap report --by cgroup|container|process: the per-task results of an
+ * analysis summed per cgroup (its path), per container (its label; tasks
+ * in no container make up "(host)") or per process (its threads: the
+ * thread-group leader's name and the process id, "hackbench:3340").
  */
 #ifndef ABICAP_REPORT_GROUP_H
 #define ABICAP_REPORT_GROUP_H
@@ -12,7 +13,7 @@
 #include "event/cgnames.h"
 #include "lib/hashtab.h"
 
-enum group_by { GROUP_TASK, GROUP_CGROUP, GROUP_CONTAINER };
+enum group_by { GROUP_TASK, GROUP_CGROUP, GROUP_CONTAINER, GROUP_PROCESS };
 
 /* a whole cgroup v2 path (capfile.h): never cut, groups never merged */
 #define GROUP_NAME_MAX (4096 + 1)
@@ -44,7 +45,7 @@ struct grouping {
 	struct hashtab by_name, by_pair;
 };
 
-/* "task", "cgroup", "container" -> *by: 0, or -1 if none of those. */
+/* "task", "cgroup", "container", "process" -> *by: 0, or -1 if none of those. */
 int group_by_parse(const char *s, enum group_by *by);
 
 /*

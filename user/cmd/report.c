@@ -25,8 +25,10 @@ static const struct opt report_opts[] = {
 	{ "comm", 'c', "COMM", "only tasks with this name" },
 	{ "top", 'n', "N", "rows per table (default 10)" },
 	{ "by", OPT_LONG('b'), "KEY", "task (default), cgroup (the cgroup v2 path "
-	  "each task was in) or container (Docker, containerd, CRI-O, Podman, "
-	  "Kubernetes pods; tasks in none are \"(host)\"): the latency, off-CPU "
+	  "each task was in), container (Docker, containerd, CRI-O, Podman, "
+	  "Kubernetes pods; tasks in none are \"(host)\") or process (its "
+	  "threads together, named by the leader: \"hackbench:3340\"): the "
+	  "latency, off-CPU "
 	  "and wakeup-chain tables by group; by cgroup, each with the kernel's "
 	  "CPU quota throttling over the capture (cpu.stat, stored by record)" },
 	{ "from-waking", OPT_LONG('w'), NULL, "a wait after a wakeup starts at "
@@ -34,9 +36,9 @@ static const struct opt report_opts[] = {
 	  "its \"sch delay\"), not at sched_wakeup (when it was queued, as "
 	  "runqlat counts); the capture must have sched_waking" },
 	{ "slowest", OPT_LONG('s'), "N", "also list the N slowest run-queue "
-	  "waits, each with when it started, its CPU, and the task that held "
-	  "that CPU (the one switched out when the waiter ran): its time on "
-	  "the CPU during the wait and its whole on-CPU runtime" },
+	  "waits, each with when it started, its CPU, and every task that "
+	  "ran on that CPU during it with its time there (most first), then "
+	  "the CPU's idle and unknown time: together the wait" },
 	{ 0 },
 };
 
@@ -44,7 +46,8 @@ const struct cmd_spec report_spec = {
 	.name = "report",
 	.synopsis =
 "Usage: abicap report FILE [--format text|json] [--pid PID] [--comm COMM]\n"
-"                         [--top N] [--by task|cgroup|container] [--from-waking]\n"
+"                         [--top N] [--by task|cgroup|container|process]\n"
+"                         [--from-waking]\n"
 "                         [--slowest N] [--since TIME] [--until TIME]\n"
 "Read a capture file (abicap record) and report, for the tasks kept by the\n"
 "filters: run-queue latency (a wakeup of a task not on a CPU, or being\n"
@@ -157,7 +160,8 @@ static int rep_parse(int argc, char **argv, struct rep_args *o)
 		switch (ch) {
 		case OPT_LONG('b'):
 			if (group_by_parse(optarg, &o->by)) {
-				ab_error("--by '%s': use task, cgroup or container",
+				ab_error("--by '%s': use task, cgroup, container "
+					 "or process",
 					 optarg);
 				return EXIT_USAGE;
 			}
