@@ -67,6 +67,9 @@ Test(record, command_and_its_children_are_followed)
 		     CAPFILE_VERSION);
 	cr_assert_str_eq(json_string_value(json_object_get(meta, "clock")),
 			 "CLOCK_MONOTONIC");
+	/* the recorder's own process, for readers to mark (issue 33) */
+	cr_assert_eq(json_integer_value(json_object_get(meta, "recorder_pid")),
+		     ch.pid);
 	cr_assert(json_is_string(json_object_get(
 		json_object_get(meta, "variants"), "sched_switch")));
 	cr_assert_eq(json_integer_value(json_object_get(trl, "records")), n);

@@ -61,6 +61,9 @@ Test(portable, s390x_capture_reports_here_as_in_its_guest)
 		json_array_foreach(json_object_get(got, "tasks"), i, t) {
 			cr_assert(json_is_true(json_object_get(t,
 				  "runtime_complete")), "%s", r.out);
+			/* a capture made before recorder_pid: none marked */
+			cr_assert(json_is_false(json_object_get(t, "recorder")));
+			json_object_del(t, "recorder");
 			json_object_del(t, "runtime_complete");
 			json_object_del(t, "hidden_switches");
 			json_object_del(t, "unknown_ns");

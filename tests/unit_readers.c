@@ -636,3 +636,60 @@ Test(readers, report_by_process_sums_its_threads)
 	free(r.err);
 	free(p);
 }
+
+/*
+ * The recorder's own tasks are marked (issue 33: on an idle machine the
+ * top waker in wakeups was abicap itself, unmarked): the metadata names
+ * its process, report's rows and wakeups' causes say so.
+ */
+Test(readers, the_recorders_own_tasks_are_marked)
+{
+	static const char meta[] = "{\"ncpus\":2,\"recorder_pid\":300,"
+		"\"events\":[\"sched_switch\",\"sched_wakeup\",\"cpu_idle\"]}";
+	char *p = strdup(path("self.abicap")), err[ERRMSG_LEN];
+	struct capw *w = capw_open(p, true, meta, err, sizeof(err));
+	union abicap_rec wk = recfix_wakeup(ABICAP_EV_SCHED_WAKEUP, 1500000,
+					    301, "abicap", -2);
+	union abicap_rec in = recfix_switch(2 * MS, 0, 0, "swapper/0", 0, 301,
+					    "abicap", 0);
+	union abicap_rec out = recfix_switch(3 * MS, 0, 301, "abicap", 1, 0,
+					     "swapper/0", 0);
+	struct run r;
+	json_t *j, *t;
+	size_t i;
+	int marked = 0;
+
+	cr_assert(w, "%s", err);
+	wk.wk.tgid = in.sw.next_tgid = out.sw.prev_tgid = 300;
+	wk.wk.target_cpu = 0;
+	add(w, recfix_idle(1 * MS, 0, 1));
+	add(w, wk);
+	add(w, recfix_idle(2 * MS, 0, UINT32_MAX));
+	add(w, in);
+	add(w, out);
+	add(w, recfix_switch(4 * MS, 1, 0, "swapper/1", 0, 7, "t7", 0));
+	cr_assert_eq(capw_close(w, "{}", err, sizeof(err)), 0, "%s", err);
+	r = run_reader(REPORT_JSON, p, NULL);
+	cr_assert_eq(r.code, 0, "%s", r.err);
+	j = json_loads(r.out, 0, NULL);
+	json_array_foreach(json_object_get(j, "tasks"), i, t) {
+		cr_assert_eq(json_is_true(json_object_get(t, "recorder")),
+			     jget(t, "tgid") == 300, "%s", r.out);
+		marked += jget(t, "tgid") == 300;
+	}
+	cr_assert_eq(marked, 1, "%s", r.out);
+	json_decref(j);
+	free(r.out);
+	free(r.err);
+	r = run_reader(REPORT, p, NULL);
+	cr_assert(strstr(r.out, "(process 300 is the recorder, abicap itself"),
+		  "%s", r.out);
+	free(r.out);
+	free(r.err);
+	r = run_reader(WAKEUPS, p, NULL);
+	cr_assert_eq(r.code, 0, "%s", r.err);
+	cr_assert(strstr(r.out, "abicap:301 (recorder)"), "%s", r.out);
+	free(r.out);
+	free(r.err);
+	free(p);
+}

@@ -188,6 +188,8 @@ struct analysis {
 	 * in there is the filter's doing, not a switch the kernel hid
 	 */
 	bool task_filtered;
+	/* the recording abicap's process (its tasks are in the capture), 0 unknown */
+	int32_t recorder_tgid;
 	/* sorted by time, not overlapping (analysis_set_drops) */
 	struct drop_window *drops; /* merged, any CPU: what tasks may lack */
 	size_t ndrops;

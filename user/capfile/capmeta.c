@@ -130,6 +130,8 @@ char *capmeta_write(const struct capmeta *m)
 		      "pid_filter", jint(m->pid_filter));
 	if (o && m->byte_order)
 		json_object_set_new(o, "byte_order", jstr(m->byte_order));
+	if (o && m->recorder_pid != CAPMETA_ABSENT)
+		json_object_set_new(o, "recorder_pid", jint(m->recorder_pid));
 	if (o && m->filter.present)
 		json_object_set_new(o, "filter", filter_json(&m->filter));
 	return dump(o);
@@ -390,7 +392,8 @@ void capmeta_init(struct capmeta *m)
 	memset(m, 0, sizeof(*m));
 	m->capture_format = m->record_format = m->contract_ok =
 		m->contract_degraded = m->contract_broken = m->start_ns =
-		m->boot_offset_ns = m->ncpus = m->pid_filter = CAPMETA_ABSENT;
+		m->boot_offset_ns = m->ncpus = m->pid_filter =
+		m->recorder_pid = CAPMETA_ABSENT;
 	m->filter.command_pid = CAPMETA_ABSENT;
 }
 
@@ -473,6 +476,8 @@ int capmeta_read(struct capmeta *m, const char *json, char *err, size_t errlen)
 	m->command_line = rd_strs(&r, o, "metadata", "command_line",
 				  &m->ncommand_line);
 	m->pid_filter = rd_int(&r, o, "metadata", "pid_filter");
+	if (json_object_get(o, "recorder_pid"))
+		m->recorder_pid = rd_int(&r, o, "metadata", "recorder_pid");
 	if ((v = member(&r, o, "metadata", "filter", JSON_OBJECT)))
 		read_filter(&r, v, &m->filter);
 	json_decref(o);

@@ -74,6 +74,8 @@ struct capmeta {
 	char **command_line;
 	size_t ncommand_line;
 	int64_t pid_filter;
+	/* "recorder_pid": the recording abicap's own process (absent: older) */
+	int64_t recorder_pid;
 	struct capmeta_filter filter;
 };
 

@@ -125,7 +125,8 @@ static bool task_shown(const struct analysis *a, const struct task *t)
 }
 
 /* One task's row; NULL: no memory. */
-static json_t *json_task(const struct task *t, struct cgnames *names)
+static json_t *json_task(const struct task *t, struct cgnames *names,
+			 int32_t a_recorder)
 {
 	const struct task_res *r = task_res(t);
 	json_t *row = json_pack("{s:i, s:i, s:I, s:o}", "tid", t->pid, "tgid",
@@ -135,6 +136,9 @@ static json_t *json_task(const struct task *t, struct cgnames *names)
 	json_lat_fields(row, &r->rq, &r->wake);
 	json_rest_fields(row, t->off_total, r->off_by_state, t->voluntary,
 			 t->involuntary, t->runtime);
+	/* the recording abicap's own task (issue 33) */
+	json_object_set_new(row, "recorder", json_boolean(a_recorder &&
+			    t->tgid == a_recorder));
 	/* the kernel hid switches of it: runtime is a lower bound */
 	json_object_set_new(row, "runtime_complete", json_boolean(!t->hidden));
 	json_object_set_new(row, "hidden_switches", json_integer(t->hidden));
@@ -172,7 +176,7 @@ int report_json_dump(FILE *f, json_t *out, const struct analysis *a,
 
 		if (!task_shown(a, &a->tasks[i]))
 			continue;
-		row = json_task(&a->tasks[i], names);
+		row = json_task(&a->tasks[i], names, a->recorder_tgid);
 		s = row ? json_dumps(row, JSON_INDENT(2) | JSON_PRESERVE_ORDER) :
 		    NULL;
 		json_decref(row);

@@ -21,6 +21,9 @@ static int set_filters(struct analysis *a, const struct report_read_opts *o)
 		snprintf(a->filter_comm, sizeof(a->filter_comm), "%s", o->comm);
 	a->switch_flags = o->ci->flags;
 	a->task_filtered = o->ci->task_filtered;
+	a->recorder_tgid = o->ci->meta->recorder_pid > 0 &&
+			   o->ci->meta->recorder_pid <= INT32_MAX ?
+			   (int32_t)o->ci->meta->recorder_pid : 0;
 	if (o->obs)
 		analysis_observe(a, o->obs);
 	return analysis_set_drops(a, o->ci->drops, o->ci->ndrops);

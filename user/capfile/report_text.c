@@ -198,6 +198,18 @@ static void text_groups(FILE *f, struct grouping *g, const char *key, int top,
 			us(g->ch[i].max_lat));
 }
 
+/* The recording abicap's own tasks are in its capture: say which they are. */
+static void recorder_note(FILE *f, const struct analysis *a)
+{
+	for (size_t i = 0; a->recorder_tgid && i < a->ntasks; i++)
+		if (a->tasks[i].tgid == a->recorder_tgid) {
+			fprintf(f, "  (process %d is the recorder, abicap itself: "
+				"its tasks drained and wrote this capture; JSON: "
+				"recorder true)\n", a->recorder_tgid);
+			return;
+		}
+}
+
 static void text_tasks(FILE *f, struct analysis *a, int top,
 		       struct cgnames *names);
 static void text_cpus_chains(FILE *f, struct analysis *a,
@@ -398,6 +410,7 @@ static void text_tasks(FILE *f, struct analysis *a, int top,
 			"switches, and its state after each was not known until "
 			"seen again; JSON: runtime_complete false, hidden_switches, "
 			"unknown_ns)\n");
+	recorder_note(f, a);
 }
 
 static void text_cpus_chains(FILE *f, struct analysis *a,

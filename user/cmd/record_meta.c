@@ -9,6 +9,7 @@
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 #include <zlib.h>
 #include "abi/checker.h"
 #include "abi/kernel.h"
@@ -139,6 +140,8 @@ char *record_metadata(struct capture *c, const struct record_meta *o,
 	m.command_line = o->argv;
 	m.ncommand_line = (size_t)o->argc;
 	m.pid_filter = o->cap->npids ? o->cap->pids[0] : 0;
+	/* its own tasks are in the capture too: readers mark them */
+	m.recorder_pid = getpid();
 	if (!fill_filter(&m.filter, o, child))
 		s = capmeta_write(&m);
 	/* the strings are borrowed: only what was allocated here goes */

@@ -172,13 +172,27 @@ static double secs(const struct wakeups *w)
 	return w->to > w->from ? (double)(w->to - w->from) / 1e9 : 1e-9;
 }
 
-static const char *waker_of(char *buf, size_t len, const struct wk_cause *c)
+/* A task's name:tid, and "(recorder)" where it is the recording abicap's. */
+static const char *task_text(char *buf, size_t len, const char *comm,
+			     const struct task_id *id, int32_t recorder)
+{
+	size_t n;
+
+	taskref_text(buf, len, comm, id->tid);
+	n = strlen(buf);
+	if (recorder && id->tgid == recorder && n < len)
+		snprintf(buf + n, len - n, " (recorder)");
+	return buf;
+}
+
+static const char *waker_of(char *buf, size_t len, const struct wk_cause *c,
+			    int32_t recorder)
 {
 	if (c->in_irq)
 		return "(interrupt)";
 	if (c->waker.tid < 0)
 		return "(unknown)";
-	return taskref_text(buf, len, c->waker_comm, c->waker.tid);
+	return task_text(buf, len, c->waker_comm, &c->waker, recorder);
 }
 
 void wk_text(FILE *f, const struct wakeups *w, const struct analysis *a,
@@ -218,14 +232,16 @@ void wk_text(FILE *f, const struct wakeups *w, const struct analysis *a,
 		"WOKEN", "WOKEN BY");
 	for (size_t i = 0; i < w->ncauses && i < top; i++) {
 		const struct wk_cause *c = &w->causes[i];
-		char b1[64], b2[64];
+		char b1[80], b2[80];
 
 		fprintf(f, "  %9.1f %9llu %4d  %-28s %s\n", (double)c->exits / s,
 			(unsigned long long)c->exits, c->cpu,
 			c->lost ? "(unknown: records lost)" :
 			c->none ? "(none: interrupt or timer in idle)" :
-			taskref_text(b1, sizeof(b1), c->wakee_comm, c->wakee.tid),
-			c->none ? "" : waker_of(b2, sizeof(b2), c));
+			task_text(b1, sizeof(b1), c->wakee_comm, &c->wakee,
+				  a->recorder_tgid),
+			c->none ? "" : waker_of(b2, sizeof(b2), c,
+						a->recorder_tgid));
 	}
 }
 
@@ -272,6 +288,13 @@ json_t *wk_json(const struct wakeups *w, const struct analysis *a)
 		json_object_set_new(jc, "waker_interrupt", json_boolean(c->in_irq));
 		/* no wakeup seen, but one may have been among records lost */
 		json_object_set_new(jc, "records_lost", json_boolean(c->lost));
+		/* the recording abicap's own tasks (issue 33) */
+		json_object_set_new(jc, "woken_is_recorder", json_boolean(
+			!c->none && a->recorder_tgid &&
+			c->wakee.tgid == a->recorder_tgid));
+		json_object_set_new(jc, "waker_is_recorder", json_boolean(
+			!c->none && !c->in_irq && a->recorder_tgid &&
+			c->waker.tgid == a->recorder_tgid));
 		json_array_append_new(causes, jc);
 	}
 	json_object_set_new(o, "cpus", cpus);
