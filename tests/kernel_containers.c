@@ -352,7 +352,8 @@ Test(containers, report_groups_a_recording_by_container_and_cgroup)
 	r = run_cmd((char *[]){ (char *)abicap_bin(), "report", cap, "--by", "pod",
 			    NULL });
 	cr_assert_eq(r.code, 2);
-	cr_assert(strstr(r.err, "use task, cgroup or container"), "%s", r.err);
+	cr_assert(strstr(r.err, "use task, cgroup, container or process"), "%s",
+		  r.err);
 }
 
 /* Start serve on port; returns once it says it is serving. */

@@ -232,6 +232,7 @@ Test(faults, nothing_left_in_the_kernel_after_any_exit)
 struct readback {
 	/* in the workload's window: pong switched in, pong woken by ping */
 	long long records, pp_switches, pp_wakeups;
+	long long pp_woken; /* sched_wakeups of pong, whoever the waker */
 	int end; /* capr_next's last return: 0 clean or cut short, -1 damaged */
 	bool cut_short;
 	json_t *trailer;
@@ -255,6 +256,9 @@ static struct readback read_capture(const char *file, const struct pingpong *pp)
 		if (rec.hdr.type == ABICAP_EV_SCHED_WAKEUP &&
 		    rec.wk.pid == pp->pong_tid && rec.wk.waker_pid == pp->ping_tid)
 			b.pp_wakeups++;
+		if (rec.hdr.type == ABICAP_EV_SCHED_WAKEUP &&
+		    rec.wk.pid == pp->pong_tid)
+			b.pp_woken++;
 	}
 	cr_assert_eq(b.end, 0, "%s: %s", file, capr_error(r));
 	b.cut_short = capr_cut_short(r);
@@ -444,7 +448,8 @@ Test(faults, record_killed_while_quiet_keeps_the_last_second)
 	cr_assert_null(b.trailer);
 	cr_assert_geq(b.pp_switches, 200, "pong switched in %lld times",
 		      b.pp_switches);
-	cr_assert_gt(b.pp_wakeups, 0, "no wakeup of pong by ping");
+	/* the kill keeps records, not the waker's attribution: any wakeup */
+	cr_assert_gt(b.pp_woken, 0, "no wakeup of pong");
 }
 
 Test(faults, two_instances_at_once)
