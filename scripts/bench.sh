@@ -33,7 +33,7 @@
 #      [--update-readme] (its table goes between <!-- floor:begin --> and
 #      <!-- floor:end -->)
 #   Alone, 5. (a capture recorded, then decoded): scripts/bench.sh decode
-#   [--update-readme] (its line, and the decode target's row, in README.md)
+#   [--update-readme] (its line, and the decode target's row, in docs/results.md)
 #   9. contention on the transport: abicap's BPF cost per event (bpf_stats)
 #      and the workload's usecs/op with one ring buffer shared by every CPU
 #      and with one per CPU, one CPU writing (a pinned pipe) and every CPU
@@ -47,7 +47,7 @@
 # (smaller loads, for development), BENCH_OUT (default /dev/shm/abicap-bench),
 # BENCH_SERVE_ARGS (abicap serve's arguments, else found from its --help).
 # The measurements hold /tmp/abicap-bpf.lock. The table goes to stdout and
-# $BENCH_OUT/table.md; --update-readme also writes it into README.md between
+# $BENCH_OUT/table.md; --update-readme also writes it into docs/results.md between
 # <!-- bench:begin --> and <!-- bench:end -->.
 set -u -o pipefail
 
@@ -171,18 +171,18 @@ report_scaling() { # DIR: the table on stdout
 	echo "Peak RSS per million records (the sorted 1,000,000): report $((REP_KB / 1024)) MB, export $((EXP_KB / 1024)) MB."
 }
 
-into_readme() { # MARKER HOW TABLE: TABLE into README.md between the MARKER comments
+into_readme() { # MARKER HOW TABLE: TABLE into docs/results.md between the MARKER comments
 	awk -v m="$1" -v how="$2" -v table="$3" '
 		index($0, "<!-- " m ":begin") { print "<!-- " m ":begin (" how ") -->"; while ((getline l < table) > 0) print l; skip = 1; next }
 		index($0, "<!-- " m ":end -->") { skip = 0 }
-		!skip' README.md >"$OUT/README.$1.md" && cp "$OUT/README.$1.md" README.md
+		!skip' docs/results.md >"$OUT/results.$1.md" && cp "$OUT/results.$1.md" docs/results.md
 }
 
-crafted_readme() { # TABLE: into README.md between the crafted markers
+crafted_readme() { # TABLE: into docs/results.md between the crafted markers
 	into_readme crafted "scripts/bench.sh --crafted --update-readme" "$1"
 }
 
-run_alone() { # FUNCTION MARKER HOW: one section without root, its table maybe into README
+run_alone() { # FUNCTION MARKER HOW: one section without root, its table maybe into docs/results.md
 	[ -x "$ABICAP" ] || die "$ABICAP is missing: run make first" 2
 	mkdir -p "$OUT" || die "cannot create $OUT"
 	{
@@ -191,7 +191,7 @@ run_alone() { # FUNCTION MARKER HOW: one section without root, its table maybe i
 		"$1" "$OUT/$2"
 	} >"$OUT/$2.md"
 	cat "$OUT/$2.md"
-	[ "$UPDATE_README" = 1 ] && into_readme "$2" "$3" "$OUT/$2.md" && echo "bench: README.md updated" >&2
+	[ "$UPDATE_README" = 1 ] && into_readme "$2" "$3" "$OUT/$2.md" && echo "bench: docs/results.md updated" >&2
 	exit 0
 }
 
@@ -385,7 +385,7 @@ floor_ratio() { # PROG SET FLOOR FLOORSET: median over the rounds of PROG/FLOOR
 		[ -n "$a" ] && [ -n "$b" ] && awk -v a="$a" -v b="$b" 'BEGIN {if (a > 0 && b > 0) print a / b}'
 	done | median
 }
-floor_table() { # the table, markers included (README between them)
+floor_table() { # the table, markers included (docs/results.md between them)
 	local e ev kind set p a f em n pre rt
 	echo "<!-- floor:begin (scripts/bench.sh floor --update-readme) -->"
 	echo "**Programs at their floor** (measured $(date -u +%F), load $(cut -d' ' -f1 /proc/loadavg); bpf_stats ns/run, medians of $ROUNDS rounds, \`taskset -c 0 perf bench sched pipe -l $COST_LOOPS\`; every set in its own run on the same load, the sets interleaved in each round; ratio: the median of the rounds' ratios; bpf_stats itself adds ~20 ns a run; method in docs/floor.md):"
@@ -420,11 +420,11 @@ floor_table() { # the table, markers included (README between them)
 	echo "References on sched_switch, same rounds: empty $(fmt "$(nsper fl_empty_sched_switch "$OUT"/floor/empty.*.tsv)" %.0f) ns/run, \`bpf_ktime_get_ns()\` $(fmt "$(nsper fl_clock "$OUT"/floor/clock.*.tsv)" %.0f), ring buffer reserve + submit of 80 bytes $(fmt "$(nsper fl_rb "$OUT"/floor/rb.*.tsv)" %.0f). raw_tp programs are held to the tp_btf floor: their probe reads are their variant's cost."
 	echo "<!-- floor:end -->"
 }
-floor_readme() { # TABLE: into README.md between the floor markers
+floor_readme() { # TABLE: into docs/results.md between the floor markers
 	awk -v table="$1" '
 		/<!-- floor:begin/ { while ((getline l < table) > 0) print l; skip = 1; next }
 		/<!-- floor:end -->/ { skip = 0; next }
-		!skip' README.md >"$OUT/README.floor.md" && cp "$OUT/README.floor.md" README.md
+		!skip' docs/results.md >"$OUT/results.floor.md" && cp "$OUT/results.floor.md" docs/results.md
 }
 
 # ---- workloads: print their metric (usecs/op, or seconds) on stdout
@@ -657,7 +657,7 @@ if [ "$CONTENTION_ONLY" = 1 ]; then
 	cat "$OUT/contention.md"
 	if [ "$UPDATE_README" = 1 ]; then
 		into_readme contention "scripts/bench.sh contention --update-readme" "$OUT/contention.md"
-		log "README.md updated"
+		log "docs/results.md updated"
 	fi
 	exit 0
 fi
@@ -735,8 +735,8 @@ if [ "$DECODE_ONLY" = 1 ]; then
 		awk -v line="$line" -v r="$r" -v v="$(verdict "$(dec_rate export cpu)" ">=" 5)" '
 			/^\*\*Decode\*\* / { print line; next }
 			/^\| decode >= 5 M events\/s \(export --perfetto\) \|/ { print "| decode >= 5 M events/s (export --perfetto) | " r " M/s | " v " |"; next }
-			{ print }' README.md >"$OUT/README.decode.md" && cp "$OUT/README.decode.md" README.md
-		log "README.md updated (decode line)"
+			{ print }' docs/results.md >"$OUT/results.decode.md" && cp "$OUT/results.decode.md" docs/results.md
+		log "docs/results.md updated (decode line)"
 	fi
 	exit 0
 fi
@@ -750,7 +750,7 @@ if [ "$FLOOR_ONLY" = 1 ]; then
 	if [ "$UPDATE_README" = 1 ]; then
 		sed -n '/<!-- floor:begin/,$p' "$OUT/floor.md" >"$OUT/floor.table.md"
 		floor_readme "$OUT/floor.table.md"
-		log "README.md updated (floor table)"
+		log "docs/results.md updated (floor table)"
 	fi
 	exit 0
 fi
@@ -886,12 +886,12 @@ if [ "$UPDATE_README" = 1 ]; then
 	awk -v table="$TABLE" '
 		/<!-- bench:begin/ { print "<!-- bench:begin (scripts/bench.sh --update-readme) -->"; while ((getline l < table) > 0) print l; skip = 1; next }
 		/<!-- bench:end -->/ { skip = 0 }
-		!skip' README.md >"$OUT/README.md" && cp "$OUT/README.md" README.md
+		!skip' docs/results.md >"$OUT/results.md" && cp "$OUT/results.md" docs/results.md
 	{
 		echo "Measured $(date +%F) on $(uname -r), $(nproc) CPUs."
 		echo
 		cat "$OUT/crafted.md"
 	} >"$OUT/crafted.full.md"
 	crafted_readme "$OUT/crafted.full.md"
-	log "README.md updated"
+	log "docs/results.md updated"
 fi

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# The architecture checks (ARCHITECTURE.md), run by make install-test via
-# tests/install/layers.sh and usable alone: scripts/layers.sh [TOP].
+# The architecture checks (ARCHITECTURE.md), run by every make (a
+# violation fails the build) and usable alone: scripts/layers.sh [TOP].
 #  1. No upward include: each user/<layer>/ file includes only headers of
 #     the layers below it (lib <- event <- {abi, analysis <- capfile};
 #     live -> abi;
 #     cmd -> anything; live and capfile never include each other), and an
 #     include without a layer names a header of bpf/ or the generated
-#     skeleton, never a user/ header by its bare name.
+#     skeleton, never a user/ header by its bare name. Both "..." and <...>
+#     includes count, each where the compiler finds it (beside the file for
+#     quotes, else under user/), with . and .. resolved.
 #  2. The architecture text matches the tree: every path ARCHITECTURE.md
 #     names in backquotes exists (a path with <...> is a pattern: its
 #     folder must exist; one with * must match a file).
@@ -36,21 +38,44 @@ for dir in user/*/; do
 		bad=1
 		continue
 	fi
-	while IFS=: read -r file line inc; do
-		inc=${inc#*\"}; inc=${inc%\"*}
-		case $inc in
-		*/*) target=${inc%%/*} ;;
-		*.skel.h) target=skel ;;
-		*)
-			if [ -e "bpf/$inc" ]; then
-				target=bpf
-			else
-				echo "layers: $file:$line: #include \"$inc\" names no bpf/ header: include a user/ header as \"<layer>/$inc\""
-				bad=1
-				continue
+	while IFS=: read -r file line text; do
+		# the name between the quotes or the angle brackets
+		inc=${text#*include}
+		inc=${inc#"${inc%%[\"<]*}"}
+		quoted=0
+		[ "${inc:0:1}" = '"' ] && quoted=1
+		inc=${inc:1}
+		inc=${inc%%[\">]*}
+		# where the compiler finds it: beside the file (quotes only),
+		# else under user/ (-Iuser); .. and . resolved, so that
+		# "view/../live/x.h" is live's
+		target=
+		for base in $([ $quoted = 1 ] && echo "$(dirname "$file")") user; do
+			if [ -e "$base/$inc" ]; then
+				rel=$(realpath -m --relative-to=user "$base/$inc")
+				case $rel in
+				../*) ;;
+				*/*) target=${rel%%/*} ;;
+				esac
+				break
 			fi
-			;;
-		esac
+		done
+		if [ -z "$target" ]; then
+			case $inc in
+			*.skel.h) target=skel ;;
+			*)
+				if [ $quoted = 0 ]; then
+					continue # a system or library header
+				elif [ -e "bpf/$inc" ]; then
+					target=bpf
+				else
+					echo "layers: $file:$line: #include \"$inc\" names no bpf/ header: include a user/ header as \"<layer>/$inc\""
+					bad=1
+					continue
+				fi
+				;;
+			esac
+		fi
 		case " ${may[$layer]} " in
 		*" $target "*) ;;
 		*)
@@ -58,7 +83,7 @@ for dir in user/*/; do
 			bad=1
 			;;
 		esac
-	done < <(grep -Hn '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' "$dir"*.[chS] 2>/dev/null)
+	done < <(grep -Hn '^[[:space:]]*#[[:space:]]*include[[:space:]]*["<]' "$dir"*.[chS] 2>/dev/null)
 done
 
 if [ ! -f ARCHITECTURE.md ]; then

@@ -7,7 +7,7 @@ PKGS=(
 	make gcc clang llvm pkg-config
 	libbpf-dev bpftool libelf-dev zlib1g-dev libzstd-dev
 	libjansson-dev libcriterion-dev liblzma-dev liblz4-dev
-	jq linux-perf sudo python3
+	jq linux-perf sudo python3 stress-ng
 	qemu-system-x86 busybox-static cpio xz-utils zstd lz4 binutils
 	protobuf-compiler
 	libmicrohttpd-dev prometheus curl
@@ -17,7 +17,7 @@ PKGS=(
 	libclang-rt-14-dev libfuzzer-14-dev
 	man-db groff-base zsh bash-completion
 	debhelper dpkg-dev fakeroot lintian
-	buildah umoci podman
+	buildah umoci podman docker.io containerd
 	# the pictures' tests render pages in a real headless browser
 	chromium-headless-shell
 	# arm64: the cross build (make ARCH=arm64) and its test VMs

@@ -11,7 +11,7 @@
 #                    of s390x, ppc64el and riscv64 the oldest with BTF and newest
 #   --only           only these ids (LINE-FLAVOUR, and `running`)
 #   --no-boot        offline checks only
-#   --update-readme  rewrite the README's matrix tables (between markers)
+#   --update-readme  rewrite the matrix tables in docs/results.md (between markers)
 #
 # Offline, each kernel: `abicap check` on the image as Debian ships it
 # (bzImage, Image(.gz), EFI zboot, zImage, s390x, ELF) with the expected
@@ -761,7 +761,7 @@ done
 # Every consecutive pair of one architecture and flavour (at least 10 in the
 # whole matrix, both byte orders), change by change against
 # scripts/btfdiff_oracle.py; with --update-readme the ABI history
-# (docs/abi-history.json and the README table) and the tracepoint-ABI report
+# (docs/abi-history.json and the table in docs/results.md) and the tracepoint-ABI report
 # (docs/tracepoint-abi.{md,json}) are regenerated from this matrix first,
 # and the history is audited by the same reading.
 if [ -z "$ONLY" ]; then
@@ -869,8 +869,8 @@ if [ $UPDATE_README -eq 1 ]; then
 	awk -v sec="$OUT/readme-section.md" '
 		/<!-- matrix:begin/ { while ((getline l < sec) > 0) print l; skip = 1; next }
 		/<!-- matrix:end -->/ { skip = 0; next }
-		!skip' README.md > "$OUT/README.new" && mv "$OUT/README.new" README.md
-	echo "vmtest: README.md matrix updated"
+		!skip' docs/results.md > "$OUT/results.new" && mv "$OUT/results.new" docs/results.md
+	echo "vmtest: docs/results.md matrix updated"
 fi
 echo "vmtest: $pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -4,6 +4,7 @@
 #include <criterion/criterion.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <sys/wait.h>
 #include <limits.h>
 #include <stdio.h>
@@ -40,10 +41,20 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-double browser_screenshot(const char *html, const char *url_suffix,
-			  const char *png, int w, int h, int deadline_s)
+/*
+ * The browser on html (url_suffix appended to its file:// URL) doing
+ * `action` (--screenshot=PNG, --dump-dom), its profile and log beside
+ * base, its stdout into out (the log if NULL), within deadline_s: the
+ * seconds it took.
+ */
+/* Scrollbars as a user's window has them (else hidden, as by default). */
+static bool scrollbars;
+
+static double browse(const char *html, const char *url_suffix,
+		     const char *action, const char *size, const char *base,
+		     const char *out, int deadline_s)
 {
-	char shot[PATH_MAX + 16], size[64], url[PATH_MAX + 64], real[PATH_MAX];
+	char url[PATH_MAX + 64], real[PATH_MAX];
 	char prof[PATH_MAX + 16], log[PATH_MAX + 8];
 	const char *bin = require_browser();
 	double t0, t;
@@ -51,28 +62,27 @@ double browser_screenshot(const char *html, const char *url_suffix,
 	pid_t pid;
 
 	cr_assert(realpath(html, real), "%s: no such page", html);
-	snprintf(shot, sizeof(shot), "--screenshot=%s", png);
-	snprintf(size, sizeof(size), "--window-size=%d,%d", w, h);
 	snprintf(url, sizeof(url), "file://%s%s", real, url_suffix ? url_suffix : "");
-	snprintf(prof, sizeof(prof), "--user-data-dir=%s.profile", png);
-	snprintf(log, sizeof(log), "%s.log", png);
-	unlink(png);
+	snprintf(prof, sizeof(prof), "--user-data-dir=%s.profile", base);
+	snprintf(log, sizeof(log), "%s.log", base);
 	t0 = now_s();
 	pid = fork();
 	cr_assert_geq(pid, 0);
 	if (!pid) {
 		char *const argv[] = {
 			(char *)bin, "--no-sandbox", "--headless",
-			"--disable-gpu", "--hide-scrollbars",
-			"--force-device-scale-factor=1", prof, shot, size, url,
-			NULL,
+			"--disable-gpu",
+			scrollbars ? "--no-first-run" : "--hide-scrollbars",
+			"--force-device-scale-factor=1", prof, (char *)action,
+			(char *)size, url, NULL,
 		};
 		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		int ofd = out ? open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600) : fd;
 
-		if (fd >= 0) {
-			dup2(fd, 1);
+		if (fd >= 0)
 			dup2(fd, 2);
-		}
+		if (ofd >= 0)
+			dup2(ofd, 1);
 		setpgid(0, 0);
 		execv(bin, argv);
 		_exit(127);
@@ -91,9 +101,49 @@ double browser_screenshot(const char *html, const char *url_suffix,
 	cr_assert(WIFEXITED(st) && !WEXITSTATUS(st),
 		  "%s failed rendering %s (status %d; its log: %s)", bin, html,
 		  st, log);
-	cr_assert_eq(access(png, R_OK), 0, "%s wrote no screenshot of %s", bin,
-		     html);
 	return t;
+}
+
+double browser_screenshot(const char *html, const char *url_suffix,
+			  const char *png, int w, int h, int deadline_s)
+{
+	char shot[PATH_MAX + 16], size[64];
+	double t;
+
+	snprintf(shot, sizeof(shot), "--screenshot=%s", png);
+	snprintf(size, sizeof(size), "--window-size=%d,%d", w, h);
+	unlink(png);
+	t = browse(html, url_suffix, shot, size, png, NULL, deadline_s);
+	cr_assert_eq(access(png, R_OK), 0, "the browser wrote no screenshot "
+		     "of %s", html);
+	return t;
+}
+
+double browser_screenshot_as_seen(const char *html, const char *url_suffix,
+				  const char *png, int w, int h, int deadline_s)
+{
+	double t;
+
+	scrollbars = true;
+	t = browser_screenshot(html, url_suffix, png, w, h, deadline_s);
+	scrollbars = false;
+	return t;
+}
+
+char *browser_dom(const char *html, const char *url_suffix, int w, int h,
+		  int deadline_s)
+{
+	char out[PATH_MAX + 8], size[64], *dom;
+	int fd;
+
+	snprintf(out, sizeof(out), "%s.dom", html);
+	snprintf(size, sizeof(size), "--window-size=%d,%d", w, h);
+	browse(html, url_suffix, "--dump-dom", size, out, out, deadline_s);
+	fd = open(out, O_RDONLY | O_CLOEXEC);
+	cr_assert_geq(fd, 0, "the browser wrote no DOM of %s", html);
+	dom = read_all(fd);
+	close(fd);
+	return dom;
 }
 
 static uint32_t be32(const uint8_t *p)

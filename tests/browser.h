@@ -22,6 +22,16 @@ const char *require_browser(void);
 double browser_screenshot(const char *html, const char *url_suffix,
 			  const char *png, int w, int h, int deadline_s);
 
+/*
+ * The page's DOM once its scripts ran (url_suffix appended to its URL, at
+ * w x h), malloc'd: what a user's interaction wrote into it.
+ */
+/* browser_screenshot with the scrollbars a user's window shows. */
+double browser_screenshot_as_seen(const char *html, const char *url_suffix,
+				  const char *png, int w, int h, int deadline_s);
+char *browser_dom(const char *html, const char *url_suffix, int w, int h,
+		  int deadline_s);
+
 /* An 8-bit RGB or RGBA PNG, decoded. */
 struct image {
 	uint32_t w, h;

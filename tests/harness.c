@@ -250,6 +250,26 @@ void poll_for(struct capture *c, int ms)
 		cr_assert_geq(capture_poll(c, 20), 0);
 }
 
+uint64_t stop_and_check_accounted(struct capture *c)
+{
+	struct abicap_counter sum[ABICAP_EV_COUNT];
+	uint64_t dropped = 0;
+
+	capture_stop(c);
+	cr_assert_eq(capture_counters(c, -1, sum), 0);
+	for (unsigned int ev = 0; ev < ABICAP_EV_COUNT; ev++) {
+		cr_expect_eq(sum[ev].seen, capture_received(c, ev) +
+			     sum[ev].dropped, "event %u: seen %llu, received "
+			     "%llu, dropped %llu", ev,
+			     (unsigned long long)sum[ev].seen,
+			     (unsigned long long)capture_received(c, ev),
+			     (unsigned long long)sum[ev].dropped);
+		dropped += sum[ev].dropped;
+	}
+	cr_expect_eq(capture_bad_records(c), 0);
+	return dropped;
+}
+
 void stop_and_check_lossless(struct capture *c)
 {
 	struct abicap_counter sum[ABICAP_EV_COUNT];
@@ -393,6 +413,9 @@ void spawn(struct child *ch, char *const argv[])
 		close(out[0]);
 		close(err[0]);
 		execvp(argv[0], argv);
+		/* said, or a test sees only "exited 127" with nothing on stderr */
+		fprintf(stderr, "harness: cannot run %s: %s\n", argv[0],
+			strerror(errno));
 		_exit(127);
 	}
 	close(out[1]);

@@ -16,6 +16,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "harness.h"
+#include "oracle.h"
 #include "lib/util.h"
 #include "live/drain.h"
 
@@ -195,7 +196,7 @@ static void all_cpus_drained_in_time_order(enum transport t, int drain)
 	int ncpus = libbpf_num_possible_cpus(), on[2] = { 0 }, after = 0;
 	struct pingpong pp[2];
 	struct collected col = { 0 };
-	uint64_t newest = 0, inversions = 0, handed = UINT64_MAX;
+	uint64_t newest = 0, inversions = 0, handed = UINT64_MAX, dropped;
 	pthread_t th[2];
 	struct capture *c;
 	void *res;
@@ -225,17 +226,22 @@ static void all_cpus_drained_in_time_order(enum transport t, int drain)
 	}
 	for (int i = 0; i < 2; i++) {
 		/*
-		 * With drain threads, merged while the threads queue: what
-		 * the merge hands on must wait for their passes.
+		 * Drained while the ping-pongs run; with drain threads,
+		 * merged while the threads queue: what the merge hands on
+		 * must wait for their passes.
 		 */
-		while (drain && pthread_tryjoin_np(th[i], &res))
+		while (pthread_tryjoin_np(th[i], &res))
 			cr_assert_geq(capture_poll(c, 20), 0);
-		if (!drain)
-			cr_assert_eq(pthread_join(th[i], &res), 0);
 		cr_assert_eq((intptr_t)res, 0, "ping-pong on CPU %d failed", i);
 	}
 	poll_for(c, 100);
-	stop_and_check_lossless(c);
+	/*
+	 * Issue 36: what this is about is the order of what was delivered
+	 * and that every record is delivered or counted as dropped; a
+	 * loaded machine may keep the reader away long enough to fill a
+	 * ring (seen: 106,022 of 364,512 dropped beside a load of 6-8)
+	 */
+	dropped = stop_and_check_accounted(c);
 	for (size_t i = 0; i < col.n; i++) {
 		const union abicap_rec *r = &col.v[i];
 
@@ -252,8 +258,15 @@ static void all_cpus_drained_in_time_order(enum transport t, int drain)
 	if (handed != UINT64_MAX)
 		cr_assert_gt(after, 0, "no record of CPU %d after the hand-over",
 			     ncpus - 1);
-	cr_assert_geq(on[0], ROUNDS, "CPU 0: %d ping-pong switches", on[0]);
-	cr_assert_geq(on[1], ROUNDS, "CPU 1: %d ping-pong switches", on[1]);
+	if (dropped)
+		fprintf(stderr, "kernel: %llu records dropped, counted; the "
+			"ping-pong switches checked are those delivered\n",
+			(unsigned long long)dropped);
+	cr_assert_geq(on[0] + (long long)dropped, ROUNDS, "CPU 0: %d ping-pong "
+		      "switches, %llu dropped", on[0], (unsigned long long)dropped);
+	cr_assert_geq(on[1] + (long long)dropped, ROUNDS, "CPU 1: %d ping-pong "
+		      "switches, %llu dropped", on[1], (unsigned long long)dropped);
+	cr_assert_gt(on[0] + on[1], 0, "no ping-pong switch delivered");
 	cr_assert_eq(inversions, capture_late(c), "%llu records out of time "
 		     "order, %llu counted as late", (unsigned long long)
 		     inversions, (unsigned long long)capture_late(c));
@@ -476,17 +489,48 @@ static void count_idle(struct capture *c, const struct collected *col,
 	}
 }
 
+/*
+ * Without a cpuidle driver (no usage counters), the kernel's own count of
+ * idle entries while attached is a private tracefs instance's: entries
+ * surely inside [t1, t2] (tolerance orc_tol_ns). -1 if it cannot be had.
+ */
+static long long tracefs_idle_entries(struct orc_session *s, uint64_t t1,
+				      uint64_t t2)
+{
+	struct orc_trace t = { 0 };
+	char err[512];
+	long long n = 0;
+
+	cr_assert_eq(orc_stop(s, &t, err, sizeof(err)), 0, "tracefs oracle: %s",
+		     err);
+	cr_assert_eq(t.lost, 0, "tracefs lost %llu events",
+		     (unsigned long long)t.lost);
+	for (size_t i = 0; i < t.n; i++)
+		n += t.v[i].type == ABICAP_EV_CPU_IDLE &&
+		     t.v[i].state != UINT32_MAX &&
+		     t.v[i].ts >= t1 + orc_tol_ns && t.v[i].ts + orc_tol_ns <= t2;
+	orc_trace_free(&t);
+	return n;
+}
+
 Test(kernel, cpu_idle_on_idle_cpu, .timeout = 60)
 {
 	struct capture_opts o = { .events = EV(ABICAP_EV_CPU_IDLE) };
 	struct collected col = { 0 };
+	struct orc_session *sess = NULL;
 	struct capture *c;
 	int enter = 0, exits = 0;
 	long long idled;
-	uint64_t end = mono_ns() + HANG_GUARD_S * 1000000000ull;
+	uint64_t end = mono_ns() + HANG_GUARD_S * 1000000000ull, t1, t2;
 	size_t seen = 0;
+	char err[512], name[64];
 
 	require_kernel();
+	if (idle_entries() < 0) {
+		snprintf(name, sizeof(name), "abicap_idle_%d", getpid());
+		sess = orc_start(name, 8192, err, sizeof(err));
+		cr_assert(sess, "no cpuidle driver, and the tracefs oracle: %s", err);
+	}
 	c = start_capture(&o, &col);
 	/*
 	 * the kernel's count from here, attached (loading the programs waits
@@ -494,14 +538,18 @@ Test(kernel, cpu_idle_on_idle_cpu, .timeout = 60)
 	 * the stop, whose drain hands on all abicap saw until then
 	 */
 	idled = idle_entries();
+	t1 = mono_ns();
 	while ((!enter || !exits) && mono_ns() < end) {
 		cr_assert_geq(capture_poll(c, 20), 0);
 		count_idle(c, &col, &seen, &enter, &exits);
 	}
 	if (idled >= 0)
 		idled = idle_entries() - idled;
+	t2 = mono_ns();
 	stop_and_check_lossless(c);
 	count_idle(c, &col, &seen, &enter, &exits);
+	if (sess)
+		idled = tracefs_idle_entries(sess, t1, t2);
 	/*
 	 * the kernel's count decides whether there was anything to see: on
 	 * a saturated machine (as many CPU hogs as CPUs) no CPU idles, and
@@ -517,18 +565,16 @@ Test(kernel, cpu_idle_on_idle_cpu, .timeout = 60)
 	/*
 	 * cpuidle counts an entry as its state is left, just after the
 	 * cpu_idle exit: every one it counted while attached left its exit in
-	 * the records (its entry may be older than the attach); without
-	 * cpuidle (-1), both must have come
+	 * the records (its entry may be older than the attach). tracefs
+	 * counts entries: each one surely inside the window is abicap's too.
 	 */
-	if (idled > 0)
+	if (sess)
+		cr_assert(enter > 0, "tracefs saw %lld idle entries while "
+			  "attached; abicap saw none (%d exits)", idled, exits);
+	else
 		cr_assert(exits > 0, "the kernel counted %lld idle entries "
 			  "while attached; abicap saw no exit (and %d entries)",
 			  idled, enter);
-	else
-		cr_assert(idled == 0 || (enter && exits), "expected a cpu_idle "
-			  "entry and exit within %d s; got %d entries, %d exits "
-			  "(no cpuidle here to count them)", HANG_GUARD_S, enter,
-			  exits);
 	capture_close(c);
 	collected_free(&col);
 }

@@ -12,11 +12,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
+#include <limits.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <grp.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -32,6 +34,16 @@
 static char root[4096]; /* the cgroup v2 mount */
 static char base[64]; /* "/abicap-test-PID", in the hierarchy */
 static char hungry[128], latency[128], docker[256];
+/*
+ * Containers and pods count only where their runtime puts them, at the
+ * hierarchy's root (/system.slice/docker-<id>.scope, /kubepods/...): the
+ * directories the tests make there, removed in reverse order.
+ */
+static char hostmade[8][256];
+static int nhostmade;
+/* deeper ones, removed before extra[] */
+static const char *extra_deep[32];
+static int nextra_deep;
 static char extra[24][160]; /* made by a test, removed in reverse order */
 static int nextra;
 static pid_t workers[32], daemons[4];
@@ -40,6 +52,98 @@ static int nworkers, ndaemons;
 static void cg_dir(const char *cg, char *out, size_t len)
 {
 	snprintf(out, len, "%s%s", root, cg);
+}
+
+/* Every directory of cg (from the root) that is missing, made and noted. */
+static void host_place(const char *cg)
+{
+	char dir[4400], *p;
+
+	cg_dir(cg, dir, sizeof(dir));
+	for (p = dir + strlen(root) + 1;; p++) {
+		char c = *p;
+
+		if (c && c != '/')
+			continue;
+		*p = 0;
+		if (!mkdir(dir, 0755)) {
+			cr_assert_lt(nhostmade, 8);
+			snprintf(hostmade[nhostmade++], sizeof(hostmade[0]), "%s",
+				 dir + strlen(root));
+		} else {
+			cr_assert_eq(errno, EEXIST, "mkdir %s: %s", dir,
+				     strerror(errno));
+		}
+		*p = c;
+		if (!c)
+			break;
+	}
+}
+
+/*
+ * The directory of cgroup cg opened one level at a time (openat): for
+ * paths past PATH_MAX. -1 with errno.
+ */
+static int cg_open(const char *cg)
+{
+	int fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC), nfd;
+	const char *p = cg, *end;
+
+	while (fd >= 0 && *p) {
+		char comp[256];
+
+		p += strspn(p, "/");
+		if (!*p)
+			break;
+		end = p + strcspn(p, "/");
+		snprintf(comp, sizeof(comp), "%.*s", (int)(end - p), p);
+		nfd = openat(fd, comp, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		close(fd);
+		fd = nfd;
+		p = end;
+	}
+	return fd;
+}
+
+/* mkdir (as the caller) of cgroup cg, any length: 0 or -1 */
+static int cg_mkdir(const char *cg)
+{
+	char *copy = strdup(cg), *slash = strrchr(copy, '/');
+	int fd, r;
+
+	*slash = 0;
+	fd = cg_open(copy);
+	r = fd < 0 ? -1 : mkdirat(fd, slash + 1, 0755);
+	if (fd >= 0)
+		close(fd);
+	free(copy);
+	return r;
+}
+
+/* rmdir of cgroup cg, any length, once its tasks have left it */
+static void rmdir_deep(const char *cg)
+{
+	char *copy = strdup(cg), *slash = strrchr(copy, '/');
+	int fd;
+
+	*slash = 0;
+	fd = cg_open(copy);
+	for (int t = 0; fd >= 0 && t < 100 && unlinkat(fd, slash + 1, AT_REMOVEDIR) &&
+	     errno == EBUSY; t++)
+		usleep(20000);
+	if (fd >= 0)
+		close(fd);
+	free(copy);
+}
+
+static void rmdir_when_empty(const char *cg)
+{
+	char dir[4400];
+
+	cg_dir(cg, dir, sizeof(dir));
+	/* a killed task leaves its cgroup a moment later */
+	for (int t = 0; t < 100 && rmdir(dir) && errno == EBUSY; t++)
+		usleep(20000);
 }
 
 static void make_cgroups(void)
@@ -52,18 +156,16 @@ static void make_cgroups(void)
 	snprintf(base, sizeof(base), "/abicap-test-%d", getpid());
 	snprintf(hungry, sizeof(hungry), "%s/hungry", base);
 	snprintf(latency, sizeof(latency), "%s/latency", base);
-	snprintf(docker, sizeof(docker), "%s/system.slice/docker-%s.scope", base,
+	snprintf(docker, sizeof(docker), "/system.slice/docker-%s.scope",
 		 DOCKER_ID);
-	const char *dirs[] = { base, hungry, latency, "", docker };
-	char sys[128];
+	const char *dirs[] = { base, hungry, latency };
 
-	snprintf(sys, sizeof(sys), "%s/system.slice", base);
-	dirs[3] = sys;
 	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
 		cg_dir(dirs[i], dir, sizeof(dir));
 		cr_assert(!mkdir(dir, 0755) || errno == EEXIST, "mkdir %s: %s",
 			  dir, strerror(errno));
 	}
+	host_place(docker);
 }
 
 /* Start argv in cgroup cg (the child moves itself before exec). */
@@ -151,23 +253,17 @@ static void stop_workloads(void)
 
 static void remove_cgroups(void)
 {
-	char dir[4400], sys[128];
+	const char *dirs[] = { hungry, latency, base };
 
 	stop_workloads();
-	while (nextra > 0) {
-		cg_dir(extra[--nextra], dir, sizeof(dir));
-		for (int t = 0; t < 100 && rmdir(dir) && errno == EBUSY; t++)
-			usleep(20000);
-	}
-	snprintf(sys, sizeof(sys), "%s/system.slice", base);
-	const char *dirs[] = { docker, sys, hungry, latency, base };
-
-	for (size_t i = 0; base[0] && i < sizeof(dirs) / sizeof(dirs[0]); i++) {
-		cg_dir(dirs[i], dir, sizeof(dir));
-		/* a killed task leaves its cgroup a moment later */
-		for (int t = 0; t < 100 && rmdir(dir) && errno == EBUSY; t++)
-			usleep(20000);
-	}
+	while (nextra_deep > 0)
+		rmdir_deep(extra_deep[--nextra_deep]);
+	while (nextra > 0)
+		rmdir_when_empty(extra[--nextra]);
+	while (nhostmade > 0)
+		rmdir_when_empty(hostmade[--nhostmade]);
+	for (size_t i = 0; base[0] && i < sizeof(dirs) / sizeof(dirs[0]); i++)
+		rmdir_when_empty(dirs[i]);
 	scratch_fini();
 }
 
@@ -290,13 +386,15 @@ static json_t *group(json_t *rep, const char *name)
 Test(containers, report_groups_a_recording_by_container_and_cgroup)
 {
 	char *cap = scratch_path("ct.abicap");
+	long long rq, left;
 	pid_t spinner;
 	json_t *rep, *g;
 	struct run r;
 
 	wait_pingpong(start_workloads(docker, 600, &spinner));
-	r = run_cmd((char *[]){ (char *)abicap_bin(), "record", "-o", cap, "-d", "2",
-			    NULL });
+	/* its reader gets the CPU time it needs on a loaded machine (issue 36) */
+	r = run_cmd((char *[]){ "nice", "-n", "-10", (char *)abicap_bin(),
+			    "record", "-o", cap, "-d", "2", NULL });
 	cr_assert_eq(r.code, 0, "%s", r.err);
 	r = run_cmd((char *[]){ (char *)abicap_bin(), "report", cap, "--by",
 			    "container", "-f", "json", NULL });
@@ -309,7 +407,16 @@ Test(containers, report_groups_a_recording_by_container_and_cgroup)
 	cr_assert_eq(json_integer_value(json_object_get(g, "tasks")), 2,
 		     "expected 2 tasks (abc_ping, abc_pong) in docker:3f4e5a6b7c8d, "
 		     "report has %lld", json_integer_value(json_object_get(g, "tasks")));
-	cr_assert_gt(json_integer_value(json_object_get(g, "rq_samples")), 100);
+	/*
+	 * the ping-pong ran: its waits were measured, or (a loaded machine
+	 * where record dropped) left out across the drops, which the report
+	 * counts (CI's loaded run once measured 100 or fewer)
+	 */
+	rq = json_integer_value(json_object_get(g, "rq_samples"));
+	left = json_integer_value(json_object_get(json_object_get(rep, "lost"),
+						  "waits_left_out"));
+	cr_assert(rq > 0 && rq + left > 100, "docker:3f4e5a6b7c8d: %lld waits "
+		  "measured, %lld left out across drops", rq, left);
 	cr_assert(group(rep, "(host)"), "the spinners are on the host");
 	json_decref(rep);
 
@@ -356,6 +463,62 @@ Test(containers, report_groups_a_recording_by_container_and_cgroup)
 		  r.err);
 }
 
+#define NOBODY 65534
+
+/* As nobody: every mkdir of dirs, in order (0, else the failing one + 1). */
+static int mkdirs_as_nobody(const char *const *dirs, int n)
+{
+	int st = 0;
+	pid_t pid = fork();
+
+	cr_assert_geq(pid, 0);
+	if (!pid) {
+		if (setgroups(0, NULL) || setgid(NOBODY) || setuid(NOBODY))
+			_exit(100);
+		for (int i = 0; i < n; i++)
+			if (cg_mkdir(dirs[i]))
+				_exit(i + 1);
+		_exit(0);
+	}
+	waitpid(pid, &st, 0);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 255;
+}
+
+/* A busy task in cg (any length), moved there by root, then running as nobody. */
+static pid_t spin_as_nobody(const char *cg)
+{
+	pid_t pid;
+
+	cr_assert_lt(nworkers, (int)(sizeof(workers) / sizeof(workers[0])));
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (!pid) {
+		int dfd = cg_open(cg);
+		int fd = dfd >= 0 ? openat(dfd, "cgroup.procs", O_WRONLY) : -1;
+
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (fd < 0 || write(fd, "0", 1) != 1)
+			_exit(126);
+		close(fd);
+		close(dfd);
+		if (setgroups(0, NULL) || setgid(NOBODY) || setuid(NOBODY))
+			_exit(125);
+		/*
+		 * 5 ms on CPU, then a 1 ms sleep: busy, and switching (a
+		 * pure spinner on an idle CPU may run a second unswitched)
+		 */
+		for (;;) {
+			uint64_t t = mono_ns();
+
+			while (mono_ns() - t < 5000000)
+				;
+			usleep(1000);
+		}
+	}
+	workers[nworkers++] = pid;
+	return pid;
+}
+
 /* Start serve on port; returns once it says it is serving. */
 static void start_serve(struct child *ch, int port, const char *cg)
 {
@@ -370,6 +533,15 @@ static void start_serve(struct child *ch, int port, const char *cg)
 				      listen, NULL });
 	daemons[ndaemons++] = ch->pid;
 	wait_for_stderr(ch, "serving http://", seen, sizeof(seen));
+}
+
+/* The last serve start_serve() started, stopped. */
+static void stop_serve(struct child *ch)
+{
+	kill(ch->pid, SIGTERM);
+	free(read_all(ch->err_fd));
+	wait_exit(ch, 10);
+	ndaemons--;
 }
 
 /* One raw HTTP exchange: the status code of the answer (0: none). */
@@ -566,6 +738,181 @@ static char *scrape_until(int port, const char *prefix, double min)
 	return text;
 }
 
+/* Chown a cgroup to nobody the way delegation does (the directory, its procs). */
+static void delegate_to_nobody(const char *cg)
+{
+	static const char *const files[] = { "", "/cgroup.procs",
+					     "/cgroup.subtree_control",
+					     "/cgroup.threads" };
+	char dir[4400];
+
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		cg_dir(cg, dir, sizeof(dir));
+		strcat(dir, files[i]);
+		cr_assert(!chown(dir, NOBODY, NOBODY), "chown %s: %s", dir,
+			  strerror(errno));
+	}
+}
+
+/*
+ * Issue 32, item 5: a tenant (nobody, owning a delegated subtree) names
+ * cgroups after a real container. The real one keeps its two tasks and
+ * its label alone; the look-alikes are plain cgroups in report and serve.
+ */
+Test(containers, a_tenants_look_alike_is_no_container)
+{
+	char *cap = scratch_path("spoof.abicap"), fake[256], fake2[256];
+	char sys[160], dk[160], prefix[512], *text, *line;
+	const char *tenant = extra_cgroup("tenant");
+	const char *const made[] = { sys, fake, dk, fake2 };
+	int port = free_ports(1), found = 0;
+	pid_t spinner;
+	struct child srv;
+	json_t *rep, *g, *t;
+	struct run r;
+	size_t i;
+
+	delegate_to_nobody(tenant);
+	snprintf(sys, sizeof(sys), "%s/system.slice", tenant);
+	snprintf(fake, sizeof(fake), "%s/docker-%s.scope", sys, DOCKER_ID);
+	snprintf(dk, sizeof(dk), "%s/docker", tenant);
+	snprintf(fake2, sizeof(fake2), "%s/%s", dk, DOCKER_ID);
+	cr_assert_eq(mkdirs_as_nobody(made, 4), 0, "nobody could not make its cgroups");
+	for (i = 0; i < 4; i++) {
+		cr_assert_lt(nextra, 24);
+		snprintf(extra[nextra++], sizeof(extra[0]), "%s", made[i]);
+	}
+	spinner = spin_as_nobody(fake);
+	spin_as_nobody(fake2);
+	wait_pingpong(start_in(docker, (char *[]){ "build/pingpong", "600", "-1",
+						   NULL }));
+
+	r = run_cmd((char *[]){ (char *)abicap_bin(), "record", "-o", cap, "-d", "2",
+			    NULL });
+	cr_assert_eq(r.code, 0, "%s", r.err);
+	r = run_cmd((char *[]){ (char *)abicap_bin(), "report", cap, "--by",
+			    "container", "-f", "json", NULL });
+	cr_assert_eq(r.code, 0, "%s", r.err);
+	rep = json_loads(r.out, 0, NULL);
+	cr_assert(rep);
+	g = group(rep, "docker:3f4e5a6b7c8d");
+	cr_assert(g, "no docker:3f4e5a6b7c8d group in %s", r.out);
+	cr_assert_eq(json_integer_value(json_object_get(g, "tasks")), 2,
+		     "the real container has abc_ping and abc_pong only: %s", r.out);
+	json_decref(rep);
+	r = run_cmd((char *[]){ (char *)abicap_bin(), "report", cap, "-f", "json",
+				NULL });
+	cr_assert_eq(r.code, 0, "%s", r.err);
+	rep = json_loads(r.out, 0, NULL);
+	json_array_foreach(json_object_get(rep, "tasks"), i, t) {
+		if (json_integer_value(json_object_get(t, "tid")) != spinner)
+			continue;
+		cr_assert_str_eq(json_string_value(json_object_get(t, "cgroup")), fake);
+		cr_assert(!json_string_value(json_object_get(t, "container")),
+			  "the look-alike is a container: %s",
+			  json_string_value(json_object_get(t, "container")));
+		found++;
+	}
+	cr_assert_eq(found, 1, "the spinner (%d) is not in the report", spinner);
+	json_decref(rep);
+
+	/* serve: the look-alikes' series carry no container label */
+	start_serve(&srv, port, NULL);
+	snprintf(prefix, sizeof(prefix), "abicap_cpu_seconds_total{cgroup=\"%s\"", fake);
+	text = scrape_until(port, prefix, 0.1);
+	line = strstr(text, prefix);
+	cr_assert(line, "no series of %s", fake);
+	*strchr(line, '\n') = 0;
+	cr_assert(strstr(line, ",container=\"\","), "%s", line);
+	*strchr(line, 0) = '\n';
+	snprintf(prefix, sizeof(prefix), "abicap_cpu_seconds_total{cgroup=\"%s\"", docker);
+	line = strstr(text, prefix);
+	cr_assert(line, "no series of %s", docker);
+	cr_assert(!strncmp(line + strlen(prefix), ",container=\"docker:3f4e5a6b7c8d\",",
+			   strlen(",container=\"docker:3f4e5a6b7c8d\",")), "%.300s", line);
+	free(text);
+	stop_serve(&srv);
+}
+
+/*
+ * Issue 32, item 4: a tenant's cgroup 17 levels of 250-byte names deep
+ * (4,298 bytes, past PATH_MAX) is named, by record and by serve, while
+ * its task runs; serve never calls it removed.
+ */
+Test(containers, a_path_past_path_max_is_named)
+{
+	static char deep[17][4400];
+	const char *tenant = extra_cgroup("deep");
+	const char *made[17];
+	char *cap = scratch_path("deep.abicap"), prefix[4600], *text, *line;
+	int port = free_ports(1), found = 0;
+	struct child srv;
+	pid_t spinner;
+	json_t *rep, *t;
+	struct run r;
+	size_t i;
+
+	delegate_to_nobody(tenant);
+	for (i = 0; i < 17; i++) {
+		char name[251];
+
+		memset(name, 'a' + i, 249);
+		snprintf(name + 249, 2, "%zu", i % 10);
+		snprintf(deep[i], sizeof(deep[i]), "%s/%s", i ? deep[i - 1] : tenant,
+			 name);
+		made[i] = deep[i];
+	}
+	cr_assert_gt(strlen(deep[16]), PATH_MAX);
+	cr_assert_eq(mkdirs_as_nobody(made, 17), 0, "nobody could not nest 17 cgroups");
+	/* the suite removes them, deepest first */
+	for (i = 0; i < 17; i++)
+		extra_deep[nextra_deep++] = deep[i];
+	spinner = spin_as_nobody(deep[16]);
+
+	r = run_cmd((char *[]){ (char *)abicap_bin(), "record", "-o", cap, "-d", "1",
+			    NULL });
+	cr_assert_eq(r.code, 0, "%s", r.err);
+	r = run_cmd((char *[]){ (char *)abicap_bin(), "report", cap, "-f", "json",
+				NULL });
+	cr_assert_eq(r.code, 0, "%s", r.err);
+	rep = json_loads(r.out, 0, NULL);
+	cr_assert(rep);
+	json_array_foreach(json_object_get(rep, "tasks"), i, t) {
+		if (json_integer_value(json_object_get(t, "tid")) != spinner)
+			continue;
+		cr_assert_str_eq(json_string_value(json_object_get(t, "cgroup")),
+				 deep[16]);
+		found++;
+	}
+	cr_assert_eq(found, 1, "the spinner (%d) is not in the report", spinner);
+	json_decref(rep);
+
+	/* trace --cgroup takes the path, and names it */
+	r = run_cmd((char *[]){ (char *)abicap_bin(), "trace", "-f", "json", "-d",
+				"0.5", "--cgroup", deep[16], NULL });
+	cr_assert_eq(r.code, 0, "%s", r.err);
+	cr_assert(strstr(r.out, deep[16]), "trace does not name the cgroup");
+
+	/*
+	 * serve: named while it runs, never "(removed)"; the label keeps the
+	 * path's first and last 200 bytes around a hash (PROM_LABEL_MAX)
+	 */
+	start_serve(&srv, port, NULL);
+	snprintf(prefix, sizeof(prefix), "abicap_cpu_seconds_total{cgroup=\"%.200s"
+		 "\xe2\x80\xa6#", deep[16]);
+	text = scrape_until(port, prefix, 0.1);
+	line = strstr(text, prefix);
+	cr_assert(line, "no series of the deep cgroup");
+	*strchr(line, '\n') = 0;
+	cr_assert(strstr(line, deep[16] + strlen(deep[16]) - 200),
+		  "the label does not end with the path's end");
+	cr_assert_lt(strlen(line), 700, "the label is not bounded");
+	*strchr(line, 0) = '\n';
+	cr_assert_gt(metric_sample(text, prefix), 0.1);
+	free(text);
+	stop_serve(&srv);
+}
+
 Test(containers, serve_one_series_per_cgroup_path_when_it_is_made_again)
 {
 	int port = free_ports(1);
@@ -616,12 +963,21 @@ Test(containers, serve_one_series_per_cgroup_path_when_it_is_made_again)
 	v2 = metric_sample(t2, prefix);
 	cr_assert_gt(v2, v1, "both incarnations counted");
 
-	/* the scrape above pruned the first incarnation: its time stays */
-	t3 = checked_scrape(port);
-	cr_assert_eq(count_lines(t3, prefix), 1, "expected one series:\n%s",
-		     metric_lines(t3, prefix));
-	v3 = metric_sample(t3, prefix);
-	cr_assert_geq(v3, v2, "a counter never goes back: %f then %f", v2, v3);
+	/*
+	 * a render after the one above prunes the first incarnation (a page
+	 * is served again while young): its time stays
+	 */
+	for (int t = 0; t < 100; t++) {
+		t3 = checked_scrape(port);
+		cr_assert_eq(count_lines(t3, prefix), 1, "expected one series:\n%s",
+			     metric_lines(t3, prefix));
+		v3 = metric_sample(t3, prefix);
+		cr_assert_geq(v3, v2, "a counter never goes back: %f then %f", v2, v3);
+		if (metric_sample(t3, "abicap_cgroups_pruned_total ") >= 1)
+			break;
+		free(t3);
+		usleep(100000);
+	}
 	cr_assert_geq(metric_sample(t3, "abicap_cgroups_pruned_total "), 1,
 		      "expected a cgroup pruned:\n%s",
 		      metric_lines(t3, "abicap_cgroups_pruned_total "));
@@ -791,7 +1147,8 @@ static void write_bundle(const char *dir, const char *cgpath)
 
 Test(containers, names_from_a_container_runtime, .fini = runc_gone)
 {
-	char bundle[512], cg[512], listen_port[16], *cap = scratch_path("rt.abicap");
+	char bundle[512], cg[512], podcg[256], listen_port[16];
+	char *cap = scratch_path("rt.abicap");
 	const char *pod = "12345678-1234-1234-1234-123456789abc";
 	struct child ch;
 	char *text, prefix[768], cmd[2048];
@@ -807,12 +1164,9 @@ Test(containers, names_from_a_container_runtime, .fini = runc_gone)
 		test_skip("runc or a static busybox missing: scripts/setup.sh installs them");
 	}
 	snprintf(runc_id, sizeof(runc_id), "%08x%056x", (unsigned)getpid(), 0xabcdefu);
-	extra_cgroup("kubepods");
-	extra_cgroup("kubepods/besteffort");
-	snprintf(cg, sizeof(cg), "kubepods/besteffort/pod%s", pod);
-	extra_cgroup(cg);
-	snprintf(cg, sizeof(cg), "%s/kubepods/besteffort/pod%s/%s", base, pod,
-		 runc_id);
+	snprintf(podcg, sizeof(podcg), "/kubepods/besteffort/pod%s", pod);
+	host_place(podcg);
+	snprintf(cg, sizeof(cg), "%s/%s", podcg, runc_id);
 	snprintf(bundle, sizeof(bundle), "%s", scratch_path("bundle"));
 	write_bundle(bundle, cg);
 	/* detached, its stdio not the test's pipes (run_cmd waits for EOF) */
@@ -824,7 +1178,7 @@ Test(containers, names_from_a_container_runtime, .fini = runc_gone)
 
 	/* serve: the container's series carry its names */
 	snprintf(listen_port, sizeof(listen_port), "%d", port);
-	start_serve(&ch, port, base);
+	start_serve(&ch, port, podcg);
 	snprintf(prefix, sizeof(prefix), "abicap_cpu_seconds_total{cgroup=\"%s\"",
 		 cg);
 	text = scrape_until(port, prefix, 0.1);
@@ -840,10 +1194,7 @@ Test(containers, names_from_a_container_runtime, .fini = runc_gone)
 				 "123456789abc\""), "the id stays: %s", line);
 	}
 	free(text);
-	kill(ch.pid, SIGTERM);
-	free(read_all(ch.err_fd));
-	wait_exit(&ch, 10);
-	ndaemons--;
+	stop_serve(&ch);
 
 	/* trace's text names it by name */
 	r = run_cmd((char *[]){ (char *)abicap_bin(), "trace", "-d", "1", "--cgroup",
@@ -853,7 +1204,7 @@ Test(containers, names_from_a_container_runtime, .fini = runc_gone)
 
 	/* record keeps the names; report shows them after the container is gone */
 	r = run_cmd((char *[]){ (char *)abicap_bin(), "record", "-o", cap, "-d",
-				"1", "--cgroup", base, NULL });
+				"1", "--cgroup", podcg, NULL });
 	cr_assert_eq(r.code, 0, "%s", r.err);
 	free(run_cmd((char *[]){ "runc", "delete", "-f", runc_id, NULL }).err);
 	runc_id[0] = 0;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
- * serve against cgroup churn by an unprivileged user (issue 23 #4, #5): a
+ * serve (and record) against cgroup churn by an unprivileged user (issue 23
+ * #4, #5; issue 32): a
  * cgroup v2 subtree delegated to uid 65534 (nobody), as systemd delegates
  * one to every user session, in which a process running as nobody makes,
  * uses and removes cgroups in bulk. serve watches the test's subtree only
@@ -8,6 +9,7 @@
  */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
+#include <sched.h>
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -33,6 +35,7 @@ static char base[64];     /* "/abicap-churn-PID": what serve watches */
 static char deleg[96];    /* base/user: owned by nobody */
 static struct child srv;
 static bool hide; /* churn() makes deleg unreadable to others first */
+static bool keep; /* churn() leaves its cgroups in place (empty) */
 static pid_t kids[8];
 static int nkids;
 
@@ -58,6 +61,7 @@ static void setup(void)
 {
 	char err[256];
 
+	scratch_init();
 	require_kernel();
 	cr_assert_eq(cgroup_root(root, sizeof(root), err, sizeof(err)), 0, "%s",
 		     err);
@@ -97,6 +101,7 @@ static void teardown(void)
 		cg_dir(base, dir, sizeof(dir));
 		rm_tree(dir);
 	}
+	scratch_fini();
 }
 
 TestSuite(serve_cgroups, .init = setup, .fini = teardown, .timeout = 120);
@@ -261,7 +266,7 @@ static pid_t churn(const char *tag, int n, int batch, int sync_rd,
 			    read(sync_rd, &c, 1) != 1)
 				_exit(15);
 		}
-		for (k = 0; k < m; k++) {
+		for (k = 0; k < m && !keep; k++) {
 			cg_dir(deleg, dir, sizeof(dir));
 			sprintf(dir + strlen(dir), "/%s%d", tag, i + k);
 			if (rmdir(dir))
@@ -489,4 +494,309 @@ Test(serve_cgroups, names_of_removed_cgroups_are_forgotten)
 	kill(srv.pid, SIGTERM);
 	cr_assert_eq(wait_exit(&srv, 20), 0);
 	srv.pid = 0;
+}
+
+/* The sum of a family's samples over every series in the text. */
+static double family_sum(const char *text, const char *family)
+{
+	double sum = 0;
+	size_t n = strlen(family);
+
+	for (const char *l = text; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : l)
+		if (!strncmp(l, family, n) && l[n] == '{')
+			sum += strtod(strchr(l + n, '}') + 1, NULL);
+	return sum;
+}
+
+/*
+ * Issue 32, item 1: nobody makes 1,200 cgroups and enters each once, then
+ * leaves them empty but present: more live cgroups than the map holds
+ * (1,024). A cgroup root makes afterwards must still get its series: the
+ * idle ones are evicted, their counts kept in cgroup="(evicted)", and the
+ * sum over the series never goes down.
+ */
+Test(serve_cgroups, idle_cgroups_of_a_tenant_do_not_hide_a_new_one)
+{
+	char after[128], prefix[256], *t, *prev;
+	int port = free_ports(1);
+	uint64_t end;
+	double sum, psum;
+	pid_t pid;
+
+	keep = true;
+	start_serve(port, "1024");
+	pid = churn("i", 1200, 1, -1, -1);
+	wait_ok(pid, "1,200 cgroups entered once by nobody");
+	snprintf(after, sizeof(after), "%s/after", base);
+	make_cg(after, false);
+	ticker_in(after);
+	snprintf(prefix, sizeof(prefix), "abicap_context_switches_total{cgroup="
+		 "\"%s\"", after);
+	prev = scrape_metrics(port);
+	psum = family_sum(prev, "abicap_context_switches_total");
+	/* the condition decides; the deadline only bounds a failure */
+	end = mono_ns() + HANG_GUARD_S * 1000000000ull;
+	for (;;) {
+		usleep(200000);
+		t = scrape_metrics(port);
+		sum = family_sum(t, "abicap_context_switches_total");
+		cr_assert_geq(sum, psum, "the switches summed over the series "
+			      "went down: %.0f then %.0f", psum, sum);
+		psum = sum;
+		free(prev);
+		prev = t;
+		if (metric_sample(t, prefix) > 0)
+			break;
+		cr_assert(mono_ns() < end, "a cgroup made after 1,200 idle ones "
+			  "has no series in %d s: %g in the map, %g evicted, "
+			  "map full %g times", HANG_GUARD_S,
+			  metric_sample(t, "abicap_cgroups "),
+			  metric_sample(t, "abicap_cgroups_evicted_total "),
+			  metric_sample(t, "abicap_updates_lost_total{reason="
+					"\"cgroup_map_full\"} "));
+	}
+	cr_assert_gt(metric_sample(t, "abicap_cgroups_evicted_total "), 0);
+	cr_assert_gt(metric_sample(t, "abicap_context_switches_total{cgroup="
+				   "\"(evicted)\""), 0, "%s",
+		     metric_lines(t, "abicap_context_switches_total{cgroup=\"("));
+	cr_assert_leq(metric_sample(t, "abicap_cgroups "), 1024);
+	fprintf(stderr, "serve_cgroups: 1,200 idle cgroups: the new one has its "
+		"series; %g in the map, %g evicted\n",
+		metric_sample(t, "abicap_cgroups "),
+		metric_sample(t, "abicap_cgroups_evicted_total "));
+	free(t);
+	kill(srv.pid, SIGTERM);
+	cr_assert_eq(wait_exit(&srv, 20), 0);
+	srv.pid = 0;
+	keep = false;
+}
+
+/*
+ * As nobody: under deleg, a chain of `levels` cgroups of 250-byte names,
+ * then `n` cgroups at its end, each entered once and left empty (a map
+ * entry each). The chain's path into chain (for the caller's cleanup).
+ */
+static void idle_cgroups_deep(int levels, int n, char *chain, size_t len)
+{
+	char home[4400], dir[4400], p[4500];
+	pid_t pid;
+	int st;
+
+	snprintf(chain, len, "%s", deleg);
+	for (int i = 0; i < levels; i++) {
+		size_t k = strlen(chain);
+
+		snprintf(chain + k, len - k, "/%0249d", i);
+	}
+	cg_dir(deleg, home, sizeof(home));
+	strcat(home, "/home");
+	if (access(home, F_OK)) {
+		cr_assert(!mkdir(home, 0755), "%s", strerror(errno));
+		snprintf(p, sizeof(p), "%s/cgroup.procs", home);
+		cr_assert(!chown(home, NOBODY, NOBODY) && !chown(p, NOBODY, NOBODY));
+	}
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (!pid) {
+		char procs[4500];
+
+		snprintf(procs, sizeof(procs), "%s/cgroup.procs", home);
+		if (!write_str(procs, "0"))
+			_exit(10);
+		if (setgroups(0, NULL) || setgid(NOBODY) || setuid(NOBODY))
+			_exit(11);
+		for (const char *s = strchr(chain + strlen(deleg), '/'); s;
+		     s = strchr(s + 1, '/')) {
+			const char *e = strchr(s + 1, '/');
+
+			snprintf(dir, sizeof(dir), "%s%.*s", root,
+				 (int)((e ? e : s + strlen(s)) - chain), chain);
+			if (mkdir(dir, 0755))
+				_exit(12);
+		}
+		for (int i = 0; i < n; i++) {
+			cg_dir(chain, dir, sizeof(dir));
+			sprintf(dir + strlen(dir), "/i%d", i);
+			snprintf(p, sizeof(p), "%s/cgroup.procs", dir);
+			if (mkdir(dir, 0755) || !write_str(p, "0"))
+				_exit(13);
+			usleep(50);
+			if (!write_str(procs, "0"))
+				_exit(14);
+		}
+		_exit(0);
+	}
+	cr_assert_eq(waitpid(pid, &st, 0), pid);
+	cr_assert(WIFEXITED(st) && !WEXITSTATUS(st), "nobody's cgroups: step %d",
+		  WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+}
+
+/* Connect, ask for /metrics, hang up after 0.5 s; for ever (as nobody). */
+static pid_t hanging_client(int port)
+{
+	pid_t pid = fork();
+
+	cr_assert_geq(pid, 0);
+	if (pid) {
+		kids[nkids++] = pid;
+		return pid;
+	}
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (setgroups(0, NULL) || setgid(NOBODY) || setuid(NOBODY))
+		_exit(11);
+	for (;;) {
+		struct sockaddr_in a = { .sin_family = AF_INET,
+					 .sin_port = htons(port) };
+		static const char req[] = "GET /metrics HTTP/1.1\r\nHost: x\r\n"
+					  "Accept-Encoding: identity\r\n\r\n";
+		int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+		a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		if (fd >= 0 && !connect(fd, (void *)&a, sizeof(a)) &&
+		    write(fd, req, sizeof(req) - 1) > 0)
+			usleep(500000);
+		if (fd >= 0)
+			close(fd);
+	}
+}
+
+/* curl's exit status, the HTTP code and body size of one scrape. */
+static int curl_scrape(int port, bool gzip, int *code, double *bytes)
+{
+	char cmd[256], out[128] = "";
+	FILE *f;
+	int st;
+
+	snprintf(cmd, sizeof(cmd), "curl -s -m 10 %s -o /dev/null -w '%%{http_code} "
+		 "%%{size_download}' http://127.0.0.1:%d/metrics",
+		 gzip ? "--compressed" : "", port);
+	f = popen(cmd, "r");
+	cr_assert(f);
+	if (!fgets(out, sizeof(out), f))
+		out[0] = 0;
+	st = pclose(f);
+	*code = 0;
+	*bytes = 0;
+	sscanf(out, "%d %lf", code, bytes);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/*
+ * Issue 32, item 2: nobody keeps 1,000 idle cgroups under 14 levels of
+ * 250-byte names and runs four clients that ask for /metrics and hang up
+ * after 0.5 s. A real scraper (curl -m 10, with and without gzip) is
+ * answered every time, and serve renders a page at most every 200 ms
+ * whatever the clients do.
+ */
+Test(serve_cgroups, hanging_clients_of_a_tenant_do_not_starve_a_scrape,
+     .timeout = 240)
+{
+	int port = free_ports(1), code;
+	char chain[4000], *t;
+	double bytes, renders, secs;
+
+	start_serve(port, "2048");
+	idle_cgroups_deep(14, 1000, chain, sizeof(chain));
+	for (int i = 0; i < 4; i++)
+		hanging_client(port);
+	for (int i = 0; i < 10; i++) {
+		bool gz = i % 2;
+		int rc = curl_scrape(port, gz, &code, &bytes);
+
+		cr_assert(rc == 0 && code == 200, "scrape %d (%s): curl exit %d, "
+			  "HTTP %d: a real scraper was starved", i,
+			  gz ? "gzip" : "plain", rc, code);
+		fprintf(stderr, "serve_cgroups: scrape %d (%s) under 4 hanging "
+			"clients: %.0f bytes\n", i, gz ? "gzip" : "plain", bytes);
+	}
+	t = scrape_metrics(port);
+	secs = metric_sample(t, "abicap_scrape_render_seconds ");
+	renders = metric_sample(t, "abicap_cgroups ");
+	fprintf(stderr, "serve_cgroups: 1,000 idle cgroups 14 levels deep: "
+		"page %zu bytes, rendered in %.3f s, %g cgroups in the map\n",
+		strlen(t), secs, renders);
+	cr_assert_geq(renders, 1000);
+	free(t);
+	kill(srv.pid, SIGTERM);
+	cr_assert_eq(wait_exit(&srv, 20), 0);
+	srv.pid = 0;
+}
+
+/* As nobody: n empty cgroups deleg/<tag><i> (mkdir only). */
+static void empty_cgroups(const char *tag, int n)
+{
+	pid_t pid = fork();
+	int st;
+
+	cr_assert_geq(pid, 0);
+	if (!pid) {
+		char dir[4400];
+
+		if (setgroups(0, NULL) || setgid(NOBODY) || setuid(NOBODY))
+			_exit(11);
+		for (int i = 0; i < n; i++) {
+			cg_dir(deleg, dir, sizeof(dir));
+			sprintf(dir + strlen(dir), "/%s%d", tag, i);
+			if (mkdir(dir, 0755))
+				_exit(12);
+		}
+		_exit(0);
+	}
+	cr_assert_eq(waitpid(pid, &st, 0), pid);
+	cr_assert(WIFEXITED(st) && !WEXITSTATUS(st), "nobody's mkdir: step %d",
+		  WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+}
+
+/*
+ * Issue 32, item 3: 30,000 empty cgroups of a tenant and a ping-pong busy
+ * on CPU 0. record -d 2 drops at most 1% (it dropped 38-94%: every
+ * cgroup's cpu.stat was read while nothing drained the rings). record
+ * runs at nice -10: on a loaded machine its reader gets the CPU time it
+ * needs (issue 36), so what is left to drop is what the cgroups cost. Its
+ * run time (5.4 s then) is printed, not judged: a time is the bench's.
+ */
+Test(serve_cgroups, many_empty_cgroups_do_not_make_record_drop, .timeout = 180)
+{
+	char *cap = scratch_path("many.abicap");
+	unsigned long long seen = 0, recv = 0, dropped = 0;
+	double secs;
+	uint64_t t0;
+	struct run r;
+	const char *line;
+	pid_t pp;
+
+	empty_cgroups("e", 30000);
+	pp = fork();
+	cr_assert_geq(pp, 0);
+	if (!pp) {
+		cpu_set_t one;
+
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		CPU_ZERO(&one);
+		CPU_SET(0, &one);
+		sched_setaffinity(0, sizeof(one), &one);
+		dup2(open("/dev/null", O_WRONLY), 1);
+		execl("build/pingpong", "pingpong", "60", "-1", (char *)NULL);
+		_exit(127);
+	}
+	kids[nkids++] = pp;
+	usleep(300000);
+	t0 = mono_ns();
+	r = run_cmd((char *[]){ "nice", "-n", "-10", (char *)abicap_bin(), "record",
+			    "-o", cap, "-d", "2", NULL });
+	secs = (mono_ns() - t0) / 1e9;
+	cr_assert_eq(r.code, 0, "%s", r.err);
+	line = strstr(r.err, "events seen");
+	cr_assert(line, "%s", r.err);
+	while (line > r.err && line[-1] != ':')
+		line--;
+	cr_assert_eq(sscanf(line, " %llu events seen, %llu received, %llu dropped",
+			    &seen, &recv, &dropped), 3, "%s", r.err);
+	fprintf(stderr, "serve_cgroups: record -d 2 beside 30,000 empty cgroups: "
+		"%.2f s, %llu of %llu events dropped\n", secs, dropped, seen);
+	cr_assert_gt(seen, 10000, "the ping-pong ran: %s", r.err);
+	cr_assert_leq(dropped * 100, seen, "dropped %llu of %llu: %s", dropped,
+		      seen, r.err);
+	free(r.out);
+	free(r.err);
 }

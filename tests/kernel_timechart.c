@@ -156,6 +156,114 @@ static void keep_shot(const char *png, const char *name)
 	free(b);
 }
 
+/*
+ * Issue 33: the tooltip tells what is under the cursor. At a pixel of the
+ * first task lane that the screenshot shows running, the page (pointed at
+ * by "#hover=X,Y" in a real browser) names the task and "running here".
+ */
+static void hover_names_the_state(const char *html, const struct image *im,
+				  json_t *lanes, size_t ncpus, uint64_t y0,
+				  uint32_t width)
+{
+	uint32_t run = colour_of(tc_task_colour[SPAN_RUNNING]), x = 0;
+	json_t *l = json_array_get(lanes, 0);
+	char hash[64], want[96], *dom;
+
+	while (x < width && image_px(im, TC_LABEL_W + x,
+				     (uint32_t)(y0 + TC_ROW_H / 2)) != run)
+		x++;
+	cr_assert_lt(x, width, "the first lane never runs");
+	snprintf(hash, sizeof(hash), "#hover=%u,%zu", x,
+		 TC_AXIS_H + ncpus * TC_CPU_H + TC_ROW_H / 2);
+	dom = browser_dom(html, hash, 1000, 600, 60);
+	snprintf(want, sizeof(want), "  %s:%lld running here, ",
+		 json_string_value(json_object_get(l, "comm")),
+		 json_integer_value(json_object_get(l, "tid")));
+	cr_assert(strstr(dom, want), "no '%s' in the tooltip", want);
+	free(dom);
+}
+
+/* The longest stint of a task on cpu in [p0, p1) from the capture's switches. */
+static long long longest_stint(const char *cap, int cpu, uint64_t first,
+			       uint64_t p0, uint64_t p1, long long *tie)
+{
+	char c[16], until[32], *save = NULL, *line;
+	long long cur = -1, best = -1;
+	uint64_t since = first, most = 0;
+	struct run r;
+
+	snprintf(c, sizeof(c), "%d", cpu);
+	snprintf(until, sizeof(until), "%lluns", (unsigned long long)(p1 - first));
+	r = run_cmd((char *[]){ (char *)abicap_bin(), "script", (char *)cap, "-f",
+				"json", "-e", "sched_switch", "-C", c, "--until",
+				until, NULL });
+	cr_assert_eq(r.code, 0, "script: %s", r.err);
+	*tie = -1;
+	for (line = strtok_r(r.out, "\n", &save);; line = strtok_r(NULL, "\n", &save)) {
+		json_t *j = line ? json_loads(line, 0, NULL) : NULL;
+		uint64_t ts = j ? num(j, "ts_ns") : p1;
+		uint64_t a = since > p0 ? since : p0, b = ts < p1 ? ts : p1;
+
+		if (cur > 0 && b > a && b - a >= most) {
+			*tie = b - a == most ? best : -1;
+			most = b - a;
+			best = cur;
+		}
+		if (!j)
+			break;
+		cur = json_integer_value(json_object_get(j, "next_pid"));
+		since = ts;
+		json_decref(j);
+	}
+	free(r.out);
+	free(r.err);
+	return best;
+}
+
+/*
+ * Issue 33: a CPU lane's tooltip says who ran there. At the first busy
+ * pixel of the first CPU lane, the task the page names has the longest
+ * stint on that CPU in that pixel by the capture's own switches.
+ */
+static void hover_names_who_ran(const char *cap, const char *html,
+				const struct image *im, json_t *d)
+{
+	uint32_t busy = colour_of(tc_cpu_colour(TC_CPU_BUSY)), x = 0;
+	uint32_t width = (uint32_t)num(d, "width");
+	json_t *c0 = json_array_get(json_object_get(d, "cpus"), 0);
+	uint64_t px = num(d, "px"), first, p0;
+	long long want, tie;
+	char hash[64], *dom, *got, *line;
+	struct run r;
+
+	while (x < width && image_px(im, TC_LABEL_W + x, TC_LEGEND_H + TC_AXIS_H +
+				     TC_ROW_H / 2) != busy)
+		x++;
+	cr_assert_lt(x, width, "CPU %llu is never busy",
+		     (unsigned long long)num(c0, "cpu"));
+	r = run_cmd((char *[]){ (char *)abicap_bin(), "script", (char *)cap,
+				"-f", "json", "--until", "0ns", NULL });
+	line = strstr(r.out, "\"ts_ns\":");
+	cr_assert(line, "script printed no record: %s", r.out);
+	first = strtoull(line + 8, NULL, 10);
+	free(r.out);
+	free(r.err);
+	p0 = first + num(d, "since") + x * px;
+	want = longest_stint(cap, (int)num(c0, "cpu"), first, p0, p0 + px, &tie);
+	snprintf(hash, sizeof(hash), "#hover=%u,%d", x, TC_AXIS_H + TC_ROW_H / 2);
+	dom = browser_dom(html, hash, 1000, 600, 60);
+	got = strstr(dom, "ran there the longest in this pixel: ");
+	cr_assert(got, "CPU %llu, pixel %u (busy): the tooltip names no task",
+		  (unsigned long long)num(c0, "cpu"), x);
+	got = strchr(got, ';'); /* "comm:TID; " (a comm may hold ':') */
+	while (got && got > dom && *got != ':')
+		got--;
+	cr_assert(got && (atoll(got + 1) == want || atoll(got + 1) == tie),
+		  "the tooltip says %.40s, the switches say tid %lld (or %lld)",
+		  got ? got : "nothing", want, tie);
+	free(dom);
+}
+
 Test(timechart, screenshot_matches_report)
 {
 	const char *cap = path("m.abicap"), *html = path("m.html");
@@ -239,6 +347,9 @@ Test(timechart, screenshot_matches_report)
 	}
 	cr_assert_eq(foreign, 0, "%llu pixels of the task lanes have a colour "
 		     "that is no task state", (unsigned long long)foreign);
+	hover_names_the_state(html, &im, lanes, json_array_size(cpus), y0,
+			      (uint32_t)width);
+	hover_names_who_ran(cap, html, &im, d);
 	/* each CPU lane: busy pixels are the report's busy time */
 	json_array_foreach(cpus, i, l) {
 		json_t *rc = json_array_get(json_object_get(rep, "cpus"),
@@ -293,6 +404,28 @@ Test(timechart, screenshot_matches_report)
 							      TC_ROW_H + 1)) != 0xffffff;
 		cr_assert(!arrows || marked, "the page has wakeup arrows, the "
 			  "screenshot shows none between the lanes");
+		/*
+		 * issue 33: arrows and all, every pixel of a task lane is a
+		 * legend colour (arrows opaque in their own; were blends of
+		 * lavender that read as "off CPU, other")
+		 */
+		foreign = 0;
+		json_array_foreach(lanes, i, l)
+			for (uint32_t x = 0; x < width; x++) {
+				uint32_t p = image_px(&im, TC_LABEL_W + x,
+						      (uint32_t)(y0 + i * TC_LANE_H +
+								 TC_ROW_H / 2));
+				bool known = p == 0xffffff ||
+					     p == colour_of(tc_arrow_colour[0]) ||
+					     p == colour_of(tc_arrow_colour[1]);
+
+				for (int k = 0; k < 6 && !known; k++)
+					known = p == colour_of(tc_task_colour[k]);
+				foreign += !known;
+			}
+		cr_assert_eq(foreign, 0, "%llu pixels of the task lanes, arrows "
+			     "drawn, are in no legend colour",
+			     (unsigned long long)foreign);
 	}
 	image_free(&im);
 	keep_shot(png, "timechart.png");
@@ -321,6 +454,89 @@ static size_t report_histogram(const char *text, uint64_t *b, size_t max)
 	return n;
 }
 
+/*
+ * Issue 33: the cell under the cursor tells its column's time, its row's
+ * latency and its count, and a click gives the command listing the waits
+ * that ended in that column; run in the browser at the page's busiest cell
+ * ("#at=COL,ROW" points there as a mouse would).
+ */
+static void point_at_busiest_cell(const char *cap, const char *html, json_t *d)
+{
+	json_t *cells = json_object_get(d, "cells"), *col, *tops, *t, *rep;
+	size_t x, bx = 0, bb = 0, best = 0, top = num(d, "top"), sum = 0;
+	uint64_t since = num(d, "since"), col_ns = num(d, "col_ns"), from;
+	char hash[64], want[256], *dom, a[32], b[32], row[16];
+
+	json_array_foreach(cells, x, col)
+		for (size_t b = 0; b <= top; b++)
+			if (num(json_array_get(col, b), NULL) > best) {
+				best = num(json_array_get(col, b), NULL);
+				bx = x;
+				bb = b;
+			}
+	snprintf(hash, sizeof(hash), "#at=%zu,%zu", bx, bb);
+	dom = browser_dom(html, hash, 600, 600, 60);
+	/* an attribute's < and > may come escaped */
+	for (char *p = dom, *o = dom; ; p++) {
+		bool lt = !strncmp(p, "&lt;", 4), gt = !strncmp(p, "&gt;", 4);
+
+		*o++ = lt ? '<' : gt ? '>' : *p;
+		p += lt || gt ? 3 : 0;
+		if (!*p)
+			break;
+	}
+	from = since + bx * col_ns;
+	snprintf(want, sizeof(want), "data-tip=\"%.3f ms to %.3f ms after the "
+		 "first record: %zu wait%s of %s", from / 1e6,
+		 (from + col_ns) / 1e6, best, best == 1 ? "" : "s",
+		 json_string_value(json_array_get(json_object_get(d, "labels"),
+						  bb)));
+	cr_assert(strstr(dom, want), "no '%s' in the page's DOM", want);
+	snprintf(want, sizeof(want), " --since %lluns --until %lluns --slowest "
+		 "20\"", (unsigned long long)from,
+		 (unsigned long long)(from + col_ns));
+	cr_assert(strstr(dom, want), "no '%s' in the page's DOM", want);
+	cr_assert(strstr(dom, "data-canvas-w=\"600\""), "the canvas is not "
+		  "the page's width");
+	/*
+	 * its top tasks, most first, in the tooltip: each has at least that
+	 * many waits ending in the column by the report of that window
+	 */
+	snprintf(row, sizeof(row), "%zu", bb);
+	tops = json_object_get(json_array_get(json_object_get(d, "tops"), bx), row);
+	cr_assert_gt(json_array_size(tops), 0, "no top tasks for the cell");
+	snprintf(a, sizeof(a), "%lluns", (unsigned long long)from);
+	snprintf(b, sizeof(b), "%lluns", (unsigned long long)(from + col_ns));
+	rep = run_json((char *[]){ (char *)abicap_bin(), "report", (char *)cap,
+				   "-f", "json", "--comm", "sched-messaging",
+				   "--since", a, "--until", b, NULL });
+	json_array_foreach(tops, x, t) {
+		const char *name = json_string_value(json_array_get(t, 0));
+		uint64_t n = num(json_array_get(t, 1), NULL);
+		long long tid = atoll(strrchr(name, ':') + 1);
+		json_t *rt = NULL, *e;
+		size_t k;
+
+		json_array_foreach(json_object_get(rep, "tasks"), k, e)
+			if (json_integer_value(json_object_get(e, "tid")) == tid)
+				rt = e;
+
+		cr_assert(rt, "%s is not in the report of that window", name);
+		cr_assert_geq(num(rt, "rq_samples"), n, "%s: %llu waits in the "
+			      "cell, fewer in the window", name,
+			      (unsigned long long)n);
+		cr_assert(!x || n <= num(json_array_get(json_array_get(tops,
+			  x - 1), 1), NULL), "not most first");
+		snprintf(want, sizeof(want), "%s%s (%llu)", x ? ", " : "most: ",
+			 name, (unsigned long long)n);
+		cr_assert(strstr(dom, want), "no '%s' in the tooltip", want);
+		sum += n;
+	}
+	cr_assert_leq(sum, best);
+	json_decref(rep);
+	free(dom);
+}
+
 Test(timechart, heatmap_matches_report)
 {
 	const char *cap = path("h.abicap"), *html = path("h.html");
@@ -328,7 +544,7 @@ Test(timechart, heatmap_matches_report)
 	char *bin = (char *)abicap_bin();
 	uint64_t hist[HM_ROWS] = { 0 }, rows[HM_ROWS] = { 0 }, waits = 0;
 	json_t *d, *cells, *col, *rep;
-	size_t nb, x, top, max, cw;
+	size_t nb, x, top, max, cw, ch;
 	struct image im;
 	struct run r;
 
@@ -371,10 +587,13 @@ Test(timechart, heatmap_matches_report)
 	cr_assert_eq(waits, num(json_object_get(rep, "runqueue_latency"),
 				"samples"));
 	cr_assert_gt(waits, 0);
-	browser_screenshot(html, NULL, png, (int)(HM_LABEL_W +
-			   json_array_size(cells) * cw + 60),
-			   (int)(HM_LEGEND_H + HM_AXIS_H + (top + 1) * HM_CELL_H +
-				 40), 60);
+	/* issue 33: the page is --width wide, the last label inside it */
+	ch = num(d, "cell_h");
+	cr_assert_eq(num(d, "width"), 600);
+	cr_assert_leq(HM_LABEL_W + json_array_size(cells) * cw + HM_RIGHT_W, 600);
+	cr_assert(ch >= HM_CELL_H && ch <= HM_CELL_H_MAX, "cell height %zu", ch);
+	browser_screenshot(html, NULL, png, 600, (int)(HM_LEGEND_H + HM_AXIS_H +
+			   (top + 1) * ch + HM_SCALE_H + 10), 60);
 	png_read(png, &im);
 	/* every cell shows its count's colour; white where there is none */
 	json_array_foreach(cells, x, col)
@@ -383,8 +602,8 @@ Test(timechart, heatmap_matches_report)
 			char want[8];
 			uint32_t px = image_px(&im, (uint32_t)(HM_LABEL_W + x * cw +
 					       cw / 2), (uint32_t)(HM_LEGEND_H +
-					       HM_AXIS_H + (top - b) * HM_CELL_H +
-					       HM_CELL_H / 2));
+					       HM_AXIS_H + (top - b) * ch +
+					       ch / 2));
 
 			cr_assert_eq(px, colour_of(hm_colour(n, (uint32_t)max, want)),
 				     "cell (%zu, %zu) of %u waits is #%06x, "
@@ -392,6 +611,59 @@ Test(timechart, heatmap_matches_report)
 		}
 	image_free(&im);
 	keep_shot(png, "heatmap.png");
+	point_at_busiest_cell(cap, html, d);
 	json_decref(rep);
+	json_decref(d);
+}
+
+/*
+ * Issue 33: a record -- CMD chart starts with CMD's tasks (before, lanes
+ * went by start time: tasks already running when the command began, seen
+ * beside it, came first), and the recorder's own tasks come last.
+ */
+Test(timechart, a_command_chart_starts_with_the_command)
+{
+	const char *cap = path("cmd.abicap"), *html = path("cmd.html");
+	char *bin = (char *)abicap_bin();
+	json_t *d, *l;
+	long long pid = 0;
+	size_t i, n, ours = 0;
+	bool others = false, recorder = false;
+	struct run r;
+
+	require_kernel();
+	r = run_cmd((char *[]){ bin, "record", "-o", (char *)cap, "--",
+				"build/pingpong", "0.5", NULL });
+	cr_assert_eq(r.code, 0, "record: %s", r.err);
+	cr_assert_eq(sscanf(r.out, "{\"pid\":%lld", &pid), 1, "%s", r.out);
+	free(r.out);
+	free(r.err);
+	r = run_cmd((char *[]){ bin, "timechart", (char *)cap, "-o",
+				(char *)html, NULL });
+	cr_assert_eq(r.code, 0, "timechart: %s", r.err);
+	free(r.out);
+	free(r.err);
+	d = page_data(html);
+	n = json_array_size(json_object_get(d, "lanes"));
+	json_array_foreach(json_object_get(d, "lanes"), i, l) {
+		long long tgid = json_integer_value(json_object_get(l, "tgid"));
+		bool rec = !strcmp(json_string_value(json_object_get(l, "comm")),
+				   "abicap") && tgid != pid;
+
+		if (tgid == pid) {
+			cr_assert(!others && !recorder, "lane %zu of %zu, the "
+				  "command's %s, after others' lanes", i, n,
+				  json_string_value(json_object_get(l, "comm")));
+			ours++;
+		} else if (rec) {
+			recorder = true;
+		} else {
+			cr_assert(!recorder, "lane %zu (%s) after the recorder's",
+				  i, json_string_value(json_object_get(l, "comm")));
+			others = true;
+		}
+	}
+	/* pingpong's main thread, abc_ping and abc_pong */
+	cr_assert_geq(ours, 3, "%zu lanes of the command's process", ours);
 	json_decref(d);
 }

@@ -47,3 +47,31 @@ Test(cgnames, forgotten_names_go_and_every_other_stays_found)
 	cr_assert_str_eq(cgnames_path(n, 1), "/again");
 	cgnames_free(n);
 }
+
+/*
+ * A tenant's cgroup that carries a host container's id is never given the
+ * host container's names or label (issue 32, item 5).
+ */
+Test(cgnames, a_look_alike_never_takes_a_containers_names)
+{
+#define CT "3f4e5a6b7c8d9e0f1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f7081"
+	struct cgnames *n = cgnames_table();
+	struct ct_names cn = { .name = "web" };
+	struct cgname host, fake, rootless;
+
+	cr_assert_eq(cgnames_set(n, 10, "/system.slice/docker-" CT ".scope"), 0);
+	cr_assert_eq(cgnames_set(n, 11, "/tenant/system.slice/docker-" CT ".scope"), 0);
+	cr_assert_eq(cgnames_set(n, 12, "/user.slice/user-1001.slice/user@1001.service/"
+				 "user.slice/docker-" CT ".scope"), 0);
+	cr_assert_eq(cgnames_set_ct_names(n, CT, &cn), 0);
+	cr_assert(cgnames_get(n, 10, &host) && cgnames_get(n, 11, &fake) &&
+		  cgnames_get(n, 12, &rootless));
+	cr_assert_str_eq(host.name_label, "docker:web");
+	cr_assert_null(fake.ct, "a look-alike is no container");
+	cr_assert_str_eq(cgnames_label(n, 11), "/tenant/system.slice/docker-" CT ".scope");
+	cr_assert_not_null(rootless.ct);
+	cr_assert_null(rootless.names);
+	cr_assert_str_eq(rootless.name_label, "user@1001/docker:3f4e5a6b7c8d");
+	cgnames_free(n);
+#undef CT
+}

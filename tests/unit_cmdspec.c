@@ -12,13 +12,22 @@
 #include "cmd/commands.h"
 #include "cmd/options.h"
 
-static const struct cmd_spec *const specs[] = {
-	&trace_spec, &record_spec, &report_spec, &export_spec,
-	&check_spec, &diff_spec, &serve_spec, &contract_spec, &script_spec,
-	&timechart_spec, &heatmap_spec, &wakeups_spec,
-};
+/* every command's table, from the command table main() dispatches by */
+static const struct cmd_spec *specs[32];
+static size_t NSPECS;
 
-#define NSPECS (sizeof(specs) / sizeof(specs[0]))
+static void specs_init(void)
+{
+	for (const struct cmd *c = abicap_cmds; c->name; c++) {
+		cr_assert_not_null(c->spec, "%s has no option table", c->name);
+		cr_assert_str_eq(c->spec->name, c->name);
+		cr_assert_lt(NSPECS, sizeof(specs) / sizeof(specs[0]));
+		specs[NSPECS++] = c->spec;
+	}
+	cr_assert_geq(NSPECS, 12, "only %zu commands in the table", NSPECS);
+}
+
+TestSuite(cmdspec, .init = specs_init);
 
 static char *help_of(const struct cmd_spec *s)
 {

@@ -142,14 +142,15 @@ Test(container, podman)
 	       (struct want){ 0, CT_SYSTEMD, NULL, NULL, QOS_NONE,
 			      "libpod-conmon-" ID1 ".scope",
 			      "systemd:libpod-conmon-" ID1 ".scope" });
+	/* rootless: labelled with its user, never as the host's */
 	expect("/user.slice/user-1000.slice/user@1000.service/user.slice/libpod-" ID2 ".scope",
 	       (struct want){ 1, CT_PODMAN, ID2, NULL, QOS_NONE,
-			      "libpod-" ID2 ".scope", "podman:630820483b73" });
+			      "libpod-" ID2 ".scope", "user@1000/podman:630820483b73" });
 	/* podman --cgroups=split / systemd inside: the payload is in .../container */
 	expect("/user.slice/user-1000.slice/user@1000.service/user.slice/libpod-" ID2
 	       ".scope/container",
 	       (struct want){ 1, CT_PODMAN, ID2, NULL, QOS_NONE,
-			      "libpod-" ID2 ".scope", "podman:630820483b73" });
+			      "libpod-" ID2 ".scope", "user@1000/podman:630820483b73" });
 	expect("/libpod_parent/libpod-" ID3,
 	       (struct want){ 1, CT_PODMAN, ID3, NULL, QOS_NONE, NULL,
 			      "podman:e40038429317" });
@@ -186,20 +187,22 @@ Test(container, sub_cgroups_belong_to_the_container)
 
 Test(container, innermost_wins)
 {
-	/* docker in docker: the inner container */
+	/* docker in docker: the inner container, labelled with the outer */
 	expect("/docker/" ID1 "/docker/" ID2,
 	       (struct want){ 1, CT_DOCKER, ID2, NULL, QOS_NONE, NULL,
-			      "docker:630820483b73" });
+			      "docker:b68e6db57fad/docker:630820483b73" });
 	/* a kind node (a docker container) running a pod's container */
 	expect("/system.slice/docker-" ID1 ".scope/kubelet.slice/kubelet-kubepods.slice/"
 	       "kubelet-kubepods-pod" POD_ ".slice/cri-containerd-" ID3 ".scope",
 	       (struct want){ 1, CT_CONTAINERD, ID3, POD, QOS_GUARANTEED,
-			      "cri-containerd-" ID3 ".scope", "k8s:" POD "/e40038429317" });
+			      "cri-containerd-" ID3 ".scope",
+			      "docker:b68e6db57fad/k8s:" POD "/e40038429317" });
 	/* the pod's own cgroup inside the node: the pod, not the node's container */
 	expect("/system.slice/docker-" ID1 ".scope/kubelet.slice/kubelet-kubepods.slice/"
 	       "kubelet-kubepods-pod" POD_ ".slice",
 	       (struct want){ 0, CT_SYSTEMD, NULL, POD, QOS_GUARANTEED,
-			      "kubelet-kubepods-pod" POD_ ".slice", "k8s:" POD });
+			      "kubelet-kubepods-pod" POD_ ".slice",
+			      "docker:b68e6db57fad/k8s:" POD });
 }
 
 Test(container, systemd_services_and_sessions)
@@ -214,7 +217,10 @@ Test(container, systemd_services_and_sessions)
 	       "app-gnome-firefox-2411.scope",
 	       (struct want){ 0, CT_SYSTEMD, NULL, NULL, QOS_NONE,
 			      "app-gnome-firefox-2411.scope",
-			      "systemd:app-gnome-firefox-2411.scope" });
+			      "user@1000/systemd:app-gnome-firefox-2411.scope" });
+	expect("/user.slice/user-1000.slice/user@1000.service",
+	       (struct want){ 0, CT_SYSTEMD, NULL, NULL, QOS_NONE,
+			      "user@1000.service", "systemd:user@1000.service" });
 	/* a service's own sub-cgroups (delegation) are the service */
 	expect("/system.slice/nginx.service/workers",
 	       (struct want){ 0, CT_SYSTEMD, NULL, NULL, QOS_NONE, "nginx.service",
@@ -288,6 +294,77 @@ Test(container, malformed_pods_are_not_pods)
 	       (struct want){ 0, CT_NONE, NULL, NULL, QOS_NONE, NULL, "pod" POD });
 	expect("/kubepods/burstable/pod" POD "x/" ID1,
 	       (struct want){ 0, CT_NONE, NULL, NULL, QOS_BURSTABLE, NULL, ID1 });
+}
+
+/*
+ * A tenant with a delegated subtree names cgroups after the host's
+ * containers, pods and units: none of them is one (issue 32, item 5).
+ */
+Test(container, look_alikes_in_a_users_subtree_are_plain_cgroups)
+{
+	expect("/tenant/docker-" ID1 ".scope",
+	       (struct want){ 0, CT_NONE, NULL, NULL, QOS_NONE, NULL,
+			      "docker-" ID1 ".scope" });
+	expect("/tenant/system.slice/docker-" ID1 ".scope",
+	       (struct want){ 0, CT_NONE, NULL, NULL, QOS_NONE, NULL,
+			      "docker-" ID1 ".scope" });
+	expect("/tenant/docker/" ID1,
+	       (struct want){ 0, CT_NONE, NULL, NULL, QOS_NONE, NULL, ID1 });
+	expect("/tenant/kubepods/pod" POD "/" ID1,
+	       (struct want){ 0, CT_NONE, NULL, NULL, QOS_NONE, NULL, ID1 });
+	expect("/tenant/kubepods.slice/kubepods-pod" POD_ ".slice/cri-containerd-" ID1 ".scope",
+	       (struct want){ 0, CT_NONE, NULL, NULL, QOS_NONE, NULL,
+			      "cri-containerd-" ID1 ".scope" });
+	expect("/tenant/machine.slice/libpod-" ID1 ".scope",
+	       (struct want){ 0, CT_NONE, NULL, NULL, QOS_NONE, NULL,
+			      "libpod-" ID1 ".scope" });
+	/* below a service that delegates: the service's, not a container */
+	expect("/system.slice/build.service/docker-" ID1 ".scope",
+	       (struct want){ 0, CT_SYSTEMD, NULL, NULL, QOS_NONE, "build.service",
+			      "systemd:build.service" });
+	expect("/system.slice/build.service/nginx.service",
+	       (struct want){ 0, CT_SYSTEMD, NULL, NULL, QOS_NONE, "build.service",
+			      "systemd:build.service" });
+	/* a user's systemd: its user's, whatever it is named */
+	expect("/user.slice/user-1001.slice/user@1001.service/system.slice/docker-" ID1 ".scope",
+	       (struct want){ 0, CT_SYSTEMD, NULL, NULL, QOS_NONE, "docker-" ID1 ".scope",
+			      "user@1001/systemd:docker-" ID1 ".scope" });
+	expect("/user.slice/user-1001.slice/user@1001.service/user.slice/docker-" ID1 ".scope",
+	       (struct want){ 1, CT_DOCKER, ID1, NULL, QOS_NONE, "docker-" ID1 ".scope",
+			      "user@1001/docker:b68e6db57fad" });
+	expect("/user.slice/user-1001.slice/user@1001.service/app.slice/nginx.service",
+	       (struct want){ 0, CT_SYSTEMD, NULL, NULL, QOS_NONE, "nginx.service",
+			      "user@1001/systemd:nginx.service" });
+	/* a user@ that is not the user's own slice's */
+	expect("/user.slice/user-1001.slice/user@1000.service/user.slice/libpod-" ID1 ".scope",
+	       (struct want){ 0, CT_SYSTEMD, NULL, NULL, QOS_NONE, "user@1000.service",
+			      "systemd:user@1000.service" });
+	/* inside a rootless container: still the user's */
+	expect("/user.slice/user-1001.slice/user@1001.service/user.slice/libpod-" ID2
+	       ".scope/system.slice/docker-" ID1 ".scope",
+	       (struct want){ 1, CT_DOCKER, ID1, NULL, QOS_NONE, "docker-" ID1 ".scope",
+			      "user@1001/podman:630820483b73/docker:b68e6db57fad" });
+}
+
+/* No length or depth hides a container (issue 32, item 4). */
+Test(container, any_length_and_depth)
+{
+	static char path[20000];
+	size_t k = 0;
+	int i;
+
+	k += snprintf(path + k, sizeof(path) - k, "/system.slice/docker-" ID1 ".scope");
+	for (i = 0; i < 60; i++)
+		k += snprintf(path + k, sizeof(path) - k, "/%0250d", i);
+	cr_assert_gt(k, 15000);
+	expect(path, (struct want){ 1, CT_DOCKER, ID1, NULL, QOS_NONE,
+				    "docker-" ID1 ".scope", "docker:b68e6db57fad" });
+	k = 0;
+	for (i = 0; i < 3000; i++)
+		k += snprintf(path + k, sizeof(path) - k, "/a");
+	k += snprintf(path + k, sizeof(path) - k, "/docker-" ID1 ".scope");
+	expect(path, (struct want){ 0, CT_NONE, NULL, NULL, QOS_NONE, NULL,
+				    "docker-" ID1 ".scope" });
 }
 
 Test(container, names)

@@ -106,6 +106,44 @@ Test(ctnames, docker_name)
 	cr_assert_str_eq(n.pod, "");
 }
 
+/* podman 4.3's list as it writes it (the other container's name not taken) */
+Test(ctnames, podman_storage_list)
+{
+	struct ct_names n;
+
+	plant("/var/lib/containers/storage/overlay-containers/containers.json",
+	      "[{\"id\":\"aaaa\",\"names\":[\"other\"]},"
+	      "{\"id\":\"" ID "\",\"names\":[\"abc-web\"],\"image\":\"29d1\","
+	      "\"layer\":\"8af8\",\"metadata\":\"{\\\"name\\\":\\\"abc-web\\\"}\","
+	      "\"created\":\"2026-12-06T12:18:19.9Z\",\"flags\":{}}]");
+	n = look();
+	cr_assert_str_eq(n.name, "abc-web");
+	cr_assert_str_eq(n.pod, "");
+}
+
+/* ctr's /NS/ID: a container only where containerd's bundle says that path */
+Test(ctnames, containerd_place_known_from_its_state)
+{
+	struct ct_names n;
+	char id[65];
+
+	plant("/run/containerd/io.containerd.runtime.v2.task/shop/web/config.json",
+	      "{\"ociVersion\":\"1.0.2\",\"linux\":{\"cgroupsPath\":\"/shop/web\"}}");
+	plant("/run/containerd/io.containerd.runtime.v2.task/shop/odd/config.json",
+	      "{\"ociVersion\":\"1.0.2\",\"linux\":{\"cgroupsPath\":\"/elsewhere\"}}");
+	cr_assert_eq(ct_by_state(scratch_path("root"), "/shop/web", id, &n), 0);
+	cr_assert_str_eq(id, "shop/web");
+	cr_assert_str_eq(n.ns, "shop");
+	cr_assert_str_eq(n.name, "web");
+	/* the state names another place; not at the root's level; no state */
+	cr_assert_eq(ct_by_state(scratch_path("root"), "/shop/odd", id, &n), -ENOENT);
+	cr_assert_eq(ct_by_state(scratch_path("root"), "/x/shop/web", id, &n), -ENOENT);
+	cr_assert_eq(ct_by_state(scratch_path("root"), "/shop/none", id, &n), -ENOENT);
+	cr_assert_eq(ct_by_state(scratch_path("root"), "/shop/../web", id, &n), -ENOENT);
+	cr_assert_eq(ct_by_state(scratch_path("root"), "", id, &n), -ENOENT);
+	cr_assert_eq(ct_by_state(scratch_path("root"), "/", id, &n), -ENOENT);
+}
+
 /* nothing there, a file that is not JSON, an id that is a path: no names */
 Test(ctnames, nothing_found_is_enoent)
 {

@@ -5,6 +5,7 @@
 #include <string.h>
 #include "event/cgnames.h"
 #include "event/format.h"
+#include "lib/escape.h"
 
 static union abicap_rec switch_rec(const char *prev, const char *next,
 				   uint32_t state, bool preempt)
@@ -329,4 +330,33 @@ Test(json, cgroups_are_named_with_their_containers)
 		  format_cgroup_note() ?: "(none)");
 	format_set_cgnames(NULL);
 	cgnames_free(n);
+}
+
+/*
+ * json_escaped: a valid UTF-8 name is the JSON string of itself (controls
+ * and reordering marks included: JSON escapes them on output), with or
+ * without the fast path (issue 34: it escaped, then parsed its own output,
+ * for every name); an invalid byte becomes the text \xNN, never a string
+ * jansson would refuse.
+ */
+Test(json, escaped_names_keep_valid_utf8_and_mark_invalid_bytes)
+{
+	static const struct { const char *in, *want; } c[] = {
+		{ "abc_ping", "abc_ping" },
+		{ "tab\there", "tab\there" },
+		{ "\xe2\x80\xae" "rtl", "\xe2\x80\xae" "rtl" }, /* U+202E */
+		{ "c1\xc2\x85", "c1\xc2\x85" },
+		{ "caf\xc3\xa9", "caf\xc3\xa9" },
+		{ "bad\xff", "bad\\xff" },
+		{ "over\xc0\xaf", "over\\xc0\\xaf" },
+		{ "sur\xed\xa0\x80", "sur\\xed\\xa0\\x80" },
+	};
+
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		json_t *j = json_escaped(c[i].in, SIZE_MAX);
+
+		cr_assert(j && json_is_string(j), "case %zu: not a string", i);
+		cr_assert_str_eq(json_string_value(j), c[i].want, "case %zu", i);
+		json_decref(j);
+	}
 }

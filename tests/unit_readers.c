@@ -693,3 +693,88 @@ Test(readers, the_recorders_own_tasks_are_marked)
 	free(r.err);
 	free(p);
 }
+
+/*
+ * wakeups --by process (issue 33): two threads of "hackbench" (tgid 10,
+ * named hb-worker) each woken onto idle CPU 0 twice by two threads of
+ * "wk" (tgid 20): per task, two rows of 2 exits; per process, one row of
+ * 4, named as report --by process names them.
+ */
+Test(readers, wakeups_by_process_sums_a_process_threads)
+{
+	static const char meta[] = "{\"ncpus\":2,"
+		"\"events\":[\"sched_switch\",\"sched_wakeup\",\"cpu_idle\"]}";
+	char *p = strdup(path("byproc.abicap")), err[ERRMSG_LEN];
+	struct capw *w = capw_open(p, true, meta, err, sizeof(err));
+	union abicap_rec s1 = recfix_switch(MS / 2, 1, 0, "swapper/1", 0, 10,
+					    "hackbench", 0);
+	union abicap_rec s2 = recfix_switch(MS / 2 + 1000, 1, 10, "hackbench", 1,
+					    21, "wk", 0);
+	union abicap_rec s3 = recfix_switch(MS / 2 + 2000, 1, 21, "wk", 1, 22,
+					    "wk", 0);
+	json_t *j, *c;
+	struct run r;
+	size_t i;
+	long long total = 0;
+
+	cr_assert(w, "%s", err);
+	s2.sw.prev_tgid = 10;
+	s2.sw.next_tgid = s3.sw.prev_tgid = s3.sw.next_tgid = 20;
+	add(w, s1);
+	add(w, s2);
+	add(w, s3);
+	for (int k = 0; k < 4; k++) {
+		uint64_t t = (uint64_t)(k + 1) * MS;
+		union abicap_rec wk = recfix_wakeup(ABICAP_EV_SCHED_WAKEUP,
+						    t + 100000, 11 + k % 2,
+						    "hb-worker", 21 + k % 2);
+
+		wk.wk.tgid = 10;
+		wk.wk.waker_tgid = 20;
+		wk.wk.target_cpu = 0;
+		add(w, recfix_idle(t, 0, 1));
+		add(w, wk);
+		add(w, recfix_idle(t + 200000, 0, UINT32_MAX));
+	}
+	add(w, recfix_switch(6 * MS, 1, 22, "wk", 1, 0, "swapper/1", 0));
+	cr_assert_eq(capw_close(w, "{}", err, sizeof(err)), 0, "%s", err);
+
+	r = run_reader(WAKEUPS, p, NULL);
+	cr_assert_eq(r.code, 0, "%s", r.err);
+	cr_assert(strstr(r.out, "hb-worker:11") && strstr(r.out, "wk:21"), "%s",
+		  r.out);
+	free(r.out);
+	free(r.err);
+	r = run_reader_with(WAKEUPS, p, NULL, (char *[]){ "--by", "process", NULL });
+	cr_assert_eq(r.code, 0, "%s", r.err);
+	cr_assert(strstr(r.out, "WOKEN PROCESS"), "%s", r.out);
+	cr_assert(strstr(r.out, "hackbench:10") && strstr(r.out, "wk:20"), "%s",
+		  r.out);
+	cr_assert_null(strstr(r.out, "hb-worker"), "%s", r.out);
+	free(r.out);
+	free(r.err);
+	r = run_reader_with(WAKEUPS_JSON, p, NULL,
+			    (char *[]){ "--by", "process", NULL });
+	cr_assert_eq(r.code, 0, "%s", r.err);
+	j = json_loads(r.out, 0, NULL);
+	cr_assert(j, "%s", r.out);
+	cr_assert_str_eq(json_string_value(json_object_get(j, "by")), "process");
+	json_array_foreach(json_object_get(j, "causes"), i, c) {
+		if (json_integer_value(json_object_get(c, "idle_exits")) == 4)
+			total += 4;
+		else
+			cr_assert_fail("a row of %lld exits: %s",
+				       json_integer_value(json_object_get(c, "idle_exits")),
+				       r.out);
+	}
+	cr_assert_eq(total, 4, "%s", r.out);
+	json_decref(j);
+	free(r.out);
+	free(r.err);
+	r = run_reader_with(WAKEUPS, p, NULL, (char *[]){ "--by", "cgroup", NULL });
+	cr_assert_eq(r.code, 2);
+	cr_assert(strstr(r.err, "use task or process"), "%s", r.err);
+	free(r.out);
+	free(r.err);
+	free(p);
+}

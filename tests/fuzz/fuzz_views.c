@@ -47,9 +47,10 @@ static void whole(int rc)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const char *cap = fuzz_capture(data, size);
-	struct tc_args ta = { .width = 200, .win = TIMEWIN_ALL, .force = true };
-	struct hm_args ha = { .width = 200, .cell_w = 4, .win = TIMEWIN_ALL,
-			      .force = true };
+	/* pages 430 and 400 px wide: time axes of 200 px beside the labels */
+	struct tc_args ta = { .width = 430, .win = TIMEWIN_ALL, .force = true };
+	struct hm_args ha = { .width = 400, .height = 300, .cell_w = 4,
+			      .win = TIMEWIN_ALL, .force = true };
 	FILE *null;
 	int rc;
 
@@ -69,7 +70,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	whole(rc);
 	null = freopen("/dev/null", "w", stdout);
 	FUZZ_ASSERT(null);
-	rc = wakeups_report(cap, &TIMEWIN_ALL, size % 3 == 0, 5);
+	rc = wakeups_report(cap, &TIMEWIN_ALL, size % 3 == 0, 5, size % 5 == 0);
 	FUZZ_ASSERT(code_ok(rc));
 	return 0;
 }

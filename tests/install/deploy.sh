@@ -34,10 +34,17 @@ done
 # container cgroup (the pod, container and qos labels come from its path)
 cgroot=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
 [ -n "$cgroot" ] || { fail "no cgroup v2 mount"; done_; }
-sub=/abicap-deploy-$$
-ct=$sub/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod0d9e7f3a_1b2c_4d5e_8f90_a1b2c3d4e5f6.slice
-ct=$ct/cri-containerd-$(printf '5%.0s' $(seq 64)).scope
-mkdir -p "$cgroot$ct"
+# Pods count only where the kubelet puts them (kubepods.slice at the root):
+# the test makes that chain, and removes what it made
+pod=kubepods-burstable-pod0d9e7f3a_1b2c_4d5e_8f90_a1b2c3d4e5f6.slice
+sub=/kubepods.slice/kubepods-burstable.slice/$pod
+ct=$sub/cri-containerd-$(printf '5%.0s' $(seq 64)).scope
+made=
+for d in /kubepods.slice /kubepods.slice/kubepods-burstable.slice $sub $ct; do
+	[ -d "$cgroot$d" ] && continue
+	mkdir "$cgroot$d" || { fail "mkdir $cgroot$d"; done_; }
+	made="$d $made"
+done
 ( echo 0 >"$cgroot$ct/cgroup.procs" && exec sh -c 'while :; do sleep 0.05; done' ) &
 napper=$!
 port=$((20000 + $$ % 20000))
@@ -48,7 +55,7 @@ cleanup() {
 	kill $pid $napper 2>/dev/null
 	wait $pid $napper 2>/dev/null
 	rm -f "$log" "$log.m"
-	for d in $ct ${ct%/*} ${ct%/*/*} ${ct%/*/*/*} $sub; do
+	for d in $made; do
 		for _ in $(seq 50); do rmdir "$cgroot$d" 2>/dev/null && break; [ -d "$cgroot$d" ] || break; sleep 0.1; done
 	done
 }

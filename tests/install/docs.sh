@@ -17,6 +17,12 @@
 source "$(dirname "$0")/lib.sh"
 need jq awk sudo runuser useradd
 echo "README examples"
+# the README a guide (issue 34: at most 700 lines), every link of it and
+# of docs/ resolving
+n=$(wc -l <README.md)
+[ "$n" -le 700 ] && ok "README.md: $n lines" || fail "README.md: $n lines, over 700: move details to docs/"
+broken=$(python3 scripts/doclinks.py) && ok "every link of README.md and docs/ resolves" ||
+	fail "broken links: $(head -5 <<<"$broken" | tr '\n' ' ')"
 user=abicap-docs
 id -u "$user" >/dev/null 2>&1 ||
 	useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin "$user" ||

@@ -37,6 +37,9 @@ live including capfile|user/live/runloop.c|#include "capfile/capsink.h"|live inc
 abi including capfile|user/abi/objcheck.c|#include "capfile/capfile.h"|abi includes "capfile/capfile.h"
 abi including live|user/abi/checker.c|#  include "live/features.h"|abi includes "live/features.h"
 a user header by its bare name|user/live/capture.c|#include "util.h"|user/live/capture.c:
+lib including capfile in angle brackets|user/lib/util.c|#include <capfile/capfile.h>|lib includes "capfile/capfile.h"
+view climbing into live by a path|user/view/capview.c|#include "view/../live/capture.h"|view includes "view/../live/capture.h" (live
+view climbing into live beside it|user/view/capview.c|#include "../live/capture.h"|view includes "../live/capture.h" (live
 ARCHITECTURE.md naming a missing file|ARCHITECTURE.md|The widget lives in `user/capfile/widget.c`.|`user/capfile/widget.c` does not exist
 ARCHITECTURE.md naming a missing folder pattern|ARCHITECTURE.md|Each in `user/gadgets/<name>.c`.|`user/gadgets/<name>.c` does not exist
 EOF2

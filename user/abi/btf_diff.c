@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/btf.h>
+#include "lib/array.h"
 #include "abi/btf_diff.h"
 #include "abi/btf_util.h"
 #include "abi/layout.h"
@@ -17,13 +18,9 @@ static struct change *add_change(struct diff *d, const char *scope,
 {
 	struct change *c;
 
-	if (d->n == d->cap) {
-		d->cap = d->cap ? d->cap * 2 : 64;
-		d->v = realloc(d->v, d->cap * sizeof(*d->v));
-		if (!d->v) {
-			ab_error("out of memory");
-			exit(EXIT_RUNTIME);
-		}
+	if (array_room(&d->v, (size_t)d->n, &d->cap, sizeof(*d->v), 64)) {
+		ab_error("out of memory");
+		exit(EXIT_RUNTIME);
 	}
 	c = &d->v[d->n++];
 	memset(c, 0, sizeof(*c));

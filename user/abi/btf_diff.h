@@ -7,6 +7,7 @@
 #define ABICAP_BTF_DIFF_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include "abi/contract.h"
 #include "abi/layout.h"
 
@@ -26,7 +27,8 @@ struct change {
 
 struct diff {
 	struct change *v;
-	int n, cap;
+	int n;
+	size_t cap;
 	int breaking, compatible;
 };
 

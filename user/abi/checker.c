@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/btf.h>
+#include "lib/array.h"
 #include "abi/btf_util.h"
 #include "abi/checker.h"
 #include "lib/strfit.h"
@@ -109,15 +110,8 @@ static struct verdict *add(struct check_result *r, enum vkind kind,
 {
 	struct verdict *v;
 
-	if (r->n == r->cap) {
-		int cap = r->cap ? r->cap * 2 : 64;
-		struct verdict *nv = realloc(r->v, cap * sizeof(*nv));
-
-		if (!nv)
-			return NULL;
-		r->v = nv;
-		r->cap = cap;
-	}
+	if (array_room(&r->v, (size_t)r->n, &r->cap, sizeof(*r->v), 64))
+		return NULL;
 	v = &r->v[r->n++];
 	memset(v, 0, sizeof(*v));
 	v->kind = kind;

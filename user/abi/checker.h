@@ -7,6 +7,7 @@
 #define ABICAP_CHECKER_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include "abi/contract.h"
 #include "abi/kernel.h"
 
@@ -84,7 +85,7 @@ struct verdict {
 struct check_result {
 	struct verdict *v;
 	int n;
-	int cap;
+	size_t cap;
 	int count[3]; /* by enum vstatus */
 	bool has_trace_types; /* the BTF has btf_trace_* (5.5+) */
 	int at[CI_COUNT]; /* index in v of each typed item, -1: not declared */

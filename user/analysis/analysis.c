@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "lib/array.h"
 #include "analysis/analysis.h"
 
 const char *const state_names[10] = { "R", "S", "D", "T", "t", "X", "Z", "P",
@@ -215,11 +216,13 @@ static uint32_t task_ref(const struct analysis *a, const struct task *t)
 	return t ? (uint32_t)(t - a->tasks) + 1 : 0;
 }
 
+/* Off CPU in state: an idle kernel thread (I) waiting for work sleeps. */
 static enum span_kind off_kind(uint32_t state)
 {
 	int si = state_index(state);
 
-	return si == 1 ? SPAN_SLEEP : si == 2 ? SPAN_BLOCKED : SPAN_OFF_OTHER;
+	return si == 1 || si == 8 ? SPAN_SLEEP : si == 2 ? SPAN_BLOCKED :
+	       SPAN_OFF_OTHER;
 }
 
 /*
@@ -522,16 +525,10 @@ static struct chain *chain(struct analysis *a, const struct task *waker,
 
 	if (v)
 		return &a->chains[*v];
-	if (a->nchains == a->chains_cap) {
-		size_t cap = a->chains_cap ? a->chains_cap * 2 : 256;
-		struct chain *nc = realloc(a->chains, cap * sizeof(*nc));
-
-		if (!nc) {
-			a->oom = true;
-			return NULL;
-		}
-		a->chains = nc;
-		a->chains_cap = cap;
+	if (array_room(&a->chains, a->nchains, &a->chains_cap,
+		       sizeof(*a->chains), 256)) {
+		a->oom = true;
+		return NULL;
 	}
 	if (hashtab_put(&a->chain_index, key, a->nchains) < 0) {
 		a->oom = true;

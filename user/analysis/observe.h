@@ -32,9 +32,9 @@ struct task_id {
 enum span_kind {
 	SPAN_RUNNING, /* on a CPU */
 	SPAN_RUNQUEUE, /* runnable, waiting for a CPU (after a wakeup or a preemption) */
-	SPAN_SLEEP, /* off CPU in S */
+	SPAN_SLEEP, /* off CPU in S, or in I (an idle kernel thread) */
 	SPAN_BLOCKED, /* off CPU in D */
-	SPAN_OFF_OTHER, /* off CPU in another state (T, t, X, Z, P, I) */
+	SPAN_OFF_OTHER, /* off CPU in another state (T, t, X, Z, P) */
 	SPAN_UNKNOWN, /* a drop window or a gap the kernel hid: state not known */
 };
 

@@ -129,10 +129,12 @@ static int flush_names(struct capw *w);
 
 int capw_add_cgroup(struct capw *w, uint64_t id, const char *path)
 {
-	size_t plen = strnlen(path, CAPFILE_CGROUP_PATH_MAX);
+	size_t plen = strnlen(path, CAPFILE_CGROUP_PATH_MAX + 1);
 	size_t need = w->names_len + 10 + plen;
 	int e;
 
+	if (plen > CAPFILE_CGROUP_PATH_MAX)
+		return -ENAMETOOLONG;
 	/* a block holds CAPFILE_CHUNK_RAW bytes of names: more go out now */
 	if (need > CAPFILE_CHUNK_RAW) {
 		e = flush_names(w);

@@ -46,7 +46,7 @@
  * 4 (drop windows of all CPUs)
  */
 #define CAPFILE_VERSION 5
-#define CAPFILE_CGROUP_PATH_MAX 4096
+#define CAPFILE_CGROUP_PATH_MAX 65535 /* its u16 length; longer ones are not named */
 #define CAPFILE_CHUNK_RAW (1u << 20) /* records per chunk: up to 1 MiB raw */
 
 struct capw;
@@ -76,7 +76,10 @@ int capw_flush(struct capw *w);
 /* Write the last chunk and the trailer, close: 0 or -errno (err says which). */
 int capw_close(struct capw *w, const char *trailer_json, char *err,
 	       size_t errlen);
-/* Name a cgroup id (path in the v2 hierarchy): goes out before the next chunk. */
+/*
+ * Name a cgroup id (path in the v2 hierarchy): goes out before the next
+ * chunk. -ENAMETOOLONG past CAPFILE_CGROUP_PATH_MAX bytes (nothing written).
+ */
 int capw_add_cgroup(struct capw *w, uint64_t id, const char *path);
 /*
  * count records of events on cpu (-1: any CPU) were lost in (start_ns,

@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include <zlib.h>
 #include <zstd.h>
+#include "lib/array.h"
 #include "capfile/capfile.h"
 #include "capfile/capfmt.h"
 #include "capfile/capmeta.h"
@@ -166,15 +167,9 @@ struct scan {
 
 static void note_gap(struct scan *sc, uint32_t from, uint32_t to, uint64_t off)
 {
-	if (sc->ngaps == sc->gaps_cap) {
-		size_t cap = sc->gaps_cap ? sc->gaps_cap * 2 : 16;
-		struct gap *g = realloc(sc->gaps, cap * sizeof(*g));
-
-		if (!g)
-			return; /* still counted as missing, only not placed */
-		sc->gaps = g;
-		sc->gaps_cap = cap;
-	}
+	if (array_room(&sc->gaps, sc->ngaps, &sc->gaps_cap, sizeof(*sc->gaps),
+		       16))
+		return; /* still counted as missing, only not placed */
 	sc->gaps[sc->ngaps++] = (struct gap){ from, to, off };
 }
 
@@ -280,15 +275,9 @@ static int add_drop(struct capr *r, const unsigned char *p)
 {
 	uint32_t cpu = r->version >= 5 ? get32(p + 32) : DROP_ALL_CPUS;
 
-	if (r->ndrops == r->drops_cap) {
-		size_t cap = r->drops_cap ? r->drops_cap * 2 : 64;
-		struct capfile_drop *d = realloc(r->drops, cap * sizeof(*d));
-
-		if (!d)
-			return -1;
-		r->drops = d;
-		r->drops_cap = cap;
-	}
+	if (array_room(&r->drops, r->ndrops, &r->drops_cap, sizeof(*r->drops),
+		       64))
+		return -1;
 	r->drops[r->ndrops++] = (struct capfile_drop){ .start_ns = get64(p),
 		.end_ns = get64(p + 8), .count = get64(p + 16),
 		.cpu = cpu < CAPTURE_MAX_CPUS ? (int32_t)cpu : -1 };
@@ -777,15 +766,8 @@ static int add_name(struct capr *r, uint64_t id, const unsigned char *p,
 {
 	struct capfile_cgroup *c;
 
-	if (r->ncg == r->cg_cap) {
-		size_t cap = r->cg_cap ? r->cg_cap * 2 : 64;
-
-		c = realloc(r->cg, cap * sizeof(*c));
-		if (!c)
-			return -1;
-		r->cg = c;
-		r->cg_cap = cap;
-	}
+	if (array_room(&r->cg, r->ncg, &r->cg_cap, sizeof(*r->cg), 64))
+		return -1;
 	c = &r->cg[r->ncg];
 	c->id = id;
 	if (!r->names || r->names->used + len + 1 > NAME_BLOCK) {

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /* Records into a capture file, with their cgroups' names and drop windows. */
+#include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include "lib/array.h"
 #include "capfile/capsink.h"
 
 /*
@@ -85,16 +87,10 @@ static void name_cgroup(struct capsink *st, uint64_t id)
 	    !(path = cgnames_path(st->names, id)))
 		return;
 	e = capw_add_cgroup(st->w, id, path);
-	if (!e && st->nnamed == st->named_cap) {
-		size_t cap = st->named_cap ? st->named_cap * 2 : 64;
-		uint64_t *v = realloc(st->named, cap * sizeof(*v));
-
-		if (v) {
-			st->named = v;
-			st->named_cap = cap;
-		}
-	}
-	if (!e && st->nnamed < st->named_cap)
+	if (e == -ENAMETOOLONG)
+		return; /* readers show cgroup#ID (CGNAMES_UNKNOWN_NOTE) */
+	if (!e && !array_room(&st->named, st->nnamed, &st->named_cap,
+			      sizeof(*st->named), 64))
 		st->named[st->nnamed++] = id;
 	if (e && !st->werr)
 		st->werr = e;

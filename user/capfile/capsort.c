@@ -8,6 +8,7 @@
 #include <sys/mman.h>
 #include "capfile/capfile.h"
 #include "capfile/capsort_ext.h"
+#include "lib/heap.h"
 
 /* The total order of capsort_ext.h: equal times do not depend on qsort. */
 static int cmp_ts(const void *a, const void *b)
@@ -124,41 +125,10 @@ static bool slot_before(const struct window *w, uint32_t a, uint32_t b)
 	return held_before(&w->pool[a], &w->pool[b]);
 }
 
-static void heap_up(struct window *w, size_t i)
+/* Slot *x's record comes before slot *y's (heap_before_fn; ctx the window). */
+static bool slot_first(const void *x, const void *y, const void *ctx)
 {
-	uint32_t *h = w->heap, t = h[i];
-
-	while (i) {
-		size_t p = (i - 1) / 2;
-
-		if (!slot_before(w, t, h[p]))
-			break;
-		h[i] = h[p];
-		i = p;
-	}
-	h[i] = t;
-}
-
-static void heap_down(struct window *w)
-{
-	uint32_t *h = w->heap, t;
-	size_t i = 0, n = w->hn;
-
-	if (!n)
-		return;
-	t = h[0];
-	for (;;) {
-		size_t l = 2 * i + 1, m;
-
-		if (l >= n)
-			break;
-		m = l + 1 < n && slot_before(w, h[l + 1], h[l]) ? l + 1 : l;
-		if (!slot_before(w, h[m], t))
-			break;
-		h[i] = h[m];
-		i = m;
-	}
-	h[i] = t;
+	return slot_before(ctx, *(const uint32_t *)x, *(const uint32_t *)y);
 }
 
 /*
@@ -226,7 +196,7 @@ static void window_add(struct window *w, uint32_t s)
 		return;
 	}
 	w->heap[w->hn] = s;
-	heap_up(w, w->hn++);
+	heap_up(w->heap, sizeof(*w->heap), w->hn++, slot_first, w);
 }
 
 /* The slot of the oldest held record (the window is not empty). */
@@ -261,8 +231,7 @@ static bool pass_oldest(struct window *w, uint64_t *passed, capr_cb cb,
 			__builtin_prefetch(a + sizeof(struct held) - 1);
 		}
 	} else {
-		w->heap[0] = w->heap[--w->hn];
-		heap_down(w);
+		heap_pop(w->heap, &w->hn, sizeof(*w->heap), slot_first, w);
 	}
 	w->free[w->nfree++] = s;
 	return !stop;

@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include "capfile/capmeta.h"
 #include "capfile/capsort_ext.h"
+#include "lib/heap.h"
 #include "lib/util.h"
 
 #define REC sizeof(union abicap_rec)
@@ -222,22 +223,10 @@ static bool src_before(const struct src *src, size_t a, size_t b)
 	return capr_rec_cmp(&src[a].buf[src[a].pos], &src[b].buf[src[b].pos]) < 0;
 }
 
-static void sift_down(struct capr_ordered *s, size_t i)
+/* Source *x's head comes before *y's (heap_before_fn; ctx the sources). */
+static bool src_first(const void *x, const void *y, const void *ctx)
 {
-	for (;;) {
-		size_t l = 2 * i + 1, m = i, t;
-
-		if (l < s->nheap && src_before(s->src, s->heap[l], s->heap[m]))
-			m = l;
-		if (l + 1 < s->nheap && src_before(s->src, s->heap[l + 1], s->heap[m]))
-			m = l + 1;
-		if (m == i)
-			return;
-		t = s->heap[i];
-		s->heap[i] = s->heap[m];
-		s->heap[m] = t;
-		i = m;
-	}
+	return src_before(ctx, *(const size_t *)x, *(const size_t *)y);
 }
 
 /* Set up the merge of runs[from, from + k): buffers carved from mem. */
@@ -256,8 +245,7 @@ static int merge_start(struct capr_ordered *s, size_t from, size_t k,
 		if (c->n)
 			s->heap[s->nheap++] = i;
 	}
-	for (size_t i = s->nheap / 2; i-- > 0;)
-		sift_down(s, i);
+	heap_make(s->heap, s->nheap, sizeof(*s->heap), src_first, s->src);
 	return 0;
 }
 
@@ -273,10 +261,13 @@ static int merge_next(struct capr_ordered *s, union abicap_rec *out)
 	if (c->pos == c->n) {
 		if (c->left && refill(s, c))
 			return -1;
-		if (c->pos == c->n)
-			s->heap[0] = s->heap[--s->nheap];
+		if (c->pos == c->n) {
+			heap_pop(s->heap, &s->nheap, sizeof(*s->heap),
+				 src_first, s->src);
+			return 1;
+		}
 	}
-	sift_down(s, 0);
+	heap_down(s->heap, s->nheap, sizeof(*s->heap), 0, src_first, s->src);
 	return 1;
 }
 
@@ -352,42 +343,21 @@ static int fill(struct capr_ordered *s, struct capr *rd, bool count)
 
 /* ---- the window: a min-heap of the budget's records, in place in mem ---- */
 
-void capr_heap_down(void *h, size_t n, size_t size, size_t i,
-		    bool (*before)(const void *a, const void *b))
+static bool rec_before(const void *a, const void *b, const void *ctx)
 {
-	char *v = h, t[256];
-
-	for (;;) {
-		size_t l = 2 * i + 1, m = i;
-
-		if (l < n && before(v + l * size, v + m * size))
-			m = l;
-		if (l + 1 < n && before(v + (l + 1) * size, v + m * size))
-			m = l + 1;
-		if (m == i)
-			return;
-		memcpy(t, v + i * size, size);
-		memcpy(v + i * size, v + m * size, size);
-		memcpy(v + m * size, t, size);
-		i = m;
-	}
-}
-
-static bool rec_before(const void *a, const void *b)
-{
+	(void)ctx;
 	return capr_rec_cmp(a, b) < 0;
 }
 
 static void rec_sift_down(union abicap_rec *h, size_t n, size_t i)
 {
-	_Static_assert(sizeof(*h) <= 256, "capr_heap_down's room");
-	capr_heap_down(h, n, sizeof(*h), i, rec_before);
+	_Static_assert(sizeof(*h) <= HEAP_ELEM_MAX, "the heap's room");
+	heap_down(h, n, sizeof(*h), i, rec_before, NULL);
 }
 
 static void heapify(struct capr_ordered *s)
 {
-	for (size_t i = s->nmem / 2; i-- > 0;)
-		rec_sift_down(s->mem, s->nmem, i);
+	heap_make(s->mem, s->nmem, sizeof(*s->mem), rec_before, NULL);
 }
 
 /* The window's oldest record: the ring's first, or the heap's root. */

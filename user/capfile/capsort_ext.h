@@ -46,13 +46,6 @@
 #define CAPR_TMP_RATIO 128
 #define CAPR_TMP_FLOOR (64ull << 20)
 
-/*
- * A binary min-heap's sift-down from i over n elements of size bytes (at
- * most 256) at h, by before(a, b): a goes first. capfile's two heaps.
- */
-void capr_heap_down(void *h, size_t n, size_t size, size_t i,
-		    bool (*before)(const void *a, const void *b));
-
 /* The total order: <0, 0 (the same bytes), >0. */
 int capr_rec_cmp(const union abicap_rec *a, const union abicap_rec *b);
 

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include "lib/array.h"
 #include "capfile/capwarn.h"
 #include "capfile/perfetto.h"
 #include "lib/hashtab.h"
@@ -296,16 +297,9 @@ static void note_thread(struct threads *t, int32_t tid, int32_t tgid,
 			th->tgid = tgid;
 		return;
 	}
-	if (t->n == t->cap) {
-		size_t c = t->cap ? t->cap * 2 : 256;
-		struct thr *nv = realloc(t->v, c * sizeof(*t->v));
-
-		if (!nv) {
-			t->oom = true;
-			return;
-		}
-		t->v = nv;
-		t->cap = c;
+	if (array_room(&t->v, t->n, &t->cap, sizeof(*t->v), 256)) {
+		t->oom = true;
+		return;
 	}
 	if (hashtab_put(&t->index, (uint32_t)tid, t->n) < 0) {
 		t->oom = true;

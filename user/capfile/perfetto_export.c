@@ -71,10 +71,8 @@ struct export_stats {
 	uint64_t first, last; /* the first record's time, the latest's */
 	uint64_t out_max; /* the trace's bytes at most (out_bound) */
 	bool too_big; /* stopped there */
+	const struct timewin *win; /* what is exported (--since/--until) */
 };
-
-/* The window of this export (export_perfetto_window), all by default. */
-static struct timewin export_win = { 0, UINT64_MAX };
 
 struct streaming {
 	struct perfetto *p;
@@ -84,7 +82,7 @@ struct streaming {
 	uint64_t t0; /* the first record's time: the window counts from it */
 };
 
-/* An event into the trace if it lies inside export_win. */
+/* An event into the trace if it lies inside the export's window. */
 static int window_event(struct streaming *s, const union abicap_rec *rec)
 {
 	if (!s->started) {
@@ -93,7 +91,7 @@ static int window_event(struct streaming *s, const union abicap_rec *rec)
 	}
 	if (rec->hdr.ts_ns > s->st->last)
 		s->st->last = rec->hdr.ts_ns;
-	if (!timewin_has(&export_win, s->t0, rec->hdr.ts_ns))
+	if (!timewin_has(s->st->win, s->t0, rec->hdr.ts_ns))
 		return 0;
 	s->st->fed++;
 	if (!(s->st->fed & 4095) &&
@@ -245,10 +243,12 @@ static void note_losses(struct capr *r, const char *outp)
 			lost == 1 ? "" : "s", n, n == 1 ? "" : "s", outp);
 }
 
-int export_perfetto_fd(const char *cap, int fd, const char *outp)
+/* export_perfetto_fd, of what lies inside win. */
+static int export_fd(const char *cap, int fd, const char *outp,
+		     const struct timewin *win)
 {
 	struct perfetto_uts uts;
-	struct export_stats st = { 0 };
+	struct export_stats st = { .win = win };
 	char err[ERRMSG_LEN];
 	union abicap_rec *recs = NULL;
 	struct capr *r;
@@ -342,7 +342,7 @@ int export_perfetto_fd(const char *cap, int fd, const char *outp)
 			(unsigned long long)st.late, CAPR_WINDOW_MAX);
 	capwarn_bad_cpu(st.bad_cpu, ncpus ? ncpus : CAPTURE_MAX_CPUS);
 	if (st.n)
-		capwarn_window(cap, &export_win, st.last - st.first);
+		capwarn_window(cap, win, st.last - st.first);
 	ab_note("wrote %llu events to %s",
 		(unsigned long long)(st.fed - st.bad_cpu), outp);
 	note_losses(r, outp);
@@ -359,12 +359,18 @@ out:
 	return ret;
 }
 
+int export_perfetto_fd(const char *cap, int fd, const char *outp)
+{
+	return export_fd(cap, fd, outp, &TIMEWIN_ALL);
+}
+
 /*
- * export_perfetto_fd on a duplicate of of's descriptor (the export closes
- * its stream): of->fd stays open for outfile_commit to fsync before the
+ * export_fd on a duplicate of of's descriptor (the export closes its
+ * stream): of->fd stays open for outfile_commit to fsync before the
  * rename.
  */
-int export_dup_fd(const char *cap, struct outfile *of)
+static int dup_fd(const char *cap, struct outfile *of,
+		  const struct timewin *win)
 {
 	int fd = fcntl(of->fd, F_DUPFD_CLOEXEC, 0);
 
@@ -372,10 +378,21 @@ int export_dup_fd(const char *cap, struct outfile *of)
 		ab_error("cannot write '%s': %s", of->path, strerror(errno));
 		return EXIT_RUNTIME;
 	}
-	return export_perfetto_fd(cap, fd, of->path);
+	return export_fd(cap, fd, of->path, win);
+}
+
+int export_dup_fd(const char *cap, struct outfile *of)
+{
+	return dup_fd(cap, of, &TIMEWIN_ALL);
 }
 
 int export_perfetto(const char *cap, const char *outp, bool force)
+{
+	return export_perfetto_window(cap, outp, force, &TIMEWIN_ALL);
+}
+
+int export_perfetto_window(const char *cap, const char *outp, bool force,
+			   const struct timewin *win)
 {
 	char err[ERRMSG_LEN];
 	struct outfile of;
@@ -387,7 +404,7 @@ int export_perfetto(const char *cap, const char *outp, bool force)
 		ab_error("%s", err);
 		return ret;
 	}
-	ret = export_dup_fd(cap, &of);
+	ret = dup_fd(cap, &of, win);
 	/* a damaged capture's trace is complete for every part read intact */
 	if ((!ret || ret == EXIT_DAMAGED) && outfile_commit(&of, err, sizeof(err))) {
 		ab_error("%s", err);
@@ -395,16 +412,5 @@ int export_perfetto(const char *cap, const char *outp, bool force)
 	}
 	/* a failed export leaves nothing half-written, the old file as it was */
 	outfile_abort(&of, false);
-	return ret;
-}
-
-int export_perfetto_window(const char *cap, const char *outp, bool force,
-			   const struct timewin *win)
-{
-	int ret;
-
-	export_win = *win;
-	ret = export_perfetto(cap, outp, force);
-	export_win = TIMEWIN_ALL;
 	return ret;
 }

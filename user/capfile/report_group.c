@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "capfile/report_group.h"
+#include "analysis/leaders.h"
 #include "lib/array.h"
 #include "lib/hashtab.h"
 
@@ -23,48 +24,6 @@ int group_by_parse(const char *s, enum group_by *by)
 	return 0;
 }
 
-/*
- * What names a process (tgid -> index in tasks): its thread-group leader,
- * or where the records never named it (only a wakeup's waker, say), its
- * first thread that has a name; one name for all its threads.
- */
-struct leaders {
-	const struct analysis *a;
-	struct hashtab by_tgid;
-};
-
-static int leaders_find(struct leaders *l, const struct analysis *a)
-{
-	l->a = a;
-	l->by_tgid = (struct hashtab)HASHTAB_INIT;
-	for (size_t i = 0; i < a->ntasks; i++) {
-		const struct task *t = &a->tasks[i];
-		uint64_t *at = t->tgid > 0 ? hashtab_get(&l->by_tgid,
-							 (uint64_t)t->tgid) : NULL;
-		const struct task *had = at ? &a->tasks[*at] : NULL;
-
-		if (t->tgid <= 0 || !t->comm[0])
-			continue;
-		/* the first named thread, until the named leader */
-		if ((!had || (t->pid == t->tgid && had->pid != had->tgid)) &&
-		    hashtab_put(&l->by_tgid, (uint64_t)t->tgid, i) < 0)
-			return -ENOMEM;
-	}
-	return 0;
-}
-
-/* "name:tgid" (leaders_find's name; none named: this thread's). */
-static void process_name(const struct leaders *l, const struct task *t,
-			 char *out, size_t len)
-{
-	uint64_t *i = t->tgid > 0 ? hashtab_get(&l->by_tgid,
-						(uint64_t)t->tgid) : NULL;
-	const struct task *lead = i ? &l->a->tasks[*i] : t;
-
-	snprintf(out, len, "%.*s:%d", ABICAP_COMM_LEN, task_comm(lead),
-		 t->tgid);
-}
-
 /* The group a task belongs to, by name. */
 static void group_name(struct cgnames *names, enum group_by by,
 		       const struct leaders *l, const struct task *t,
@@ -74,7 +33,7 @@ static void group_name(struct cgnames *names, enum group_by by,
 	uint64_t cg = t->cgroup;
 
 	if (by == GROUP_PROCESS) {
-		process_name(l, t, out, len);
+		leaders_name(l, t, out, len);
 		return;
 	}
 	if (!cg) {
@@ -219,10 +178,10 @@ int group_analysis(const struct analysis *a, struct cgnames *names,
 		if (c->max_lat > gc->max_lat)
 			gc->max_lat = c->max_lat;
 	}
-	hashtab_free(&l.by_tgid);
+	leaders_free(&l);
 	return 0;
 oom:
-	hashtab_free(&l.by_tgid);
+	leaders_free(&l);
 	grouping_free(out);
 	return -ENOMEM;
 }

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "lib/array.h"
 #include "capfile/seqset.h"
 
 /* The first run whose hi is >= seq (n if none). */
@@ -74,15 +75,9 @@ int seqset_add(struct seqset *s, uint32_t seq)
 		return append(s, seq);
 	if (in_runs(s, seq) || hashtab_get(&s->late, seq))
 		return 0;
-	if (s->npending == s->pending_cap) {
-		size_t cap = s->pending_cap ? s->pending_cap * 2 : 64;
-		uint32_t *p = realloc(s->pending, cap * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		s->pending = p;
-		s->pending_cap = cap;
-	}
+	if (array_room(&s->pending, s->npending, &s->pending_cap,
+		       sizeof(*s->pending), 64))
+		return -ENOMEM;
 	c = hashtab_put(&s->late, seq, 0);
 	if (c < 0)
 		return c;

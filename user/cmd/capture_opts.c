@@ -237,6 +237,43 @@ static int pid_filter_events(struct capture_opts *c, bool events_given,
 	return EXIT_OK;
 }
 
+/* --format: text or json. 0, or -1 with err. */
+static int parse_format(const char *s, enum out_format *fmt, char *err,
+			size_t errlen)
+{
+	if (!strcmp(s, "text")) {
+		*fmt = FMT_TEXT;
+	} else if (!strcmp(s, "json")) {
+		*fmt = FMT_JSON;
+	} else {
+		snprintf(err, errlen, "--format '%s': use text or json", s);
+		return -1;
+	}
+	return 0;
+}
+
+/* --transport: auto, ringbuf, perfbuf or percpu. 0, or -1 with err. */
+static int parse_transport(const char *s, enum transport *t, char *err,
+			   size_t errlen)
+{
+	static const struct {
+		const char *name;
+		enum transport t;
+	} names[] = {
+		{ "auto", TRANSPORT_AUTO }, { "ringbuf", TRANSPORT_RINGBUF },
+		{ "perfbuf", TRANSPORT_PERFBUF }, { "percpu", TRANSPORT_PERCPU },
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(s, names[i].name)) {
+			*t = names[i].t;
+			return 0;
+		}
+	snprintf(err, errlen, "--transport '%s': use auto, percpu, ringbuf or "
+		 "perfbuf", s);
+	return -1;
+}
+
 int capture_parse_args(const struct cmd_spec *spec, int argc, char **argv,
 		       struct trace_opts *o, char *err, size_t errlen)
 {
@@ -255,15 +292,8 @@ int capture_parse_args(const struct cmd_spec *spec, int argc, char **argv,
 	while ((ch = opt_next(&p, argc, argv)) != -1) {
 		switch (ch) {
 		case 'f':
-			if (!strcmp(optarg, "text")) {
-				o->fmt = FMT_TEXT;
-			} else if (!strcmp(optarg, "json")) {
-				o->fmt = FMT_JSON;
-			} else {
-				snprintf(err, errlen, "--format '%s': use text "
-					 "or json", optarg);
+			if (parse_format(optarg, &o->fmt, err, errlen))
 				return EXIT_USAGE;
-			}
 			break;
 		case 'd':
 			if (parse_duration(optarg, &o->duration, err, errlen))
@@ -310,19 +340,9 @@ int capture_parse_args(const struct cmd_spec *spec, int argc, char **argv,
 			o->cgroup_path = optarg;
 			break;
 		case OPT_LONG('t'):
-			if (!strcmp(optarg, "auto")) {
-				o->cap.transport = TRANSPORT_AUTO;
-			} else if (!strcmp(optarg, "ringbuf")) {
-				o->cap.transport = TRANSPORT_RINGBUF;
-			} else if (!strcmp(optarg, "perfbuf")) {
-				o->cap.transport = TRANSPORT_PERFBUF;
-			} else if (!strcmp(optarg, "percpu")) {
-				o->cap.transport = TRANSPORT_PERCPU;
-			} else {
-				snprintf(err, errlen, "--transport '%s': use auto, "
-					 "percpu, ringbuf or perfbuf", optarg);
+			if (parse_transport(optarg, &o->cap.transport, err,
+					    errlen))
 				return EXIT_USAGE;
-			}
 			break;
 		case OPT_LONG('D'):
 			if (parse_drain_threads(optarg, ncpus, &o->cap.drain_threads,

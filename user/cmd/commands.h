@@ -31,7 +31,11 @@ struct cmd {
 	const char *name;
 	int (*fn)(int argc, char **argv);
 	const char *what; /* one line for the command list */
+	const struct cmd_spec *spec; /* its options; NULL: a subcommand's own */
 };
+
+/* abicap's commands (cmd/table.c), ending with { 0 }. */
+extern const struct cmd abicap_cmds[];
 
 /* The entry called name, NULL if none. */
 const struct cmd *cmd_find(const struct cmd *cmds, const char *name);

@@ -228,9 +228,9 @@ static int do_show(int argc, char **argv)
 }
 
 static const struct cmd contract_cmds[] = {
-	{ "show", do_show, "print the built-in contract" },
-	{ "snapshot", do_snapshot, "a contract pinned to one kernel" },
-	{ "from-object", do_from_object, "a contract derived from a CO-RE object" },
+	{ "show", do_show, "print the built-in contract", NULL },
+	{ "snapshot", do_snapshot, "a contract pinned to one kernel", NULL },
+	{ "from-object", do_from_object, "a contract derived from a CO-RE object", NULL },
 	{ 0 },
 };
 

@@ -9,10 +9,16 @@
 #include "view/heatmap_file.h"
 
 static const struct opt heatmap_opts[] = {
-	{ "width", 'w', "PX", "pixels of the time axis (default 1200, 100 to "
-	  "20000)" },
+	{ "width", 'w', "PX", "the page's width (default 1600, 100 to 20000): "
+	  "the latency labels take 150 pixels and the time axis's last label "
+	  "50, the cells the rest" },
+	{ "height", OPT_LONG('H'), "PX", "the page's height (default 1000, 200 "
+	  "to 20000): the rows grow to fill it (14 to 48 pixels each)" },
+	{ "by", 'b', "WHAT", "name each cell's top tasks (default) or top "
+	  "processes in its tooltip: a process's threads as one, named as "
+	  "report --by process names it (\"hackbench:3340\")" },
 	{ "cell", OPT_LONG('W'), "PX", "pixels of a column (default 4, 1 to "
-	  "100): the time axis has width / cell columns" },
+	  "100): the cells have (width - 200) / cell columns" },
 	{ "pid", 'p', "PID", "only the waits of this process's tasks (tgid)" },
 	{ "comm", 'c', "COMM", "only the waits of tasks with this name" },
 	{ "cgroup", OPT_LONG('g'), "PATH", "only the waits of tasks in this "
@@ -27,7 +33,8 @@ static const struct opt heatmap_opts[] = {
 const struct cmd_spec heatmap_spec = {
 	.name = "heatmap",
 	.synopsis =
-"Usage: abicap heatmap FILE -o OUT.html [--width PX] [--cell PX] [--pid PID]\n"
+"Usage: abicap heatmap FILE -o OUT.html [--width PX] [--height PX] [--cell PX]\n"
+"                         [--by task|process] [--pid PID]\n"
 "                         [--comm COMM] [--cgroup PATH] [--container NAME]\n"
 "                         [--since TIME] [--until TIME] [--force]\n"
 "Draw the run-queue latency of a capture file (abicap record) over time as\n"
@@ -47,12 +54,13 @@ const struct cmd_spec heatmap_spec = {
 
 int do_heatmap(int argc, char **argv)
 {
-	struct page_args pa = { .width = 1200, .win = TIMEWIN_ALL };
+	struct page_args pa = { .width = 1600, .win = TIMEWIN_ALL };
 	struct hm_args a = { 0 };
 	struct hm_select sel = { 0 };
 	struct opt_parser p;
 	bool handled;
-	long cell = 4;
+	long cell = 4, height = 1000;
+	bool by_process = false;
 	int ch, ret;
 
 	opt_parser_init(&p, &heatmap_spec);
@@ -65,6 +73,14 @@ int do_heatmap(int argc, char **argv)
 		switch (ch) {
 		case OPT_LONG('W'):
 			if (opt_number("cell", optarg, 1, 100, &cell))
+				return EXIT_USAGE;
+			break;
+		case 'b':
+			if (opt_by_process(optarg, &by_process))
+				return EXIT_USAGE;
+			break;
+		case OPT_LONG('H'):
+			if (opt_number("height", optarg, 200, 20000, &height))
 				return EXIT_USAGE;
 			break;
 		case OPT_LONG('g'):
@@ -82,13 +98,8 @@ int do_heatmap(int argc, char **argv)
 	}
 	if (page_operands(argc, "heatmap", &pa))
 		return EXIT_USAGE;
-	if (pa.width / cell < 2) {
-		ab_error("--width %ld with --cell %ld leaves fewer than 2 columns: "
-			 "give a wider --width or a smaller --cell", pa.width,
-			 cell);
-		return EXIT_USAGE;
-	}
 	a = (struct hm_args){ .width = (uint32_t)pa.width,
+		.height = (uint32_t)height, .by_process = by_process,
 		.cell_w = (uint32_t)cell, .win = pa.win,
 		.tgid = (int32_t)pa.tgid, .comm = pa.comm, .sel = sel,
 		.force = pa.force };

@@ -13,28 +13,12 @@
 #include "lib/json_errors.h"
 #include "lib/util.h"
 
-static const struct cmd cmds[] = {
-	{ "trace", do_trace, "stream scheduler and power events to stdout" },
-	{ "record", do_record, "capture to a file, optionally of one command" },
-	{ "report", do_report, "latency, off-CPU and idle report of a capture file" },
-	{ "export", do_export, "write a capture as a Perfetto trace" },
-	{ "script", do_script, "print a capture's events as text or JSON lines" },
-	{ "timechart", do_timechart, "draw a capture as perf timechart does (one HTML page)" },
-	{ "heatmap", do_heatmap, "draw a capture's run-queue latency over time (one HTML page)" },
-	{ "wakeups", do_wakeups, "who wakes the CPUs: idle exits per CPU and what they let run" },
-	{ "check", do_check, "check the ABI contract, or a BPF object, against kernels" },
-	{ "diff", do_diff, "compare two kernels' events under the append-only rule" },
-	{ "serve", do_serve, "serve Prometheus metrics aggregated in the kernel, per cgroup" },
-	{ "contract", do_contract, "show the built-in contract, snapshot a kernel's, or derive one from an object" },
-	{ 0 },
-};
-
 static void usage(FILE *f)
 {
 	fprintf(f, "Usage: abicap COMMAND [OPTIONS]\n"
 		"Capture Linux scheduler and power events with eBPF.\n\n"
 		"Commands:\n");
-	for (const struct cmd *c = cmds; c->name; c++)
+	for (const struct cmd *c = abicap_cmds; c->name; c++)
 		fprintf(f, "  %-10s %s\n", c->name, c->what);
 	fprintf(f, "\n'abicap COMMAND --help' describes a command.\n"
 		"  -h, --help     show this help\n"
@@ -105,7 +89,7 @@ int main(int argc, char **argv)
 		       ABICAP_VERSION, CAPFILE_VERSION, ABICAP_RECORD_VERSION);
 		return stdout_written(EXIT_OK);
 	}
-	c = cmd_find(cmds, argv[1]);
+	c = cmd_find(abicap_cmds, argv[1]);
 	if (c) {
 		bool json = json_output_requested(argc - 1, argv + 1);
 		int ret;

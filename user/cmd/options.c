@@ -147,6 +147,16 @@ int opt_error(const struct cmd_spec *spec, int argc, char **argv, int ch)
 	return EXIT_USAGE;
 }
 
+int opt_by_process(const char *arg, bool *by_process)
+{
+	if (strcmp(arg, "task") && strcmp(arg, "process")) {
+		ab_error("--by '%s': use task or process", arg);
+		return EXIT_USAGE;
+	}
+	*by_process = !strcmp(arg, "process");
+	return 0;
+}
+
 int opt_number(const char *name, const char *arg, long min, long max, long *v)
 {
 	if (parse_long(arg, min, max, v))

@@ -60,6 +60,8 @@ const struct opt *cmd_opt(const struct cmd_spec *spec, int key);
  * (reported: "--name 'arg': give a number from min to max").
  */
 int opt_number(const char *name, const char *arg, long min, long max, long *v);
+/* --by task|process: 0 and *by_process set, or EXIT_USAGE (reported). */
+int opt_by_process(const char *arg, bool *by_process);
 /* --pid: 0 and *pid set, or EXIT_USAGE (reported). */
 int opt_pid(const char *arg, long *pid);
 /* --format text|json: 0 and *json set, or -1 (reported: EXIT_USAGE). */

@@ -36,7 +36,9 @@ static const struct opt serve_own[] = {
 	{ "max-cgroups", OPT_MAX_CGROUPS, "N",
 	  "cgroups kept in the kernel (default 1024); removed ones are "
 	  "deleted at each scrape and, between scrapes, when three quarters "
-	  "full or events are lost" },
+	  "full or events are lost; at nine tenths full the live ones idle "
+	  "longest are evicted down to three quarters, their counts kept in "
+	  "cgroup=\"(evicted)\"" },
 	{ "duration", 'd', "SECS",
 	  "stop after SECS seconds (default: until Ctrl-C)" },
 	{ "accounting", OPT_ACCOUNTING, "SRC",

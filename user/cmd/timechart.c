@@ -14,8 +14,10 @@
 #define TC_MAX_LANES_MAX 100000
 
 static const struct opt timechart_opts[] = {
-	{ "width", 'w', "PX", "pixels of the time axis (default 1600, 100 to "
-	  "20000): what is shorter than a pixel is merged" },
+	{ "width", 'w', "PX", "the page's width (default 1600, 330 to 20000): "
+	  "the lane labels take 180 pixels and the time axis's last label "
+	  "50, the time axis the rest; what is shorter than a pixel is "
+	  "merged" },
 	{ "pid", 'p', "PID", "only the task lanes of this process (tgid)" },
 	{ "comm", 'c', "COMM", "only the task lanes of tasks with this name" },
 	{ "cpu", 'C', "CPULIST", "only these CPUs' lanes, e.g. 0,2-3" },
@@ -36,10 +38,13 @@ const struct cmd_spec timechart_spec = {
 "self-contained HTML page (no network): a lane per CPU (busy; idle,\n"
 "shaded by idle-state depth; unknown; records lost; its frequency in a\n"
 "thin row under it) and per task (running; waiting for a CPU; sleeping,\n"
-"S; blocked, D; off CPU in another state; unknown), with wakeup arrows\n"
-"from the waker's lane (or the CPU, for a wakeup from an interrupt) to\n"
-"the wakee's. A task's lane is named by its last name, and by the one\n"
-"before an exec in its tooltip.\n",
+"S, or I, an idle kernel thread; blocked, D; off CPU in another state;\n"
+"unknown), with wakeup arrows from the waker's lane (or the CPU, for a\n"
+"wakeup from an interrupt) to the wakee's. A task's lane is named by its\n"
+"last name (the one --comm chooses by, as in report), and by the one\n"
+"before an exec in its tooltip. The page zooms (the wheel, or a drag\n"
+"across it; a double-click resets) down to 100 ns pixels, drawn from a\n"
+"finer layer of the same rows (at most 16 MB of the page).\n",
 	.groups = { opts_page, timechart_opts, opts_window, opts_help },
 	.epilog =
 "The states are the report's (abicap report): the same analysis closes\n"

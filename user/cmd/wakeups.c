@@ -2,6 +2,7 @@
 /* abicap wakeups FILE: who wakes the CPUs (PowerTOP's question). */
 #include <getopt.h>
 #include <stdio.h>
+#include <string.h>
 #include "cmd/commands.h"
 #include "cmd/options.h"
 #include "cmd/window_opts.h"
@@ -11,14 +12,17 @@
 static const struct opt wakeups_opts[] = {
 	{ "format", 'f', "FMT", "text (default) or json" },
 	{ "top", 'n', "N", "rows of the causes table (default 20)" },
+	{ "by", 'b', "WHAT", "the causes per task (default) or per process: a "
+	  "process's threads as one, named as report --by process names it "
+	  "(\"hackbench:3340\", its leader's name and its pid)" },
 	{ 0 },
 };
 
 const struct cmd_spec wakeups_spec = {
 	.name = "wakeups",
 	.synopsis =
-"Usage: abicap wakeups FILE [--format text|json] [--top N] [--since TIME]\n"
-"                          [--until TIME]\n"
+"Usage: abicap wakeups FILE [--format text|json] [--top N] [--by task|process]\n"
+"                          [--since TIME] [--until TIME]\n"
 "Who wakes the CPUs, as PowerTOP asks, from a capture file (abicap record)\n"
 "with cpu_idle: each CPU's idle exits and exits per second, its idle\n"
 "entries per state (as the kernel's cpuidle usage counters count them)\n"
@@ -37,7 +41,7 @@ int do_wakeups(int argc, char **argv)
 {
 	struct timewin win = TIMEWIN_ALL;
 	struct opt_parser p;
-	bool json = false, handled;
+	bool json = false, handled, by_process = false;
 	long top = 20;
 	int ch, ret;
 
@@ -57,6 +61,10 @@ int do_wakeups(int argc, char **argv)
 			if (opt_number("top", optarg, 1, 100000, &top))
 				return EXIT_USAGE;
 			break;
+		case 'b':
+			if (opt_by_process(optarg, &by_process))
+				return EXIT_USAGE;
+			break;
 		case 'h':
 			cmd_help(&wakeups_spec, stdout);
 			return EXIT_OK;
@@ -66,5 +74,5 @@ int do_wakeups(int argc, char **argv)
 	}
 	if (window_operand(argc, "wakeups", &win))
 		return EXIT_USAGE;
-	return wakeups_report(argv[optind], &win, json, (size_t)top);
+	return wakeups_report(argv[optind], &win, json, (size_t)top, by_process);
 }

@@ -6,11 +6,14 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "event/cgcpu.h"
+#include "event/cgroup.h"
+#include "lib/array.h"
 #include "lib/hashtab.h"
 
 #define WALK_DEPTH 64
@@ -103,17 +106,13 @@ static int read_at(int dfd, struct cg_cpu_stat *st)
 static int read_path(const char *root, const char *path,
 		     struct cg_cpu_stat *st)
 {
-	char p[PATH_MAX];
 	int dfd, c;
 
 	if (!root[0])
 		return -ENOENT;
-	if ((size_t)snprintf(p, sizeof(p), "%s%s", root,
-			     strcmp(path, "/") ? path : "") >= sizeof(p))
-		return -ENAMETOOLONG;
-	dfd = open(p, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	dfd = cgroup_open_below(root, strlen(root), path);
 	if (dfd < 0)
-		return -errno;
+		return dfd;
 	c = read_at(dfd, st);
 	close(dfd);
 	return c;
@@ -145,15 +144,8 @@ static bool snap_find(const struct cg_cpu_snap *s, const char *path,
 static int add(struct cg_cpu_snap *s, const char *path,
 	       const struct cg_cpu_stat *st)
 {
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 64;
-		struct snap_ent *v = realloc(s->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		s->v = v;
-		s->cap = cap;
-	}
+	if (array_room(&s->v, s->n, &s->cap, sizeof(*s->v), 64))
+		return -ENOMEM;
 	s->v[s->n].path = strdup(path);
 	if (!s->v[s->n].path || hashtab_add(&s->by_path, hash_str(path), s->n)) {
 		free(s->v[s->n].path);
@@ -163,10 +155,32 @@ static int add(struct cg_cpu_snap *s, const char *path,
 	return 0;
 }
 
-/* The cgroup at dfd (closed here), path its name, and every one below it. */
-static int walk(struct cg_cpu_snap *s, int dfd, char *path, size_t plen,
-		unsigned int depth)
+/* Whether the cgroup at dfd may give its children the cpu controller. */
+static bool cpu_below(int dfd)
 {
+	char buf[512], *save = NULL;
+	int fd = openat(dfd, "cgroup.subtree_control", O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return true; /* v1 (no such file): every cgroup has the controller */
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n < 0)
+		return true;
+	buf[n] = 0;
+	for (char *t = strtok_r(buf, " \n", &save); t;
+	     t = strtok_r(NULL, " \n", &save))
+		if (!strcmp(t, "cpu"))
+			return true;
+	return false;
+}
+
+/* The cgroup at dfd (closed here), *path its name, and every one below it. */
+static int walk(struct cg_cpu_snap *s, int dfd, char **pathp, size_t *cap,
+		size_t plen, unsigned int depth)
+{
+	char *path = *pathp;
 	struct cg_cpu_stat st;
 	struct dirent *de;
 	DIR *d;
@@ -177,6 +191,15 @@ static int walk(struct cg_cpu_snap *s, int dfd, char *path, size_t plen,
 		close(dfd);
 		return -ENOMEM;
 	}
+	/*
+	 * v2: a cgroup whose subtree_control has no cpu gives none of its
+	 * children the controller, nor theirs: nothing below can be
+	 * throttled, however many cgroups a user made there
+	 */
+	if (!cpu_below(dfd)) {
+		close(dfd);
+		return 0;
+	}
 	d = fdopendir(dfd);
 	if (!d) {
 		close(dfd);
@@ -186,16 +209,22 @@ static int walk(struct cg_cpu_snap *s, int dfd, char *path, size_t plen,
 		size_t nlen = strlen(de->d_name);
 		int cfd;
 
-		if (de->d_type != DT_DIR || de->d_name[0] == '.' ||
-		    plen + 1 + nlen >= PATH_MAX)
+		if (de->d_type != DT_DIR || de->d_name[0] == '.')
 			continue;
+		/* no PATH_MAX: the name grows with the hierarchy */
+		while (!err && plen + 2 + nlen > *cap)
+			err = array_room(pathp, plen + 1 + nlen, cap, 1, 4096);
+		if (err)
+			break;
+		path = *pathp;
 		cfd = openat(dirfd(d), de->d_name,
 			     O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (cfd < 0)
 			continue; /* gone meanwhile */
 		path[plen] = '/';
 		memcpy(path + plen + 1, de->d_name, nlen + 1);
-		err = walk(s, cfd, path, plen + 1 + nlen, depth + 1);
+		err = walk(s, cfd, pathp, cap, plen + 1 + nlen, depth + 1);
+		path = *pathp;
 		path[plen] = 0;
 	}
 	closedir(d);
@@ -205,7 +234,8 @@ static int walk(struct cg_cpu_snap *s, int dfd, char *path, size_t plen,
 struct cg_cpu_snap *cg_cpu_snap_take(const struct cg_cpu_roots *r)
 {
 	struct cg_cpu_snap *s = calloc(1, sizeof(*s));
-	char *path = malloc(PATH_MAX);
+	size_t cap = 4096;
+	char *path = malloc(cap);
 	const char *root[] = { r->v2, r->v1 };
 
 	if (!s || !path)
@@ -215,7 +245,7 @@ struct cg_cpu_snap *cg_cpu_snap_take(const struct cg_cpu_roots *r)
 					   O_CLOEXEC) : -1;
 
 		path[0] = 0;
-		if (dfd >= 0 && walk(s, dfd, path, 0, 0))
+		if (dfd >= 0 && walk(s, dfd, &path, &cap, 0, 0))
 			goto fail;
 	}
 	free(path);
@@ -269,4 +299,44 @@ void cg_cpu_snap_free(struct cg_cpu_snap *s)
 	free(s->v);
 	hashtab_free(&s->by_path);
 	free(s);
+}
+
+struct cg_cpu_snap_job {
+	pthread_t t;
+	const struct cg_cpu_roots *r;
+	struct cg_cpu_snap *snap;
+};
+
+static void *snap_thread(void *arg)
+{
+	struct cg_cpu_snap_job *j = arg;
+
+	j->snap = cg_cpu_snap_take(j->r);
+	return NULL;
+}
+
+struct cg_cpu_snap_job *cg_cpu_snap_start(const struct cg_cpu_roots *r)
+{
+	struct cg_cpu_snap_job *j = calloc(1, sizeof(*j));
+
+	if (!j)
+		return NULL;
+	j->r = r;
+	if (pthread_create(&j->t, NULL, snap_thread, j)) {
+		free(j);
+		return NULL;
+	}
+	return j;
+}
+
+struct cg_cpu_snap *cg_cpu_snap_wait(struct cg_cpu_snap_job *j)
+{
+	struct cg_cpu_snap *s;
+
+	if (!j)
+		return NULL;
+	pthread_join(j->t, NULL);
+	s = j->snap;
+	free(j);
+	return s;
 }

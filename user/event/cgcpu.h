@@ -43,6 +43,16 @@ struct cg_cpu_snap *cg_cpu_snap_take(const struct cg_cpu_roots *r);
 bool cg_cpu_snap_get(const struct cg_cpu_snap *s, const char *path,
 		     struct cg_cpu_stat *st);
 size_t cg_cpu_snap_count(const struct cg_cpu_snap *s);
+/*
+ * The snapshot taken in a thread of its own, so that whoever drains the
+ * rings goes on meanwhile (30,000 cgroups take about a second): *out is
+ * set by cg_cpu_snap_wait(). NULL if no thread could start (then take it
+ * inline).
+ */
+struct cg_cpu_snap_job;
+struct cg_cpu_snap_job *cg_cpu_snap_start(const struct cg_cpu_roots *r);
+/* The job's snapshot (NULL: out of memory), once it is taken; frees the job. */
+struct cg_cpu_snap *cg_cpu_snap_wait(struct cg_cpu_snap_job *j);
 void cg_cpu_snap_free(struct cg_cpu_snap *s);
 
 #endif

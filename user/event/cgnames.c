@@ -110,6 +110,9 @@ static int name_entry(struct cg_entry *e, const struct ct_names *cn)
 		snprintf(buf, sizeof(buf), "k8s:%s%s%s%s%s", cn->ns,
 			 cn->ns[0] ? "/" : "", cn->pod, cn->name[0] ? "/" : "",
 			 cn->name);
+	else if (cn->ns[0]) /* containerd's namespace */
+		snprintf(buf, sizeof(buf), "%s:%s/%s",
+			 ct_runtime_name(e->ct.runtime), cn->ns, cn->name);
 	else
 		snprintf(buf, sizeof(buf), "%s:%s", ct_runtime_name(e->ct.runtime),
 			 cn->name);
@@ -130,9 +133,22 @@ static void describe(struct cgnames *n, struct cg_entry *e)
 	struct ct_names cn;
 
 	e->is_ct = ct_from_path(e->path, &e->ct) == 1;
-	ct_label(&e->ct, e->path, e->label, sizeof(e->label));
 	drop_names(e);
-	if (e->is_ct && n->ct_lookup && e->ct.id[0] &&
+	/* containerd's own place, known from its state only */
+	if (!e->is_ct && n->ct_lookup && !e->ct.within[0] &&
+	    !ct_by_state(NULL, e->path, e->ct.id, &cn)) {
+		e->is_ct = true;
+		e->ct.runtime = CT_CONTAINERD;
+		ct_label(&e->ct, e->path, e->label, sizeof(e->label));
+		name_entry(e, &cn);
+		return;
+	}
+	ct_label(&e->ct, e->path, e->label, sizeof(e->label));
+	/*
+	 * The host's runtimes name the host's containers only: a rootless
+	 * or nested one may carry any id, a host container's too.
+	 */
+	if (e->is_ct && n->ct_lookup && e->ct.id[0] && !e->ct.within[0] &&
 	    !ct_names_lookup(NULL, e->ct.id, &cn))
 		name_entry(e, &cn);
 }
@@ -146,7 +162,16 @@ int cgnames_set_ct_names(struct cgnames *n, const char *id,
 	while (hashtab_next(&n->by_id, &pos, NULL, &v)) {
 		struct cg_entry *e = entry_of(v);
 
-		if (e->is_ct && !strcmp(e->ct.id, id) && name_entry(e, cn))
+		/* containerd's "NS/ID" at /NS/ID: record found it in its state */
+		if (!e->is_ct && strchr(id, '/') && e->path[0] == '/' &&
+		    !strcmp(e->path + 1, id) && strlen(id) < sizeof(e->ct.id)) {
+			e->is_ct = true;
+			e->ct.runtime = CT_CONTAINERD;
+			snprintf(e->ct.id, sizeof(e->ct.id), "%s", id);
+			ct_label(&e->ct, e->path, e->label, sizeof(e->label));
+		}
+		if (e->is_ct && !e->ct.within[0] && !strcmp(e->ct.id, id) &&
+		    name_entry(e, cn))
 			return -ENOMEM;
 	}
 	return 0;

@@ -64,7 +64,9 @@ const char *cgnames_path(struct cgnames *n, uint64_t id);
 const char *cgnames_label(struct cgnames *n, uint64_t id);
 /*
  * A container's names (a capture's, read back) for every cgroup of
- * container id (64 hex); live tables look them up themselves. -ENOMEM.
+ * container id (64 hex) on the host (ct_info.within ""; a rootless or
+ * nested container of that id is never named by the host's runtimes);
+ * live tables look them up themselves. -ENOMEM.
  */
 int cgnames_set_ct_names(struct cgnames *n, const char *id,
 			 const struct ct_names *cn);
@@ -75,9 +77,9 @@ int cgnames_each_ct_names(const struct cgnames *n,
 /* cgnames_label() gave a "cgroup#ID": the output should explain it. */
 bool cgnames_unknown_shown(const struct cgnames *n);
 #define CGNAMES_UNKNOWN_NOTE "cgroup#ID: a cgroup whose path was not known " \
-	"when it was captured (removed before abicap could read its name, or " \
-	"below a directory abicap could not read); ID is the cgroup's id, its " \
-	"directory's inode number"
+	"when it was captured (removed before abicap could read its name, " \
+	"below a directory abicap could not read, or a path of more than " \
+	"65535 bytes); ID is the cgroup's id, its directory's inode number"
 /*
  * True the first time an id is passed (and known): record writes each
  * cgroup's name once.

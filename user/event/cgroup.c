@@ -12,14 +12,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "event/cgroup.h"
+#include "lib/array.h"
 #include "lib/hashtab.h"
 #include "lib/util.h"
 
 /* the handle type kernfs (cgroupfs) gives name_to_handle_at: its 64-bit node id */
 #define FILEID_KERNFS 0xfe
-/* deeper cgroups than this are left out of walks (systemd + k8s: about 6) */
+/*
+ * deeper cgroups than this are left out of walks (systemd + k8s: about 6);
+ * they are found by handle, where handles work
+ */
 #define WALK_MAX_DEPTH 64
-#define CG_PATH_MAX 4096
 
 /* mountinfo escapes space, tab, newline and backslash as \ooo */
 static void unescape_octal(char *s)
@@ -170,15 +173,8 @@ static struct ent *table_get(struct table *t, uint64_t id)
 
 	if (e)
 		return e;
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 64;
-		struct ent *v = realloc(t->v, cap * sizeof(*v));
-
-		if (!v)
-			return NULL;
-		t->v = v;
-		t->cap = cap;
-	}
+	if (array_room(&t->v, t->n, &t->cap, sizeof(*t->v), 64))
+		return NULL;
 	if (hashtab_put(&t->idx, id, t->n) < 0)
 		return NULL;
 	t->v[t->n] = (struct ent){ .id = id };
@@ -237,13 +233,27 @@ static bool is_dir(int dfd, const struct dirent *d)
 	       S_ISDIR(st.st_mode);
 }
 
+/* A path that grows as deep as the hierarchy goes: no PATH_MAX. */
+struct pathbuf {
+	char *s;
+	size_t cap;
+};
+
+static int pathbuf_room(struct pathbuf *p, size_t need)
+{
+	while (need > p->cap)
+		if (array_room(&p->s, need - 1, &p->cap, 1, 4096))
+			return -ENOMEM;
+	return 0;
+}
+
 /*
  * Every directory below fd (which this closes) into t. path holds fd's
  * hierarchy path (plen chars). On kernfs, readdir's d_ino is the node id.
  * Directories that vanish meanwhile are skipped: only memory errors fail.
  */
-static int walk_dir(struct table *t, struct table *old, int fd, char *path,
-		    size_t plen, unsigned depth)
+static int walk_dir(struct table *t, struct table *old, int fd,
+		    struct pathbuf *path, size_t plen, unsigned depth)
 {
 	DIR *d = fdopendir(fd);
 	struct dirent *de;
@@ -263,17 +273,18 @@ static int walk_dir(struct table *t, struct table *old, int fd, char *path,
 		if (!is_dir(dirfd(d), de))
 			continue;
 		clen = (plen == 1 ? 0 : plen) + 1 + nlen;
-		if (clen >= CG_PATH_MAX)
-			continue;
-		sprintf(path + (plen == 1 ? 0 : plen), "/%s", de->d_name);
-		err = put_walked(t, old, de->d_ino, path);
+		err = pathbuf_room(path, clen + 1);
+		if (err)
+			break;
+		sprintf(path->s + (plen == 1 ? 0 : plen), "/%s", de->d_name);
+		err = put_walked(t, old, de->d_ino, path->s);
 		if (err || depth + 1 >= WALK_MAX_DEPTH)
 			continue;
 		cfd = openat(dirfd(d), de->d_name,
 			     O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (cfd >= 0)
 			err = walk_dir(t, old, cfd, path, clen, depth + 1);
-		path[plen] = 0;
+		path->s[plen] = 0;
 	}
 	closedir(d);
 	return err;
@@ -283,7 +294,7 @@ static int walk_dir(struct table *t, struct table *old, int fd, char *path,
 static int walk(struct cgroup_map *m)
 {
 	struct table t = { 0 };
-	char *path;
+	struct pathbuf path = { 0 };
 	uint64_t id;
 	int fd, err;
 	size_t i;
@@ -296,20 +307,20 @@ static int walk(struct cgroup_map *m)
 		return -errno;
 	}
 	err = fd_cgroup_id(fd, &id);
-	path = malloc(CG_PATH_MAX);
-	if (err || !path) {
-		close(fd);
-		free(path);
-		m->st.walk_errors++;
-		return err ? err : -ENOMEM;
-	}
-	strcpy(path, "/");
-	err = put_walked(&t, &m->known, id, path);
 	if (!err)
-		err = walk_dir(&t, &m->known, fd, path, 1, 0);
+		err = pathbuf_room(&path, 4096);
+	if (err) {
+		close(fd);
+		m->st.walk_errors++;
+		return err;
+	}
+	strcpy(path.s, "/");
+	err = put_walked(&t, &m->known, id, path.s);
+	if (!err)
+		err = walk_dir(&t, &m->known, fd, &path, 1, 0);
 	else
 		close(fd);
-	free(path);
+	free(path.s);
 	for (i = 0; !err && i < m->known.n; i++) {
 		struct ent *o = &m->known.v[i], *e;
 
@@ -375,6 +386,77 @@ static void handles_init(struct cgroup_map *m)
 	m->handles = m->can_handle;
 }
 
+/* The name of the directory with kernfs id `id` in directory fd (kept open). */
+static char *name_in(int fd, uint64_t id)
+{
+	int dfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
+	struct dirent *de;
+	char *name = NULL;
+
+	if (!d) {
+		if (dfd >= 0)
+			close(dfd);
+		return NULL;
+	}
+	while (!name && (de = readdir(d)))
+		if (de->d_ino == id && strcmp(de->d_name, ".") &&
+		    strcmp(de->d_name, ".."))
+			name = strdup(de->d_name);
+	closedir(d);
+	return name;
+}
+
+/*
+ * The hierarchy path of the cgroup at fd, from its parents' entries: for
+ * a path the kernel cannot give whole (readlink: ENAMETOOLONG past a
+ * page). NULL if a parent cannot be read or the root is not above it.
+ */
+static char *path_up(const struct cgroup_map *m, int fd)
+{
+	struct pathbuf out = { 0 };
+	size_t len = 0, nlen;
+	uint64_t root_id, id;
+	int cur = dup(fd), up;
+	char *name;
+	bool ok = false;
+
+	if (cur < 0 || !kernfs_id(m->mnt_fd, &root_id))
+		goto out;
+	/* built from the end: each name goes in front */
+	for (;;) {
+		if (!kernfs_id(cur, &id))
+			break;
+		if (id == root_id) {
+			ok = true;
+			break;
+		}
+		up = openat(cur, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		name = up >= 0 ? name_in(up, id) : NULL;
+		close(cur);
+		cur = up;
+		nlen = name ? strlen(name) : 0;
+		if (!name || pathbuf_room(&out, len + nlen + 2)) {
+			free(name);
+			break;
+		}
+		memmove(out.s + nlen + 1, out.s, len);
+		out.s[0] = '/';
+		memcpy(out.s + 1, name, nlen);
+		len += nlen + 1;
+		out.s[len] = 0;
+		free(name);
+	}
+out:
+	if (cur >= 0)
+		close(cur);
+	if (ok && !len)
+		return strdup("/");
+	if (!ok)
+		free(out.s);
+	return ok ? out.s : NULL;
+}
+
 /*
  * The cgroup with this kernfs id, opened by handle: O(1) where a walk reads
  * every cgroup directory (about 40 us each). 1 found (entry added), 0 gone
@@ -402,6 +484,14 @@ static int by_handle(struct cgroup_map *m, uint64_t id, struct ent **out)
 		return -1;
 	}
 	n = fd_link(fd, path, sizeof(path));
+	/* longer than the kernel gives whole: from the parents */
+	if (n < 0 && errno == ENAMETOOLONG) {
+		p = path_up(m, fd);
+		close(fd);
+		if (p)
+			goto found;
+		return -1; /* removed meanwhile, or unreadable: a walk tells */
+	}
 	close(fd);
 	if (n > 10 && !strcmp(path + n - 10, " (deleted)"))
 		return 0;
@@ -411,6 +501,7 @@ static int by_handle(struct cgroup_map *m, uint64_t id, struct ent **out)
 		return -1;
 	}
 	p = strdup(path[pre] ? path + pre : "/");
+found:
 	*out = p ? table_get(&m->known, id) : NULL;
 	if (!*out) {
 		free(p);
@@ -565,8 +656,8 @@ void cgroup_map_stats(const struct cgroup_map *m, struct cgroup_map_stats *st)
 	st->negatives = m->removed.n;
 }
 
-/* path -> "/a/b" (no empty or "." parts), its level; -EINVAL on "..". */
-static int canonical(const char *path, char *out, size_t len, unsigned *level)
+/* path -> "/a/b" (no empty or "." parts; out has strlen(path) + 2 bytes), its level; -EINVAL on "..". */
+static int canonical(const char *path, char *out, unsigned *level)
 {
 	size_t o = 0;
 
@@ -578,8 +669,6 @@ static int canonical(const char *path, char *out, size_t len, unsigned *level)
 		if (n == 2 && !strncmp(path, "..", 2))
 			return -EINVAL;
 		if (n && !(n == 1 && path[0] == '.')) {
-			if (o + 1 + n >= len)
-				return -ENAMETOOLONG;
 			out[o++] = '/';
 			memcpy(out + o, path, n);
 			o += n;
@@ -595,10 +684,67 @@ static int canonical(const char *path, char *out, size_t len, unsigned *level)
 	return 0;
 }
 
+int cgroup_open_below(const char *root, size_t rlen, const char *rel)
+{
+	const char *p = rel, *end;
+	int fd, nfd;
+
+	{
+		char r[PATH_MAX];
+
+		snprintf(r, sizeof(r), "%.*s", (int)rlen, root);
+		fd = open(rlen ? r : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	}
+	while (fd >= 0 && *p) {
+		while (*p == '/')
+			p++;
+		if (!*p)
+			break;
+		end = p + strcspn(p, "/");
+		if (end - p > NAME_MAX) {
+			close(fd);
+			errno = ENAMETOOLONG;
+			return -ENAMETOOLONG;
+		}
+		{
+			char comp[NAME_MAX + 1];
+
+			memcpy(comp, p, end - p);
+			comp[end - p] = 0;
+			nfd = openat(fd, comp, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		}
+		close(fd);
+		fd = nfd;
+		p = end;
+	}
+	return fd < 0 ? -errno : fd;
+}
+
+static void resolve_error(int e, const char *path, const char *in,
+			  const char *root, size_t rlen, const char *rel,
+			  char *err, size_t errlen)
+{
+	if (e == -ENOENT && in == path && !strncmp(path, "/sys/fs/cgroup", 14))
+		snprintf(err, errlen,
+			 "cgroup '%s' not found: the cgroup v2 hierarchy is mounted at %.*s; give a path under it (ls %.*s)",
+			 path, (int)rlen, root, (int)rlen, root);
+	else if (e == -ENOENT)
+		snprintf(err, errlen,
+			 "cgroup '%s' not found (no directory %.*s%s): list the cgroups with 'ls %.*s', or see the '0::' line of /proc/<pid>/cgroup",
+			 path, (int)rlen, root, rel, (int)rlen, root);
+	else if (e == -ENOTDIR)
+		snprintf(err, errlen,
+			 "cgroup '%s' is not a cgroup (%.*s%s is not a directory): give a cgroup directory, e.g. /system.slice",
+			 path, (int)rlen, root, rel);
+	else
+		snprintf(err, errlen, "cannot open cgroup '%s' (%.*s%s): %s (run as root?)",
+			 path, (int)rlen, root, rel, strerror(-e));
+}
+
 int cgroup_resolve(const char *root, const char *path, uint64_t *id,
 		   unsigned *level, char *err, size_t errlen)
 {
-	char rootbuf[PATH_MAX], rel[CG_PATH_MAX], full[PATH_MAX + CG_PATH_MAX];
+	char rootbuf[PATH_MAX], *rel;
 	const char *in = path;
 	size_t rlen;
 	int fd, e;
@@ -615,49 +761,36 @@ int cgroup_resolve(const char *root, const char *path, uint64_t *id,
 		return -EINVAL;
 	}
 	rlen = strlen(root);
-	while (rlen > 1 && root[rlen - 1] == '/')
+	while (rlen > 0 && root[rlen - 1] == '/')
 		rlen--;
 	/* a path in the filesystem under the mount: keep the part inside */
 	if (!strncmp(path, root, rlen) && (path[rlen] == '/' || !path[rlen]))
 		in = path + rlen;
-	e = canonical(in, rel, sizeof(rel), level);
+	rel = malloc(strlen(in) + 2);
+	if (!rel) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	e = canonical(in, rel, level);
 	if (e == -EINVAL) {
 		snprintf(err, errlen,
 			 "cgroup path '%s' has a '..': give the path from the cgroup root, e.g. /system.slice/foo.service",
 			 path);
+		free(rel);
 		return e;
 	}
-	if (e) {
-		snprintf(err, errlen, "cgroup path '%s' is too long", path);
-		return e;
-	}
-	snprintf(full, sizeof(full), "%.*s%s", (int)rlen, root,
-		 strcmp(rel, "/") ? rel : "");
-	fd = open(full, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	fd = cgroup_open_below(root, rlen, rel);
 	if (fd < 0) {
-		e = -errno;
-		if (e == -ENOENT && in == path && !strncmp(path, "/sys/fs/cgroup", 14))
-			snprintf(err, errlen,
-				 "cgroup '%s' not found: the cgroup v2 hierarchy is mounted at %.*s; give a path under it (ls %.*s)",
-				 path, (int)rlen, root, (int)rlen, root);
-		else if (e == -ENOENT)
-			snprintf(err, errlen,
-				 "cgroup '%s' not found (no directory %s): list the cgroups with 'ls %.*s', or see the '0::' line of /proc/<pid>/cgroup",
-				 path, full, (int)rlen, root);
-		else if (e == -ENOTDIR)
-			snprintf(err, errlen,
-				 "cgroup '%s' is not a cgroup (%s is not a directory): give a cgroup directory, e.g. /system.slice",
-				 path, full);
-		else
-			snprintf(err, errlen, "cannot open cgroup '%s' (%s): %s (run as root?)",
-				 path, full, strerror(-e));
-		return e;
+		resolve_error(fd, path, in, root, rlen, rel, err, errlen);
+		free(rel);
+		return fd;
 	}
 	e = fd_cgroup_id(fd, id);
 	close(fd);
 	if (e)
-		snprintf(err, errlen, "cannot read the id of cgroup '%s' (%s): %s",
-			 path, full, strerror(-e));
+		snprintf(err, errlen, "cannot read the id of cgroup '%s' (%.*s%s): %s",
+			 path, (int)rlen, root, rel, strerror(-e));
+	free(rel);
 	return e;
 }
 

@@ -98,6 +98,12 @@ struct cgroup_map_stats {
 void cgroup_map_stats(const struct cgroup_map *m, struct cgroup_map_stats *st);
 
 /*
+ * The directory of cgroup rel ("/a/b", "/" the root) below the first rlen
+ * bytes of root, opened one component at a time (openat), so that a path
+ * of any length opens: an O_RDONLY | O_DIRECTORY fd, or -errno.
+ */
+int cgroup_open_below(const char *root, size_t rlen, const char *rel);
+/*
  * For --cgroup: a hierarchy path ("/foo/bar", "foo/bar", "/" the root) or a
  * path in the filesystem under root ("/sys/fs/cgroup/unified/foo"), root
  * NULL: cgroup_root(). Gives its id and its level (root = 0, "/foo" = 1),

@@ -15,11 +15,11 @@
  */
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "event/container.h"
 
 #define CT_ID_LEN 64
-#define MAX_COMPS 128
 
 static bool is_hex(const char *s, size_t n)
 {
@@ -101,19 +101,63 @@ static int slice_qos(const char *s, size_t n)
 	return -1;
 }
 
-/* comps[i] names a pod (systemd slice or cgroupfs directory): fill uid, qos. */
-static bool match_pod(char **comps, int i, char uid[37], enum ct_qos *qos)
+/* A container's or pod's label, without where it is. */
+static void ct_core_label(const struct ct_info *c, char *buf, size_t len)
 {
-	const char *c = comps[i], *pod;
+	if (c->id[0] && c->pod_uid[0])
+		snprintf(buf, len, "k8s:%s/%.12s", c->pod_uid, c->id);
+	else if (c->id[0] && strchr(c->id, '/')) /* containerd's "NS/ID" */
+		snprintf(buf, len, "%s:%s", ct_runtime_name(c->runtime), c->id);
+	else if (c->id[0])
+		snprintf(buf, len, "%s:%.12s", ct_runtime_name(c->runtime), c->id);
+	else
+		snprintf(buf, len, "k8s:%s", c->pod_uid);
+}
+
+/*
+ * Where a runtime puts what it makes. Only root (a runtime inside a
+ * container, or a user's own systemd) can make a cgroup at these places, so
+ * a name of a runtime's shape anywhere else is a plain cgroup: a user with a
+ * delegated subtree cannot pose as a container, a pod or a system unit. The
+ * places are relative to an anchor: the root, the inside of a container
+ * found above (docker in docker, a kind node), or a user's systemd
+ * (user.slice/user-N.slice/user@N.service), whose containers are rootless.
+ * What is found below another anchor than the root is labelled with where
+ * it is ("user@1000/podman:630820483b73", "docker:b68e6db57fad/k8s:..."), so
+ * it never takes the label of anything the host's runtimes made.
+ */
+struct walk {
+	char **comps;
+	int anchor;       /* where the runtimes' layouts start */
+	bool user;        /* the anchor is a user's systemd */
+	int slices;       /* comps[anchor..anchor+slices) are all slices */
+	int pod;          /* the pod's component, -1 if none */
+	bool frozen;      /* a place's name did not fit: nothing deeper counts */
+	char ctx[CT_WITHIN_LEN];      /* where the anchor is, "" the root */
+	char ct_ctx[CT_WITHIN_LEN];   /* ctx of the pod or container found */
+	char unit_ctx[CT_WITHIN_LEN]; /* ctx of the unit found */
+};
+
+/* comps[w->anchor..i) are slices: a chain systemd made */
+static bool in_slices(const struct walk *w, int i)
+{
+	return i - w->anchor <= w->slices;
+}
+
+/* comps[i] names a pod (systemd slice or cgroupfs directory): fill uid, qos. */
+static bool match_pod(const struct walk *w, int i, char uid[37],
+		      enum ct_qos *qos)
+{
+	const char *c = w->comps[i], *pod;
 	size_t n = strlen(c);
-	int q;
+	int q, a = w->anchor;
 
 	if (ends_with(c, n, ".slice")) {
 		n -= 6;
 		/* <body>-pod<uid_>.slice */
 		for (pod = c + n; pod > c && strncmp(pod, "-pod", 4); pod--)
 			;
-		if (pod == c)
+		if (pod == c || !in_slices(w, i))
 			return false;
 		q = slice_qos(c, pod - c);
 		if (q < 0 || !pod_uid(pod + 4, c + n - pod - 4, '_', uid))
@@ -123,48 +167,74 @@ static bool match_pod(char **comps, int i, char uid[37], enum ct_qos *qos)
 	}
 	if (strncmp(c, "pod", 3) || !pod_uid(c + 3, n - 3, '-', uid) || i < 1)
 		return false;
-	if (!strcmp(comps[i - 1], "kubepods")) {
+	if (i - 1 == a && !strcmp(w->comps[i - 1], "kubepods")) {
 		*qos = QOS_GUARANTEED;
 		return true;
 	}
-	if (i < 2 || strcmp(comps[i - 2], "kubepods"))
+	if (i - 2 != a || strcmp(w->comps[i - 2], "kubepods"))
 		return false;
-	if (!strcmp(comps[i - 1], "burstable"))
+	if (!strcmp(w->comps[i - 1], "burstable"))
 		*qos = QOS_BURSTABLE;
-	else if (!strcmp(comps[i - 1], "besteffort"))
+	else if (!strcmp(w->comps[i - 1], "besteffort"))
 		*qos = QOS_BESTEFFORT;
 	else
 		return false;
 	return true;
 }
 
-/* comps[i] names a container: its runtime (id filled), else CT_NONE. */
-static enum ct_runtime match_container(char **comps, int i, bool under_pod,
-				       char id[CT_ID_LEN + 1])
+/* comps[i] is a container's shape: its runtime (id filled), else CT_NONE. */
+static enum ct_runtime container_shape(const char *c, char id[CT_ID_LEN + 1],
+				       const char **where)
 {
 	static const struct {
 		const char *prefix, *suffix;
 		enum ct_runtime rt;
+		const char *where; /* the parent it must have; "*" a slice chain */
 	} shapes[] = {
-		{ "docker-", ".scope", CT_DOCKER },
-		{ "cri-containerd-", ".scope", CT_CONTAINERD },
-		{ "nerdctl-", ".scope", CT_CONTAINERD },
-		{ "crio-", ".scope", CT_CRIO },
-		{ "crio-", "", CT_CRIO },
-		{ "libpod-", ".scope", CT_PODMAN },
-		{ "libpod-", "", CT_PODMAN },
+		{ "docker-", ".scope", CT_DOCKER, "system.slice" },
+		{ "cri-containerd-", ".scope", CT_CONTAINERD, NULL },
+		{ "nerdctl-", ".scope", CT_CONTAINERD, "system.slice" },
+		{ "crio-", ".scope", CT_CRIO, NULL },
+		{ "crio-", "", CT_CRIO, NULL },
+		{ "libpod-", ".scope", CT_PODMAN, "*" },
+		{ "libpod-", "", CT_PODMAN, "libpod_parent" },
+		{ "", "", CT_NONE, "docker" },
 	};
 	size_t k;
 
 	/* "crio-conmon-<id>.scope", "libpod-conmon-<id>.scope": monitors, no hex after the prefix */
 	for (k = 0; k < sizeof(shapes) / sizeof(shapes[0]); k++)
-		if (wrapped_id(comps[i], shapes[k].prefix, shapes[k].suffix, id))
-			return shapes[k].rt;
-	if (!wrapped_id(comps[i], "", "", id))
+		if (wrapped_id(c, shapes[k].prefix, shapes[k].suffix, id)) {
+			*where = shapes[k].where;
+			return shapes[k].rt == CT_NONE ? CT_DOCKER : shapes[k].rt;
+		}
+	return CT_NONE;
+}
+
+/* comps[i] names a container where its runtime puts it: its runtime, id. */
+static enum ct_runtime match_container(const struct walk *w, int i,
+				       char id[CT_ID_LEN + 1])
+{
+	const char *where = NULL, *parent = i > 0 ? w->comps[i - 1] : "";
+	enum ct_runtime rt = container_shape(w->comps[i], id, &where);
+
+	if (!rt)
 		return CT_NONE;
-	if (i >= 1 && !strcmp(comps[i - 1], "docker"))
-		return CT_DOCKER;
-	return under_pod ? CT_CONTAINERD : CT_NONE;
+	/* directly under a pod: any runtime's (a bare id: containerd's) */
+	if (w->pod >= 0 && i == w->pod + 1)
+		return where && !strcmp(where, "docker") ? CT_CONTAINERD : rt;
+	if (!where || w->pod >= 0)
+		return CT_NONE;
+	if (!strcmp(where, "*")) /* podman: machine.slice/..., rootless user.slice/... */
+		return in_slices(w, i) && i > w->anchor &&
+		       !strcmp(w->comps[w->anchor], w->user ? "user.slice" :
+			       "machine.slice") ? rt : CT_NONE;
+	if (i - 1 != w->anchor)
+		return CT_NONE;
+	/* rootless docker and nerdctl: the user's user.slice */
+	if (w->user && !strcmp(where, "system.slice"))
+		where = "user.slice";
+	return !strcmp(parent, where) ? rt : CT_NONE;
 }
 
 static bool is_unit(const char *c)
@@ -179,14 +249,13 @@ static bool is_unit(const char *c)
 	return false;
 }
 
-/* path's components, in place in buf */
-static int split(const char *path, char *buf, size_t len, char **comps)
+/* buf's components, in place (comps has room for one per two bytes) */
+static int split(char *buf, char **comps)
 {
 	char *p = buf;
 	int n = 0;
 
-	snprintf(buf, len, "%s", path);
-	while (*p && n < MAX_COMPS) {
+	while (*p) {
 		while (*p == '/')
 			*p++ = 0;
 		if (!*p)
@@ -197,43 +266,128 @@ static int split(const char *path, char *buf, size_t len, char **comps)
 	return n;
 }
 
+/* comps[i - 2..i] are user.slice/user-N.slice/user@N.service at the anchor: N */
+static const char *user_manager(const struct walk *w, int i)
+{
+	const char *s, *m;
+	size_t k;
+
+	if (i - 2 != w->anchor || strcmp(w->comps[i - 2], "user.slice"))
+		return NULL;
+	s = w->comps[i - 1];
+	m = w->comps[i];
+	k = strspn(s + 5, "0123456789");
+	if (strncmp(s, "user-", 5) || !k || strcmp(s + 5 + k, ".slice") ||
+	    strncmp(m, "user@", 5) || strncmp(m + 5, s + 5, k) ||
+	    strcmp(m + 5 + k, ".service"))
+		return NULL;
+	return s + 5;
+}
+
+/*
+ * Below comps[i] is a new anchor named what (a container's label, a
+ * user's "user@N"). false if the place's name would not fit: then what is
+ * deeper stays part of what was found here.
+ */
+static bool enter(struct walk *w, int i, const char *what, size_t len, bool user)
+{
+	size_t have = strlen(w->ctx);
+
+	if (have + !!have + len >= sizeof(w->ctx))
+		return false;
+	snprintf(w->ctx + have, sizeof(w->ctx) - have, "%s%.*s",
+		 have ? "/" : "", (int)len, what);
+	w->anchor = i + 1;
+	w->user = user;
+	w->slices = 0;
+	w->pod = -1;
+	return true;
+}
+
+/* The QoS class a slice or cgroupfs directory in a chain names, or -1. */
+static int qos_of(const struct walk *w, int i)
+{
+	const char *c = w->comps[i];
+	size_t n = strlen(c);
+	int q;
+
+	if (ends_with(c, n, ".slice") && in_slices(w, i) &&
+	    (q = slice_qos(c, n - 6)) > QOS_GUARANTEED)
+		return q;
+	if (i - 1 == w->anchor && !strcmp(w->comps[i - 1], "kubepods")) {
+		if (!strcmp(c, "burstable"))
+			return QOS_BURSTABLE;
+		if (!strcmp(c, "besteffort"))
+			return QOS_BESTEFFORT;
+	}
+	return -1;
+}
+
+/* One component: a pod, a container, a QoS class, a unit, a user's systemd. */
+static void step(struct walk *w, int i, bool last, struct ct_info *out)
+{
+	char id[CT_ID_LEN + 1], uid[37], label[CT_WITHIN_LEN];
+	const char *c = w->comps[i];
+	enum ct_runtime rt = CT_NONE;
+	enum ct_qos qos;
+	int q;
+
+	if (w->frozen)
+		return;
+	if (match_pod(w, i, uid, &qos)) {
+		/* a pod inside a container (a kind node): the pod is innermost */
+		out->runtime = CT_NONE;
+		out->id[0] = 0;
+		memcpy(out->pod_uid, uid, sizeof(uid));
+		out->qos = qos;
+		w->pod = i;
+		memcpy(w->ct_ctx, w->ctx, sizeof(w->ctx));
+	} else if ((rt = match_container(w, i, id))) {
+		out->runtime = rt;
+		memcpy(out->id, id, sizeof(id));
+		memcpy(w->ct_ctx, w->ctx, sizeof(w->ctx));
+	} else if (!out->pod_uid[0] && (q = qos_of(w, i)) > 0) {
+		out->qos = q;
+	}
+	if (is_unit(c) && in_slices(w, i)) {
+		snprintf(out->unit, sizeof(out->unit), "%s", c);
+		memcpy(w->unit_ctx, w->ctx, sizeof(w->ctx));
+	}
+	if (in_slices(w, i) && ends_with(c, strlen(c), ".slice"))
+		w->slices++;
+	if (last)
+		return;
+	if (rt) {
+		/* what is inside is the container's: labelled below it */
+		ct_core_label(out, label, sizeof(label));
+		w->frozen = !enter(w, i, label, strlen(label), false);
+	} else if (i >= 2 && user_manager(w, i)) {
+		w->frozen = !enter(w, i, c, strcspn(c, "."), true);
+	}
+}
+
 int ct_from_path(const char *path, struct ct_info *out)
 {
-	char buf[4096], *comps[MAX_COMPS];
+	struct walk w = { .pod = -1 };
+	char *buf;
 	int n, i;
 
 	memset(out, 0, sizeof(*out));
 	if (!path)
 		return 0;
-	n = split(path, buf, sizeof(buf), comps);
+	/* at most one component per two bytes */
+	buf = strdup(path);
+	w.comps = calloc(strlen(path) / 2 + 1, sizeof(*w.comps));
+	n = buf && w.comps ? split(buf, w.comps) : 0;
 	/* top down: what is deeper is inside what is above, and wins */
-	for (i = 0; i < n; i++) {
-		char id[CT_ID_LEN + 1], uid[37];
-		enum ct_runtime rt;
-		enum ct_qos qos;
-		int q;
-
-		if (match_pod(comps, i, uid, &qos)) {
-			/* a pod inside a container (a kind node): the pod is innermost */
-			out->runtime = CT_NONE;
-			out->id[0] = 0;
-			memcpy(out->pod_uid, uid, sizeof(uid));
-			out->qos = qos;
-		} else if ((rt = match_container(comps, i, out->pod_uid[0], id))) {
-			out->runtime = rt;
-			memcpy(out->id, id, sizeof(id));
-		} else if (!out->pod_uid[0] && ends_with(comps[i], strlen(comps[i]), ".slice") &&
-			   (q = slice_qos(comps[i], strlen(comps[i]) - 6)) > QOS_GUARANTEED) {
-			out->qos = q;
-		} else if (!out->pod_uid[0] && i >= 1 && !strcmp(comps[i - 1], "kubepods")) {
-			if (!strcmp(comps[i], "burstable"))
-				out->qos = QOS_BURSTABLE;
-			else if (!strcmp(comps[i], "besteffort"))
-				out->qos = QOS_BESTEFFORT;
-		}
-		if (is_unit(comps[i]))
-			snprintf(out->unit, sizeof(out->unit), "%s", comps[i]);
-	}
+	for (i = 0; i < n; i++)
+		step(&w, i, i == n - 1, out);
+	free(w.comps);
+	free(buf);
+	if (out->id[0] || out->pod_uid[0])
+		memcpy(out->within, w.ct_ctx, sizeof(w.ct_ctx));
+	else
+		memcpy(out->within, w.unit_ctx, sizeof(w.unit_ctx));
 	if (out->id[0])
 		return 1;
 	out->runtime = out->unit[0] ? CT_SYSTEMD : CT_NONE;
@@ -276,32 +430,34 @@ void ct_label(const struct ct_info *c, const char *path, char *buf, size_t len)
 {
 	const char *last, *end;
 	size_t ulen;
+	int k;
 
-	if (c->id[0] && c->pod_uid[0]) {
-		snprintf(buf, len, "k8s:%s/%.12s", c->pod_uid, c->id);
-	} else if (c->id[0]) {
-		snprintf(buf, len, "%s:%.12s", ct_runtime_name(c->runtime), c->id);
-	} else if (c->pod_uid[0]) {
-		snprintf(buf, len, "k8s:%s", c->pod_uid);
-	} else {
-		/* the last component, trailing slashes left out */
-		path = path ? path : "";
-		end = path + strlen(path);
-		while (end > path && end[-1] == '/')
-			end--;
-		for (last = end; last > path && last[-1] != '/'; last--)
-			;
-		ulen = strlen(c->unit);
-		/*
-		 * A service or scope owns the cgroups below it (delegation);
-		 * a slice only groups: "/system.slice/foo" is "foo".
-		 */
-		if (ulen && (!ends_with(c->unit, ulen, ".slice") ||
-			     ((size_t)(end - last) == ulen && !memcmp(last, c->unit, ulen))))
-			snprintf(buf, len, "systemd:%s", c->unit);
-		else if (end == last)
-			snprintf(buf, len, "%s", *path ? "/" : "?");
-		else
-			snprintf(buf, len, "%.*s", (int)(end - last), last);
+	k = snprintf(buf, len, "%s%s", c->within, c->within[0] ? "/" : "");
+	if (k < 0 || (size_t)k >= len)
+		return;
+	buf += k;
+	len -= k;
+	if (c->id[0] || c->pod_uid[0]) {
+		ct_core_label(c, buf, len);
+		return;
 	}
+	/* the last component, trailing slashes left out */
+	path = path ? path : "";
+	end = path + strlen(path);
+	while (end > path && end[-1] == '/')
+		end--;
+	for (last = end; last > path && last[-1] != '/'; last--)
+		;
+	ulen = strlen(c->unit);
+	/*
+	 * A service or scope owns the cgroups below it (delegation);
+	 * a slice only groups: "/system.slice/foo" is "foo".
+	 */
+	if (ulen && (!ends_with(c->unit, ulen, ".slice") ||
+		     ((size_t)(end - last) == ulen && !memcmp(last, c->unit, ulen))))
+		snprintf(buf, len, "systemd:%s", c->unit);
+	else if (end == last)
+		snprintf(buf, len, "%s", *path ? "/" : "?");
+	else
+		snprintf(buf, len, "%.*s", (int)(end - last), last);
 }

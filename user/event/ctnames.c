@@ -142,6 +142,29 @@ static bool from_docker(const char *config, struct ct_names *out)
 	return ct_names_any(out);
 }
 
+/*
+ * Podman's (containers/storage's) list of containers: [{"id", "names"}],
+ * the first name the container's.
+ */
+static bool from_storage_list(const char *list, const char *id,
+			      struct ct_names *out)
+{
+	json_t *j = load(list), *c;
+	size_t i;
+
+	json_array_foreach(j, i, c) {
+		const char *cid = json_string_value(json_object_get(c, "id"));
+
+		if (cid && !strcmp(cid, id)) {
+			put(out->name, sizeof(out->name),
+			    json_array_get(json_object_get(c, "names"), 0));
+			break;
+		}
+	}
+	json_decref(j);
+	return ct_names_any(out);
+}
+
 /* fn on DIR/NS/ID/LEAF for every NS under dir (containerd's namespaces). */
 static bool each_ns(const char *root, const char *dir, const char *id,
 		    const char *leaf, bool (*fn)(const char *, struct ct_names *),
@@ -179,6 +202,13 @@ static const struct {
 	{ "/var/lib/docker/containers/%s/config.v2.json", from_docker },
 };
 
+/* containers/storage's lists of containers, by storage driver (podman) */
+static const char *const STORAGE[] = {
+	"/var/lib/containers/storage/overlay-containers/containers.json",
+	"/var/lib/containers/storage/vfs-containers/containers.json",
+	"/var/lib/containers/storage/btrfs-containers/containers.json",
+};
+
 int ct_names_lookup(const char *root, const char *id, struct ct_names *out)
 {
 	char path[PATH_MAX], rel[PATH_MAX];
@@ -203,8 +233,50 @@ int ct_names_lookup(const char *root, const char *id, struct ct_names *out)
 	at_root(path, sizeof(path), root, rel);
 	if (from_crun_status(root, path, out))
 		return 0;
+	for (size_t i = 0; i < sizeof(STORAGE) / sizeof(STORAGE[0]); i++) {
+		at_root(path, sizeof(path), root, STORAGE[i]);
+		if (from_storage_list(path, id, out))
+			return 0;
+	}
 	memset(out, 0, sizeof(*out));
 	return -ENOENT;
+}
+
+int ct_by_state(const char *root, const char *path, char id[65],
+		struct ct_names *out)
+{
+	const char *ns = path + 1, *slash, *name;
+	char rel[PATH_MAX], file[PATH_MAX];
+	json_t *j;
+	bool ok;
+
+	memset(out, 0, sizeof(*out));
+	if (path[0] != '/')
+		return -ENOENT;
+	slash = strchr(ns, '/');
+	/* "/NS/ID": containerd's default place (ctr, nerdctl with cgroupfs) */
+	if (!slash || slash == ns || strchr(slash + 1, '/') ||
+	    !slash[1] || ns[0] == '.' || slash[1] == '.' ||
+	    strlen(ns) >= 65)
+		return -ENOENT;
+	name = slash + 1;
+	snprintf(rel, sizeof(rel), "/run/containerd/io.containerd.runtime.v2.task"
+		 "%s/config.json", path);
+	at_root(file, sizeof(file), root, rel);
+	j = load(file);
+	ok = j && json_is_string(json_object_get(json_object_get(j, "linux"),
+						 "cgroupsPath")) &&
+	     !strcmp(json_string_value(json_object_get(json_object_get(j,
+				"linux"), "cgroupsPath")), path);
+	if (ok) {
+		ct_names_from_annotations(json_object_get(j, "annotations"), out);
+		snprintf(out->ns, sizeof(out->ns), "%.*s", (int)(slash - ns), ns);
+		if (!out->name[0])
+			snprintf(out->name, sizeof(out->name), "%s", name);
+		snprintf(id, 65, "%s", ns);
+	}
+	json_decref(j);
+	return ok ? 0 : -ENOENT;
 }
 
 json_t *ct_names_json(const struct ct_names *n)

@@ -14,6 +14,8 @@
  *   crun        /run/crun/ID/status ("bundle"), then BUNDLE/config.json
  *   Docker      /var/lib/docker/containers/ID/config.v2.json ("Name";
  *               Config.Labels io.kubernetes.* under dockershim)
+ *   Podman      /var/lib/containers/storage/<driver>-containers/containers.json
+ *               (containers/storage's list: the entry of ID, its first name)
  * Nothing found leaves the names empty: users fall back to the ids.
  */
 #ifndef ABICAP_CTNAMES_H
@@ -44,6 +46,17 @@ int ct_names_lookup(const char *root, const char *id, struct ct_names *out);
  * the OCI bundle's config.json carries them; false if it names none.
  */
 bool ct_names_from_annotations(json_t *ann, struct ct_names *out);
+/*
+ * A container whose cgroup is where containerd puts it by default,
+ * "/NS/ID" (ctr run; a name, not a hex id, so no path shape tells), known
+ * only from containerd's state: its bundle under root (as for
+ * ct_names_lookup) exists and its linux.cgroupsPath is that path. 0 with
+ * id "NS/ID" and the names (namespace NS, container ID, or the bundle's
+ * annotations'), else -ENOENT. A path not at the root's level, or one of
+ * 65 bytes or more, is none.
+ */
+int ct_by_state(const char *root, const char *path, char id[65],
+		struct ct_names *out);
 /* The names as JSON: {"pod_name", "namespace", "container_name"}. */
 json_t *ct_names_json(const struct ct_names *n);
 /* Back from ct_names_json(): false if it is not such an object. */

@@ -30,6 +30,14 @@ json_t *json_escaped(const char *s, size_t n)
 
 	s = s ? s : "";
 	n = strnlen(s, n);
+	/*
+	 * valid UTF-8 (nearly every name): the string as it is; what the
+	 * escaping below writes as \uXXXX (controls, reordering marks) reads
+	 * back as those same characters. Only invalid bytes need it ("\xNN").
+	 */
+	j = json_stringn(s, n);
+	if (j)
+		return j;
 	/* \u00XX is 6 bytes for one, and the quotes */
 	buf = malloc(6 * n + 3);
 	if (!buf)

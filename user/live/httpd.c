@@ -13,6 +13,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 #include "live/httpd.h"
+#include "lib/gzip.h"
 #include "lib/util.h"
 
 #include <microhttpd.h>
@@ -98,21 +99,17 @@ int httpd_listen(const struct listen_addr *a, char *err, size_t errlen)
 	return fd;
 }
 
+/* A short fixed text (the metrics go through send_page()). */
 static enum MHD_Result reply(struct MHD_Connection *conn, unsigned int code,
-			     char *body, size_t len, bool must_free)
+			     const char *body, size_t len)
 {
-	struct MHD_Response *r = MHD_create_response_from_buffer(len, body,
-		must_free ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
+	struct MHD_Response *r = MHD_create_response_from_buffer(len,
+		(void *)body, MHD_RESPMEM_PERSISTENT);
 	enum MHD_Result ret;
 
-	if (!r) {
-		if (must_free)
-			free(body);
+	if (!r)
 		return MHD_NO;
-	}
-	MHD_add_response_header(r, "Content-Type", code == MHD_HTTP_OK && len > 64 ?
-				"text/plain; version=0.0.4; charset=utf-8" :
-				"text/plain; charset=utf-8");
+	MHD_add_response_header(r, "Content-Type", "text/plain; charset=utf-8");
 	if (code == MHD_HTTP_METHOD_NOT_ALLOWED)
 		MHD_add_response_header(r, "Allow", "GET, HEAD");
 	ret = MHD_queue_response(conn, code, r);
@@ -120,7 +117,7 @@ static enum MHD_Result reply(struct MHD_Connection *conn, unsigned int code,
 	return ret;
 }
 
-#define TEXT(s) (char *)(s), sizeof(s) - 1, false
+#define TEXT(s) (s), sizeof(s) - 1
 
 /* A request body is announced by its headers, before any of it arrives. */
 static bool has_body(struct MHD_Connection *conn)
@@ -212,6 +209,136 @@ static bool lengths_differ(struct MHD_Connection *conn)
 	return l.differ;
 }
 
+/*
+ * A rendered page, shared by the responses that send it: each holds a
+ * reference, dropped by MHD when it is done with it (or the client left).
+ */
+struct page {
+	unsigned int refs;
+	char *text;
+	size_t len;
+	void *gz; /* made when first asked for */
+	size_t gzlen;
+	uint64_t born_ns, took_ns;
+};
+
+static void page_put(void *cls)
+{
+	struct page *p = cls;
+
+	if (p && !--p->refs) {
+		free(p->text);
+		free(p->gz);
+		free(p);
+	}
+}
+
+/* The page to serve now: the current one while young, else a new one. */
+static struct page *current_page(struct httpd *s, char *err, size_t errlen)
+{
+	uint64_t now = mono_ns(), age;
+	struct page *p = s->page;
+	char line[192];
+	size_t n;
+
+	age = p && p->took_ns < HTTP_PAGE_AGE_NS / 4 ? HTTP_PAGE_AGE_NS :
+	      p ? 4 * p->took_ns : 0;
+	if (p && now - p->born_ns < age)
+		return p;
+	p = calloc(1, sizeof(*p));
+	if (!p) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	s->m->http_evicted = s->guard.evicted;
+	s->m->http_expired = s->guard.expired;
+	p->text = metrics_render(s->m, &p->len, err, errlen);
+	p->took_ns = mono_ns() - now;
+	/* how long this page took, in the page (node_exporter's habit) */
+	n = snprintf(line, sizeof(line), "# HELP abicap_scrape_render_seconds "
+		     "Time this page took to render.\n# TYPE "
+		     "abicap_scrape_render_seconds gauge\n"
+		     "abicap_scrape_render_seconds %.6f\n", p->took_ns / 1e9);
+	if (p->text) {
+		char *t = realloc(p->text, p->len + n);
+
+		if (t) {
+			memcpy(t + p->len, line, n);
+			p->text = t;
+			p->len += n;
+		}
+	}
+	if (!p->text) {
+		free(p);
+		return NULL;
+	}
+	p->refs = 1; /* the httpd's */
+	p->born_ns = now;
+	page_put(s->page);
+	s->page = p;
+	s->renders++;
+	return p;
+}
+
+/* The client takes gzip: Accept-Encoding lists it, with no q=0 (RFC 9110 12.5.3). */
+static bool takes_gzip(struct MHD_Connection *conn)
+{
+	const char *a = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+						    MHD_HTTP_HEADER_ACCEPT_ENCODING);
+
+	while (a && *a) {
+		size_t item, tok;
+		const char *q;
+
+		a += strspn(a, " \t");
+		item = strcspn(a, ",");
+		tok = strcspn(a, " \t;,");
+		if (tok == 4 && !strncasecmp(a, "gzip", 4)) {
+			q = memchr(a, ';', item);
+			if (!q)
+				return true;
+			q += 1 + strspn(q + 1, " \t");
+			return strncasecmp(q, "q=", 2) || strtod(q + 2, NULL) > 0;
+		}
+		a += item;
+		a += *a == ',';
+	}
+	return false;
+}
+
+/* The current page, gzipped where the client takes it. */
+static enum MHD_Result send_page(struct httpd *s, struct MHD_Connection *conn)
+{
+	char err[ERRMSG_LEN];
+	struct page *p = current_page(s, err, sizeof(err));
+	struct MHD_Response *r;
+	bool gz;
+	enum MHD_Result ret;
+
+	if (!p) {
+		ab_warn("scrape failed: %s", err);
+		return reply(conn, MHD_HTTP_INTERNAL_SERVER_ERROR,
+			     TEXT("cannot read the metrics\n"));
+	}
+	gz = takes_gzip(conn);
+	if (gz && !p->gz && gzip_buffer(p->text, p->len, &p->gz, &p->gzlen))
+		gz = false;
+	r = MHD_create_response_from_buffer_with_free_callback_cls(
+		gz ? p->gzlen : p->len, gz ? p->gz : p->text, page_put, p);
+	if (!r)
+		return MHD_NO;
+	p->refs++;
+	MHD_add_response_header(r, "Content-Type",
+				"text/plain; version=0.0.4; charset=utf-8");
+	MHD_add_response_header(r, "Vary", "Accept-Encoding");
+	if (gz)
+		MHD_add_response_header(r, "Content-Encoding", "gzip");
+	ret = MHD_queue_response(conn, MHD_HTTP_OK, r);
+	MHD_destroy_response(r);
+	s->scrapes++;
+	return ret;
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 				  const char *url, const char *method,
 				  const char *version, const char *upload,
@@ -219,8 +346,6 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 {
 	struct httpd *s = cls;
 	struct request *rq = *req;
-	char err[ERRMSG_LEN], *body;
-	size_t len;
 
 	(void)upload;
 	if (!rq)
@@ -259,16 +384,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 		return reply(conn, MHD_HTTP_NOT_FOUND,
 			     TEXT("not found: metrics are at /metrics\n"));
 	}
-	s->m->http_evicted = s->guard.evicted;
-	s->m->http_expired = s->guard.expired;
-	body = metrics_render(s->m, &len, err, sizeof(err));
-	if (!body) {
-		ab_warn("scrape failed: %s", err);
-		return reply(conn, MHD_HTTP_INTERNAL_SERVER_ERROR,
-			     TEXT("cannot read the metrics\n"));
-	}
-	s->scrapes++;
-	return reply(conn, MHD_HTTP_OK, body, len, true);
+	return send_page(s, conn);
 }
 
 static void close_peer(struct guard_peer *p)
@@ -369,4 +485,6 @@ void httpd_stop(struct httpd *h)
 {
 	MHD_stop_daemon(h->d); /* closes the listening socket */
 	h->d = NULL;
+	page_put(h->page);
+	h->page = NULL;
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
 /*
- * serve's HTTP endpoint: /metrics rendered at each scrape, GET and HEAD
- * only, connections kept by the connection guard (live/connguard.h).
+ * serve's HTTP endpoint: /metrics (one page rendered for every scraper of
+ * its time, gzipped for those who accept it), GET and HEAD only,
+ * connections kept by the connection guard (live/connguard.h).
  */
 #ifndef ABICAP_HTTPD_H
 #define ABICAP_HTTPD_H
@@ -39,12 +40,22 @@ int httpd_parse_listen(const char *s, struct listen_addr *a, char *err,
  */
 int httpd_listen(const struct listen_addr *a, char *err, size_t errlen);
 
+/*
+ * A page of metrics is rendered once and its bytes served to every scrape
+ * until it is HTTP_PAGE_AGE_NS old, or four times as old as it took to
+ * render, whichever is longer: however many clients ask (and hang up),
+ * rendering takes at most a fifth of serve's time.
+ */
+#define HTTP_PAGE_AGE_NS 200000000ull
+
 struct MHD_Daemon;
+struct page;
 
 struct httpd {
 	struct metrics_ctx *m;
 	struct conn_guard guard;
-	uint64_t scrapes, refused;
+	uint64_t scrapes, refused, renders;
+	struct page *page; /* the current page, NULL before the first scrape */
 	struct MHD_Daemon *d;
 };
 

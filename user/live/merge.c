@@ -3,6 +3,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include "lib/heap.h"
 #include "live/merge.h"
 
 /*
@@ -23,8 +24,8 @@ struct recmerge {
 	recmerge_cb cb;
 	void *ctx;
 	struct srcq *q;
-	int *heap; /* sources by their oldest record (a binary min-heap) */
-	int nheap;
+	uint32_t *heap; /* sources by their oldest record (lib/heap.h) */
+	size_t nheap;
 	uint64_t last_out; /* the newest time handed on */
 	uint64_t late;
 	size_t queued;
@@ -117,30 +118,15 @@ int recmerge_push(struct recmerge *m, int src, const union abicap_rec *r)
 }
 
 /* Source a's oldest record comes before source b's. */
-static bool before(const struct recmerge *m, int a, int b)
+/* Source *x's oldest record comes before *y's (a tie: the lower source). */
+static bool src_first(const void *x, const void *y, const void *ctx)
 {
+	const struct recmerge *m = ctx;
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
 	uint64_t ta = AT(&m->q[a], m->q[a].head).hdr.ts_ns;
 	uint64_t tb = AT(&m->q[b], m->q[b].head).hdr.ts_ns;
 
 	return ta < tb || (ta == tb && a < b);
-}
-
-static void sift_down(struct recmerge *m, int i)
-{
-	for (;;) {
-		int l = 2 * i + 1, r = l + 1, min = i, t;
-
-		if (l < m->nheap && before(m, m->heap[l], m->heap[min]))
-			min = l;
-		if (r < m->nheap && before(m, m->heap[r], m->heap[min]))
-			min = r;
-		if (min == i)
-			return;
-		t = m->heap[i];
-		m->heap[i] = m->heap[min];
-		m->heap[min] = t;
-		i = min;
-	}
 }
 
 /* Source s has a record to hand on under the bound. */
@@ -170,19 +156,21 @@ int recmerge_emit(struct recmerge *m, uint64_t drained_ns)
 	m->nheap = 0;
 	for (int s = 0; s < m->nsrc; s++)
 		if (ready(m, s, bound, all))
-			m->heap[m->nheap++] = s;
-	for (int i = m->nheap / 2 - 1; i >= 0; i--)
-		sift_down(m, i);
+			m->heap[m->nheap++] = (uint32_t)s;
+	heap_make(m->heap, m->nheap, sizeof(*m->heap), src_first, m);
 	while (m->nheap && !ret) {
-		int s = m->heap[0];
+		uint32_t s = m->heap[0];
 		struct srcq *q = &m->q[s];
 
 		q->head++;
 		m->queued--;
 		ret = out(m, &AT(q, q->head - 1));
-		if (!ready(m, s, bound, all))
-			m->heap[0] = m->heap[--m->nheap];
-		sift_down(m, 0);
+		if (ready(m, (int)s, bound, all))
+			heap_down(m->heap, m->nheap, sizeof(*m->heap), 0,
+				  src_first, m);
+		else
+			heap_pop(m->heap, &m->nheap, sizeof(*m->heap),
+				 src_first, m);
 	}
 	return ret;
 }

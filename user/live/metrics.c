@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "lib/array.h"
 #include "abi/checker.h"
 #include "event/events.h"
 #include "abi/kernel.h"
@@ -35,7 +36,7 @@ static const char *row_name(const struct cg_row *r)
 
 static void cg_labels(FILE *f, const struct cg_row *r)
 {
-	prom_label(f, "cgroup", row_name(r), true, true);
+	prom_label_bounded(f, "cgroup", row_name(r), true, true);
 	prom_label(f, "container", r->container, false, false);
 	prom_label(f, "pod", r->pod, false, false);
 	prom_label(f, "qos", r->qos, false, false);
@@ -154,6 +155,8 @@ void metrics_fini(struct metrics_ctx *m)
 	cgslots_close(&m->slots);
 	named_free(&m->retired);
 	named_free(&m->shown);
+	hashtab_free(&m->activity);
+	hashtab_free(&m->active_ns);
 	free(m->cpu_roots);
 	m->cpu_roots = NULL;
 }
@@ -207,6 +210,23 @@ static struct cg_row *merged_rows(struct metrics_ctx *m,
 	return rows;
 }
 
+/*
+ * When id last switched or waited, as far as the reads of the map tell:
+ * the order in which evict() chooses. Out of memory, an id's time is
+ * not noted, and it goes among the first.
+ */
+static void note_activity(struct metrics_ctx *m, uint64_t id,
+			  const struct abicap_cg_stats *s, uint64_t now)
+{
+	uint64_t f = s->rq_count + s->switches_voluntary +
+		     s->switches_involuntary, *a = hashtab_get(&m->activity, id);
+
+	if (a && *a == f)
+		return;
+	if (hashtab_put(&m->activity, id, f) >= 0)
+		hashtab_put(&m->active_ns, id, now);
+}
+
 /* Every cgroup in the map, summed over CPUs; *n samples, malloc'd. */
 static struct cg_sample *read_cgroups(struct metrics_ctx *m, int fd,
 				      size_t *n, char *err, size_t errlen)
@@ -216,7 +236,7 @@ static struct cg_sample *read_cgroups(struct metrics_ctx *m, int fd,
 	const struct abicap_cg_stats *sv;
 	struct cg_sample *out = NULL;
 	size_t cap = 0;
-	uint64_t key, *prev = NULL;
+	uint64_t key, *prev = NULL, now = mono_ns();
 
 	*n = 0;
 	if (!v)
@@ -225,15 +245,8 @@ static struct cg_sample *read_cgroups(struct metrics_ctx *m, int fd,
 		prev = &key;
 		if (bpf_map_lookup_elem(fd, &key, v))
 			continue; /* deleted meanwhile */
-		if (*n == cap) {
-			struct cg_sample *nv;
-
-			cap = cap ? cap * 2 : 64;
-			nv = realloc(out, cap * sizeof(*out));
-			if (!nv)
-				goto oom;
-			out = nv;
-		}
+		if (array_room(&out, *n, &cap, sizeof(*out), 64))
+			goto oom;
 		memset(&out[*n], 0, sizeof(out[*n]));
 		out[*n].id = key;
 		for (int c = 0; c < ncpus; c++)
@@ -252,6 +265,7 @@ static struct cg_sample *read_cgroups(struct metrics_ctx *m, int fd,
 			free(out);
 			return NULL;
 		}
+		note_activity(m, key, &out[*n].s, now);
 		(*n)++;
 	}
 	free(v);
@@ -352,7 +366,7 @@ static void write_throttling(FILE *f, struct metrics_ctx *m,
 	    (m->cpu_roots = malloc(sizeof(*m->cpu_roots))))
 		cg_cpu_roots_find(m->cpu_roots, m->cgroup_root);
 	for (size_t i = 0; st && ok && m->cpu_roots && i < n; i++)
-		ok[i] = rows[i].path && strcmp(rows[i].path, CG_REMOVED_NAME) &&
+		ok[i] = rows[i].path && rows[i].path[0] == '/' &&
 			!cg_cpu_stat_read(m->cpu_roots, rows[i].path, &st[i]);
 	for (int k = 0; st && ok && k < 3; k++) {
 		help(f, name[k], "counter", text[k]);
@@ -509,6 +523,11 @@ static void write_health(FILE *f, struct metrics_ctx *m, size_t ncg)
 	     "Entries of removed cgroups deleted from the map (their counts "
 	     "stay: in their path's series, else in cgroup=\"(removed)\").");
 	fprintf(f, "abicap_cgroups_pruned_total %llu\n", U(m->pruned));
+	help(f, "abicap_cgroups_evicted_total", "counter",
+	     "Entries of live cgroups evicted from a map nine tenths full, "
+	     "idle longest first (their counts: in cgroup=\"(evicted)\"; "
+	     "raise --max-cgroups if this grows steadily).");
+	fprintf(f, "abicap_cgroups_evicted_total %llu\n", U(m->evictions));
 	help(f, "abicap_http_connections_closed_total", "counter",
 	     "Connections serve closed to keep scrapes flowing: evicted by a "
 	     "newer one over the limits, or past the request deadline.");
@@ -599,15 +618,34 @@ static void add_delta(struct abicap_cg_stats *to, const struct abicap_cg_stats *
 #undef D
 }
 
+/* Where the counts of a series that ends go: (removed) or (evicted). */
+static void retire(struct metrics_ctx *m, const char *name,
+		   struct abicap_cg_stats *out, bool evicting)
+{
+	struct cg_named *r = named_find(&m->retired, name), *seen;
+
+	if (r)
+		add_stats(out, &r->s);
+	seen = named_find(&m->shown, name);
+	if (evicting)
+		add_stats(&m->evicted, out); /* all of it: the sums stay */
+	else
+		add_delta(&m->removed, out, seen ? &seen->s :
+			  &(struct abicap_cg_stats){ 0 });
+	named_drop(&m->retired, name);
+	named_drop(&m->shown, name);
+}
+
 /*
  * Delete the ids of v[i] with del[i] from the map, their counts kept: in
  * their series (by name: the path, or cgroup#ID) while another id of that
- * name stays, else the series ends, and what no scrape showed of it goes
- * to cgroup="(removed)". So no counter goes down and nothing is counted
+ * name stays, else the series ends; what no scrape showed of a removed
+ * cgroup goes to cgroup="(removed)", all an evicted one counted to
+ * cgroup="(evicted)". So no counter goes down and nothing is counted
  * twice. del[i] ends true for the ids deleted, whose names are forgotten.
  */
 static void drop(struct metrics_ctx *m, int fd, const struct cg_sample *v,
-		 size_t n, bool *del)
+		 size_t n, bool *del, bool evicting)
 {
 	struct cg_row *rows;
 	size_t want = 0;
@@ -625,7 +663,7 @@ static void drop(struct metrics_ctx *m, int fd, const struct cg_sample *v,
 		const char *name = row_name(&rows[a]);
 		struct abicap_cg_stats out = { 0 };
 		bool stays = false, any = false;
-		struct cg_named *r = NULL, *seen;
+		struct cg_named *r = NULL;
 
 		for (b = a; b < n && !strcmp(row_name(&rows[b]), name); b++) {
 			stays = stays || !del[rows[b].at];
@@ -647,8 +685,13 @@ static void drop(struct metrics_ctx *m, int fd, const struct cg_sample *v,
 				continue;
 			}
 			cgslots_release(&m->slots, rows[k].id, mono_ns());
+			hashtab_del(&m->activity, rows[k].id);
+			hashtab_del(&m->active_ns, rows[k].id);
 			add_stats(&out, &rows[k].s);
-			m->pruned++;
+			if (evicting)
+				m->evictions++;
+			else
+				m->pruned++;
 			any = true;
 		}
 		if (!any)
@@ -657,14 +700,7 @@ static void drop(struct metrics_ctx *m, int fd, const struct cg_sample *v,
 			add_stats(&r->s, &out); /* the series goes on */
 			continue;
 		}
-		r = named_find(&m->retired, name);
-		if (r)
-			add_stats(&out, &r->s);
-		seen = named_find(&m->shown, name);
-		add_delta(&m->removed, &out, seen ? &seen->s :
-				       &(struct abicap_cg_stats){ 0 });
-		named_drop(&m->retired, name);
-		named_drop(&m->shown, name);
+		retire(m, name, &out, evicting);
 	}
 	free(rows);
 	for (size_t i = 0; i < n; i++)
@@ -739,6 +775,24 @@ static void claim_new(struct metrics_ctx *m, int fd, const uint64_t *aux,
 	}
 }
 
+/* rows with one more, named name, counting s (rows freed if out of memory). */
+static struct cg_row *extra_row(struct cg_row *rows, size_t *n,
+				const char *name, const struct abicap_cg_stats *s)
+{
+	struct cg_row *nr = realloc(rows, (*n + 1) * sizeof(*rows));
+
+	if (!nr) {
+		free(rows);
+		return NULL;
+	}
+	memset(&nr[*n], 0, sizeof(nr[*n]));
+	nr[*n].path = name;
+	nr[*n].container = nr[*n].pod = nr[*n].qos = "";
+	nr[*n].ns = nr[*n].pod_name = nr[*n].ct_name = "";
+	nr[(*n)++].s = *s;
+	return nr;
+}
+
 /*
  * The per-cgroup families: named series, then cgroup="(removed)" (serve)
  * for cgroups pruned before a scrape showed them.
@@ -746,24 +800,16 @@ static void claim_new(struct metrics_ctx *m, int fd, const uint64_t *aux,
 static int write_cgroups(FILE *f, struct metrics_ctx *m,
 			 const struct cg_sample *v, size_t n)
 {
-	struct cg_row *rows = merged_rows(m, v, &n), *nr;
+	struct cg_row *rows = merged_rows(m, v, &n);
 
 	if (!rows)
 		return -ENOMEM;
 	remember_shown(m, rows, n);
-	if (m->removed_series) {
-		nr = realloc(rows, (n + 1) * sizeof(*rows));
-		if (!nr) {
-			free(rows);
-			return -ENOMEM;
-		}
-		rows = nr;
-		memset(&rows[n], 0, sizeof(rows[n]));
-		rows[n].path = CG_REMOVED_NAME;
-		rows[n].container = rows[n].pod = rows[n].qos = "";
-		rows[n].ns = rows[n].pod_name = rows[n].ct_name = "";
-		rows[n++].s = m->removed;
-	}
+	if ((m->removed_series &&
+	     !(rows = extra_row(rows, &n, CG_REMOVED_NAME, &m->removed))) ||
+	    (m->removed_series && m->evictions &&
+	     !(rows = extra_row(rows, &n, CG_EVICTED_NAME, &m->evicted))))
+		return -ENOMEM;
 	write_rows(f, rows, n);
 	write_throttling(f, m, rows, n);
 	free(rows);
@@ -792,7 +838,7 @@ char *metrics_render(struct metrics_ctx *m, size_t *len, char *err,
 	/* removed before anything named them: no series to show them in */
 	for (size_t i = 0; i < n; i++)
 		del[i] = st[i] == CG_GONE && !cgnames_cached(m->names, v[i].id);
-	drop(m, fd, v, n, del);
+	drop(m, fd, v, n, del, false);
 	for (size_t i = 0; i < n; i++)
 		if (!del[i]) {
 			v[w] = v[i];
@@ -818,7 +864,7 @@ char *metrics_render(struct metrics_ctx *m, size_t *len, char *err,
 	if (buf) {
 		for (size_t i = 0; i < n; i++)
 			del[i] = st[i] == CG_GONE;
-		drop(m, fd, v, n, del);
+		drop(m, fd, v, n, del, false);
 	}
 	free(st);
 	free(del);
@@ -830,6 +876,58 @@ oom:
 	free(del);
 	free(v);
 	return NULL;
+}
+
+struct idle_ent {
+	uint64_t since;
+	size_t i;
+};
+
+static int cmp_idle(const void *a, const void *b)
+{
+	const struct idle_ent *x = a, *y = b;
+
+	return x->since < y->since ? -1 : x->since > y->since ? 1 :
+	       x->i < y->i ? -1 : x->i > y->i;
+}
+
+/*
+ * A map nine tenths full (n entries, del[] those already gone): the live
+ * cgroups idle longest (least recently seen switching or waiting) leave
+ * it until it is three quarters full. Their series end and what they
+ * counted goes to cgroup="(evicted)"; one that runs again starts a new
+ * entry (its series starts again from 0). The entries evicted.
+ */
+static size_t evict(struct metrics_ctx *m, int fd, const struct cg_sample *v,
+		    size_t n, bool *del)
+{
+	size_t live = 0, want, k = 0;
+	struct idle_ent *order;
+
+	for (size_t i = 0; i < n; i++)
+		live += !del[i];
+	if (live * 10 < (size_t)m->max_cgroups * 9)
+		return 0;
+	want = live - (size_t)m->max_cgroups * 3 / 4;
+	order = calloc(live, sizeof(*order));
+	if (!order)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t *t = hashtab_get(&m->active_ns, v[i].id);
+
+		if (!del[i])
+			order[k++] = (struct idle_ent){ t ? *t : 0, i };
+	}
+	qsort(order, k, sizeof(*order), cmp_idle);
+	memset(del, 0, n * sizeof(*del));
+	for (size_t j = 0; j < want; j++)
+		del[order[j].i] = true;
+	free(order);
+	drop(m, fd, v, n, del, true);
+	k = 0;
+	for (size_t i = 0; i < n; i++)
+		k += del[i];
+	return k;
 }
 
 void metrics_maintain(struct metrics_ctx *m)
@@ -857,7 +955,7 @@ void metrics_maintain(struct metrics_ctx *m)
 		return;
 	/* entries made by the programs, less those deleted here: the fill */
 	if (!losing && have_aux &&
-	    (aux[ABICAP_AUX_CG_CREATED] - m->pruned) * 4 <
+	    (aux[ABICAP_AUX_CG_CREATED] - m->pruned - m->evictions) * 4 <
 	    (uint64_t)m->max_cgroups * 3)
 		return;
 	v = read_cgroups(m, fd, &n, err, sizeof(err));
@@ -867,9 +965,10 @@ void metrics_maintain(struct metrics_ctx *m)
 		classify(m, v, n, st);
 		for (size_t i = 0; i < n; i++)
 			del[i] = st[i] == CG_GONE;
-		drop(m, fd, v, n, del);
+		drop(m, fd, v, n, del, false);
 		for (size_t i = 0; i < n; i++)
 			freed += del[i];
+		freed += evict(m, fd, v, n, del);
 	}
 	free(v);
 	free(st);

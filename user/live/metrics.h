@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include "live/capture.h"
 #include "live/cgslots.h"
+#include "lib/hashtab.h"
 #include "event/cgcpu.h"
 #include "event/cgnames.h"
 
@@ -27,6 +28,8 @@ struct cg_named_set {
 
 /* The series of cgroups pruned before any scrape showed them. */
 #define CG_REMOVED_NAME "(removed)"
+/* The series of live cgroups evicted from a full map: all they counted. */
+#define CG_EVICTED_NAME "(evicted)"
 /* serve's sweeps between scrapes: apart at least, and after one that freed nothing */
 #define METRICS_SWEEP_NS 100000000ull
 #define METRICS_IDLE_NS 1000000000ull
@@ -46,6 +49,15 @@ struct metrics_ctx {
 	struct cg_named_set shown;
 	/* what pruned cgroups counted that no scrape showed */
 	struct abicap_cg_stats removed;
+	/*
+	 * Eviction: when the map is nine tenths full, the live cgroups idle
+	 * longest leave it until it is three quarters full; all they counted
+	 * goes to cgroup="(evicted)". activity: id -> its last count of
+	 * switches and waits; active_ns: id -> when that last changed.
+	 */
+	struct abicap_cg_stats evicted;
+	uint64_t evictions;
+	struct hashtab activity, active_ns;
 	bool removed_series; /* show it, as cgroup="(removed)" (serve) */
 	/* metrics_maintain() */
 	uint64_t lost_seen, next_sweep_ns;
@@ -76,8 +88,11 @@ char *metrics_render(struct metrics_ctx *m, size_t *len, char *err,
  * Between scrapes (serve calls it every 100 ms): when events were lost or
  * the map is three quarters full (the entries the programs made, less
  * those deleted: no walk of the map), delete the entries of removed
- * cgroups now, their counts kept as metrics_render() keeps them. At most
- * a tenth of the time goes to it, and a sweep that freed nothing waits a
+ * cgroups now, their counts kept as metrics_render() keeps them; if it is
+ * still nine tenths full, evict the live cgroups idle longest down to
+ * three quarters (their counts to cgroup="(evicted)"), so that a new
+ * cgroup always finds room whatever cgroups a tenant keeps. At most a
+ * tenth of the time goes to it, and a sweep that freed nothing waits a
  * second for the next.
  */
 void metrics_maintain(struct metrics_ctx *m);

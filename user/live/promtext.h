@@ -20,5 +20,17 @@
  */
 void prom_label(FILE *f, const char *name, const char *v, bool first,
 		bool is_path);
+/*
+ * Label values are bounded, as Prometheus' label_value_length_limit
+ * bounds what it takes: a value of more than PROM_LABEL_MAX bytes keeps
+ * its first and last PROM_LABEL_KEEP bytes (cut between characters) and,
+ * between them, "…#" and 16 hex digits of a hash of the whole value, so
+ * distinct values stay distinct: "/a/very/long…#3f2a…/its/end" (a
+ * 16-level cgroup of 250-byte names: 4,288 bytes, 445 in the label).
+ */
+#define PROM_LABEL_MAX 512
+#define PROM_LABEL_KEEP 200
+void prom_label_bounded(FILE *f, const char *name, const char *v, bool first,
+			bool is_path);
 
 #endif

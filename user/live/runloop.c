@@ -246,9 +246,31 @@ void print_summary(struct capture *c, unsigned int mask, double secs)
 }
 
 
+/*
+ * n events dropped in the last secs: the ways out, and the load average
+ * when it is above one a CPU (a reader starved of CPU time drops as a
+ * small buffer does).
+ */
+static void warn_dropped(struct capture *c, uint64_t n, double secs)
+{
+	char load[112] = "";
+	double avg;
+	FILE *f = fopen("/proc/loadavg", "re");
+
+	if (f && fscanf(f, "%lf", &avg) == 1 && avg > capture_ncpus(c))
+		snprintf(load, sizeof(load), ", or run abicap at a higher "
+			 "priority (nice -n -10: the load average is %.1f on "
+			 "%d CPUs)", avg, capture_ncpus(c));
+	if (f)
+		fclose(f);
+	ab_warn("%llu events dropped in the last %.1f s (buffer full): raise "
+		"--buffer-size or narrow --events/-p/-C%s",
+		(unsigned long long)n, secs, load);
+}
+
 int run_loop(struct capture *c, struct loop_opts *o)
 {
-	uint64_t deadline = 0, next_check, last_drop = 0;
+	uint64_t deadline = 0, next_check, last_drop = 0, d;
 	int ret;
 
 	if (o->duration > 0)
@@ -277,18 +299,18 @@ int run_loop(struct capture *c, struct loop_opts *o)
 		}
 		now = mono_ns();
 		if (now >= next_check) {
-			uint64_t d = total_dropped(c);
-
+			d = total_dropped(c);
 			if (d > last_drop)
-				ab_warn("%llu events dropped in the last second "
-					"(buffer full): raise --buffer-size "
-					"or narrow --events/-p/-C",
-					(unsigned long long)(d - last_drop));
+				warn_dropped(c, d - last_drop, 1.0);
 			last_drop = d;
 			next_check = now + 1000000000ull;
 		}
 		if (deadline && now >= deadline)
 			break;
 	}
+	/* the run's last part, or all of a run shorter than a second */
+	if (!(o->done && o->done(o->ctx)) && (d = total_dropped(c)) > last_drop)
+		warn_dropped(c, d - last_drop, (double)(mono_ns() -
+			     (next_check - 1000000000ull)) / 1e9);
 	return EXIT_OK;
 }

@@ -38,7 +38,25 @@ struct heatmap {
 	size_t ngroups, cap, last;
 	struct hashtab by_id; /* cgroup id -> its group */
 	uint64_t waits;
+	/*
+	 * (group x cols x HM_ROWS + cell) << 22 | tid -> that task's waits
+	 * there: each cell's top tasks. tasks_partial: some waits were not
+	 * kept so (a tid of 2^22 or more, past 2^42 group cells)
+	 */
+	struct hashtab by_task;
+	bool by_process; /* by_task's ids are tgids: top processes */
+	bool tasks_partial;
+	/* tid -> its name at its last wait (index in comms) */
+	struct hashtab comm_of;
+	char (*comms)[16];
+	size_t ncomms, ccap;
 	bool oom;
+};
+
+#define HM_TOP 3 /* the tasks a cell names */
+struct hm_top {
+	int32_t tid[HM_TOP]; /* 0: none */
+	uint32_t n[HM_TOP];
 };
 
 /*
@@ -62,6 +80,15 @@ struct hm_select {
  */
 int hm_sum(const struct heatmap *h, const struct hm_select *sel,
 	   struct cgnames *names, uint32_t *out, uint64_t *waits);
+/* The name tid had at its last wait counted, "?" if none. */
+const char *hm_comm(const struct heatmap *h, int32_t tid);
+/*
+ * Each cell's HM_TOP tasks (h->by_process: processes, by tgid) with the
+ * most waits there in the groups sel chooses, most first, into top (cols
+ * x HM_ROWS, zeroed here): 0 or -ENOMEM.
+ */
+int hm_top_tasks(const struct heatmap *h, const struct hm_select *sel,
+		 struct cgnames *names, struct hm_top *top);
 void hm_free(struct heatmap *h);
 
 #endif

@@ -43,6 +43,8 @@ int heatmap_write(const char *cap, const char *out, const struct hm_args *a)
 	struct cgnames *names = NULL;
 	struct hm_page pg = { .title = cap };
 	uint32_t *cells = NULL;
+	struct hm_top *top = NULL;
+	struct leaders procs = { 0 };
 	struct capview v;
 	char what[512];
 	uint64_t span;
@@ -50,6 +52,12 @@ int heatmap_write(const char *cap, const char *out, const struct hm_args *a)
 	bool written = false;
 	int ret, c;
 
+	if (!hm_columns(a->width, a->cell_w)) {
+		ab_error("a page %u pixels wide leaves fewer than 2 columns of %u "
+			 "beside the labels: give a wider --width or a smaller "
+			 "--cell", a->width, a->cell_w);
+		return EXIT_USAGE;
+	}
 	ret = page_open(&of, out, cap, a->force);
 	if (ret)
 		return ret;
@@ -58,11 +66,14 @@ int heatmap_write(const char *cap, const char *out, const struct hm_args *a)
 		goto out;
 	span = v.to - v.from;
 	pg.cell_w = a->cell_w;
-	pg.cols = a->width / a->cell_w;
+	pg.width = a->width;
+	pg.height = a->height;
+	pg.cols = hm_columns(a->width, a->cell_w);
 	pg.col_ns = span / pg.cols + 1; /* the last record inside the last column */
 	pg.since_ns = v.from - v.first;
 	hm_init(&h, v.from, pg.col_ns, pg.cols, &v.a,
 		a->sel.cgroup || a->sel.container);
+	h.by_process = a->by_process;
 	obs.ctx = &h;
 	obs.wait = hm_wait;
 	ret = capview_run(&v, &obs, &a->win, a->tgid, a->comm);
@@ -89,7 +100,22 @@ int heatmap_write(const char *cap, const char *out, const struct hm_args *a)
 		ret = EXIT_RUNTIME;
 		goto out;
 	}
+	top = calloc((size_t)pg.cols * HM_ROWS, sizeof(*top));
+	if (!top || hm_top_tasks(&h, &a->sel, names, top)) {
+		ab_error("out of memory drawing '%s'", cap);
+		ret = EXIT_RUNTIME;
+		goto out;
+	}
 	pg.cells = cells;
+	pg.top = top;
+	pg.h = &h;
+	if (a->by_process && leaders_find(&procs, &v.a)) {
+		ab_error("out of memory drawing '%s'", cap);
+		ret = EXIT_RUNTIME;
+		goto out;
+	}
+	pg.procs = a->by_process ? &procs : NULL;
+	pg.tasks_partial = h.tasks_partial;
 	pg.notice = capview_notice(&v);
 	pg.what = what_of(a, what, sizeof(what));
 	if (!pg.waits)
@@ -108,6 +134,8 @@ out:
 		page_abort(&of);
 	hm_free(&h);
 	free(cells);
+	free(top);
+	leaders_free(&procs);
 	cgnames_free(names);
 	capview_close(&v);
 	return ret;

@@ -9,12 +9,13 @@
 #include "view/heatmap.h"
 
 struct hm_args {
-	uint32_t width; /* pixels of the time axis */
+	uint32_t width, height; /* the page's, in CSS pixels */
 	uint32_t cell_w; /* pixels of a column */
 	struct timewin win;
 	int32_t tgid; /* 0: every task */
 	const char *comm; /* NULL: every name */
 	struct hm_select sel;
+	bool by_process; /* the cells' top processes, not tasks */
 	bool force;
 };
 

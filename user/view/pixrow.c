@@ -2,6 +2,7 @@
 /* Intervals into runs of whole pixels, what is under a pixel merged and counted. */
 #include <stdlib.h>
 #include <string.h>
+#include "lib/array.h"
 #include "view/pixrow.h"
 
 void pixrow_init(struct pixrow *r, const struct pixscale *sc)
@@ -24,16 +25,9 @@ static void emit(struct pixrow *r, uint32_t x0, uint32_t x1, unsigned int kind)
 		last->x1 = x1;
 		return;
 	}
-	if (r->n == r->cap) {
-		size_t cap = r->cap ? r->cap * 2 : 16;
-		struct pixrun *v = realloc(r->runs, cap * sizeof(*v));
-
-		if (!v) {
-			r->oom = true;
-			return;
-		}
-		r->runs = v;
-		r->cap = cap;
+	if (array_room(&r->runs, r->n, &r->cap, sizeof(*r->runs), 16)) {
+		r->oom = true;
+		return;
 	}
 	r->runs[r->n++] = (struct pixrun){ x0, x1, (uint8_t)kind };
 }
@@ -132,6 +126,28 @@ void pixrow_add(struct pixrow *r, uint64_t s, uint64_t e, unsigned int kind)
 void pixrow_finish(struct pixrow *r)
 {
 	flush(r);
+}
+
+void pixrow_halve(struct pixrow *r)
+{
+	size_t n = 0;
+
+	flush(r);
+	for (size_t i = 0; i < r->n; i++) {
+		struct pixrun u = r->runs[i];
+		uint32_t x0 = u.x0 / 2, x1 = u.x1 / 2 + (u.x1 & 1);
+
+		/* the left half of pixel x0 was the run before's */
+		if (n && r->runs[n - 1].x1 > x0)
+			x0 = r->runs[n - 1].x1;
+		if (x0 >= x1)
+			continue;
+		if (n && r->runs[n - 1].x1 == x0 && r->runs[n - 1].kind == u.kind)
+			r->runs[n - 1].x1 = x1;
+		else
+			r->runs[n++] = (struct pixrun){ x0, x1, u.kind };
+	}
+	r->n = n;
 }
 
 uint64_t pixrow_error(const struct pixrow *r)

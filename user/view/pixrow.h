@@ -57,6 +57,14 @@ void pixrow_init(struct pixrow *r, const struct pixscale *sc);
 void pixrow_add(struct pixrow *r, uint64_t s, uint64_t e, unsigned int kind);
 /* Close the last pixel (before reading runs). */
 void pixrow_finish(struct pixrow *r);
+/*
+ * The row at half its resolution (its scale's px_ns doubled by the caller:
+ * pixel x becomes x / 2): the pixel being filled is closed first, and a
+ * new pixel shows its left half's kind where that half was drawn, else the
+ * right half's. The zoom layer's way to stay within its budget; the
+ * totals and counts stay those of the finer rows.
+ */
+void pixrow_halve(struct pixrow *r);
 void pixrow_free(struct pixrow *r);
 /* The largest |drawn pixels x px_ns - exact time| over the kinds, in ns. */
 uint64_t pixrow_error(const struct pixrow *r);

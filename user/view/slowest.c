@@ -7,6 +7,7 @@
 #include "lib/array.h"
 #include "lib/escape.h"
 #include "lib/hashtab.h"
+#include "lib/heap.h"
 #include "lib/util.h"
 #include "view/taskref.h"
 #include "view/slowest.h"
@@ -18,6 +19,8 @@ int slowest_init(struct slowest *s, size_t max)
 	s->max = max;
 	return s->v ? 0 : -ENOMEM;
 }
+
+_Static_assert(sizeof(struct slow_wait) <= HEAP_ELEM_MAX, "the heap's room");
 
 static uint64_t len_of(const struct slow_wait *w)
 {
@@ -32,23 +35,11 @@ static bool less(const struct slow_wait *a, const struct slow_wait *b)
 	return a->start_ns > b->start_ns;
 }
 
-static void sift_down(struct slowest *s, size_t i)
+/* heap_before_fn: the heap's root is the least slow wait kept. */
+static bool less_slow(const void *a, const void *b, const void *ctx)
 {
-	for (;;) {
-		size_t l = 2 * i + 1, r = l + 1, m = i;
-		struct slow_wait t;
-
-		if (l < s->n && less(&s->v[l], &s->v[m]))
-			m = l;
-		if (r < s->n && less(&s->v[r], &s->v[m]))
-			m = r;
-		if (m == i)
-			return;
-		t = s->v[i];
-		s->v[i] = s->v[m];
-		s->v[m] = t;
-		i = m;
-	}
+	(void)ctx;
+	return less(a, b);
 }
 
 void slowest_wait(void *ctx, const struct wait_ev *w)
@@ -60,8 +51,6 @@ void slowest_wait(void *ctx, const struct wait_ev *w)
 		.end_ns = w->end_ns, .holder_run_ns = w->holder_run_ns,
 		.holder_run_known = w->holder_run_known,
 	};
-	size_t i;
-
 	s->seen++;
 	snprintf(e.comm, sizeof(e.comm), "%s", w->comm ? w->comm : "");
 	snprintf(e.holder_comm, sizeof(e.holder_comm), "%s",
@@ -72,13 +61,11 @@ void slowest_wait(void *ctx, const struct wait_ev *w)
 		if (!less(&s->v[0], &e))
 			return;
 		s->v[0] = e;
-		sift_down(s, 0);
+		heap_down(s->v, s->n, sizeof(*s->v), 0, less_slow, NULL);
 		return;
 	}
-	/* sift up */
-	for (i = s->n++; i && less(&e, &s->v[(i - 1) / 2]); i = (i - 1) / 2)
-		s->v[i] = s->v[(i - 1) / 2];
-	s->v[i] = e;
+	s->v[s->n] = e;
+	heap_up(s->v, sizeof(*s->v), s->n++, less_slow, NULL);
 }
 
 static int slower_first(const void *a, const void *b)

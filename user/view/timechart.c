@@ -6,6 +6,69 @@
 #include "lib/array.h"
 #include "view/timechart.h"
 
+/* The zoom layer's scale: pixels of TC_ZOOM_MIN_NS, fewer than 2^31 of them. */
+static void zoom_scale(struct timechart *tc)
+{
+	uint64_t span = pixscale_end(&tc->sc) - tc->sc.t0;
+	uint64_t px = span >> 31 ? (span >> 31) + 1 : 1;
+
+	if (px < TC_ZOOM_MIN_NS)
+		px = TC_ZOOM_MIN_NS;
+	tc->zsc = (struct pixscale){ .t0 = tc->sc.t0, .px_ns = px,
+				     .width = (uint32_t)(span / px + 1) };
+	tc->zoom = tc->sc.width && px * 2 <= tc->sc.px_ns;
+}
+
+/* Every row of the zoom layer (lanes, then CPUs): NULL past the last. */
+static struct pixrow *zrow_at(struct timechart *tc, size_t i)
+{
+	if (i < tc->nlanes)
+		return &tc->lanes[i].zrow;
+	i -= tc->nlanes;
+	return i < (size_t)tc->ncpus ? &tc->cpus[i].zstate : NULL;
+}
+
+/*
+ * The zoom layer within its budget: its pixels made twice as long while
+ * its runs would take more of the page; none where they would no longer
+ * be finer than half a page pixel.
+ */
+static void zoom_budget(struct timechart *tc)
+{
+	struct pixrow *r;
+	uint64_t runs = 0;
+
+	for (size_t i = 0; (r = zrow_at(tc, i)); i++)
+		runs += r->n;
+	while (tc->zoom && runs * TC_ZOOM_RUN_BYTES > TC_ZOOM_BUDGET) {
+		if (tc->zsc.px_ns * 4 > tc->sc.px_ns) {
+			tc->zoom = false;
+			tc->zoom_dropped = true;
+			for (size_t i = 0; (r = zrow_at(tc, i)); i++)
+				pixrow_free(r);
+			return;
+		}
+		tc->zsc.px_ns *= 2;
+		tc->zsc.width = tc->zsc.width / 2 + 1;
+		runs = 0;
+		for (size_t i = 0; (r = zrow_at(tc, i)); i++) {
+			pixrow_halve(r);
+			runs += r->n;
+		}
+	}
+}
+
+/* [s, e) of kind into a zoom row, the layer's budget looked at now and then. */
+static void zoom_add(struct timechart *tc, struct pixrow *r, uint64_t s,
+		     uint64_t e, unsigned int kind)
+{
+	if (!tc->zoom)
+		return;
+	pixrow_add(r, s, e, kind);
+	if (!(++tc->zadds & 4095))
+		zoom_budget(tc);
+}
+
 struct timechart *tc_new(const struct pixscale *sc, int ncpus,
 			 const struct tc_lanes_rule *rule)
 {
@@ -22,11 +85,44 @@ struct timechart *tc_new(const struct pixscale *sc, int ncpus,
 		return NULL;
 	}
 	tc->ncpus = ncpus;
+	zoom_scale(tc);
 	for (int c = 0; c < ncpus; c++) {
 		pixrow_init(&tc->cpus[c].state, &tc->sc);
 		pixrow_init(&tc->cpus[c].freq, &tc->sc);
+		pixrow_init(&tc->cpus[c].zstate, &tc->zsc);
+	}
+	/* who ran where: within a budget (a page of 4,096 CPUs would not) */
+	for (int c = 0; sc->width && (uint64_t)ncpus * sc->width <= TC_WHO_CELLS &&
+			c < ncpus; c++) {
+		tc->cpus[c].who = calloc(sc->width, sizeof(*tc->cpus[c].who));
+		tc->cpus[c].who_ns = calloc(sc->width, sizeof(*tc->cpus[c].who_ns));
+		tc->oom |= !tc->cpus[c].who || !tc->cpus[c].who_ns;
 	}
 	return tc;
+}
+
+/* Task ti ran on c over [a, b) (clipped to the scale): each pixel's longest stint. */
+static void who_ran(struct timechart *tc, struct tc_cpu *c, size_t ti,
+		    uint64_t a, uint64_t b)
+{
+	const struct pixscale *sc = &tc->sc;
+	uint64_t x;
+
+	if (!c->who || b <= a)
+		return;
+	for (x = (a - sc->t0) / sc->px_ns; x < sc->width; x++) {
+		uint64_t p0 = sc->t0 + x * sc->px_ns;
+		uint64_t p1 = p0 > UINT64_MAX - sc->px_ns ? UINT64_MAX :
+			      p0 + sc->px_ns;
+		uint64_t ns = (b < p1 ? b : p1) - (a > p0 ? a : p0);
+
+		if (ns > c->who_ns[x]) {
+			c->who_ns[x] = ns;
+			c->who[x] = (uint32_t)ti + 1;
+		}
+		if (b <= p1)
+			break;
+	}
 }
 
 static uint64_t id_hash(const struct task_id *id)
@@ -124,6 +220,7 @@ static long lane_of(struct timechart *tc, struct tc_task *t)
 	l->id = t->id;
 	l->task = (size_t)(t - tc->tasks);
 	pixrow_init(&l->row, &tc->sc);
+	pixrow_init(&l->zrow, &tc->zsc);
 	t->lane = (long)tc->nlanes;
 	return (long)tc->nlanes++;
 }
@@ -142,11 +239,18 @@ static void on_task_span(void *ctx, const struct task_span *s)
 		return;
 	name_seen(t, s->comm);
 	t->has_interval = true;
-	if (s->kind == SPAN_RUNNING)
+	if (s->kind == SPAN_RUNNING) {
 		t->run_ns += pixscale_clip(&tc->sc, &a, &b);
+		if (s->cpu >= 0 && s->cpu < tc->ncpus &&
+		    (size_t)(t - tc->tasks) < UINT32_MAX)
+			who_ran(tc, &tc->cpus[s->cpu], (size_t)(t - tc->tasks),
+				a, b);
+	}
 	i = lane_of(tc, t);
-	if (i >= 0)
+	if (i >= 0) {
 		pixrow_add(&tc->lanes[i].row, s->start_ns, s->end_ns, s->kind);
+		zoom_add(tc, &tc->lanes[i].zrow, s->start_ns, s->end_ns, s->kind);
+	}
 }
 
 static void on_cpu_span(void *ctx, const struct cpu_span *s)
@@ -186,6 +290,7 @@ static void on_cpu_span(void *ctx, const struct cpu_span *s)
 		break;
 	}
 	pixrow_add(&c->state, s->start_ns, s->end_ns, kind);
+	zoom_add(tc, &c->zstate, s->start_ns, s->end_ns, kind);
 }
 
 static void on_freq_span(void *ctx, const struct freq_span *s)
@@ -243,16 +348,10 @@ static void on_wakeup(void *ctx, const struct wake_ev *w)
 		tc->arrows_merged++;
 		return;
 	}
-	if (l->narrows == l->arrows_cap) {
-		size_t cap = l->arrows_cap ? l->arrows_cap * 2 : 8;
-		struct tc_arrow *v = realloc(l->arrows, cap * sizeof(*v));
-
-		if (!v) {
-			tc->oom = true;
-			return;
-		}
-		l->arrows = v;
-		l->arrows_cap = cap;
+	if (array_room(&l->arrows, l->narrows, &l->arrows_cap,
+		       sizeof(*l->arrows), 8)) {
+		tc->oom = true;
+		return;
 	}
 	l->arrows[l->narrows++] = (struct tc_arrow){ x, from };
 	tc->arrows++;
@@ -289,6 +388,8 @@ void tc_observer(struct timechart *tc, struct analysis_observer *o)
 
 void tc_finish(struct timechart *tc)
 {
+	struct pixrow *r;
+
 	for (int c = 0; c < tc->ncpus; c++) {
 		pixrow_finish(&tc->cpus[c].state);
 		pixrow_finish(&tc->cpus[c].freq);
@@ -300,6 +401,11 @@ void tc_finish(struct timechart *tc)
 		pixrow_finish(&l->row);
 		tc->oom |= l->row.oom;
 	}
+	for (size_t i = 0; tc->zoom && (r = zrow_at(tc, i)); i++) {
+		pixrow_finish(r);
+		tc->oom |= r->oom;
+	}
+	zoom_budget(tc);
 }
 
 void tc_free(struct timechart *tc)
@@ -309,9 +415,13 @@ void tc_free(struct timechart *tc)
 	for (int c = 0; c < tc->ncpus; c++) {
 		pixrow_free(&tc->cpus[c].state);
 		pixrow_free(&tc->cpus[c].freq);
+		pixrow_free(&tc->cpus[c].zstate);
+		free(tc->cpus[c].who);
+		free(tc->cpus[c].who_ns);
 	}
 	for (size_t i = 0; i < tc->nlanes; i++) {
 		pixrow_free(&tc->lanes[i].row);
+		pixrow_free(&tc->lanes[i].zrow);
 		free(tc->lanes[i].arrows);
 	}
 	free(tc->lanes);
@@ -321,14 +431,16 @@ void tc_free(struct timechart *tc)
 	free(tc);
 }
 
+/*
+ * The report's rule (analysis_wanted): a task is named by the last name it
+ * had; an earlier one (before an exec, or a pid reused unseen) does not
+ * choose it.
+ */
 bool tc_task_shown(const struct tc_task *t, int32_t tgid, const char *comm)
 {
 	if (tgid && t->id.tgid != tgid)
 		return false;
-	if (comm && strncmp(t->comm, comm, sizeof(t->comm)) &&
-	    strncmp(t->first_comm, comm, sizeof(t->first_comm)))
-		return false;
-	return true;
+	return !comm || !strncmp(t->comm, comm, sizeof(t->comm));
 }
 
 /* Most time on a CPU first, then most waiting, then the earliest. */

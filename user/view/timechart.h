@@ -55,20 +55,50 @@ struct tc_lane {
 	struct task_id id;
 	size_t task; /* its tasks[]: its names */
 	struct pixrow row;
+	struct pixrow zrow; /* the zoom layer (timechart.zoom) */
 	struct tc_arrow *arrows;
 	size_t narrows, arrows_cap;
 	uint64_t wakeups, arrows_merged;
 	uint64_t waits, wait_ns; /* run-queue waits measured, their sum */
+	/*
+	 * the lane order's first key: 0 a task the capture followed (the
+	 * command's, or all in a capture without a task filter), 1 one seen
+	 * only beside those, 2 the recorder's own
+	 */
+	uint8_t rank;
 };
 
 struct tc_cpu {
 	struct pixrow state, freq;
+	struct pixrow zstate; /* the zoom layer (timechart.zoom) */
 	uint32_t khz[TC_FREQS];
 	int nkhz;
 	uint64_t khz_other; /* spans of frequencies past TC_FREQS */
 	uint64_t idle_deeper; /* idle spans in states past the last drawn */
 	uint64_t irq_wakeups;
+	/*
+	 * who ran: per pixel, 1 + the tasks[] index of the task with the
+	 * longest stint on this CPU in it (0: none), and that stint's ns;
+	 * NULL past TC_WHO_CELLS pixels of CPU lanes in all
+	 */
+	uint32_t *who;
+	uint64_t *who_ns;
 };
+
+/*
+ * The zoom layer: the task and CPU rows again at a finer scale (zsc),
+ * which the page draws its zoomed views from. Its pixels are at least
+ * TC_ZOOM_MIN_NS (a scheduler switch takes about a microsecond); while its
+ * runs would take more than TC_ZOOM_BUDGET bytes of the page (about
+ * TC_ZOOM_RUN_BYTES each), its pixels are made twice as long, and where
+ * they would no longer be finer than half a page pixel there is no layer.
+ */
+#define TC_ZOOM_MIN_NS 100u
+#define TC_ZOOM_BUDGET (16u << 20)
+#define TC_ZOOM_RUN_BYTES 6u
+
+/* The most CPU-lane pixels whose runner is kept (12 bytes each). */
+#define TC_WHO_CELLS (4u << 20)
 
 /* Which tasks get a lane. */
 struct tc_lanes_rule {
@@ -81,6 +111,9 @@ struct tc_lanes_rule {
 
 struct timechart {
 	struct pixscale sc;
+	struct pixscale zsc; /* the zoom layer's scale (zoom: there is one) */
+	bool zoom, zoom_dropped; /* dropped: past its budget */
+	uint64_t zadds; /* intervals added to the layer (its budget looked at every 4096) */
 	struct tc_cpu *cpus;
 	int ncpus;
 	struct tc_lanes_rule rule;

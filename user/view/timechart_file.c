@@ -62,7 +62,7 @@ static struct pixscale scale_of(const struct capview *v, uint32_t width)
 static int read_chart(struct capview *v, const struct tc_args *a,
 		      const struct tc_lanes_rule *rule, struct timechart **tcp)
 {
-	struct pixscale sc = scale_of(v, a->width);
+	struct pixscale sc = scale_of(v, tc_axis_px(a->width));
 	struct analysis_observer obs;
 	int ret;
 
@@ -122,6 +122,38 @@ static int read_chosen(struct capview *v, const char *cap,
 	return ret;
 }
 
+/*
+ * Each lane's rank (struct tc_lane): a record -- CMD chart starts with
+ * CMD's tasks, and the recorder's own come last (issue 33). A task the
+ * analysis no longer holds (its tid taken again since) ranks with a
+ * followed thread of its process.
+ */
+static void rank_lanes(struct timechart *tc, const struct analysis *a)
+{
+	struct hashtab followed = { 0 }; /* tgids of followed tasks */
+
+	for (size_t i = 0; i < tc->nlanes; i++) {
+		struct tc_lane *l = &tc->lanes[i];
+		const struct task *t = analysis_find(a, l->id.tid);
+
+		if (a->recorder_tgid && l->id.tgid == a->recorder_tgid)
+			l->rank = 2;
+		else if (!a->task_filtered || (t && t->start_ns == l->id.start_ns &&
+					       t->followed == FOLLOW_YES))
+			l->rank = 0;
+		else
+			l->rank = 1;
+		/* no memory: that process's other threads keep rank 1 */
+		if (!l->rank)
+			(void)hashtab_put(&followed, (uint64_t)l->id.tgid, 1);
+	}
+	for (size_t i = 0; i < tc->nlanes; i++)
+		if (tc->lanes[i].rank == 1 &&
+		    hashtab_get(&followed, (uint64_t)tc->lanes[i].id.tgid))
+			tc->lanes[i].rank = 0;
+	hashtab_free(&followed);
+}
+
 int timechart_write(const char *cap, const char *out, const struct tc_args *a)
 {
 	struct timechart *tc = NULL;
@@ -136,6 +168,12 @@ int timechart_write(const char *cap, const char *out, const struct tc_args *a)
 	bool written = false;
 	int ret, c, damaged;
 
+	if (!tc_axis_px(a->width)) {
+		ab_error("a page %u pixels wide has no room for a time axis "
+			 "beside the labels: give --width %d or more", a->width,
+			 TC_LABEL_W + TC_RIGHT_W + TC_AXIS_MIN);
+		return EXIT_USAGE;
+	}
 	ret = page_open(&of, out, cap, a->force);
 	if (ret)
 		return ret;
@@ -160,6 +198,7 @@ int timechart_write(const char *cap, const char *out, const struct tc_args *a)
 	if (ret && ret != EXIT_DAMAGED)
 		goto out;
 	ret = damaged;
+	rank_lanes(tc, &v.a);
 	pg.choice = &ch;
 	pg.notice = capview_notice(&v);
 	pc = (struct page_ctx){ tc, &pg };

@@ -9,7 +9,7 @@
 #include "lib/duration.h"
 
 struct tc_args {
-	uint32_t width; /* pixels of the time axis */
+	uint32_t width; /* the page's pixels (tc_axis_px: the time axis's) */
 	struct timewin win;
 	int32_t tgid; /* 0: every task */
 	const char *comm; /* NULL: every name */

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "analysis/leaders.h"
 #include "lib/array.h"
 #include "view/taskref.h"
 #include "view/wakeups.h"
@@ -59,6 +60,27 @@ static bool lost_in(const struct wakeups *w, uint64_t from, uint64_t to)
 	return false;
 }
 
+/* exits more of cause k: merged into its row, or a new one. */
+static void add_cause(struct wakeups *w, const struct wk_cause *k,
+		      uint64_t exits)
+{
+	struct cause_key key = { w, k };
+	uint64_t h = hash_of(k), *i;
+
+	i = hashtab_find(&w->index, h, same_cause, &key);
+	if (i) {
+		w->causes[*i].exits += exits;
+		return;
+	}
+	if (array_room(&w->causes, w->ncauses, &w->cap, sizeof(*w->causes),
+		       64) || hashtab_add(&w->index, h, w->ncauses)) {
+		w->oom = true;
+		return;
+	}
+	w->causes[w->ncauses] = *k;
+	w->causes[w->ncauses++].exits = exits;
+}
+
 /*
  * One exit of c's CPU with its cause (or none) counted; end: when the
  * search for its wakeup ended (the next idle entry, or the capture's end).
@@ -67,26 +89,12 @@ static void count_exit(struct wakeups *w, struct wk_cpu *c, int cpu,
 		       uint64_t end)
 {
 	struct wk_cause k = c->has_cause ? c->cause : (struct wk_cause){ 0 };
-	struct cause_key key = { w, &k };
-	uint64_t h, *i;
 
 	k.cpu = cpu;
 	k.none = !c->has_cause;
 	k.lost = k.none && lost_in(w, c->entry_ts, end);
 	c->pending = c->has_cause = false;
-	h = hash_of(&k);
-	i = hashtab_find(&w->index, h, same_cause, &key);
-	if (i) {
-		w->causes[*i].exits++;
-		return;
-	}
-	if (array_room(&w->causes, w->ncauses, &w->cap, sizeof(*w->causes),
-		       64) || hashtab_add(&w->index, h, w->ncauses)) {
-		w->oom = true;
-		return;
-	}
-	k.exits = 1;
-	w->causes[w->ncauses++] = k;
+	add_cause(w, &k, 1);
 }
 
 void wk_record(void *ctx, const union abicap_rec *rec)
@@ -167,6 +175,51 @@ void wk_finish(struct wakeups *w)
 	hashtab_free(&w->index); /* the positions moved */
 }
 
+/* A task's identity as its process's: the tgid, named by its leader. */
+static void to_process(const struct leaders *l, struct task_id *id,
+		       char comm[ABICAP_COMM_LEN])
+{
+	const struct task *t;
+
+	if (id->tid < 0 || id->tgid <= 0)
+		return;
+	t = leaders_of(l, id->tgid);
+	id->tid = id->tgid;
+	id->start_ns = 0;
+	if (t)
+		snprintf(comm, ABICAP_COMM_LEN, "%s", task_comm(t));
+}
+
+int wk_by_process(struct wakeups *w, const struct analysis *a)
+{
+	struct wk_cause *old = w->causes;
+	size_t n = w->ncauses;
+	struct leaders l;
+
+	if (leaders_find(&l, a)) {
+		leaders_free(&l);
+		return -ENOMEM;
+	}
+	w->causes = NULL;
+	w->ncauses = w->cap = 0;
+	hashtab_free(&w->index);
+	for (size_t i = 0; i < n; i++) {
+		struct wk_cause k = old[i];
+
+		if (!k.none) {
+			to_process(&l, &k.wakee, k.wakee_comm);
+			if (!k.in_irq)
+				to_process(&l, &k.waker, k.waker_comm);
+		}
+		add_cause(w, &k, old[i].exits);
+	}
+	free(old);
+	leaders_free(&l);
+	w->by_process = true;
+	wk_finish(w);
+	return w->oom ? -ENOMEM : 0;
+}
+
 static double secs(const struct wakeups *w)
 {
 	return w->to > w->from ? (double)(w->to - w->from) / 1e9 : 1e-9;
@@ -229,7 +282,8 @@ void wk_text(FILE *f, const struct wakeups *w, const struct analysis *a,
 		"from its idle entry to the next) and its waker (%zu of %zu):\n",
 		w->ncauses < top ? w->ncauses : top, w->ncauses);
 	fprintf(f, "  %9s %9s %4s  %-28s %s\n", "EXITS/s", "EXITS", "CPU",
-		"WOKEN", "WOKEN BY");
+		w->by_process ? "WOKEN PROCESS" : "WOKEN",
+		w->by_process ? "WOKEN BY PROCESS" : "WOKEN BY");
 	for (size_t i = 0; i < w->ncauses && i < top; i++) {
 		const struct wk_cause *c = &w->causes[i];
 		char b1[80], b2[80];
@@ -251,6 +305,8 @@ json_t *wk_json(const struct wakeups *w, const struct analysis *a)
 	double s = secs(w);
 
 	json_object_set_new(o, "window_ns", json_integer((json_int_t)(w->to - w->from)));
+	/* by process: each task's tid is its process's id (tgid) */
+	json_object_set_new(o, "by", json_string(w->by_process ? "process" : "task"));
 	for (int i = 0; i < w->ncpus; i++) {
 		const struct wk_cpu *c = &w->cpus[i];
 		json_t *jc = json_object(), *ent = json_object(), *res = json_object();

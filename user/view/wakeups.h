@@ -54,6 +54,7 @@ struct wakeups {
 	const struct capfile_drop *drops;
 	size_t ndrops;
 	bool oom;
+	bool by_process; /* wk_by_process() made the causes per process */
 };
 
 /* For ncpus CPUs, counting in [from, to]: 0 or -ENOMEM. */
@@ -63,6 +64,12 @@ void wk_record(void *ctx, const union abicap_rec *rec);
 void wk_wakeup(void *ctx, const struct wake_ev *e);
 /* Close what is under way; causes sorted, most exits first. */
 void wk_finish(struct wakeups *w);
+/*
+ * After wk_finish(): the causes per process instead of per task (each
+ * task as its process, "name:tgid" as report --by process names it), the
+ * exits of a process's threads summed. 0 or -ENOMEM.
+ */
+int wk_by_process(struct wakeups *w, const struct analysis *a);
 /* The tables: per CPU with a's residencies, then the causes (top rows). */
 void wk_text(FILE *f, const struct wakeups *w, const struct analysis *a,
 	     size_t top);

@@ -22,7 +22,7 @@ static bool has_cpu_idle(json_t *meta)
 }
 
 int wakeups_report(const char *cap, const struct timewin *win, bool json,
-		   size_t top)
+		   size_t top, bool by_process)
 {
 	struct analysis_observer obs = { 0 };
 	struct wakeups w = { 0 };
@@ -51,6 +51,8 @@ int wakeups_report(const char *cap, const struct timewin *win, bool json,
 	if (ret && ret != EXIT_DAMAGED)
 		goto out;
 	wk_finish(&w);
+	if (by_process && !w.oom)
+		wk_by_process(&w, &v.a);
 	if (w.oom) {
 		ab_error("out of memory reading '%s'", cap);
 		ret = EXIT_RUNTIME;

@@ -9,6 +9,6 @@
 
 /* An EXIT_* code, errors reported. */
 int wakeups_report(const char *cap, const struct timewin *win, bool json,
-		   size_t top);
+		   size_t top, bool by_process);
 
 #endif
