@@ -79,6 +79,25 @@ static void instance_remove(const char *dir)
 struct orc_session *orc_start(const char *name, unsigned buffer_kb,
 			      char *err, size_t errlen)
 {
+	return orc_start_events(name, buffer_kb, (1u << ABICAP_EV_COUNT) - 1,
+				-1, err, errlen);
+}
+
+/* tracing_cpumask's text for one CPU: 32-bit hex groups, highest first. */
+static void cpumask_of(int cpu, char *out, size_t len)
+{
+	size_t o = 0;
+
+	for (int g = cpu / 32; g >= 0 && o + 10 < len; g--)
+		o += (size_t)snprintf(out + o, len - o, "%s%08x", o ? "," : "",
+				      g == cpu / 32 ? 1u << (cpu % 32) : 0u);
+}
+
+struct orc_session *orc_start_events(const char *name, unsigned buffer_kb,
+				     unsigned int mask, int cpu, char *err,
+				     size_t errlen)
+{
+	char cpus[256];
 	struct orc_session *s;
 	char kb[32];
 	struct stat st;
@@ -107,11 +126,16 @@ struct orc_session *orc_start(const char *name, unsigned buffer_kb,
 	    put(s->dir, "trace_clock", "mono", err, errlen) ||
 	    put(s->dir, "buffer_size_kb", kb, err, errlen))
 		goto fail;
+	if (cpu >= 0) {
+		cpumask_of(cpu, cpus, sizeof(cpus));
+		if (put(s->dir, "tracing_cpumask", cpus, err, errlen))
+			goto fail;
+	}
 	for (int k = 0; k < ABICAP_EV_COUNT; k++) {
 		char p[128];
 
 		snprintf(p, sizeof(p), "events/%s/enable", ev_paths[k]);
-		if (put(s->dir, p, "1", err, errlen))
+		if ((mask & 1u << k) && put(s->dir, p, "1", err, errlen))
 			goto fail;
 	}
 	if (put(s->dir, "tracing_on", "1", err, errlen))

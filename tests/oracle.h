@@ -84,6 +84,14 @@ struct orc_session;
 struct orc_session *orc_start(const char *name, unsigned buffer_kb,
 			      char *err, size_t errlen);
 /*
+ * The same with only the events of mask (1 << ABICAP_EV_*) on, and only
+ * on CPU cpu (tracing_cpumask) unless it is -1: on a loaded machine the
+ * others' events overran 16 MiB a CPU in 3 s.
+ */
+struct orc_session *orc_start_events(const char *name, unsigned buffer_kb,
+				     unsigned int mask, int cpu, char *err,
+				     size_t errlen);
+/*
  * tracing_on=0, read the instance's `trace` into t (in time order), add
  * its per-CPU losses, remove the instance. 0, or -1 with err (the instance
  * is removed either way).

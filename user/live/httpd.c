@@ -13,6 +13,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 #include "live/httpd.h"
+#include "live/peeruid.h"
 #include "lib/gzip.h"
 #include "lib/util.h"
 
@@ -419,6 +420,7 @@ static void on_connection(void *cls, struct MHD_Connection *conn,
 		return;
 	}
 	p->fd = fd->connect_fd;
+	p->uid = peeruid_of(s->diag, p->fd);
 	if (ad->client_addr->sa_family == AF_INET6) {
 		memcpy(p->addr, &((struct sockaddr_in6 *)ad->client_addr)->sin6_addr,
 		       16);
@@ -450,7 +452,8 @@ int httpd_start(struct httpd *h, int fd, struct metrics_ctx *m)
 {
 	memset(h, 0, sizeof(*h));
 	h->m = m;
-	guard_init(&h->guard, HTTP_MAX_CONNS, HTTP_MAX_PER_ADDR,
+	h->diag = peeruid_open();
+	guard_init(&h->guard, HTTP_MAX_CONNS, HTTP_MAX_PER_CLIENT,
 		   HTTP_DEADLINE_S * 1000000000ull);
 	/*
 	 * One thread runs MHD and the guard, so a peer is never closed by MHD
@@ -469,6 +472,10 @@ int httpd_start(struct httpd *h, int fd, struct metrics_ctx *m)
 				MHD_OPTION_CONNECTION_MEMORY_LIMIT,
 				(size_t)HTTP_MAX_HEADER,
 				MHD_OPTION_END);
+	if (!h->d && h->diag >= 0) {
+		close(h->diag);
+		h->diag = -1;
+	}
 	return h->d ? 0 : -1;
 }
 
@@ -485,6 +492,9 @@ void httpd_stop(struct httpd *h)
 {
 	MHD_stop_daemon(h->d); /* closes the listening socket */
 	h->d = NULL;
+	if (h->diag >= 0)
+		close(h->diag);
+	h->diag = -1;
 	page_put(h->page);
 	h->page = NULL;
 }

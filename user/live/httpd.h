@@ -19,7 +19,7 @@
  * at the deadline or evicted by newcomers, so they cannot lock out a scrape.
  */
 #define HTTP_MAX_CONNS 64
-#define HTTP_MAX_PER_ADDR 16
+#define HTTP_MAX_PER_CLIENT 16
 #define HTTP_DEADLINE_S 10
 #define HTTP_MAX_HEADER 16384
 
@@ -54,6 +54,7 @@ struct page;
 struct httpd {
 	struct metrics_ctx *m;
 	struct conn_guard guard;
+	int diag; /* who owns a local client's socket (live/peeruid.h) */
 	uint64_t scrapes, refused, renders;
 	struct page *page; /* the current page, NULL before the first scrape */
 	struct MHD_Daemon *d;
