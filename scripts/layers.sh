@@ -2,7 +2,8 @@
 # The architecture checks (ARCHITECTURE.md), run by every make (a
 # violation fails the build) and usable alone: scripts/layers.sh [TOP].
 #  1. No upward include: each user/<layer>/ file includes only headers of
-#     the layers below it (lib <- event <- {abi, analysis <- capfile};
+#     the layers below it (lib <- event <- {abi, capfile, analysis};
+#     {analysis, capfile} <- report <- view;
 #     live -> abi;
 #     cmd -> anything; live and capfile never include each other), and an
 #     include without a layer names a header of bpf/ or the generated
@@ -25,10 +26,11 @@ declare -A may=(
 	[event]="lib event bpf"
 	[abi]="lib event abi bpf"
 	[analysis]="lib event analysis bpf"
-	[capfile]="lib event analysis capfile bpf"
+	[capfile]="lib event capfile bpf"
+	[report]="lib event analysis capfile report bpf"
 	[live]="lib event abi live bpf skel"
-	[view]="lib event analysis capfile view bpf"
-	[cmd]="lib event abi analysis capfile live view cmd bpf skel"
+	[view]="lib event analysis capfile report view bpf"
+	[cmd]="lib event abi analysis capfile report live view cmd bpf skel"
 	[static]=""
 )
 for dir in user/*/; do

@@ -13,7 +13,7 @@
 #include "btf_fixture.h"
 #include "capfile/capfile.h"
 #include "harness.h"
-#include "capfile/perfetto.h"
+#include "report/perfetto.h"
 #include "lib/util.h"
 
 #define path(n) scratch_path(n)

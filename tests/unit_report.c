@@ -11,7 +11,7 @@
 #include <string.h>
 #include "analysis/analysis.h"
 #include "capfile/capfile.h"
-#include "capfile/report_group.h"
+#include "report/report_group.h"
 #include "cmd/commands.h"
 #include "harness.h"
 #include "lib/util.h"

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "capfile/perfetto_export.h"
+#include "report/perfetto_export.h"
 #include "fuzz.h"
 #include "lib/util.h"
 

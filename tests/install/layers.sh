@@ -34,6 +34,9 @@ lib including cmd|user/lib/util.c|#include "cmd/commands.h"|user/lib/util.c:
 event including capfile|user/event/format.h|#include "capfile/capfile.h"|user/event/format.h:
 capfile including live|user/capfile/capfile.c|#include "live/capture.h"|capfile includes "live/capture.h"
 live including capfile|user/live/runloop.c|#include "capfile/capsink.h"|live includes "capfile/capsink.h"
+capfile including the analysis|user/capfile/capinfo.c|#include "analysis/analysis.h"|capfile includes "analysis/analysis.h"
+capfile including report|user/capfile/capwarn.c|#include "report/report_read.h"|capfile includes "report/report_read.h"
+report including view|user/report/slowest.c|#include "view/capview.h"|report includes "view/capview.h"
 abi including capfile|user/abi/objcheck.c|#include "capfile/capfile.h"|abi includes "capfile/capfile.h"
 abi including live|user/abi/checker.c|#  include "live/features.h"|abi includes "live/features.h"
 a user header by its bare name|user/live/capture.c|#include "util.h"|user/live/capture.c:

@@ -141,12 +141,6 @@ struct chain {
 	uint64_t measured, total_lat, max_lat; /* the waits that followed */
 };
 
-/* Events were lost in (start_ns, end_ns]: count of them (capfile.h). */
-struct drop_window {
-	uint64_t start_ns, end_ns, count;
-	int32_t cpu; /* whose events were lost; -1: any CPU */
-};
-
 struct analysis {
 	struct task *tasks;
 	size_t ntasks, cap;

@@ -7,9 +7,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "analysis/analysis.h"
 #include "capfile/capfile.h"
 #include "capfile/capmeta.h"
+#include "event/record.h"
 
 /* What the capture's metadata and blocks say about its filters and losses. */
 struct capinfo {

@@ -98,12 +98,6 @@ bool capwarn_window(const char *path, const struct timewin *w, uint64_t span)
 	return true;
 }
 
-static bool task_matches(const struct task *t, int32_t pid, const char *comm)
-{
-	return (!pid || t->tgid == pid) &&
-	       (!comm || !strncmp(t->comm, comm, sizeof(t->comm)));
-}
-
 void capwarn_task_missing(const char *path, int32_t pid, const char *comm,
 			  int32_t thread_of, const char *thread_comm)
 {
@@ -121,24 +115,6 @@ void capwarn_task_missing(const char *path, int32_t pid, const char *comm,
 		ab_error("no task named '%s' in '%s': give a name it has (abicap "
 			 "report '%s' --format json | jq '.tasks[].comm')",
 			 text_escaped(comm, ESCAPE_MAX), p, p);
-}
-
-bool capwarn_no_task(const struct analysis *a, const char *path, int32_t pid,
-		     const char *comm)
-{
-	const struct task *thread = NULL;
-
-	if (!pid && !comm)
-		return false;
-	for (size_t i = 0; i < a->ntasks; i++) {
-		if (task_matches(&a->tasks[i], pid, comm))
-			return false;
-		if (pid && a->tasks[i].pid == pid && a->tasks[i].tgid != pid)
-			thread = &a->tasks[i];
-	}
-	capwarn_task_missing(path, pid, comm, thread ? thread->tgid : 0,
-			     thread ? thread->comm : NULL);
-	return true;
 }
 
 bool capwarn_cpu_past(const union abicap_rec *r, uint32_t ncpus)

@@ -5,7 +5,6 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include "analysis/analysis.h"
 #include "capfile/capfile.h"
 #include "lib/duration.h"
 
@@ -34,15 +33,6 @@ bool capwarn_losses(const struct capr *r, char *buf, size_t len);
  */
 bool capwarn_window(const char *path, const struct timewin *w, uint64_t span);
 
-/*
- * --pid (0: none) and --comm (NULL: none) against the capture's tasks
- * (after analysis_finish): false when no filter or a task matches; else
- * true, with one error for every reader (exit 2): which process or name
- * the capture lacks, the process a thread id given as --pid belongs to,
- * and how to list those it has.
- */
-bool capwarn_no_task(const struct analysis *a, const char *path, int32_t pid,
-		     const char *comm);
 /*
  * That error, for a reader without an analysis (script): thread_of the
  * process of a thread whose id was given as --pid (0: none seen).

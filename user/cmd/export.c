@@ -3,7 +3,7 @@
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
-#include "capfile/perfetto_export.h"
+#include "report/perfetto_export.h"
 #include "cmd/commands.h"
 #include "cmd/options.h"
 #include "cmd/window_opts.h"

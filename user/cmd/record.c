@@ -11,7 +11,7 @@
 #include <unistd.h>
 #include "capfile/capfile.h"
 #include "capfile/capsink.h"
-#include "capfile/perfetto_export.h"
+#include "report/perfetto_export.h"
 #include "event/cgnames.h"
 #include "event/cgroup.h"
 #include "cmd/commands.h"

@@ -9,15 +9,15 @@
 #include "capfile/capfile.h"
 #include "capfile/capinfo.h"
 #include "capfile/capwarn.h"
-#include "capfile/report_group.h"
-#include "capfile/report_json.h"
-#include "capfile/report_read.h"
-#include "capfile/report_text.h"
+#include "report/report_group.h"
+#include "report/report_json.h"
+#include "report/report_read.h"
+#include "report/report_text.h"
 #include "cmd/commands.h"
 #include "cmd/options.h"
 #include "cmd/window_opts.h"
 #include "lib/util.h"
-#include "view/slowest.h"
+#include "report/slowest.h"
 
 static const struct opt report_opts[] = {
 	{ "format", 'f', "FMT", "text (default) or json" },
@@ -317,7 +317,7 @@ static int rep_finish(struct rep *s, const struct rep_args *o)
 {
 	int ret;
 
-	if (capwarn_no_task(&s->a, o->path, (int32_t)o->pid, o->comm))
+	if (report_no_task(&s->a, o->path, (int32_t)o->pid, o->comm))
 		return EXIT_USAGE;
 	capwarn_window(o->path, &o->win, s->a.last_ts - s->a.first_ts);
 	slowest_finish(&s->slow, &s->a);

@@ -72,4 +72,10 @@ bool record_cpu_past(const union abicap_rec *r, uint32_t ncpus);
  */
 size_t record_cgroups(const union abicap_rec *r, uint64_t ids[2]);
 
+/* Events were lost in (start_ns, end_ns]: count of them (capfile.h). */
+struct drop_window {
+	uint64_t start_ns, end_ns, count;
+	int32_t cpu; /* whose events were lost; -1: any CPU */
+};
+
 #endif

@@ -5,7 +5,7 @@
 #include <string.h>
 #include "capfile/capmeta.h"
 #include "capfile/capwarn.h"
-#include "capfile/report_read.h"
+#include "report/report_read.h"
 #include "lib/util.h"
 #include "view/capview.h"
 
@@ -150,7 +150,7 @@ static int run(struct capview *v, const struct report_read_opts *o)
 		return EXIT_RUNTIME;
 	}
 	if (o->pid || o->comm) {
-		if (capwarn_no_task(&v->a, v->path, o->pid, o->comm))
+		if (report_no_task(&v->a, v->path, o->pid, o->comm))
 			return EXIT_USAGE;
 	}
 	return v->damaged ? EXIT_DAMAGED : EXIT_OK;

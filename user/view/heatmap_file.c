@@ -3,7 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "capfile/report_read.h"
+#include "report/report_read.h"
 #include "lib/util.h"
 #include "view/capview.h"
 #include "view/heatmap_file.h"

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "capfile/capwarn.h"
+#include "report/report_read.h"
 #include "lib/cpulist.h"
 #include "lib/util.h"
 #include "view/capview.h"
@@ -189,7 +190,7 @@ int timechart_write(const char *cap, const char *out, const struct tc_args *a)
 	ret = read_chart(&v, a, &rule, &tc);
 	if (ret && ret != EXIT_DAMAGED)
 		goto out;
-	if (capwarn_no_task(&v.a, cap, a->tgid, a->comm)) {
+	if (report_no_task(&v.a, cap, a->tgid, a->comm)) {
 		ret = EXIT_USAGE;
 		goto out;
 	}

@@ -5,7 +5,7 @@
 #include <string.h>
 #include "analysis/leaders.h"
 #include "lib/array.h"
-#include "view/taskref.h"
+#include "report/taskref.h"
 #include "view/wakeups.h"
 
 int wk_init(struct wakeups *w, int ncpus, uint64_t from, uint64_t to)

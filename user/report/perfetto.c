@@ -18,7 +18,7 @@
 #include <unistd.h>
 #include "lib/array.h"
 #include "capfile/capwarn.h"
-#include "capfile/perfetto.h"
+#include "report/perfetto.h"
 #include "lib/hashtab.h"
 
 enum {

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "capfile/capwarn.h"
-#include "capfile/report_json.h"
+#include "report/report_json.h"
 #include "lib/escape.h"
 
 #define JESC_COMM(c) json_escaped((c), ABICAP_COMM_LEN)

@@ -3,14 +3,14 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "capfile/report_read.h"
+#include "report/report_read.h"
 #include "lib/array.h"
 #include "lib/escape.h"
 #include "lib/hashtab.h"
 #include "lib/heap.h"
 #include "lib/util.h"
-#include "view/taskref.h"
-#include "view/slowest.h"
+#include "report/taskref.h"
+#include "report/slowest.h"
 
 int slowest_init(struct slowest *s, size_t max)
 {

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "capfile/capwarn.h"
-#include "capfile/report_text.h"
+#include "report/report_text.h"
 #include "lib/escape.h"
 
 static double us(uint64_t ns)

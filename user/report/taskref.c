@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include "event/record.h"
 #include "lib/escape.h"
-#include "view/taskref.h"
+#include "report/taskref.h"
 
 const char *taskref_text(char *buf, size_t len, const char *comm, int32_t tid)
 {

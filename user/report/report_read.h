@@ -55,4 +55,14 @@ struct cgnames *capture_cgnames(struct capr *r, bool grouping,
 				const struct hashtab *used,
 				const struct captrailer *t);
 
+/*
+ * --pid (0: none) and --comm (NULL: none) against the capture's tasks
+ * (after analysis_finish): false when no filter or a task matches; else
+ * true, with one error for every reader (exit 2): which process or name
+ * the capture lacks, the process a thread id given as --pid belongs to,
+ * and how to list those it has.
+ */
+bool report_no_task(const struct analysis *a, const char *path, int32_t pid,
+		    const char *comm);
+
 #endif

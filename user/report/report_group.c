@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "capfile/report_group.h"
+#include "report/report_group.h"
 #include "analysis/leaders.h"
 #include "lib/array.h"
 #include "lib/hashtab.h"

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include "analysis/analysis.h"
 #include "capfile/capinfo.h"
-#include "capfile/report_group.h"
+#include "report/report_group.h"
 #include "event/cgnames.h"
 
 /*

@@ -10,7 +10,8 @@
 #include <string.h>
 #include "capfile/capmeta.h"
 #include "capfile/capsort_ext.h"
-#include "capfile/report_read.h"
+#include "capfile/capwarn.h"
+#include "report/report_read.h"
 #include "event/record.h"
 #include "lib/util.h"
 
@@ -155,4 +156,28 @@ struct cgnames *capture_cgnames(struct capr *r, bool grouping,
 			"container id", (unsigned long long)t->ct_not_listed,
 			CAPTRAILER_CT_MAX);
 	return names;
+}
+
+static bool task_matches(const struct task *t, int32_t pid, const char *comm)
+{
+	return (!pid || t->tgid == pid) &&
+	       (!comm || !strncmp(t->comm, comm, sizeof(t->comm)));
+}
+
+bool report_no_task(const struct analysis *a, const char *path, int32_t pid,
+		    const char *comm)
+{
+	const struct task *thread = NULL;
+
+	if (!pid && !comm)
+		return false;
+	for (size_t i = 0; i < a->ntasks; i++) {
+		if (task_matches(&a->tasks[i], pid, comm))
+			return false;
+		if (pid && a->tasks[i].pid == pid && a->tasks[i].tgid != pid)
+			thread = &a->tasks[i];
+	}
+	capwarn_task_missing(path, pid, comm, thread ? thread->tgid : 0,
+			     thread ? thread->comm : NULL);
+	return true;
 }
