@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/btf.h>
+#include "lib/array.h"
 #include "abi/btf_util.h"
 
 __u32 btf_skip_mods(const struct btf *btf, __u32 id)
@@ -286,16 +287,9 @@ struct btf_names *btf_names_new(const struct btf *btf, int kind,
 
 		if (btf_kind(t) != kind || !name || strncmp(name, prefix, plen))
 			continue;
-		if (ix->n == cap) {
-			struct btf_named *nv;
-
-			cap = cap ? cap * 2 : 1024;
-			nv = realloc(ix->v, cap * sizeof(*nv));
-			if (!nv) {
-				btf_names_free(ix);
-				return NULL;
-			}
-			ix->v = nv;
+		if (array_room(&ix->v, ix->n, &cap, sizeof(*ix->v), 1024)) {
+			btf_names_free(ix);
+			return NULL;
 		}
 		ix->v[ix->n++] = (struct btf_named){ name + plen, id };
 	}

@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
+#include "lib/array.h"
 #include "abi/btf_util.h"
 #include "abi/core_relo.h"
 #include "lib/util.h"
@@ -253,13 +254,9 @@ static int add_subprog(struct core_object *o, const char *name,
 {
 	struct core_subprog *s = o->subprogs;
 
-	/* room doubles at each power of two */
-	if (!(o->nsubprogs & (o->nsubprogs - 1))) {
-		s = realloc(s, (o->nsubprogs ? 2 * o->nsubprogs : 1) * sizeof(*s));
-		if (!s)
-			return -1;
-		o->subprogs = s;
-	}
+	if (array_room(&o->subprogs, o->nsubprogs, &o->subprogs_cap,
+		       sizeof(*s), 4))
+		return -1;
 	s = &o->subprogs[o->nsubprogs++];
 	snprintf(s->name, sizeof(s->name), "%s", name ? name : "?");
 	s->off = sym->st_value;
@@ -290,7 +287,8 @@ static int read_progs(Elf *elf, const char *path, struct core_object *o,
 {
 	Elf_Scn *scn = NULL;
 	size_t shstrndx;
-	int ret = -1, cap = 0;
+	int ret = -1;
+	size_t cap = 0;
 
 	if (!elf || elf_kind(elf) != ELF_K_ELF || elf_getshdrstrndx(elf, &shstrndx)) {
 		snprintf(err, errlen, "'%s' is not an ELF BPF object", path);
@@ -340,13 +338,10 @@ static int read_progs(Elf *elf, const char *path, struct core_object *o,
 				}
 				continue;
 			}
-			if (o->nprogs == cap) {
-				cap = cap ? cap * 2 : 16;
-				o->progs = realloc(o->progs, cap * sizeof(*p));
-				if (!o->progs) {
-					snprintf(err, errlen, "out of memory");
-					goto out;
-				}
+			if (array_room(&o->progs, o->nprogs, &cap, sizeof(*p),
+				       16)) {
+				snprintf(err, errlen, "out of memory");
+				goto out;
 			}
 			p = &o->progs[o->nprogs++];
 			memset(p, 0, sizeof(*p));
@@ -472,7 +467,7 @@ static int read_relos(const char *path, const struct btf_ext *ext,
 	const struct ext_header *h;
 	const unsigned char *raw, *p, *end;
 	__u32 size, rec_size;
-	int cap = 0;
+	size_t cap = 0;
 
 	raw = ext_raw(ext, &size);
 	h = (const void *)raw;
@@ -511,13 +506,10 @@ static int read_relos(const char *path, const struct btf_ext *ext,
 					 "split it", path, CORE_MAX_RELOS);
 				return -1;
 			}
-			if (o->nrelos == cap) {
-				cap = cap ? cap * 2 : 64;
-				o->relos = realloc(o->relos, cap * sizeof(*a));
-				if (!o->relos) {
-					snprintf(err, errlen, "out of memory");
-					return -1;
-				}
+			if (array_room(&o->relos, o->nrelos, &cap, sizeof(*a),
+				       64)) {
+				snprintf(err, errlen, "out of memory");
+				return -1;
 			}
 			a = &o->relos[o->nrelos++];
 			memset(a, 0, sizeof(*a));

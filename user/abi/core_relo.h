@@ -52,6 +52,7 @@ struct core_object {
 	int nprogs;
 	struct core_subprog *subprogs; /* BPF-to-BPF functions in .text */
 	int nsubprogs;
+	size_t subprogs_cap;
 };
 
 /*

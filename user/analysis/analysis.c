@@ -63,15 +63,8 @@ static struct hbin *lat_bin(struct lat *l, uint32_t b)
 		}
 	if (lo < l->nb && l->b[lo].bucket == b)
 		return &l->b[lo];
-	if (l->nb == l->cap) {
-		uint32_t cap = l->cap ? l->cap * 2 : 4;
-		struct hbin *nb = realloc(l->b, cap * sizeof(*nb));
-
-		if (!nb)
-			return NULL;
-		l->b = nb;
-		l->cap = cap;
-	}
+	if (array_room(&l->b, l->nb, &l->cap, sizeof(*l->b), 4))
+		return NULL;
 	memmove(&l->b[lo + 1], &l->b[lo], (l->nb - lo) * sizeof(*l->b));
 	l->nb++;
 	l->b[lo] = (struct hbin){ 0, b };
@@ -859,19 +852,12 @@ static int freq_pos(struct cpu_stat *c, uint32_t khz)
 
 	if (v)
 		return (int)*v;
-	if (c->nfreqs == c->freqs_cap) {
-		int cap = c->freqs_cap ? c->freqs_cap * 2 : 16;
-		uint32_t *f = realloc(c->freqs, cap * sizeof(*f));
-		uint64_t *t;
-
-		if (f)
-			c->freqs = f;
-		t = f ? realloc(c->freq_time, cap * sizeof(*t)) : NULL;
-		if (!t)
-			return -1;
-		c->freq_time = t;
-		c->freqs_cap = cap;
-	}
+	/* two arrays, one room: the second's capacity follows the first's */
+	if (array_room(&c->freqs, c->nfreqs, &c->freqs_cap, sizeof(*c->freqs),
+		       16) ||
+	    array_reserve(&c->freq_time, c->freqs_cap, &c->freq_time_cap,
+			  sizeof(*c->freq_time), 16))
+		return -1;
 	if (hashtab_put(&c->freq_index, khz, (uint64_t)c->nfreqs) < 0)
 		return -1;
 	c->freqs[c->nfreqs] = khz;
@@ -901,25 +887,16 @@ static void freq_account(struct analysis *a, int cpu, uint64_t ts)
 }
 
 /*
- * Room for the (at most five: three, and two again for pid reuse) tasks
- * one record can add, made before any task pointer is taken: task
- * pointers then stay valid through the record.
+ * The tasks one record can add: three, and two again for pid reuse.
+ * Their room is made before any task pointer is taken: task pointers then
+ * stay valid through the record.
  */
+#define TASKS_PER_RECORD 5
 static void reserve(struct analysis *a)
 {
-	size_t cap;
-	struct task *nt;
-
-	if (a->ntasks + 5 <= a->cap)
-		return;
-	cap = a->cap ? a->cap * 2 : 256;
-	nt = realloc(a->tasks, cap * sizeof(*nt));
-	if (nt) {
-		a->tasks = nt;
-		a->cap = cap;
-	} else {
+	if (array_reserve(&a->tasks, a->ntasks + TASKS_PER_RECORD, &a->cap,
+			  sizeof(*a->tasks), 256))
 		a->oom = true;
-	}
 }
 
 /*

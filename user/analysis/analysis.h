@@ -32,7 +32,8 @@ struct hbin {
 
 struct lat {
 	struct hbin *b; /* in bucket order */
-	uint32_t nb, cap;
+	uint32_t nb;
+	size_t cap;
 	uint64_t n, total, min, max; /* ns */
 };
 
@@ -129,7 +130,8 @@ struct cpu_stat {
 	/* frequency residency: every distinct frequency seen, in first-seen order */
 	uint32_t *freqs;
 	uint64_t *freq_time;
-	int nfreqs, freqs_cap;
+	int nfreqs;
+	size_t freqs_cap, freq_time_cap;
 	struct hashtab freq_index; /* kHz -> position in freqs */
 };
 

@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <zlib.h>
 #include <zstd.h>
+#include "lib/array.h"
 #include "capfile/capfile.h"
 #include "capfile/capfmt.h"
 #include "lib/outfile.h"
@@ -143,18 +144,9 @@ int capw_add_cgroup(struct capw *w, uint64_t id, const char *path)
 		need = 10 + plen;
 	}
 
-	if (need > w->names_cap) {
-		size_t cap = w->names_cap ? w->names_cap * 2 : 4096;
-		unsigned char *n;
-
-		while (cap < need)
-			cap *= 2;
-		n = realloc(w->names, cap);
-		if (!n)
-			return -ENOMEM;
-		w->names = n;
-		w->names_cap = cap;
-	}
+	e = array_reserve(&w->names, need, &w->names_cap, 1, 4096);
+	if (e)
+		return e;
 	put64(w->names + w->names_len, id);
 	w->names[w->names_len + 8] = plen;
 	w->names[w->names_len + 9] = plen >> 8;

@@ -4,14 +4,17 @@
 #include <stdlib.h>
 #include "lib/array.h"
 
-int array_room(void *arr, size_t n, size_t *cap, size_t size, size_t first)
+int array_reserve(void *arr, size_t need, size_t *cap, size_t size,
+		  size_t first)
 {
-	size_t c = *cap ? *cap * 2 : first;
+	size_t c = *cap ? *cap : first;
 	void *p;
 
-	if (n < *cap)
+	if (need <= *cap)
 		return 0;
-	if (!c || c < *cap || c > SIZE_MAX / size)
+	while (c && c < need && c <= SIZE_MAX / 2)
+		c *= 2;
+	if (!c || c < need || c > SIZE_MAX / size)
 		return -ENOMEM;
 	p = realloc(*(void **)arr, c * size);
 	if (!p)
@@ -19,4 +22,13 @@ int array_room(void *arr, size_t n, size_t *cap, size_t size, size_t first)
 	*(void **)arr = p;
 	*cap = c;
 	return 0;
+}
+
+int array_room(void *arr, size_t n, size_t *cap, size_t size, size_t first)
+{
+	if (n < *cap)
+		return 0;
+	/* one doubling: n is at most the capacity */
+	return array_reserve(arr, n + 1 > *cap * 2 ? n + 1 : *cap * 2 ?: first,
+			     cap, size, first);
 }

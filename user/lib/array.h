@@ -12,5 +12,11 @@
  * the array as it was (also where the size would overflow).
  */
 int array_room(void *arr, size_t n, size_t *cap, size_t size, size_t first);
+/*
+ * Room for need elements: the capacity doubles (from first) until it holds
+ * them. 0, or -ENOMEM with the array as it was (also on overflow).
+ */
+int array_reserve(void *arr, size_t need, size_t *cap, size_t size,
+		  size_t first);
 
 #endif
