@@ -370,19 +370,22 @@ Test(capfile, report_of_captures_with_little_in_them)
 Test(capfile, cpu_count_from_damaged_metadata)
 {
 	union abicap_rec recs[2] = { { .hdr.cpu = 1 }, { .hdr.cpu = 70000 } };
-	json_t *ok = json_pack("{s:i}", "ncpus", 4);
-	json_t *huge = json_pack("{s:i}", "ncpus", 2000000000);
-	json_t *neg = json_pack("{s:i}", "ncpus", -3);
+	struct capmeta ok, huge, neg, none;
 
-	cr_assert_eq(meta_ncpus(ok, recs, 2), 4);
+	capmeta_read(&ok, "{\"ncpus\":4}", err, sizeof(err));
+	capmeta_read(&huge, "{\"ncpus\":2000000000}", err, sizeof(err));
+	capmeta_read(&neg, "{\"ncpus\":-3}", err, sizeof(err));
+	capmeta_read(&none, "{\"ncpus\":\"4\"}", err, sizeof(err));
+	cr_assert_eq(capmeta_ncpus_of(&ok, recs, 2), 4);
 	/* not tens of GB of per-CPU tables: what the records need */
-	cr_assert_eq(meta_ncpus(huge, recs, 2), 2);
-	cr_assert_eq(meta_ncpus(neg, recs, 1), 2);
-	cr_assert_eq(meta_ncpus(NULL, recs + 1, 1), 1);
-	cr_assert_eq(meta_ncpus(NULL, NULL, 0), 1);
-	json_decref(ok);
-	json_decref(huge);
-	json_decref(neg);
+	cr_assert_eq(capmeta_ncpus_of(&huge, recs, 2), 2);
+	cr_assert_eq(capmeta_ncpus_of(&neg, recs, 1), 2);
+	cr_assert_eq(capmeta_ncpus_of(&none, recs + 1, 1), 1);
+	cr_assert_eq(capmeta_ncpus_of(&none, NULL, 0), 1);
+	capmeta_free(&ok);
+	capmeta_free(&huge);
+	capmeta_free(&neg);
+	capmeta_free(&none);
 }
 
 /* Records with these times, as power records whose state is their index. */

@@ -480,7 +480,7 @@ int capmeta_read(struct capmeta *m, const char *json, char *err, size_t errlen)
 		m->recorder_pid = rd_int(&r, o, "metadata", "recorder_pid");
 	if ((v = member(&r, o, "metadata", "filter", JSON_OBJECT)))
 		read_filter(&r, v, &m->filter);
-	json_decref(o);
+	m->raw = o;
 	if (r.oom)
 		return -ENOMEM;
 	return r.bad ? -1 : 0;
@@ -511,6 +511,7 @@ void capmeta_free(struct capmeta *m)
 	free(m->filter.cgroup_path);
 	free(m->filter.cpus);
 	free_strs(m->filter.command, m->filter.ncommand);
+	json_decref(m->raw);
 	capmeta_init(m);
 }
 
@@ -693,16 +694,10 @@ int capmeta_ncpus(const struct capmeta *m)
 	return m->ncpus >= 1 && m->ncpus <= CAPTURE_MAX_CPUS ? (int)m->ncpus : 0;
 }
 
-int meta_ncpus_given(json_t *meta)
+int capmeta_ncpus_of(const struct capmeta *m, const union abicap_rec *recs,
+		     size_t n)
 {
-	json_int_t v = json_integer_value(json_object_get(meta, "ncpus"));
-
-	return v >= 1 && v <= CAPTURE_MAX_CPUS ? (int)v : 0;
-}
-
-int meta_ncpus(json_t *meta, const union abicap_rec *recs, size_t n)
-{
-	int v = meta_ncpus_given(meta);
+	int v = capmeta_ncpus(m);
 	uint32_t max = 0;
 
 	if (v)

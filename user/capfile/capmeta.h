@@ -77,6 +77,12 @@ struct capmeta {
 	/* "recorder_pid": the recording abicap's own process (absent: older) */
 	int64_t recorder_pid;
 	struct capmeta_filter filter;
+	/*
+	 * The header as written, parsed once here: what report --format json
+	 * shows as "capture" (NULL: not a JSON object). Nothing reads fields
+	 * from it: the typed ones above are the reader's.
+	 */
+	json_t *raw;
 };
 
 /* Containers' names a trailer holds at most (record keeps no more). */
@@ -163,8 +169,7 @@ int capmeta_ncpus(const struct capmeta *m);
  * where it is 1..CAPTURE_MAX_CPUS, else (damaged or missing) one more than
  * the highest CPU a record names, at most CAPTURE_MAX_CPUS. (export's.)
  */
-int meta_ncpus(json_t *meta, const union abicap_rec *recs, size_t n);
-/* The metadata's "ncpus" where it is 1..CAPTURE_MAX_CPUS, else 0. */
-int meta_ncpus_given(json_t *meta);
+int capmeta_ncpus_of(const struct capmeta *m, const union abicap_rec *recs,
+		     size_t n);
 
 #endif

@@ -115,7 +115,7 @@ struct rep_args {
 /* One report's state, freed by rep_free whatever was reached. */
 struct rep {
 	struct capr *r;
-	json_t *meta, *trl;
+	json_t *trl;
 	struct capmeta cm;
 	struct captrailer ct;
 	struct capinfo ci;
@@ -137,7 +137,6 @@ static void rep_free(struct rep *s)
 	captrailer_free(&s->ct);
 	slowest_free(&s->slow);
 	free(s->ci.drops);
-	json_decref(s->meta);
 	json_decref(s->trl);
 	capr_close(s->r);
 }
@@ -236,10 +235,7 @@ static int rep_load(struct rep *s, const struct rep_args *o)
 		ab_error("%s", err);
 		return EXIT_USAGE;
 	}
-	/* capr_open took the metadata as a JSON object: only memory fails */
-	s->meta = json_loads(capr_meta(s->r), 0, NULL);
-	c = s->meta ? capmeta_read(&s->cm, capr_meta(s->r), err, sizeof(err)) :
-		      -ENOMEM;
+	c = capmeta_read(&s->cm, capr_meta(s->r), err, sizeof(err));
 	if (c == -1)
 		ab_warn("'%s': %s", o->path, err);
 	if (c == -ENOMEM || capinfo_read(&s->ci, &s->cm, s->r)) {
@@ -249,7 +245,7 @@ static int rep_load(struct rep *s, const struct rep_args *o)
 	ro = (struct report_read_opts){ .pid = (int32_t)o->pid, .comm = o->comm,
 		.ci = &s->ci, .from_waking = o->from_waking, .win = o->win,
 		.obs = o->nslow ? &obs : NULL, .cg_used = &s->cg_used };
-	c = report_read_records(&s->r, o->path, s->meta, &s->a, &n, &ro);
+	c = report_read_records(&s->r, o->path, &s->a, &n, &ro);
 	if (c == -ENOENT)
 		ab_error("'%s' has no sched_waking events for --from-waking: "
 			 "record with -e including sched_waking, or leave "
@@ -271,7 +267,7 @@ static int rep_load(struct rep *s, const struct rep_args *o)
 /* The report as JSON on stdout: 0 or EXIT_RUNTIME (reported). */
 static int rep_json(struct rep *s, const struct rep_args *o)
 {
-	json_t *out = report_json(&s->a, o->path, s->meta, s->cut, &s->ci);
+	json_t *out = report_json(&s->a, o->path, s->cut, &s->ci);
 	int ret = 0;
 
 	if (!out) {
@@ -306,7 +302,7 @@ static void rep_text(struct rep *s, const struct rep_args *o)
 {
 	if (timewin_set(&o->win))
 		window_text(stdout, &o->win, s->a.last_ts - s->a.first_ts);
-	report_text(stdout, &s->a, o->path, s->meta, s->cut, (int)o->top,
+	report_text(stdout, &s->a, o->path, s->cut, (int)o->top,
 		    o->by != GROUP_TASK ? &s->g : NULL, o->key, s->names, &s->ci);
 	if (o->nslow)
 		slowest_text(stdout, &s->slow, s->a.first_ts);
@@ -321,7 +317,7 @@ static int rep_finish(struct rep *s, const struct rep_args *o)
 		return EXIT_USAGE;
 	capwarn_window(o->path, &o->win, s->a.last_ts - s->a.first_ts);
 	slowest_finish(&s->slow, &s->a);
-	ret = o->nslow ? slowest_holders(&s->slow, o->path, s->meta, &s->ci,
+	ret = o->nslow ? slowest_holders(&s->slow, o->path, &s->ci,
 					 &o->win, &s->a) : 0;
 	if (ret)
 		return ret;

@@ -209,23 +209,19 @@ static int export_loaded(FILE *out, struct capr *r, const union abicap_rec *recs
 	return perfetto_finish(p);
 }
 
-/* A non-empty string member, or NULL. */
-static const char *meta_str(json_t *o, const char *key)
+/* A non-empty string, or NULL. */
+static const char *nonempty(const char *s)
 {
-	const char *s = json_string_value(json_object_get(o, key));
-
 	return s && *s ? s : NULL;
 }
 
 /* The capturing kernel's uname from the metadata: "kernel" and "uname". */
-static void meta_uts(json_t *meta, struct perfetto_uts *u)
+static void meta_uts(const struct capmeta *m, struct perfetto_uts *u)
 {
-	json_t *un = json_object_get(meta, "uname");
-
-	u->release = meta_str(meta, "kernel");
-	u->sysname = meta_str(un, "sysname");
-	u->version = meta_str(un, "version");
-	u->machine = meta_str(un, "machine");
+	u->release = nonempty(m->kernel);
+	u->sysname = nonempty(m->sysname);
+	u->version = nonempty(m->version);
+	u->machine = nonempty(m->machine);
 }
 
 /* Where the trace shows the capture's losses, if it lost any. */
@@ -252,20 +248,22 @@ static int export_fd(const char *cap, int fd, const char *outp,
 	char err[ERRMSG_LEN];
 	union abicap_rec *recs = NULL;
 	struct capr *r;
-	json_t *meta = NULL;
+	struct capmeta cm;
 	FILE *out = NULL;
 	int ncpus;
 	struct stat sb;
 	bool streamed, damaged;
 	int c, werr = 0, ret = EXIT_OK;
 
+	capmeta_init(&cm);
 	r = capr_open(cap, err, sizeof(err));
 	if (!r) {
 		ab_error("%s", err);
 		ret = EXIT_USAGE;
 		goto out;
 	}
-	meta = json_loads(capr_meta(r), 0, NULL);
+	/* as the others read it; export has always gone on past a bad field */
+	capmeta_read(&cm, capr_meta(r), err, sizeof(err));
 	st.out_max = out_bound(capr_size(r));
 	out = fdopen(fd, "wb");
 	if (!out) {
@@ -275,7 +273,7 @@ static int export_fd(const char *cap, int fd, const char *outp,
 	}
 	fd = -1;
 	setvbuf(out, NULL, _IOFBF, EXPORT_WRITE_BUF);
-	meta_uts(meta, &uts);
+	meta_uts(&cm, &uts);
 	if (!uts.release)
 		ab_warn("'%s' names no kernel release: Perfetto will decode "
 			"sched_switch prev_state as on Linux 4.4 (R+ shown as "
@@ -287,7 +285,7 @@ static int export_fd(const char *cap, int fd, const char *outp,
 	 * known at open from version 4 on, else found by trying), streams
 	 * in one pass instead, in a bounded window.
 	 */
-	ncpus = meta_ncpus_given(meta);
+	ncpus = capmeta_ncpus(&cm);
 	streamed = (!stat(cap, &sb) && sb.st_size > stream_bytes()) ||
 		   capr_integrity(r)->records_expected > EXPORT_LOAD_MAX;
 	if (!streamed) {
@@ -295,7 +293,8 @@ static int export_fd(const char *cap, int fd, const char *outp,
 		if (c == -E2BIG) {
 			streamed = true;
 			capr_close(r);
-			r = capr_open(cap, err, sizeof(err));
+			capmeta_init(&cm);
+	r = capr_open(cap, err, sizeof(err));
 			if (!r) {
 				ab_error("%s", err);
 				ret = EXIT_RUNTIME;
@@ -317,7 +316,7 @@ static int export_fd(const char *cap, int fd, const char *outp,
 		ab_warn("'%s' was cut short: exporting the %zu records of its "
 			"complete chunks", cap, st.n);
 	c = streamed ? werr :
-	    export_loaded(out, r, recs, meta_ncpus(meta, recs, st.n), &uts, &st);
+	    export_loaded(out, r, recs, capmeta_ncpus_of(&cm, recs, st.n), &uts, &st);
 	if (fclose(out) && !c)
 		c = -errno;
 	out = NULL;
@@ -354,7 +353,7 @@ out:
 	if (fd >= 0)
 		close(fd);
 	free(recs);
-	json_decref(meta);
+	capmeta_free(&cm);
 	capr_close(r);
 	return ret;
 }

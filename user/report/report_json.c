@@ -199,7 +199,7 @@ int report_json_dump(FILE *f, json_t *out, const struct analysis *a,
 	return ret;
 }
 
-json_t *report_json(struct analysis *a, const char *path, json_t *meta,
+json_t *report_json(struct analysis *a, const char *path,
 		    bool cut, const struct capinfo *ci)
 {
 	json_t *out;
@@ -253,7 +253,8 @@ json_t *report_json(struct analysis *a, const char *path, json_t *meta,
 				    json_integer((json_int_t)a->chains[i].measured));
 	out = json_pack("{s:o, s:O, s:b, s:s, s:I, s:I, s:{s:I, s:I, s:I, s:I, s:I, s:I}, "
 			 "s:o, s:o, s:o}",
-			 "file", JESC(path), "capture", meta, "cut_short", cut,
+			 "file", JESC(path), "capture", ci->meta->raw ?: json_null(),
+			 "cut_short", cut,
 			 "wakeup_from", a->from_waking ? "sched_waking" : "sched_wakeup",
 			 "records", (json_int_t)a->records,
 			 "duration_ns", (json_int_t)(a->last_ts - a->first_ts),

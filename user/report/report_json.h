@@ -12,10 +12,10 @@
 #include "event/cgnames.h"
 
 /*
- * The report of a (path), metadata meta, its "tasks" empty (written by
+ * The report of a (path), its metadata in ci, its "tasks" empty (written by
  * report_json_dump); NULL: no memory.
  */
-json_t *report_json(struct analysis *a, const char *path, json_t *meta,
+json_t *report_json(struct analysis *a, const char *path,
 		    bool cut, const struct capinfo *ci);
 /* out with a's task rows streamed into its "tasks": 0, or -ENOMEM. */
 int report_json_dump(FILE *f, json_t *out, const struct analysis *a,

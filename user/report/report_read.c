@@ -72,7 +72,7 @@ static int note_cgroups(struct hashtab *used, const union abicap_rec *rec)
 	return 0;
 }
 
-int report_read_records(struct capr **r, const char *path, json_t *meta,
+int report_read_records(struct capr **r, const char *path,
 			struct analysis *a, size_t *n,
 			const struct report_read_opts *o)
 {
@@ -86,7 +86,6 @@ int report_read_records(struct capr **r, const char *path, json_t *meta,
 	struct read_ctx rx = { a, o, false };
 	bool waking;
 
-	(void)meta;
 	analysis_init(a, 1); /* freed by the caller on failure */
 	s = capr_ordered_open(*r, &oo, &rc, err, sizeof(err));
 	if (!s) {

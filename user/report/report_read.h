@@ -40,7 +40,7 @@ struct report_read_opts {
  * one input (capsort_ext.h; both errors printed); -ENOENT:
  * --from-waking without sched_waking. *r and path stay as they are.
  */
-int report_read_records(struct capr **r, const char *path, json_t *meta,
+int report_read_records(struct capr **r, const char *path,
 			struct analysis *a, size_t *n,
 			const struct report_read_opts *o);
 

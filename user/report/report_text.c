@@ -244,8 +244,8 @@ static void text_filter(FILE *f, const struct capmeta *m,
 	json_decref(evs);
 }
 
-void report_text(FILE *f, struct analysis *a, const char *path, json_t *meta,
-		 bool cut, int top, struct grouping *g, const char *key,
+void report_text(FILE *f, struct analysis *a, const char *path, bool cut,
+		 int top, struct grouping *g, const char *key,
 		 struct cgnames *names, const struct capinfo *ci)
 {
 	const char *order = ci->meta->byte_order;
@@ -261,7 +261,6 @@ void report_text(FILE *f, struct analysis *a, const char *path, json_t *meta,
 		(a->last_ts - a->first_ts) / 1e9, (unsigned long long)a->records,
 		cut ? "; CUT SHORT: no trailer, read up to the last complete chunk" :
 		"");
-	(void)meta;
 	text_filter(f, ci->meta, a);
 	if (ci->dropped_exact)
 		fprintf(f, "dropped while recording: %llu\n",

@@ -12,12 +12,12 @@
 #include "event/cgnames.h"
 
 /*
- * The report of a (path), metadata meta, into f: top rows a table; g: the
+ * The report of a (path), its metadata in ci, into f: top rows a table; g: the
  * per-task tables per group instead (--by), named key; names: the
  * capture's cgroups. Sorts a's and g's tables.
  */
-void report_text(FILE *f, struct analysis *a, const char *path, json_t *meta,
-		 bool cut, int top, struct grouping *g, const char *key,
+void report_text(FILE *f, struct analysis *a, const char *path, bool cut,
+		 int top, struct grouping *g, const char *key,
 		 struct cgnames *names, const struct capinfo *ci);
 
 #endif

@@ -288,7 +288,7 @@ static int settle(struct slowest *s, const struct analysis *a)
 	return 0;
 }
 
-int slowest_holders(struct slowest *s, const char *path, json_t *meta,
+int slowest_holders(struct slowest *s, const char *path,
 		    const struct capinfo *ci, const struct timewin *win,
 		    const struct analysis *a)
 {
@@ -312,7 +312,7 @@ int slowest_holders(struct slowest *s, const char *path, json_t *meta,
 		ab_error("%s", err);
 		return EXIT_RUNTIME;
 	}
-	c = report_read_records(&r, path, meta, &pass, &n, &ro);
+	c = report_read_records(&r, path, &pass, &n, &ro);
 	if (c != -ENOMEM && c != -EIO && c != -E2BIG)
 		analysis_finish(&pass);
 	analysis_free(&pass);

@@ -63,11 +63,11 @@ void slowest_wait(void *ctx, const struct wait_ev *w);
 void slowest_finish(struct slowest *s, const struct analysis *a);
 /*
  * After slowest_finish: a second pass over the capture at path (its
- * metadata meta, facts ci, the report's window win; every task, whatever
+ * facts ci, the report's window win; every task, whatever
  * the report's filters) for what ran on each wait's CPU during it, then
  * each holder's runtime from a. 0, or an EXIT_* code (reported).
  */
-int slowest_holders(struct slowest *s, const char *path, json_t *meta,
+int slowest_holders(struct slowest *s, const char *path,
 		    const struct capinfo *ci, const struct timewin *win,
 		    const struct analysis *a);
 /* The table for report's text; times from t0 (the first record). */

@@ -56,12 +56,6 @@ int capview_open(struct capview *v, const char *path, const struct timewin *w)
 		ab_error("%s", err);
 		return EXIT_USAGE;
 	}
-	v->meta = json_loads(capr_meta(v->r), 0, NULL);
-	if (!v->meta) {
-		/* capr_open took it as a JSON object */
-		ab_error("out of memory reading '%s'", path);
-		return EXIT_RUNTIME;
-	}
 	ret = capmeta_read(&v->cm, capr_meta(v->r), err, sizeof(err));
 	if (ret == -1)
 		ab_warn("'%s': %s", path, err);
@@ -120,7 +114,7 @@ static int run(struct capview *v, const struct report_read_opts *o)
 	size_t n = 0;
 	int c;
 
-	c = report_read_records(&v->r, v->path, v->meta, &v->a, &n, o);
+	c = report_read_records(&v->r, v->path, &v->a, &n, o);
 	v->analysed = true;
 	if (c == -ENOMEM || c == -EIO || c == -E2BIG) {
 		if (c == -ENOMEM)
@@ -184,6 +178,5 @@ void capview_close(struct capview *v)
 	capmeta_free(&v->cm);
 	captrailer_free(&v->ct);
 	hashtab_free(&v->cg_used);
-	json_decref(v->meta);
 	capr_close(v->r);
 }

@@ -21,7 +21,6 @@
 struct capview {
 	const char *path;
 	struct capr *r;
-	json_t *meta;
 	struct capmeta cm; /* the header's metadata, typed */
 	struct captrailer ct; /* the trailer's, typed (all absent: none) */
 	struct capinfo ci;

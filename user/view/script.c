@@ -188,10 +188,11 @@ static int script_record(void *ctx, const union abicap_rec *rec)
 }
 
 /* -C against the capture's CPU count: 0, or EXIT_USAGE (reported). */
-static int script_cpus(struct script_state *s, json_t *meta, uint8_t **set)
+static int script_cpus(struct script_state *s, const struct capmeta *m,
+		       uint8_t **set)
 {
 	char err[ERRMSG_LEN];
-	int ncpus = meta_ncpus_given(meta);
+	int ncpus = capmeta_ncpus(m);
 
 	*set = NULL;
 	if (!s->o->cpulist)
@@ -221,7 +222,7 @@ int script_capture(const char *path, const struct script_opts *o, FILE *out,
 	char err[ERRMSG_LEN];
 	uint64_t late = 0;
 	uint8_t *cpus = NULL;
-	json_t *meta = NULL;
+	struct capmeta cm;
 	bool damaged;
 	int c, ret;
 
@@ -231,8 +232,9 @@ int script_capture(const char *path, const struct script_opts *o, FILE *out,
 		ab_error("%s", err);
 		return EXIT_USAGE;
 	}
-	meta = json_loads(capr_meta(s.r), 0, NULL);
-	ret = script_cpus(&s, meta, &cpus);
+	/* as the others read it; script has always gone on past a bad field */
+	capmeta_read(&cm, capr_meta(s.r), err, sizeof(err));
+	ret = script_cpus(&s, &cm, &cpus);
 	if (ret)
 		goto out;
 	s.names = cgnames_table();
@@ -286,7 +288,7 @@ out:
 	cgnames_free(s.names);
 	hashtab_free(&s.cg_index);
 	free(cpus);
-	json_decref(meta);
+	capmeta_free(&cm);
 	capr_close(s.r);
 	return ret;
 }

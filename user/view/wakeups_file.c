@@ -8,17 +8,10 @@
 #include "view/wakeups_file.h"
 
 /* Whether the metadata lists cpu_idle among the events (or lists none). */
-static bool has_cpu_idle(json_t *meta)
+/* The metadata lists the events captured: cpu_idle among them (unlisted: may be). */
+static bool has_cpu_idle(const struct capmeta *m)
 {
-	json_t *evs = json_object_get(meta, "events"), *e;
-	size_t i;
-
-	if (!json_is_array(evs))
-		return true;
-	json_array_foreach(evs, i, e)
-		if (json_is_string(e) && !strcmp(json_string_value(e), "cpu_idle"))
-			return true;
-	return false;
+	return !m->events_given || (m->events & 1u << ABICAP_EV_CPU_IDLE);
 }
 
 int wakeups_report(const char *cap, const struct timewin *win, bool json,
@@ -32,7 +25,7 @@ int wakeups_report(const char *cap, const struct timewin *win, bool json,
 	ret = capview_open(&v, cap, win);
 	if (ret)
 		goto out;
-	if (!has_cpu_idle(v.meta)) {
+	if (!has_cpu_idle(&v.cm)) {
 		ab_error("'%s' has no cpu_idle events: record with -e including "
 			 "cpu_idle and no task filter (power events belong to "
 			 "no task)", cap);
