@@ -10,6 +10,7 @@
 #include "cmd/options.h"
 #include "abi/contract.h"
 #include "abi/contract_deps.h"
+#include "live/capture.h"
 #include "live/contract_gate.h"
 #include "abi/kernel.h"
 #include "abi/kernel_id.h"
@@ -129,6 +130,8 @@ int do_check(int argc, char **argv)
 	struct kernel_id kid;
 	struct contract *c;
 	struct btf *btf;
+	size_t len;
+	const void *obj = capture_elf_bytes(&len);
 	int ch, ret;
 
 	opt_parser_init(&p, &check_spec);
@@ -193,8 +196,8 @@ int do_check(int argc, char **argv)
 	}
 	/* fail closed: a contract for abicap declares all its programs need */
 	ret = c->describes ? EXIT_OK :
-			     contract_gate(c, contract_deps_declared(c), err,
-					   sizeof(err));
+			     contract_gate(c, obj, len, contract_deps_declared(c),
+					   err, sizeof(err));
 	if (ret) {
 		ab_error("%s", err);
 		contract_free(c);

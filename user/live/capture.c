@@ -341,6 +341,8 @@ static int check_kernel(const struct capture_opts *o, unsigned int load,
 	struct check_result res;
 	const struct verdict *first = NULL;
 	struct btf *btf;
+	const void *obj;
+	size_t len;
 	int nbroken = 0, ret;
 
 	if (!con) {
@@ -349,7 +351,9 @@ static int check_kernel(const struct capture_opts *o, unsigned int load,
 			return EXIT_RUNTIME;
 	}
 	/* fail closed: the contract declares all the programs depend on */
-	ret = contract_gate(con, load | (o->follow_forks ? DEP_FORK : 0) |
+	obj = capture_elf_bytes(&len);
+	ret = contract_gate(con, obj, len, load |
+			    (o->follow_forks ? DEP_FORK : 0) |
 			    (o->npids ? DEP_FREE : 0), err, errlen);
 	if (ret) {
 		contract_free(own);
@@ -942,18 +946,6 @@ const void *capture_elf_bytes(size_t *len)
 struct bpf_object *capture_object(const struct capture *c)
 {
 	return c->skel->obj;
-}
-
-const char *capture_transport(const struct capture *c)
-{
-	switch (c->transport) {
-	case TRANSPORT_PERFBUF:
-		return "perf buffer";
-	case TRANSPORT_PERCPU:
-		return "per-CPU ring buffers";
-	default:
-		return "ring buffer";
-	}
 }
 
 size_t capture_buffer_bytes(const struct capture *c)

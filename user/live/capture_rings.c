@@ -746,3 +746,15 @@ void rings_free(struct capture *c)
 	free(c->ring_src);
 	recmerge_free(c->merge);
 }
+
+const char *capture_transport(const struct capture *c)
+{
+	switch (c->transport) {
+	case TRANSPORT_PERFBUF:
+		return "perf buffer";
+	case TRANSPORT_PERCPU:
+		return "per-CPU ring buffers";
+	default:
+		return "ring buffer";
+	}
+}

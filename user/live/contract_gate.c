@@ -3,27 +3,17 @@
 #include <stdio.h>
 #include <string.h>
 #include "abi/contract_deps.h"
-#include "live/capture.h"
 #include "live/contract_gate.h"
 #include "lib/util.h"
 
-/* abicap's own object, embedded in the binary (no file, no /proc needed). */
-static int open_own_object(struct core_object *o, char *err, size_t errlen)
-{
-	size_t len;
-	const char *bytes = capture_elf_bytes(&len);
-
-	return core_object_open_mem(bytes, len, "abicap.bpf.o", o, err, errlen);
-}
-
-int contract_gate(const struct contract *c, unsigned int needs, char *err,
-		  size_t errlen)
+int contract_gate(const struct contract *c, const void *obj, size_t len,
+		  unsigned int needs, char *err, size_t errlen)
 {
 	struct core_object o;
 	char why[ERRMSG_LEN];
 	int ret;
 
-	if (open_own_object(&o, why, sizeof(why))) {
+	if (core_object_open_mem(obj, len, "abicap.bpf.o", &o, why, sizeof(why))) {
 		snprintf(err, errlen, "%s", why);
 		return EXIT_RUNTIME;
 	}

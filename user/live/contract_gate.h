@@ -13,10 +13,11 @@ struct contract;
 
 /*
  * EXIT_OK where c declares all that the programs of `needs` (1 << ev,
- * DEP_FORK, DEP_FREE) depend on; EXIT_USAGE with one line in err naming
+ * DEP_FORK, DEP_FREE) in the object (obj, len bytes: abicap's own,
+ * capture_elf_bytes()) depend on; EXIT_USAGE with one line in err naming
  * the item missing; EXIT_RUNTIME if the object cannot be read.
  */
-int contract_gate(const struct contract *c, unsigned int needs, char *err,
-		  size_t errlen);
+int contract_gate(const struct contract *c, const void *obj, size_t len,
+		  unsigned int needs, char *err, size_t errlen);
 
 #endif
