@@ -58,13 +58,18 @@ static union abicap_rec power_rec(unsigned int type, uint32_t state)
 	return r;
 }
 
+/* The test's formatter: its names and what it has shown carry over. */
+static struct formatter tf;
+
 static char *render(enum out_format fmt, const union abicap_rec *r)
 {
 	static char line[FORMAT_LINE_MAX];
 	struct sbuf sb;
 
 	sb_init(&sb, line, sizeof(line));
-	format_record(&sb, fmt, r, 5000000000ull);
+	tf.fmt = fmt;
+	tf.t0_ns = 5000000000ull;
+	format_record(&sb, &tf, r);
 	cr_assert_not(sb.overflow);
 	return line;
 }
@@ -288,7 +293,7 @@ Test(json, cgroups_are_named_with_their_containers)
 	struct cgnames *n = cgnames_table();
 	json_t *j;
 
-	cr_assert_null(format_cgroup_note(), "no cgroup#ID shown yet");
+	cr_assert_null(format_cgroup_note(&tf), "no cgroup#ID shown yet");
 	cr_assert(n);
 	cr_assert_eq(cgnames_set(n, 77, "/system.slice/docker-"
 		     "3f4e5a6b7c8d9e0f1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f7081"
@@ -298,7 +303,7 @@ Test(json, cgroups_are_named_with_their_containers)
 	r.sw.next_cgroup = 77;
 	cr_assert(strstr(render(FMT_TEXT, &r), "  cgroups cgroup#5 -> cgroup#77\n"),
 		  "%s", render(FMT_TEXT, &r));
-	format_set_cgnames(n);
+	tf.names = n;
 	/* text as JSON: the full path (was "systemd:user.slice", the last part) */
 	cr_assert(strstr(render(FMT_TEXT, &r), "  cgroups /user.slice -> "
 			 "docker:3f4e5a6b7c8d\n"), "%s", render(FMT_TEXT, &r));
@@ -325,10 +330,10 @@ Test(json, cgroups_are_named_with_their_containers)
 	/* in text its id, and the summary's note says what that means */
 	cr_assert(strstr(render(FMT_TEXT, &r), "-> cgroup#999\n"), "%s",
 		  render(FMT_TEXT, &r));
-	cr_assert(format_cgroup_note() && strstr(format_cgroup_note(),
+	cr_assert(format_cgroup_note(&tf) && strstr(format_cgroup_note(&tf),
 		  "cgroup#ID: a cgroup whose path was not known"), "%s",
-		  format_cgroup_note() ?: "(none)");
-	format_set_cgnames(NULL);
+		  format_cgroup_note(&tf) ?: "(none)");
+	tf.names = NULL;
 	cgnames_free(n);
 }
 

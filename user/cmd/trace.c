@@ -54,11 +54,11 @@ int do_trace(int argc, char **argv)
 	ret = capture_prepare(&trace_spec, argc, argv, &o, &contract);
 	if (ret || o.help)
 		return ret;
-	st.fmt = o.fmt;
+	st.f.fmt = o.fmt;
 	names = cgnames_live(err, sizeof(err));
 	if (!names)
 		ab_warn("cgroups shown as ids: %s", err);
-	format_set_cgnames(names);
+	st.f.names = names;
 	c = capture_open(&o.cap, stdout_sink_record, &st, &ret, err, sizeof(err));
 	contract_free(contract);
 	if (!c) {
@@ -67,7 +67,7 @@ int do_trace(int argc, char **argv)
 		return ret;
 	}
 	/* no record is handed over before the first poll */
-	st.t0_ns = capture_start_ns(c);
+	st.f.t0_ns = capture_start_ns(c);
 	fprintf(stderr, "abicap: tracing %d event%s; %s to stop\n",
 		__builtin_popcount(o.cap.events),
 		__builtin_popcount(o.cap.events) == 1 ? "" : "s",
@@ -91,14 +91,13 @@ int do_trace(int argc, char **argv)
 	}
 	stdout_sink_flush(&st);
 	print_summary(c, o.cap.events, capture_secs(c));
-	if (format_cgroup_note())
-		fprintf(stderr, "  %s\n", format_cgroup_note());
+	if (format_cgroup_note(&st.f))
+		fprintf(stderr, "  %s\n", format_cgroup_note(&st.f));
 	if (st.out_closed)
 		ab_warn("stdout was closed: %llu of %llu received events were "
 			"written", (unsigned long long)st.written,
 			(unsigned long long)capture_received_total(c));
 	capture_close(c);
-	format_set_cgnames(NULL);
 	cgnames_free(names);
 	if (st.out_errno) {
 		ab_error("cannot write to stdout: %s", strerror(st.out_errno));

@@ -33,42 +33,34 @@ const char *format_text_header(void)
 	return "    TIME(ms) CPU EVENT             DETAILS";
 }
 
-static struct cgnames *fmt_names;
-
-void format_set_cgnames(struct cgnames *n)
-{
-	fmt_names = n;
-}
-
-static bool fmt_unknown_shown; /* a cgroup#ID without names */
-
 /* A cgroup for text: its container, else its full path, else cgroup#ID. */
-static void text_cgroup(struct sbuf *sb, uint64_t id)
+static void text_cgroup(struct sbuf *sb, struct formatter *f, uint64_t id)
 {
 	if (!id) {
 		sb_puts(sb, "-");
-	} else if (fmt_names) {
-		sb_text_str(sb, cgnames_label(fmt_names, id), SIZE_MAX);
+	} else if (f->names) {
+		sb_text_str(sb, cgnames_label(f->names, id), SIZE_MAX);
 	} else {
 		sb_printf(sb, "cgroup#%llu", (unsigned long long)id);
-		fmt_unknown_shown = true;
+		f->unknown_shown = true;
 	}
 }
 
-const char *format_cgroup_note(void)
+const char *format_cgroup_note(const struct formatter *f)
 {
-	return fmt_unknown_shown || (fmt_names &&
-				     cgnames_unknown_shown(fmt_names)) ?
+	return f->unknown_shown || (f->names &&
+				    cgnames_unknown_shown(f->names)) ?
 	       CGNAMES_UNKNOWN_NOTE : NULL;
 }
 
 /* ,"<p>cgroup_id":N,"<p>cgroup":"/path"|null,"<p>container":"label"|null */
-static void json_cgroup(struct sbuf *sb, const char *p, uint64_t id)
+static void json_cgroup(struct sbuf *sb, const struct formatter *f,
+			const char *p, uint64_t id)
 {
 	struct cgname c = { 0 };
 
-	if (fmt_names)
-		cgnames_get(fmt_names, id, &c);
+	if (f->names)
+		cgnames_get(f->names, id, &c);
 	sb_printf(sb, ",\"%scgroup_id\":%llu,\"%scgroup\":", p,
 		  (unsigned long long)id, p);
 	if (c.path)
@@ -89,11 +81,11 @@ static void text_task(struct sbuf *sb, const char *comm, int32_t pid,
 	sb_printf(sb, ":%d [%d]", pid, prio);
 }
 
-static void format_text(struct sbuf *sb, const union abicap_rec *r,
-			uint64_t t0_ns)
+static void format_text(struct sbuf *sb, struct formatter *f,
+			const union abicap_rec *r)
 {
 	unsigned int type = r->hdr.type;
-	double ms = ((double)r->hdr.ts_ns - (double)t0_ns) / 1e6;
+	double ms = ((double)r->hdr.ts_ns - (double)f->t0_ns) / 1e6;
 	char st[32];
 
 	sb_printf(sb, "%12.3f %3u %-17s ", ms, r->hdr.cpu, event_name(type));
@@ -105,9 +97,9 @@ static void format_text(struct sbuf *sb, const union abicap_rec *r,
 		text_task(sb, r->sw.next_comm, r->sw.next_pid, r->sw.next_prio);
 		if (r->sw.prev_cgroup || r->sw.next_cgroup) {
 			sb_puts(sb, "  cgroups ");
-			text_cgroup(sb, r->sw.prev_cgroup);
+			text_cgroup(sb, f, r->sw.prev_cgroup);
 			sb_puts(sb, " -> ");
-			text_cgroup(sb, r->sw.next_cgroup);
+			text_cgroup(sb, f, r->sw.next_cgroup);
 		}
 		break;
 	case ABICAP_EV_SCHED_WAKEUP:
@@ -118,7 +110,7 @@ static void format_text(struct sbuf *sb, const union abicap_rec *r,
 			  r->wk.waker_pid);
 		if (r->wk.cgroup) {
 			sb_puts(sb, "  cgroup ");
-			text_cgroup(sb, r->wk.cgroup);
+			text_cgroup(sb, f, r->wk.cgroup);
 		}
 		break;
 	case ABICAP_EV_CPU_IDLE:
@@ -142,7 +134,8 @@ static void json_comm(struct sbuf *sb, const char *key, const char *comm)
 	sb_json_str(sb, comm, ABICAP_COMM_LEN);
 }
 
-static void format_json(struct sbuf *sb, const union abicap_rec *r)
+static void format_json(struct sbuf *sb, const struct formatter *f,
+			const union abicap_rec *r)
 {
 	unsigned int type = r->hdr.type;
 	char st[32];
@@ -164,8 +157,8 @@ static void format_json(struct sbuf *sb, const union abicap_rec *r)
 			  "\"next_prio\":%d,\"preempt\":%s",
 			  r->sw.next_pid, r->sw.next_tgid, r->sw.next_prio,
 			  r->sw.preempt ? "true" : "false");
-		json_cgroup(sb, "prev_", r->sw.prev_cgroup);
-		json_cgroup(sb, "next_", r->sw.next_cgroup);
+		json_cgroup(sb, f, "prev_", r->sw.prev_cgroup);
+		json_cgroup(sb, f, "next_", r->sw.next_cgroup);
 		break;
 	case ABICAP_EV_SCHED_WAKEUP:
 	case ABICAP_EV_SCHED_WAKEUP_NEW:
@@ -176,7 +169,7 @@ static void format_json(struct sbuf *sb, const union abicap_rec *r)
 			  "\"waker_tgid\":%d",
 			  r->wk.pid, r->wk.tgid, r->wk.prio, r->wk.target_cpu,
 			  r->wk.waker_pid, r->wk.waker_tgid);
-		json_cgroup(sb, "", r->wk.cgroup);
+		json_cgroup(sb, f, "", r->wk.cgroup);
 		break;
 	case ABICAP_EV_CPU_IDLE:
 	case ABICAP_EV_CPU_FREQUENCY:
@@ -187,11 +180,11 @@ static void format_json(struct sbuf *sb, const union abicap_rec *r)
 	sb_puts(sb, "}\n");
 }
 
-void format_record(struct sbuf *sb, enum out_format fmt,
-		   const union abicap_rec *r, uint64_t t0_ns)
+void format_record(struct sbuf *sb, struct formatter *f,
+		   const union abicap_rec *r)
 {
-	if (fmt == FMT_JSON)
-		format_json(sb, r);
+	if (f->fmt == FMT_JSON)
+		format_json(sb, f, r);
 	else
-		format_text(sb, r, t0_ns);
+		format_text(sb, f, r);
 }

@@ -20,22 +20,30 @@ const char *state_str(uint32_t prev_state, char *buf, size_t len);
 
 enum out_format { FMT_TEXT, FMT_JSON };
 
-/*
- * Name cgroup ids in the output (path, container) from here on; NULL: ids
- * only ("cgroup#ID" in text, a null path in JSON).
- */
 struct cgnames;
-void format_set_cgnames(struct cgnames *n);
+
+/* How records are written, and what the writing has shown. */
+struct formatter {
+	enum out_format fmt;
+	uint64_t t0_ns; /* the capture's start: text times count from it */
+	/*
+	 * Names for cgroup ids (path, container); NULL: ids only
+	 * ("cgroup#ID" in text, a null path in JSON)
+	 */
+	struct cgnames *names;
+	bool unknown_shown; /* out: a cgroup#ID was written without names */
+};
+
 /*
- * What "cgroup#ID" in the text means, once text output has shown one
+ * What "cgroup#ID" in the text means, once f's text output has shown one
  * (for the summary); NULL until then.
  */
-const char *format_cgroup_note(void);
+const char *format_cgroup_note(const struct formatter *f);
 
 /* Column header for text output (no trailing newline). */
 const char *format_text_header(void);
-/* One line, newline included; t0_ns is the capture's start (text only). */
-void format_record(struct sbuf *sb, enum out_format fmt,
-		   const union abicap_rec *r, uint64_t t0_ns);
+/* One line, newline included. */
+void format_record(struct sbuf *sb, struct formatter *f,
+		   const union abicap_rec *r);
 
 #endif

@@ -14,7 +14,7 @@ int stdout_sink_record(void *ctx, const union abicap_rec *r)
 	if (st->out_closed || st->out_errno)
 		return 0;
 	sb_init(&sb, line, sizeof(line));
-	format_record(&sb, st->fmt, r, st->t0_ns);
+	format_record(&sb, &st->f, r);
 	if (fwrite(line, 1, sb.len, stdout) != sb.len) {
 		if (errno == EPIPE)
 			st->out_closed = true;

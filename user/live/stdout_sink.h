@@ -12,8 +12,7 @@
 #include "event/record.h"
 
 struct stdout_sink {
-	enum out_format fmt;
-	uint64_t t0_ns;
+	struct formatter f; /* the format, the start, the cgroups' names */
 	bool out_closed; /* stdout went away (EPIPE): keep counting, stop writing */
 	int out_errno; /* any other write error */
 	uint64_t written;

@@ -33,6 +33,7 @@ struct script_state {
 	FILE *out;
 	bool started;
 	uint64_t t0, last; /* the first record's time, the latest's */
+	struct formatter fm; /* from the first record on */
 	bool past_until; /* a record after --until was read */
 	/* the task filter met (or none); else a thread whose id was given */
 	bool task_seen;
@@ -155,6 +156,8 @@ static int script_record(void *ctx, const union abicap_rec *rec)
 	if (!s->started) {
 		s->started = true;
 		s->t0 = rec->hdr.ts_ns;
+		s->fm = (struct formatter){ .fmt = s->o->fmt, .t0_ns = s->t0,
+					    .names = s->names };
 		if (s->o->fmt == FMT_TEXT &&
 		    fprintf(s->out, "%s\n", format_text_header()) < 0) {
 			s->werr = errno;
@@ -178,7 +181,7 @@ static int script_record(void *ctx, const union abicap_rec *rec)
 		return 0;
 	name_cgroups(s, rec);
 	sb_init(&sb, line, sizeof(line));
-	format_record(&sb, s->o->fmt, rec, s->t0);
+	format_record(&sb, &s->fm, rec);
 	if (fwrite(line, 1, sb.len, s->out) != sb.len) {
 		s->werr = errno ? errno : EIO;
 		return 1;
@@ -243,12 +246,10 @@ int script_capture(const char *path, const struct script_opts *o, FILE *out,
 		ret = EXIT_RUNTIME;
 		goto out;
 	}
-	format_set_cgnames(s.names);
 	s.drops = capr_drops(s.r, &s.ndrops);
 	c = capr_each(s.r, CAPR_WINDOW_NS, script_record, &s, &late);
 	if (s.started)
 		print_losses(&s, UINT64_MAX);
-	format_set_cgnames(NULL);
 	if (!s.werr && fflush(out))
 		s.werr = errno;
 	*written = s.written;
