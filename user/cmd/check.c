@@ -117,51 +117,48 @@ out:
 	return ret;
 }
 
-int do_check(int argc, char **argv)
+struct check_args {
+	const char *contract_path, *object;
+	const char *btfs[MAX_BTFS]; /* --btf, in order; the contract's: btfs[0] */
+	int nbtf;
+	enum vformat fmt;
+	bool strict, verbose;
+};
+
+/* The options into a: -1 to go on, or the exit code (--help, an error). */
+static int check_parse(int argc, char **argv, struct check_args *a)
 {
 	struct opt_parser p;
-	const char *btf_path = NULL, *contract_path = NULL, *object = NULL;
-	const char *btfs[MAX_BTFS] = { NULL };
-	int nbtf = 0;
-	enum vformat fmt = VF_TEXT;
-	bool strict = false, verbose = false;
-	char err[ERRMSG_LEN], source[256];
-	struct check_result res;
-	struct kernel_id kid;
-	struct contract *c;
-	struct btf *btf;
-	size_t len;
-	const void *obj = capture_elf_bytes(&len);
-	int ch, ret;
+	int ch;
 
 	opt_parser_init(&p, &check_spec);
 	while ((ch = opt_next(&p, argc, argv)) != -1) {
 		switch (ch) {
 		case 'b':
-			if (nbtf == MAX_BTFS) {
+			if (a->nbtf == MAX_BTFS) {
 				ab_error("--btf: at most %d kernels", MAX_BTFS);
 				return EXIT_USAGE;
 			}
-			btf_path = btfs[nbtf++] = optarg;
+			a->btfs[a->nbtf++] = optarg;
 			break;
 		case 'o':
-			object = optarg;
+			a->object = optarg;
 			break;
 		case 'c':
-			contract_path = optarg;
+			a->contract_path = optarg;
 			break;
 		case 'f':
-			if (!parse_vformat(optarg, &fmt)) {
+			if (!parse_vformat(optarg, &a->fmt)) {
 				ab_error("--format '%s': use text, json or junit",
 					 optarg);
 				return EXIT_USAGE;
 			}
 			break;
 		case OPT_LONG('s'):
-			strict = true;
+			a->strict = true;
 			break;
 		case 'v':
-			verbose = true;
+			a->verbose = true;
 			break;
 		case 'h':
 			cmd_help(&check_spec, stdout);
@@ -175,21 +172,23 @@ int do_check(int argc, char **argv)
 			 argv[optind]);
 		return EXIT_USAGE;
 	}
-	set_libbpf_verbose(verbose);
-	if (object) {
-		if (contract_path || strict) {
-			ab_error("--object checks the object itself: it takes no "
-				 "--contract or --strict");
-			return EXIT_USAGE;
-		}
-		return check_object(object, btfs, nbtf, fmt);
-	}
-	if (nbtf > 1) {
-		ab_error("several --btf go with --object; check one kernel at a "
-			 "time against a contract");
-		return EXIT_USAGE;
-	}
-	c = load_contract_arg(contract_path, err, sizeof(err));
+	return -1;
+}
+
+/* A contract (the built-in one, or --contract) against one kernel's BTF. */
+static int check_contract(const struct check_args *a)
+{
+	const char *btf_path = a->nbtf ? a->btfs[a->nbtf - 1] : NULL;
+	char err[ERRMSG_LEN], source[256];
+	struct check_result res;
+	struct kernel_id kid;
+	struct contract *c;
+	struct btf *btf;
+	size_t len;
+	const void *obj = capture_elf_bytes(&len);
+	int ret;
+
+	c = load_contract_arg(a->contract_path, err, sizeof(err));
 	if (!c) {
 		ab_error("%s", err);
 		return EXIT_USAGE;
@@ -218,8 +217,8 @@ int do_check(int argc, char **argv)
 	kid = *kernel_id_last();
 	snprintf(kid.byte_order, sizeof(kid.byte_order), "%s",
 		 btf__endianness(btf) == BTF_BIG_ENDIAN ? "big" : "little");
-	verdicts_print(stdout, fmt, &res, source, &kid, c->name, strict);
-	if (res.count[V_BROKEN] || (strict && res.count[V_DEGRADED]))
+	verdicts_print(stdout, a->fmt, &res, source, &kid, c->name, a->strict);
+	if (res.count[V_BROKEN] || (a->strict && res.count[V_DEGRADED]))
 		ret = EXIT_KERNEL;
 	else
 		ret = EXIT_OK;
@@ -228,4 +227,28 @@ out:
 	btf__free(btf);
 	contract_free(c);
 	return ret;
+}
+
+int do_check(int argc, char **argv)
+{
+	struct check_args a = { .fmt = VF_TEXT };
+	int ret = check_parse(argc, argv, &a);
+
+	if (ret >= 0)
+		return ret;
+	set_libbpf_verbose(a.verbose);
+	if (a.object) {
+		if (a.contract_path || a.strict) {
+			ab_error("--object checks the object itself: it takes no "
+				 "--contract or --strict");
+			return EXIT_USAGE;
+		}
+		return check_object(a.object, a.btfs, a.nbtf, a.fmt);
+	}
+	if (a.nbtf > 1) {
+		ab_error("several --btf go with --object; check one kernel at a "
+			 "time against a contract");
+		return EXIT_USAGE;
+	}
+	return check_contract(&a);
 }
