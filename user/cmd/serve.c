@@ -176,6 +176,109 @@ static int parse_args(int argc, char **argv, struct serve_opts *o,
 	return EXIT_OK;
 }
 
+/*
+ * The options, --cgroup, --contract and the listening socket (*fd): -1 to
+ * go on, or the exit code (--help, or an error, reported).
+ */
+static int serve_setup(int argc, char **argv, struct serve_opts *o,
+		       struct listen_addr *la, char *root, size_t rootlen,
+		       struct contract **contract, int *fd)
+{
+	char err[ERRMSG_LEN] = "";
+	bool help = false;
+	int ret;
+
+	ret = parse_args(argc, argv, o, &help, err, sizeof(err));
+	if (!ret && help) {
+		cmd_help(&serve_spec, stdout);
+		return EXIT_OK;
+	}
+	if (!ret && httpd_parse_listen(o->listen, la, err, sizeof(err)))
+		ret = EXIT_USAGE;
+	if (!ret)
+		ret = resolve_cgroup_option(o->cgroup, root, rootlen, &o->cap,
+					    err, sizeof(err));
+	if (!ret && o->contract_path) {
+		*contract = load_contract_arg(o->contract_path, err, sizeof(err));
+		if (!*contract)
+			ret = EXIT_USAGE;
+		o->cap.contract = *contract;
+	}
+	if (!ret) {
+		*fd = httpd_listen(la, err, sizeof(err));
+		if (*fd < 0)
+			ret = EXIT_RUNTIME;
+	}
+	if (!ret)
+		return -1;
+	if (err[0])
+		ab_error("%s", err);
+	contract_free(*contract);
+	*contract = NULL;
+	return ret;
+}
+
+/* Answer scrapes until a signal or the duration; say once if --cgroup goes. */
+static void serve_until_stopped(struct httpd *srv, struct metrics_ctx *m,
+				const struct serve_opts *o, const char *root,
+				uint64_t t0)
+{
+	char err[ERRMSG_LEN];
+	bool warned_gone = false;
+	unsigned long ticks = 0;
+
+	while (!loop_stop_signal() &&
+	       (o->duration <= 0 || (mono_ns() - t0) / 1e9 < o->duration)) {
+		uint64_t id = 0;
+		unsigned int level;
+
+		httpd_run(srv, 100);
+		/* removed cgroups must not keep new ones out of the map */
+		metrics_maintain(m);
+		/* once a second: is the filtered cgroup still there? */
+		if (o->cgroup && !warned_gone && !(++ticks % 10) &&
+		    (cgroup_resolve(root, o->cgroup, &id, &level, err,
+				    sizeof(err)) || id != o->cap.cgroup_id)) {
+			ab_warn("--cgroup %s was removed: no task can match it "
+				"any more (metrics keep their last values)",
+				o->cgroup);
+			warned_gone = true;
+		}
+	}
+}
+
+/* The summary line at exit, and the warnings of what went unseen. */
+static void serve_summary(struct capture *c, const struct httpd *srv,
+			  uint64_t t0)
+{
+	struct abicap_counter cnt[ABICAP_EV_COUNT];
+	struct capture_misses ms;
+	uint64_t seen = 0, lost = 0;
+	char missed[64];
+	bool have_ms = !capture_misses(c, &ms);
+
+	if (have_ms)
+		misses_text(&ms, missed, sizeof(missed));
+	else
+		snprintf(missed, sizeof(missed), "unknown");
+	if (!capture_counters(c, -1, cnt))
+		for (int e = 0; e < ABICAP_EV_COUNT; e++) {
+			seen += cnt[e].seen;
+			lost += cnt[e].dropped;
+		}
+	fprintf(stderr, "abicap: served %llu scrapes (%llu requests refused, "
+		"%llu connections evicted, %llu past the %d s deadline) in %.1f s;"
+		" %llu events, %llu lost, %s missed\n",
+		(unsigned long long)srv->scrapes, (unsigned long long)srv->refused,
+		(unsigned long long)srv->guard.evicted,
+		(unsigned long long)srv->guard.expired, HTTP_DEADLINE_S,
+		(mono_ns() - t0) / 1e9, (unsigned long long)seen,
+		(unsigned long long)lost, missed);
+	warn_aux(c, false);
+	if (have_ms)
+		warn_misses(&ms);
+}
+
 int do_serve(int argc, char **argv)
 {
 	char err[ERRMSG_LEN], root[4096];
@@ -185,42 +288,13 @@ int do_serve(int argc, char **argv)
 	struct httpd srv;
 	struct contract *contract = NULL;
 	struct capture *c;
-	struct abicap_counter cnt[ABICAP_EV_COUNT];
-	struct capture_misses ms;
-	char missed[64];
-	uint64_t t0, seen = 0, lost = 0;
-	bool help = false, warned_gone = false, have_ms;
-	unsigned long ticks = 0;
-	int ret, fd;
+	uint64_t t0;
+	int ret, fd = -1;
 
-	ret = parse_args(argc, argv, &o, &help, err, sizeof(err));
-	if (!ret && help) {
-		cmd_help(&serve_spec, stdout);
-		return EXIT_OK;
-	}
-	if (!ret && httpd_parse_listen(o.listen, &la, err, sizeof(err)))
-		ret = EXIT_USAGE;
-	if (!ret)
-		ret = resolve_cgroup_option(o.cgroup, root, sizeof(root),
-					    &o.cap, err, sizeof(err));
-	if (!ret && o.contract_path) {
-		contract = load_contract_arg(o.contract_path, err, sizeof(err));
-		if (!contract)
-			ret = EXIT_USAGE;
-		o.cap.contract = contract;
-	}
-	if (ret) {
-		if (err[0])
-			ab_error("%s", err);
-		contract_free(contract);
+	ret = serve_setup(argc, argv, &o, &la, root, sizeof(root), &contract,
+			  &fd);
+	if (ret >= 0)
 		return ret;
-	}
-	fd = httpd_listen(&la, err, sizeof(err));
-	if (fd < 0) {
-		ab_error("%s", err);
-		contract_free(contract);
-		return EXIT_RUNTIME;
-	}
 	o.cap.events = (1u << ABICAP_EV_SCHED_SWITCH) |
 		       (1u << ABICAP_EV_SCHED_WAKEUP) |
 		       (1u << ABICAP_EV_SCHED_WAKEUP_NEW) |
@@ -265,46 +339,9 @@ int do_serve(int argc, char **argv)
 		o.cgroup ? " for the cgroup subtree given" : "",
 		capture_kernel_accounting(c) ? "kernel" : "events");
 	t0 = mono_ns();
-	while (!loop_stop_signal() &&
-	       (o.duration <= 0 || (mono_ns() - t0) / 1e9 < o.duration)) {
-		uint64_t id = 0;
-		unsigned int level;
-
-		httpd_run(&srv, 100);
-		/* removed cgroups must not keep new ones out of the map */
-		metrics_maintain(&m);
-		/* once a second: is the filtered cgroup still there? */
-		if (o.cgroup && !warned_gone && !(++ticks % 10) &&
-		    (cgroup_resolve(root, o.cgroup, &id, &level, err,
-				    sizeof(err)) || id != o.cap.cgroup_id)) {
-			ab_warn("--cgroup %s was removed: no task can match it "
-				"any more (metrics keep their last values)",
-				o.cgroup);
-			warned_gone = true;
-		}
-	}
+	serve_until_stopped(&srv, &m, &o, root, t0);
 	httpd_stop(&srv);
-	have_ms = !capture_misses(c, &ms);
-	if (have_ms)
-		misses_text(&ms, missed, sizeof(missed));
-	else
-		snprintf(missed, sizeof(missed), "unknown");
-	if (!capture_counters(c, -1, cnt))
-		for (int e = 0; e < ABICAP_EV_COUNT; e++) {
-			seen += cnt[e].seen;
-			lost += cnt[e].dropped;
-		}
-	fprintf(stderr, "abicap: served %llu scrapes (%llu requests refused, "
-		"%llu connections evicted, %llu past the %d s deadline) in %.1f s;"
-		" %llu events, %llu lost, %s missed\n",
-		(unsigned long long)srv.scrapes, (unsigned long long)srv.refused,
-		(unsigned long long)srv.guard.evicted,
-		(unsigned long long)srv.guard.expired, HTTP_DEADLINE_S,
-		(mono_ns() - t0) / 1e9, (unsigned long long)seen,
-		(unsigned long long)lost, missed);
-	warn_aux(c, false);
-	if (have_ms)
-		warn_misses(&ms);
+	serve_summary(c, &srv, t0);
 	metrics_fini(&m);
 	cgnames_free(m.names);
 	capture_close(c);
