@@ -311,151 +311,209 @@ static void snapshot_wait(struct cg_cpu_snap_job **job, struct cg_cpu_snap **sna
 	*job = NULL;
 }
 
-int do_record(int argc, char **argv)
-{
-	char err[ERRMSG_LEN], *trl;
+/* A recording's state, from its options to its files. */
+struct recorder {
 	struct trace_opts o;
-	struct rec_state st = { 0 };
-	struct record_meta rm;
+	struct rec_state st;
 	struct cg_cpu_roots roots;
-	struct cg_cpu_snap *snap = NULL;
-	struct cg_cpu_snap_job *job = NULL;
-	struct captrailer_cgroup *thr;
-	struct loop_opts lo = { 0 };
-	struct contract *contract = NULL;
-	struct outfile out, pf;
+	struct cg_cpu_snap *snap; /* cpu.stat at the start */
+	struct cg_cpu_snap_job *job; /* the thread taking it */
+	struct loop_opts lo;
+	struct outfile out, pf; /* the capture, the Perfetto trace */
 	struct capture *c;
-	int ret, go_fd = -1, exec_fd = -1, keep_fd = -1, e;
-	struct rec_end end;
-	pid_t child = 0;
+	int go_fd, exec_fd, keep_fd;
+	pid_t child; /* the command run (0: none) */
+};
 
-	ret = capture_prepare(&record_spec, argc, argv, &o, &contract);
-	if (ret || o.help)
+/*
+ * A start that failed once the outputs exist: the snapshot's thread
+ * joined, the held command let go without running (it sees EOF) and
+ * reaped, the outputs removed unwritten. ret, for the caller to return.
+ */
+static int rec_abandon(struct recorder *r, int ret)
+{
+	cg_cpu_snap_free(cg_cpu_snap_wait(r->job));
+	cg_cpu_snap_free(r->snap);
+	if (r->keep_fd >= 0)
+		close(r->keep_fd);
+	if (r->child > 0) {
+		close(r->go_fd);
+		close(r->exec_fd);
+		waitpid(r->child, NULL, 0);
+	}
+	outfile_abort(&r->out, false);
+	outfile_abort(&r->pf, false);
+	return ret;
+}
+
+/*
+ * The options, the outputs, the command (held), the capture attached and
+ * the capture file's header: -1 once recording, else the exit code (what
+ * was made undone).
+ */
+static int rec_start(struct recorder *r, int argc, char **argv)
+{
+	char err[ERRMSG_LEN];
+	struct contract *contract = NULL;
+	struct record_meta rm;
+	int ret;
+
+	ret = capture_prepare(&record_spec, argc, argv, &r->o, &contract);
+	if (ret || r->o.help)
 		return ret;
-	if (check_events_and_command(&o)) {
+	if (check_events_and_command(&r->o)) {
 		contract_free(contract);
 		return EXIT_USAGE;
 	}
-	ret = create_outputs(&o, &out, &pf);
+	ret = create_outputs(&r->o, &r->out, &r->pf);
 	if (ret) {
 		contract_free(contract);
 		return ret;
 	}
-	if (o.command) {
-		child = spawn_held(o.command, &go_fd, &exec_fd);
-		if (child < 0) {
-			ab_error("cannot start '%s': %s", o.command[0],
+	if (r->o.command) {
+		r->child = spawn_held(r->o.command, &r->go_fd, &r->exec_fd);
+		if (r->child < 0) {
+			ab_error("cannot start '%s': %s", r->o.command[0],
 				 strerror(errno));
 			contract_free(contract);
-			ret = EXIT_RUNTIME;
-			goto discard;
+			r->child = 0;
+			return rec_abandon(r, EXIT_RUNTIME);
 		}
-		o.cap.pids[o.cap.npids++] = child;
-		o.cap.follow_forks = true;
+		r->o.cap.pids[r->o.cap.npids++] = r->child;
+		r->o.cap.follow_forks = true;
 	}
-
-	st.s.names = cgnames_live(err, sizeof(err));
-	if (!st.s.names)
+	r->st.s.names = cgnames_live(err, sizeof(err));
+	if (!r->st.s.names)
 		ab_warn("cgroups will not be named in the file: %s", err);
-	c = capture_open(&o.cap, capsink_record, &st.s, &ret, err, sizeof(err));
-	if (c && st.s.names)
-		job = snapshot_start(&roots, &snap);
+	r->c = capture_open(&r->o.cap, capsink_record, &r->st.s, &ret, err,
+			    sizeof(err));
+	if (r->c && r->st.s.names)
+		r->job = snapshot_start(&r->roots, &r->snap);
 	contract_free(contract);
-	if (!c) {
+	if (!r->c) {
 		ab_error("%s", err);
-		cgnames_free(st.s.names);
-		goto kill_child;
+		cgnames_free(r->st.s.names);
+		return rec_abandon(r, ret);
 	}
-	rm = (struct record_meta){ &o.cap, CAPFILE_VERSION, argc, argv,
-				  o.command, o.cgroup_path };
-	st.s.w = open_writer(c, &rm, child, &o, &out, &pf, &keep_fd, err,
-			     sizeof(err));
-	if (!st.s.w) {
+	rm = (struct record_meta){ &r->o.cap, CAPFILE_VERSION, argc, argv,
+				  r->o.command, r->o.cgroup_path };
+	r->st.s.w = open_writer(r->c, &rm, r->child, &r->o, &r->out, &r->pf,
+				&r->keep_fd, err, sizeof(err));
+	if (!r->st.s.w) {
 		ab_error("%s", err);
-		capture_close(c);
-		cgnames_free(st.s.names);
-		ret = EXIT_RUNTIME;
-		goto kill_child;
+		capture_close(r->c);
+		cgnames_free(r->st.s.names);
+		return rec_abandon(r, EXIT_RUNTIME);
 	}
-	ab_note("recording %d event%s to %s%s%s; %s to stop",
-		__builtin_popcount(o.cap.events),
-		__builtin_popcount(o.cap.events) == 1 ? "" : "s", o.output,
-		child ? " while running " : "", child ? o.command[0] : "",
-		child ? "its exit or Ctrl-C" : "Ctrl-C or the duration");
-	if (child) {
-		/*
-		 * The start's cpu.stat before the command runs: nothing of it
-		 * can fill the rings before then, and throttling it met
-		 * before that reading would be missed (seen on a loaded
-		 * machine: 0.45 ms of a quota's throttling)
-		 */
-		snapshot_wait(&job, &snap);
-		e = release_command(&go_fd, &exec_fd);
-		if (e) {
-			ab_error("cannot run '%s': %s (give a command on PATH or "
-				 "its path)", o.command[0], strerror(e));
-			capw_close(st.s.w, "{}", err, sizeof(err));
-			capture_close(c);
-			cgnames_free(st.s.names);
-			capsink_free(&st.s);
-			ret = EXIT_USAGE;
-			goto kill_child; /* it has exited: reaped there */
-		}
-	}
-	lo = (struct loop_opts){ .duration = o.duration, .child = child,
-		.done = sink_done, .flush = after_drain, .ctx = &st };
-	st.c = c;
-	st.s.looked_ns = capture_start_ns(c);
+	return -1;
+}
+
+/*
+ * The command let go, once the start's cpu.stat is taken: nothing of it
+ * can fill the rings before then, and throttling it met before that
+ * reading would be missed (seen on a loaded machine: 0.45 ms of a quota's
+ * throttling). -1, or the exit code (undone) if it could not run.
+ */
+static int rec_release(struct recorder *r)
+{
+	char err[ERRMSG_LEN];
+	int e;
+
+	if (!r->child)
+		return -1;
+	snapshot_wait(&r->job, &r->snap);
+	e = release_command(&r->go_fd, &r->exec_fd);
+	if (!e)
+		return -1;
+	ab_error("cannot run '%s': %s (give a command on PATH or its path)",
+		 r->o.command[0], strerror(e));
+	capw_close(r->st.s.w, "{}", err, sizeof(err));
+	capture_close(r->c);
+	cgnames_free(r->st.s.names);
+	capsink_free(&r->st.s);
+	return rec_abandon(r, EXIT_USAGE); /* it has exited: reaped there */
+}
+
+/* Record until a signal, the duration or the command's end; the summary. */
+static int rec_run(struct recorder *r)
+{
+	struct rec_state *st = &r->st;
+	int ret, e;
+
+	r->lo = (struct loop_opts){ .duration = r->o.duration,
+		.child = r->child, .done = sink_done, .flush = after_drain,
+		.ctx = st };
+	st->c = r->c;
+	st->s.looked_ns = capture_start_ns(r->c);
 	/* NULL: the losses as windows of any CPU */
-	st.per_cpu = calloc((size_t)capture_ncpus(c), sizeof(*st.per_cpu));
-	st.s.flushed_ns = mono_ns();
-	ret = run_loop(c, &lo);
-	if ((e = capture_stop(c))) {
+	st->per_cpu = calloc((size_t)capture_ncpus(r->c), sizeof(*st->per_cpu));
+	st->s.flushed_ns = mono_ns();
+	ret = run_loop(r->c, &r->lo);
+	if ((e = capture_stop(r->c))) {
 		ab_error("reading the ring buffer's last records failed: %s",
 			 strerror(-e));
 		ret = EXIT_RUNTIME;
 	}
-	note_drops(&st, mono_ns());
-	print_summary(c, o.cap.events, capture_secs(c));
-	snapshot_wait(&job, &snap);
-	thr = snap ? record_throttling(&roots, snap, st.s.names, st.s.named,
-				       st.s.nnamed) : NULL;
-	trl = record_trailer(c, capture_secs(c), capw_records(st.s.w), &lo,
-			     thr, thr ? st.s.nnamed : 0, st.s.names);
+	note_drops(st, mono_ns());
+	print_summary(r->c, r->o.cap.events, capture_secs(r->c));
+	return ret;
+}
+
+/*
+ * The trailer (with the cgroups' throttling over the capture), the file
+ * closed and committed, the export; ret: the run's exit code so far.
+ */
+static int rec_finish(struct recorder *r, int ret)
+{
+	struct rec_state *st = &r->st;
+	struct captrailer_cgroup *thr;
+	char err[ERRMSG_LEN], *trl;
+	struct rec_end end;
+
+	snapshot_wait(&r->job, &r->snap);
+	thr = r->snap ? record_throttling(&r->roots, r->snap, st->s.names,
+					  st->s.named, st->s.nnamed) : NULL;
+	trl = record_trailer(r->c, capture_secs(r->c), capw_records(st->s.w),
+			     &r->lo, thr, thr ? st->s.nnamed : 0, st->s.names);
 	free(thr);
-	cg_cpu_snap_free(snap);
-	snap = NULL;
-	end = (struct rec_end){ &o, &st, c, &out, &pf, keep_fd, 0, false };
+	cg_cpu_snap_free(r->snap);
+	r->snap = NULL;
+	end = (struct rec_end){ &r->o, st, r->c, &r->out, &r->pf, r->keep_fd,
+				0, false };
 	ret = close_capture(&end, trl, ret);
 	free(trl);
-	capture_close(c);
-	cgnames_free(st.s.names);
-	capsink_free(&st.s);
-	free(st.per_cpu);
+	capture_close(r->c);
+	cgnames_free(st->s.names);
+	capsink_free(&st->s);
+	free(st->per_cpu);
 	if (!ret && end.exported) {
 		ret = end.xret;
-		if (!ret && outfile_commit(&pf, err, sizeof(err))) {
+		if (!ret && outfile_commit(&r->pf, err, sizeof(err))) {
 			ab_error("%s", err);
 			ret = EXIT_RUNTIME;
 		}
 	}
-	outfile_abort(&pf, false); /* if not committed: nothing half-written */
-	if (keep_fd >= 0)
-		close(keep_fd);
-	command_status(child, &lo);
+	outfile_abort(&r->pf, false); /* if not committed: nothing half-written */
+	if (r->keep_fd >= 0)
+		close(r->keep_fd);
+	command_status(r->child, &r->lo);
 	return ret;
-kill_child:
-	cg_cpu_snap_free(cg_cpu_snap_wait(job));
-	cg_cpu_snap_free(snap);
-	if (keep_fd >= 0)
-		close(keep_fd);
-	if (child) {
-		close(go_fd); /* the child sees EOF and exits without running */
-		close(exec_fd);
-		waitpid(child, NULL, 0);
-	}
-discard:
-	outfile_abort(&out, false);
-	outfile_abort(&pf, false);
-	return ret;
+}
+
+int do_record(int argc, char **argv)
+{
+	struct recorder r = { .go_fd = -1, .exec_fd = -1, .keep_fd = -1 };
+	int ret = rec_start(&r, argc, argv);
+
+	if (ret >= 0)
+		return ret;
+	ab_note("recording %d event%s to %s%s%s; %s to stop",
+		__builtin_popcount(r.o.cap.events),
+		__builtin_popcount(r.o.cap.events) == 1 ? "" : "s", r.o.output,
+		r.child ? " while running " : "", r.child ? r.o.command[0] : "",
+		r.child ? "its exit or Ctrl-C" : "Ctrl-C or the duration");
+	ret = rec_release(&r);
+	if (ret >= 0)
+		return ret;
+	return rec_finish(&r, rec_run(&r));
 }
