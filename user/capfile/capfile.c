@@ -32,6 +32,9 @@ struct capw {
 	 */
 	int werr;
 	uint64_t dropped; /* records lost, as the DROP blocks so far say */
+	/* the records' span: first and last time, one past the highest CPU */
+	uint64_t first_ns, last_ns;
+	uint32_t cpus;
 };
 
 static int write_all(int fd, const void *buf, size_t len)
@@ -227,6 +230,7 @@ static int flush_chunk(struct capw *w)
 
 int capw_add(struct capw *w, const void *rec, size_t len)
 {
+	const struct abicap_hdr *h = rec;
 	int e;
 
 	if (w->raw_len + len > CAPFILE_CHUNK_RAW && (e = flush_chunk(w)))
@@ -234,9 +238,23 @@ int capw_add(struct capw *w, const void *rec, size_t len)
 	/* the file's records are little-endian, whatever the host's order */
 	record_encode(rec, len, w->raw + w->raw_len, HOST_BIG_ENDIAN);
 	w->raw_len += len;
+	if (!w->records || h->ts_ns < w->first_ns)
+		w->first_ns = h->ts_ns;
+	if (h->ts_ns > w->last_ns)
+		w->last_ns = h->ts_ns;
+	if (h->cpu >= w->cpus)
+		w->cpus = h->cpu + 1;
 	w->nrec++;
 	w->records++;
 	return 0;
+}
+
+void capw_span(const struct capw *w, uint64_t *first_ns, uint64_t *last_ns,
+	       uint32_t *cpus)
+{
+	*first_ns = w->first_ns;
+	*last_ns = w->last_ns;
+	*cpus = w->cpus;
 }
 
 int capw_flush(struct capw *w)

@@ -88,6 +88,13 @@ int capw_add_cgroup(struct capw *w, uint64_t id, const char *path);
 int capw_add_drop(struct capw *w, uint64_t start_ns, uint64_t end_ns,
 		  uint64_t count, int32_t cpu);
 uint64_t capw_records(const struct capw *w);
+/*
+ * The records' span so far: the first and last time, one past the highest
+ * CPU a record names (all 0 before the first). For the trailer: readers
+ * take a capture's span from it instead of decoding the whole file.
+ */
+void capw_span(const struct capw *w, uint64_t *first_ns, uint64_t *last_ns,
+	       uint32_t *cpus);
 /* Of them, those in chunks written so far (the rest wait for the next). */
 uint64_t capw_records_written(const struct capw *w);
 uint64_t capw_bytes(const struct capw *w);

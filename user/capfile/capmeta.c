@@ -210,6 +210,11 @@ char *captrailer_write(const struct captrailer *t)
 		}
 		json_object_set_new(o, "recursion_misses", mi);
 	}
+	if (o && t->span_given)
+		json_object_set_new(o, "span", json_pack("{s:I, s:I, s:I}",
+			"first_ns", (json_int_t)t->first_ns,
+			"last_ns", (json_int_t)t->last_ns,
+			"cpus", (json_int_t)t->record_cpus));
 	if (o && t->command_exited)
 		json_object_set_new(o, "command_status",
 				    json_integer(t->command_status));
@@ -579,6 +584,18 @@ int captrailer_read(struct captrailer *t, const char *json, char *err,
 		t->duration_s = json_number_value(v);
 	t->end_ns = rd_int(&r, o, "trailer", "end_ns");
 	t->records = rd_int(&r, o, "trailer", "records");
+	if ((v = member(&r, o, "trailer", "span", JSON_OBJECT))) {
+		int64_t a = rd_int(&r, v, "trailer.span", "first_ns"),
+			b = rd_int(&r, v, "trailer.span", "last_ns"),
+			n = rd_int(&r, v, "trailer.span", "cpus");
+
+		/* a span that cannot be is no span: the records tell */
+		t->span_given = a >= 0 && b >= a && n >= 1 &&
+				n <= CAPTURE_MAX_CPUS;
+		t->first_ns = t->span_given ? (uint64_t)a : 0;
+		t->last_ns = t->span_given ? (uint64_t)b : 0;
+		t->record_cpus = t->span_given ? (uint32_t)n : 0;
+	}
 	if ((v = member(&r, o, "trailer", "events", JSON_OBJECT)))
 		json_object_foreach(v, k, e) {
 			int ev = event_by_name(k, strlen(k));

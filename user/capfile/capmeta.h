@@ -112,6 +112,14 @@ struct captrailer_cgroup {
 struct captrailer {
 	double duration_s;
 	int64_t end_ns, records;
+	/*
+	 * "span": the records' first and last time and one past
+	 * the highest CPU they name, as written; false: not in the trailer
+	 * (captures of an older abicap)
+	 */
+	bool span_given;
+	uint64_t first_ns, last_ns;
+	uint32_t record_cpus;
 	bool event[ABICAP_EV_COUNT]; /* "events": counts given */
 	uint64_t seen[ABICAP_EV_COUNT], received[ABICAP_EV_COUNT],
 		dropped[ABICAP_EV_COUNT];

@@ -473,7 +473,7 @@ static int rec_finish(struct recorder *r, int ret)
 	snapshot_wait(&r->job, &r->snap);
 	thr = r->snap ? record_throttling(&r->roots, r->snap, st->s.names,
 					  st->s.named, st->s.nnamed) : NULL;
-	trl = record_trailer(r->c, capture_secs(r->c), capw_records(st->s.w),
+	trl = record_trailer(r->c, capture_secs(r->c), st->s.w,
 			     &r->lo, thr, thr ? st->s.nnamed : 0, st->s.names);
 	free(thr);
 	cg_cpu_snap_free(r->snap);

@@ -260,7 +260,7 @@ static int trailer_containers(struct captrailer *t, const struct cgnames *names)
 	return r;
 }
 
-char *record_trailer(struct capture *c, double secs, uint64_t records,
+char *record_trailer(struct capture *c, double secs, const struct capw *w,
 		     const struct loop_opts *lo,
 		     const struct captrailer_cgroup *cg, size_t ncg,
 		     const struct cgnames *names)
@@ -293,7 +293,9 @@ char *record_trailer(struct capture *c, double secs, uint64_t records,
 	}
 	t.duration_s = secs;
 	t.end_ns = (int64_t)capture_end_ns(c);
-	t.records = (int64_t)records;
+	t.records = (int64_t)capw_records(w);
+	capw_span(w, &t.first_ns, &t.last_ns, &t.record_cpus);
+	t.span_given = t.records > 0;
 	if (!capture_aux(c, aux)) {
 		t.bookkeeping = true;
 		t.followed = aux[ABICAP_AUX_FOLLOW_ADDED];

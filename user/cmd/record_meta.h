@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include "capfile/capfile.h"
 #include "capfile/capmeta.h"
 #include "event/cgcpu.h"
 #include "event/cgnames.h"
@@ -44,11 +45,12 @@ struct captrailer_cgroup *record_throttling(const struct cg_cpu_roots *roots,
 					    const uint64_t *ids, size_t n);
 
 /*
- * The trailer: counts per event and CPU, the command's status, the
- * cgroups' throttling (cg, ncg; cg NULL: not measured) and the names of
- * the containers names knows (NULL: none); NULL: no memory.
+ * The trailer: counts per event and CPU, the records written by w and
+ * their span, the command's status, the cgroups' throttling (cg, ncg; cg
+ * NULL: not measured) and the names of the containers names knows (NULL:
+ * none); NULL: no memory.
  */
-char *record_trailer(struct capture *c, double secs, uint64_t records,
+char *record_trailer(struct capture *c, double secs, const struct capw *w,
 		     const struct loop_opts *lo,
 		     const struct captrailer_cgroup *cg, size_t ncg,
 		     const struct cgnames *names);

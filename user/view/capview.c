@@ -10,13 +10,47 @@
 #include "view/capview.h"
 
 /* The first and last record times, by a pass over the file. */
+/*
+ * The span as the trailer gives it (record writes it), where opening found
+ * the file whole (every part's checksum and number checked, the trailer
+ * intact): no decoding of every chunk to learn it. False: the records
+ * must tell.
+ */
+static bool span_from_trailer(struct capview *v)
+{
+	const struct capr_integrity *ig = capr_integrity(v->r);
+	char err[ERRMSG_LEN];
+	struct captrailer t;
+	bool ok;
+
+	if (!capr_trailer(v->r) || !ig->verified ||
+	    ig->trailer != CAPR_TRAILER_INTACT || ig->damaged || ig->missing ||
+	    ig->duplicated || ig->reordered || ig->skipped_bytes)
+		return false;
+	ok = captrailer_read(&t, capr_trailer(v->r), err, sizeof(err)) !=
+	     -ENOMEM && t.span_given && t.records > 0;
+	if (ok) {
+		v->first = t.first_ns;
+		v->last = t.last_ns;
+		v->ncpus = (int)t.record_cpus;
+	}
+	captrailer_free(&t);
+	return ok;
+}
+
 static int span_of(struct capview *v)
 {
 	char err[ERRMSG_LEN];
-	struct capr *scan = capr_open(v->path, err, sizeof(err));
+	struct capr *scan;
 	union abicap_rec rec;
 	uint64_t n = 0;
 
+	if (span_from_trailer(v)) {
+		if (capmeta_ncpus(&v->cm) > v->ncpus)
+			v->ncpus = capmeta_ncpus(&v->cm);
+		return 0;
+	}
+	scan = capr_open(v->path, err, sizeof(err));
 	if (!scan) {
 		ab_error("%s", err);
 		return EXIT_USAGE;
