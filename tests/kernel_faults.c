@@ -233,6 +233,8 @@ struct readback {
 	/* in the workload's window: pong switched in, pong woken by ping */
 	long long records, pp_switches, pp_wakeups;
 	long long pp_woken; /* sched_wakeups of pong, whoever the waker */
+	/* every record's: the first and last time, one past the highest CPU */
+	long long first_ns, last_ns, cpus;
 	int end; /* capr_next's last return: 0 clean or cut short, -1 damaged */
 	bool cut_short;
 	json_t *trailer;
@@ -247,6 +249,12 @@ static struct readback read_capture(const char *file, const struct pingpong *pp)
 
 	cr_assert(r, "%s", err);
 	while ((b.end = capr_next(r, &rec)) == 1) {
+		if (!b.records || (long long)rec.hdr.ts_ns < b.first_ns)
+			b.first_ns = (long long)rec.hdr.ts_ns;
+		if ((long long)rec.hdr.ts_ns > b.last_ns)
+			b.last_ns = (long long)rec.hdr.ts_ns;
+		if (rec.hdr.cpu >= b.cpus)
+			b.cpus = rec.hdr.cpu + 1;
 		b.records++;
 		if (!pp_window(pp, &rec))
 			continue;
@@ -290,6 +298,10 @@ static void assert_counts_add_up(const struct readback *b)
 	cr_assert_eq(jint(b->trailer, "records", NULL, NULL), b->records,
 		     "the trailer counts %lld records, the file holds %lld",
 		     jint(b->trailer, "records", NULL, NULL), b->records);
+	/* the span the views take from it is the records' own */
+	cr_assert_eq(jint(b->trailer, "span", "first_ns", NULL), b->first_ns);
+	cr_assert_eq(jint(b->trailer, "span", "last_ns", NULL), b->last_ns);
+	cr_assert_eq(jint(b->trailer, "span", "cpus", NULL), b->cpus);
 	for (unsigned int ev = 0; ev < ABICAP_EV_COUNT; ev++) {
 		const char *n = event_name(ev);
 		long long s = jint(b->trailer, "events", n, "seen"),
