@@ -9,6 +9,7 @@
 #include <bpf/btf.h>
 #include "btf_fixture.h"
 #include "abi/btf_source.h"
+
 #include "harness.h"
 #include "abi/btf_diff.h"
 #include "abi/btf_util.h"
@@ -16,6 +17,9 @@
 #include "abi/contract.h"
 #include "abi/kernel_id.h"
 #include "lib/util.h"
+
+/* what each btf_open() was given and found: its budget carries over */
+static struct btf_open_info bi;
 
 static char err[ERRMSG_LEN];
 
@@ -40,13 +44,13 @@ TestSuite(btf_source, .init = scratch_init, .fini = scratch_fini);
 Test(btf_source, raw_btf)
 {
 	kfix_write_raw(&KFIX_5_10, path("raw.btf"));
-	expect_5_10(btf_open(path("raw.btf"), err, sizeof(err)));
+	expect_5_10(btf_open(path("raw.btf"), &bi, err, sizeof(err)));
 }
 
 Test(btf_source, elf_vmlinux_with_btf_section)
 {
 	kfix_write_elf(&KFIX_5_10, path("vmlinux"));
-	expect_5_10(btf_open(path("vmlinux"), err, sizeof(err)));
+	expect_5_10(btf_open(path("vmlinux"), &bi, err, sizeof(err)));
 }
 
 Test(btf_source, bzimage_xz_zstd_gzip_lz4)
@@ -55,7 +59,7 @@ Test(btf_source, bzimage_xz_zstd_gzip_lz4)
 
 	for (int i = 0; i < 4; i++) {
 		kfix_write_bzimage(&KFIX_5_10, path(how[i]), how[i]);
-		expect_5_10(btf_open(path(how[i]), err, sizeof(err)));
+		expect_5_10(btf_open(path(how[i]), &bi, err, sizeof(err)));
 	}
 }
 
@@ -65,7 +69,7 @@ Test(btf_source, running_kernel)
 
 	if (access("/sys/kernel/btf/vmlinux", R_OK))
 		test_skip("this kernel has no BTF (/sys/kernel/btf/vmlinux)");
-	b = btf_open(NULL, err, sizeof(err));
+	b = btf_open(NULL, &bi, err, sizeof(err));
 	cr_assert(b, "%s", err);
 	cr_assert_gt(btf_find_struct(b, "task_struct"), 0);
 	btf__free(b);
@@ -73,7 +77,7 @@ Test(btf_source, running_kernel)
 
 static void expect_bad(const char *file, const char *says)
 {
-	struct btf *b = btf_open(file, err, sizeof(err));
+	struct btf *b = btf_open(file, &bi, err, sizeof(err));
 
 	cr_assert_null(b, "%s accepted", file);
 	cr_assert(strstr(err, says), "'%s' lacks '%s'", err, says);
@@ -99,7 +103,7 @@ Test(btf_source, bad_files_get_one_clear_error)
 	kfix_compress_file(path("random"), path("random.xz"), "xz");
 	expect_bad(path("random.xz"), "decompresses (xz) to neither BTF nor a "
 		   "kernel image abicap reads");
-	cr_assert_not(btf_open_kernel_has_no_btf());
+	cr_assert_not(bi.no_btf);
 
 	kfix_write_raw(&KFIX_5_10, path("raw.btf"));
 	buf = read_file(path("raw.btf"), &len);
@@ -198,7 +202,7 @@ Test(btf_source, boot_images_of_every_architecture_in_both_byte_orders)
 			kfix_write_image(&KFIX_5_10, path("img"), kind, be, "gzip");
 			cr_log_info("%s, %s-endian", kimg_name[kind],
 				    be ? "big" : "little");
-			expect_5_10(btf_open(path("img"), err, sizeof(err)));
+			expect_5_10(btf_open(path("img"), &bi, err, sizeof(err)));
 		}
 }
 
@@ -212,12 +216,12 @@ Test(btf_source, compressed_payloads_of_every_kind)
 			kfix_write_image(&KFIX_5_10, path("img"), kinds[k],
 					 kinds[k] == KIMG_S390, how[i]);
 			cr_log_info("%s (%s)", kimg_name[kinds[k]], how[i]);
-			expect_5_10(btf_open(path("img"), err, sizeof(err)));
+			expect_5_10(btf_open(path("img"), &bi, err, sizeof(err)));
 		}
 	/* arm64 vmlinuz before EFI zboot: a gzip'd Image */
 	kfix_write_image(&KFIX_5_10, path("Image"), KIMG_ARM64, false, NULL);
 	kfix_compress_file(path("Image"), path("Image.gz"), "gzip");
-	expect_5_10(btf_open(path("Image.gz"), err, sizeof(err)));
+	expect_5_10(btf_open(path("Image.gz"), &bi, err, sizeof(err)));
 }
 
 /* A kernel image recognised, but built without BTF: said so, naming the kind. */
@@ -228,7 +232,7 @@ Test(btf_source, images_without_btf_say_the_kernel_has_no_btf)
 		cr_log_info("%s", kimg_name[kind]);
 		expect_bad(path("img"), "without");
 		cr_assert(strstr(err, "CONFIG_DEBUG_INFO_BTF=y"), "%s", err);
-		cr_assert(btf_open_kernel_has_no_btf(), "%s", err);
+		cr_assert(bi.no_btf, "%s", err);
 		cr_assert_null(strstr(err, "neither BTF nor a kernel image"), "%s",
 			       err);
 	}
@@ -242,7 +246,7 @@ Test(btf_source, images_without_btf_say_the_kernel_has_no_btf)
 static void verdicts(const char *file, struct check_result *res)
 {
 	struct contract *c = contract_default(err, sizeof(err));
-	struct btf *b = btf_open(file, err, sizeof(err));
+	struct btf *b = btf_open(file, &bi, err, sizeof(err));
 
 	cr_assert(c && b, "%s", err);
 	cr_assert_eq(contract_check(c, b, res), 0);
@@ -278,7 +282,7 @@ Test(btf_source, raw_btf_in_both_byte_orders)
 		kfix_write_image(&KFIX_5_10, path("raw"), KIMG_RAW, be, NULL);
 		buf = read_file(path("raw"), &len);
 		cr_assert_eq(buf[0], be ? 0xeb : 0x9f);
-		expect_5_10(btf_open(path("raw"), err, sizeof(err)));
+		expect_5_10(btf_open(path("raw"), &bi, err, sizeof(err)));
 		write_file(path("cut"), buf, len - 9);
 		expect_bad(path("cut"), be ? "starts like raw big-endian BTF" :
 			   "starts like raw little-endian BTF");
@@ -351,7 +355,7 @@ Test(btf_source, anonymous_members_are_looked_through_once_each, .timeout = 60)
 	write_file(path("wide.btf"), raw, len);
 	btf__free(b);
 
-	b = btf_open(path("wide.btf"), err, sizeof(err));
+	b = btf_open(path("wide.btf"), &bi, err, sizeof(err));
 	cr_assert(b, "%s", err);
 	cr_assert_eq(btf_find_member(b, btf_find_struct(b, "task_struct"),
 				     "__state", NULL), 0);
@@ -407,8 +411,8 @@ Test(btf_source, nested_stream_bomb_stops_at_the_budget, .timeout = 60)
 		   "(1024 MiB decompressed, 64 decompressions, 3 layers, 256 "
 		   "MiB of BTF parsed, a stream 32 times its size; here: more "
 		   "than 64 decompressions)");
-	cr_assert_not(btf_open_kernel_has_no_btf());
-	btf_open_budget(NULL, &spent);
+	cr_assert_not(bi.no_btf);
+	spent = bi.spent;
 	cr_assert_eq(spent.streams, 64);
 	cr_assert_leq(spent.bytes, 64 * (n2 + sizeof(zeros)));
 	free(l1);
@@ -430,7 +434,7 @@ Test(btf_source, a_stream_is_bounded_by_its_size, .timeout = 60)
 	write_file(path("ratio"), img, n);
 	expect_bad(path("ratio"), "here: a stream decompressing to more than "
 		   "32 times its size and 1 MiB)");
-	btf_open_budget(NULL, &spent);
+	spent = bi.spent;
 	cr_assert_eq(spent.streams, 1);
 	cr_assert_leq(spent.bytes, 32 * (n - 64) + (1u << 20), "%llu bytes "
 		      "from a %zu-byte stream", spent.bytes, n - 64);
@@ -446,9 +450,9 @@ Test(btf_source, decompressed_bytes_count_across_streams, .timeout = 60)
 	unsigned char *zeros = calloc(1, len), *img = zimage_of(zeros, len, 2, &n);
 
 	write_file(path("two"), img, n);
-	btf_open_budget(&b, NULL);
+	bi.budget = b;
 	expect_bad(path("two"), "here: more than 64 MiB decompressed)");
-	btf_open_budget(NULL, &spent);
+	spent = bi.spent;
 	cr_assert_eq(spent.streams, 2);
 	cr_assert_leq(spent.bytes, 64ull << 20);
 	cr_assert_geq(spent.bytes, 40ull << 20);
@@ -456,7 +460,7 @@ Test(btf_source, decompressed_bytes_count_across_streams, .timeout = 60)
 	write_file(path("one"), img, n - (n - 64) / 2);
 	expect_bad(path("one"), "is a kernel image (armhf zImage (zstd)) without "
 		   "BTF");
-	btf_open_budget(NULL, &spent);
+	spent = bi.spent;
 	cr_assert_eq(spent.streams, 1);
 	cr_assert_eq(spent.bytes, len);
 	free(zeros);
@@ -478,9 +482,9 @@ Test(btf_source, corrupt_streams_count_what_they_gave, .timeout = 60)
 	memcpy(img + 64, frame, flen);
 	memcpy(img + 64 + flen, frame, flen);
 	write_file(path("cut"), img, 64 + 2 * flen);
-	btf_open_budget(&b, NULL);
+	bi.budget = b;
 	expect_bad(path("cut"), "here: more than 64 MiB decompressed)");
-	btf_open_budget(NULL, &spent);
+	spent = bi.spent;
 	cr_assert_eq(spent.streams, 2);
 	free(zeros);
 	free(frame);
@@ -496,10 +500,10 @@ Test(btf_source, a_fourth_layer_is_refused_before_it_is_decompressed)
 	kfix_compress_file(path("Image"), path("1"), "zstd");
 	kfix_compress_file(path("1"), path("2"), "gzip");
 	kfix_compress_file(path("2"), path("3"), "xz");
-	expect_5_10(btf_open(path("3"), err, sizeof(err)));
+	expect_5_10(btf_open(path("3"), &bi, err, sizeof(err)));
 	kfix_compress_file(path("3"), path("4"), "zstd");
 	expect_bad(path("4"), "compressed more than 3 times over");
-	btf_open_budget(NULL, &spent);
+	spent = bi.spent;
 	cr_assert_eq(spent.streams, 3);
 }
 
@@ -509,9 +513,9 @@ Test(btf_source, raw_btf_past_the_budget_is_not_parsed)
 	struct btf_budget b = { 1ull << 30, 64, 64, 32 }, spent;
 
 	kfix_write_raw(&KFIX_5_10, path("raw.btf"));
-	btf_open_budget(&b, NULL);
+	bi.budget = b;
 	expect_bad(path("raw.btf"), "here: more than 64 bytes of BTF parsed)");
-	btf_open_budget(NULL, &spent);
+	spent = bi.spent;
 	cr_assert_eq(spent.btf_bytes, 0);
 }
 
@@ -630,7 +634,7 @@ Test(btf_source, kernel_banner_names_the_release)
 	cr_assert_not(kernel_banner(cut, strlen(cut), rel, sizeof(rel)));
 	cr_assert_not(kernel_banner("", 0, rel, sizeof(rel)));
 	kfix_write_image(&(struct kfix){ 0 }, path("img"), KIMG_ZBOOT, false, "zstd");
-	btf__free(btf_open(path("img"), err, sizeof(err)));
-	cr_assert_str_eq(kernel_id_last()->release, KFIX_RELEASE);
-	cr_assert_str_eq(kernel_id_last()->arch, "arm64");
+	btf__free(btf_open(path("img"), &bi, err, sizeof(err)));
+	cr_assert_str_eq(bi.kid.release, KFIX_RELEASE);
+	cr_assert_str_eq(bi.kid.arch, "arm64");
 }

@@ -3,8 +3,8 @@
  * The BTF input path (btf_open: raw BTF, an ELF's .BTF, a bzImage's gzip,
  * xz, zstd or lz4 payload), then the default contract checked against
  * whatever BTF it accepts, as abicap check --btf FILE does. Whatever the
- * file, the work stays within the budget for one file (the default of
- * btf_open_budget()); a file past it is refused.
+ * file, the work stays within the budget for one file (btf_open's
+ * default); a file past it is refused.
  */
 #include <bpf/btf.h>
 #include <stdlib.h>
@@ -34,13 +34,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char err[ERRMSG_LEN] = "";
 	struct check_result res = { 0 };
-	struct btf_budget spent;
+	struct btf_open_info bi = { 0 };
 	struct btf *btf;
 
-	btf = btf_open(fuzz_file(data, size), err, sizeof(err));
-	btf_open_budget(NULL, &spent);
-	FUZZ_ASSERT(spent.bytes <= 1ull << 30 && spent.streams <= 64 &&
-		    spent.btf_bytes <= 256ull << 20);
+	btf = btf_open(fuzz_file(data, size), &bi, err, sizeof(err));
+	FUZZ_ASSERT(bi.spent.bytes <= 1ull << 30 && bi.spent.streams <= 64 &&
+		    bi.spent.btf_bytes <= 256ull << 20);
 	if (!btf) {
 		FUZZ_ASSERT(err[0]);
 		return 0;

@@ -96,7 +96,7 @@ void fuzz_kernels(struct btf *k[2], const char *target)
 	char err[ERRMSG_LEN];
 
 	for (int i = 0; i < 2; i++) {
-		k[i] = btf_open(files[i], err, sizeof(err));
+		k[i] = btf_open(files[i], NULL, err, sizeof(err));
 		if (!k[i]) {
 			fprintf(stderr, "%s: %s\n", target, err);
 			exit(1);

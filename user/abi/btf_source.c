@@ -38,17 +38,6 @@ static const struct btf_budget budget_default = {
 	 */
 	.ratio = 32,
 };
-static struct btf_budget budget;
-static struct btf_budget used;
-static bool over_budget;
-
-void btf_open_budget(const struct btf_budget *b, struct btf_budget *spent)
-{
-	if (spent)
-		*spent = used;
-	if (b)
-		budget = *b;
-}
 
 enum over { OVER_BYTES, OVER_STREAMS, OVER_BTF, OVER_RATIO };
 
@@ -63,54 +52,56 @@ static const char *size_str(unsigned long long n, char *out, size_t len)
 }
 
 /* The budget is spent: stop all work on this file, and say which part ran out. */
-static bool over(const char *path, enum over what, char *err, size_t errlen)
+static bool over(struct btf_open_info *o, const char *path, enum over what,
+		 char *err, size_t errlen)
 {
 	char here[96], b[32], p[32];
 
-	over_budget = true;
+	o->over_budget = true;
 	if (what == OVER_RATIO)
 		snprintf(here, sizeof(here), "a stream decompressing to more "
-			 "than %llu times its size and 1 MiB", budget.ratio);
+			 "than %llu times its size and 1 MiB", o->budget.ratio);
 	else if (what == OVER_STREAMS)
 		snprintf(here, sizeof(here), "more than %llu decompressions",
-			 budget.streams);
+			 o->budget.streams);
 	else
 		snprintf(here, sizeof(here), "more than %s %s",
-			 size_str(what == OVER_BYTES ? budget.bytes :
-				  budget.btf_bytes, b, sizeof(b)),
+			 size_str(what == OVER_BYTES ? o->budget.bytes :
+				  o->budget.btf_bytes, b, sizeof(b)),
 			 what == OVER_BYTES ? "decompressed" : "of BTF parsed");
 	snprintf(err, errlen, "'%s' needs more than abicap's budget for one file "
 		 "(%s decompressed, %llu decompressions, %d layers, %s of BTF "
 		 "parsed, a stream %llu times its size; here: %s): no kernel "
 		 "image needs that much; give the kernel's image or its raw BTF",
-		 path, size_str(budget.bytes, b, sizeof(b)), budget.streams,
-		 MAX_DEPTH, size_str(budget.btf_bytes, p, sizeof(p)),
-		 budget.ratio, here);
+		 path, size_str(o->budget.bytes, b, sizeof(b)), o->budget.streams,
+		 MAX_DEPTH, size_str(o->budget.btf_bytes, p, sizeof(p)),
+		 o->budget.ratio, here);
 	return false;
 }
 
 /* Spend n of a part of the budget before the work, or refuse: false with err. */
-static bool spend(const char *path, enum over what, unsigned long long n,
-		  char *err, size_t errlen)
+static bool spend(struct btf_open_info *o, const char *path, enum over what,
+		  unsigned long long n, char *err, size_t errlen)
 {
-	unsigned long long *u = what == OVER_BYTES ? &used.bytes :
-				what == OVER_STREAMS ? &used.streams : &used.btf_bytes;
-	unsigned long long b = what == OVER_BYTES ? budget.bytes :
-			       what == OVER_STREAMS ? budget.streams : budget.btf_bytes;
+	unsigned long long *u = what == OVER_BYTES ? &o->spent.bytes :
+				what == OVER_STREAMS ? &o->spent.streams : &o->spent.btf_bytes;
+	unsigned long long b = what == OVER_BYTES ? o->budget.bytes :
+			       what == OVER_STREAMS ? o->budget.streams : o->budget.btf_bytes;
 
-	if (over_budget)
+	if (o->over_budget)
 		return false;
 	if (n > b - *u)
-		return over(path, what, err, errlen);
+		return over(o, path, what, err, errlen);
 	*u += n;
 	return true;
 }
 
 /* btf__new() within the budget of BTF parsed; NULL (err set only when over budget). */
-static struct btf *parse_btf(const char *path, const void *p, size_t len,
-			     char *err, size_t errlen)
+static struct btf *parse_btf(struct btf_open_info *o, const char *path,
+			     const void *p, size_t len, char *err,
+			     size_t errlen)
 {
-	if (!spend(path, OVER_BTF, len, err, errlen))
+	if (!spend(o, path, OVER_BTF, len, err, errlen))
 		return NULL;
 	return btf__new(p, len);
 }
@@ -123,17 +114,10 @@ struct img {
 	char kind[96]; /* "arm64 Image", "gzip'd arm64 Image", ... once known */
 };
 
-static struct btf *read_image(const unsigned char *b, size_t len,
-			      const char *path, const char *wrap, int depth,
-			      char *err, size_t errlen);
+static struct btf *read_image(struct btf_open_info *o, const unsigned char *b,
+			      size_t len, const char *path, const char *wrap,
+			      int depth, char *err, size_t errlen);
 
-/* the last btf_open() failed on a kernel (image) built without BTF */
-static bool kernel_without_btf;
-
-bool btf_open_kernel_has_no_btf(void)
-{
-	return kernel_without_btf;
-}
 
 static __u32 rd32(const unsigned char *p, bool be)
 {
@@ -199,8 +183,9 @@ static int by_len_desc(const void *a, const void *b)
  * bpf_preload skeleton) may come first: the largest that parses and has a
  * struct task_struct is the kernel's.
  */
-static struct btf *btf_scan(const unsigned char *b, size_t len,
-			     const char *path, char *err, size_t errlen)
+static struct btf *btf_scan(struct btf_open_info *o, const unsigned char *b,
+			    size_t len, const char *path, char *err,
+			    size_t errlen)
 {
 	struct cand c[32];
 	struct btf *btf = NULL;
@@ -227,8 +212,8 @@ static struct btf *btf_scan(const unsigned char *b, size_t len,
 		}
 	}
 	qsort(c, n, sizeof(*c), by_len_desc);
-	for (size_t i = 0; i < n && !btf && !over_budget; i++) {
-		btf = parse_btf(path, b + c[i].off, c[i].len, err, errlen);
+	for (size_t i = 0; i < n && !btf && !o->over_budget; i++) {
+		btf = parse_btf(o, path, b + c[i].off, c[i].len, err, errlen);
 		if (btf && btf__find_by_name_kind(btf, "task_struct",
 						  BTF_KIND_STRUCT) <= 0) {
 			btf__free(btf);
@@ -271,12 +256,12 @@ static const char *elf_arch(const GElf_Ehdr *eh)
  * An ELF without BTF and without a "Linux version" banner is no kernel
  * (a program, a library): bad input, not a kernel that lacks BTF.
  */
-static bool not_a_kernel(const char *what, const char *arch, char *err,
-			 size_t errlen)
+static bool not_a_kernel(struct btf_open_info *o, const char *what,
+			 const char *arch, char *err, size_t errlen)
 {
-	if (kernel_id_last()->release[0])
+	if (o->kid.release[0])
 		return false;
-	kernel_without_btf = false;
+	o->no_btf = false;
 	snprintf(err, errlen, "%s: %s ELF file that is not a Linux kernel (no "
 		 "BTF and no \"Linux version\" banner): give a kernel's raw "
 		 "BTF, vmlinux or vmlinuz", what, arch);
@@ -284,8 +269,9 @@ static bool not_a_kernel(const char *what, const char *arch, char *err,
 }
 
 /* .BTF of an ELF image in memory; an ELF stripped of its section table is searched. */
-static struct btf *btf_from_elf(const void *buf, size_t len, const char *what,
-				char *err, size_t errlen)
+static struct btf *btf_from_elf(struct btf_open_info *o, const void *buf,
+				size_t len, const char *what, char *err,
+				size_t errlen)
 {
 	Elf *elf;
 	Elf_Scn *scn = NULL;
@@ -300,14 +286,14 @@ static struct btf *btf_from_elf(const void *buf, size_t len, const char *what,
 			 elf_errmsg(-1));
 		goto out;
 	}
-	kernel_id_note(buf, len, elf_arch(&eh));
+	kernel_id_note(&o->kid, buf, len, elf_arch(&eh));
 	if (eh.e_shnum == 0 && eh.e_shoff == 0) {
-		btf = btf_scan(buf, len, what, err, errlen);
-		kernel_without_btf = !btf && !over_budget;
-		if (!btf && !over_budget &&
-		    not_a_kernel(what, elf_arch(&eh), err, errlen))
+		btf = btf_scan(o, buf, len, what, err, errlen);
+		o->no_btf = !btf && !o->over_budget;
+		if (!btf && !o->over_budget &&
+		    not_a_kernel(o, what, elf_arch(&eh), err, errlen))
 			goto out;
-		if (!btf && !over_budget)
+		if (!btf && !o->over_budget)
 			snprintf(err, errlen, "%s: %s ELF vmlinux (no section "
 				 "table) without BTF: the kernel was built "
 				 "without CONFIG_DEBUG_INFO_BTF=y", what,
@@ -340,15 +326,15 @@ static struct btf *btf_from_elf(const void *buf, size_t len, const char *what,
 			snprintf(err, errlen, "%s: the .BTF section is empty", what);
 			goto out;
 		}
-		btf = parse_btf(what, data->d_buf, data->d_size, err, errlen);
-		if (!btf && !over_budget)
+		btf = parse_btf(o, what, data->d_buf, data->d_size, err, errlen);
+		if (!btf && !o->over_budget)
 			snprintf(err, errlen, "%s: the .BTF section is not valid "
 				 "BTF (%s)", what, strerror(errno));
 		goto out;
 	}
-	if (not_a_kernel(what, elf_arch(&eh), err, errlen))
+	if (not_a_kernel(o, what, elf_arch(&eh), err, errlen))
 		goto out;
-	kernel_without_btf = true;
+	o->no_btf = true;
 	snprintf(err, errlen, "%s: %s ELF file without a .BTF section: no BTF "
 		 "(a kernel built without CONFIG_DEBUG_INFO_BTF=y)", what,
 		 elf_arch(&eh));
@@ -363,9 +349,10 @@ out:
  * the result as a kernel image. *ret: 0, the unpack() error, or 1 when err
  * already says why (the budget, or layers too deep).
  */
-static struct btf *from_stream(enum unpack_fmt f, const unsigned char *p,
-			       size_t len, const char *path, const char *wrap,
-			       int depth, int *ret, char *err, size_t errlen)
+static struct btf *from_stream(struct btf_open_info *o, enum unpack_fmt f,
+			       const unsigned char *p, size_t len,
+			       const char *path, const char *wrap, int depth,
+			       int *ret, char *err, size_t errlen)
 {
 	struct growbuf g = { 0 };
 	struct btf *btf = NULL;
@@ -378,25 +365,25 @@ static struct btf *from_stream(enum unpack_fmt f, const unsigned char *p,
 			 "not a kernel image", path, MAX_DEPTH);
 		return NULL;
 	}
-	if (!spend(path, OVER_STREAMS, 1, err, errlen))
+	if (!spend(o, path, OVER_STREAMS, 1, err, errlen))
 		return NULL;
 	/* the decompressor stops at what is left of the budget */
-	g.limit = budget.bytes - used.bytes;
+	g.limit = o->budget.bytes - o->spent.bytes;
 	if (!g.limit) {
-		over(path, OVER_BYTES, err, errlen);
+		over(o, path, OVER_BYTES, err, errlen);
 		return NULL;
 	}
 	/* and at what this stream's size allows */
-	if (budget.ratio && g.limit > BTF_STREAM_FLOOR &&
-	    len <= (g.limit - BTF_STREAM_FLOOR) / budget.ratio) {
-		g.limit = len * budget.ratio + BTF_STREAM_FLOOR;
+	if (o->budget.ratio && g.limit > BTF_STREAM_FLOOR &&
+	    len <= (g.limit - BTF_STREAM_FLOOR) / o->budget.ratio) {
+		g.limit = len * o->budget.ratio + BTF_STREAM_FLOOR;
 		by_ratio = true;
 	}
 	*ret = unpack(f, p, len, &g);
 	/* what a stream gave before it failed counts too */
-	if (*ret == -EFBIG || !spend(path, OVER_BYTES, g.len, err, errlen)) {
-		if (!over_budget)
-			over(path, by_ratio && *ret == -EFBIG ? OVER_RATIO :
+	if (*ret == -EFBIG || !spend(o, path, OVER_BYTES, g.len, err, errlen)) {
+		if (!o->over_budget)
+			over(o, path, by_ratio && *ret == -EFBIG ? OVER_RATIO :
 			     OVER_BYTES, err, errlen);
 		*ret = 1;
 	} else if (!*ret) {
@@ -404,7 +391,7 @@ static struct btf *from_stream(enum unpack_fmt f, const unsigned char *p,
 			snprintf(w, sizeof(w), "%s (%s)", wrap, unpack_name(f));
 		else
 			snprintf(w, sizeof(w), "%s", unpack_name(f));
-		btf = read_image(g.p, g.len, path, w, depth + 1, err, errlen);
+		btf = read_image(o, g.p, g.len, path, w, depth + 1, err, errlen);
 	}
 	free(g.p);
 	return btf;
@@ -415,7 +402,8 @@ static struct btf *from_stream(enum unpack_fmt f, const unsigned char *p,
  * (0x1f1) and the compressed kernel's payload_offset/length (0x248/0x24c),
  * relative to the protected-mode code at (setup_sects + 1) * 512.
  */
-static struct btf *btf_from_bzimage(const unsigned char *buf, size_t len,
+static struct btf *btf_from_bzimage(struct btf_open_info *o,
+				    const unsigned char *buf, size_t len,
 				    const char *what, int depth, char *err,
 				    size_t errlen)
 {
@@ -444,7 +432,7 @@ static struct btf *btf_from_bzimage(const unsigned char *buf, size_t len,
 			 "lz4)", what);
 		return NULL;
 	}
-	btf = from_stream(f, buf + start, plen, what, "x86 bzImage", depth, &r,
+	btf = from_stream(o, f, buf + start, plen, what, "x86 bzImage", depth, &r,
 			  err, errlen);
 	if (r < 0)
 		snprintf(err, errlen, "%s: cannot decompress the %s payload: %s",
@@ -457,7 +445,8 @@ static struct btf *btf_from_bzimage(const unsigned char *buf, size_t len,
  * payload offset and size, reserved words and the compression's name at 24
  * (drivers/firmware/efi/libstub/zboot-header.S); the payload is the Image.
  */
-static struct btf *btf_from_zboot(const unsigned char *b, size_t len,
+static struct btf *btf_from_zboot(struct btf_open_info *o,
+				  const unsigned char *b, size_t len,
 				  const char *what, int depth, char *err,
 				  size_t errlen)
 {
@@ -484,7 +473,7 @@ static struct btf *btf_from_zboot(const unsigned char *b, size_t len,
 			 "zstd, lz4)", what, comp);
 		return NULL;
 	}
-	btf = from_stream(f, b + off, plen, what, "EFI zboot", depth, &r, err,
+	btf = from_stream(o, f, b + off, plen, what, "EFI zboot", depth, &r, err,
 			  errlen);
 	if (r < 0)
 		snprintf(err, errlen, "%s: cannot decompress the EFI zboot "
@@ -498,7 +487,8 @@ static struct btf *btf_from_zboot(const unsigned char *b, size_t len,
  * kernel as one compressed stream somewhere after the stub: each candidate
  * magic is tried until one decompresses into a kernel with BTF.
  */
-static struct btf *btf_from_streams(const unsigned char *b, size_t len,
+static struct btf *btf_from_streams(struct btf_open_info *o,
+				    const unsigned char *b, size_t len,
 				    const char *path, const char *kind,
 				    int depth, bool *found, char *err,
 				    size_t errlen)
@@ -506,7 +496,7 @@ static struct btf *btf_from_streams(const unsigned char *b, size_t len,
 	struct btf *btf = NULL;
 
 	*found = false;
-	for (size_t i = 0; i + 6 <= len && !btf && !over_budget; i++) {
+	for (size_t i = 0; i + 6 <= len && !btf && !o->over_budget; i++) {
 		enum unpack_fmt f;
 		int r;
 
@@ -515,7 +505,7 @@ static struct btf *btf_from_streams(const unsigned char *b, size_t len,
 		f = unpack_magic(b + i, len - i);
 		if (f == UP_NONE)
 			continue;
-		btf = from_stream(f, b + i, len - i, path, kind, depth, &r, err,
+		btf = from_stream(o, f, b + i, len - i, path, kind, depth, &r, err,
 				  errlen);
 		if (r >= 0)
 			*found = true; /* a stream that decompressed: err says why no BTF */
@@ -554,9 +544,9 @@ static bool wrap_is_kernel(const char *wrap)
 	       strstr(wrap, "zImage") || strstr(wrap, "s390x");
 }
 
-static struct btf *read_image(const unsigned char *b, size_t len,
-			      const char *path, const char *wrap, int depth,
-			      char *err, size_t errlen)
+static struct btf *read_image(struct btf_open_info *o, const unsigned char *b,
+			      size_t len, const char *path, const char *wrap,
+			      int depth, char *err, size_t errlen)
 {
 	const char *kind = raw_image_kind(b, len);
 	enum unpack_fmt f = unpack_magic(b, len);
@@ -571,13 +561,13 @@ static struct btf *read_image(const unsigned char *b, size_t len,
 		return NULL;
 	}
 	if (len >= 4 && !memcmp(b, "\x7f" "ELF", 4))
-		return btf_from_elf(b, len, path, err, errlen);
+		return btf_from_elf(o, b, len, path, err, errlen);
 	if (len > 0x250 && !memcmp(b + 0x202, "HdrS", 4))
-		return btf_from_bzimage(b, len, path, depth, err, errlen);
+		return btf_from_bzimage(o, b, len, path, depth, err, errlen);
 	if (len >= 0x40 && !memcmp(b, "MZ", 2) && !memcmp(b + 4, "zimg", 4))
-		return btf_from_zboot(b, len, path, depth, err, errlen);
+		return btf_from_zboot(o, b, len, path, depth, err, errlen);
 	if (f != UP_NONE) {
-		btf = from_stream(f, b, len, path, wrap, depth, &r, err, errlen);
+		btf = from_stream(o, f, b, len, path, wrap, depth, &r, err, errlen);
 		if (r < 0)
 			snprintf(err, errlen, "'%s': cannot decompress this %s "
 				 "file: %s", path, unpack_name(f),
@@ -594,25 +584,27 @@ static struct btf *read_image(const unsigned char *b, size_t len,
 		snprintf(what, sizeof(what), "%s: %s", wrap, kind);
 	else
 		snprintf(what, sizeof(what), "%s", kind ? kind : wrap);
-	kernel_id_note(b, len, kind);
-	btf = btf_scan(b, len, path, err, errlen);
-	if (btf || over_budget)
+	kernel_id_note(&o->kid, b, len, kind);
+	btf = btf_scan(o, b, len, path, err, errlen);
+	if (btf || o->over_budget)
 		return btf;
 	if (depth < MAX_DEPTH && has_stub(kind)) {
-		btf = btf_from_streams(b, len, path, what, depth, &streams, err,
+		btf = btf_from_streams(o, b, len, path, what, depth, &streams, err,
 				       errlen);
-		if (btf || streams || over_budget)
+		if (btf || streams || o->over_budget)
 			return btf;
 	}
-	kernel_without_btf = true;
+	o->no_btf = true;
 	snprintf(err, errlen, "'%s' is a kernel image (%s) without BTF (no "
 		 "BTF header in it): the kernel was built without "
 		 "CONFIG_DEBUG_INFO_BTF=y", path, what);
 	return NULL;
 }
 
-struct btf *btf_open(const char *path, char *err, size_t errlen)
+struct btf *btf_open(const char *path, struct btf_open_info *info, char *err,
+		     size_t errlen)
 {
+	struct btf_open_info mine = { 0 }, *o = info ? info : &mine;
 	char why[256];
 	struct btf *btf = NULL;
 	const unsigned char *b;
@@ -621,16 +613,16 @@ struct btf *btf_open(const char *path, char *err, size_t errlen)
 	bool be;
 	int fd;
 
-	kernel_without_btf = false;
-	over_budget = false;
-	memset(&used, 0, sizeof(used));
-	if (!budget.bytes)
-		budget = budget_default;
-	kernel_id_reset();
+	o->no_btf = false;
+	o->over_budget = false;
+	memset(&o->spent, 0, sizeof(o->spent));
+	if (!o->budget.bytes)
+		o->budget = budget_default;
+	memset(&o->kid, 0, sizeof(o->kid));
 	if (!path) {
-		kernel_id_running();
+		kernel_id_running(&o->kid);
 		btf = btf__load_vmlinux_btf();
-		kernel_without_btf = !btf;
+		o->no_btf = !btf;
 		if (!btf)
 			snprintf(err, errlen, "this kernel (%s) has no BTF "
 				 "(/sys/kernel/btf/vmlinux): abicap needs "
@@ -665,13 +657,13 @@ struct btf *btf_open(const char *path, char *err, size_t errlen)
 	err[0] = '\0';
 	if (st.st_size >= 2 && btf_magic(b, &be)) {
 		/* libbpf reads either byte order (btf->swapped_endian) */
-		btf = parse_btf(path, map, st.st_size, err, errlen);
-		if (!btf && !over_budget)
+		btf = parse_btf(o, path, map, st.st_size, err, errlen);
+		if (!btf && !o->over_budget)
 			snprintf(err, errlen, "'%s' starts like raw %s-endian "
 				 "BTF but is not valid BTF (truncated or "
 				 "corrupt)", path, be ? "big" : "little");
 	} else {
-		btf = read_image(b, st.st_size, path, "", 0, err, errlen);
+		btf = read_image(o, b, st.st_size, path, "", 0, err, errlen);
 		if (!btf && !err[0])
 			snprintf(err, errlen, "'%s' is neither BTF nor a kernel "
 				 "image abicap reads (raw BTF, ELF vmlinux, x86 "
@@ -680,8 +672,8 @@ struct btf *btf_open(const char *path, char *err, size_t errlen)
 				 path);
 	}
 	munmap(map, st.st_size);
-	if (over_budget)
-		kernel_without_btf = false; /* what it would be is not known */
+	if (o->over_budget)
+		o->no_btf = false; /* what it would be is not known */
 	if (btf && !btf_well_formed(btf, why, sizeof(why))) {
 		snprintf(err, errlen, "'%s' is not valid BTF (%s): the file is "
 			 "corrupt", path, why);

@@ -6,8 +6,6 @@
 #include <sys/utsname.h>
 #include "abi/kernel_id.h"
 
-static struct kernel_id last;
-
 bool kernel_banner(const void *b, size_t len, char *release, size_t rlen)
 {
 	static const char tag[] = "Linux version ";
@@ -28,34 +26,25 @@ bool kernel_banner(const void *b, size_t len, char *release, size_t rlen)
 	return false;
 }
 
-const struct kernel_id *kernel_id_last(void)
-{
-	return &last;
-}
-
-void kernel_id_reset(void)
-{
-	memset(&last, 0, sizeof(last));
-}
-
-void kernel_id_running(void)
+void kernel_id_running(struct kernel_id *k)
 {
 	struct utsname u;
 
-	kernel_id_reset();
+	memset(k, 0, sizeof(*k));
 	if (uname(&u))
 		return;
-	snprintf(last.release, sizeof(last.release), "%s", u.release);
+	snprintf(k->release, sizeof(k->release), "%s", u.release);
 	/* named as the images are: arm64, not aarch64 */
-	snprintf(last.arch, sizeof(last.arch), "%.*s", (int)sizeof(last.arch) - 1,
+	snprintf(k->arch, sizeof(k->arch), "%.*s", (int)sizeof(k->arch) - 1,
 		 !strcmp(u.machine, "aarch64") ? "arm64" : u.machine);
 }
 
-void kernel_id_note(const void *b, size_t len, const char *arch)
+void kernel_id_note(struct kernel_id *k, const void *b, size_t len,
+		    const char *arch)
 {
-	if (arch && !last.arch[0])
-		snprintf(last.arch, sizeof(last.arch), "%.*s",
+	if (arch && !k->arch[0])
+		snprintf(k->arch, sizeof(k->arch), "%.*s",
 			 (int)strcspn(arch, " "), arch);
-	if (!last.release[0])
-		kernel_banner(b, len, last.release, sizeof(last.release));
+	if (!k->release[0])
+		kernel_banner(b, len, k->release, sizeof(k->release));
 }

@@ -20,15 +20,14 @@ struct kernel_id {
 /* The release in the first "Linux version RELEASE " of b; false if none. */
 bool kernel_banner(const void *b, size_t len, char *release, size_t rlen);
 
-/* What btf_open() last found out (reset by each call). */
-const struct kernel_id *kernel_id_last(void);
-void kernel_id_reset(void);
-/* the running kernel: uname */
-void kernel_id_running(void);
+/* k: the running kernel (uname). */
+void kernel_id_running(struct kernel_id *k);
 /*
- * A kernel image in memory, of architecture arch (NULL: not told here, as
- * for the Image a zImage holds): the first arch and release found stay.
+ * Into k, a kernel image in memory, of architecture arch (NULL: not told
+ * here, as for the Image a zImage holds): the first arch and release
+ * found stay.
  */
-void kernel_id_note(const void *b, size_t len, const char *arch);
+void kernel_id_note(struct kernel_id *k, const void *b, size_t len,
+		    const char *arch);
 
 #endif

@@ -87,12 +87,12 @@ static int check_object(const char *obj, const char *const *btfs, int nbtf,
 	if (!nbtf)
 		nbtf = 1; /* btfs[0] is NULL: the running kernel */
 	for (int k = 0; k < nbtf; k++) {
-		struct btf *btf = btf_open(btfs[k], err, sizeof(err));
+		struct btf_open_info bi = { 0 };
+		struct btf *btf = btf_open(btfs[k], &bi, err, sizeof(err));
 
 		if (!btf) {
 			ab_error("%s", err);
-			ret = btf_open_kernel_has_no_btf() ? EXIT_KERNEL :
-			      EXIT_USAGE;
+			ret = bi.no_btf ? EXIT_KERNEL : EXIT_USAGE;
 			goto out;
 		}
 		btf_source_label(btfs[k], labels[k], sizeof(labels[k]));
@@ -180,6 +180,7 @@ static int check_contract(const struct check_args *a)
 {
 	const char *btf_path = a->nbtf ? a->btfs[a->nbtf - 1] : NULL;
 	char err[ERRMSG_LEN], source[256];
+	struct btf_open_info bi = { 0 };
 	struct check_result res;
 	struct kernel_id kid;
 	struct contract *c;
@@ -202,11 +203,11 @@ static int check_contract(const struct check_args *a)
 		contract_free(c);
 		return ret;
 	}
-	btf = btf_open(btf_path, err, sizeof(err));
+	btf = btf_open(btf_path, &bi, err, sizeof(err));
 	if (!btf) {
 		ab_error("%s", err);
 		contract_free(c);
-		return btf_open_kernel_has_no_btf() ? EXIT_KERNEL : EXIT_USAGE;
+		return bi.no_btf ? EXIT_KERNEL : EXIT_USAGE;
 	}
 	if (contract_check(c, btf, &res)) {
 		ab_error("out of memory");
@@ -214,7 +215,7 @@ static int check_contract(const struct check_args *a)
 		goto out;
 	}
 	btf_source_label(btf_path, source, sizeof(source));
-	kid = *kernel_id_last();
+	kid = bi.kid;
 	snprintf(kid.byte_order, sizeof(kid.byte_order), "%s",
 		 btf__endianness(btf) == BTF_BIG_ENDIAN ? "big" : "little");
 	verdicts_print(stdout, a->fmt, &res, source, &kid, c->name, a->strict);

@@ -91,6 +91,7 @@ static int do_snapshot(int argc, char **argv)
 	char err[ERRMSG_LEN], source[256];
 	struct contract *c;
 	struct btf *btf;
+	struct btf_open_info bi = { 0 };
 	json_t *snap;
 	struct opt_parser p;
 	int ch, ret = EXIT_OK;
@@ -129,10 +130,10 @@ static int do_snapshot(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	set_libbpf_verbose(verbose);
-	btf = btf_open(btf_path, err, sizeof(err));
+	btf = btf_open(btf_path, &bi, err, sizeof(err));
 	if (!btf) {
 		ab_error("%s", err);
-		return btf_open_kernel_has_no_btf() ? EXIT_KERNEL : EXIT_USAGE;
+		return bi.no_btf ? EXIT_KERNEL : EXIT_USAGE;
 	}
 	c = contract_default(err, sizeof(err));
 	if (!c) {

@@ -57,6 +57,7 @@ int do_diff(int argc, char **argv)
 	bool all = false, events_given = false, json = false, verbose = false;
 	char err[ERRMSG_LEN];
 	struct btf *ob = NULL, *nb = NULL;
+	struct btf_open_info bi = { 0 };
 	struct contract *c = NULL;
 	struct diff d = { 0 };
 	int ch, ret = EXIT_USAGE, scopes = 0;
@@ -98,12 +99,12 @@ int do_diff(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	set_libbpf_verbose(verbose);
-	ob = btf_open(argv[optind], err, sizeof(err));
+	ob = btf_open(argv[optind], &bi, err, sizeof(err));
 	if (ob)
-		nb = btf_open(argv[optind + 1], err, sizeof(err));
+		nb = btf_open(argv[optind + 1], &bi, err, sizeof(err));
 	if (!ob || !nb) {
 		ab_error("%s", err);
-		if (btf_open_kernel_has_no_btf())
+		if (bi.no_btf)
 			ret = EXIT_KERNEL;
 		goto out;
 	}
