@@ -123,7 +123,11 @@ void orc_state_str(uint32_t prev_state, char *buf, size_t len);
 /* abicap's record as one line of text, for messages. */
 void orc_rec_str(const union abicap_rec *r, char *buf, size_t len);
 
-/* abicap's side: every record of a capture file (time order). 0 or -1, err. */
+/*
+ * abicap's side: every record of a capture file (time order), and in
+ * *dropped the events it lost: dropped, and those of the program runs the
+ * kernel skipped (recursion_misses). 0 or -1, err.
+ */
 int orc_load_capture(const char *path, union abicap_rec **recs, size_t *n,
 		     uint64_t *dropped, char *err, size_t errlen);
 
