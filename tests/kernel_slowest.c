@@ -11,6 +11,7 @@
 #include <criterion/criterion.h>
 #include <jansson.h>
 #include <sched.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -237,27 +238,42 @@ static pid_t start_fifo_pair(int cpu, double secs)
 	return pid;
 }
 
-/* A normal task pinned to cpu sleeping 1 ms at a time for secs. */
-static pid_t start_sleeper(int cpu, double secs)
+/*
+ * A normal task pinned to cpu sleeping 1 ms at a time: returned once it
+ * runs there (on a loaded machine it once began after the pair had ended,
+ * a fixed time after its fork), until *stop_fd is closed.
+ */
+static pid_t start_sleeper(int cpu, int *stop_fd)
 {
-	pid_t pid = fork();
+	int go[2], stop[2];
+	pid_t pid;
+	char c;
 
+	cr_assert(!pipe(go) && !pipe(stop));
+	pid = fork();
 	cr_assert_geq(pid, 0);
 	if (!pid) {
-		struct timespec ms = { 0, 1000000 };
+		struct pollfd p = { .fd = stop[0], .events = POLLIN };
 		cpu_set_t set;
-		double end;
 
+		close(go[0]);
+		close(stop[1]);
 		CPU_ZERO(&set);
 		CPU_SET(cpu, &set);
 		if (sched_setaffinity(0, sizeof(set), &set))
 			_exit(3);
 		prctl(PR_SET_NAME, "abicap-sleeper");
-		end = now_s() + secs;
-		while (now_s() < end)
-			nanosleep(&ms, NULL);
+		if (poll(&p, 1, 1) || write(go[1], "r", 1) != 1)
+			_exit(3);
+		while (!poll(&p, 1, 1))
+			; /* 1 ms asleep, then a wakeup to wait for the CPU */
 		_exit(0);
 	}
+	close(go[1]);
+	close(stop[0]);
+	cr_assert_eq(read(go[0], &c, 1), 1, "the sleeper could not be pinned");
+	close(go[0]);
+	*stop_fd = stop[1];
 	return pid;
 }
 
@@ -312,6 +328,7 @@ Test(slowest, every_holder_with_its_time_as_tracefs_counts_it)
 	struct orc_session *sess;
 	struct orc_trace t;
 	pid_t pair, sleeper;
+	int stop;
 	struct child rec;
 	uint64_t sum, wait, from;
 	struct run r;
@@ -330,16 +347,18 @@ Test(slowest, every_holder_with_its_time_as_tracefs_counts_it)
 				err, sizeof(err));
 	cr_assert(sess, "tracefs oracle: %s", err);
 	live = sess;
-	spawn(&rec, (char *[]){ bin, "record", "-o", (char *)cap, "-d", "2",
+	/* until the pair is done, not for a time: it ends by SIGINT */
+	spawn(&rec, (char *[]){ bin, "record", "-o", (char *)cap,
 				"-e", "sched_switch,sched_wakeup,sched_wakeup_new",
 				NULL });
 	wait_for_stderr(&rec, "abicap: recording", seen, sizeof(seen));
-	sleeper = start_sleeper(cpu, 0.8);
-	usleep(100000);
+	sleeper = start_sleeper(cpu, &stop);
 	pair = start_fifo_pair(cpu, 0.3);
 	cr_assert_eq(child_exit(pair), 0, "the pair could not be pinned and "
 		     "made SCHED_FIFO");
+	close(stop);
 	cr_assert_eq(child_exit(sleeper), 0);
+	kill(rec.pid, SIGINT);
 	free(read_all(rec.out_fd));
 	free(read_all(rec.err_fd));
 	cr_assert_eq(wait_exit(&rec, 60), 0, "record failed");
