@@ -11,6 +11,7 @@
 #include "lib/array.h"
 #include "capfile/capfile.h"
 #include "capfile/capfmt.h"
+#include "capfile/capmeta.h"
 #include "lib/outfile.h"
 
 struct capw {
@@ -230,7 +231,7 @@ static int flush_chunk(struct capw *w)
 
 int capw_add(struct capw *w, const void *rec, size_t len)
 {
-	const struct abicap_hdr *h = rec;
+	struct abicap_hdr h = { 0 };
 	int e;
 
 	if (w->raw_len + len > CAPFILE_CHUNK_RAW && (e = flush_chunk(w)))
@@ -238,12 +239,15 @@ int capw_add(struct capw *w, const void *rec, size_t len)
 	/* the file's records are little-endian, whatever the host's order */
 	record_encode(rec, len, w->raw + w->raw_len, HOST_BIG_ENDIAN);
 	w->raw_len += len;
-	if (!w->records || h->ts_ns < w->first_ns)
-		w->first_ns = h->ts_ns;
-	if (h->ts_ns > w->last_ns)
-		w->last_ns = h->ts_ns;
-	if (h->cpu >= w->cpus)
-		w->cpus = h->cpu + 1;
+	/* a copy: a record handed over from a byte buffer may be unaligned */
+	memcpy(&h, rec, len < sizeof(h) ? len : sizeof(h));
+	if (!w->records || h.ts_ns < w->first_ns)
+		w->first_ns = h.ts_ns;
+	if (h.ts_ns > w->last_ns)
+		w->last_ns = h.ts_ns;
+	/* as a reader counts them: a CPU past any machine's is none */
+	if (h.cpu < CAPTURE_MAX_CPUS && h.cpu >= w->cpus)
+		w->cpus = h.cpu + 1;
 	w->nrec++;
 	w->records++;
 	return 0;
