@@ -9,7 +9,16 @@
 #include "lib/util.h"
 #include "view/capview.h"
 
-/* The first and last record times, by a pass over the file. */
+/* The trailer into v->ct, once (the span and the run both want it). */
+static void read_trailer(struct capview *v)
+{
+	if (v->ct_read)
+		return;
+	v->ct_rc = captrailer_read(&v->ct, capr_trailer(v->r), v->ct_err,
+				   sizeof(v->ct_err));
+	v->ct_read = true;
+}
+
 /*
  * The span as the trailer gives it (record writes it), where opening found
  * the file whole (every part's checksum and number checked, the trailer
@@ -19,25 +28,22 @@
 static bool span_from_trailer(struct capview *v)
 {
 	const struct capr_integrity *ig = capr_integrity(v->r);
-	char err[ERRMSG_LEN];
-	struct captrailer t;
-	bool ok;
 
 	if (!capr_trailer(v->r) || !ig->verified ||
 	    ig->trailer != CAPR_TRAILER_INTACT || ig->damaged || ig->missing ||
 	    ig->duplicated || ig->reordered || ig->skipped_bytes)
 		return false;
-	ok = captrailer_read(&t, capr_trailer(v->r), err, sizeof(err)) !=
-	     -ENOMEM && t.span_given && t.records > 0;
-	if (ok) {
-		v->first = t.first_ns;
-		v->last = t.last_ns;
-		v->ncpus = (int)t.record_cpus;
-	}
-	captrailer_free(&t);
-	return ok;
+	/* read once: run() takes it from here (and warns of a bad member) */
+	read_trailer(v);
+	if (v->ct_rc == -ENOMEM || !v->ct.span_given || v->ct.records <= 0)
+		return false;
+	v->first = v->ct.first_ns;
+	v->last = v->ct.last_ns;
+	v->ncpus = (int)v->ct.record_cpus;
+	return true;
 }
 
+/* The first and last record times: the trailer's, else by a pass over the file. */
 static int span_of(struct capview *v)
 {
 	char err[ERRMSG_LEN];
@@ -161,11 +167,9 @@ static int run(struct capview *v, const struct report_read_opts *o)
 	trl = capr_trailer(v->r) ? json_loads(capr_trailer(v->r), 0, NULL) : NULL;
 	v->ci.damaged = v->damaged = capwarn_integrity(v->r, v->path);
 	if (trl) {
-		char err[ERRMSG_LEN];
-
-		if (captrailer_read(&v->ct, capr_trailer(v->r), err,
-				    sizeof(err)) == -1)
-			ab_warn("'%s': %s", v->path, err);
+		read_trailer(v);
+		if (v->ct_rc == -1)
+			ab_warn("'%s': %s", v->path, v->ct_err);
 	}
 	capinfo_dropped(&v->ci, v->r, trl ? &v->ct : NULL);
 	v->ci.trailer = &v->ct;

@@ -17,12 +17,16 @@
 #include "capfile/capmeta.h"
 #include "lib/duration.h"
 #include "lib/hashtab.h"
+#include "lib/util.h"
 
 struct capview {
 	const char *path;
 	struct capr *r;
 	struct capmeta cm; /* the header's metadata, typed */
 	struct captrailer ct; /* the trailer's, typed (all absent: none) */
+	bool ct_read; /* ct read already (at open, for the span) */
+	int ct_rc; /* what captrailer_read() returned, and why */
+	char ct_err[ERRMSG_LEN];
 	struct capinfo ci;
 	struct hashtab cg_used; /* the cgroup ids the records name */
 	struct analysis a;
