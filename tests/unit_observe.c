@@ -83,8 +83,8 @@ static void on_wait(void *ctx, const struct wait_ev *w)
 static const char *run(struct seen *s, uint64_t since, uint64_t until)
 {
 	struct analysis a;
-	struct analysis_observer o = { s, on_task, on_cpu, NULL, on_wake,
-				       on_wait };
+	struct analysis_observer o = { .ctx = s, .task_span = on_task,
+		.cpu_span = on_cpu, .wakeup = on_wake, .wait = on_wait };
 
 	memset(s, 0, sizeof(*s));
 	analysis_init(&a, 1);
@@ -172,8 +172,8 @@ Test(observe, names_as_they_were_then)
 {
 	struct seen s;
 	struct analysis a;
-	struct analysis_observer o = { &s, on_task, NULL, NULL, on_wake,
-				       on_wait };
+	struct analysis_observer o = { .ctx = &s, .task_span = on_task,
+		.wakeup = on_wake, .wait = on_wait };
 
 	memset(&s, 0, sizeof(s));
 	analysis_init(&a, 1);
@@ -211,7 +211,7 @@ Test(observe, holder_switched_in_unseen_has_no_time)
 {
 	struct seen s;
 	struct analysis a;
-	struct analysis_observer o = { &s, NULL, NULL, NULL, NULL, on_wait };
+	struct analysis_observer o = { .ctx = &s, .wait = on_wait };
 
 	memset(&s, 0, sizeof(s));
 	analysis_init(&a, 1);

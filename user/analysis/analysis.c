@@ -1009,6 +1009,10 @@ void analysis_add(struct analysis *a, const union abicap_rec *r)
 		if (c->idle && c->state >= 0)
 			c->span_state = c->state;
 		c->state_enter_ts = ts;
+		if (a->obs.idle)
+			a->obs.idle(a->obs.ctx, &(struct idle_ev){ .ts = ts,
+				    .cpu = (int32_t)r->pw.cpu_id,
+				    .state = c->state });
 		break;
 	case ABICAP_EV_CPU_FREQUENCY:
 		c = &a->cpus[r->pw.cpu_id];

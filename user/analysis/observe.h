@@ -2,8 +2,8 @@
 /*
  * Observers of the analysis: every interval the one state machine closes
  * (a task's running, waiting, off-CPU and unknown spans; a CPU's busy, idle,
- * unknown and lost spans; frequency spans), every wakeup and every measured
- * run-queue wait, as it closes. Consumers other than the report (timechart,
+ * unknown and lost spans; frequency spans), every wakeup, every idle-state
+ * change and every measured run-queue wait, as it closes. Consumers other than the report (timechart,
  * heat map, wakeups, slowest waits) register one instead of re-deriving task
  * states from records. docs/analysis.md defines each kind.
  *
@@ -74,6 +74,16 @@ struct wake_ev {
 	const char *wakee_comm;
 };
 
+/*
+ * A CPU's cpu_idle record as the analysis takes it: in time order, on a
+ * CPU of the capture (those the analysis leaves out, it counts instead).
+ */
+struct idle_ev {
+	uint64_t ts;
+	int32_t cpu; /* the CPU whose idle state changed */
+	int32_t state; /* the state entered; -1: the exit from idle */
+};
+
 /* One run-queue wait, as the report counts it. */
 struct wait_ev {
 	struct task_id id;
@@ -96,6 +106,7 @@ struct analysis_observer {
 	void (*freq_span)(void *ctx, const struct freq_span *s);
 	void (*wakeup)(void *ctx, const struct wake_ev *w);
 	void (*wait)(void *ctx, const struct wait_ev *w);
+	void (*idle)(void *ctx, const struct idle_ev *e);
 };
 
 /* Before the first record; any callback may be NULL. */

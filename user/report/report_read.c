@@ -55,8 +55,6 @@ static void add_one(struct read_ctx *rc, const union abicap_rec *rec)
 				timewin_abs(rec->hdr.ts_ns, rc->o->win.since),
 				timewin_abs(rec->hdr.ts_ns, rc->o->win.until));
 	}
-	if (rc->o->tap)
-		rc->o->tap(rc->o->tap_ctx, rec);
 	analysis_add(rc->a, rec);
 }
 

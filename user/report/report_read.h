@@ -25,9 +25,6 @@ struct report_read_opts {
 	struct timewin win;
 	/* another consumer of the closed intervals (NULL: none) */
 	const struct analysis_observer *obs;
-	/* sees each record in time order before the analysis does (NULL: none) */
-	void (*tap)(void *ctx, const union abicap_rec *rec);
-	void *tap_ctx;
 };
 
 /*

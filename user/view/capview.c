@@ -137,17 +137,6 @@ int capview_run(struct capview *v, const struct analysis_observer *obs,
 	return run(v, &ro);
 }
 
-int capview_run_tap(struct capview *v, const struct analysis_observer *obs,
-		    const struct timewin *w,
-		    void (*tap)(void *ctx, const union abicap_rec *rec),
-		    void *tap_ctx)
-{
-	struct report_read_opts ro = { .ci = &v->ci, .win = *w, .obs = obs,
-		.tap = tap, .tap_ctx = tap_ctx, .cg_used = &v->cg_used };
-
-	return run(v, &ro);
-}
-
 static int run(struct capview *v, const struct report_read_opts *o)
 {
 	json_t *trl;

@@ -51,11 +51,6 @@ int capview_open(struct capview *v, const char *path, const struct timewin *w);
  */
 int capview_run(struct capview *v, const struct analysis_observer *obs,
 		const struct timewin *w, int32_t pid, const char *comm);
-/* The same, tap seeing each record in time order before the analysis. */
-int capview_run_tap(struct capview *v, const struct analysis_observer *obs,
-		    const struct timewin *w,
-		    void (*tap)(void *ctx, const union abicap_rec *rec),
-		    void *tap_ctx);
 /*
  * After a run: one sentence of what the output lacks (records lost while
  * recording, damage, a file cut short) for a page or a JSON document, ""

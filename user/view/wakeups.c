@@ -97,28 +97,25 @@ static void count_exit(struct wakeups *w, struct wk_cpu *c, int cpu,
 	add_cause(w, &k, 1);
 }
 
-void wk_record(void *ctx, const union abicap_rec *rec)
+void wk_idle(void *ctx, const struct idle_ev *e)
 {
 	struct wakeups *w = ctx;
-	uint64_t ts = rec->hdr.ts_ns;
+	uint64_t ts = e->ts;
+	int cpu = e->cpu;
 	struct wk_cpu *c;
-	int cpu;
 
-	if (rec->hdr.type != ABICAP_EV_CPU_IDLE)
-		return;
-	cpu = (int)rec->pw.cpu_id;
 	if (cpu < 0 || cpu >= w->ncpus)
-		return; /* the analysis counts it (bad_cpu) */
+		return; /* a capture of more CPUs than the analysis was given */
 	c = &w->cpus[cpu];
-	if (rec->pw.state != UINT32_MAX) { /* entry */
+	if (e->state >= 0) { /* entry */
 		if (c->pending)
 			count_exit(w, c, cpu, ts);
 		c->in_idle = true;
 		c->entry_ts = ts;
 		c->has_cause = false;
 		if (ts >= w->from && ts <= w->to) {
-			if (rec->pw.state < WK_STATES)
-				c->entries[rec->pw.state]++;
+			if (e->state < WK_STATES)
+				c->entries[e->state]++;
 			else
 				c->entries_deeper++;
 		}

@@ -7,9 +7,8 @@
  * with no such wakeup was an interrupt or timer handled in idle with no
  * task to run. Idle entries are counted per state as the kernel's cpuidle
  * usage counters count them (/sys/devices/system/cpu/cpuN/cpuidle/stateM/
- * usage). Wakeups come from the analysis' observer; the cpu_idle records
- * from a tap that sees each record in time order (they are events, not a
- * task's state).
+ * usage). Wakeups and idle-state changes both come from the analysis'
+ * observer: what the analysis leaves out (out of order) is not counted.
  */
 #ifndef ABICAP_WAKEUPS_H
 #define ABICAP_WAKEUPS_H
@@ -59,8 +58,8 @@ struct wakeups {
 
 /* For ncpus CPUs, counting in [from, to]: 0 or -ENOMEM. */
 int wk_init(struct wakeups *w, int ncpus, uint64_t from, uint64_t to);
-/* The record tap (ctx a struct wakeups) and the observer's wakeup callback. */
-void wk_record(void *ctx, const union abicap_rec *rec);
+/* The analysis observer's idle and wakeup callbacks (ctx a struct wakeups). */
+void wk_idle(void *ctx, const struct idle_ev *e);
 void wk_wakeup(void *ctx, const struct wake_ev *e);
 /* Close what is under way; causes sorted, most exits first. */
 void wk_finish(struct wakeups *w);

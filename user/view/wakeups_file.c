@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
-/* A capture read for its idle exits: the tap, the observer, the tables. */
+/* A capture read for its idle exits: the observer, the tables. */
 #include <jansson.h>
 #include <string.h>
 #include "lib/util.h"
@@ -7,7 +7,6 @@
 #include "view/wakeups.h"
 #include "view/wakeups_file.h"
 
-/* Whether the metadata lists cpu_idle among the events (or lists none). */
 /* The metadata lists the events captured: cpu_idle among them (unlisted: may be). */
 static bool has_cpu_idle(const struct capmeta *m)
 {
@@ -40,7 +39,8 @@ int wakeups_report(const char *cap, const struct timewin *win, bool json,
 	w.drops = capr_drops(v.r, &w.ndrops);
 	obs.ctx = &w;
 	obs.wakeup = wk_wakeup;
-	ret = capview_run_tap(&v, &obs, win, wk_record, &w);
+	obs.idle = wk_idle;
+	ret = capview_run(&v, &obs, win, 0, NULL);
 	if (ret && ret != EXIT_DAMAGED)
 		goto out;
 	wk_finish(&w);
