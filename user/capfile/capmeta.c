@@ -678,7 +678,7 @@ int captrailer_read(struct captrailer *t, const char *json, char *err,
 	if ((json_array_size(json_object_get(o, "cpus")) && !t->cpus) ||
 	    (t->throttle_given && !t->cg))
 		r.oom = true;
-	json_decref(o);
+	t->raw = o;
 	for (size_t k = 0; !r.oom && k < t->ncg; k++)
 		if (hashtab_put(&t->by_id, t->cg[k].id, k) < 0)
 			r.oom = true;
@@ -695,6 +695,7 @@ void captrailer_free(struct captrailer *t)
 	free(t->cg);
 	free(t->ct);
 	hashtab_free(&t->by_id);
+	json_decref(t->raw);
 	captrailer_init(t);
 }
 

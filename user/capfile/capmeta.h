@@ -144,6 +144,12 @@ struct captrailer {
 	struct captrailer_ct *ct;
 	size_t nct;
 	uint64_t ct_not_listed;
+	/*
+	 * The trailer as written, parsed once here: what report --format
+	 * json shows as "trailer" (NULL: not a JSON object). Nothing reads
+	 * fields from it: the typed ones above are the reader's.
+	 */
+	json_t *raw;
 };
 
 void capmeta_init(struct capmeta *m);

@@ -115,7 +115,6 @@ struct rep_args {
 /* One report's state, freed by rep_free whatever was reached. */
 struct rep {
 	struct capr *r;
-	json_t *trl;
 	struct capmeta cm;
 	struct captrailer ct;
 	struct capinfo ci;
@@ -137,7 +136,6 @@ static void rep_free(struct rep *s)
 	captrailer_free(&s->ct);
 	slowest_free(&s->slow);
 	free(s->ci.drops);
-	json_decref(s->trl);
 	capr_close(s->r);
 }
 
@@ -210,14 +208,13 @@ static void rep_trailer(struct rep *s, const char *path)
 	int mc;
 
 	s->cut = capr_cut_short(s->r);
-	s->trl = capr_trailer(s->r) ? json_loads(capr_trailer(s->r), 0, NULL) :
-		 NULL;
 	s->ci.damaged = capwarn_integrity(s->r, path);
-	mc = s->trl ? captrailer_read(&s->ct, capr_trailer(s->r), err,
-				      sizeof(err)) : 0;
-	if (mc == -1)
+	mc = capr_trailer(s->r) ? captrailer_read(&s->ct, capr_trailer(s->r),
+						  err, sizeof(err)) : 0;
+	/* no JSON object at all: the integrity said it (damaged) */
+	if (mc == -1 && s->ct.raw)
 		ab_warn("'%s': %s", path, err);
-	capinfo_dropped(&s->ci, s->r, s->trl ? &s->ct : NULL);
+	capinfo_dropped(&s->ci, s->r, s->ct.raw ? &s->ct : NULL);
 	s->ci.trailer = &s->ct;
 }
 
@@ -274,8 +271,8 @@ static int rep_json(struct rep *s, const struct rep_args *o)
 		ab_error("out of memory writing the report of '%s'", o->path);
 		return EXIT_RUNTIME;
 	}
-	if (s->trl)
-		json_object_set(out, "trailer", s->trl);
+	if (s->ct.raw)
+		json_object_set(out, "trailer", s->ct.raw);
 	if (timewin_set(&o->win))
 		json_object_set_new(out, "window", window_json(&o->win,
 				    s->a.last_ts - s->a.first_ts));

@@ -139,7 +139,6 @@ int capview_run(struct capview *v, const struct analysis_observer *obs,
 
 static int run(struct capview *v, const struct report_read_opts *o)
 {
-	json_t *trl;
 	size_t n = 0;
 	int c;
 
@@ -153,16 +152,15 @@ static int run(struct capview *v, const struct report_read_opts *o)
 	if (capr_cut_short(v->r))
 		ab_warn("'%s' was cut short (no trailer): drawing the %zu "
 			"records of its complete chunks", v->path, n);
-	trl = capr_trailer(v->r) ? json_loads(capr_trailer(v->r), 0, NULL) : NULL;
 	v->ci.damaged = v->damaged = capwarn_integrity(v->r, v->path);
-	if (trl) {
+	if (capr_trailer(v->r)) {
 		read_trailer(v);
-		if (v->ct_rc == -1)
+		/* no JSON object at all: the integrity said it (damaged) */
+		if (v->ct_rc == -1 && v->ct.raw)
 			ab_warn("'%s': %s", v->path, v->ct_err);
 	}
-	capinfo_dropped(&v->ci, v->r, trl ? &v->ct : NULL);
+	capinfo_dropped(&v->ci, v->r, v->ct.raw ? &v->ct : NULL);
 	v->ci.trailer = &v->ct;
-	json_decref(trl);
 	analysis_finish(&v->a);
 	capinfo_warn(&v->ci, v->r, v->path);
 	capwarn_bad_cpu(v->a.bad_cpu, v->a.ncpus);
