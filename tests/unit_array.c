@@ -52,3 +52,21 @@ Test(array, overflow_is_refused_and_the_array_kept)
 	cr_assert_eq(cap, 4);
 	free(v);
 }
+
+/*
+ * The one growth rule: doubled from the first capacity until it holds
+ * what is needed, never past the bound; what it cannot give is 0.
+ */
+Test(array, grown_doubles_to_the_need_within_the_bound)
+{
+	cr_assert_eq(array_grown(0, 1, 16, 1000), 16);
+	cr_assert_eq(array_grown(16, 16, 16, 1000), 16, "it holds them already");
+	cr_assert_eq(array_grown(16, 17, 16, 1000), 32);
+	cr_assert_eq(array_grown(16, 100, 16, 1000), 128);
+	cr_assert_eq(array_grown(512, 513, 16, 1000), 1000, "at most the bound");
+	cr_assert_eq(array_grown(1000, 1001, 16, 1000), 0, "past the bound");
+	cr_assert_eq(array_grown(0, 5, 16, 4), 0, "past the bound at first");
+	cr_assert_eq(array_grown(0, 3, 16, 4), 4, "the bound below the first");
+	cr_assert_eq(array_grown(SIZE_MAX / 2 + 2, SIZE_MAX, 16, SIZE_MAX),
+		     0, "the doubling would overflow");
+}

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "abi/contract.h"
+#include "lib/array.h"
 #include "lib/strfit.h"
 #include "event/events.h"
 
@@ -467,8 +468,8 @@ struct contract *contract_load(const char *path, char *err, size_t errlen)
 		if (len == cap) {
 			char *nb;
 
-			cap = cap ? cap * 2 : 65536;
-			nb = cap <= (64u << 20) ? realloc(buf, cap) : NULL;
+			cap = array_grown(cap, cap + 1, 65536, 64u << 20);
+			nb = cap ? realloc(buf, cap) : NULL;
 			if (!nb) {
 				free(buf);
 				fclose(f);

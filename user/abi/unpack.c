@@ -8,20 +8,18 @@
 #include <zstd.h>
 #include <linux/types.h>
 #include "abi/unpack.h"
+#include "lib/array.h"
 
 /* Room for want bytes, or as many as the limit leaves (at least one), or -EFBIG. */
 static int grow(struct growbuf *g, size_t want)
 {
 	size_t limit = g->limit && g->limit < UNPACK_MAX ? g->limit : UNPACK_MAX;
-	size_t cap = g->cap ? g->cap : 1 << 24;
+	size_t cap = array_grown(g->cap, want < limit ? want : limit, 1 << 24,
+				 limit);
 	unsigned char *np;
 
 	if (g->len >= limit)
 		return -EFBIG;
-	while (cap < want)
-		cap *= 2;
-	if (cap > limit)
-		cap = limit;
 	if (cap == g->cap)
 		return 0;
 	np = realloc(g->p, cap);

@@ -8,6 +8,7 @@
 #include <sys/mman.h>
 #include "capfile/capfile.h"
 #include "capfile/capsort_ext.h"
+#include "lib/array.h"
 #include "lib/heap.h"
 
 /* The total order of capsort_ext.h: equal times do not depend on qsort. */
@@ -52,7 +53,7 @@ int capr_load(struct capr *r, union abicap_rec **recs, size_t *n)
 int capr_load_max(struct capr *r, union abicap_rec **recs, size_t *n,
 		  size_t max)
 {
-	size_t cap = 0;
+	size_t cap = 0, bound = SIZE_MAX / sizeof(**recs);
 	int c;
 
 	*recs = NULL;
@@ -61,10 +62,10 @@ int capr_load_max(struct capr *r, union abicap_rec **recs, size_t *n,
 		if (*n == cap) {
 			union abicap_rec *nr;
 
-			cap = cap ? cap * 2 : 65536;
-			if (cap > max)
-				cap = max + 1; /* room to see one too many */
-			nr = realloc(*recs, cap * sizeof(**recs));
+			/* up to one past max: room to see one too many */
+			cap = array_grown(cap, cap + 1, 65536, max < bound ?
+					  max + 1 : bound);
+			nr = cap ? realloc(*recs, cap * sizeof(**recs)) : NULL;
 			if (!nr) {
 				free(*recs);
 				*recs = NULL;
@@ -157,13 +158,14 @@ static bool pool_map(struct window *w, size_t max)
 /* Room for one more record (slots double up to max): false, no memory. */
 static bool window_room(struct window *w, size_t max)
 {
-	size_t cap = w->cap ? w->cap * 2 : 4096, i;
+	/* full at max, the caller passed the oldest on: nfree is not 0 */
+	size_t cap = array_grown(w->cap, w->cap + 1, 4096, max), i;
 	uint32_t *nf, *nq, *nh;
 
 	if (w->nfree)
 		return true;
-	if (cap > max)
-		cap = max;
+	if (!cap)
+		return false;
 	if (!w->pool && !pool_map(w, max))
 		return false;
 	nf = realloc(w->free, cap * sizeof(*nf));

@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include "capfile/capmeta.h"
 #include "capfile/capsort_ext.h"
+#include "lib/array.h"
 #include "lib/heap.h"
 #include "lib/util.h"
 
@@ -49,7 +50,7 @@ struct capr_ordered {
 	int cur;
 	uint64_t end[2]; /* records in each file */
 	struct run *runs;
-	size_t nruns;
+	size_t nruns, runs_cap;
 	struct src *src; /* the last merge */
 	size_t *heap, nheap;
 	const char *dir;
@@ -188,13 +189,8 @@ static int spill(struct capr_ordered *s)
 {
 	if (s->fd[0] < 0 && (s->fd[0] = tmp_open(s)) < 0)
 		return -1;
-	if (s->nruns % 64 == 0) {
-		struct run *r = realloc(s->runs, (s->nruns + 64) * sizeof(*r));
-
-		if (!r)
-			return -ENOMEM;
-		s->runs = r;
-	}
+	if (array_room(&s->runs, s->nruns, &s->runs_cap, sizeof(*s->runs), 64))
+		return -ENOMEM;
 	sort_mem(s);
 	permute(s);
 	s->runs[s->nruns++] = (struct run){ s->end[0], s->nmem };

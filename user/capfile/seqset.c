@@ -30,23 +30,13 @@ static bool in_runs(const struct seqset *s, uint32_t seq)
 
 static int room(struct seqset *s, size_t n)
 {
-	size_t cap = s->cap ? s->cap : 16;
-	struct seqrun *r;
-	uint64_t *b;
+	size_t rcap = s->cap, bcap = s->cap;
 
-	if (n <= s->cap)
-		return 0;
-	while (cap < n)
-		cap *= 2;
-	r = realloc(s->run, cap * sizeof(*r));
-	if (!r)
+	/* two arrays of one capacity: each grows by the rule from it */
+	if (array_reserve(&s->run, n, &rcap, sizeof(*s->run), 16) ||
+	    array_reserve(&s->before, n, &bcap, sizeof(*s->before), 16))
 		return -ENOMEM;
-	s->run = r;
-	b = realloc(s->before, cap * sizeof(*b));
-	if (!b)
-		return -ENOMEM;
-	s->before = b;
-	s->cap = cap;
+	s->cap = rcap;
 	return 0;
 }
 

@@ -4,17 +4,30 @@
 #include <stdlib.h>
 #include "lib/array.h"
 
+size_t array_grown(size_t cap, size_t need, size_t first, size_t max)
+{
+	size_t c = cap ? cap : first;
+
+	if (need <= cap)
+		return cap;
+	if (need > max)
+		return 0;
+	while (c && c < need && c <= SIZE_MAX / 2)
+		c *= 2;
+	if (!c || c < need)
+		return 0;
+	return c < max ? c : max;
+}
+
 int array_reserve(void *arr, size_t need, size_t *cap, size_t size,
 		  size_t first)
 {
-	size_t c = *cap ? *cap : first;
+	size_t c = array_grown(*cap, need, first, SIZE_MAX / size);
 	void *p;
 
 	if (need <= *cap)
 		return 0;
-	while (c && c < need && c <= SIZE_MAX / 2)
-		c *= 2;
-	if (!c || c < need || c > SIZE_MAX / size)
+	if (!c)
 		return -ENOMEM;
 	p = realloc(*(void **)arr, c * size);
 	if (!p)

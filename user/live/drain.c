@@ -9,8 +9,9 @@
 #include <sys/epoll.h>
 #include <unistd.h>
 #include <bpf/libbpf.h>
-#include "live/drain.h"
+#include "lib/array.h"
 #include "lib/util.h"
+#include "live/drain.h"
 
 bool drain_should_add(uint64_t busy_ns, uint64_t window_ns, int threads,
 		      int max)
@@ -70,10 +71,10 @@ struct drainq {
 static bool buf_grow(struct srcbuf *b, size_t want)
 {
 	union abicap_rec *v;
-	size_t cap = b->cap ? b->cap : STAGE;
+	size_t cap = array_grown(b->cap, want, STAGE, SIZE_MAX / sizeof(*v));
 
-	while (cap < want)
-		cap *= 2;
+	if (!cap)
+		return false;
 	if (cap == b->cap)
 		return true;
 	v = realloc(b->v, cap * sizeof(*v));

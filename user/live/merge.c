@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /* The k-way merge of per-CPU record streams (merge.h). */
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include "lib/array.h"
 #include "lib/heap.h"
 #include "live/merge.h"
 
@@ -75,12 +77,14 @@ static int out(struct recmerge *m, const union abicap_rec *r)
 /* Room for one more record in q (false: out of memory). */
 static bool make_room(struct srcq *q)
 {
-	size_t cap = q->cap ? q->cap * 2 : 256, n = q->tail - q->head;
+	size_t n = q->tail - q->head, cap;
 	union abicap_rec *v;
 
 	if (n < q->cap)
 		return true;
-	v = cap > q->cap ? malloc(cap * sizeof(*v)) : NULL;
+	/* a ring: laid out again from its head in the new room */
+	cap = array_grown(q->cap, n + 1, 256, SIZE_MAX / sizeof(*v));
+	v = cap ? malloc(cap * sizeof(*v)) : NULL;
 	if (!v)
 		return false;
 	for (size_t i = 0; i < n; i++)

@@ -114,12 +114,11 @@ static struct cg_named *named_entry(struct cg_named_set *t, const char *name)
 	if (r)
 		return r;
 	p = strdup(name);
-	nr = p ? realloc(t->v, (t->n + 1) * sizeof(*nr)) : NULL;
-	if (!nr) {
+	if (!p || array_room(&t->v, t->n, &t->cap, sizeof(*t->v), 16)) {
 		free(p);
 		return NULL;
 	}
-	t->v = nr;
+	nr = t->v;
 	while (at < t->n && strcmp(nr[at].name, name) < 0)
 		at++;
 	memmove(&nr[at + 1], &nr[at], (t->n - at) * sizeof(*nr));
@@ -712,7 +711,8 @@ static void drop(struct metrics_ctx *m, int fd, const struct cg_sample *v,
 static void remember_shown(struct metrics_ctx *m, const struct cg_row *rows,
 			   size_t n)
 {
-	struct cg_named_set t = { calloc(n ? n : 1, sizeof(*t.v)), 0 };
+	struct cg_named_set t = { .v = calloc(n ? n : 1, sizeof(*t.v)),
+				  .cap = n ? n : 1 };
 
 	if (!t.v)
 		return; /* the old one stays: (removed) may count less */

@@ -23,7 +23,7 @@ struct cg_named {
 
 struct cg_named_set {
 	struct cg_named *v; /* sorted by name */
-	size_t n;
+	size_t n, cap;
 };
 
 /* The series of cgroups pruned before any scrape showed them. */

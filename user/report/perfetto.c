@@ -61,14 +61,13 @@ struct pb {
 
 static unsigned char *grow(struct pb *b, size_t n)
 {
-	size_t cap = b->cap ? b->cap : 4096;
+	size_t cap = n <= SIZE_MAX - b->len ?
+		     array_grown(b->cap, b->len + n, 4096, SIZE_MAX) : 0;
 	unsigned char *np;
 
 	if (b->oom)
 		return NULL;
-	while (cap < b->len + n)
-		cap *= 2;
-	np = realloc(b->p, cap);
+	np = cap ? realloc(b->p, cap) : NULL;
 	if (!np) {
 		b->oom = true;
 		return NULL;
