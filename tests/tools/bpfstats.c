@@ -21,6 +21,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -162,6 +163,59 @@ static int on_record(void *ctx, void *data, size_t len)
 	return 0;
 }
 
+/* Each CPU's ring of a per-CPU ring array (bench.bpf.h CPU_RINGS), in bytes. */
+#define CPU_RING_BYTES (8u << 20)
+
+static bool is_cpu_rings(const struct bpf_map *m)
+{
+	return bpf_map__type(m) == BPF_MAP_TYPE_ARRAY_OF_MAPS;
+}
+
+/* Before the load: a per-CPU ring array holds an entry per possible CPU. */
+static void size_cpu_rings(struct bpf_object *obj)
+{
+	struct bpf_map *m;
+	int n = libbpf_num_possible_cpus(), tmpl;
+
+	bpf_object__for_each_map(m, obj) {
+		if (!is_cpu_rings(m))
+			continue;
+		if (n <= 0)
+			die("cannot count the possible CPUs: %s", strerror(-n));
+		tmpl = bpf_map_create(BPF_MAP_TYPE_RINGBUF, NULL, 0, 0,
+				      CPU_RING_BYTES, NULL);
+		if (tmpl < 0 || bpf_map__set_inner_map_fd(m, tmpl) ||
+		    bpf_map__set_max_entries(m, (__u32)n))
+			die("cannot set up %s: %s", bpf_map__name(m),
+			    strerror(errno));
+	}
+}
+
+/* Add the ring fd to the consumer *rb. */
+static void drain_ring(struct ring_buffer **rb, int fd, const char *name)
+{
+	if (!*rb)
+		*rb = ring_buffer__new(fd, on_record, NULL, NULL);
+	else if (ring_buffer__add(*rb, fd, on_record, NULL))
+		die("cannot read ring buffer %s", name);
+	if (!*rb)
+		die("cannot read ring buffer %s", name);
+}
+
+/* After the load: each CPU's ring made, put in its slot, drained. */
+static void fill_cpu_rings(struct bpf_map *m, struct ring_buffer **rb)
+{
+	for (__u32 cpu = 0; cpu < bpf_map__max_entries(m); cpu++) {
+		int fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, NULL, 0, 0,
+					CPU_RING_BYTES, NULL);
+
+		if (fd < 0 || bpf_map_update_elem(bpf_map__fd(m), &cpu, &fd, 0))
+			die("cannot give CPU %u its ring in %s: %s", cpu,
+			    bpf_map__name(m), strerror(errno));
+		drain_ring(rb, fd, bpf_map__name(m));
+	}
+}
+
 /* Load OBJ[:PROG,...], attach, and add its ring buffers to *rb. */
 static void load_obj(char *spec, struct ring_buffer **rb)
 {
@@ -186,6 +240,7 @@ static void load_obj(char *spec, struct ring_buffer **rb)
 		}
 		bpf_program__set_autoload(p, want);
 	}
+	size_cpu_rings(obj);
 	if (bpf_object__load(obj))
 		die("cannot load %s: %s", spec, strerror(errno));
 	bpf_object__for_each_program(p, obj) {
@@ -197,16 +252,10 @@ static void load_obj(char *spec, struct ring_buffer **rb)
 		add_prog(bpf_program__fd(p), "obj");
 	}
 	bpf_object__for_each_map(m, obj) {
-		int fd = bpf_map__fd(m);
-
-		if (bpf_map__type(m) != BPF_MAP_TYPE_RINGBUF)
-			continue;
-		if (!*rb)
-			*rb = ring_buffer__new(fd, on_record, NULL, NULL);
-		else if (ring_buffer__add(*rb, fd, on_record, NULL))
-			die("cannot read ring buffer %s", bpf_map__name(m));
-		if (!*rb)
-			die("cannot read ring buffer %s", bpf_map__name(m));
+		if (is_cpu_rings(m))
+			fill_cpu_rings(m, rb);
+		else if (bpf_map__type(m) == BPF_MAP_TYPE_RINGBUF)
+			drain_ring(rb, bpf_map__fd(m), bpf_map__name(m));
 	}
 	/* the object stays loaded until we exit */
 }
