@@ -11,6 +11,17 @@
 #include "recfix.h"
 #include "view/wakeups.h"
 
+/* Two CPUs counted over [0, 1000], w observing a as capview sets it up. */
+static void start(struct analysis *a, struct wakeups *w)
+{
+	struct analysis_observer o = { .ctx = w, .wakeup = wk_wakeup,
+				       .idle = wk_idle };
+
+	cr_assert_eq(wk_init(w, 2, 0, 1000), 0);
+	analysis_init(a, 2);
+	analysis_observe(a, &o);
+}
+
 static void feed(struct analysis *a, union abicap_rec r)
 {
 	analysis_add(a, &r);
@@ -51,18 +62,12 @@ static json_int_t jint(json_t *o, const char *k)
 Test(wakeups, exits_are_attributed_to_the_first_wakeup_since_the_entry)
 {
 	struct analysis a;
-	struct analysis_observer o = { 0 };
 	struct wakeups w;
 	json_t *j, *cpus, *causes, *c;
 	json_int_t sum = 0;
 	size_t i;
 
-	cr_assert_eq(wk_init(&w, 2, 0, 1000), 0);
-	analysis_init(&a, 2);
-	o.ctx = &w;
-	o.wakeup = wk_wakeup;
-	o.idle = wk_idle;
-	analysis_observe(&a, &o);
+	start(&a, &w);
 	feed(&a, recfix_idle(50, 1, UINT32_MAX)); /* its entry unseen */
 	feed(&a, recfix_idle(100, 0, 1));
 	feed(&a, recfix_idle(100, 1, 0));
@@ -123,16 +128,10 @@ Test(wakeups, exits_are_attributed_to_the_first_wakeup_since_the_entry)
 Test(wakeups, an_idle_exit_out_of_order_is_not_counted)
 {
 	struct analysis a;
-	struct analysis_observer o = { 0 };
 	struct wakeups w;
 	json_t *j;
 
-	cr_assert_eq(wk_init(&w, 2, 0, 1000), 0);
-	analysis_init(&a, 2);
-	o.ctx = &w;
-	o.wakeup = wk_wakeup;
-	o.idle = wk_idle;
-	analysis_observe(&a, &o);
+	start(&a, &w);
 	feed(&a, recfix_idle(100, 0, 1));
 	feed(&a, recfix_idle(200, 1, 0));
 	feed(&a, recfix_idle(150, 0, UINT32_MAX)); /* before 200 */
