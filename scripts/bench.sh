@@ -41,6 +41,11 @@
 #      scripts/bench.sh contention [--update-readme] (its table goes between
 #      <!-- contention:begin --> and <!-- contention:end -->; method in
 #      docs/transport.md)
+#  10. overload: abicap record and perf record, each with its defaults, the
+#      same six events for 1 s, in turn beside two hackbench groups,
+#      stress-ng --cpu 4 and the ping-pong: the share of events each lost.
+#      Alone: scripts/bench.sh overload [--update-readme] (between
+#      <!-- overload:begin --> and <!-- overload:end -->)
 #
 # Environment: BENCH_ROUNDS (default 7, 3 with BENCH_QUICK=1), BENCH_SETUPS
 # and BENCH_WORKLOADS (the slowdown's, default all), BENCH_QUICK=1
@@ -71,7 +76,7 @@ if [ "$QUICK" = 1 ]; then
 else
 	CRAFT_SIZES="250000 1000000"
 fi
-UPDATE_README=0 CRAFTED_ONLY=0 SCALING_ONLY=0 FLOOR_ONLY=0 DECODE_ONLY=0 CONTENTION_ONLY=0
+UPDATE_README=0 CRAFTED_ONLY=0 SCALING_ONLY=0 FLOOR_ONLY=0 DECODE_ONLY=0 CONTENTION_ONLY=0 OVERLOAD_ONLY=0
 for arg in "$@"; do
 	case "$arg" in
 	--update-readme) UPDATE_README=1 ;;
@@ -80,12 +85,13 @@ for arg in "$@"; do
 	floor) FLOOR_ONLY=1 ;;
 	decode) DECODE_ONLY=1 ;;
 	contention) CONTENTION_ONLY=1 ;;
+	overload) OVERLOAD_ONLY=1 ;;
 	-h | --help)
-		sed -n '3,48p' "$0" | sed 's/^# \{0,1\}//'
+		sed -n '3,56p' "$0" | sed 's/^# \{0,1\}//'
 		exit 0
 		;;
 	*)
-		echo "bench.sh: error: unknown argument '$arg' (floor, decode, contention, report-scaling, --crafted, --update-readme)" >&2
+		echo "bench.sh: error: unknown argument '$arg' (floor, decode, contention, overload, report-scaling, --crafted, --update-readme)" >&2
 		exit 2
 		;;
 	esac
@@ -230,6 +236,15 @@ rm -rf "$OUT"
 mkdir -p "$OUT"/{cost,slow,loss,decode,floor}
 LOG=$OUT/log.txt
 : >"$LOG"
+conditions() { # the line each table starts with: where, what clock, what load
+	local cs
+	cs=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null || echo unknown)
+	printf 'Measured %s on kernel %s, %s CPUs, clocksource %s; load %s at the start, %s at the end' \
+		"$(date -u +%F)" "$(uname -r)" "$(nproc)" "$cs" "${LOAD0:-unknown}" "$(cut -d' ' -f1 /proc/loadavg)"
+	awk -v l="${LOAD0:-0}" 'BEGIN {exit !(l > 1)}' &&
+		printf ' (**started above load 1: not a quiet machine, the figures are indicative only**)'
+	echo "; $ROUNDS rounds."
+}
 log() { echo "bench: $*" | tee -a "$LOG" >&2; }
 
 PERF_EVENTS="sched:sched_switch,sched:sched_wakeup,sched:sched_waking,power:cpu_idle"
@@ -458,6 +473,15 @@ run_workload() { # NAME
 }
 
 median() { sort -g | awk '{v[NR] = $1} END {if (NR) print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2); else print "nan"}'; }
+col() { cat "$@" 2>/dev/null | median; }
+fmt() { awk -v v="$1" -v f="${2:-%.2f}" 'BEGIN {if (v == "nan" || v == "") print "-"; else printf f "\n", v}'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (a == "nan" || b == "nan" || a == "" || b == "" || b == 0) print "nan"; else printf "%.3f\n", a / b}'; }
+verdict() { # VALUE OP LIMIT
+	awk -v v="$1" -v op="$2" -v l="$3" 'BEGIN {
+		if (v == "nan" || v == "") {print "n/a"; exit}
+		ok = (op == "<=") ? v <= l : (op == ">=") ? v >= l : v < l
+		print ok ? "pass" : "FAIL" }'
+}
 
 SETUPS="none record json"
 [ "$HAVE_SERVE" = 1 ] && SETUPS="$SETUPS serve"
@@ -657,15 +681,103 @@ contention_table() { # DIR: the table on stdout
 	echo "Added by every CPU writing at once (ns/event, all programs, every CPU minus one CPU): shared ring $(awk -v a="$CONT_allcpu_ringbuf" -v b="$CONT_1cpu_ringbuf" 'BEGIN {printf "%+.0f", a - b}'), per-CPU rings $(awk -v a="$CONT_allcpu_percpu" -v b="$CONT_1cpu_percpu" 'BEGIN {printf "%+.0f", a - b}'); per-CPU minus shared: one CPU $(awk -v a="$CONT_1cpu_percpu" -v b="$CONT_1cpu_ringbuf" 'BEGIN {printf "%+.0f", a - b}'), every CPU $(awk -v a="$CONT_allcpu_percpu" -v b="$CONT_allcpu_ringbuf" 'BEGIN {printf "%+.0f", a - b}')."
 }
 
+# ---- overload (issue 36): abicap record and perf record, each with its
+# defaults, the same six events system-wide for 1 s, in turn, beside the
+# same storm: two hackbench groups (perf bench sched messaging, in a loop),
+# stress-ng --cpu 4 and build/pingpong; the share of the events each lost.
+# abicap: its summary (dropped of seen); perf: the lost counts of its
+# PERF_RECORD_LOST records against the samples it kept plus those.
+OVL_EVENTS="sched:sched_switch,sched:sched_wakeup,sched:sched_waking,sched:sched_wakeup_new,power:cpu_idle,power:cpu_frequency"
+overload_storm() { # start the storm; its pids in OVL_PIDS
+	OVL_PIDS=""
+	for _ in 1 2; do
+		bash -c 'while :; do perf bench sched messaging -g 1 -l 1000 >/dev/null 2>&1; done' &
+		OVL_PIDS="$OVL_PIDS $!"
+	done
+	stress-ng --cpu 4 --quiet >/dev/null 2>&1 &
+	OVL_PIDS="$OVL_PIDS $!"
+	"$ROOT/build/pingpong" 3600 >/dev/null 2>&1 &
+	OVL_PIDS="$OVL_PIDS $!"
+}
+overload_stop() {
+	local p
+	for p in $OVL_PIDS; do pkill -TERM -P "$p" 2>/dev/null; kill -TERM "$p" 2>/dev/null; done
+	wait 2>/dev/null
+	pkill -f 'perf bench sched messaging' 2>/dev/null
+	OVL_PIDS=""
+}
+overload_measure() { # DIR: ROUNDS rounds, abicap then perf (the order turned each round)
+	local dir=$1 r t tag
+	mkdir -p "$dir" || die "cannot create $dir"
+	command -v stress-ng >/dev/null || die "stress-ng is not installed (scripts/setup.sh)"
+	overload_storm
+	sleep 5 # the storm at its height
+	cut -d' ' -f1 /proc/loadavg >"$dir/load.start"
+	for ((r = 1; r <= ROUNDS; r++)); do
+		log "overload round $r/$ROUNDS (load $(cut -d' ' -f1 /proc/loadavg))"
+		for t in $([ $((r % 2)) = 1 ] && echo abicap perf || echo perf abicap); do
+			tag=$dir/$t.$r
+			if [ "$t" = abicap ]; then
+				"$ABICAP" record -o "$tag.abicap" --force -d 1 2>"$tag.err" >/dev/null
+				summary_counts "$tag.err" | awk '{print $1, $3}' >"$tag.counts"
+				rm -f "$tag.abicap"
+			else
+				perf record -q -e "$OVL_EVENTS" -a -o "$tag.data" -- sleep 1 2>"$tag.err" >/dev/null
+				kept=$(perf report -i "$tag.data" --stats 2>/dev/null | awk '/^ *SAMPLE events:/ {print $3; exit}')
+				lost=$(perf report -i "$tag.data" -D 2>/dev/null | sed -n 's/.*PERF_RECORD_LOST: .*lost:\([0-9]*\).*/\1/p' | awk '{s += $1} END {print s + 0}')
+				echo "$((${kept:-0} + lost)) $lost" >"$tag.counts"
+				rm -f "$tag.data"
+			fi
+		done
+	done
+	cut -d' ' -f1 /proc/loadavg >"$dir/load.end"
+	overload_stop
+}
+overload_table() { # DIR: the table on stdout
+	local dir=$1 t r
+	share() { awk '{if ($1 > 0) print 100 * $2 / $1}' "$@" 2>/dev/null | median; }
+	echo "**Overload** (issue 36: the README's first example lost 14% and 43% in two 1-s runs here at load ~78, with no hint): abicap record -d 1 and perf record -a -- sleep 1, each with its defaults, the same six events, in turn ($ROUNDS rounds, the order turned each round) beside two hackbench groups (\`perf bench sched messaging -g 1\` in two loops), \`stress-ng --cpu 4\` and build/pingpong; load $(cat "$dir/load.start") when the rounds began, $(cat "$dir/load.end") at their end:"
+	echo
+	echo "| tool | events (seen, or kept + lost) per round | lost per round | lost, median share |"
+	echo "| --- | --- | --- | --- |"
+	for t in abicap perf; do
+		echo "| $t | $(for ((r = 1; r <= ROUNDS; r++)); do awk '{printf "%s ", $1}' "$dir/$t.$r.counts" 2>/dev/null; done) | $(for ((r = 1; r <= ROUNDS; r++)); do awk '{printf "%s ", $2}' "$dir/$t.$r.counts" 2>/dev/null; done) | $(fmt "$(share "$dir/$t".*.counts)" "%.1f%%") |"
+	done
+	echo
+	echo "Target: abicap loses no larger a share than perf record: $(verdict "$(awk -v a="$(share "$dir"/abicap.*.counts)" -v b="$(share "$dir"/perf.*.counts)" 'BEGIN {if (a == "nan" || b == "nan") print "nan"; else print a - b}')" "<=" 0)."
+}
+
+if [ "$OVERLOAD_ONLY" = 1 ]; then
+	log "waiting for /tmp/abicap-bpf.lock"
+	exec 9>/tmp/abicap-bpf.lock
+	flock 9
+	LOAD0=$(cut -d' ' -f1 /proc/loadavg)
+	overload_measure "$OUT/overload"
+	flock -u 9
+	exec 9>&-
+	{
+		conditions
+		echo
+		overload_table "$OUT/overload"
+	} >"$OUT/overload.md"
+	cat "$OUT/overload.md"
+	if [ "$UPDATE_README" = 1 ]; then
+		into_readme overload "scripts/bench.sh overload --update-readme" "$OUT/overload.md"
+		log "docs/results.md updated"
+	fi
+	exit 0
+fi
+
 if [ "$CONTENTION_ONLY" = 1 ]; then
 	log "waiting for /tmp/abicap-bpf.lock"
 	exec 9>/tmp/abicap-bpf.lock
 	flock 9
+	LOAD0=$(cut -d' ' -f1 /proc/loadavg)
 	contention_measure "$OUT/contention"
 	flock -u 9
 	exec 9>&-
 	{
-		echo "Measured $(date +%F) on $(uname -r), $(nproc) CPUs."
+		conditions
 		echo
 		contention_table "$OUT/contention"
 	} >"$OUT/contention.md"
@@ -706,24 +818,6 @@ if [ "$FLOOR_ONLY" = 0 ] && [ "$DECODE_ONLY" = 0 ]; then
 fi
 
 # ---- the table
-col() { cat "$@" 2>/dev/null | median; }
-fmt() { awk -v v="$1" -v f="${2:-%.2f}" 'BEGIN {if (v == "nan" || v == "") print "-"; else printf f "\n", v}'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (a == "nan" || b == "nan" || a == "" || b == "" || b == 0) print "nan"; else printf "%.3f\n", a / b}'; }
-verdict() { # VALUE OP LIMIT
-	awk -v v="$1" -v op="$2" -v l="$3" 'BEGIN {
-		if (v == "nan" || v == "") {print "n/a"; exit}
-		ok = (op == "<=") ? v <= l : (op == ">=") ? v >= l : v < l
-		print ok ? "pass" : "FAIL" }'
-}
-conditions() { # the line each table starts with: where, what clock, what load
-	local cs
-	cs=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null || echo unknown)
-	printf 'Measured %s on kernel %s, %s CPUs, clocksource %s; load %s at the start, %s at the end' \
-		"$(date -u +%F)" "$(uname -r)" "$(nproc)" "$cs" "${LOAD0:-unknown}" "$(cut -d' ' -f1 /proc/loadavg)"
-	awk -v l="${LOAD0:-0}" 'BEGIN {exit !(l > 1)}' &&
-		printf ' (**started above load 1: not a quiet machine, the figures are indicative only**)'
-	echo "; $ROUNDS rounds."
-}
 nsper() { # NAME FILES...: median ns/run of program NAME
 	local name=$1
 	shift
