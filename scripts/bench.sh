@@ -987,6 +987,10 @@ TABLE=$OUT/table.md
 	lower=$(awk -v r="$RATIO_pipe_pinned_record" -v p="${RATIO_pipe_pinned_perf:-nan}" -v b="${RATIO_pipe_pinned_bt_printf:-nan}" 'BEGIN {
 		if (r == "nan" || p == "nan" || b == "nan") print "n/a"; else print (r < p && r < b) ? "pass" : "FAIL" }')
 	echo "| pinned pipe: record lower than perf record and bpftrace printf | $(fmt "$RATIO_pipe_pinned_record")x vs $(fmt "${RATIO_pipe_pinned_perf:-}")x, $(fmt "${RATIO_pipe_pinned_bt_printf:-}")x | $lower |"
+	echo "| issue 36: pinned pipe slowdown with record <= 1.08x | $(fmt "$RATIO_pipe_pinned_record")x | $(verdict "$RATIO_pipe_pinned_record" "<=" 1.08) |"
+	added=$(awk -v r="$RATIO_pipe_pinned_record" -v p="${RATIO_pipe_pinned_perf:-nan}" 'BEGIN {
+		if (r == "nan" || p == "nan" || r == "" || p == "" || p <= 1) print "nan"; else print (r - 1) / (p - 1) }')
+	echo "| issue 36: record's added time <= 60% of perf record's (pinned pipe, same rounds) | $(fmt "$added" "%.2f") of it | $(verdict "$added" "<=" 0.60) |"
 	echo "| issue 24: pinned pipe slowdown with record <= 1.20x | $(fmt "$RATIO_pipe_pinned_record")x | $(verdict "$RATIO_pipe_pinned_record" "<=" 1.20) |"
 	ahead=$(awk -v r="$RATIO_pipe_pinned_record" -v s="${RATIO_pipe_pinned_serve:-nan}" -v p="${RATIO_pipe_pinned_perf:-nan}" \
 		-v b="${RATIO_pipe_pinned_bt_printf:-nan}" -v c="${RATIO_pipe_pinned_bt_count:-nan}" -v q="${RATIO_pipe_pinned_runqlat:-nan}" 'BEGIN {
