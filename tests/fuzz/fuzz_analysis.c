@@ -24,6 +24,8 @@ struct bounds {
 	uint64_t lo, hi; /* the capture, once known: spans are checked after */
 	uint64_t spans;
 	bool bad;
+	int ncpus; /* the analysis' */
+	uint64_t idle_ts; /* the last idle change's time */
 };
 
 static void check_span(struct bounds *b, uint64_t s, uint64_t e)
@@ -54,6 +56,17 @@ static void on_wake(void *ctx, const struct wake_ev *w)
 	(void)ctx;
 	FUZZ_ASSERT(w->waker_comm && w->waker_comm[0]);
 	FUZZ_ASSERT(w->wakee_comm && w->wakee_comm[0]);
+}
+
+/* observe.h: in time order, on a CPU of the capture, a state or -1 */
+static void on_idle(void *ctx, const struct idle_ev *e)
+{
+	struct bounds *b = ctx;
+
+	FUZZ_ASSERT(e->cpu >= 0 && e->cpu < b->ncpus);
+	FUZZ_ASSERT(e->ts >= b->idle_ts);
+	FUZZ_ASSERT(e->state >= -1);
+	b->idle_ts = e->ts;
 }
 
 static void on_wait(void *ctx, const struct wait_ev *w)
@@ -161,9 +174,10 @@ static uint64_t run(const union abicap_rec *v, size_t n, int ncpus,
 		    bool waking, const struct drop_window *dw, size_t nd,
 		    bool sorted)
 {
-	struct bounds b = { 0 };
-	struct analysis_observer o = { &b, on_task, on_cpu, on_freq, on_wake,
-				       on_wait };
+	struct bounds b = { .ncpus = ncpus };
+	struct analysis_observer o = { .ctx = &b, .task_span = on_task,
+		.cpu_span = on_cpu, .freq_span = on_freq, .wakeup = on_wake,
+		.wait = on_wait, .idle = on_idle };
 	struct analysis a;
 	uint64_t span, fp = 1469598103934665603ull;
 
