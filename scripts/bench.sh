@@ -747,47 +747,30 @@ overload_table() { # DIR: the table on stdout
 	echo "Target: abicap loses no larger a share than perf record: $(verdict "$(awk -v a="$(share "$dir"/abicap.*.counts)" -v b="$(share "$dir"/perf.*.counts)" 'BEGIN {if (a == "nan" || b == "nan") print "nan"; else print a - b}')" "<=" 0)."
 }
 
-if [ "$OVERLOAD_ONLY" = 1 ]; then
+# One root section alone (NAME: overload, contention): measured under the
+# lock, its table after the conditions, into docs/results.md if asked.
+run_section() { # NAME MEASURE-FUNCTION TABLE-FUNCTION
 	log "waiting for /tmp/abicap-bpf.lock"
 	exec 9>/tmp/abicap-bpf.lock
 	flock 9
 	LOAD0=$(cut -d' ' -f1 /proc/loadavg)
-	overload_measure "$OUT/overload"
+	"$2" "$OUT/$1"
 	flock -u 9
 	exec 9>&-
 	{
 		conditions
 		echo
-		overload_table "$OUT/overload"
-	} >"$OUT/overload.md"
-	cat "$OUT/overload.md"
+		"$3" "$OUT/$1"
+	} >"$OUT/$1.md"
+	cat "$OUT/$1.md"
 	if [ "$UPDATE_README" = 1 ]; then
-		into_readme overload "scripts/bench.sh overload --update-readme" "$OUT/overload.md"
+		into_readme "$1" "scripts/bench.sh $1 --update-readme" "$OUT/$1.md"
 		log "docs/results.md updated"
 	fi
 	exit 0
-fi
-
-if [ "$CONTENTION_ONLY" = 1 ]; then
-	log "waiting for /tmp/abicap-bpf.lock"
-	exec 9>/tmp/abicap-bpf.lock
-	flock 9
-	LOAD0=$(cut -d' ' -f1 /proc/loadavg)
-	contention_measure "$OUT/contention"
-	flock -u 9
-	exec 9>&-
-	{
-		conditions
-		echo
-		contention_table "$OUT/contention"
-	} >"$OUT/contention.md"
-	cat "$OUT/contention.md"
-	if [ "$UPDATE_README" = 1 ]; then
-		into_readme contention "scripts/bench.sh contention --update-readme" "$OUT/contention.md"
-		log "docs/results.md updated"
-	fi
-	exit 0
-fi
+}
+[ "$OVERLOAD_ONLY" = 1 ] && run_section overload overload_measure overload_table
+[ "$CONTENTION_ONLY" = 1 ] && run_section contention contention_measure contention_table
 
 log "waiting for /tmp/abicap-bpf.lock"
 exec 9>/tmp/abicap-bpf.lock
