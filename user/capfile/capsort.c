@@ -158,12 +158,13 @@ static bool pool_map(struct window *w, size_t max)
 /* Room for one more record (slots double up to max): false, no memory. */
 static bool window_room(struct window *w, size_t max)
 {
-	/* full at max, the caller passed the oldest on: nfree is not 0 */
-	size_t cap = array_grown(w->cap, w->cap + 1, 4096, max), i;
+	size_t cap, i;
 	uint32_t *nf, *nq, *nh;
 
 	if (w->nfree)
 		return true;
+	/* full at max, the caller passed the oldest on: nfree is not 0 */
+	cap = array_grown(w->cap, w->cap + 1, 4096, max);
 	if (!cap)
 		return false;
 	if (!w->pool && !pool_map(w, max))
