@@ -869,18 +869,23 @@ static void empty_cgroups(const char *tag, int n)
 		  WIFEXITED(st) ? WEXITSTATUS(st) : -1);
 }
 
-/* record -d 2 (at nice -10) beside the ping-pong: events seen, dropped. */
-static void record_beside(const char *cap, unsigned long long *seen,
+/*
+ * record -d 2 -p PP -b 1 (at nice -10) beside the ping-pong: events seen,
+ * dropped.
+ */
+static void record_beside(const char *cap, pid_t pp, unsigned long long *seen,
 			  unsigned long long *dropped, double *secs)
 {
 	unsigned long long recv = 0;
+	char pid[16];
 	const char *line;
 	uint64_t t0 = mono_ns();
 	struct run r;
 
+	snprintf(pid, sizeof(pid), "%d", (int)pp);
 	r = run_cmd((char *[]){ "nice", "-n", "-10", (char *)abicap_bin(),
 				"record", "-o", (char *)cap, "--force", "-d", "2",
-				NULL });
+				"-p", pid, "-b", "1", NULL });
 	*secs = (mono_ns() - t0) / 1e9;
 	cr_assert_eq(r.code, 0, "%s", r.err);
 	line = strstr(r.err, "events seen");
@@ -889,56 +894,54 @@ static void record_beside(const char *cap, unsigned long long *seen,
 		line--;
 	cr_assert_eq(sscanf(line, " %llu events seen, %llu received, %llu dropped",
 			    seen, &recv, dropped), 3, "%s", r.err);
-	cr_assert_gt(*seen, 10000, "the ping-pong ran: %s", r.err);
+	cr_assert_gt(*seen, 5000, "the ping-pong ran: %s", r.err);
 	free(r.out);
 	free(r.err);
 }
 
 /*
- * Issue 32, item 3: 30,000 empty cgroups of a tenant and a ping-pong busy
- * on CPU 0. record -d 2 dropped 38-94% with them, 0% without (every
- * cgroup's cpu.stat was read while nothing drained the rings). The oracle
- * is the same record on the same machine without them, just before: the
- * cgroups may add at most 1% of the events to what it dropped. On a quiet
- * machine that is the issue's "at most 1%"; where the machine itself is
- * too slow to keep up, the load's drops are not the cgroups', and two
- * records of the storm differ by more than 1% of it: there a quarter of
- * the drops without them is allowed besides. (CI's loaded run: 36% with
- * them; then, with the walk in its own thread, 23.1% against 19.7%
- * without, the walk at the drain's priority; it yields ten nice levels
- * since.) Run times are printed, not judged: a time is the bench's.
+ * Issue 32, item 3: 30,000 empty cgroups of a tenant must not make record
+ * drop: record -d 2 dropped 38-94% with them, 0% without (every cgroup's
+ * cpu.stat was read while nothing drained the rings). The test records a
+ * ping-pong on CPU 0 held to 10,000 round trips a second (about 40,000
+ * events; -p: the machine's own storm is not recorded) into the smallest
+ * buffer (-b 1: a fraction of a second of it on CPU 0's ring). A drain
+ * that keeps going drops nothing, loaded or not; with the defect made
+ * again (the walk in the drain's thread, every cgroup's cpu.stat read)
+ * this test saw 85% dropped. The oracle is the same record just before
+ * the cgroups are made: they may add at most 1% of the events to what it
+ * dropped. (Recording the machine's storm at full speed instead, two
+ * records of it on CI's loaded run differed by more than any margin,
+ * 19.7% and 23.1% dropped, and then worse: that measured the machine.)
+ * Run times are printed, not judged.
  */
 Test(serve_cgroups, many_empty_cgroups_do_not_make_record_drop, .timeout = 180)
 {
 	char *cap = scratch_path("many.abicap");
 	unsigned long long seen0, dropped0, seen, dropped;
-	double secs0, secs, base;
+	double secs0, secs;
 	pid_t pp;
 
 	pp = fork();
 	cr_assert_geq(pp, 0);
 	if (!pp) {
-		cpu_set_t one;
-
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		CPU_ZERO(&one);
-		CPU_SET(0, &one);
-		sched_setaffinity(0, sizeof(one), &one);
 		dup2(open("/dev/null", O_WRONLY), 1);
-		execl("build/pingpong", "pingpong", "60", "-1", (char *)NULL);
+		execl("build/pingpong", "pingpong", "120", "0", "0", "10000",
+		      (char *)NULL);
 		_exit(127);
 	}
 	kids[nkids++] = pp;
 	usleep(300000);
-	record_beside(cap, &seen0, &dropped0, &secs0);
+	record_beside(cap, pp, &seen0, &dropped0, &secs0);
 	empty_cgroups("e", 30000);
-	record_beside(cap, &seen, &dropped, &secs);
-	fprintf(stderr, "serve_cgroups: record -d 2 beside the ping-pong: %.2f s, "
-		"%llu of %llu events dropped; beside 30,000 empty cgroups too: "
-		"%.2f s, %llu of %llu\n", secs0, dropped0, seen0, secs, dropped,
-		seen);
-	base = (double)dropped0 / (double)seen0;
-	cr_assert_leq((double)dropped / (double)seen, base + 0.01 + base / 4,
+	record_beside(cap, pp, &seen, &dropped, &secs);
+	fprintf(stderr, "serve_cgroups: record -d 2 -b 1 beside the paced "
+		"ping-pong: %.2f s, %llu of %llu events dropped; beside 30,000 "
+		"empty cgroups too: %.2f s, %llu of %llu\n", secs0, dropped0,
+		seen0, secs, dropped, seen);
+	cr_assert_leq((double)dropped / (double)seen,
+		      (double)dropped0 / (double)seen0 + 0.01,
 		      "30,000 empty cgroups made record drop %llu of %llu events, "
 		      "%llu of %llu without them", dropped, seen, dropped0,
 		      seen0);

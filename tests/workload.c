@@ -27,6 +27,25 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
+/*
+ * ping keeps pp->rate: every 64 exchanges it sleeps until the time the
+ * next one is due, if that is ahead (a starved exchange catches up).
+ */
+static void pace(const struct pingpong *pp)
+{
+	uint64_t due;
+	struct timespec ts;
+
+	if (!pp->rate || pp->done_rounds % 64)
+		return;
+	due = pp->start_ns + (uint64_t)pp->done_rounds * 1000000000ull /
+				     (uint64_t)pp->rate;
+	ts.tv_sec = (time_t)(due / 1000000000ull);
+	ts.tv_nsec = (long)(due % 1000000000ull);
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+}
+
 static void *pp_main(void *arg)
 {
 	struct pp_thread *t = arg;
@@ -54,6 +73,7 @@ static void *pp_main(void *arg)
 			pp->done_rounds++;
 			if (last)
 				break;
+			pace(pp);
 		} else {
 			if (read(t->rd, &b, 1) != 1 || write(t->wr, &b, 1) != 1 ||
 			    !b)

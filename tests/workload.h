@@ -15,6 +15,7 @@ struct pingpong {
 	int rounds; /* stop after this many exchanges (0: no limit) */
 	uint64_t deadline_ns; /* or at this CLOCK_MONOTONIC time (0: none) */
 	int cpu; /* pin both threads here; < 0: not pinned */
+	int rate; /* at most this many exchanges a second (0: no limit) */
 	void (*on_ready)(const struct pingpong *pp); /* both threads named */
 	/* out */
 	pid_t ping_tid;
