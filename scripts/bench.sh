@@ -247,14 +247,16 @@ conditions() { # the line each table starts with: where, what clock, what load
 }
 log() { echo "bench: $*" | tee -a "$LOG" >&2; }
 
-PERF_EVENTS="sched:sched_switch,sched:sched_wakeup,sched:sched_waking,power:cpu_idle"
+# the tracepoints record writes by default (sched_waking: its program finds
+# the wakers, writing no record; perf needs its records for them)
+PERF_EVENTS="sched:sched_switch,sched:sched_wakeup,sched:sched_wakeup_new,power:cpu_idle,power:cpu_frequency"
 # the fields abicap's JSON carries, printed per event
 BT_PRINTF='
 tracepoint:sched:sched_switch { printf("%llu %d sched_switch %s %d %d %d ==> %s %d %d\n", nsecs, cpu, args->prev_comm, args->prev_pid, args->prev_prio, args->prev_state, args->next_comm, args->next_pid, args->next_prio); }
-tracepoint:sched:sched_wakeup, tracepoint:sched:sched_waking { printf("%llu %d %s %s %d %d %d\n", nsecs, cpu, probe, args->comm, args->pid, args->prio, args->target_cpu); }
+tracepoint:sched:sched_wakeup, tracepoint:sched:sched_wakeup_new { printf("%llu %d %s %s %d %d %d\n", nsecs, cpu, probe, args->comm, args->pid, args->prio, args->target_cpu); }
 tracepoint:power:cpu_idle { printf("%llu %d cpu_idle %u %u\n", nsecs, cpu, args->state, args->cpu_id); }'
 BT_COUNT='
-tracepoint:sched:sched_switch, tracepoint:sched:sched_wakeup, tracepoint:sched:sched_waking, tracepoint:power:cpu_idle { @[probe] = count(); }'
+tracepoint:sched:sched_switch, tracepoint:sched:sched_wakeup, tracepoint:sched:sched_wakeup_new, tracepoint:power:cpu_idle, tracepoint:power:cpu_frequency { @[probe] = count(); }'
 
 # ---- tracers: start_<setup> leaves TRACER_PID (the process to signal) and
 # TIME_FILE (its CPU time: "user sys", from /usr/bin/time); stop_tracer ends it.
@@ -351,8 +353,10 @@ summary_counts() { # ERRFILE -> "seen received dropped"
 # and tests/bench/floor.bpf.c's, each set in its own bpf_stats run on the
 # same load, every set once a round, the order turned round by round
 FLOOR_OBJ=$ROOT/build/tests/bench/floor.bpf.o
-FLOOR_EVENTS="sched_switch:switch sched_wakeup:wakeup sched_waking:waking cpu_idle:idle cpu_frequency:frequency"
-FLOOR_SETS="abicap abicap-raw empty clock rb min"
+# record's defaults: sched_waking's program keeps the waker, no record
+# (fl_min_waker); abicap-all and min-all: -e all, its records written
+FLOOR_EVENTS="sched_switch:switch sched_wakeup:wakeup sched_waking:waker cpu_idle:idle cpu_frequency:frequency"
+FLOOR_SETS="abicap abicap-raw abicap-all empty clock rb min min-all"
 floor_load() { # TSV BPFSTATS-ARGS...: the pinned pipe under bpfstats
 	local tsv=$1
 	shift
@@ -361,10 +365,11 @@ floor_load() { # TSV BPFSTATS-ARGS...: the pinned pipe under bpfstats
 floor_set() { # SET ROUND
 	local set=$1 r=$2 tsv=$OUT/floor/$1.$2.tsv progs="" e
 	case $set in
-	abicap | abicap-raw)
-		local attach=tp_btf
+	abicap | abicap-raw | abicap-all)
+		local attach=tp_btf events=()
 		[ "$set" = abicap-raw ] && attach=raw_tp
-		timed "floor/$set.$r" "$ABICAP" record --attach "$attach" -o "$OUT/floor/$set.abicap" --force \
+		[ "$set" = abicap-all ] && events=(-e all)
+		timed "floor/$set.$r" "$ABICAP" record --attach "$attach" "${events[@]}" -o "$OUT/floor/$set.abicap" --force \
 			2>"$OUT/floor/$set.$r.err" || die "abicap record did not start"
 		wait_for "$OUT/floor/$set.$r.err" "abicap: recording" ||
 			die "abicap record did not start: $(cat "$OUT/floor/$set.$r.err")"
@@ -372,8 +377,9 @@ floor_set() { # SET ROUND
 		stop_tracer
 		rm -f "$OUT/floor/$set.abicap"
 		;;
-	empty | min)
+	empty | min | min-all)
 		for e in $FLOOR_EVENTS; do
+			[ "$set" = min-all ] && [ "$e" = sched_waking:waker ] && e=sched_waking:waking
 			if [ "$set" = empty ]; then progs="$progs,fl_empty_${e%:*}"; else progs="$progs,fl_min_${e#*:}"; fi
 		done
 		floor_load "$tsv" -l "$FLOOR_OBJ:${progs#,}"
@@ -400,52 +406,84 @@ floor_ratio() { # PROG SET FLOOR FLOORSET: median over the rounds of PROG/FLOOR
 		[ -n "$a" ] && [ -n "$b" ] && awk -v a="$a" -v b="$b" 'BEGIN {if (a > 0 && b > 0) print a / b}'
 	done | median
 }
+floor_row() { # SET EVENT KIND FLOORSET: a program's row (FLOOR_RATIO_<variant>_<event><suffix> set)
+	local set=$1 ev=$2 kind=$3 fset=$4 pre=tp_btf p="" n a f em rt flag sfx="" label=$2
+	[ "$set" = abicap-raw ] && pre=raw_tp
+	[ "$set" = abicap-all ] && sfx=_all label="$ev (-e all)"
+	for n in ${pre}_${ev}_ts ${pre}_${ev}; do
+		a=$(nsper "$n" "$OUT"/floor/"$set".*.tsv)
+		[ "$a" != nan ] && { p=$n; break; }
+	done
+	[ -n "$p" ] || return 0
+	n=$(awk -F'\t' -v n="$p" '$1 == n {print $3}' "$OUT"/floor/"$set".*.tsv | median)
+	f=$(nsper "fl_min_$kind" "$OUT"/floor/"$fset".*.tsv)
+	em=$(nsper "fl_empty_$ev" "$OUT"/floor/empty.*.tsv)
+	[ "$n" = 0 ] && a=nan f=nan em=nan
+	rt=$(floor_ratio "$p" "$set" "fl_min_$kind" "$fset")
+	flag=""
+	# no program costs less than the least that does its work; a row
+	# of few runs (cpu_idle on the idle CPU) is indicative only
+	if awk -v n="$n" 'BEGIN {exit !(n != "" && n < 10000)}'; then
+		flag=" (indicative: few runs)"
+	elif awk -v r="$rt" 'BEGIN {exit !(r != "nan" && r != "" && r < 0.95)}'; then
+		flag=" (**below its floor: a measurement error**)" BELOW=$((BELOW + 1))
+	fi
+	echo "| $label | $p | $(fmt "$n" %.0f) | $(fmt "$a" %.0f) | fl_min_$kind | $(fmt "$f" %.0f) | $(fmt "$rt" "%.2fx")$flag | $(fmt "$em" %.0f) |"
+	eval "FLOOR_RATIO_${pre}_$ev$sfx=\$rt"
+}
+floor_budget() { # per op of the pinned pipe, record's defaults and -e all
+	local set ev p n ns bpf clk cpu r t
+	echo "**Per-op budget** (one op: a round trip of the pinned pipe, $COST_LOOPS a run; medians over the rounds): what the BPF programs spend (their runs x ns/run, bpf_stats' ~20 ns a run included), the clock reads (one a record written: sched_waking's program run for its waker alone reads none), and record's own CPU time (user + system: draining, merging, writing; its start and end included):"
+	echo
+	echo "| record | BPF ns/op | clock reads (records) per op | record's CPU ns/op |"
+	echo "| --- | --- | --- | --- |"
+	for set in abicap abicap-all; do
+		bpf=0 clk=0
+		for ev in sched_switch sched_wakeup sched_wakeup_new sched_waking cpu_idle cpu_frequency; do
+			p=""
+			for n in tp_btf_${ev}_ts tp_btf_${ev}; do
+				[ "$(nsper "$n" "$OUT"/floor/"$set".*.tsv)" != nan ] && { p=$n; break; }
+			done
+			[ -n "$p" ] || continue
+			n=$(awk -F'\t' -v n="$p" '$1 == n {print $3}' "$OUT"/floor/"$set".*.tsv | median)
+			ns=$(nsper "$p" "$OUT"/floor/"$set".*.tsv)
+			bpf=$(awk -v a="$bpf" -v n="$n" -v s="$ns" 'BEGIN {print a + n * s}')
+			[ "$ev" = sched_waking ] && [ "$set" = abicap ] && continue
+			clk=$(awk -v a="$clk" -v n="$n" 'BEGIN {print a + n}')
+		done
+		cpu=$(for ((r = 1; r <= ROUNDS; r++)); do
+			t=$OUT/floor/$set.$r.time
+			[ -s "$t" ] && tail -1 "$t" | awk '{print ($1 + $2) * 1e9}'
+		done | median)
+		echo "| $([ "$set" = abicap ] && echo "defaults" || echo "\`-e all\`") | $(fmt "$(awk -v b="$bpf" -v l="$COST_LOOPS" 'BEGIN {print b / l}')" %.0f) | $(fmt "$(awk -v c="$clk" -v l="$COST_LOOPS" 'BEGIN {print c / l}')" %.2f) | $(fmt "$(awk -v c="$cpu" -v l="$COST_LOOPS" 'BEGIN {if (c == "nan") print "nan"; else print c / l}')" %.0f) |"
+	done
+}
 floor_table() { # the table, markers included (docs/results.md between them)
-	local e ev kind set p a f em n pre rt flag targets="" ev2
+	local e set rt targets="" ev2
 	BELOW=0
 	echo "<!-- floor:begin (scripts/bench.sh floor --update-readme) -->"
 	conditions
 	echo
-	echo "**Programs at their floor** (bpf_stats ns/run, medians of $ROUNDS rounds, \`taskset -c 0 perf bench sched pipe -l $COST_LOOPS\`; every set in its own run on the same load, the sets interleaved in each round; ratio: the median of the rounds' ratios; bpf_stats itself adds ~20 ns a run; method in docs/floor.md):"
+	echo "**Programs at their floor** (bpf_stats ns/run, medians of $ROUNDS rounds, \`taskset -c 0 perf bench sched pipe -l $COST_LOOPS\`; every set in its own run on the same load, the sets interleaved in each round; ratio: the median of the rounds' ratios; bpf_stats itself adds ~20 ns a run; method in docs/floor.md). record's defaults, then \`-e all\` (sched_waking's records written: its floor writes them too, loaded with the other fl_min_* as \`-e all\` loads abicap's):"
 	echo
-	echo "| event | abicap program | runs | ns/run | floor: the same record, nothing else (tests/bench/floor.bpf.c) | ns/run | ratio | empty program ns/run |"
+	echo "| event | abicap program | runs | ns/run | floor: the same work, nothing else (tests/bench/floor.bpf.c) | ns/run | ratio | empty program ns/run |"
 	echo "| --- | --- | --- | --- | --- | --- | --- | --- |"
 	for set in abicap abicap-raw; do
-		pre=tp_btf
-		[ "$set" = abicap-raw ] && pre=raw_tp
 		for e in $FLOOR_EVENTS; do
-			ev=${e%:*} kind=${e#*:}
-			p=""
-			for n in ${pre}_${ev}_ts ${pre}_${ev}; do
-				a=$(nsper "$n" "$OUT"/floor/"$set".*.tsv)
-				[ "$a" != nan ] && { p=$n; break; }
-			done
-			[ -n "$p" ] || continue
-			n=$(awk -F'\t' -v n="$p" '$1 == n {print $3}' "$OUT"/floor/"$set".*.tsv | median)
-			f=$(nsper "fl_min_$kind" "$OUT"/floor/min.*.tsv)
-			em=$(nsper "fl_empty_$ev" "$OUT"/floor/empty.*.tsv)
-			[ "$n" = 0 ] && a=nan f=nan em=nan
-			rt=$(floor_ratio "$p" "$set" "fl_min_$kind" min)
-			flag=""
-			# no program costs less than the least that writes its record;
-			# a row of few runs (cpu_idle on the idle CPU) is indicative only
-			if awk -v n="$n" 'BEGIN {exit !(n != "" && n < 10000)}'; then
-				flag=" (indicative: few runs)"
-			elif awk -v r="$rt" 'BEGIN {exit !(r != "nan" && r != "" && r < 0.95)}'; then
-				flag=" (**below its floor: a measurement error**)" BELOW=$((BELOW + 1))
-			fi
-			echo "| $ev | $p | $(fmt "$n" %.0f) | $(fmt "$a" %.0f) | fl_min_$kind | $(fmt "$f" %.0f) | $(fmt "$rt" "%.2fx")$flag | $(fmt "$em" %.0f) |"
-			eval "FLOOR_RATIO_${pre}_$ev=\$rt"
+			floor_row "$set" "${e%:*}" "${e#*:}" min
 		done
 	done
+	floor_row abicap-all sched_waking waking min-all
 	echo
-	echo "The pinned pipe leaves CPU 1 idle, woken rarely: cpu_idle runs little (and cpu_frequency not at all in this VM); their rows are indicative."
+	echo "The pinned pipe leaves CPU 1 idle, woken rarely: cpu_idle runs little (and cpu_frequency not at all in this VM); their rows are indicative. By default sched_waking's program keeps the waker for sched_wakeup's record and writes none, reading no clock (fl_min_waker: the waker in the wakee's task storage); \`-e all\` writes its records."
 	echo
-	for ev2 in sched_switch sched_wakeup sched_waking; do
+	for ev2 in sched_switch sched_wakeup sched_waking sched_waking_all; do
 		eval "rt=\${FLOOR_RATIO_tp_btf_$ev2:-}"
-		targets="$targets${targets:+, }$ev2 $(fmt "$rt")x $(verdict "$rt" "<=" 1.10)"
+		targets="$targets${targets:+, }${ev2/_all/ (-e all)} $(fmt "$rt")x $(verdict "$rt" "<=" 1.10)"
 	done
 	echo "Target (issue 36): every program (tp_btf) within 1.10x of its floor: $targets; ratios below 0.95 over 10,000 runs or more: $BELOW (each a measurement error, none allowed)."
+	echo
+	floor_budget
 	echo
 	echo "References on sched_switch, same rounds: empty $(fmt "$(nsper fl_empty_sched_switch "$OUT"/floor/empty.*.tsv)" %.0f) ns/run, \`bpf_ktime_get_ns()\` $(fmt "$(nsper fl_clock "$OUT"/floor/clock.*.tsv)" %.0f), ring buffer reserve + submit of 80 bytes $(fmt "$(nsper fl_rb "$OUT"/floor/rb.*.tsv)" %.0f). raw_tp programs are held to the tp_btf floor: their probe reads are their variant's cost."
 	echo "<!-- floor:end -->"
@@ -682,7 +720,7 @@ contention_table() { # DIR: the table on stdout
 }
 
 # ---- overload (issue 36): abicap record and perf record, each with its
-# defaults, the same six events system-wide for 1 s, in turn, beside the
+# defaults but abicap's -e all: the same six events system-wide for 1 s, in turn, beside the
 # same storm: two hackbench groups (perf bench sched messaging, in a loop),
 # stress-ng --cpu 4 and build/pingpong; the share of the events each lost.
 # abicap: its summary (dropped of seen); perf: the lost counts of its
@@ -718,7 +756,7 @@ overload_measure() { # DIR: ROUNDS rounds, abicap then perf (the order turned ea
 		for t in $([ $((r % 2)) = 1 ] && echo abicap perf || echo perf abicap); do
 			tag=$dir/$t.$r
 			if [ "$t" = abicap ]; then
-				"$ABICAP" record -o "$tag.abicap" --force -d 1 2>"$tag.err" >/dev/null
+				"$ABICAP" record -e all -o "$tag.abicap" --force -d 1 2>"$tag.err" >/dev/null
 				summary_counts "$tag.err" | awk '{print $1, $3}' >"$tag.counts"
 				rm -f "$tag.abicap"
 			else
@@ -736,7 +774,7 @@ overload_measure() { # DIR: ROUNDS rounds, abicap then perf (the order turned ea
 overload_table() { # DIR: the table on stdout
 	local dir=$1 t r
 	share() { awk '{if ($1 > 0) print 100 * $2 / $1}' "$@" 2>/dev/null | median; }
-	echo "**Overload** (issue 36: the README's first example lost 14% and 43% in two 1-s runs here at load ~78, with no hint): abicap record -d 1 and perf record -a -- sleep 1, each with its defaults, the same six events, in turn ($ROUNDS rounds, the order turned each round) beside two hackbench groups (\`perf bench sched messaging -g 1\` in two loops), \`stress-ng --cpu 4\` and build/pingpong; load $(cat "$dir/load.start") when the rounds began, $(cat "$dir/load.end") at their end:"
+	echo "**Overload** (issue 36: the README's first example lost 14% and 43% in two 1-s runs here at load ~78, with no hint): abicap record -d 1 and perf record -a -- sleep 1, each with its defaults but abicap's \`-e all\` (the same six events: sched_waking's records too), in turn ($ROUNDS rounds, the order turned each round) beside two hackbench groups (\`perf bench sched messaging -g 1\` in two loops), \`stress-ng --cpu 4\` and build/pingpong; load $(cat "$dir/load.start") when the rounds began, $(cat "$dir/load.end") at their end:"
 	echo
 	echo "| tool | events (seen, or kept + lost) per round | lost per round | lost, median share |"
 	echo "| --- | --- | --- | --- |"

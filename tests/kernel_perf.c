@@ -96,8 +96,9 @@ static long run_once(const char *pdata, const char *cap, int *ping, int *pong)
 	for (int i = 0; i < 100 && (stat(pdata, &st) || !st.st_size); i++)
 		usleep(50000);
 	usleep(500000);
+	/* -e all: sched_waking's records, for report --from-waking */
 	spawn(&rec, (char *[]){ (char *)abicap_bin(), "record", "-o", (char *)cap,
-				NULL });
+				"-e", "all", NULL });
 	wait_for_stderr(&rec, "abicap: recording", seen, sizeof(seen));
 	/*
 	 * nice -10, not -20: against a -20 spinner the nice 19 ping-pong got

@@ -16,6 +16,7 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 #include "capfile/capfile.h"
+#include "event/events.h"
 #include "oracle.h"
 
 #define TRACEFS "/sys/kernel/tracing"
@@ -244,7 +245,8 @@ static void set_wakers(struct orc_trace *t)
 	for (size_t i = 0; i < t->n; i++) {
 		struct orc_ev *e = &t->v[i];
 
-		e->waker = e->in_irq ? -1 : e->cur_pid;
+		/* as abicap has it: -2 in interrupt context, -1 not seen */
+		e->waker = e->in_irq ? -2 : e->cur_pid;
 		if (e->type != ABICAP_EV_SCHED_WAKEUP)
 			continue;
 		e->waker = -1;
@@ -556,8 +558,27 @@ void orc_rec_str(const union abicap_rec *r, char *buf, size_t len)
 	}
 }
 
+/* The events named in a capture's header (a mask; 0 if none is named). */
+static unsigned int header_events(struct capr *r)
+{
+	json_t *meta = json_loads(capr_meta(r), 0, NULL), *v;
+	unsigned int mask = 0;
+	size_t i;
+
+	json_array_foreach(json_object_get(meta, "events"), i, v) {
+		const char *name = json_string_value(v);
+		int ev = name ? event_by_name(name, strlen(name)) : -1;
+
+		if (ev >= 0)
+			mask |= 1u << ev;
+	}
+	json_decref(meta);
+	return mask;
+}
+
 int orc_load_capture(const char *path, union abicap_rec **recs, size_t *n,
-		     uint64_t *dropped, char *err, size_t errlen)
+		     uint64_t *dropped, unsigned int *events, char *err,
+		     size_t errlen)
 {
 	struct capr *r = capr_open(path, err, errlen);
 	json_t *trl, *evs, *v;
@@ -567,8 +588,10 @@ int orc_load_capture(const char *path, union abicap_rec **recs, size_t *n,
 	*recs = NULL;
 	*n = 0;
 	*dropped = 0;
+	*events = 0;
 	if (!r)
 		return -1;
+	*events = header_events(r);
 	rc = capr_load(r, recs, n);
 	if (rc || capr_damaged(r)) {
 		seterr(err, errlen, "oracle: %s does not read back: %s", path,
@@ -857,6 +880,30 @@ static bool unseen_current(const struct orc_trace *t, const int *seen,
 	return true;
 }
 
+/*
+ * A matched wakeup's waker against tracefs's: the task current at its
+ * sched_waking (-2 both where that ran in interrupt context). Where either
+ * side did not see it (-1), nothing to compare.
+ */
+static void compare_waker(const struct orc_trace *t, struct orc_match *m,
+			  const struct orc_ev *o, const union abicap_rec *r)
+{
+	if ((o->type != ABICAP_EV_SCHED_WAKEUP &&
+	     o->type != ABICAP_EV_SCHED_WAKING) ||
+	    o->waker == -1 || r->wk.waker_pid == -1 ||
+	    (t->no_context && r->wk.waker_pid == -2))
+		return;
+	m->wakers_compared++;
+	if (o->waker == r->wk.waker_pid)
+		return;
+	if (!m->waker_diffs++)
+		snprintf(m->first_waker, sizeof(m->first_waker),
+			 "%s of %s:%d at %llu: waker %d in tracefs, %d in abicap",
+			 o->type == ABICAP_EV_SCHED_WAKEUP ? "sched_wakeup" :
+			 "sched_waking", o->comm, o->pid,
+			 (unsigned long long)o->ts, o->waker, r->wk.waker_pid);
+}
+
 uint64_t orc_match(struct orc_trace *t, const union abicap_rec *recs,
 		   size_t nrecs, uint64_t t0, uint64_t t1,
 		   const struct orc_filter *f, struct orc_match *m)
@@ -919,7 +966,7 @@ uint64_t orc_match(struct orc_trace *t, const union abicap_rec *recs,
 			} else {
 				x->optional = blind || hidden_current(m, x);
 			}
-			if (in)
+			if (in && (!t->events || (t->events & (1u << x->type))))
 				oi[no++] = k;
 		}
 		blind = false;
@@ -1005,6 +1052,7 @@ uint64_t orc_match(struct orc_trace *t, const union abicap_rec *recs,
 				    (r->sw.prev_state & 0x10))
 					m->exit_races++;
 				m->matched[o->type]++;
+				compare_waker(t, m, o, r);
 				if (d < m->min_delta_ns)
 					m->min_delta_ns = d;
 				if (d > m->max_delta_ns)
@@ -1254,6 +1302,7 @@ int orc_perf_stop(struct orc_perf *p, struct orc_trace *t, char *err,
 	}
 	set_wakers(t);
 	t->blind_pid = p->pid;
+	t->no_context = true;
 	if (getenv("ORACLE_DEBUG"))
 		fprintf(stderr, "oracle: perf is pid %d\n", (int)p->pid);
 	/* "Processed N events and lost M chunks!", "N samples (lost)" */

@@ -72,6 +72,18 @@ struct orc_trace {
 	 * to match. 0: none.
 	 */
 	int blind_pid;
+	/*
+	 * The events abicap was asked for (a mask of 1 << type, from the
+	 * capture's header; 0: all): the oracle's events of the others are
+	 * not required of it (record's default leaves sched_waking's records
+	 * out; its wakeups' wakers are still compared with tracefs's).
+	 */
+	unsigned int events;
+	/*
+	 * perf's lines carry no context flags: whether a sched_waking ran in
+	 * an interrupt is unknown, and abicap's -2 wakers are not compared
+	 */
+	bool no_context;
 };
 
 struct orc_session;
@@ -124,12 +136,14 @@ void orc_state_str(uint32_t prev_state, char *buf, size_t len);
 void orc_rec_str(const union abicap_rec *r, char *buf, size_t len);
 
 /*
- * abicap's side: every record of a capture file (time order), and in
- * *dropped the events it lost: dropped, and those of the program runs the
- * kernel skipped (recursion_misses). 0 or -1, err.
+ * abicap's side: every record of a capture file (time order), in *dropped
+ * the events it lost: dropped, and those of the program runs the kernel
+ * skipped (recursion_misses), and in *events those it was asked for (a
+ * mask, from the header). 0 or -1, err.
  */
 int orc_load_capture(const char *path, union abicap_rec **recs, size_t *n,
-		     uint64_t *dropped, char *err, size_t errlen);
+		     uint64_t *dropped, unsigned int *events, char *err,
+		     size_t errlen);
 
 /*
  * A task set for filtered captures: an oracle event must be in abicap's
@@ -172,6 +186,12 @@ struct orc_match {
 	uint64_t hidden_events;
 	/* switch-outs of an exiting task: tracefs Z, abicap X (reaped between) */
 	uint64_t exit_races;
+	/*
+	 * matched wakeups (and wakings) whose waker both sides saw, and those
+	 * of them whose wakers differ, the first as text
+	 */
+	uint64_t wakers_compared, waker_diffs;
+	char first_waker[256];
 
 };
 

@@ -3,6 +3,7 @@
 #include <criterion/criterion.h>
 #include <string.h>
 #include <stdio.h>
+#include "event/events.h"
 #include "oracle.h"
 
 /* A comm may hold spaces, '=', brackets and the field names themselves. */
@@ -292,4 +293,50 @@ Test(oracle_parse, a_late_probe_is_bounded_by_the_neighbours_not_a_fixed_toleran
 	memset(&m, 0, sizeof(m));
 	cr_assert_neq(orc_match(&t, recs, 3, 0, 10000000000ULL, NULL, &m), 0,
 		      "a record after the CPU's next event matched");
+}
+
+/*
+ * Issue 36: record's default writes no sched_waking record. The oracle
+ * then requires none of tracefs's wakings (the capture's header names the
+ * events asked for), and still holds each wakeup's waker to tracefs's:
+ * the task current at its sched_waking.
+ */
+Test(oracle_parse, wakings_not_asked_for_are_not_required_and_wakers_are)
+{
+	static const char *lines[] = {
+		"  ping-10 [000] d..2. 1.000000: sched_switch: prev_comm=ping prev_pid=10 prev_prio=120 prev_state=S ==> next_comm=pong next_pid=11 next_prio=120",
+		"  pong-11 [000] d..3. 1.000100: sched_waking: comm=ping pid=10 prio=120 target_cpu=000",
+		"  pong-11 [000] d..4. 1.000102: sched_wakeup: comm=ping pid=10 prio=120 target_cpu=000",
+		"  pong-11 [000] d..2. 1.000200: sched_switch: prev_comm=pong prev_pid=11 prev_prio=120 prev_state=S ==> next_comm=ping next_pid=10 next_prio=120",
+	};
+	int kept[3] = { 0, 2, 3 };
+	union abicap_rec recs[3] = { 0 };
+	struct orc_ev v[4];
+	struct orc_trace t = { .v = v, .n = 4 };
+	struct orc_match m;
+
+	for (int i = 0; i < 4; i++)
+		cr_assert_eq(orc_parse_line(lines[i], &v[i]), 1, "%s", lines[i]);
+	v[1].waker = 11; /* as set_wakers has them: current at the waking */
+	v[2].waker = 11;
+	for (int i = 0; i < 3; i++)
+		rec_of(&v[kept[i]], 500, &recs[i]);
+	recs[1].wk.waker_pid = 11;
+	t.events = EVENTS_ALL & ~(1u << ABICAP_EV_SCHED_WAKING);
+	cr_assert_eq(orc_match(&t, recs, 3, 0, 10000000000ULL, NULL, &m), 0,
+		     "%s", m.first);
+	cr_assert_eq(m.matched[ABICAP_EV_SCHED_WAKING], 0);
+	cr_assert_eq(m.matched[ABICAP_EV_SCHED_WAKEUP], 1);
+	cr_assert_eq(m.wakers_compared, 1);
+	cr_assert_eq(m.waker_diffs, 0, "%s", m.first_waker);
+	/* a wrong waker is a difference */
+	recs[1].wk.waker_pid = 12;
+	orc_match(&t, recs, 3, 0, 10000000000ULL, NULL, &m);
+	cr_assert_eq(m.waker_diffs, 1);
+	cr_assert(strstr(m.first_waker, "waker 11 in tracefs, 12 in abicap"),
+		  "%s", m.first_waker);
+	/* asked for (or no header), the waking must be there */
+	recs[1].wk.waker_pid = 11;
+	t.events = 0;
+	cr_assert_neq(orc_match(&t, recs, 3, 0, 10000000000ULL, NULL, &m), 0);
 }

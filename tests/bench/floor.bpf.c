@@ -8,6 +8,8 @@
  *   fl_clock     bpf_ktime_get_ns() (sched_switch)
  *   fl_rb        ring buffer reserve + submit of 80 bytes, the header
  *                filled (sched_switch)
+ *   fl_min_waker the least that keeps sched_waking's waker for
+ *                sched_wakeup, as abicap's default does (no record)
  *   fl_min_*     the least that writes abicap's full record of the kind,
  *                every field as bpf/abicap.bpf.c fills it (cgroup ids, the
  *                report state, the comms copied as abicap copies them,
@@ -19,8 +21,9 @@
  * CPU's, as abicap's do (issue 36: each with a ring of its own, cold where
  * abicap's one ring stays hot, the floor cost more than abicap's programs:
  * sched_wakeup at 0.52x of it). scripts/bench.sh loads the
- * fl_min_* set together, as abicap's programs are, and each reads the
- * clock once a record, as abicap's do.
+ * fl_min_* set together, as abicap's programs are (fl_min_waker for
+ * record's default, fl_min_waking for -e all), and each reads the clock
+ * once a record, as abicap's do.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -153,6 +156,40 @@ int BPF_PROG(fl_min_waking, struct task_struct *p)
 
 	return min_wakeup(ABICAP_EV_SCHED_WAKING, p, (__s32)id,
 			  (__s32)(id >> 32));
+}
+
+/*
+ * sched_waking as abicap runs it by default, writing no record (its events
+ * left out of -e): the least that keeps the waker for sched_wakeup, the
+ * current task's ids in the wakee's task storage (no clock, no interrupt
+ * check)
+ */
+struct fl_waker {
+	__s32 pid;
+	__s32 tgid;
+	__u32 valid;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct fl_waker);
+} fl_wakers SEC(".maps");
+
+SEC("tp_btf/sched_waking")
+int BPF_PROG(fl_min_waker, struct task_struct *p)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	struct fl_waker *w = bpf_task_storage_get(&fl_wakers, p, 0,
+						  BPF_LOCAL_STORAGE_GET_F_CREATE);
+
+	if (w) {
+		w->pid = (__s32)id;
+		w->tgid = (__s32)(id >> 32);
+		w->valid = 1;
+	}
+	return 0;
 }
 
 static __always_inline int min_power(__u16 type, __u32 state, __u32 cpu_id)

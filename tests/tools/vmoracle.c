@@ -146,7 +146,8 @@ int main(int argc, char **argv)
 			return fail(err);
 		if (!WIFEXITED(st) || WEXITSTATUS(st))
 			return fail("abicap record failed");
-		if (orc_load_capture(cap, &recs, &n, &drops, err, sizeof(err)))
+		if (orc_load_capture(cap, &recs, &n, &drops, &t.events, err,
+				     sizeof(err)))
 			return fail(err);
 		if ((!t.lost && !drops) || tries == 3)
 			break;
@@ -167,10 +168,16 @@ int main(int argc, char **argv)
 	bad = orc_match(&t, recs, n, t0, t1, NULL, &m);
 	for (int k = 0; k < ABICAP_EV_COUNT; k++)
 		total += m.matched[k];
-	return result(json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:s}",
-		"matched", (json_int_t)total, "mismatched", (json_int_t)bad,
+	/* a wakeup whose waker differs from tracefs's is a mismatch too */
+	return result(json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:s, s:I, "
+				"s:I, s:s}",
+		"matched", (json_int_t)total,
+		"mismatched", (json_int_t)(bad + m.waker_diffs),
 		"tracefs_only", (json_int_t)m.oracle_only,
 		"abicap_only", (json_int_t)m.abicap_only,
 		"oracle_lost", (json_int_t)t.lost, "abicap_dropped", (json_int_t)drops,
-		"max_skew_ns", (json_int_t)m.max_skew_ns, "first", m.first));
+		"max_skew_ns", (json_int_t)m.max_skew_ns, "first", m.first,
+		"wakers_compared", (json_int_t)m.wakers_compared,
+		"waker_diffs", (json_int_t)m.waker_diffs,
+		"first_waker", m.first_waker));
 }

@@ -20,9 +20,10 @@
 
 /* The capture options trace and record share (and their --help lines). */
 const struct opt opts_capture_filter[] = {
-	{ "events", 'e', "LIST", "comma-separated events (default: all): "
-	  "sched_switch, sched_wakeup, sched_wakeup_new, sched_waking, cpu_idle, "
-	  "cpu_frequency" },
+	{ "events", 'e', "LIST", "comma-separated events, or all: sched_switch, "
+	  "sched_wakeup, sched_wakeup_new, sched_waking, cpu_idle, cpu_frequency "
+	  "(default: all but sched_waking, whose program still finds each "
+	  "wakeup's waker; ask for its records for report --from-waking)" },
 	{ "pid", 'p', "PID[,PID]", "only sched events involving these processes "
 	  "(as prev/next, wakee or waker; threads included); power events "
 	  "belong to no process and are left out" },
@@ -286,7 +287,7 @@ int capture_parse_args(const struct cmd_spec *spec, int argc, char **argv,
 	int ch;
 
 	memset(o, 0, sizeof(*o));
-	o->cap.events = EVENTS_ALL;
+	o->cap.events = EVENTS_DEFAULT;
 	o->cap.drain_threads = DRAIN_AUTO;
 	opt_parser_init(&p, spec);
 	while ((ch = opt_next(&p, argc, argv)) != -1) {

@@ -8,6 +8,13 @@
 #include "abicap.h"
 
 #define EVENTS_ALL ((1u << ABICAP_EV_COUNT) - 1)
+/*
+ * trace's and record's default: all but sched_waking, whose program still
+ * runs to keep each wakeup's waker, writing no record (issue 36: a waking
+ * record and a wakeup record for every wakeup, the waking program the
+ * most expensive); -e all or -e ...,sched_waking writes them
+ */
+#define EVENTS_DEFAULT (EVENTS_ALL & ~(1u << ABICAP_EV_SCHED_WAKING))
 
 /* "sched_switch", ...; NULL for an out-of-range value */
 const char *event_name(unsigned int ev);

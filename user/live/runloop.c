@@ -201,8 +201,16 @@ void print_summary(struct capture *c, unsigned int mask, double secs)
 	for (unsigned int ev = 0; ev < ABICAP_EV_COUNT; ev++) {
 		uint64_t r = capture_received(c, ev);
 
-		if (!(mask & (1u << ev)))
+		if (!(mask & (1u << ev))) {
+			/* sched_waking's program run for the wakers alone */
+			if (capture_variant(c, ev))
+				fprintf(stderr, "  %-17s %10s %10s %10s %10llu  %s "
+					"(wakers only: -e %s writes records)\n",
+					event_name(ev), "-", "-", "-",
+					(unsigned long long)ms.ev[ev],
+					capture_variant(c, ev), event_name(ev));
 			continue;
+		}
 		fprintf(stderr, "  %-17s %10llu %10llu %10llu %10llu  %s%s\n",
 			event_name(ev), (unsigned long long)sum[ev].seen,
 			(unsigned long long)r,
