@@ -217,9 +217,12 @@ static void expect_match(struct orun *o, const struct orc_filter *f,
 	 * each wakeup's waker as tracefs has it (the task current at its
 	 * sched_waking), sched_waking's records written or not (issue 36)
 	 */
-	fprintf(stderr, "oracle: %llu wakers compared, %llu differing\n",
+	fprintf(stderr, "oracle: %llu wakers compared, %llu differing; %llu "
+		"where only one side saw an interrupt (the first: %s)\n",
 		(unsigned long long)m->wakers_compared,
-		(unsigned long long)m->waker_diffs);
+		(unsigned long long)m->waker_diffs,
+		(unsigned long long)m->waker_irq_diffs,
+		m->first_irq_waker[0] ? m->first_irq_waker : "none");
 	cr_assert_eq(m->waker_diffs, 0, "%llu of %llu wakers differ; the first: %s",
 		     (unsigned long long)m->waker_diffs,
 		     (unsigned long long)m->wakers_compared, m->first_waker);

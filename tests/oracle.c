@@ -883,11 +883,17 @@ static bool unseen_current(const struct orc_trace *t, const int *seen,
 /*
  * A matched wakeup's waker against tracefs's: the task current at its
  * sched_waking (-2 both where that ran in interrupt context). Where either
- * side did not see it (-1), nothing to compare.
+ * side did not see it (-1), nothing to compare. Where only one side says
+ * interrupt (tracefs from its context flags, abicap from preempt_count),
+ * that is counted apart: the two readings of the context differ, not the
+ * task.
  */
 static void compare_waker(const struct orc_trace *t, struct orc_match *m,
 			  const struct orc_ev *o, const union abicap_rec *r)
 {
+	bool irq_differs;
+	char *first;
+
 	if ((o->type != ABICAP_EV_SCHED_WAKEUP &&
 	     o->type != ABICAP_EV_SCHED_WAKING) ||
 	    o->waker == -1 || r->wk.waker_pid == -1 ||
@@ -896,12 +902,15 @@ static void compare_waker(const struct orc_trace *t, struct orc_match *m,
 	m->wakers_compared++;
 	if (o->waker == r->wk.waker_pid)
 		return;
-	if (!m->waker_diffs++)
-		snprintf(m->first_waker, sizeof(m->first_waker),
-			 "%s of %s:%d at %llu: waker %d in tracefs, %d in abicap",
-			 o->type == ABICAP_EV_SCHED_WAKEUP ? "sched_wakeup" :
-			 "sched_waking", o->comm, o->pid,
-			 (unsigned long long)o->ts, o->waker, r->wk.waker_pid);
+	irq_differs = (o->waker == -2) != (r->wk.waker_pid == -2);
+	if (irq_differs ? m->waker_irq_diffs++ : m->waker_diffs++)
+		return;
+	first = irq_differs ? m->first_irq_waker : m->first_waker;
+	snprintf(first, sizeof(m->first_waker),
+		 "%s of %s:%d at %llu: waker %d in tracefs, %d in abicap",
+		 o->type == ABICAP_EV_SCHED_WAKEUP ? "sched_wakeup" :
+		 "sched_waking", o->comm, o->pid, (unsigned long long)o->ts,
+		 o->waker, r->wk.waker_pid);
 }
 
 uint64_t orc_match(struct orc_trace *t, const union abicap_rec *recs,

@@ -187,11 +187,12 @@ struct orc_match {
 	/* switch-outs of an exiting task: tracefs Z, abicap X (reaped between) */
 	uint64_t exit_races;
 	/*
-	 * matched wakeups (and wakings) whose waker both sides saw, and those
-	 * of them whose wakers differ, the first as text
+	 * matched wakeups (and wakings) whose waker both sides saw; those of
+	 * them whose waking tasks differ, and those where only one side says
+	 * the waking ran in interrupt context; the first of each as text
 	 */
-	uint64_t wakers_compared, waker_diffs;
-	char first_waker[256];
+	uint64_t wakers_compared, waker_diffs, waker_irq_diffs;
+	char first_waker[256], first_irq_waker[256];
 
 };
 

@@ -335,6 +335,12 @@ Test(oracle_parse, wakings_not_asked_for_are_not_required_and_wakers_are)
 	cr_assert_eq(m.waker_diffs, 1);
 	cr_assert(strstr(m.first_waker, "waker 11 in tracefs, 12 in abicap"),
 		  "%s", m.first_waker);
+	/* only one side saying interrupt is counted apart */
+	v[2].waker = -2;
+	orc_match(&t, recs, 3, 0, 10000000000ULL, NULL, &m);
+	cr_assert_eq(m.waker_diffs, 0);
+	cr_assert_eq(m.waker_irq_diffs, 1);
+	v[2].waker = 11;
 	/* asked for (or no header), the waking must be there */
 	recs[1].wk.waker_pid = 11;
 	t.events = 0;

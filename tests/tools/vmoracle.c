@@ -170,7 +170,7 @@ int main(int argc, char **argv)
 		total += m.matched[k];
 	/* a wakeup whose waker differs from tracefs's is a mismatch too */
 	return result(json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:s, s:I, "
-				"s:I, s:s}",
+				"s:I, s:s, s:I, s:s}",
 		"matched", (json_int_t)total,
 		"mismatched", (json_int_t)(bad + m.waker_diffs),
 		"tracefs_only", (json_int_t)m.oracle_only,
@@ -179,5 +179,7 @@ int main(int argc, char **argv)
 		"max_skew_ns", (json_int_t)m.max_skew_ns, "first", m.first,
 		"wakers_compared", (json_int_t)m.wakers_compared,
 		"waker_diffs", (json_int_t)m.waker_diffs,
-		"first_waker", m.first_waker));
+		"first_waker", m.first_waker,
+		"waker_irq_diffs", (json_int_t)m.waker_irq_diffs,
+		"first_irq_waker", m.first_irq_waker));
 }
