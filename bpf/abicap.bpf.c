@@ -910,10 +910,12 @@ static __always_inline struct waker current_waker(enum abicap_event ev,
  * or where that cannot be created (allocation or the storage's recursion
  * guard failing), in the wakers hash; counted if neither works.
  */
-static __always_inline void note_waker(struct task_struct *p, __s32 pid,
-				       struct waker *w, const bool tstore)
+static __always_inline void note_waker(struct task_struct *p,
+				       struct waker *w, const bool direct,
+				       const bool tstore)
 {
 	struct task_note *note;
+	__s32 pid;
 
 	if (tstore) {
 		note = bpf_task_storage_get(&task_notes, p, 0,
@@ -925,6 +927,8 @@ static __always_inline void note_waker(struct task_struct *p, __s32 pid,
 		}
 		count_aux(ABICAP_AUX_WAKER_IN_HASH);
 	}
+	/* the wakee's pid read only here: the task storage needs none */
+	pid = TASK_FIELD(direct, p, pid);
 	if (bpf_map_update_elem(&wakers, &pid, w, BPF_ANY))
 		count_aux(ABICAP_AUX_WAKER_LOST);
 }
@@ -967,15 +971,15 @@ static __always_inline int on_wakeup(void *ctx, enum abicap_event ev,
 	bool lost = false;
 	__u64 ts;
 
-	pid = TASK_FIELD(direct, p, pid);
 	if (ev != ABICAP_EV_SCHED_WAKEUP)
 		w = current_waker(ev, direct);
 	/* wakers for sched_wakeup's records (no records: no wakers) */
 	if (stream && ev == ABICAP_EV_SCHED_WAKING &&
 	    event_on(ABICAP_EV_SCHED_WAKEUP))
-		note_waker(p, pid, &w, tstore);
+		note_waker(p, &w, direct, tstore);
 	if (!event_on(ev) || !cpu_on(cpu))
 		return 0;
+	pid = TASK_FIELD(direct, p, pid);
 	if (stream && ev == ABICAP_EV_SCHED_WAKEUP)
 		w = take_waker(p, pid, tstore);
 	tgid = TASK_FIELD(direct, p, tgid);

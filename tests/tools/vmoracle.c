@@ -170,9 +170,10 @@ int main(int argc, char **argv)
 		total += m.matched[k];
 	/*
 	 * the wakers compared are reported, not judged here: in the many-vCPU
-	 * TCG guest 40 of 6,823 differed in one run (tracefs's waking paired
-	 * by time across vCPUs whose probes stand up to 1 s apart), none on
-	 * the host's oracle tests, which judge them
+	 * TCG guest 40 of 6,823 differed in one run (not yet explained: the
+	 * likeliest, tracefs's waking paired with its wakeup by time across
+	 * vCPUs whose probes stand up to 1 s apart), none on the host's
+	 * oracle tests, which judge them
 	 */
 	return result(json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:s, s:I, "
 				"s:I, s:s, s:I, s:s}",
