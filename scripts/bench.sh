@@ -406,16 +406,23 @@ floor_ratio() { # PROG SET FLOOR FLOORSET: median over the rounds of PROG/FLOOR
 		[ -n "$a" ] && [ -n "$b" ] && awk -v a="$a" -v b="$b" 'BEGIN {if (a > 0 && b > 0) print a / b}'
 	done | median
 }
+floor_prog() { # SET VARIANT EVENT: abicap's program that ran for EVENT in SET (its task-storage one if that ran)
+	local n
+	for n in ${2}_${3}_ts ${2}_${3}; do
+		[ "$(nsper "$n" "$OUT"/floor/"$1".*.tsv)" != nan ] && { echo "$n"; return 0; }
+	done
+}
+floor_runs() { # SET PROG: its runs in one round, the median over the rounds
+	awk -F'\t' -v n="$2" '$1 == n {print $3}' "$OUT"/floor/"$1".*.tsv | median
+}
 floor_row() { # SET EVENT KIND FLOORSET: a program's row (FLOOR_RATIO_<variant>_<event><suffix> set)
-	local set=$1 ev=$2 kind=$3 fset=$4 pre=tp_btf p="" n a f em rt flag sfx="" label=$2
+	local set=$1 ev=$2 kind=$3 fset=$4 pre=tp_btf p n a f em rt flag sfx="" label=$2
 	[ "$set" = abicap-raw ] && pre=raw_tp
 	[ "$set" = abicap-all ] && sfx=_all label="$ev (-e all)"
-	for n in ${pre}_${ev}_ts ${pre}_${ev}; do
-		a=$(nsper "$n" "$OUT"/floor/"$set".*.tsv)
-		[ "$a" != nan ] && { p=$n; break; }
-	done
+	p=$(floor_prog "$set" "$pre" "$ev")
 	[ -n "$p" ] || return 0
-	n=$(awk -F'\t' -v n="$p" '$1 == n {print $3}' "$OUT"/floor/"$set".*.tsv | median)
+	a=$(nsper "$p" "$OUT"/floor/"$set".*.tsv)
+	n=$(floor_runs "$set" "$p")
 	f=$(nsper "fl_min_$kind" "$OUT"/floor/"$fset".*.tsv)
 	em=$(nsper "fl_empty_$ev" "$OUT"/floor/empty.*.tsv)
 	[ "$n" = 0 ] && a=nan f=nan em=nan
@@ -440,12 +447,9 @@ floor_budget() { # per op of the pinned pipe, record's defaults and -e all
 	for set in abicap abicap-all; do
 		bpf=0 clk=0
 		for ev in sched_switch sched_wakeup sched_wakeup_new sched_waking cpu_idle cpu_frequency; do
-			p=""
-			for n in tp_btf_${ev}_ts tp_btf_${ev}; do
-				[ "$(nsper "$n" "$OUT"/floor/"$set".*.tsv)" != nan ] && { p=$n; break; }
-			done
+			p=$(floor_prog "$set" tp_btf "$ev")
 			[ -n "$p" ] || continue
-			n=$(awk -F'\t' -v n="$p" '$1 == n {print $3}' "$OUT"/floor/"$set".*.tsv | median)
+			n=$(floor_runs "$set" "$p")
 			ns=$(nsper "$p" "$OUT"/floor/"$set".*.tsv)
 			bpf=$(awk -v a="$bpf" -v n="$n" -v s="$ns" 'BEGIN {print a + n * s}')
 			[ "$ev" = sched_waking ] && [ "$set" = abicap ] && continue
