@@ -100,6 +100,8 @@ TEST_BPF_OBJ := $(patsubst tests/bpf/%.bpf.c,$(OUT)/tests/bpf/%.bpf.o,$(wildcard
 # the benchmark's BPF objects (tests/bench/, scripts/bench.sh): built with
 # the tests too, so that a change to bpf/ that breaks them fails there
 BENCH_BPF_OBJ := $(patsubst tests/bench/%.bpf.c,$(OUT)/tests/bench/%.bpf.o,$(wildcard tests/bench/*.bpf.c))
+# objects of the kernel tests alone (tests/kbpf/: a ring buffer's writer)
+KBPF_OBJ := $(patsubst tests/kbpf/%.bpf.c,$(OUT)/tests/kbpf/%.bpf.o,$(wildcard tests/kbpf/*.bpf.c))
 TEST_HELPERS := $(filter-out $(UNIT_SRC) $(KERNEL_SRC),$(wildcard tests/*.c))
 
 .PHONY: all layers guest capgen test unit-test kernel-test kernel-test-loaded asan-test vmtest vmtest-all soak run setup clean fuzz fuzz-build \
@@ -182,7 +184,7 @@ $(OUT)/test_unit: $(patsubst tests/%.c,$(OUT)/tests/%.o,$(UNIT_SRC) $(TEST_HELPE
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ -lcriterion $(BIN_LIBS) -lm -o $@
 
-$(OUT)/test_kernel: $(patsubst tests/%.c,$(OUT)/tests/%.o,$(KERNEL_SRC) $(TEST_HELPERS)) $(LIB) | $(TEST_BPF_OBJ) $(BENCH_BPF_OBJ) $(OUT)/capgen
+$(OUT)/test_kernel: $(patsubst tests/%.c,$(OUT)/tests/%.o,$(KERNEL_SRC) $(TEST_HELPERS)) $(LIB) | $(TEST_BPF_OBJ) $(BENCH_BPF_OBJ) $(KBPF_OBJ) $(OUT)/capgen
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ -lcriterion $(BIN_LIBS) -lm -o $@
 
@@ -264,6 +266,11 @@ $(OUT)/pingpong: tests/tools/pingpong.c $(OUT)/tests/workload.o $(LIB)
 # CO-RE test objects for abicap check --object (tests/bpf/), and
 # build/objload, which loads them for real to compare with the prediction
 $(OUT)/tests/bpf/%.bpf.o: tests/bpf/%.bpf.c vmlinux/$(ARCH)/vmlinux.h
+	$(Q)mkdir -p $(@D)
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) $(DEPFLAGS) -c $< -o $@
+
+$(OUT)/tests/kbpf/%.bpf.o: tests/kbpf/%.bpf.c vmlinux/$(ARCH)/vmlinux.h
 	$(Q)mkdir -p $(@D)
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) $(DEPFLAGS) -c $< -o $@
@@ -410,9 +417,9 @@ $(OUT)/tests/bench/%.bpf.o: tests/bench/%.bpf.c vmlinux/$(ARCH)/vmlinux.h
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
-$(OUT)/bpfstats: tests/tools/bpfstats.c | $(OUT)
+$(OUT)/bpfstats: tests/tools/bpfstats.c user/live/ringread.c user/live/ringread.h | $(OUT)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) -static $< $(LIBS) -o $@
+	$(Q)$(CC) $(CFLAGS) -static $< user/live/ringread.c $(LIBS) -o $@
 
 bench-tools: all $(OUT)/bpfstats $(OUT)/capgen $(BENCH_BPF_OBJ)
 

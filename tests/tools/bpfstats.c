@@ -3,19 +3,23 @@
  * build/bpfstats: the kernel's own run time per event of BPF programs over
  * one run of a command (scripts/bench.sh).
  *
- *   bpfstats [-p PID]... [-l OBJ[:PROG,...]]... [-w FILE] -- COMMAND [ARGS...]
+ *   bpfstats [-n] [-p PID]... [-l OBJ[:PROG,...]]... [-w FILE] -- COMMAND [ARGS...]
  *
  * Turns on bpf_stats (BPF_STATS_RUN_TIME, for as long as this runs), loads
  * and attaches every program of each OBJ (or only the PROGs named), takes
  * the programs of each PID (found through /proc/PID/fdinfo: abicap's, while
  * it runs) and of the objects, reads run_cnt and run_time_ns, runs COMMAND,
  * and reads them again. The ring buffers of the objects are drained while
- * COMMAND runs (every 10 ms, woken or not). One line per program on FILE (default stdout):
+ * COMMAND runs (every 10 ms, woken or not), by abicap's own reader
+ * (user/live/ringread.c), as abicap drains its rings. One line per program
+ * on FILE (default stdout):
  *
  *   NAME <tab> FROM <tab> RUN_CNT <tab> RUN_TIME_NS <tab> NS_PER_RUN
  *
  * FROM is "pid" or "obj". NAME is the program's full name (from its BTF;
- * the kernel keeps only 15 characters). Exit 0, or 1 on any failure; the
+ * the kernel keeps only 15 characters). -n: no bpf_stats and no lines,
+ * the programs only loaded, attached and drained while COMMAND runs (a
+ * workload's slowdown beside them, without bpf_stats' own cost). Exit 0, or 1 on any failure; the
  * command's exit status is not ours.
  */
 #include <dirent.h>
@@ -30,6 +34,7 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
+#include "live/ringread.h"
 
 #define MAX_PROGS 64
 
@@ -192,18 +197,19 @@ static void size_cpu_rings(struct bpf_object *obj)
 }
 
 /* Add the ring fd to the consumer *rb. */
-static void drain_ring(struct ring_buffer **rb, int fd, const char *name)
+static void drain_ring(struct ringread **rb, int fd, const char *name)
 {
-	if (!*rb)
-		*rb = ring_buffer__new(fd, on_record, NULL, NULL);
-	else if (ring_buffer__add(*rb, fd, on_record, NULL))
-		die("cannot read ring buffer %s", name);
-	if (!*rb)
-		die("cannot read ring buffer %s", name);
+	int e;
+
+	if (!*rb && !(*rb = ringread_new()))
+		die("cannot read ring buffer %s: %s", name, strerror(errno));
+	e = ringread_add(*rb, fd, on_record, NULL);
+	if (e)
+		die("cannot read ring buffer %s: %s", name, strerror(-e));
 }
 
 /* After the load: each CPU's ring made, put in its slot, drained. */
-static void fill_cpu_rings(struct bpf_map *m, struct ring_buffer **rb)
+static void fill_cpu_rings(struct bpf_map *m, struct ringread **rb)
 {
 	for (__u32 cpu = 0; cpu < bpf_map__max_entries(m); cpu++) {
 		int fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, NULL, 0, 0,
@@ -217,7 +223,7 @@ static void fill_cpu_rings(struct bpf_map *m, struct ring_buffer **rb)
 }
 
 /* Load OBJ[:PROG,...], attach, and add its ring buffers to *rb. */
-static void load_obj(char *spec, struct ring_buffer **rb)
+static void load_obj(char *spec, struct ringread **rb)
 {
 	char *only = strchr(spec, ':');
 	struct bpf_object *obj;
@@ -285,22 +291,25 @@ static void snapshot(bool after, FILE *out)
 
 int main(int argc, char **argv)
 {
-	struct ring_buffer *rb = NULL;
+	struct ringread *rb = NULL;
+	bool stats = true;
 	const char *wpath = NULL;
 	FILE *out = stdout;
 	int opt, stats_fd, status;
 	pid_t child;
 
 	libbpf_set_print(quiet);
-	while ((opt = getopt(argc, argv, "+p:l:w:")) != -1) {
+	while ((opt = getopt(argc, argv, "+np:l:w:")) != -1) {
 		if (opt == 'p')
 			add_pid(optarg);
 		else if (opt == 'l')
 			load_obj(optarg, &rb);
 		else if (opt == 'w')
 			wpath = optarg;
+		else if (opt == 'n')
+			stats = false;
 		else
-			die("usage: bpfstats [-p PID]... [-l OBJ[:PROG,...]]... "
+			die("usage: bpfstats [-n] [-p PID]... [-l OBJ[:PROG,...]]... "
 			    "[-w FILE] -- COMMAND [ARGS...]");
 	}
 	if (optind >= argc)
@@ -309,10 +318,11 @@ int main(int argc, char **argv)
 		die("no programs to measure: give -p PID or -l OBJ");
 	if (wpath && !(out = fopen(wpath, "w")))
 		die("cannot create %s: %s", wpath, strerror(errno));
-	stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
-	if (stats_fd < 0)
+	stats_fd = stats ? bpf_enable_stats(BPF_STATS_RUN_TIME) : -2;
+	if (stats_fd == -1)
 		die("cannot enable bpf_stats: %s", strerror(errno));
-	snapshot(false, out);
+	if (stats)
+		snapshot(false, out);
 	child = fork();
 	if (child < 0)
 		die("fork: %s", strerror(errno));
@@ -329,16 +339,16 @@ int main(int argc, char **argv)
 			break;
 		if (w < 0 && errno != EINTR)
 			die("waitpid: %s", strerror(errno));
-		if (rb && ring_buffer__poll(rb, 10) < 0 && errno != EINTR)
-			die("reading the ring buffers failed");
 		/* programs that never wake the consumer: drained every 10 ms */
-		if (rb && ring_buffer__consume(rb) < 0 && errno != EINTR)
+		if (rb && (ringread_poll(rb, 10) ?: ringread_consume(rb)) < 0)
 			die("reading the ring buffers failed");
 	}
-	snapshot(true, out);
+	if (stats)
+		snapshot(true, out);
 	if (rb)
-		ring_buffer__consume(rb);
-	close(stats_fd);
+		ringread_consume(rb);
+	if (stats_fd >= 0)
+		close(stats_fd);
 	if (out != stdout)
 		fclose(out);
 	return 0;

@@ -16,15 +16,16 @@
 #include "live/capture.h"
 #include "live/drain.h"
 #include "live/merge.h"
+#include "live/ringread.h"
 #include "abi/checker.h"
 
 /*
- * A group of per-CPU ring buffers drained together (one struct ring_buffer):
+ * A group of per-CPU ring buffers drained together (one struct ringread):
  * by the main thread, or by a drain thread of its own (drain.h).
  */
 struct ring_group {
 	struct capture *c;
-	struct ring_buffer *rb;
+	struct ringread *rb;
 	int first, n; /* its rings: CPUs first .. first + n - 1 */
 	/*
 	 * A drain thread owns it: set before the thread starts, cleared once
@@ -51,7 +52,7 @@ struct ring_src {
 struct capture {
 	struct abicap_bpf *skel;
 	enum transport transport; /* RINGBUF, PERCPU or PERFBUF */
-	struct ring_buffer *rb;
+	struct ringread *rb;
 	struct perf_buffer *pb;
 	int *ring_fd; /* per-CPU ring buffers (ncpus), -1: none */
 	struct ring_src *ring_src;

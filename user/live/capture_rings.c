@@ -259,7 +259,7 @@ static void note_fill(struct capture *c)
 
 /*
  * The per-CPU ring buffers: one per possible CPU, in the programs' array,
- * split into groups, each drained by one struct ring_buffer (its epoll).
+ * split into groups, each drained by one struct ringread (its epoll).
  * The main thread's epoll holds the groups it drains and notify_fd.
  */
 static int open_rings(struct capture *c, char *err, size_t errlen)
@@ -315,12 +315,9 @@ static int open_rings(struct capture *c, char *err, size_t errlen)
 			return EXIT_RUNTIME;
 		}
 		if (bpf_map_update_elem(outer, &cpu, &fd, BPF_ANY) ||
-		    (!g->rb && !(g->rb = ring_buffer__new(fd, on_sample_cpu,
-							  &c->ring_src[cpu],
-							  NULL))) ||
-		    ((int)cpu != g->first &&
-		     ring_buffer__add(g->rb, fd, on_sample_cpu,
-				      &c->ring_src[cpu]))) {
+		    (!g->rb && !(g->rb = ringread_new())) ||
+		    (errno = -ringread_add(g->rb, fd, on_sample_cpu,
+					   &c->ring_src[cpu]))) {
 			snprintf(err, errlen, "cannot set up CPU %u's ring "
 				 "buffer: %s", cpu, strerror(errno));
 			return EXIT_RUNTIME;
@@ -337,7 +334,7 @@ static int open_rings(struct capture *c, char *err, size_t errlen)
 	for (int g = 0; g < c->ngroups; g++) {
 		ev.data.u32 = g;
 		if (epoll_ctl(c->epfd, EPOLL_CTL_ADD,
-			      ring_buffer__epoll_fd(c->grp[g].rb), &ev))
+			      ringread_epoll_fd(c->grp[g].rb), &ev))
 			goto fail;
 	}
 	return 0;
@@ -364,7 +361,7 @@ static int hand_over(struct capture *c, int gi)
 {
 	struct ring_group *g = &c->grp[gi];
 	struct epoll_event ev = { .events = EPOLLIN, .data.u32 = gi };
-	int fd = ring_buffer__epoll_fd(g->rb), e;
+	int fd = ringread_epoll_fd(g->rb), e;
 
 	g->q = drainq_new(g->n, queue_max(c), c->notify_fd);
 	if (!g->q)
@@ -523,7 +520,7 @@ static int consume_groups(struct capture *c, uint64_t *drained)
 	for (int g = 0; g < c->ngroups; g++) {
 		if (c->grp[g].threaded)
 			continue;
-		n = ring_buffer__consume(c->grp[g].rb);
+		n = ringread_consume(c->grp[g].rb);
 		if (n < 0)
 			return n;
 	}
@@ -548,7 +545,7 @@ static int consume(struct capture *c, bool all)
 		n = consume_groups(c, &drained);
 	else
 		n = c->pb ? perf_buffer__consume(c->pb) :
-			    ring_buffer__consume(c->rb);
+			    ringread_consume(c->rb);
 	if (n < 0 || !c->merge)
 		return n;
 	n = recmerge_emit(c->merge, drained);
@@ -583,7 +580,7 @@ int capture_poll(struct capture *c, int timeout_ms)
 		n = poll_groups(c, timeout_ms);
 	else
 		n = c->pb ? perf_buffer__poll(c->pb, timeout_ms) :
-			    ring_buffer__poll(c->rb, timeout_ms);
+			    ringread_poll(c->rb, timeout_ms);
 
 	if (n < 0 && n != -EINTR)
 		return n;
@@ -664,8 +661,13 @@ int rings_open(struct capture *c, const struct capture_opts *o,
 		if (ret)
 			return ret;
 	} else {
-		c->rb = ring_buffer__new(bpf_map__fd(c->skel->maps.events),
-					 on_sample, c, NULL);
+		c->rb = ringread_new();
+		if (c->rb && (errno = -ringread_add(c->rb,
+				bpf_map__fd(c->skel->maps.events),
+				on_sample, c))) {
+			ringread_free(c->rb);
+			c->rb = NULL;
+		}
 	}
 	if (!o->aggregate && !c->rb && !c->pb && !c->grp &&
 	    c->transport == TRANSPORT_PERFBUF && errno == EPERM) {
@@ -717,7 +719,7 @@ void rings_free(struct capture *c)
 						    NULL);
 			drain_thread_join(c->grp[g].th);
 			drainq_free(c->grp[g].q);
-			ring_buffer__free(c->grp[g].rb);
+			ringread_free(c->grp[g].rb);
 		}
 		free(c->grp);
 	}
@@ -727,7 +729,7 @@ void rings_free(struct capture *c)
 		close(c->notify_fd);
 	if (c->stop_fd >= 0)
 		close(c->stop_fd);
-	ring_buffer__free(c->rb);
+	ringread_free(c->rb);
 	perf_buffer__free(c->pb);
 	for (int i = 0; c->ring_fd && i < c->ncpus; i++)
 		if (c->ring_fd[i] >= 0)

@@ -12,6 +12,7 @@
 #include "lib/array.h"
 #include "lib/util.h"
 #include "live/drain.h"
+#include "live/ringread.h"
 
 bool drain_should_add(uint64_t busy_ns, uint64_t window_ns, int threads,
 		      int max)
@@ -223,12 +224,12 @@ uint64_t drainq_waits(const struct drainq *q)
 
 struct drain_thread {
 	pthread_t th;
-	struct ring_buffer *rb;
+	struct ringread *rb;
 	struct drainq *q;
 	int epfd, notify_fd;
 	uint64_t drained; /* atomic: release by the thread, acquire by the reader */
 	bool done; /* atomic */
-	int err; /* atomic: ring_buffer__consume's first error */
+	int err; /* atomic: ringread_consume's first error */
 };
 
 static void *drain_main(void *arg)
@@ -239,7 +240,7 @@ static void *drain_main(void *arg)
 
 	while (!stop) {
 		uint64_t t0 = mono_ns();
-		int n = ring_buffer__consume(t->rb);
+		int n = ringread_consume(t->rb);
 
 		if (n < 0 && !t->err)
 			__atomic_store_n(&t->err, n, __ATOMIC_RELAXED);
@@ -255,7 +256,7 @@ static void *drain_main(void *arg)
 	return NULL;
 }
 
-struct drain_thread *drain_thread_start(struct ring_buffer *rb,
+struct drain_thread *drain_thread_start(struct ringread *rb,
 					struct drainq *q, int stop_fd,
 					int notify_fd)
 {
@@ -272,7 +273,7 @@ struct drain_thread *drain_thread_start(struct ring_buffer *rb,
 	t->notify_fd = notify_fd;
 	t->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (t->epfd < 0 ||
-	    epoll_ctl(t->epfd, EPOLL_CTL_ADD, ring_buffer__epoll_fd(rb), &ring) ||
+	    epoll_ctl(t->epfd, EPOLL_CTL_ADD, ringread_epoll_fd(rb), &ring) ||
 	    epoll_ctl(t->epfd, EPOLL_CTL_ADD, stop_fd, &stop))
 		goto fail;
 	/* signals are the main thread's: it stops the loop (runloop.h) */

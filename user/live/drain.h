@@ -83,16 +83,16 @@ uint64_t drainq_waits(const struct drainq *q);
 
 /*
  * A drain thread: in a loop, note the time, drain every ring of rb
- * (ring_buffer__consume: its callbacks push into q), flush q (which wakes
+ * (ringread_consume: its callbacks push into q), flush q (which wakes
  * the consumer), publish the time noted (release), and wait for
  * its rings (rb's epoll) or stop_fd, at most 100 ms. Once stop_fd is
  * readable it flushes and ends; the rings' rest is the joiner's.
  */
-struct ring_buffer;
+struct ringread;
 struct drain_thread;
 
 /* NULL with errno set if the thread could not start. */
-struct drain_thread *drain_thread_start(struct ring_buffer *rb,
+struct drain_thread *drain_thread_start(struct ringread *rb,
 					struct drainq *q, int stop_fd,
 					int notify_fd);
 /*
@@ -100,11 +100,11 @@ struct drain_thread *drain_thread_start(struct ring_buffer *rb,
  * before the first: everything its rings held then is in its queue (acquire).
  */
 uint64_t drain_thread_drained(const struct drain_thread *t);
-/* ring_buffer__consume's first error in the thread (negative), else 0. */
+/* ringread_consume's first error in the thread (negative), else 0. */
 int drain_thread_error(const struct drain_thread *t);
 /* The thread has ended (its loop saw stop_fd, its last records flushed). */
 bool drain_thread_done(const struct drain_thread *t);
-/* Join and free (after stop_fd was written). Returns ring_buffer__consume's error, if one. */
+/* Join and free (after stop_fd was written). Returns ringread_consume's error, if one. */
 int drain_thread_join(struct drain_thread *t);
 
 #endif
