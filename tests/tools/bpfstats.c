@@ -19,10 +19,13 @@
  * FROM is "pid" or "obj". NAME is the program's full name (from its BTF;
  * the kernel keeps only 15 characters). -n: no bpf_stats and no lines,
  * the programs only loaded, attached and drained while COMMAND runs (a
- * workload's slowdown beside them, without bpf_stats' own cost). Exit 0, or 1 on any failure; the
+ * workload's slowdown beside them, without bpf_stats' own cost), "bpfstats:
+ * attached" on stderr once they are, SIGINT or SIGTERM passed on to
+ * COMMAND as SIGTERM. Exit 0, or 1 on any failure; the
  * command's exit status is not ours.
  */
 #include <dirent.h>
+#include <signal.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -47,6 +50,14 @@ struct prog {
 
 static struct prog progs[MAX_PROGS];
 static int nprogs;
+/* -n: SIGINT or SIGTERM ends COMMAND (scripts/bench.sh stops a tracer so) */
+static volatile sig_atomic_t stop;
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
 
 static int quiet(enum libbpf_print_level l, const char *f, va_list ap)
 {
@@ -332,16 +343,31 @@ int main(int argc, char **argv)
 			argv[optind], strerror(errno));
 		_exit(127);
 	}
+	if (!stats) {
+		struct sigaction sa = { .sa_handler = on_stop };
+
+		sigaction(SIGINT, &sa, NULL);
+		sigaction(SIGTERM, &sa, NULL);
+		fprintf(stderr, "bpfstats: attached\n");
+	}
 	for (;;) {
-		pid_t w = waitpid(child, &status, rb ? WNOHANG : 0);
+		pid_t w;
+		int n;
+
+		if (stop)
+			kill(child, SIGTERM);
+		w = waitpid(child, &status, rb ? WNOHANG : 0);
 
 		if (w == child)
 			break;
 		if (w < 0 && errno != EINTR)
 			die("waitpid: %s", strerror(errno));
 		/* programs that never wake the consumer: drained every 10 ms */
-		if (rb && (ringread_poll(rb, 10) ?: ringread_consume(rb)) < 0)
-			die("reading the ring buffers failed");
+		n = rb ? ringread_poll(rb, 10) : 0;
+		if (n >= 0 && rb)
+			n = ringread_consume(rb);
+		if (n < 0 && n != -EINTR)
+			die("reading the ring buffers failed: %s", strerror(-n));
 	}
 	if (stats)
 		snapshot(true, out);
