@@ -9,7 +9,9 @@
 #      sched_switch program (tests/bench/switch_cost.bpf.c)
 #   2. workload slowdown vs untraced, interleaved: every round runs every
 #      setup once on each workload, in the same order, each traced run
-#      between two untraced ones (its ratio: against their mean)
+#      between two untraced ones (its ratio: against their mean); setup
+#      floor: the floor programs of 8. attached (bpfstats -n), what writing
+#      record's records costs at the least
 #   3. lossless rate: seen/dropped (kernel) vs received, 3 of 3 runs
 #   4. capture bytes per event (vs perf.data) and consumer CPU per M events
 #   5. user-space decode (export --perfetto, report) of a capture, one core
