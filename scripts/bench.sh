@@ -309,7 +309,7 @@ start_tracer() { # SETUP TAG
 		# the floor's programs (record's defaults: fl_min_*, the waker
 		# kept) attached, drained by abicap's reader, no bpf_stats: what
 		# writing the same records costs the workload, nothing else
-		timed "$tag" "$BPFSTATS" -n -l "$FLOOR_OBJ:$(floor_progs min)" -- sleep 86400 2>"$err" || return 1
+		timed "$tag" "$BPFSTATS" -n -r "fl_pc_off=${FL_PC_OFF:-0}" -l "$FLOOR_OBJ:$(floor_progs min)" -- sleep 86400 2>"$err" || return 1
 		wait_for "$err" "bpfstats: attached"
 		;;
 	perf)
@@ -362,19 +362,41 @@ summary_counts() { # ERRFILE -> "seen received dropped"
 # and tests/bench/floor.bpf.c's, each set in its own bpf_stats run on the
 # same load, every set once a round, the order turned round by round
 FLOOR_OBJ=$ROOT/build/tests/bench/floor.bpf.o
-# record's defaults: sched_waking's program keeps the waker, no record
-# (fl_min_waker); abicap-all and min-all: -e all, its records written
-FLOOR_EVENTS="sched_switch:switch sched_wakeup:wakeup sched_waking:waker cpu_idle:idle cpu_frequency:frequency"
-FLOOR_SETS="abicap abicap-raw abicap-all empty clock rb min min-all"
+# record's defaults: sched_waking's program keeps the waker, no record,
+# an interrupt's wakeup told apart (fl_min_waker_ctx; min-noctx: the same
+# set with fl_min_waker, which does not tell it); abicap-all and min-all:
+# -e all, its records written
+FLOOR_EVENTS="sched_switch:switch sched_wakeup:wakeup sched_waking:waker_ctx cpu_idle:idle cpu_frequency:frequency"
+FLOOR_SETS="abicap abicap-raw abicap-all empty clock rb min min-noctx min-all"
+# x86's per-CPU preempt_count: its distance from runqueues in the per-CPU
+# section of the running kernel's BTF (abicap's loader: pc_off), for
+# fl_min_waker_ctx; 0 where the kernel has no __preempt_count (the floor
+# then reads as much, from the run queue itself)
+floor_pc_off() {
+	bpftool btf dump file /sys/kernel/btf/vmlinux 2>/dev/null | awk '
+		/^\[[0-9]+\] DATASEC / { sec = ($3 == "\047.data..percpu\047"); next }
+		/^\[/ { sec = 0 }
+		sec && match($0, /offset=[0-9]+/) {
+			o = substr($0, RSTART + 7, RLENGTH - 7)
+			if (match($0, /VAR \047[^\047]+\047/))
+				off[substr($0, RSTART + 5, RLENGTH - 6)] = o }
+		END {
+			if (("runqueues" in off) && ("__preempt_count" in off))
+				print off["__preempt_count"] - off["runqueues"]
+			else
+				print 0 }'
+}
+FL_PC_OFF=$(floor_pc_off)
 floor_load() { # TSV BPFSTATS-ARGS...: the pinned pipe under bpfstats
 	local tsv=$1
 	shift
 	"$BPFSTATS" "$@" -w "$tsv" -- taskset -c 0 perf bench sched pipe -l "$COST_LOOPS" >/dev/null
 }
-floor_progs() { # SET (empty, min, min-all): its programs, comma-separated
+floor_progs() { # SET (empty, min, min-noctx, min-all): its programs, comma-separated
 	local e progs=""
 	for e in $FLOOR_EVENTS; do
-		[ "$1" = min-all ] && [ "$e" = sched_waking:waker ] && e=sched_waking:waking
+		[ "$1" = min-all ] && [ "$e" = sched_waking:waker_ctx ] && e=sched_waking:waking
+		[ "$1" = min-noctx ] && [ "$e" = sched_waking:waker_ctx ] && e=sched_waking:waker
 		if [ "$1" = empty ]; then progs="$progs,fl_empty_${e%:*}"; else progs="$progs,fl_min_${e#*:}"; fi
 	done
 	echo "${progs#,}"
@@ -394,7 +416,8 @@ floor_set() { # SET ROUND
 		stop_tracer
 		rm -f "$OUT/floor/$set.abicap"
 		;;
-	empty | min | min-all) floor_load "$tsv" -l "$FLOOR_OBJ:$(floor_progs "$set")" ;;
+	empty | min | min-noctx | min-all)
+		floor_load "$tsv" -r "fl_pc_off=${FL_PC_OFF:-0}" -l "$FLOOR_OBJ:$(floor_progs "$set")" ;;
 	clock | rb) floor_load "$tsv" -l "$FLOOR_OBJ:fl_$set" ;;
 	esac
 }
@@ -490,7 +513,7 @@ floor_table() { # the table, markers included (docs/results.md between them)
 	done
 	floor_row abicap-all sched_waking waking min-all
 	echo
-	echo "The pinned pipe leaves CPU 1 idle, woken rarely: cpu_idle runs little (and cpu_frequency not at all in this VM); their rows are indicative. By default sched_waking's program keeps the waker for sched_wakeup's record and writes none, reading no clock (fl_min_waker: the waker in the wakee's task storage); \`-e all\` writes its records."
+	echo "The pinned pipe leaves CPU 1 idle, woken rarely: cpu_idle runs little (and cpu_frequency not at all in this VM); their rows are indicative. By default sched_waking's program keeps the waker for sched_wakeup's record and writes none, reading no clock (fl_min_waker_ctx: the waker in the wakee's task storage, an interrupt's wakeup told apart by preempt_count, read the least way known); \`-e all\` writes its records. Without telling interrupts apart (fl_min_waker, set min-noctx, the other fl_min_* loaded beside it): $(fmt "$(nsper fl_min_waker "$OUT"/floor/min-noctx.*.tsv)" %.0f) ns/run, fl_min_waker_ctx $(fmt "$(nsper fl_min_waker_ctx "$OUT"/floor/min.*.tsv)" %.0f) in the same rounds."
 	echo
 	for ev2 in sched_switch sched_wakeup sched_waking sched_waking_all; do
 		eval "rt=\${FLOOR_RATIO_tp_btf_$ev2:-}"

@@ -9,7 +9,9 @@
  *   fl_rb        ring buffer reserve + submit of 80 bytes, the header
  *                filled (sched_switch)
  *   fl_min_waker the least that keeps sched_waking's waker for
- *                sched_wakeup, as abicap's default does (no record)
+ *                sched_wakeup (no record), the interrupt not told apart
+ *   fl_min_waker_ctx  the same, an interrupt's wakeup kept as such, as
+ *                abicap's default does
  *   fl_min_*     the least that writes abicap's full record of the kind,
  *                every field as bpf/abicap.bpf.c fills it (cgroup ids, the
  *                report state, the comms copied as abicap copies them,
@@ -176,6 +178,53 @@ struct {
 	__type(key, int);
 	__type(value, struct fl_waker);
 } fl_wakers SEC(".maps");
+
+/*
+ * -r fl_pc_off=N (scripts/bench.sh, from the kernel's BTF): x86's per-CPU
+ * preempt_count, its distance from the run queue `runqueues` in the per-CPU
+ * section, as abicap's loader gives it (pc_off)
+ */
+const volatile __s64 fl_pc_off = 0;
+extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym __weak;
+
+/*
+ * Interrupt context, told the least way known: current's run queue by two
+ * plain loads, preempt_count beside it by one fault-safe load (the kfunc
+ * bpf_rdonly_cast, 6.2+; a probe read where the kernel has none)
+ */
+static __always_inline bool fl_in_irq(void)
+{
+	struct task_struct *cur = bpf_get_current_task_btf();
+	void *pcp = (void *)cur->se.cfs_rq->rq + fl_pc_off;
+	unsigned int pc = 0;
+
+	if (bpf_rdonly_cast)
+		pc = *(volatile unsigned int *)bpf_rdonly_cast(pcp,
+				bpf_core_type_id_kernel(struct rq));
+	else
+		bpf_probe_read_kernel(&pc, sizeof(pc), pcp);
+	return (pc & K_IRQ_CONTEXT_MASK) || (pc & K_SOFTIRQ_OFFSET);
+}
+
+/*
+ * the same, the waker told from an interrupt (abicap's -2): the floor of
+ * record's default sched_waking program, which does that check
+ */
+SEC("tp_btf/sched_waking")
+int BPF_PROG(fl_min_waker_ctx, struct task_struct *p)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	bool irq = fl_in_irq();
+	struct fl_waker *w = bpf_task_storage_get(&fl_wakers, p, 0,
+						  BPF_LOCAL_STORAGE_GET_F_CREATE);
+
+	if (w) {
+		w->pid = irq ? ABICAP_PID_INTERRUPT : (__s32)id;
+		w->tgid = irq ? ABICAP_PID_INTERRUPT : (__s32)(id >> 32);
+		w->valid = 1;
+	}
+	return 0;
+}
 
 SEC("tp_btf/sched_waking")
 int BPF_PROG(fl_min_waker, struct task_struct *p)

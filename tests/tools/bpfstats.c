@@ -3,7 +3,8 @@
  * build/bpfstats: the kernel's own run time per event of BPF programs over
  * one run of a command (scripts/bench.sh).
  *
- *   bpfstats [-n] [-p PID]... [-l OBJ[:PROG,...]]... [-w FILE] -- COMMAND [ARGS...]
+ *   bpfstats [-n] [-p PID]... [-r NAME=VALUE]... [-l OBJ[:PROG,...]]...
+ *            [-w FILE] -- COMMAND [ARGS...]
  *
  * Turns on bpf_stats (BPF_STATS_RUN_TIME, for as long as this runs), loads
  * and attaches every program of each OBJ (or only the PROGs named), takes
@@ -16,6 +17,8 @@
  *
  *   NAME <tab> FROM <tab> RUN_CNT <tab> RUN_TIME_NS <tab> NS_PER_RUN
  *
+ * -r sets a read-only global (const volatile, an integer) of the objects
+ * loaded after it, by name (every object holding one so named).
  * FROM is "pid" or "obj". NAME is the program's full name (from its BTF;
  * the kernel keeps only 15 characters). -n: no bpf_stats and no lines,
  * the programs only loaded, attached and drained while COMMAND runs (a
@@ -233,6 +236,75 @@ static void fill_cpu_rings(struct bpf_map *m, struct ringread **rb)
 	}
 }
 
+/* -r NAME=VALUE: read-only globals set in every object loaded after them */
+#define MAX_RODATA 8
+static struct {
+	char name[64];
+	long long value;
+	bool used;
+} rodata[MAX_RODATA];
+static int nrodata;
+
+static void add_rodata(const char *arg)
+{
+	const char *eq = strchr(arg, '=');
+	char *end;
+
+	if (!eq || eq == arg || (size_t)(eq - arg) >= sizeof(rodata[0].name))
+		die("-r wants NAME=VALUE, not '%s'", arg);
+	if (nrodata == MAX_RODATA)
+		die("more than %d -r", MAX_RODATA);
+	memcpy(rodata[nrodata].name, arg, eq - arg);
+	errno = 0;
+	rodata[nrodata].value = strtoll(eq + 1, &end, 0);
+	if (errno || end == eq + 1 || *end)
+		die("-r %s: '%s' is no number", rodata[nrodata].name, eq + 1);
+	nrodata++;
+}
+
+/* Write the -r values into obj's .rodata (its variables found by BTF). */
+static void set_rodata(struct bpf_object *obj)
+{
+	const struct btf *btf = bpf_object__btf(obj);
+	const struct btf_type *sec;
+	struct bpf_map *m;
+	size_t sz = 0;
+	unsigned char *copy;
+	const void *init;
+	int id;
+
+	if (!nrodata)
+		return;
+	id = btf ? btf__find_by_name_kind(btf, ".rodata", BTF_KIND_DATASEC) : -1;
+	m = bpf_object__find_map_by_name(obj, ".rodata");
+	init = m ? bpf_map__initial_value(m, &sz) : NULL;
+	if (id < 0 || !init)
+		die("-r given, but the object has no .rodata");
+	copy = malloc(sz);
+	if (!copy)
+		die("out of memory");
+	memcpy(copy, init, sz);
+	sec = btf__type_by_id(btf, id);
+	for (int i = 0; i < btf_vlen(sec); i++) {
+		const struct btf_var_secinfo *v = btf_var_secinfos(sec) + i;
+		const char *name = btf__name_by_offset(btf,
+				btf__type_by_id(btf, v->type)->name_off);
+
+		for (int j = 0; j < nrodata; j++) {
+			if (strcmp(name, rodata[j].name))
+				continue;
+			if (v->size > 8 || v->offset + v->size > sz)
+				die("-r %s: not an integer", name);
+			/* little-endian: the low bytes (x86, arm64, riscv) */
+			memcpy(copy + v->offset, &rodata[j].value, v->size);
+			rodata[j].used = true;
+		}
+	}
+	if (bpf_map__set_initial_value(m, copy, sz))
+		die("cannot set .rodata: %s", strerror(errno));
+	free(copy);
+}
+
 /* Load OBJ[:PROG,...], attach, and add its ring buffers to *rb. */
 static void load_obj(char *spec, struct ringread **rb)
 {
@@ -258,6 +330,7 @@ static void load_obj(char *spec, struct ringread **rb)
 		bpf_program__set_autoload(p, want);
 	}
 	size_cpu_rings(obj);
+	set_rodata(obj);
 	if (bpf_object__load(obj))
 		die("cannot load %s: %s", spec, strerror(errno));
 	bpf_object__for_each_program(p, obj) {
@@ -310,7 +383,7 @@ int main(int argc, char **argv)
 	pid_t child;
 
 	libbpf_set_print(quiet);
-	while ((opt = getopt(argc, argv, "+np:l:w:")) != -1) {
+	while ((opt = getopt(argc, argv, "+np:l:r:w:")) != -1) {
 		if (opt == 'p')
 			add_pid(optarg);
 		else if (opt == 'l')
@@ -319,10 +392,17 @@ int main(int argc, char **argv)
 			wpath = optarg;
 		else if (opt == 'n')
 			stats = false;
+		else if (opt == 'r')
+			add_rodata(optarg);
 		else
-			die("usage: bpfstats [-n] [-p PID]... [-l OBJ[:PROG,...]]... "
+			die("usage: bpfstats [-n] [-p PID]... [-r NAME=VALUE]... "
+			    "[-l OBJ[:PROG,...]]... "
 			    "[-w FILE] -- COMMAND [ARGS...]");
 	}
+	for (int i = 0; i < nrodata; i++)
+		if (!rodata[i].used)
+			die("-r %s: no object loaded after it has a read-only "
+			    "global so named", rodata[i].name);
 	if (optind >= argc)
 		die("no command to run (bpfstats ... -- COMMAND)");
 	if (!nprogs)
