@@ -96,6 +96,18 @@ static int on_rec(void *ctx, void *data, size_t size)
 	return 0;
 }
 
+/* The writer loaded, and a reader of its ring calling on_rec with w. */
+static struct ringread *fill_reader(struct fill *f, struct seen *w)
+{
+	struct ringread *r;
+
+	fill_open(f);
+	r = ringread_new();
+	cr_assert(r, "ringread_new: %s", strerror(errno));
+	cr_assert_eq(ringread_add(r, f->ring_fd, on_rec, w), 0);
+	return r;
+}
+
 /* records of seqs [0, n) that are not discarded */
 static unsigned long kept(__u32 n)
 {
@@ -128,10 +140,7 @@ Test(ringread, every_record_once_in_order_across_wraps)
 	struct ringread *r;
 	long total = 0;
 
-	fill_open(&f);
-	r = ringread_new();
-	cr_assert(r);
-	cr_assert_eq(ringread_add(r, f.ring_fd, on_rec, &w), 0);
+	r = fill_reader(&f, &w);
 	/* 6,000 records of about 93 bytes through a 16 KiB ring: 30 wraps */
 	for (int round = 0; round < 60; round++) {
 		cr_assert_eq(fill_write(&f, 100), 100, "the ring was full");
@@ -154,10 +163,7 @@ Test(ringread, a_pass_gives_the_producer_its_room_back)
 	unsigned long written = 0;
 	__u32 full_at;
 
-	fill_open(&f);
-	r = ringread_new();
-	cr_assert(r);
-	cr_assert_eq(ringread_add(r, f.ring_fd, on_rec, &w), 0);
+	r = fill_reader(&f, &w);
 	/* fill the ring until a reserve fails */
 	while (!f.g->failed && written < 100000)
 		written += fill_write(&f, 1);
@@ -186,10 +192,7 @@ Test(ringread, a_callback_error_stops_the_pass_and_nothing_is_taken_twice)
 	struct seen w = { .stop_at = 10 };
 	struct ringread *r;
 
-	fill_open(&f);
-	r = ringread_new();
-	cr_assert(r);
-	cr_assert_eq(ringread_add(r, f.ring_fd, on_rec, &w), 0);
+	r = fill_reader(&f, &w);
 	cr_assert_eq(fill_write(&f, 40), 40);
 	cr_expect_eq(ringread_consume(r), -EIO);
 	cr_expect_eq(w.n, 10);
@@ -209,10 +212,7 @@ Test(ringread, poll_waits_for_a_wakeup_and_refuses_other_maps)
 	struct ringread *r;
 	int arr;
 
-	fill_open(&f);
-	r = ringread_new();
-	cr_assert(r);
-	cr_assert_eq(ringread_add(r, f.ring_fd, on_rec, &w), 0);
+	r = fill_reader(&f, &w);
 	cr_expect_eq(ringread_poll(r, 20), 0, "nothing written, yet records");
 	f.g->flags = BPF_RB_FORCE_WAKEUP;
 	cr_assert_eq(fill_write(&f, 3), 3);
