@@ -104,22 +104,10 @@ static __always_inline unsigned int switch_prev_state(struct task_struct *prev,
  */
 const volatile __u32 pc_where = ABICAP_PC_NONE;
 const volatile __s64 pc_off = 0;
-/*
- * set by the loader where the kernel's BTF has the kfunc bpf_rdonly_cast
- * (6.2+): the count is then read by one load, the per-CPU address cast to
- * a read-only struct rq pointer, which the verifier makes a fault-safe load
- * (6 ns a run less than the probe read with record's programs loaded,
- * issue 36; the floor's way, tests/bench/floor.bpf.c fl_min_waker_ctx).
- * Weak: where the kernel has none the call stays in dead code, which the
- * 5.10 and 6.1 verifiers accept.
- */
-const volatile bool pc_cast = false;
-extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym __weak;
 
 /*
  * direct (tp_btf programs, 5.11+: bpf_get_current_task_btf): current's
- * run queue by two plain loads from its trusted pointer, then (pc_cast)
- * one load through bpf_rdonly_cast, or one probe read
+ * run queue by two plain loads from its trusted pointer, one probe read
  * for the count itself (the per-CPU variable is no member of struct rq: a
  * plain load there would fail the verifier); elsewhere, and in raw_tp
  * programs, three probe reads (about 60 ns more a sched_waking). The
@@ -137,15 +125,6 @@ static __always_inline int in_irq_context(const bool direct)
 	} else if (pc_where == ABICAP_PC_PERCPU &&
 		   bpf_core_field_exists(struct task_struct, se.cfs_rq) &&
 		   bpf_core_field_exists(struct cfs_rq, rq)) {
-		if (direct && pc_cast && bpf_rdonly_cast) {
-			cur = bpf_get_current_task_btf();
-			base = bpf_rdonly_cast((void *)cur->se.cfs_rq->rq + pc_off,
-					       bpf_core_type_id_kernel(struct rq));
-			if (!base)
-				return -1;
-			pc = *(volatile unsigned int *)base;
-			return (pc & K_IRQ_CONTEXT_MASK) || (pc & K_SOFTIRQ_OFFSET);
-		}
 		if (direct && bpf_core_enum_value_exists(enum bpf_func_id,
 							 BPF_FUNC_get_current_task_btf)) {
 			cur = bpf_get_current_task_btf();

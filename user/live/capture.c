@@ -244,7 +244,6 @@ static void configure(struct capture *c, const struct capture_opts *o,
 	/* x86's place is reached through current's run queue: its items must hold */
 	if (ro->pc_where == ABICAP_PC_PERCPU && !c->plan.rq_ok)
 		ro->pc_where = ABICAP_PC_NONE;
-	ro->pc_cast = ro->pc_where == ABICAP_PC_PERCPU && feature_rdonly_cast();
 	/* the cgroup reads, where the contract's cgroup items hold */
 	ro->cgroup_ids = c->plan.cgroup_ok;
 	ro->cgroup_walk = c->plan.cgroup_filter_ok;

@@ -8,7 +8,6 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
-#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "lib/cpulist.h"
 #include "live/features.h"
@@ -116,18 +115,6 @@ int feature_mmapable_array(void)
 		return errno == EINVAL ? 0 : -errno;
 	close(fd);
 	return 1;
-}
-
-bool feature_rdonly_cast(void)
-{
-	struct btf *btf = btf__load_vmlinux_btf();
-	bool has;
-
-	if (!btf)
-		return false;
-	has = btf__find_by_name_kind(btf, "bpf_rdonly_cast", BTF_KIND_FUNC) > 0;
-	btf__free(btf);
-	return has;
 }
 
 /* This thread's pcount (switch-ins after a wait), -errno if unreadable. */

@@ -29,11 +29,6 @@ int feature_bpf_fd_unprivileged(void);
 int feature_ringbuf_array(void);
 /* An array map user space can mmap (BPF_F_MMAPABLE, Linux 5.5): 1, 0, -errno. */
 int feature_mmapable_array(void);
-/*
- * The running kernel's BTF has the kfunc bpf_rdonly_cast (6.2+): the
- * programs may read preempt_count by a plain load (bpf/core_fixes.bpf.h).
- */
-bool feature_rdonly_cast(void);
 
 /*
  * The scheduler keeps each task's run-queue waits (sched_info: CONFIG_
