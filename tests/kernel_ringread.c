@@ -171,7 +171,13 @@ Test(ringread, a_pass_gives_the_producer_its_room_back)
 	full_at = f.g->seq - 1;
 	/* the failed run's seq is used: the reader must not wait for it */
 	f.g->seq = full_at;
+	/* what drain auto reads as the fill: all that is written, unread */
+	cr_expect_eq(ringread_unread(r, 0),
+		     ring_pos(f.ring_fd, 1) - ring_pos(f.ring_fd, 0));
+	cr_expect_gt(ringread_unread(r, 0), 16384 - 256);
+	cr_expect_eq(ringread_unread(r, 1), 0, "no second ring");
 	cr_expect_eq(ringread_consume(r), (int)kept(full_at));
+	cr_expect_eq(ringread_unread(r, 0), 0);
 	/* the pass published its position: the whole ring is free again */
 	cr_expect_eq(ring_pos(f.ring_fd, 0), ring_pos(f.ring_fd, 1),
 		     "consumer position %lu after the pass, producer's %lu",

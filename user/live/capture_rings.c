@@ -12,7 +12,6 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
-#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 #include <linux/perf_event.h>
@@ -218,42 +217,17 @@ static int choose_transport(struct capture *c, const struct capture_opts *o,
 	return 0;
 }
 
-/*
- * Ring cpu's consumer and producer positions, mapped read-only (the
- * kernel's ring buffer layout: a page each, at offsets 0 and one page).
- */
-static int map_positions(struct capture *c, __u32 cpu)
-{
-	size_t page = (size_t)sysconf(_SC_PAGESIZE);
-	void *cons = mmap(NULL, page, PROT_READ, MAP_SHARED, c->ring_fd[cpu], 0);
-	void *prod;
-
-	if (cons == MAP_FAILED)
-		return -1;
-	prod = mmap(NULL, page, PROT_READ, MAP_SHARED, c->ring_fd[cpu], page);
-	if (prod == MAP_FAILED) {
-		munmap(cons, page);
-		return -1;
-	}
-	c->ring_cons[cpu] = cons;
-	c->ring_prod[cpu] = prod;
-	return 0;
-}
-
 /* auto: note how full the fullest ring is, before a drain. */
 static void note_fill(struct capture *c)
 {
-	for (int i = 0; c->ring_prod && i < c->ncpus; i++) {
-		unsigned long p, k;
-		int pct;
+	for (int g = 0; g < c->ngroups; g++) {
+		for (int i = 0; c->grp[g].rb && i < c->grp[g].n; i++) {
+			unsigned long u = ringread_unread(c->grp[g].rb, i);
+			int pct = (int)(u * 100 / c->ring_bytes);
 
-		if (!c->ring_prod[i])
-			continue;
-		p = __atomic_load_n(c->ring_prod[i], __ATOMIC_ACQUIRE);
-		k = __atomic_load_n(c->ring_cons[i], __ATOMIC_ACQUIRE);
-		pct = p > k ? (int)((p - k) * 100 / c->ring_bytes) : 0;
-		if (pct > c->win_fill)
-			c->win_fill = pct;
+			if (pct > c->win_fill)
+				c->win_fill = pct;
+		}
 	}
 }
 
@@ -270,13 +244,7 @@ static int open_rings(struct capture *c, char *err, size_t errlen)
 	c->ring_fd = malloc(c->ncpus * sizeof(*c->ring_fd));
 	c->ring_src = calloc(c->ncpus, sizeof(*c->ring_src));
 	c->grp = calloc(c->ngroups, sizeof(*c->grp));
-	/* auto looks at how full the rings are (the note when it adds one) */
-	if (c->drain_max) {
-		c->ring_cons = calloc(c->ncpus, sizeof(*c->ring_cons));
-		c->ring_prod = calloc(c->ncpus, sizeof(*c->ring_prod));
-	}
-	if (!c->ring_fd || !c->ring_src || !c->grp ||
-	    (c->drain_max && (!c->ring_cons || !c->ring_prod))) {
+	if (!c->ring_fd || !c->ring_src || !c->grp) {
 		snprintf(err, errlen, "out of memory");
 		return EXIT_RUNTIME;
 	}
@@ -309,11 +277,6 @@ static int open_rings(struct capture *c, char *err, size_t errlen)
 			return EXIT_RUNTIME;
 		}
 		c->ring_fd[cpu] = fd;
-		if (c->ring_cons && map_positions(c, cpu)) {
-			snprintf(err, errlen, "cannot map CPU %u's ring buffer "
-				 "positions: %s", cpu, strerror(errno));
-			return EXIT_RUNTIME;
-		}
 		if (bpf_map_update_elem(outer, &cpu, &fd, BPF_ANY) ||
 		    (!g->rb && !(g->rb = ringread_new())) ||
 		    (errno = -ringread_add(g->rb, fd, on_sample_cpu,
@@ -734,16 +697,6 @@ void rings_free(struct capture *c)
 	for (int i = 0; c->ring_fd && i < c->ncpus; i++)
 		if (c->ring_fd[i] >= 0)
 			close(c->ring_fd[i]);
-	for (int i = 0; c->ring_cons && c->ring_prod && i < c->ncpus; i++) {
-		size_t page = (size_t)sysconf(_SC_PAGESIZE);
-
-		if (c->ring_cons[i])
-			munmap((void *)c->ring_cons[i], page);
-		if (c->ring_prod[i])
-			munmap((void *)c->ring_prod[i], page);
-	}
-	free(c->ring_cons);
-	free(c->ring_prod);
 	free(c->ring_fd);
 	free(c->ring_src);
 	recmerge_free(c->merge);

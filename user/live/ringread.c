@@ -189,6 +189,20 @@ int ringread_poll(struct ringread *r, int timeout_ms)
 	return consume_some(r, n);
 }
 
+unsigned long ringread_unread(const struct ringread *r, int i)
+{
+	const struct ring *g;
+	unsigned long k, p;
+
+	if (i < 0 || i >= r->n)
+		return 0;
+	g = &r->rings[i];
+	k = __atomic_load_n(g->cons_pos, __ATOMIC_ACQUIRE);
+	p = __atomic_load_n(g->prod_pos, __ATOMIC_ACQUIRE);
+
+	return p > k ? p - k : 0;
+}
+
 int ringread_epoll_fd(const struct ringread *r)
 {
 	return r->epfd;

@@ -44,6 +44,12 @@ int ringread_consume(struct ringread *r);
 /* Wait up to timeout_ms for a ring's wakeup, then one pass: as consume, or -errno. */
 int ringread_poll(struct ringread *r, int timeout_ms);
 
+/*
+ * Bytes in ring i (the order added) written and not yet consumed, by the
+ * positions the producer sees (read from any thread: drain auto's fill).
+ */
+unsigned long ringread_unread(const struct ringread *r, int i);
+
 /* The epoll fd: readable when a ring was woken. */
 int ringread_epoll_fd(const struct ringread *r);
 
