@@ -309,7 +309,8 @@ start_tracer() { # SETUP TAG
 		# the floor's programs (record's defaults: fl_min_*, the waker
 		# kept) attached, drained by abicap's reader, no bpf_stats: what
 		# writing the same records costs the workload, nothing else
-		timed "$tag" "$BPFSTATS" -n -r "fl_pc_off=${FL_PC_OFF:-0}" -l "$FLOOR_OBJ:$(floor_progs min)" -- sleep 86400 2>"$err" || return 1
+		need_pc_off
+		timed "$tag" "$BPFSTATS" -n -r "fl_pc_off=$FL_PC_OFF" -l "$FLOOR_OBJ:$(floor_progs min)" -- sleep 86400 2>"$err" || return 1
 		wait_for "$err" "bpfstats: attached"
 		;;
 	perf)
@@ -386,7 +387,10 @@ floor_pc_off() {
 			else
 				print 0 }'
 }
-FL_PC_OFF=$(floor_pc_off)
+# read once, by the first run that loads the floor (0.8 s of BTF here:
+# not on every start, --crafted and report-scaling need none)
+FL_PC_OFF=
+need_pc_off() { [ -n "$FL_PC_OFF" ] || FL_PC_OFF=$(floor_pc_off); }
 floor_load() { # TSV BPFSTATS-ARGS...: the pinned pipe under bpfstats
 	local tsv=$1
 	shift
@@ -417,7 +421,8 @@ floor_set() { # SET ROUND
 		rm -f "$OUT/floor/$set.abicap"
 		;;
 	empty | min | min-noctx | min-all)
-		floor_load "$tsv" -r "fl_pc_off=${FL_PC_OFF:-0}" -l "$FLOOR_OBJ:$(floor_progs "$set")" ;;
+		need_pc_off
+		floor_load "$tsv" -r "fl_pc_off=$FL_PC_OFF" -l "$FLOOR_OBJ:$(floor_progs "$set")" ;;
 	clock | rb) floor_load "$tsv" -l "$FLOOR_OBJ:fl_$set" ;;
 	esac
 }

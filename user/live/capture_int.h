@@ -67,7 +67,6 @@ struct capture {
 	int nthreads; /* drain threads started */
 	int busy_pct[DRAIN_AUTO_MAX]; /* auto: the main thread's busy % at each start */
 	uint64_t win_wall, win_cpu; /* auto: the window's start, wall and CPU time */
-	/* auto: each ring's consumer and producer positions (read-only maps) */
 	int win_fill; /* auto: the fullest a ring was at a drain, %, this window */
 	size_t ring_bytes; /* each ring buffer's size (perf buffer: each CPU's) */
 	/* per-CPU streams merged in time order (per-CPU rings, perf buffers) */

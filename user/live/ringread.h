@@ -7,8 +7,8 @@
  * bytes and at the end of a pass, not after every record. The producer (a
  * BPF program, on another CPU) reads that position at each reserve: written
  * after every record, its cache line moved between the two CPUs for every
- * record written while the consumer drained (issue 36: about 40 ns of a
- * record's cost here). The producer sees the room a pass frees at most one
+ * record written while the consumer drained (issue 36; the gain measured
+ * here was within the VM's noise: docs/results.md). The producer sees the room a pass frees at most one
  * batch late; the batch is at most 1/16 of the ring.
  *
  * One pass of ringread_consume() reads each ring's producer position once
