@@ -105,6 +105,8 @@ struct {
 	__uint(value_size, sizeof(__u32));
 } events_pb SEC(".maps");
 
+#include "slab.bpf.h"
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, ABICAP_EV_COUNT);
@@ -389,26 +391,36 @@ static __always_inline void lose_record(struct abicap_counter *c, bool *lost,
 
 /*
  * Reserve a record (c: the event's counter, for submit()). With the ring
- * buffer a full buffer counts as dropped here; the perf buffer transport
+ * buffer or a slab a full buffer counts as dropped here (*slab: the record
+ * is in the CPU's slab, else in a ring buffer); the perf buffer transport
  * builds the record in stack, the caller's room of size bytes (zeroed:
  * bpf_perf_event_output copies all of it), never in a per-CPU slot that a
  * program nested on the CPU would overwrite.
  */
 static __always_inline void *reserve(enum abicap_event ev, __u32 size,
 				     __u32 cpu, __u64 ts, void *stack,
-				     struct abicap_counter *c, bool *lost)
+				     struct abicap_counter *c, bool *lost,
+				     bool *slab)
 {
-	struct abicap_hdr *h;
+	struct abicap_hdr *h = NULL;
+	bool full = false;
 
+	*slab = false;
 	if (use_perfbuf) {
 		__builtin_memset(stack, 0, size);
 		h = stack;
 	} else {
-		if (use_percpu_rb) {
+		if (use_slab) {
+			h = slab_reserve(cpu, &full);
+			*slab = h != NULL;
+			if (!h && !full)
+				count_aux(ABICAP_AUX_SLAB_NESTED);
+		}
+		if (!h && !full && use_percpu_rb) {
 			void *rb = bpf_map_lookup_elem(&events_cpu, &cpu);
 
 			h = rb ? bpf_ringbuf_reserve(rb, size, 0) : NULL;
-		} else {
+		} else if (!h && !full) {
 			h = bpf_ringbuf_reserve(&events, size, 0);
 		}
 		if (!h) {
@@ -426,26 +438,44 @@ static __always_inline void *reserve(enum abicap_event ev, __u32 size,
 }
 
 /*
- * Ring buffer: no wakeup per record; the event's per-CPU count, already at
- * hand, says when to wake the consumer (cheaper than bpf_ringbuf_query()
- * per record). Perf buffer: a failed output (the CPU's buffer is full)
- * counts as dropped.
+ * Wake CPU cpu's consumer: slabs have no wakeup of their own, so an empty
+ * record is reserved and discarded in the CPU's ring buffer (the reader
+ * skips it).
+ */
+static __always_inline void slab_wake(__u32 cpu)
+{
+	void *rb = bpf_map_lookup_elem(&events_cpu, &cpu);
+	void *w = rb ? bpf_ringbuf_reserve(rb, 8, 0) : NULL;
+
+	if (w)
+		bpf_ringbuf_discard(w, BPF_RB_FORCE_WAKEUP);
+}
+
+/*
+ * Ring buffer and slab: no wakeup per record; the event's per-CPU count,
+ * already at hand, says when to wake the consumer (cheaper than
+ * bpf_ringbuf_query() per record). Perf buffer: a failed output (the CPU's
+ * buffer is full) counts as dropped. slab: reserve()'s.
  */
 static __always_inline void submit(void *ctx, void *rec, __u32 size,
-				   struct abicap_counter *cnt, bool *lost)
+				   struct abicap_counter *cnt, bool *lost,
+				   bool slab, __u32 cpu)
 {
-	__u64 flags = BPF_RB_NO_WAKEUP;
+	bool wake = !cnt || !(cnt->seen & wakeup_mask);
 
 	if (use_perfbuf) {
 		if (bpf_perf_event_output(ctx, &events_pb, BPF_F_CURRENT_CPU,
 					  rec, size))
-			lose_record(cnt, lost,
-				    ((struct abicap_hdr *)rec)->cpu);
+			lose_record(cnt, lost, cpu);
 		return;
 	}
-	if (!cnt || !(cnt->seen & wakeup_mask))
-		flags = BPF_RB_FORCE_WAKEUP;
-	bpf_ringbuf_submit(rec, flags);
+	if (use_slab && slab) {
+		slab_commit(cpu, size);
+		if (wake)
+			slab_wake(cpu);
+		return;
+	}
+	bpf_ringbuf_submit(rec, wake ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP);
 }
 
 /* The statistics of cgroup cg, created on first use; NULL if the map is full. */
@@ -770,9 +800,10 @@ static __always_inline void emit_switch(void *ctx, __u64 ts, __u32 cpu,
 					const bool direct)
 {
 	struct abicap_switch *e, rec;
+	bool slab;
 
 	e = reserve(ABICAP_EV_SCHED_SWITCH, sizeof(*e), cpu, ts, &rec, cnt,
-		    lost);
+		    lost, &slab);
 	if (!e)
 		return;
 	/*
@@ -798,7 +829,7 @@ static __always_inline void emit_switch(void *ctx, __u64 ts, __u32 cpu,
 	e->pad[0] = e->pad[1] = 0;
 	e->prev_cgroup = task_cgroup_id(prev, direct);
 	e->next_cgroup = task_cgroup_id(next, direct);
-	submit(ctx, e, sizeof(*e), cnt, lost);
+	submit(ctx, e, sizeof(*e), cnt, lost, slab, cpu);
 }
 
 /*
@@ -968,7 +999,7 @@ static __always_inline int on_wakeup(void *ctx, enum abicap_event ev,
 	struct abicap_wakeup *e, rec;
 	struct waker w = {};
 	__s32 pid, tgid;
-	bool lost = false;
+	bool lost = false, slab;
 	__u64 ts;
 
 	if (ev != ABICAP_EV_SCHED_WAKEUP)
@@ -998,7 +1029,7 @@ static __always_inline int on_wakeup(void *ctx, enum abicap_event ev,
 		agg_queue(p, pid, ts, cnt, &lost, tstore);
 	if (!stream)
 		return 0;
-	e = reserve(ev, sizeof(*e), cpu, ts, &rec, cnt, &lost);
+	e = reserve(ev, sizeof(*e), cpu, ts, &rec, cnt, &lost, &slab);
 	if (!e)
 		return 0;
 	task_comm(e->comm, p, direct);
@@ -1009,7 +1040,7 @@ static __always_inline int on_wakeup(void *ctx, enum abicap_event ev,
 	e->waker_pid = w.pid;
 	e->waker_tgid = w.tgid;
 	e->cgroup = task_cgroup_id(p, direct);
-	submit(ctx, e, sizeof(*e), cnt, &lost);
+	submit(ctx, e, sizeof(*e), cnt, &lost, slab, cpu);
 	return 0;
 }
 
@@ -1064,7 +1095,7 @@ static __always_inline int on_power(void *ctx, enum abicap_event ev,
 	__u32 cpu = bpf_get_smp_processor_id();
 	struct abicap_counter *cnt;
 	struct abicap_power *e, rec;
-	bool lost = false;
+	bool lost = false, slab;
 
 	/*
 	 * Power events belong to no task: a task filter leaves them out of
@@ -1079,12 +1110,12 @@ static __always_inline int on_power(void *ctx, enum abicap_event ev,
 		agg_power(ev, ts, state, cpu_id, cnt, &lost);
 	if (!stream || TASK_FILTERS)
 		return 0;
-	e = reserve(ev, sizeof(*e), cpu, ts, &rec, cnt, &lost);
+	e = reserve(ev, sizeof(*e), cpu, ts, &rec, cnt, &lost, &slab);
 	if (!e)
 		return 0;
 	e->state = state;
 	e->cpu_id = cpu_id;
-	submit(ctx, e, sizeof(*e), cnt, &lost);
+	submit(ctx, e, sizeof(*e), cnt, &lost, slab, cpu);
 	return 0;
 }
 

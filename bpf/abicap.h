@@ -124,6 +124,29 @@ struct abicap_drop_line {
 };
 
 /*
+ * The slab transport (bpf/slab.bpf.h, docs/transport.md): each CPU's
+ * records in an array of its own that user space maps, written by that
+ * CPU's programs without a lock or an atomic. A CPU's control lines (.bss
+ * slab_ctl, indexed by CPU): head, written by the CPU's programs only (the
+ * end of its last committed record), busy while one of them writes (a
+ * program nested on the CPU then writes into the CPU's ring buffer
+ * instead); tail, on a line of its own, written by the consumer only
+ * (where it has read up to). Positions count bytes from the start and never
+ * wrap; a record never straddles a chunk: where fewer than
+ * ABICAP_SLAB_MAXREC bytes are left in one, the next record starts the
+ * next chunk.
+ */
+#define ABICAP_SLAB_MAXREC 128 /* the largest record, rounded up */
+
+struct abicap_slab_ctl {
+	__u64 head;
+	__u64 busy;
+	__u64 pad[6];
+	__u64 tail;
+	__u64 pad2[7];
+};
+
+/*
  * Per-CPU bookkeeping counters, map "aux_counters" (one __u64 per index):
  * what the programs could not do, so that nothing is lost silently.
  */
@@ -156,7 +179,12 @@ enum abicap_aux {
 	 * they never are: that switch's wait or run is not counted
 	 */
 	ABICAP_AUX_SUMS_BACK = 12,
-	ABICAP_AUX_COUNT = 13,
+	/*
+	 * slabs: records of programs nested on their CPU (the slab busy),
+	 * written into the CPU's ring buffer instead (not a loss)
+	 */
+	ABICAP_AUX_SLAB_NESTED = 13,
+	ABICAP_AUX_COUNT = 14,
 };
 
 /* Where the programs find preempt_count (rodata pc_where, set by the loader). */

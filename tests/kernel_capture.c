@@ -154,7 +154,12 @@ Test(kernel, pingpong_tp_btf, .timeout = 60)
 	c = start_capture(&o, &col);
 	cr_assert_str_eq(capture_variant(c, ABICAP_EV_SCHED_SWITCH), "tp_btf");
 	cr_assert(capture_plan(c)->switch_prev_state);
+#if defined(__x86_64__)
+	cr_assert_str_eq(capture_transport(c), "per-CPU slabs");
+	cr_assert_eq(capture_nest_bytes(c), 64 << 10);
+#else
 	cr_assert_str_eq(capture_transport(c), "per-CPU ring buffers");
+#endif
 	capture_close(c);
 	collected_free(&col);
 	run_pingpong(&o);
@@ -280,6 +285,35 @@ static void all_cpus_drained_in_time_order(enum transport t, int drain)
 static void all_cpus_in_time_order(enum transport t)
 {
 	all_cpus_drained_in_time_order(t, 0);
+}
+
+/* Slabs are x86-64's (bpf/slab.bpf.h: its store order). */
+static void require_slabs(void)
+{
+#if !defined(__x86_64__)
+	cr_skip_test("slabs are x86-64's: this is another architecture");
+#endif
+}
+
+/* Slabs (the default on x86-64): the same exactness, with drain threads too. */
+Test(kernel, slabs_deliver_all_cpus_in_time_order, .timeout = 60)
+{
+	require_slabs();
+	all_cpus_in_time_order(TRANSPORT_SLAB);
+}
+
+Test(kernel, slabs_with_drain_threads_deliver_all_cpus_in_time_order,
+     .timeout = 60)
+{
+	require_slabs();
+	all_cpus_drained_in_time_order(TRANSPORT_SLAB, 1);
+}
+
+Test(kernel, slabs_handed_over_mid_capture_keep_order_and_lose_nothing,
+     .timeout = 60)
+{
+	require_slabs();
+	all_cpus_drained_in_time_order(TRANSPORT_SLAB, DRAIN_AUTO);
 }
 
 /*
@@ -747,7 +781,8 @@ static void drops_counted(enum transport t)
 {
 	/* a page each: the shared ring, and each CPU's */
 	struct capture_opts o = { .events = EV(ABICAP_EV_SCHED_SWITCH),
-				  .ringbuf_bytes = t == TRANSPORT_PERCPU ? 4096 *
+				  .ringbuf_bytes = t != TRANSPORT_RINGBUF &&
+				  t != TRANSPORT_PERFBUF ? 4096 *
 				  libbpf_num_possible_cpus() : 4096,
 				  .transport = t };
 	struct abicap_counter sum[ABICAP_EV_COUNT], cpu0[ABICAP_EV_COUNT];
@@ -782,6 +817,13 @@ Test(kernel, drops_are_counted_never_silent, .timeout = 60)
 Test(kernel, percpu_ring_drops_are_counted_on_their_cpu, .timeout = 60)
 {
 	drops_counted(TRANSPORT_PERCPU);
+}
+
+/* a slab of a page each: about 40 records, the rest counted on CPU 0 */
+Test(kernel, slab_drops_are_counted_on_their_cpu, .timeout = 60)
+{
+	require_slabs();
+	drops_counted(TRANSPORT_SLAB);
 }
 
 Test(kernel, perfbuf_drops_are_counted, .timeout = 60)

@@ -138,14 +138,13 @@ static void *napper(void *arg)
  * nested program's header and the outer one's length (undecodable, or the
  * wrong event); built on each program's stack every record is whole.
  */
-Test(losses, perfbuf_records_survive_programs_nested_on_their_cpu,
-     .timeout = 120)
+static void nested_records_survive(enum transport t)
 {
 	struct capture_opts o = {
 		.events = EV(ABICAP_EV_CPU_FREQUENCY) | EV(ABICAP_EV_SCHED_WAKING),
-		.mode = ATTACH_RAW_TP, .transport = TRANSPORT_PERFBUF,
+		.mode = ATTACH_RAW_TP, .transport = t,
 	};
-	uint64_t args[2] = { FREQ_KHZ, 0 }, runs = 0;
+	uint64_t args[2] = { FREQ_KHZ, 0 }, runs = 0, aux[ABICAP_AUX_COUNT];
 	struct abicap_counter sum[ABICAP_EV_COUNT];
 	struct nest_count n = { 0 };
 	char err[ERRMSG_LEN] = "";
@@ -184,7 +183,32 @@ Test(losses, perfbuf_records_survive_programs_nested_on_their_cpu,
 	cr_assert_gt(sum[ABICAP_EV_SCHED_WAKING].seen, 1000,
 		     "the napper was woken %llu times",
 		     (unsigned long long)sum[ABICAP_EV_SCHED_WAKING].seen);
+	/* every waking record the programs kept came out, decodable */
+	cr_assert_eq(n.other, sum[ABICAP_EV_SCHED_WAKING].seen -
+			      sum[ABICAP_EV_SCHED_WAKING].dropped);
+	cr_assert_eq(capture_aux(c, aux), 0);
+	if (capture_nest_bytes(c))
+		cr_assert_gt(aux[ABICAP_AUX_SLAB_NESTED], 0, "no program ran "
+			     "nested: the slab's other path is untested");
+	else
+		cr_assert_eq(aux[ABICAP_AUX_SLAB_NESTED], 0);
 	capture_close(c);
+}
+
+Test(losses, perfbuf_records_survive_programs_nested_on_their_cpu,
+     .timeout = 120)
+{
+	nested_records_survive(TRANSPORT_PERFBUF);
+}
+
+/*
+ * Slabs: a program nested in one writing to its CPU's slab writes into the
+ * CPU's ring buffer (bpf/slab.bpf.h); both kinds whole, none lost.
+ */
+Test(losses, slab_records_survive_programs_nested_on_their_cpu,
+     .timeout = 120)
+{
+	nested_records_survive(TRANSPORT_SLAB);
 }
 
 /* text has this whole line. */

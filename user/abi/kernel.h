@@ -22,6 +22,7 @@ enum transport {
 	TRANSPORT_RINGBUF, /* one ring buffer shared by every CPU */
 	TRANSPORT_PERFBUF,
 	TRANSPORT_PERCPU, /* one ring buffer per CPU */
+	TRANSPORT_SLAB, /* one slab per CPU, its ring for nested records */
 };
 
 struct kernel_plan {

@@ -44,13 +44,15 @@ const struct opt opts_capture_buffer[] = {
 	  "buffer is the power of 2 at or below its even share, at least a "
 	  "page (too little for the CPUs is refused); one shared ring buffer "
 	  "is the budget rounded up to a power of 2" },
-	{ "transport", OPT_LONG('t'), "T", "auto (default: percpu where the "
-	  "kernel holds ring buffers in an array, else ringbuf; perfbuf where "
-	  "the contract finds the ring buffer's lock unsafe), percpu (a ring "
-	  "buffer per CPU, no lock shared between CPUs: as cheap as ringbuf "
-	  "with one CPU writing, cheaper with more), ringbuf (one ring buffer "
-	  "shared by every CPU) or perfbuf; records come out in time order "
-	  "with each" },
+	{ "transport", OPT_LONG('t'), "T", "auto (default: slab on x86-64, "
+	  "else percpu, where the kernel holds ring buffers in an array, else "
+	  "ringbuf; perfbuf where the contract finds the ring buffer's lock "
+	  "unsafe), slab (x86-64: each CPU's records in an array user space "
+	  "maps, written without the ring buffer's lock; a program nested on "
+	  "the CPU writes into the CPU's ring buffer of 64 KiB, beyond the "
+	  "budget), percpu (a ring buffer per CPU, no lock shared between "
+	  "CPUs), ringbuf (one ring buffer shared by every CPU) or perfbuf; "
+	  "records come out in time order with each" },
 	{ "drain-threads", OPT_LONG('D'), "N", "threads that drain the per-CPU "
 	  "ring buffers besides the one that merges and writes: auto "
 	  "(default: none at first; one more, taking a group of the rings, "
@@ -253,7 +255,7 @@ static int parse_format(const char *s, enum out_format *fmt, char *err,
 	return 0;
 }
 
-/* --transport: auto, ringbuf, perfbuf or percpu. 0, or -1 with err. */
+/* --transport: auto, slab, ringbuf, perfbuf or percpu. 0, or -1 with err. */
 static int parse_transport(const char *s, enum transport *t, char *err,
 			   size_t errlen)
 {
@@ -263,6 +265,7 @@ static int parse_transport(const char *s, enum transport *t, char *err,
 	} names[] = {
 		{ "auto", TRANSPORT_AUTO }, { "ringbuf", TRANSPORT_RINGBUF },
 		{ "perfbuf", TRANSPORT_PERFBUF }, { "percpu", TRANSPORT_PERCPU },
+		{ "slab", TRANSPORT_SLAB },
 	};
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
@@ -270,8 +273,8 @@ static int parse_transport(const char *s, enum transport *t, char *err,
 			*t = names[i].t;
 			return 0;
 		}
-	snprintf(err, errlen, "--transport '%s': use auto, percpu, ringbuf or "
-		 "perfbuf", s);
+	snprintf(err, errlen, "--transport '%s': use auto, slab, percpu, "
+		 "ringbuf or perfbuf", s);
 	return -1;
 }
 

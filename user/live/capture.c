@@ -208,6 +208,26 @@ static int kernel_accounting(struct capture *c, const struct capture_opts *o,
 	return 0;
 }
 
+/* The slabs' array: each CPU's slab in chunks where used, else one page. */
+static void configure_slabs(struct capture *c)
+{
+	struct abicap_bpf__rodata *ro = c->skel->rodata;
+	size_t chunk = c->slab ? 1ul << c->slab_shift :
+				 (size_t)sysconf(_SC_PAGESIZE);
+	__u32 log = 0;
+
+	while (c->slab && ((size_t)1 << log) * chunk < c->ring_bytes)
+		log++;
+	ro->use_slab = c->slab;
+	ro->slab_chunk_shift = c->slab ? c->slab_shift : 12;
+	ro->slab_chunks_log = log;
+	bpf_map__set_value_size(c->skel->maps.slabs, chunk);
+	bpf_map__set_max_entries(c->skel->maps.slabs,
+				 c->slab ? (__u32)c->ncpus << log : 1);
+	if (feature_mmapable_array() != 1)
+		bpf_map__set_map_flags(c->skel->maps.slabs, 0);
+}
+
 static void configure(struct capture *c, const struct capture_opts *o,
 		      size_t rb_bytes)
 {
@@ -226,6 +246,7 @@ static void configure(struct capture *c, const struct capture_opts *o,
 			  wakeup_mask(rb_bytes, c->ncpus);
 	ro->use_perfbuf = c->transport == TRANSPORT_PERFBUF;
 	ro->use_percpu_rb = c->transport == TRANSPORT_PERCPU;
+	configure_slabs(c);
 	ro->follow_forks = o->follow_forks;
 	ro->filter_cgroup = o->cgroup_id != 0;
 	ro->cgroup_filter_id = o->cgroup_id;
@@ -951,6 +972,11 @@ struct bpf_object *capture_object(const struct capture *c)
 size_t capture_buffer_bytes(const struct capture *c)
 {
 	return c->ring_bytes;
+}
+
+size_t capture_nest_bytes(const struct capture *c)
+{
+	return c->slab ? c->nest_bytes : 0;
 }
 
 uint64_t capture_late(const struct capture *c)

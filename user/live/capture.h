@@ -108,10 +108,15 @@ const struct check_result *capture_check(const struct capture *c);
 /* The BPF object, for aggregation mode's maps (abicap serve). */
 struct bpf_object *capture_object(const struct capture *c);
 
-/* "per-CPU ring buffers", "ring buffer" (shared) or "perf buffer" */
+/*
+ * "per-CPU slabs", "per-CPU ring buffers", "ring buffer" (shared) or
+ * "perf buffer"
+ */
 const char *capture_transport(const struct capture *c);
 /* Each CPU's buffer in bytes (the shared ring buffer: its whole size). */
 size_t capture_buffer_bytes(const struct capture *c);
+/* slabs: each CPU's ring buffer for nested programs' records; else 0 */
+size_t capture_nest_bytes(const struct capture *c);
 /*
  * Records handed on out of time order: per-CPU streams whose program held
  * a record longer than MERGE_LAG_NS between its clock and its submit.

@@ -19,6 +19,12 @@ struct contract;
 #define RINGBUF_DEFAULT_MB 16
 #define RINGBUF_MAX_MB 2048 /* max_entries is a u32 power of two */
 /*
+ * Slabs: the largest chunk (an array element; the kernel allocates each
+ * whole), and each CPU's ring buffer for nested records beside its slab.
+ */
+#define SLAB_CHUNK_MAX (1ul << 20)
+#define SLAB_NEST_BYTES (64ul << 10)
+/*
  * Per-CPU streams: how long a program can take from reading the clock to
  * submitting its record (merge.h); records wait this long for older ones.
  */

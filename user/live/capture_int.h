@@ -68,7 +68,17 @@ struct capture {
 	int busy_pct[DRAIN_AUTO_MAX]; /* auto: the main thread's busy % at each start */
 	uint64_t win_wall, win_cpu; /* auto: the window's start, wall and CPU time */
 	int win_fill; /* auto: the fullest a ring was at a drain, %, this window */
-	size_t ring_bytes; /* each ring buffer's size (perf buffer: each CPU's) */
+	size_t ring_bytes; /* each ring buffer's size (perf buffer: each CPU's; slabs: each slab's) */
+	/*
+	 * slabs (bpf/slab.bpf.h): each CPU's records in its slab of ring_bytes,
+	 * chunks of 1 << slab_shift; its ring buffer (nest_bytes) holds the
+	 * records of programs nested on the CPU and carries the wakeups
+	 */
+	bool slab;
+	unsigned int slab_shift;
+	size_t nest_bytes;
+	void *slab_map; /* every slab, mapped (slab_map_len) */
+	size_t slab_map_len;
 	/* per-CPU streams merged in time order (per-CPU rings, perf buffers) */
 	struct recmerge *merge;
 	uint64_t perf_lost; /* PERF_RECORD_LOST: already counted as dropped */

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 #include <linux/perf_event.h>
@@ -174,6 +175,46 @@ int capture_ring_share(size_t budget, int ncpus, size_t page, size_t *each,
 	return 0;
 }
 
+/* Slabs can work here: x86's store order (bpf/slab.bpf.h), mmap'd arrays. */
+static bool slabs_fit(void)
+{
+#if defined(__x86_64__)
+	return feature_mmapable_array() == 1;
+#else
+	return false;
+#endif
+}
+
+/*
+ * Per-CPU records in slabs (asked for, or auto where they fit): each slab
+ * is the CPU's share, in chunks of at most SLAB_CHUNK_MAX; each CPU's ring
+ * buffer keeps SLAB_NEST_BYTES (a page at least) for nested records.
+ */
+static int plan_slabs(struct capture *c, enum transport want, size_t page,
+		      char *err, size_t errlen)
+{
+	c->slab = false;
+	if (want != TRANSPORT_SLAB && want != TRANSPORT_AUTO)
+		return 0;
+	if (!slabs_fit()) {
+		if (want == TRANSPORT_AUTO)
+			return 0;
+		snprintf(err, errlen, "--transport slab: %s; use --transport "
+			 "percpu", feature_mmapable_array() == 1 ?
+			 "slabs need x86-64's store order, and this is another "
+			 "architecture" : "this kernel cannot map BPF arrays "
+			 "(5.5+)");
+		return -1;
+	}
+	c->slab = true;
+	c->slab_shift = 0;
+	while ((1ul << (c->slab_shift + 1)) <= c->ring_bytes &&
+	       (1ul << (c->slab_shift + 1)) <= SLAB_CHUNK_MAX)
+		c->slab_shift++;
+	c->nest_bytes = SLAB_NEST_BYTES > page ? SLAB_NEST_BYTES : page;
+	return 0;
+}
+
 /*
  * The transport: perf buffers where the contract finds the ring buffer's
  * lock unsafe (or asked for); else per-CPU ring buffers where the kernel
@@ -191,7 +232,8 @@ static int choose_transport(struct capture *c, const struct capture_opts *o,
 		c->transport = TRANSPORT_PERFBUF;
 	else if (o->transport == TRANSPORT_RINGBUF || o->aggregate)
 		c->transport = TRANSPORT_RINGBUF;
-	else if (o->transport == TRANSPORT_PERCPU)
+	else if (o->transport == TRANSPORT_PERCPU ||
+		 o->transport == TRANSPORT_SLAB)
 		c->transport = TRANSPORT_PERCPU;
 	else
 		c->transport = feature_ringbuf_array() == 1 ?
@@ -201,6 +243,9 @@ static int choose_transport(struct capture *c, const struct capture_opts *o,
 	if (c->transport == TRANSPORT_PERCPU &&
 	    capture_ring_share(budget, c->ncpus, page, &c->ring_bytes, err,
 			       errlen))
+		return EXIT_USAGE;
+	if (c->transport == TRANSPORT_PERCPU &&
+	    plan_slabs(c, o->transport, page, err, errlen))
 		return EXIT_USAGE;
 	/*
 	 * The shared ring buffer is in reserve order, not quite time order (a
@@ -236,6 +281,43 @@ static void note_fill(struct capture *c)
  * split into groups, each drained by one struct ringread (its epoll).
  * The main thread's epoll holds the groups it drains and notify_fd.
  */
+/* Map the slabs, each read with its CPU's ring. */
+static int open_slabs(struct capture *c, char *err, size_t errlen)
+{
+	int fd = bpf_map__fd(c->skel->maps.slabs);
+
+	c->slab_map_len = (size_t)c->ncpus * c->ring_bytes;
+	c->slab_map = mmap(NULL, c->slab_map_len, PROT_READ, MAP_SHARED, fd, 0);
+	if (c->slab_map == MAP_FAILED) {
+		c->slab_map = NULL;
+		snprintf(err, errlen, "cannot map the slabs (%zu KiB each, for "
+			 "%d CPUs): %s; give a smaller --buffer-size, or "
+			 "--transport percpu", c->ring_bytes >> 10, c->ncpus,
+			 strerror(errno));
+		return EXIT_RUNTIME;
+	}
+	for (int cpu = 0; cpu < c->ncpus; cpu++) {
+		struct abicap_slab_ctl *ctl = &c->skel->bss->slab_ctl[cpu];
+		struct ringread_slab s = {
+			.data = (const unsigned char *)c->slab_map +
+				(size_t)cpu * c->ring_bytes,
+			.bytes = c->ring_bytes,
+			.shift = c->slab_shift,
+			.head = &ctl->head,
+			.tail = &ctl->tail,
+		};
+		struct ring_group *g = c->ring_src[cpu].g;
+		int e = ringread_add_slab(g->rb, cpu - g->first, &s);
+
+		if (e) {
+			snprintf(err, errlen, "cannot read CPU %d's slab: %s",
+				 cpu, strerror(-e));
+			return EXIT_RUNTIME;
+		}
+	}
+	return 0;
+}
+
 static int open_rings(struct capture *c, char *err, size_t errlen)
 {
 	int outer = bpf_map__fd(c->skel->maps.events_cpu), e;
@@ -257,7 +339,8 @@ static int open_rings(struct capture *c, char *err, size_t errlen)
 	}
 	for (__u32 cpu = 0; cpu < (__u32)c->ncpus; cpu++) {
 		int fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "abicap_rb_cpu", 0,
-					0, c->ring_bytes, NULL);
+					0, c->slab ? c->nest_bytes :
+						     c->ring_bytes, NULL);
 		struct ring_group *g = c->grp;
 
 		while ((int)cpu >= g->first + g->n)
@@ -286,6 +369,8 @@ static int open_rings(struct capture *c, char *err, size_t errlen)
 			return EXIT_RUNTIME;
 		}
 	}
+	if (c->slab && (e = open_slabs(c, err, errlen)))
+		return e;
 	c->epfd = epoll_create1(EPOLL_CLOEXEC);
 	c->notify_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	c->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
@@ -693,6 +778,8 @@ void rings_free(struct capture *c)
 	if (c->stop_fd >= 0)
 		close(c->stop_fd);
 	ringread_free(c->rb);
+	if (c->slab_map)
+		munmap(c->slab_map, c->slab_map_len);
 	perf_buffer__free(c->pb);
 	for (int i = 0; c->ring_fd && i < c->ncpus; i++)
 		if (c->ring_fd[i] >= 0)
@@ -708,7 +795,7 @@ const char *capture_transport(const struct capture *c)
 	case TRANSPORT_PERFBUF:
 		return "perf buffer";
 	case TRANSPORT_PERCPU:
-		return "per-CPU ring buffers";
+		return c->slab ? "per-CPU slabs" : "per-CPU ring buffers";
 	default:
 		return "ring buffer";
 	}

@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include <unistd.h>
 #include <linux/bpf.h>
 #include <bpf/bpf.h>
+#include "abicap.h"
 #include "live/ringread.h"
 
 struct ring {
@@ -24,6 +26,8 @@ struct ring {
 	unsigned long batch;
 	size_t map_len;
 	int fd;
+	struct ringread_slab slab; /* data NULL: none */
+	unsigned long long slab_pos; /* our position in it */
 };
 
 struct ringread {
@@ -155,6 +159,69 @@ static long consume_ring(struct ring *g)
 	return err < 0 ? err : n;
 }
 
+int ringread_add_slab(struct ringread *r, int i, const struct ringread_slab *s)
+{
+	struct ring *g;
+
+	if (i < 0 || i >= r->n || !s->data || s->shift >= 8 * sizeof(long) ||
+	    (1ul << s->shift) < ABICAP_SLAB_MAXREC || s->bytes < (1ul << s->shift) ||
+	    (s->bytes & (s->bytes - 1)) || r->rings[i].slab.data)
+		return -EINVAL;
+	g = &r->rings[i];
+	g->slab = *s;
+	g->slab_pos = __atomic_load_n(s->tail, __ATOMIC_ACQUIRE);
+	return 0;
+}
+
+/*
+ * One pass over ring g's slab, up to the head read at its start: records
+ * handed on, or a callback's error. A size no record has (the slab
+ * damaged) is handed on as it is, for the callback to count, and the pass
+ * goes on from the head: nothing after it can be parsed.
+ */
+static long consume_slab(struct ring *g)
+{
+	const struct ringread_slab *s = &g->slab;
+	unsigned long long head = __atomic_load_n(s->head, __ATOMIC_ACQUIRE);
+	unsigned long long pos = g->slab_pos, told = pos;
+	unsigned long chunk = 1ul << s->shift, batch = s->bytes / 16;
+	long n = 0;
+	int err = 0;
+
+	while (pos < head) {
+		unsigned long off = pos & (chunk - 1);
+		const unsigned char *p = s->data + (pos & (s->bytes - 1));
+		__u16 size;
+
+		if (off > chunk - ABICAP_SLAB_MAXREC) {
+			pos += chunk - off;
+			continue;
+		}
+		memcpy(&size, p + offsetof(struct abicap_hdr, size),
+		       sizeof(size));
+		if (size < sizeof(struct abicap_hdr) ||
+		    size > ABICAP_SLAB_MAXREC || (size & 7) ||
+		    head - pos < size) {
+			err = g->fn(g->ctx, (void *)p, sizeof(struct abicap_hdr));
+			pos = head;
+			break;
+		}
+		pos += size;
+		err = g->fn(g->ctx, (void *)p, size);
+		if (err < 0)
+			break;
+		n++;
+		if (pos - told >= batch) {
+			__atomic_store_n(s->tail, pos, __ATOMIC_RELEASE);
+			told = pos;
+		}
+	}
+	g->slab_pos = pos;
+	if (told != pos)
+		__atomic_store_n(s->tail, pos, __ATOMIC_RELEASE);
+	return err < 0 ? err : n;
+}
+
 /* Pass over rings (all, or the woken ones in ev[0..nev)). */
 static int consume_some(struct ringread *r, int nev)
 {
@@ -162,7 +229,13 @@ static int consume_some(struct ringread *r, int nev)
 
 	for (int i = 0; i < (nev < 0 ? r->n : nev); i++) {
 		struct ring *g = &r->rings[nev < 0 ? i : (int)r->ev[i].data.u32];
-		long n = consume_ring(g);
+		long n = g->slab.data ? consume_slab(g) : 0;
+
+		if (n >= 0) {
+			long m = consume_ring(g);
+
+			n = m < 0 ? m : n + m;
+		}
 
 		if (n < 0)
 			return (int)n;
@@ -197,6 +270,14 @@ unsigned long ringread_unread(const struct ringread *r, int i)
 	if (i < 0 || i >= r->n)
 		return 0;
 	g = &r->rings[i];
+	if (g->slab.data) {
+		unsigned long long h = __atomic_load_n(g->slab.head,
+						       __ATOMIC_ACQUIRE);
+		unsigned long long t = __atomic_load_n(g->slab.tail,
+						       __ATOMIC_ACQUIRE);
+
+		return h > t ? (unsigned long)(h - t) : 0;
+	}
 	k = __atomic_load_n(g->cons_pos, __ATOMIC_ACQUIRE);
 	p = __atomic_load_n(g->prod_pos, __ATOMIC_ACQUIRE);
 

@@ -36,6 +36,28 @@ struct ringread *ringread_new(void);
 int ringread_add(struct ringread *r, int map_fd, ringread_fn fn, void *ctx);
 
 /*
+ * A slab (bpf/slab.bpf.h, bpf/abicap.h: struct abicap_slab_ctl): a CPU's
+ * records in memory of bytes bytes (a power of two; chunks of 1 << shift
+ * bytes, which no record straddles), its producer's head and the tail this
+ * reader writes. Records start with struct abicap_hdr, whose size is the
+ * record's (a multiple of 8).
+ */
+struct ringread_slab {
+	const unsigned char *data;
+	unsigned long bytes;
+	unsigned int shift;
+	const unsigned long long *head;
+	unsigned long long *tail;
+};
+
+/*
+ * Read slab s too, with ring i (the order added), before the ring's
+ * records in each pass, through the ring's callback: 0 or -EINVAL (no ring
+ * i, a slab already, or sizes that do not hold).
+ */
+int ringread_add_slab(struct ringread *r, int i, const struct ringread_slab *s);
+
+/*
  * One pass over every ring: the records handed on (at most INT_MAX), or a
  * callback's negative return (the ring's position kept past that record).
  */
@@ -45,8 +67,9 @@ int ringread_consume(struct ringread *r);
 int ringread_poll(struct ringread *r, int timeout_ms);
 
 /*
- * Bytes in ring i (the order added) written and not yet consumed, by the
- * positions the producer sees (read from any thread: drain auto's fill).
+ * Bytes in ring i (the order added; its slab's, where it has one) written
+ * and not yet consumed, by the positions the producer sees (read from any
+ * thread: drain auto's fill).
  */
 unsigned long ringread_unread(const struct ringread *r, int i);
 

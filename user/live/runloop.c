@@ -172,6 +172,7 @@ void print_summary(struct capture *c, unsigned int mask, double secs)
 {
 	struct abicap_counter sum[ABICAP_EV_COUNT], per[ABICAP_EV_COUNT];
 	uint64_t seen = 0, rcvd = 0, drop = 0, unaccounted = 0;
+	uint64_t aux[ABICAP_AUX_COUNT];
 	int ncpus = capture_ncpus(c);
 	struct capture_misses ms;
 	char missed[64] = "unknown";
@@ -222,9 +223,15 @@ void print_summary(struct capture *c, unsigned int mask, double secs)
 		if (sum[ev].seen != r + sum[ev].dropped)
 			unaccounted += sum[ev].seen - r - sum[ev].dropped;
 	}
-	fprintf(stderr, "  transport: %s (%zu KiB%s)\n", capture_transport(c),
+	fprintf(stderr, "  transport: %s (%zu KiB%s", capture_transport(c),
 		capture_buffer_bytes(c) >> 10,
 		strcmp(capture_transport(c), "ring buffer") ? " each" : "");
+	if (capture_nest_bytes(c) && !capture_aux(c, aux))
+		fprintf(stderr, "; %llu records of programs nested on their "
+			"CPU through its ring buffer of %zu KiB",
+			(unsigned long long)aux[ABICAP_AUX_SLAB_NESTED],
+			capture_nest_bytes(c) >> 10);
+	fprintf(stderr, ")\n");
 	drain_line(c);
 	fprintf(stderr, "  dropped per CPU:");
 	for (int cpu = 0; cpu < ncpus; cpu++) {
