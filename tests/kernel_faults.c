@@ -233,6 +233,7 @@ struct readback {
 	/* in the workload's window: pong switched in, pong woken by ping */
 	long long records, pp_switches, pp_wakeups;
 	long long pp_woken; /* sched_wakeups of pong, whoever the waker */
+	long long ping_switches; /* ping switched in (a failure's clue) */
 	/* every record's: the first and last time, one past the highest CPU */
 	long long first_ns, last_ns, cpus;
 	int end; /* capr_next's last return: 0 clean or cut short, -1 damaged */
@@ -261,6 +262,9 @@ static struct readback read_capture(const char *file, const struct pingpong *pp)
 		if (rec.hdr.type == ABICAP_EV_SCHED_SWITCH &&
 		    rec.sw.next_pid == pp->pong_tid)
 			b.pp_switches++;
+		if (rec.hdr.type == ABICAP_EV_SCHED_SWITCH &&
+		    rec.sw.next_pid == pp->ping_tid)
+			b.ping_switches++;
 		if (rec.hdr.type == ABICAP_EV_SCHED_WAKEUP &&
 		    rec.wk.pid == pp->pong_tid && rec.wk.waker_pid == pp->ping_tid)
 			b.pp_wakeups++;
@@ -441,8 +445,17 @@ Test(faults, record_ends_cleanly_on_every_stop_signal)
 
 		assert_counts_add_up(&b);
 		/* one CPU: pong runs at least once per exchange */
-		cr_assert_geq(b.pp_switches, 20000, "%s: pong switched in %lld times",
-			      strsignal(sigs[i]), b.pp_switches);
+		if (b.pp_switches < 20000) {
+			char *t = json_dumps(b.trailer, JSON_COMPACT);
+
+			cr_assert_fail("%s: pong switched in %lld times (ping "
+				       "%lld, pong woken %lld) in the window "
+				       "%lld..%lld; trailer: %s",
+				       strsignal(sigs[i]), b.pp_switches,
+				       b.ping_switches, b.pp_woken,
+				       (long long)pp.start_ns,
+				       (long long)pp.end_ns, t ? t : "?");
+		}
 		cr_assert_gt(b.pp_wakeups, 0, "%s: no wakeup of pong by ping",
 			     strsignal(sigs[i]));
 		json_decref(b.trailer);

@@ -452,9 +452,11 @@ Test(outputs, record_killed_while_replacing_leaves_the_old_file)
 
 /*
  * Does pid hold a regular file in the directory out_dir, with data in it
- * (the output being written, whatever its name, or none)?
+ * (the output being written, whatever its name, or none), but not at the
+ * final name (final, in out_dir: the output already published, which a
+ * signal can no longer undo)?
  */
-static bool writing(pid_t pid, const char *out_dir)
+static bool writing(pid_t pid, const char *out_dir, const char *final)
 {
 	char dir[64], p[512], to[1024];
 	size_t n = strlen(out_dir);
@@ -476,6 +478,7 @@ static bool writing(pid_t pid, const char *out_dir)
 			continue;
 		to[len] = 0;
 		yes = !strncmp(to, out_dir, n) && to[n] == '/' &&
+		      strcmp(to + n + 1, final) &&
 		      !stat(p, &st) && S_ISREG(st.st_mode) && st.st_size > 0;
 	}
 	closedir(d);
@@ -488,7 +491,8 @@ static bool writing(pid_t pid, const char *out_dir)
  * stopped (the machine busy elsewhere) is tried again.
  */
 static int interrupt_while_writing(char *const argv[], const char *out_dir,
-				   int sig, void (*reset)(void))
+				   const char *final, int sig,
+				   void (*reset)(void))
 {
 	for (int attempt = 0; attempt < 5; attempt++) {
 		int status = 0;
@@ -506,7 +510,7 @@ static int interrupt_while_writing(char *const argv[], const char *out_dir,
 			execv(argv[0], argv);
 			_exit(127);
 		}
-		while (!writing(pid, out_dir) &&
+		while (!writing(pid, out_dir, final) &&
 		       !waitpid(pid, &status, WNOHANG))
 			usleep(200);
 		kill(pid, SIGSTOP);
@@ -560,7 +564,8 @@ Test(outputs, export_interrupted_leaves_nothing)
 			int st;
 
 			big_out = force ? out : NULL;
-			st = interrupt_while_writing(argv, dir, sigs[i],
+			st = interrupt_while_writing(argv, dir, "t.pftrace",
+						     sigs[i],
 						     reset_outputs);
 			cr_assert(WIFSIGNALED(st) && WTERMSIG(st) == sigs[i],
 				  "status %#x", st);
