@@ -15,9 +15,12 @@
  *   fl_min_*     the least that writes abicap's full record of the kind,
  *                every field as bpf/abicap.bpf.c fills it (cgroup ids, the
  *                report state, the comms copied as abicap copies them,
- *                8 bytes at a time), reserved and submitted without
- *                a wakeup (the consumer drains on a timer): no filter, no
- *                counter, no waker kept for sched_wakeup, no interrupt check
+ *                8 bytes at a time), in the CPU's slab where use_slab is
+ *                set (build/bpfstats sets it where the object has slabs,
+ *                on x86-64, as abicap's default transport), else reserved
+ *                and submitted in the CPU's ring, without a wakeup (the
+ *                consumer drains on a timer): no filter, no counter, no
+ *                waker kept for sched_wakeup, no interrupt check
  *
  * The programs write into one ring buffer per CPU, all of them into their
  * CPU's, as abicap's do (issue 36: each with a ring of its own, cold where
@@ -40,6 +43,7 @@
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 CPU_RINGS(rings);
+#include "slab.bpf.h"
 
 /* written so that the calls are kept (a racy global is fine here) */
 __u64 fl_sink;
@@ -89,13 +93,27 @@ static __always_inline __u64 cg_id(struct task_struct *t)
 	return t->cgroups->dfl_cgrp->kn->id;
 }
 
-static __always_inline void *hdr(__u16 type, __u16 size, __u64 ts)
+/*
+ * Room for a record, as abicap's reserve() finds it: in the CPU's slab
+ * (*slab set), or its ring (use_slab off, or a program nested on the CPU)
+ */
+static __always_inline void *hdr(__u16 type, __u16 size, __u64 ts,
+				 bool *slab)
 {
 	__u32 cpu = bpf_get_smp_processor_id();
-	struct abicap_hdr *h = cpu_ring_reserve(&rings, size, cpu);
+	struct abicap_hdr *h = NULL;
+	bool full = false;
 
+	*slab = false;
+	if (use_slab) {
+		h = slab_reserve(cpu, &full);
+		*slab = h != NULL;
+	}
+	if (!h && !full)
+		h = cpu_ring_reserve(&rings, size, cpu);
 	if (!h)
 		return NULL;
+	barrier_var(h);
 	h->ts_ns = ts;
 	h->type = type;
 	h->size = size;
@@ -103,12 +121,22 @@ static __always_inline void *hdr(__u16 type, __u16 size, __u64 ts)
 	return h;
 }
 
+/* hdr()'s record e of size bytes is written */
+static __always_inline void commit(void *e, __u16 size, bool slab)
+{
+	if (use_slab && slab)
+		slab_commit(((struct abicap_hdr *)e)->cpu, size);
+	else
+		bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
+}
+
 SEC("tp_btf/sched_switch")
 int BPF_PROG(fl_min_switch, bool preempt, struct task_struct *prev,
 	     struct task_struct *next, unsigned int prev_state)
 {
+	bool slab;
 	struct abicap_switch *e = hdr(ABICAP_EV_SCHED_SWITCH, sizeof(*e),
-				      bpf_ktime_get_ns());
+				      bpf_ktime_get_ns(), &slab);
 
 	if (!e)
 		return 0;
@@ -118,7 +146,7 @@ int BPF_PROG(fl_min_switch, bool preempt, struct task_struct *prev,
 	e->flags = ABICAP_SWITCH_PREV_OK | ABICAP_SWITCH_NEXT_OK;
 	e->prev_cgroup = cg_id(prev);
 	e->next_cgroup = cg_id(next);
-	bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
+	commit(e, sizeof(*e), slab);
 	return 0;
 }
 
@@ -126,7 +154,9 @@ static __always_inline int min_wakeup(__u16 type,
 				      struct task_struct *p, __s32 waker_pid,
 				      __s32 waker_tgid)
 {
-	struct abicap_wakeup *e = hdr(type, sizeof(*e), bpf_ktime_get_ns());
+	bool slab;
+	struct abicap_wakeup *e = hdr(type, sizeof(*e), bpf_ktime_get_ns(),
+				      &slab);
 
 	if (!e)
 		return 0;
@@ -138,7 +168,7 @@ static __always_inline int min_wakeup(__u16 type,
 	e->waker_pid = waker_pid;
 	e->waker_tgid = waker_tgid;
 	e->cgroup = cg_id(p);
-	bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
+	commit(e, sizeof(*e), slab);
 	return 0;
 }
 
@@ -243,13 +273,15 @@ int BPF_PROG(fl_min_waker, struct task_struct *p)
 
 static __always_inline int min_power(__u16 type, __u32 state, __u32 cpu_id)
 {
-	struct abicap_power *e = hdr(type, sizeof(*e), bpf_ktime_get_ns());
+	bool slab;
+	struct abicap_power *e = hdr(type, sizeof(*e), bpf_ktime_get_ns(),
+				     &slab);
 
 	if (!e)
 		return 0;
 	e->state = state;
 	e->cpu_id = cpu_id;
-	bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
+	commit(e, sizeof(*e), slab);
 	return 0;
 }
 

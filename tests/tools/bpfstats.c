@@ -18,13 +18,17 @@
  *   NAME <tab> FROM <tab> RUN_CNT <tab> RUN_TIME_NS <tab> NS_PER_RUN
  *
  * -r sets a read-only global (const volatile, an integer) of the objects
- * loaded after it, by name (every object holding one so named).
+ * loaded after it, by name (every object holding one so named). On x86-64
+ * an object with a map "slabs" (bpf/slab.bpf.h) writes into them, as
+ * abicap's default transport: each CPU a slab of 8 MiB in 1 MiB chunks,
+ * read with the CPU's ring (its use_slab and sizes set).
  * FROM is "pid" or "obj". NAME is the program's full name (from its BTF;
  * the kernel keeps only 15 characters). -n: no bpf_stats and no lines,
  * the programs only loaded, attached and drained while COMMAND runs (a
  * workload's slowdown beside them, without bpf_stats' own cost), "bpfstats:
  * attached" on stderr once they are, SIGINT or SIGTERM passed on to
- * COMMAND as SIGTERM. Exit 0, or 1 on any failure; the
+ * COMMAND as SIGTERM. At the end, "bpfstats: N records drained" on
+ * stderr where an object has rings. Exit 0, or 1 on any failure; the
  * command's exit status is not ours.
  */
 #include <dirent.h>
@@ -35,11 +39,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
+#include "abicap.h"
 #include "live/ringread.h"
 
 #define MAX_PROGS 64
@@ -174,11 +180,14 @@ static void add_pid(const char *pid)
 		die("process %s holds no BPF program", pid);
 }
 
+static unsigned long long drained; /* records read from the objects */
+
 static int on_record(void *ctx, void *data, size_t len)
 {
 	(void)ctx;
 	(void)data;
 	(void)len;
+	drained++;
 	return 0;
 }
 
@@ -210,6 +219,8 @@ static void size_cpu_rings(struct bpf_object *obj)
 	}
 }
 
+static int nrings; /* rings given to the reader so far */
+
 /* Add the ring fd to the consumer *rb. */
 static void drain_ring(struct ringread **rb, int fd, const char *name)
 {
@@ -220,6 +231,7 @@ static void drain_ring(struct ringread **rb, int fd, const char *name)
 	e = ringread_add(*rb, fd, on_record, NULL);
 	if (e)
 		die("cannot read ring buffer %s: %s", name, strerror(-e));
+	nrings++;
 }
 
 /* After the load: each CPU's ring made, put in its slot, drained. */
@@ -305,6 +317,90 @@ static void set_rodata(struct bpf_object *obj)
 	free(copy);
 }
 
+#define SLAB_SHIFT 20
+
+/* obj writes into slabs here: x86-64, and a map "slabs" */
+static struct bpf_map *slabs_of(struct bpf_object *obj)
+{
+#if defined(__x86_64__)
+	return bpf_object__find_map_by_name(obj, "slabs");
+#else
+	(void)obj;
+	return NULL;
+#endif
+}
+
+/* Before the load: the slabs' array sized, use_slab and its sizes set. */
+static void size_slabs(struct bpf_object *obj)
+{
+	struct bpf_map *m = slabs_of(obj);
+	int n = libbpf_num_possible_cpus(), log = 0;
+	char v[64];
+
+	if (!m)
+		return;
+	while ((1u << (SLAB_SHIFT + log)) < CPU_RING_BYTES)
+		log++;
+	if (n <= 0 || bpf_map__set_value_size(m, 1u << SLAB_SHIFT) ||
+	    bpf_map__set_max_entries(m, (__u32)n << log))
+		die("cannot size the slabs: %s", strerror(errno));
+	for (int i = 0; i < 3; i++) {
+		if (i == 0)
+			snprintf(v, sizeof(v), "use_slab=1");
+		else if (i == 1)
+			snprintf(v, sizeof(v), "slab_chunk_shift=%d", SLAB_SHIFT);
+		else
+			snprintf(v, sizeof(v), "slab_chunks_log=%d", log);
+		add_rodata(v);
+		rodata[nrodata - 1].used = true;
+	}
+}
+
+/* After the load: CPU c's slab read with ring first + c of rb. */
+static void read_slabs(struct bpf_object *obj, struct ringread *rb, int first)
+{
+	struct bpf_map *m = slabs_of(obj);
+	struct bpf_map *bss = bpf_object__find_map_by_name(obj, ".bss");
+	const struct btf *btf = bpf_object__btf(obj);
+	int n = libbpf_num_possible_cpus(), id;
+	const struct btf_type *sec;
+	unsigned char *data, *b;
+	size_t off = SIZE_MAX;
+
+	if (!m)
+		return;
+	id = btf && bss ? btf__find_by_name_kind(btf, ".bss", BTF_KIND_DATASEC)
+			: -1;
+	sec = id >= 0 ? btf__type_by_id(btf, id) : NULL;
+	for (int i = 0; sec && i < btf_vlen(sec); i++) {
+		const struct btf_var_secinfo *v = btf_var_secinfos(sec) + i;
+
+		if (!strcmp(btf__name_by_offset(btf, btf__type_by_id(btf,
+				v->type)->name_off), "slab_ctl"))
+			off = v->offset;
+	}
+	if (off == SIZE_MAX || !rb)
+		die("slabs, but no slab_ctl in .bss or no CPU rings to read them with");
+	b = mmap(NULL, bpf_map__value_size(bss), PROT_READ | PROT_WRITE,
+		 MAP_SHARED, bpf_map__fd(bss), 0);
+	data = mmap(NULL, (size_t)n * CPU_RING_BYTES, PROT_READ, MAP_SHARED,
+		    bpf_map__fd(m), 0);
+	if (b == MAP_FAILED || data == MAP_FAILED)
+		die("cannot map the slabs: %s", strerror(errno));
+	for (int cpu = 0; cpu < n; cpu++) {
+		struct abicap_slab_ctl *ctl =
+			(struct abicap_slab_ctl *)(b + off) + cpu;
+		struct ringread_slab s = {
+			.data = data + (size_t)cpu * CPU_RING_BYTES,
+			.bytes = CPU_RING_BYTES, .shift = SLAB_SHIFT,
+			.head = &ctl->head, .tail = &ctl->tail,
+		};
+
+		if (ringread_add_slab(rb, first + cpu, &s))
+			die("cannot read CPU %d's slab", cpu);
+	}
+}
+
 /* Load OBJ[:PROG,...], attach, and add its ring buffers to *rb. */
 static void load_obj(char *spec, struct ringread **rb)
 {
@@ -312,6 +408,7 @@ static void load_obj(char *spec, struct ringread **rb)
 	struct bpf_object *obj;
 	struct bpf_program *p;
 	struct bpf_map *m;
+	int first = -1; /* the reader's index of CPU 0's ring */
 
 	if (only)
 		*only++ = 0;
@@ -330,6 +427,7 @@ static void load_obj(char *spec, struct ringread **rb)
 		bpf_program__set_autoload(p, want);
 	}
 	size_cpu_rings(obj);
+	size_slabs(obj);
 	set_rodata(obj);
 	if (bpf_object__load(obj))
 		die("cannot load %s: %s", spec, strerror(errno));
@@ -342,11 +440,17 @@ static void load_obj(char *spec, struct ringread **rb)
 		add_prog(bpf_program__fd(p), "obj");
 	}
 	bpf_object__for_each_map(m, obj) {
-		if (is_cpu_rings(m))
+		if (is_cpu_rings(m)) {
+			first = nrings;
 			fill_cpu_rings(m, rb);
-		else if (bpf_map__type(m) == BPF_MAP_TYPE_RINGBUF)
+		} else if (bpf_map__type(m) == BPF_MAP_TYPE_RINGBUF) {
 			drain_ring(rb, bpf_map__fd(m), bpf_map__name(m));
+		}
 	}
+	if (first < 0 && slabs_of(obj))
+		die("%s: slabs, but no CPU rings to read them with", spec);
+	if (first >= 0)
+		read_slabs(obj, *rb, first);
 	/* the object stays loaded until we exit */
 }
 
@@ -451,8 +555,10 @@ int main(int argc, char **argv)
 	}
 	if (stats)
 		snapshot(true, out);
-	if (rb)
+	if (rb) {
 		ringread_consume(rb);
+		fprintf(stderr, "bpfstats: %llu records drained\n", drained);
+	}
 	if (stats_fd >= 0)
 		close(stats_fd);
 	if (out != stdout)
