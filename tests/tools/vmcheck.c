@@ -66,15 +66,203 @@ static const char *gets_(json_t *o, const char *k)
 	return s ? s : "";
 }
 
+/* What the trace and the summary told, for the verdict. */
+struct tally {
+	long long ping, pong, start, end, rounds; /* the workload's */
+	long long seen, rcvd, drop, late; /* abicap's summary (-1: none) */
+	long long pp_switches, pp_sleeping, pp_wakeups, idle;
+	long long newest, inversions, pp_cpus;
+	json_t *events; /* events per type */
+	char variant[64];
+	char pp_on[4096]; /* a ping-pong switch was seen on CPU i */
+};
+
+/* A ping-pong switch or wakeup in the window, checked. */
+static void pp_event(struct tally *t, json_t *j, const char *ev)
+{
+	if (!strcmp(ev, "sched_switch")) {
+		long long p = geti(j, "prev_pid"), n = geti(j, "next_pid");
+		const char *st;
+
+		if (!((p == t->ping && n == t->pong) ||
+		      (p == t->pong && n == t->ping)))
+			return;
+		st = gets_(j, "prev_state");
+		t->pp_switches++;
+		if (strcmp(gets_(j, "prev_comm"), p == t->ping ? "abc_ping" :
+							       "abc_pong"))
+			fail("switch from %lld: wrong comm %s", p,
+			     gets_(j, "prev_comm"));
+		/*
+		 * S: blocked in read(); D: blocked on a lock (PREEMPT_RT's
+		 * sleeping spinlocks report D); R: woken before it blocked;
+		 * R+: preempted
+		 */
+		if (!strcmp(st, "S") || !strcmp(st, "D"))
+			t->pp_sleeping++;
+		else if (strcmp(st, "R") && strcmp(st, "R+"))
+			fail("ping-pong switch with state %s", st);
+	} else if (!strcmp(ev, "sched_wakeup")) {
+		long long p = geti(j, "pid"), w = geti(j, "waker_pid");
+
+		if (p != t->ping && p != t->pong)
+			return;
+		t->pp_wakeups++;
+		if (w != (p == t->ping ? t->pong : t->ping))
+			fail("wakeup of %s by pid %lld, not the other thread",
+			     gets_(j, "comm"), w);
+	}
+}
+
+/* The trace's JSON lines: counts, time order, the ping-pong's events. */
+static void read_trace(const char *path, struct tally *t)
+{
+	FILE *f = fopen(path, "r");
+	char line[4096];
+
+	while (f && fgets(line, sizeof(line), f)) {
+		json_t *j = json_loads(line, 0, NULL), *cnt;
+		const char *ev;
+		long long ts;
+
+		if (!j) {
+			fail("a trace line is not JSON: %.80s", line);
+			continue;
+		}
+		ev = gets_(j, "event");
+		cnt = json_object_get(t->events, ev);
+		json_object_set_new(t->events, ev, json_integer(cnt ?
+				    json_integer_value(cnt) + 1 : 1));
+		ts = geti(j, "ts_ns");
+		if (ts < t->newest)
+			t->inversions++;
+		else
+			t->newest = ts;
+		if (!strcmp(ev, "cpu_idle"))
+			t->idle++;
+		if (!strcmp(ev, "sched_switch") &&
+		    !strncmp(gets_(j, "prev_comm"), "abc_p", 5) &&
+		    geti(j, "cpu") >= 0 && geti(j, "cpu") < 4096)
+			t->pp_on[geti(j, "cpu")] = 1;
+		if (ts >= t->start && ts <= t->end)
+			pp_event(t, j, ev);
+		json_decref(j);
+	}
+	if (f)
+		fclose(f);
+	else
+		fail("%s: no trace output", path);
+}
+
+/* The number ending just before p in line. */
+static long long number_before(const char *line, const char *p)
+{
+	while (p > line && p[-1] >= '0' && p[-1] <= '9')
+		p--;
+	return atoll(p);
+}
+
+/* abicap's summary on its stderr: counts, late records, the variant. */
+static void read_summary(const char *path, struct tally *t)
+{
+	FILE *f = fopen(path, "r");
+	char line[4096];
+
+	while (f && fgets(line, sizeof(line), f)) {
+		char *p = strstr(line, " events seen, ");
+
+		if (p && sscanf(p, " events seen, %lld received, %lld dropped",
+				&t->rcvd, &t->drop) == 2)
+			t->seen = number_before(line, p);
+		if (!strncmp(line, "  transport: perf buffer", 24))
+			strncat(t->variant, ", perf buffer",
+				sizeof(t->variant) - strlen(t->variant) - 1);
+		p = strstr(line, " records were handed on out of time order");
+		if (p)
+			t->late = number_before(line, p);
+		if (!strncmp(line, "  sched_switch ", 15)) {
+			char *prog = strstr(line, "tp_btf");
+
+			if (!prog)
+				prog = strstr(line, "raw_tp");
+			if (prog) {
+				prog[strcspn(prog, "\n")] = 0;
+				snprintf(t->variant, sizeof(t->variant), "%s",
+					 prog);
+			}
+		}
+	}
+	if (f)
+		fclose(f);
+}
+
+/* The verdict's failures, from what was told. */
+static void judge(struct tally *t, long long all_cpus)
+{
+	if (t->seen < 0)
+		fail("no summary on abicap's stderr");
+	else if (t->drop != 0 || t->seen != t->rcvd)
+		fail("lost events: %lld seen, %lld received, %lld dropped",
+		     t->seen, t->rcvd, t->drop);
+	if (t->rounds <= 0)
+		fail("the workload made no round trips");
+	if (t->pp_switches < t->rounds)
+		fail("only %lld ping-pong switches for %lld rounds",
+		     t->pp_switches, t->rounds);
+	if (t->pp_sleeping < t->rounds / 2)
+		fail("only %lld ping-pong switches in S or D", t->pp_sleeping);
+	if (t->pp_wakeups < t->rounds / 2)
+		fail("only %lld ping-pong wakeups", t->pp_wakeups);
+	if (t->idle == 0)
+		fail("no cpu_idle events");
+	if (t->inversions != t->late)
+		fail("%lld records out of time order, %lld of them counted",
+		     t->inversions, t->late);
+	for (int i = 0; i < 4096; i++)
+		t->pp_cpus += t->pp_on[i];
+	if (all_cpus && t->pp_cpus < all_cpus)
+		fail("ping-pong switches on %lld CPUs of the %lld running one",
+		     t->pp_cpus, all_cpus);
+}
+
+/* The ABICAP-RESULT line; exit status: 0 passed. */
+static int result(const struct tally *t, json_t *check)
+{
+	json_t *sum = check ? json_object_get(check, "summary") : NULL;
+	json_t *res, *fl = json_array();
+	struct utsname u;
+
+	uname(&u);
+	res = json_pack("{s:s, s:s, s:i, s:i, s:i, s:s, s:O, s:I, s:I, s:I, "
+			"s:I, s:I, s:I, s:b}",
+			"kernel", u.release,
+			"contract", check ? gets_(check, "verdict") : "none",
+			"ok", sum ? geti(sum, "ok") : 0,
+			"degraded", sum ? geti(sum, "degraded") : 0,
+			"broken", sum ? geti(sum, "broken") : 0,
+			"variant", t->variant, "events", t->events,
+			"seen", t->seen, "dropped", t->drop, "rounds", t->rounds,
+			"pp_switches", t->pp_switches, "pp_wakeups",
+			t->pp_wakeups, "cpu_idle", t->idle, "pass", nfail == 0);
+	json_object_set_new(res, "out_of_order", json_integer(t->inversions));
+	json_object_set_new(res, "late", json_integer(t->late));
+	json_object_set_new(res, "cpus", json_integer(sysconf(_SC_NPROCESSORS_ONLN)));
+	json_object_set_new(res, "pp_cpus", json_integer(t->pp_cpus));
+	for (int i = 0; i < nfail; i++)
+		json_array_append_new(fl, json_string(fails[i]));
+	json_object_set_new(res, "failures", fl);
+	printf("ABICAP-RESULT ");
+	json_dumpf(res, stdout, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	printf("\n");
+	return nfail ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
-	json_t *check, *pp_start, *pp_end, *res, *events = json_object();
-	long long ping, pong, start, end, rounds, seen = -1, rcvd = -1, drop = -1;
-	long long pp_switches = 0, pp_sleeping = 0, pp_wakeups = 0, idle = 0;
-	long long newest = 0, inversions = 0, late = 0, all_cpus = 0, pp_cpus = 0;
-	static char pp_on[4096]; /* a ping-pong switch was seen on CPU i */
-	char line[4096], variant[64] = "?";
-	struct utsname u;
+	static struct tally t = { .seen = -1, .rcvd = -1, .drop = -1,
+				  .variant = "?" };
+	json_t *check, *pp_start, *pp_end;
+	long long all_cpus = 0;
 	FILE *f;
 
 	if (argc != 7 && argc != 8) {
@@ -84,7 +272,7 @@ int main(int argc, char **argv)
 	}
 	if (argc == 8)
 		all_cpus = atoll(argv[7]);
-	uname(&u);
+	t.events = json_object();
 	check = json_load_file(argv[1], 0, NULL);
 	if (!check)
 		fail("%s: abicap check printed no JSON", argv[1]);
@@ -100,163 +288,15 @@ int main(int argc, char **argv)
 		pp_start = pp_start ? pp_start : json_object();
 		pp_end = pp_end ? pp_end : json_object();
 	}
-	ping = geti(pp_start, "abc_ping");
-	pong = geti(pp_start, "abc_pong");
-	start = geti(pp_end, "start_ns");
-	end = geti(pp_end, "end_ns");
-	rounds = geti(pp_end, "rounds");
+	t.ping = geti(pp_start, "abc_ping");
+	t.pong = geti(pp_start, "abc_pong");
+	t.start = geti(pp_end, "start_ns");
+	t.end = geti(pp_end, "end_ns");
+	t.rounds = geti(pp_end, "rounds");
 	if (atoi(argv[6]) != 0)
 		fail("abicap trace exited %s", argv[6]);
-
-	f = fopen(argv[4], "r");
-	while (f && fgets(line, sizeof(line), f)) {
-		json_t *j = json_loads(line, 0, NULL);
-		const char *ev;
-		long long ts;
-		json_t *cnt;
-
-		if (!j) {
-			fail("a trace line is not JSON: %.80s", line);
-			continue;
-		}
-		ev = gets_(j, "event");
-		cnt = json_object_get(events, ev);
-		json_object_set_new(events, ev, json_integer(cnt ?
-				    json_integer_value(cnt) + 1 : 1));
-		ts = geti(j, "ts_ns");
-		if (ts < newest)
-			inversions++;
-		else
-			newest = ts;
-		if (!strcmp(ev, "cpu_idle"))
-			idle++;
-		if (!strcmp(ev, "sched_switch") &&
-		    !strncmp(gets_(j, "prev_comm"), "abc_p", 5) &&
-		    geti(j, "cpu") >= 0 && geti(j, "cpu") < 4096)
-			pp_on[geti(j, "cpu")] = 1;
-		if (ts < start || ts > end) {
-			json_decref(j);
-			continue;
-		}
-		if (!strcmp(ev, "sched_switch")) {
-			long long p = geti(j, "prev_pid"), n = geti(j, "next_pid");
-
-			if ((p == ping && n == pong) || (p == pong && n == ping)) {
-				const char *st = gets_(j, "prev_state");
-
-				pp_switches++;
-				if (strcmp(gets_(j, "prev_comm"), p == ping ?
-					   "abc_ping" : "abc_pong"))
-					fail("switch from %lld: wrong comm %s", p,
-					     gets_(j, "prev_comm"));
-				/*
-				 * S: blocked in read(); D: blocked on a lock
-				 * (PREEMPT_RT's sleeping spinlocks report D);
-				 * R: woken before it blocked; R+: preempted
-				 */
-				if (!strcmp(st, "S") || !strcmp(st, "D"))
-					pp_sleeping++;
-				else if (strcmp(st, "R") && strcmp(st, "R+"))
-					fail("ping-pong switch with state %s", st);
-			}
-		} else if (!strcmp(ev, "sched_wakeup")) {
-			long long p = geti(j, "pid"), w = geti(j, "waker_pid");
-
-			if (p == ping || p == pong) {
-				pp_wakeups++;
-				if (w != (p == ping ? pong : ping))
-					fail("wakeup of %s by pid %lld, not the "
-					     "other thread", gets_(j, "comm"), w);
-			}
-		}
-		json_decref(j);
-	}
-	if (f)
-		fclose(f);
-	else
-		fail("%s: no trace output", argv[4]);
-
-	f = fopen(argv[5], "r");
-	while (f && fgets(line, sizeof(line), f)) {
-		char *p = strstr(line, " events seen, ");
-
-		if (p && sscanf(p, " events seen, %lld received, %lld dropped",
-				&rcvd, &drop) == 2) {
-			while (p > line && p[-1] >= '0' && p[-1] <= '9')
-				p--;
-			seen = atoll(p);
-		}
-		if (!strncmp(line, "  transport: perf buffer", 24))
-			strncat(variant, ", perf buffer",
-				sizeof(variant) - strlen(variant) - 1);
-		p = strstr(line, " records were handed on out of time order");
-		if (p) {
-			while (p > line && p[-1] >= '0' && p[-1] <= '9')
-				p--;
-			late = atoll(p);
-		}
-		if (!strncmp(line, "  sched_switch ", 15)) {
-			char *prog = strstr(line, "tp_btf");
-
-			if (!prog)
-				prog = strstr(line, "raw_tp");
-			if (prog) {
-				prog[strcspn(prog, "\n")] = 0;
-				snprintf(variant, sizeof(variant), "%s", prog);
-			}
-		}
-	}
-	if (f)
-		fclose(f);
-	if (seen < 0)
-		fail("no summary on abicap's stderr");
-	else if (drop != 0 || seen != rcvd)
-		fail("lost events: %lld seen, %lld received, %lld dropped", seen, rcvd, drop);
-	if (rounds <= 0)
-		fail("the workload made no round trips");
-	if (pp_switches < rounds)
-		fail("only %lld ping-pong switches for %lld rounds", pp_switches, rounds);
-	if (pp_sleeping < rounds / 2)
-		fail("only %lld ping-pong switches in S or D", pp_sleeping);
-	if (pp_wakeups < rounds / 2)
-		fail("only %lld ping-pong wakeups", pp_wakeups);
-	if (idle == 0)
-		fail("no cpu_idle events");
-	if (inversions != late)
-		fail("%lld records out of time order, %lld of them counted",
-		     inversions, late);
-	for (int i = 0; i < 4096; i++)
-		pp_cpus += pp_on[i];
-	if (all_cpus && pp_cpus < all_cpus)
-		fail("ping-pong switches on %lld CPUs of the %lld running one",
-		     pp_cpus, all_cpus);
-
-	res = json_pack("{s:s, s:s, s:i, s:i, s:i, s:s, s:o, s:I, s:I, s:I, "
-			"s:I, s:I, s:I, s:b}",
-			"kernel", u.release,
-			"contract", check ? gets_(check, "verdict") : "none",
-			"ok", check ? geti(json_object_get(check, "summary"), "ok") : 0,
-			"degraded", check ? geti(json_object_get(check, "summary"),
-						 "degraded") : 0,
-			"broken", check ? geti(json_object_get(check, "summary"),
-					       "broken") : 0,
-			"variant", variant, "events", events,
-			"seen", seen, "dropped", drop, "rounds", rounds,
-			"pp_switches", pp_switches, "pp_wakeups", pp_wakeups,
-			"cpu_idle", idle, "pass", nfail == 0);
-	json_object_set_new(res, "out_of_order", json_integer(inversions));
-	json_object_set_new(res, "late", json_integer(late));
-	json_object_set_new(res, "cpus", json_integer(sysconf(_SC_NPROCESSORS_ONLN)));
-	json_object_set_new(res, "pp_cpus", json_integer(pp_cpus));
-	{
-		json_t *fl = json_array();
-
-		for (int i = 0; i < nfail; i++)
-			json_array_append_new(fl, json_string(fails[i]));
-		json_object_set_new(res, "failures", fl);
-	}
-	printf("ABICAP-RESULT ");
-	json_dumpf(res, stdout, JSON_COMPACT | JSON_PRESERVE_ORDER);
-	printf("\n");
-	return nfail ? 1 : 0;
+	read_trace(argv[4], &t);
+	read_summary(argv[5], &t);
+	judge(&t, all_cpus);
+	return result(&t, check);
 }
