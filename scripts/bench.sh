@@ -367,7 +367,7 @@ FLOOR_OBJ=$ROOT/build/tests/bench/floor.bpf.o
 # an interrupt's wakeup told apart (fl_min_waker_ctx; min-noctx: the same
 # set with fl_min_waker, which does not tell it); abicap-all and min-all:
 # -e all, its records written
-FLOOR_EVENTS="sched_switch:switch sched_wakeup:wakeup sched_waking:waker_ctx cpu_idle:idle cpu_frequency:frequency"
+FLOOR_EVENTS="sched_switch:switch sched_wakeup:wakeup_w sched_waking:waker_ctx cpu_idle:idle cpu_frequency:frequency"
 FLOOR_SETS="abicap abicap-raw abicap-all empty clock rb min min-noctx min-all"
 # x86's per-CPU preempt_count: its distance from runqueues in the per-CPU
 # section of the running kernel's BTF (abicap's loader: pc_off), for
@@ -399,7 +399,7 @@ floor_load() { # TSV BPFSTATS-ARGS...: the pinned pipe under bpfstats
 floor_progs() { # SET (empty, min, min-noctx, min-all): its programs, comma-separated
 	local e progs=""
 	for e in $FLOOR_EVENTS; do
-		[ "$1" = min-all ] && [ "$e" = sched_waking:waker_ctx ] && e=sched_waking:waking
+		[ "$1" = min-all ] && [ "$e" = sched_waking:waker_ctx ] && e=sched_waking:waking_w
 		[ "$1" = min-noctx ] && [ "$e" = sched_waking:waker_ctx ] && e=sched_waking:waker
 		if [ "$1" = empty ]; then progs="$progs,fl_empty_${e%:*}"; else progs="$progs,fl_min_${e#*:}"; fi
 	done
@@ -506,10 +506,10 @@ floor_path() { # SET FLOORSET WAKINGFLOOR [ratio]: one wakeup's path, abicap's a
 	a1=$(nsper "$(floor_prog "$set" tp_btf sched_waking)" "$OUT"/floor/"$set".*.tsv)
 	a2=$(nsper "$(floor_prog "$set" tp_btf sched_wakeup)" "$OUT"/floor/"$set".*.tsv)
 	f1=$(nsper "fl_min_$wk" "$OUT"/floor/"$fset".*.tsv)
-	f2=$(nsper fl_min_wakeup "$OUT"/floor/"$fset".*.tsv)
+	f2=$(nsper fl_min_wakeup_w "$OUT"/floor/"$fset".*.tsv)
 	rt=$(awk -v a="$a1" -v b="$a2" -v c="$f1" -v d="$f2" 'BEGIN {if (c + d > 0 && a != "nan" && b != "nan") print (a + b) / (c + d); else print "nan"}')
 	if [ "${4:-}" = ratio ]; then echo "$rt"; return; fi
-	echo "$(fmt "$a1" %.0f) + $(fmt "$a2" %.0f) ns against fl_min_$wk + fl_min_wakeup $(fmt "$f1" %.0f) + $(fmt "$f2" %.0f): $(fmt "$rt" "%.2fx")"
+	echo "$(fmt "$a1" %.0f) + $(fmt "$a2" %.0f) ns against fl_min_$wk + fl_min_wakeup_w $(fmt "$f1" %.0f) + $(fmt "$f2" %.0f): $(fmt "$rt" "%.2fx")"
 }
 floor_table() { # the table, markers included (docs/results.md between them)
 	local e set rt targets="" ev2
@@ -526,7 +526,7 @@ floor_table() { # the table, markers included (docs/results.md between them)
 			floor_row "$set" "${e%:*}" "${e#*:}" min
 		done
 	done
-	floor_row abicap-all sched_waking waking min-all
+	floor_row abicap-all sched_waking waking_w min-all
 	echo
 	echo "The pinned pipe leaves CPU 1 idle, woken rarely: cpu_idle runs little (and cpu_frequency not at all in this VM); their rows are indicative. By default sched_waking's program keeps the waker for sched_wakeup's record and writes none, reading no clock (fl_min_waker_ctx: the waker in the wakee's task storage, an interrupt's wakeup told apart by preempt_count, read the least way known); \`-e all\` writes its records. Without telling interrupts apart (fl_min_waker, set min-noctx, the other fl_min_* loaded beside it): $(fmt "$(nsper fl_min_waker "$OUT"/floor/min-noctx.*.tsv)" %.0f) ns/run, fl_min_waker_ctx $(fmt "$(nsper fl_min_waker_ctx "$OUT"/floor/min.*.tsv)" %.0f) in the same rounds."
 	echo
@@ -534,10 +534,10 @@ floor_table() { # the table, markers included (docs/results.md between them)
 		eval "rt=\${FLOOR_RATIO_tp_btf_$ev2:-}"
 		targets="$targets${targets:+, }${ev2/_all/ (-e all)} $(fmt "$rt")x $(verdict "$rt" "<=" 1.10)"
 	done
-	echo "**One wakeup's path** (sched_waking's program, then sched_wakeup's: the two read the same wakee, and whichever runs first pays for bringing its lines in, so the rows above split one cost between the two as it falls, fl_min_wakeup cheap after fl_min_waking wrote the same fields; their sum against the floor's sum, medians): defaults $(floor_path abicap min waker_ctx); \`-e all\` $(floor_path abicap-all min-all waking)."
+	echo "**One wakeup's path** (sched_waking's program, then sched_wakeup's: the two read the same wakee, and whichever runs first pays for bringing its lines in, so the rows above split one cost between the two as it falls, sched_wakeup's cheap after -e all's sched_waking wrote the same fields; their sum against the floor's sum, medians): defaults $(floor_path abicap min waker_ctx); \`-e all\` $(floor_path abicap-all min-all waking_w)."
 	echo
 	FLOOR_PATH_abicap=$(floor_path abicap min waker_ctx ratio)
-	FLOOR_PATH_abicap_all=$(floor_path abicap-all min-all waking ratio)
+	FLOOR_PATH_abicap_all=$(floor_path abicap-all min-all waking_w ratio)
 	echo "Target (issue 36): every program (tp_btf) within 1.10x of its floor: $targets; the wakeup path $(fmt "${FLOOR_PATH_abicap:-}")x $(verdict "${FLOOR_PATH_abicap:-}" "<=" 1.10), with \`-e all\` $(fmt "${FLOOR_PATH_abicap_all:-}")x $(verdict "${FLOOR_PATH_abicap_all:-}" "<=" 1.10); ratios below 0.95 over 10,000 runs or more: $BELOW (each a measurement error or, in the two rows of the wakeup path, that path's split; none allowed)."
 	echo
 	floor_budget

@@ -12,6 +12,10 @@
  *                sched_wakeup (no record), the interrupt not told apart
  *   fl_min_waker_ctx  the same, an interrupt's wakeup kept as such, as
  *                abicap's default does
+ *   fl_min_wakeup_w   sched_wakeup's record with the waker taken from the
+ *                task storage the two above fill, as record's is
+ *   fl_min_waking_w   sched_waking's record, the waker (-2 in an
+ *                interrupt) kept for sched_wakeup too, as -e all's is
  *   fl_min_*     the least that writes abicap's full record of the kind,
  *                every field as bpf/abicap.bpf.c fills it (cgroup ids, the
  *                report state, the comms copied as abicap copies them,
@@ -269,6 +273,46 @@ int BPF_PROG(fl_min_waker, struct task_struct *p)
 		w->valid = 1;
 	}
 	return 0;
+}
+
+/*
+ * sched_wakeup as record writes it: the full record, its waker taken (once)
+ * from the wakee's task storage, where sched_waking's program kept it
+ */
+SEC("tp_btf/sched_wakeup")
+int BPF_PROG(fl_min_wakeup_w, struct task_struct *p)
+{
+	struct fl_waker *w = bpf_task_storage_get(&fl_wakers, p, 0, 0);
+	__s32 pid = ABICAP_PID_UNKNOWN, tgid = ABICAP_PID_UNKNOWN;
+
+	if (w && w->valid) {
+		pid = w->pid;
+		tgid = w->tgid;
+		w->valid = 0;
+	}
+	return min_wakeup(ABICAP_EV_SCHED_WAKEUP, p, pid, tgid);
+}
+
+/*
+ * sched_waking as record -e all runs it: its record written, the waker
+ * (-2 in an interrupt) kept for sched_wakeup's record too
+ */
+SEC("tp_btf/sched_waking")
+int BPF_PROG(fl_min_waking_w, struct task_struct *p)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	bool irq = fl_in_irq();
+	__s32 pid = irq ? ABICAP_PID_INTERRUPT : (__s32)id;
+	__s32 tgid = irq ? ABICAP_PID_INTERRUPT : (__s32)(id >> 32);
+	struct fl_waker *w = bpf_task_storage_get(&fl_wakers, p, 0,
+						  BPF_LOCAL_STORAGE_GET_F_CREATE);
+
+	if (w) {
+		w->pid = pid;
+		w->tgid = tgid;
+		w->valid = 1;
+	}
+	return min_wakeup(ABICAP_EV_SCHED_WAKING, p, pid, tgid);
 }
 
 static __always_inline int min_power(__u16 type, __u32 state, __u32 cpu_id)
