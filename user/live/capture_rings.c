@@ -196,14 +196,19 @@ static int plan_slabs(struct capture *c, enum transport want, size_t page,
 	c->slab = false;
 	if (want != TRANSPORT_SLAB && want != TRANSPORT_AUTO)
 		return 0;
-	if (!slabs_fit()) {
+	if (!slabs_fit() || c->ncpus > ABICAP_MAX_CPUS) {
 		if (want == TRANSPORT_AUTO)
 			return 0;
-		snprintf(err, errlen, "--transport slab: %s; use --transport "
-			 "percpu", feature_mmapable_array() == 1 ?
-			 "slabs need x86-64's store order, and this is another "
-			 "architecture" : "this kernel cannot map BPF arrays "
-			 "(5.5+)");
+		if (c->ncpus > ABICAP_MAX_CPUS)
+			snprintf(err, errlen, "--transport slab: this machine "
+				 "has %d possible CPUs, slabs are kept for %d; use "
+				 "--transport percpu", c->ncpus, ABICAP_MAX_CPUS);
+		else
+			snprintf(err, errlen, "--transport slab: %s; use "
+				 "--transport percpu", feature_mmapable_array() == 1 ?
+				 "slabs need x86-64's store order, and this is "
+				 "another architecture" : "this kernel cannot map "
+				 "BPF arrays (5.5+)");
 		return -1;
 	}
 	c->slab = true;
