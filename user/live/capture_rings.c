@@ -281,11 +281,6 @@ static void note_fill(struct capture *c)
 	}
 }
 
-/*
- * The per-CPU ring buffers: one per possible CPU, in the programs' array,
- * split into groups, each drained by one struct ringread (its epoll).
- * The main thread's epoll holds the groups it drains and notify_fd.
- */
 /* Map the slabs, each read with its CPU's ring. */
 static int open_slabs(struct capture *c, char *err, size_t errlen)
 {
@@ -323,6 +318,11 @@ static int open_slabs(struct capture *c, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * The per-CPU ring buffers: one per possible CPU, in the programs' array,
+ * split into groups, each drained by one struct ringread (its epoll).
+ * The main thread's epoll holds the groups it drains and notify_fd.
+ */
 static int open_rings(struct capture *c, char *err, size_t errlen)
 {
 	int outer = bpf_map__fd(c->skel->maps.events_cpu), e;
