@@ -27,7 +27,7 @@ struct ring {
 	size_t map_len;
 	int fd;
 	struct ringread_slab slab; /* data NULL: none */
-	unsigned long long slab_pos; /* our position in it */
+	__u64 slab_pos; /* our position in it */
 };
 
 struct ringread {
@@ -182,8 +182,8 @@ int ringread_add_slab(struct ringread *r, int i, const struct ringread_slab *s)
 static long consume_slab(struct ring *g)
 {
 	const struct ringread_slab *s = &g->slab;
-	unsigned long long head = __atomic_load_n(s->head, __ATOMIC_ACQUIRE);
-	unsigned long long pos = g->slab_pos, told = pos;
+	__u64 head = __atomic_load_n(s->head, __ATOMIC_ACQUIRE);
+	__u64 pos = g->slab_pos, told = pos;
 	unsigned long chunk = 1ul << s->shift, batch = s->bytes / 16;
 	long n = 0;
 	int err = 0;
@@ -271,10 +271,8 @@ unsigned long ringread_unread(const struct ringread *r, int i)
 		return 0;
 	g = &r->rings[i];
 	if (g->slab.data) {
-		unsigned long long h = __atomic_load_n(g->slab.head,
-						       __ATOMIC_ACQUIRE);
-		unsigned long long t = __atomic_load_n(g->slab.tail,
-						       __ATOMIC_ACQUIRE);
+		__u64 h = __atomic_load_n(g->slab.head, __ATOMIC_ACQUIRE);
+		__u64 t = __atomic_load_n(g->slab.tail, __ATOMIC_ACQUIRE);
 
 		return h > t ? (unsigned long)(h - t) : 0;
 	}

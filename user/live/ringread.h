@@ -20,6 +20,7 @@
 #define LIVE_RINGREAD_H
 
 #include <stddef.h>
+#include <linux/types.h>
 
 /* a record's callback: < 0 stops the pass and is returned */
 typedef int (*ringread_fn)(void *ctx, void *data, size_t size);
@@ -46,8 +47,8 @@ struct ringread_slab {
 	const unsigned char *data;
 	unsigned long bytes;
 	unsigned int shift;
-	const unsigned long long *head;
-	unsigned long long *tail;
+	const __u64 *head;
+	__u64 *tail;
 };
 
 /*
