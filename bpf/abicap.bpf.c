@@ -817,90 +817,7 @@ static __always_inline int on_switch(void *ctx, bool preempt,
 	return 0;
 }
 
-/*
- * The waker of a wakeup that runs in its context (sched_waking,
- * sched_wakeup_new): current, unless the CPU is serving an interrupt. Its
- * `on` says whether it passes -p/--tid, decided here where its task is at
- * hand; where the context cannot be told (no preempt_count: see
- * in_irq_context) a filter never keeps a wakeup on the waker's account.
- */
-static __always_inline struct waker current_waker(enum abicap_event ev,
-						 const bool direct)
-{
-	__u64 id = bpf_get_current_pid_tgid();
-	struct waker w = { .pid = (__s32)id, .tgid = (__s32)(id >> 32) };
-	int irq = 0;
-
-	/* sched_wakeup_new runs in the parent's fork, never in an interrupt */
-	if (ev == ABICAP_EV_SCHED_WAKING)
-		irq = in_irq_context(direct);
-	if (irq > 0) {
-		w.pid = w.tgid = ABICAP_PID_INTERRUPT;
-		return w;
-	}
-	if (!TASK_FILTERS || aggregate)
-		return w;
-	if (irq < 0)
-		count_aux(ABICAP_AUX_IRQ_UNKNOWN);
-	else
-		w.on = ids_on((void *)bpf_get_current_task(), w.pid, w.tgid,
-			      false);
-	return w;
-}
-
-/*
- * Keep sched_waking's waker for sched_wakeup: in the wakee's task storage,
- * or where that cannot be created (allocation or the storage's recursion
- * guard failing), in the wakers hash; counted if neither works.
- */
-static __always_inline void note_waker(struct task_struct *p,
-				       struct waker *w, const bool direct,
-				       const bool tstore)
-{
-	struct task_note *note;
-	__s32 pid;
-
-	if (tstore) {
-		note = bpf_task_storage_get(&task_notes, p, 0,
-					    BPF_LOCAL_STORAGE_GET_F_CREATE);
-		if (note) {
-			note->w = *w;
-			note->w.valid = 1;
-			return;
-		}
-		count_aux(ABICAP_AUX_WAKER_IN_HASH);
-	}
-	/* the wakee's pid read only here: the task storage needs none */
-	pid = TASK_FIELD(direct, p, pid);
-	if (bpf_map_update_elem(&wakers, &pid, w, BPF_ANY))
-		count_aux(ABICAP_AUX_WAKER_LOST);
-}
-
-/* sched_waking's waker of p, taken once; unknown if none was kept. */
-static __always_inline struct waker take_waker(struct task_struct *p,
-					       __s32 pid, const bool tstore)
-{
-	struct waker w = { .pid = ABICAP_PID_UNKNOWN,
-			   .tgid = ABICAP_PID_UNKNOWN };
-	struct task_note *note;
-	struct waker *known;
-
-	if (tstore) {
-		note = bpf_task_storage_get(&task_notes, p, 0, 0);
-		if (note && note->w.valid) {
-			note->w.valid = 0;
-			return note->w;
-		}
-	}
-	known = bpf_map_lookup_elem(&wakers, &pid);
-	if (known) {
-		w = *known;
-		/* the LRU keeps the raw_tp path's; the fallback's go */
-		if (tstore)
-			bpf_map_delete_elem(&wakers, &pid);
-	}
-	return w;
-}
+#include "waker.bpf.h"
 
 static __always_inline int on_wakeup(void *ctx, enum abicap_event ev,
 				     struct task_struct *p, const bool direct,
@@ -917,14 +834,15 @@ static __always_inline int on_wakeup(void *ctx, enum abicap_event ev,
 	if (ev != ABICAP_EV_SCHED_WAKEUP)
 		w = current_waker(ev, direct);
 	/* wakers for sched_wakeup's records (no records: no wakers) */
-	if (stream && ev == ABICAP_EV_SCHED_WAKING &&
+	if (stream && ev == ABICAP_EV_SCHED_WAKING && !wakelist_wakers &&
 	    event_on(ABICAP_EV_SCHED_WAKEUP))
 		note_waker(p, &w, direct, tstore);
 	if (!event_on(ev) || !cpu_on(cpu))
 		return 0;
 	pid = TASK_FIELD(direct, p, pid);
 	if (stream && ev == ABICAP_EV_SCHED_WAKEUP)
-		w = take_waker(p, pid, tstore);
+		w = wakelist_wakers ? wakelist_waker(pid, cpu, direct) :
+				      take_waker(p, pid, tstore);
 	tgid = TASK_FIELD(direct, p, tgid);
 	/* the wakee by every filter; the waker by pid/tid, judged at waking */
 	if (TASK_FILTERS && !task_on(p, pid, tgid, direct) &&

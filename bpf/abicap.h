@@ -124,6 +124,34 @@ struct abicap_drop_line {
 };
 
 /*
+ * A CPU running a wakelist of wakeups other CPUs queued (.bss ttwu_flush,
+ * indexed by CPU, bpf/waker.bpf.h): one cache line each, that CPU's only.
+ */
+struct abicap_flush_line {
+	__u32 on;
+	__u32 pad[15];
+};
+
+/*
+ * Wakers of wakeups queued on a CPU's wakelist (bpf/waker.bpf.h), in that
+ * CPU's slots (map wl_slots, indexed by the wakee's CPU): claimed by the
+ * waker with a compare-and-swap of pid (0: free), given back by the wakee's
+ * CPU when its sched_wakeup takes the waker.
+ */
+#define ABICAP_WL_SLOTS 32
+struct abicap_wl_slot {
+	__u64 key; /* 0: free; else the wakee's pid | ABICAP_WL_TAKEN */
+	__s32 waker_pid;
+	__s32 waker_tgid;
+};
+#define ABICAP_WL_TAKEN (1ull << 63)
+#define ABICAP_WL_ON (1ull << 62) /* the waker passed -p/--tid */
+
+struct abicap_wl_cpu {
+	struct abicap_wl_slot s[ABICAP_WL_SLOTS];
+};
+
+/*
  * The slab transport (bpf/slab.bpf.h, docs/transport.md): each CPU's
  * records in an array of its own that user space maps, written by that
  * CPU's programs without a lock or an atomic. A CPU's control lines (.bss
@@ -154,7 +182,7 @@ enum abicap_aux {
 	ABICAP_AUX_FOLLOW_ADDED = 0, /* processes added to the pid filter */
 	ABICAP_AUX_FOLLOW_FAILED = 1, /* a new process could not be added (map full) */
 	ABICAP_AUX_FOLLOW_REMOVED = 2, /* followed processes gone (sched_process_free) */
-	ABICAP_AUX_WAKER_LOST = 3, /* sched_waking's waker could not be stored */
+	ABICAP_AUX_WAKER_LOST = 3, /* a waker could not be kept, or was not found */
 	ABICAP_AUX_IRQ_UNKNOWN = 4, /* filtered wakings whose context was unknown */
 	ABICAP_AUX_WAKER_IN_HASH = 5, /* task storage failed: waker kept in a hash */
 	ABICAP_AUX_CG_CREATED = 6, /* entries made in cg_stats (serve: less those deleted, its fill) */
@@ -184,7 +212,9 @@ enum abicap_aux {
 	 * written into the CPU's ring buffer instead (not a loss)
 	 */
 	ABICAP_AUX_SLAB_NESTED = 13,
-	ABICAP_AUX_COUNT = 14,
+	/* wakers taken from a wakelist's slots (bpf/waker.bpf.h) */
+	ABICAP_AUX_WAKELIST_KEPT = 14,
+	ABICAP_AUX_COUNT = 15,
 };
 
 /* Where the programs find preempt_count (rodata pc_where, set by the loader). */

@@ -368,6 +368,14 @@ FLOOR_OBJ=$ROOT/build/tests/bench/floor.bpf.o
 # set with fl_min_waker, which does not tell it); abicap-all and min-all:
 # -e all, its records written
 FLOOR_EVENTS="sched_switch:switch sched_wakeup:wakeup_w sched_waking:waker_ctx cpu_idle:idle cpu_frequency:frequency"
+# 6.3+ (the csd tracepoints): record runs no sched_waking program, its
+# sched_wakeup names current (bpf/waker.bpf.h); -e all's sched_waking
+# writes its records only
+WAKELIST=0
+if [ -e /sys/kernel/tracing/events/csd/csd_queue_cpu ]; then
+	WAKELIST=1
+	FLOOR_EVENTS="sched_switch:switch sched_wakeup:wakeup_cur cpu_idle:idle cpu_frequency:frequency"
+fi
 FLOOR_SETS="abicap abicap-raw abicap-all empty clock rb min min-noctx min-all"
 # x86's per-CPU preempt_count: its distance from runqueues in the per-CPU
 # section of the running kernel's BTF (abicap's loader: pc_off), for
@@ -398,9 +406,10 @@ floor_load() { # TSV BPFSTATS-ARGS...: the pinned pipe under bpfstats
 }
 floor_progs() { # SET (empty, min, min-noctx, min-all): its programs, comma-separated
 	local e progs=""
-	for e in $FLOOR_EVENTS; do
+	for e in $FLOOR_EVENTS $([ "$1" = min-all ] && [ "$WAKELIST" = 1 ] && echo sched_waking:waking); do
 		[ "$1" = min-all ] && [ "$e" = sched_waking:waker_ctx ] && e=sched_waking:waking_w
 		[ "$1" = min-noctx ] && [ "$e" = sched_waking:waker_ctx ] && e=sched_waking:waker
+		[ "$1" = min-noctx ] && [ "$e" = sched_wakeup:wakeup_cur ] && e=sched_wakeup:wakeup
 		if [ "$1" = empty ]; then progs="$progs,fl_empty_${e%:*}"; else progs="$progs,fl_min_${e#*:}"; fi
 	done
 	echo "${progs#,}"
@@ -502,14 +511,20 @@ floor_budget() { # per op of the pinned pipe, record's defaults and -e all
 	done
 }
 floor_path() { # SET FLOORSET WAKINGFLOOR [ratio]: one wakeup's path, abicap's against the floor's (the text, or its ratio)
-	local set=$1 fset=$2 wk=$3 a1 a2 f1 f2 rt
-	a1=$(nsper "$(floor_prog "$set" tp_btf sched_waking)" "$OUT"/floor/"$set".*.tsv)
+	local set=$1 fset=$2 wk=$3 a1=0 a2 f1=0 f2 rt wu=wakeup_w p
+	[ "$WAKELIST" = 1 ] && wu=wakeup_cur
+	p=$(floor_prog "$set" tp_btf sched_waking)
+	[ -n "$p" ] && a1=$(nsper "$p" "$OUT"/floor/"$set".*.tsv)
 	a2=$(nsper "$(floor_prog "$set" tp_btf sched_wakeup)" "$OUT"/floor/"$set".*.tsv)
-	f1=$(nsper "fl_min_$wk" "$OUT"/floor/"$fset".*.tsv)
-	f2=$(nsper fl_min_wakeup_w "$OUT"/floor/"$fset".*.tsv)
+	[ "$wk" != none ] && f1=$(nsper "fl_min_$wk" "$OUT"/floor/"$fset".*.tsv)
+	f2=$(nsper "fl_min_$wu" "$OUT"/floor/"$fset".*.tsv)
 	rt=$(awk -v a="$a1" -v b="$a2" -v c="$f1" -v d="$f2" 'BEGIN {if (c + d > 0 && a != "nan" && b != "nan") print (a + b) / (c + d); else print "nan"}')
 	if [ "${4:-}" = ratio ]; then echo "$rt"; return; fi
-	echo "$(fmt "$a1" %.0f) + $(fmt "$a2" %.0f) ns against fl_min_$wk + fl_min_wakeup_w $(fmt "$f1" %.0f) + $(fmt "$f2" %.0f): $(fmt "$rt" "%.2fx")"
+	if [ "$wk" = none ]; then
+		echo "$(fmt "$a2" %.0f) ns (no sched_waking program) against fl_min_$wu $(fmt "$f2" %.0f): $(fmt "$rt" "%.2fx")"
+		return
+	fi
+	echo "$(fmt "$a1" %.0f) + $(fmt "$a2" %.0f) ns against fl_min_$wk + fl_min_$wu $(fmt "$f1" %.0f) + $(fmt "$f2" %.0f): $(fmt "$rt" "%.2fx")"
 }
 floor_table() { # the table, markers included (docs/results.md between them)
 	local e set rt targets="" ev2
@@ -526,18 +541,24 @@ floor_table() { # the table, markers included (docs/results.md between them)
 			floor_row "$set" "${e%:*}" "${e#*:}" min
 		done
 	done
-	floor_row abicap-all sched_waking waking_w min-all
+	local wkall=waking_w wkdef=waker_ctx
+	[ "$WAKELIST" = 1 ] && wkall=waking wkdef=none
+	floor_row abicap-all sched_waking "$wkall" min-all
 	echo
-	echo "The pinned pipe leaves CPU 1 idle, woken rarely: cpu_idle runs little (and cpu_frequency not at all in this VM); their rows are indicative. By default sched_waking's program keeps the waker for sched_wakeup's record and writes none, reading no clock (fl_min_waker_ctx: the waker in the wakee's task storage, an interrupt's wakeup told apart by preempt_count, read the least way known); \`-e all\` writes its records. Without telling interrupts apart (fl_min_waker, set min-noctx, the other fl_min_* loaded beside it): $(fmt "$(nsper fl_min_waker "$OUT"/floor/min-noctx.*.tsv)" %.0f) ns/run, fl_min_waker_ctx $(fmt "$(nsper fl_min_waker_ctx "$OUT"/floor/min.*.tsv)" %.0f) in the same rounds."
+	if [ "$WAKELIST" = 1 ]; then
+		echo "The pinned pipe leaves CPU 1 idle, woken rarely: cpu_idle runs little (and cpu_frequency not at all in this VM); their rows are indicative. This kernel has the csd tracepoints (6.3+): by default no program runs at sched_waking, and sched_wakeup names current as the waker (fl_min_wakeup_cur: an interrupt's wakeup told apart by preempt_count, read the least way known; a wakeup queued on another CPU's wakelist takes the waker csd_queue_cpu's program kept, which the pinned pipe never does); \`-e all\` writes sched_waking's records. Without telling interrupts apart (fl_min_wakeup, waker unknown, set min-noctx): $(fmt "$(nsper fl_min_wakeup "$OUT"/floor/min-noctx.*.tsv)" %.0f) ns/run, fl_min_wakeup_cur $(fmt "$(nsper fl_min_wakeup_cur "$OUT"/floor/min.*.tsv)" %.0f) in the same rounds."
+	else
+		echo "The pinned pipe leaves CPU 1 idle, woken rarely: cpu_idle runs little (and cpu_frequency not at all in this VM); their rows are indicative. By default sched_waking's program keeps the waker for sched_wakeup's record and writes none, reading no clock (fl_min_waker_ctx: the waker in the wakee's task storage, an interrupt's wakeup told apart by preempt_count, read the least way known); \`-e all\` writes its records. Without telling interrupts apart (fl_min_waker, set min-noctx, the other fl_min_* loaded beside it): $(fmt "$(nsper fl_min_waker "$OUT"/floor/min-noctx.*.tsv)" %.0f) ns/run, fl_min_waker_ctx $(fmt "$(nsper fl_min_waker_ctx "$OUT"/floor/min.*.tsv)" %.0f) in the same rounds."
+	fi
 	echo
-	for ev2 in sched_switch sched_wakeup sched_waking sched_waking_all; do
+	for ev2 in sched_switch sched_wakeup $([ "$WAKELIST" = 1 ] || echo sched_waking) sched_waking_all; do
 		eval "rt=\${FLOOR_RATIO_tp_btf_$ev2:-}"
 		targets="$targets${targets:+, }${ev2/_all/ (-e all)} $(fmt "$rt")x $(verdict "$rt" "<=" 1.10)"
 	done
-	echo "**One wakeup's path** (sched_waking's program, then sched_wakeup's: the two read the same wakee, and whichever runs first pays for bringing its lines in, so the rows above split one cost between the two as it falls, sched_wakeup's cheap after -e all's sched_waking wrote the same fields; their sum against the floor's sum, medians): defaults $(floor_path abicap min waker_ctx); \`-e all\` $(floor_path abicap-all min-all waking_w)."
+	echo "**One wakeup's path** (sched_waking's program where one runs, then sched_wakeup's: the two read the same wakee, and whichever runs first pays for bringing its lines in, so the rows above split one cost between the two as it falls, sched_wakeup's cheap after -e all's sched_waking wrote the same fields; their sum against the floor's sum, medians): defaults $(floor_path abicap min "$wkdef"); \`-e all\` $(floor_path abicap-all min-all "$wkall")."
 	echo
-	FLOOR_PATH_abicap=$(floor_path abicap min waker_ctx ratio)
-	FLOOR_PATH_abicap_all=$(floor_path abicap-all min-all waking_w ratio)
+	FLOOR_PATH_abicap=$(floor_path abicap min "$wkdef" ratio)
+	FLOOR_PATH_abicap_all=$(floor_path abicap-all min-all "$wkall" ratio)
 	echo "Target (issue 36): every program (tp_btf) within 1.10x of its floor: $targets; the wakeup path $(fmt "${FLOOR_PATH_abicap:-}")x $(verdict "${FLOOR_PATH_abicap:-}" "<=" 1.10), with \`-e all\` $(fmt "${FLOOR_PATH_abicap_all:-}")x $(verdict "${FLOOR_PATH_abicap_all:-}" "<=" 1.10); ratios below 0.95 over 10,000 runs or more: $BELOW (each a measurement error or, in the two rows of the wakeup path, that path's split; none allowed)."
 	echo
 	floor_budget

@@ -18,7 +18,7 @@
 
 struct ids {
 	int u8, u16, s32, u32, s64, u64, boolean, chr, comm, task, task_ptr,
-		void_ptr, pid_t_, css_set_ptr;
+		void_ptr, pid_t_, css_set_ptr, csn;
 };
 
 static void member(struct btf *b, const char *name, int type, int *off,
@@ -60,7 +60,7 @@ static void add_task(struct btf *b, struct ids *t, const struct kfix *k)
 	/* every type a member uses exists before its struct: fields attach to the last type added */
 	int vol_long = btf__add_volatile(b, t->s64), ti, off = 0, leader;
 
-	int rq, cfs, se, si;
+	int rq, cfs, se, si, csn;
 
 	/* group_leader points at a task_struct, declared ahead as in vmlinux */
 	leader = btf__add_ptr(b, btf__add_fwd(b, "task_struct", BTF_FWD_STRUCT));
@@ -84,6 +84,12 @@ static void add_task(struct btf *b, struct ids *t, const struct kfix *k)
 	member(b, "run_delay", t->u64, &off, 8);
 	member(b, "last_arrival", t->u64, &off, 8);
 	member(b, "last_queued", t->u64, &off, 8);
+	off = 0;
+	/* a task's wakeup queued on a wakelist (5.8+) */
+	csn = btf__add_struct(b, "__call_single_node", 16);
+	member(b, "llist", t->u64, &off, 8);
+	member(b, "u_flags", t->u32, &off, 8);
+	t->csn = csn;
 	off = 0;
 
 	ti = btf__add_struct(b, "thread_info", k->old_cpu ? 12 : 24);
@@ -117,6 +123,7 @@ static void add_task(struct btf *b, struct ids *t, const struct kfix *k)
 	member(b, "group_leader", leader, &off, 8);
 	member(b, "se", se, &off, 16);
 	member(b, "sched_info", si, &off, 32);
+	member(b, "wake_entry", csn, &off, 16);
 }
 
 /* struct bpf_ringbuf and the lock types it may use */
@@ -187,6 +194,22 @@ static void add_tp(struct btf *b, const struct ids *t, const char *name,
 	cr_assert_gt(btf__add_typedef(b, tn, btf__add_ptr(b, proto)), 0);
 }
 
+/* csd_queue_cpu, csd_function_entry/exit (6.3+) */
+static void add_csd_tps(struct btf *b, const struct ids *t)
+{
+	int fn = btf__add_func_proto(b, 0), csd, fnp;
+
+	cr_assert_gt(fn, 0);
+	cr_assert_eq(btf__add_func_param(b, "", t->void_ptr), 0);
+	fnp = btf__add_typedef(b, "smp_call_func_t", btf__add_ptr(b, fn));
+	csd = btf__add_struct(b, "__call_single_data", 16);
+	cr_assert_eq(btf__add_field(b, "node", t->csn, 0, 0), 0);
+	csd = btf__add_ptr(b, btf__add_typedef(b, "call_single_data_t", csd));
+	add_tp(b, t, "csd_queue_cpu", (int[]){ t->u32, t->u64, fnp, csd }, 4);
+	add_tp(b, t, "csd_function_entry", (int[]){ fnp, csd }, 2);
+	add_tp(b, t, "csd_function_exit", (int[]){ fnp, csd }, 2);
+}
+
 struct rf {
 	const char *name;
 	int type;
@@ -247,6 +270,8 @@ struct btf *kfix_build(const struct kfix *k)
 		add_tp(b, &t, "cpu_idle", (int[]){ t.u32, t.u32 }, 2);
 		if (!k->no_cpu_frequency)
 			add_tp(b, &t, "cpu_frequency", (int[]){ t.u32, t.u32 }, 2);
+		if (!k->no_csd)
+			add_csd_tps(b, &t);
 	}
 
 	add_ringbuf(b, &t, k->rb_lock);

@@ -40,12 +40,14 @@ struct kfix {
 	bool no_cpu_frequency; /* a tracepoint missing entirely */
 	bool no_trace_types; /* BTF before 5.5: no btf_trace_* at all */
 	bool no_cgroups; /* task_struct without cgroups (CONFIG_CGROUPS=n) */
+	bool no_csd; /* no csd_* tracepoints (before 6.3) */
 };
 
 /* A modern (6.x) kernel is { 0 }; a 5.10-era one is KFIX_5_10. */
 #define KFIX_5_10 \
 	((struct kfix){ .sw = SW_3ARG, .old_state = true, .old_cpu = true, \
-			.wakeup_success = true, .rb_lock = RB_SPINLOCK })
+			.wakeup_success = true, .rb_lock = RB_SPINLOCK, \
+			.no_csd = true })
 
 struct btf *kfix_build(const struct kfix *k);
 

@@ -195,6 +195,11 @@ long long idle_entries(void)
 	return sum;
 }
 
+bool kernel_has_wakelist_wakers(void)
+{
+	return !access("/sys/kernel/tracing/events/csd/csd_queue_cpu", F_OK);
+}
+
 void pingpong_run(struct pingpong *pp, int rounds, int cpu)
 {
 	int err;

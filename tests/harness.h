@@ -29,6 +29,11 @@ void test_skip_part(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void require_kernel(void);
 /* At least n possible CPUs. */
 void require_cpus(int n);
+/*
+ * The running kernel has the csd_* tracepoints (6.3+), where record keeps
+ * sched_wakeup's wakers without a sched_waking program (bpf/waker.bpf.h)
+ */
+bool kernel_has_wakelist_wakers(void);
 /* path exists, else the test skips: "no WHAT (PATH)". */
 void require_path(const char *path, const char *what);
 

@@ -749,6 +749,55 @@ Test(kernel, wakeup_alone_still_names_waker, .timeout = 60)
 	collected_free(&col);
 }
 
+/*
+ * Wakeups that cross CPUs: the waker queues the wakee on its (idle) CPU's
+ * wakelist and sched_wakeup runs there, from an IPI or the idle loop, where
+ * current is not the waker. Each still names the other thread; on 6.3+
+ * the waker came from csd_queue_cpu (counted), and no sched_waking program
+ * ran.
+ */
+Test(kernel, wakeups_across_cpus_name_their_waker, .timeout = 60)
+{
+	struct capture_opts o = { .events = EV(ABICAP_EV_SCHED_WAKEUP) };
+	struct collected col = { 0 };
+	uint64_t aux[ABICAP_AUX_COUNT];
+	struct pingpong pp;
+	struct capture *c;
+	int n = 0;
+
+	require_kernel();
+	require_cpus(2);
+	c = start_capture(&o, &col);
+	pp = (struct pingpong){ .rounds = ROUNDS, .cpu = 0, .apart = true };
+	cr_assert_eq(pingpong(&pp), 0);
+	cr_assert_eq(pp.done_rounds, ROUNDS);
+	poll_for(c, 100);
+	stop_and_check_lossless(c);
+	for (size_t i = 0; i < col.n; i++) {
+		const struct abicap_wakeup *w = &col.v[i].wk;
+
+		if (!is_pp(&pp, w->pid) || !pp_window(&pp, &col.v[i]))
+			continue;
+		n++;
+		cr_assert_eq(w->waker_pid, pp_other(&pp, w->pid),
+			     "wakeup %d of %d on CPU %u: waker %d", n, w->pid,
+			     w->hdr.cpu, w->waker_pid);
+	}
+	cr_assert_geq(n, ROUNDS);
+	cr_assert_eq(capture_aux(c, aux), 0);
+	if (capture_plan(c)->wakelist_ok) {
+		cr_assert(capture_wakelist(c));
+		cr_assert_null(capture_variant(c, ABICAP_EV_SCHED_WAKING));
+		cr_assert_gt(aux[ABICAP_AUX_WAKELIST_KEPT], 0, "no wakeup went "
+			     "through a wakelist: the path is untested");
+	} else {
+		cr_assert_not(capture_wakelist(c));
+		cr_assert_not_null(capture_variant(c, ABICAP_EV_SCHED_WAKING));
+	}
+	capture_close(c);
+	collected_free(&col);
+}
+
 Test(kernel, timestamps_are_monotonic_clock, .timeout = 60)
 {
 	struct capture_opts o = { .events = EV(ABICAP_EV_SCHED_SWITCH) };
@@ -1005,10 +1054,13 @@ Test(kernel, only_the_chosen_programs_are_loaded, .timeout = 60)
 
 	require_kernel();
 	c = start_capture(&o, &col);
-	cr_assert_eq(held_programs(names, sizeof(names)), ABICAP_EV_COUNT, "%s",
-		     names);
+	/* 6.3+: and the wakelists' three (raw_tp: bpf/waker.bpf.h) */
+	cr_assert_eq(held_programs(names, sizeof(names)), ABICAP_EV_COUNT +
+		     (capture_wakelist(c) ? 3 : 0), "%s", names);
+	cr_assert_eq(capture_wakelist(c), kernel_has_wakelist_wakers());
 	for (char *l = names; *l; l = strchr(l, '\n') + 1)
-		cr_assert_eq(strncmp(l, "tp_btf_", 7), 0, "%s", names);
+		cr_assert(!strncmp(l, "tp_btf_", 7) ||
+			  !strncmp(l, "raw_tp_csd_", 11), "%s", names);
 	cr_assert(strstr(names, "tp_btf_cpu_idle\n"), "%s", names);
 	capture_close(c);
 

@@ -79,7 +79,8 @@ static void add_id(int *ids, int *n, int id)
 static bool our_name(const char *name)
 {
 	return name && (!strncmp(name, "tp_btf_", 7) || !strncmp(name, "raw_tp_", 7)) &&
-	       (strstr(name, "_sched_") || strstr(name, "_cpu_"));
+	       (strstr(name, "_sched_") || strstr(name, "_cpu_") ||
+		strstr(name, "_csd_"));
 }
 
 /* abicap programs there before the test (another instance on the machine) */
@@ -178,6 +179,15 @@ static void assert_all_freed(const struct kobjs *k, const char *after)
 }
 
 /*
+ * Programs for sched_wakeup's wakers beyond sched_waking's: on 6.3+ the
+ * three csd_* programs instead of it (bpf/waker.bpf.h)
+ */
+static int wakers_extra(void)
+{
+	return kernel_has_wakelist_wakers() ? 3 - 1 : 0;
+}
+
+/*
  * While abicap runs (process pid_a, and pid_b if not 0): its programs, one
  * link each, and their maps are there.
  */
@@ -210,7 +220,7 @@ static void trace_and_end(int sig)
 
 	spawn(&ch, argv);
 	wait_for_stderr(&ch, "abicap: tracing", seen, sizeof(seen));
-	k = assert_attached(ch.pid, 0, ABICAP_EV_COUNT);
+	k = assert_attached(ch.pid, 0, ABICAP_EV_COUNT + wakers_extra());
 	kill(ch.pid, sig);
 	free(read_all(ch.out_fd));
 	free(read_all(ch.err_fd));
@@ -402,7 +412,7 @@ static struct readback record_and_end(int sig, int rounds, struct pingpong *pp)
 	spawn(&ch, argv);
 	wait_for_stderr(&ch, "abicap: recording", seen, sizeof(seen));
 	/* -p: the four sched events and sched_process_free */
-	k = assert_attached(ch.pid, 0, 5);
+	k = assert_attached(ch.pid, 0, 5 + wakers_extra());
 	pingpong_run(pp, rounds, 0);
 	if (sig == SIGKILL)
 		wait_on_disk(file, pp, rounds, &ch);
@@ -518,7 +528,7 @@ Test(faults, two_instances_at_once)
 	wait_for_stderr(&a, "abicap: tracing", seen, sizeof(seen));
 	wait_for_stderr(&b, "abicap: tracing", seen, sizeof(seen));
 	/* -p: the four sched events and sched_process_free, in each */
-	k = assert_attached(a.pid, b.pid, 2 * 5);
+	k = assert_attached(a.pid, b.pid, 2 * (5 + wakers_extra()));
 	pingpong_run(&pp, 500, 0);
 	oa = read_all(a.out_fd);
 	ob = read_all(b.out_fd);
@@ -583,7 +593,7 @@ Test(faults, full_disk_while_recording, .timeout = 180)
 	spawn(&ch, argv);
 	wait_for_stderr(&ch, "abicap: recording", seen, sizeof(seen));
 	/* with sched_waking, which finds the wakers, and sched_process_free */
-	k = assert_attached(ch.pid, 0, 4);
+	k = assert_attached(ch.pid, 0, 4 + wakers_extra());
 	/*
 	 * exchanges until record has filled the disk and gone: decided by its
 	 * exit (CI's loaded run: 600,000 exchanges and 5 s were not enough

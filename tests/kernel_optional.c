@@ -57,6 +57,8 @@ static const struct mutation optional_items[] = {
 	{ "sched_switch()", "sched_switch", "arg 4 prev_state" },
 	{ "trace_event_raw_sched_switch.next_prio", "sched_switch",
 	  "record.next_prio" },
+	{ "task_struct.wake_entry", "task_struct", "wake_entry" },
+	{ "csd_queue_cpu()", "csd_queue_cpu", "arg 4 csd" },
 };
 
 static const struct mutation required_items[] = {
@@ -210,7 +212,8 @@ Test(optional, each_optional_item_removed_degrades_and_loads)
 		 * other program loads, and any other item removed leaves the
 		 * whole object loading
 		 */
-		if (!strcmp(m->what, "sched_switch()"))
+		if (!strcmp(m->what, "sched_switch()") ||
+		    !strcmp(m->what, "csd_queue_cpu()"))
 			cr_assert(!loads && attach_only, "without %s: check "
 				  "--object: %s", m->what, why);
 		else
@@ -227,6 +230,12 @@ Test(optional, each_optional_item_removed_degrades_and_loads)
 			cr_assert_str_eq(capture_transport(c), "perf buffer");
 		else if (!strcmp(m->what, "sched_switch()"))
 			cr_assert_not(capture_plan(c)->switch_prev_state);
+		/* sched_waking's program keeps the wakers instead */
+		else if (strstr(m->what, "wake_entry") ||
+			 strstr(m->what, "csd_queue_cpu"))
+			cr_assert(!capture_wakelist(c) &&
+				  capture_variant(c, ABICAP_EV_SCHED_WAKING),
+				  "without %s", m->what);
 		else if (!strncmp(m->scope, "cgroup", 6) ||
 			 !strcmp(m->what, "task_struct.cgroups") ||
 			 !strcmp(m->what, "css_set.dfl_cgrp") ||

@@ -88,22 +88,26 @@ Test(checker, modern_kernel_is_all_ok, .fini = done)
 	/*
 	 * 8 tracepoints, 14 args, 13 record fields (3 records), 9 task
 	 * fields, 2 run queue fields, 5 of the kernel's accounting (serve),
-	 * 7 cgroup fields, the ring buffer's lock
+	 * 7 cgroup fields, the ring buffer's lock; the wakelists' wakers: 3
+	 * tracepoints, 8 args, task_struct.wake_entry
 	 */
-	cr_assert_eq(res.n, 8 + 14 + 7 + 4 + 2 + 9 + 2 + 5 + 7 + 1, "%d items",
-		     res.n);
+	cr_assert_eq(res.n, 8 + 14 + 7 + 4 + 2 + 9 + 2 + 5 + 7 + 1 + 12,
+		     "%d items", res.n);
 	cr_assert_eq(plan_from_check(&res, EVENTS_ALL, ATTACH_AUTO, &p, err,
 				     sizeof(err)), EXIT_OK);
 	cr_assert(p.switch_prev_state);
 	cr_assert(p.cgroup_ok);
 	cr_assert(p.cgroup_filter_ok);
 	cr_assert(p.kernel_agg_ok);
+	cr_assert(p.wakelist_ok);
 	cr_assert_not(p.perfbuf);
 	for (int ev = 0; ev < ABICAP_EV_COUNT; ev++)
 		cr_assert(p.tp_btf[ev]);
 	cr_assert_eq(plan_from_check(&res, EVENTS_ALL, ATTACH_RAW_TP, &p, err,
 				     sizeof(err)), EXIT_OK);
 	cr_assert_not(p.tp_btf[ABICAP_EV_SCHED_SWITCH]);
+	/* the wakers' slots are read by the tp_btf sched_wakeup only */
+	cr_assert_not(p.wakelist_ok);
 	cr_assert(p.switch_prev_state);
 }
 
@@ -128,12 +132,19 @@ Test(checker, linux_5_10_is_degraded_not_broken, .fini = done)
 	       "the end: breaks the append-only rule");
 	v = find("sched_wakeup", "record.success");
 	cr_assert_str_eq(v->event_names, "sched_wakeup,sched_wakeup_new,sched_waking");
-	cr_assert_eq(res.count[V_DEGRADED], 5);
+	/* before 6.3: no csd_* tracepoints, sched_waking's program instead */
+	expect("csd_queue_cpu", "tracepoint", V_DEGRADED,
+	       "optional, since 6.3 tracepoint csd:csd_queue_cpu missing; "
+	       "fallback: sched_waking's program keeps the waker");
+	expect("csd_function_entry", "tracepoint", V_DEGRADED, "fallback");
+	expect("csd_function_exit", "tracepoint", V_DEGRADED, "fallback");
+	cr_assert_eq(res.count[V_DEGRADED], 8);
 	cr_assert_eq(check_worst(&res, EVENTS_ALL), V_DEGRADED);
 	cr_assert_eq(plan_from_check(&res, EVENTS_ALL, ATTACH_AUTO, &p, err,
 				     sizeof(err)), EXIT_OK);
 	cr_assert_not(p.switch_prev_state); /* the 3-argument program */
 	cr_assert(p.tp_btf[ABICAP_EV_SCHED_SWITCH]);
+	cr_assert_not(p.wakelist_ok);
 }
 
 Test(checker, linux_5_18_rc1_prototype_breaks_prev, .fini = done)
@@ -356,28 +367,46 @@ static void drop_cfs_rq(json_t *j)
 	drop_field(j, "cfs_rq", "rq");
 }
 
-static void drop_cpu_idle(json_t *j)
+/* An event, and its name from the event lists of the fields naming it. */
+static void drop_event(json_t *j, const char *name)
 {
 	json_t *evs = json_object_get(j, "events"), *e;
 	size_t i;
 
 	json_array_foreach(evs, i, e)
-		if (!strcmp(json_string_value(json_object_get(e, "name")),
-			    "cpu_idle"))
+		if (!strcmp(json_string_value(json_object_get(e, "name")), name))
 			break;
 	cr_assert_lt(i, json_array_size(evs));
 	json_array_remove(evs, i);
-	/* and from the event list of the ring buffer's lock, the one item naming it */
 	json_array_foreach(json_object_get(j, "fields"), i, e) {
 		json_t *names = json_object_get(e, "events"), *n;
 		size_t k;
 
 		json_array_foreach(names, k, n)
-			if (!strcmp(json_string_value(n), "cpu_idle")) {
+			if (!strcmp(json_string_value(n), name)) {
 				json_array_remove(names, k);
 				break;
 			}
 	}
+}
+
+static void drop_cpu_idle(json_t *j)
+{
+	drop_event(j, "cpu_idle");
+}
+
+static void drop_wake_entry(json_t *j)
+{
+	drop_field(j, "task_struct", "wake_entry");
+}
+
+/* a contract from before the wakelists' wakers */
+static void drop_csd(json_t *j)
+{
+	drop_wake_entry(j);
+	drop_event(j, "csd_queue_cpu");
+	drop_event(j, "csd_function_entry");
+	drop_event(j, "csd_function_exit");
 }
 
 static void drop_pid_event(json_t *j)
@@ -403,7 +432,7 @@ static void close_own(void)
 	core_object_close(&own);
 }
 
-#define ALL_PROGRAMS (EVENTS_ALL | DEP_FORK | DEP_FREE)
+#define ALL_PROGRAMS (EVENTS_ALL | DEP_FORK | DEP_FREE | DEP_WAKELIST)
 
 /* Refused for the programs of `needs`, with err naming `names`. */
 static void refused(void (*drop)(json_t *), unsigned int needs,
@@ -442,6 +471,13 @@ Test(checker, contract_missing_a_dependency_is_refused, .init = open_own,
 	refused(drop_cpu_idle, ALL_PROGRAMS, "the tracepoint cpu_idle");
 	refused(drop_pid_event, ALL_PROGRAMS,
 		"task_struct.pid does not list the event sched_switch");
+	refused(drop_wake_entry, ALL_PROGRAMS, "task_struct.wake_entry");
+	/* a contract without the wakelists' items: sched_waking's wakers */
+	c = edited_contract(drop_csd);
+	cr_assert_eq(contract_deps_declared(c), ALL_PROGRAMS & ~DEP_WAKELIST);
+	cr_assert_eq(contract_deps_check(c, &own, ALL_PROGRAMS & ~DEP_WAKELIST,
+					 err, sizeof(err)), 0, "%s", err);
+	contract_free(c);
 	/* sched_switch's argument matters only where sched_switch is loaded */
 	c = edited_contract(drop_prev_state);
 	cr_assert_eq(contract_deps_check(c, &own, 1u << ABICAP_EV_CPU_IDLE, err,

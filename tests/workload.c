@@ -87,6 +87,18 @@ static void *pp_main(void *arg)
 	return NULL;
 }
 
+/* Threads made with attr run on cpu only (< 0: anywhere); 0 or -errno. */
+static int pin_attr(pthread_attr_t *attr, int cpu)
+{
+	cpu_set_t set;
+
+	if (cpu < 0)
+		return 0;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return -pthread_attr_setaffinity_np(attr, sizeof(set), &set);
+}
+
 int pingpong(struct pingpong *pp)
 {
 	int a[2], b[2], err = 0;
@@ -113,15 +125,11 @@ int pingpong(struct pingpong *pp)
 	 * the migration thread into the picture.
 	 */
 	pthread_attr_init(&attr);
-	if (pp->cpu >= 0) {
-		cpu_set_t set;
-
-		CPU_ZERO(&set);
-		CPU_SET(pp->cpu, &set);
-		err = -pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
-	}
+	err = pin_attr(&attr, pp->cpu);
 	if (!err)
 		err = -pthread_create(&th[0], &attr, pp_main, &t[0]);
+	if (!err && pp->apart)
+		err = pin_attr(&attr, pp->cpu + 1);
 	if (!err) {
 		err = -pthread_create(&th[1], &attr, pp_main, &t[1]);
 		if (err) {

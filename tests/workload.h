@@ -7,6 +7,7 @@
 #ifndef ABICAP_WORKLOAD_H
 #define ABICAP_WORKLOAD_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -15,6 +16,7 @@ struct pingpong {
 	int rounds; /* stop after this many exchanges (0: no limit) */
 	uint64_t deadline_ns; /* or at this CLOCK_MONOTONIC time (0: none) */
 	int cpu; /* pin both threads here; < 0: not pinned */
+	bool apart; /* with cpu >= 0: pong on cpu + 1, every wakeup crosses CPUs */
 	int rate; /* at most this many exchanges a second (0: no limit) */
 	void (*on_ready)(const struct pingpong *pp); /* both threads named */
 	/* out */

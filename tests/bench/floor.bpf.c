@@ -13,7 +13,10 @@
  *   fl_min_waker_ctx  the same, an interrupt's wakeup kept as such, as
  *                abicap's default does
  *   fl_min_wakeup_w   sched_wakeup's record with the waker taken from the
- *                task storage the two above fill, as record's is
+ *                task storage the two above fill, as record's is before
+ *                6.3
+ *   fl_min_wakeup_cur sched_wakeup's record with the waker current (-2 in
+ *                an interrupt), as record's is on 6.3+ (bpf/waker.bpf.h)
  *   fl_min_waking_w   sched_waking's record, the waker (-2 in an
  *                interrupt) kept for sched_wakeup too, as -e all's is
  *   fl_min_*     the least that writes abicap's full record of the kind,
@@ -291,6 +294,29 @@ int BPF_PROG(fl_min_wakeup_w, struct task_struct *p)
 		w->valid = 0;
 	}
 	return min_wakeup(ABICAP_EV_SCHED_WAKEUP, p, pid, tgid);
+}
+
+/* CPUs running a wakelist, as bpf/waker.bpf.h marks them (never here) */
+struct abicap_flush_line fl_flush[ABICAP_MAX_CPUS];
+
+/*
+ * sched_wakeup as record writes it on 6.3+ (bpf/waker.bpf.h): the full
+ * record, its waker current (-2 in an interrupt) unless the CPU runs a
+ * wakelist (a wakeup queued there: none in the pinned pipe)
+ */
+SEC("tp_btf/sched_wakeup")
+int BPF_PROG(fl_min_wakeup_cur, struct task_struct *p)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+	__u64 id = bpf_get_current_pid_tgid();
+	bool irq = fl_in_irq();
+
+	if (cpu < ABICAP_MAX_CPUS && fl_flush[cpu].on)
+		return min_wakeup(ABICAP_EV_SCHED_WAKEUP, p,
+				  ABICAP_PID_UNKNOWN, ABICAP_PID_UNKNOWN);
+	return min_wakeup(ABICAP_EV_SCHED_WAKEUP, p,
+			  irq ? ABICAP_PID_INTERRUPT : (__s32)id,
+			  irq ? ABICAP_PID_INTERRUPT : (__s32)(id >> 32));
 }
 
 /*

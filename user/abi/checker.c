@@ -44,7 +44,10 @@ const char *vkind_str(enum vkind k)
 #define KERNEL_AGG "chooses serve's statistics from the kernel's own " \
 	"accounting (else sched_wakeup programs and the BPF clock)"
 #define SWITCH_WAKING ((1u << ABICAP_EV_SCHED_SWITCH) |                        \
-		       (1u << ABICAP_EV_SCHED_WAKING))
+		       (1u << ABICAP_EV_SCHED_WAKEUP) |                         \
+		       (1u << ABICAP_EV_SCHED_WAKING) | DEP_WAKELIST)
+#define WAKELIST "chooses sched_wakeup's wakers from the wakelists (else " \
+	"a sched_waking program keeps every waker)"
 
 static const struct citem_def citems[CI_COUNT] = {
 	[CI_SWITCH_PREV_STATE] = { VK_ARG, "sched_switch", "prev_state", 4,
@@ -85,6 +88,14 @@ static const struct citem_def citems[CI_COUNT] = {
 			 DEP_FORK, "follows a command's children" },
 	[CI_TP_FREE] = { VK_TRACEPOINT, "sched_process_free", "tracepoint", 0,
 			 DEP_FREE, "forgets freed processes in the -p filter" },
+	[CI_TP_CSD_QUEUE] = { VK_TRACEPOINT, "csd_queue_cpu", "tracepoint", 0,
+			      DEP_WAKELIST, WAKELIST },
+	[CI_TP_CSD_ENTRY] = { VK_TRACEPOINT, "csd_function_entry", "tracepoint",
+			      0, DEP_WAKELIST, WAKELIST },
+	[CI_TP_CSD_EXIT] = { VK_TRACEPOINT, "csd_function_exit", "tracepoint",
+			     0, DEP_WAKELIST, WAKELIST },
+	[CI_WAKE_ENTRY] = { VK_FIELD, "task_struct", "wake_entry", 0,
+			    DEP_WAKELIST, WAKELIST },
 };
 
 const struct citem_def *citem_def(enum citem id)
@@ -224,8 +235,15 @@ static int check_args(const struct c_event *e, const struct btf *btf,
 	}
 	if (!proto) {
 		snprintf(v->actual, sizeof(v->actual), "missing");
-		set(r, v, V_BROKEN, "this kernel has no tracepoint %s:%s: "
-		    "nothing of it can be captured", e->group, e->name);
+		if (!e->required)
+			set(r, v, V_DEGRADED, "optional%s%s tracepoint %s:%s "
+			    "missing; fallback: %s", e->since ? ", since " : "",
+			    e->since ? e->since : "", e->group, e->name,
+			    e->fallback);
+		else
+			set(r, v, V_BROKEN, "this kernel has no tracepoint "
+			    "%s:%s: nothing of it can be captured", e->group,
+			    e->name);
 		return 0;
 	}
 	nparams = btf_vlen(proto) - 1;
@@ -292,6 +310,26 @@ static int check_args(const struct c_event *e, const struct btf *btf,
 		    "compatible");
 	}
 	return 0;
+}
+
+/*
+ * An optional event whose prototype changed is not used (its fallback is):
+ * degraded, not broken, the fallback named.
+ */
+static void optional_event(const struct c_event *e, struct check_result *r,
+			   int first)
+{
+	for (int i = first; i < r->n; i++) {
+		struct verdict *v = &r->v[i];
+		char was[sizeof(v->detail)];
+
+		if (v->status != V_BROKEN)
+			continue;
+		r->count[V_BROKEN]--;
+		snprintf(was, sizeof(was), "%s", v->detail);
+		set(r, v, V_DEGRADED, "%s; the optional tracepoint %s is not "
+		    "used, fallback: %s", was, e->name, e->fallback);
+	}
 }
 
 struct rec_ctx {
@@ -565,7 +603,11 @@ int contract_check(const struct contract *c, const struct btf *btf,
 		return -ENOMEM;
 	res->has_trace_types = btf_has_trace_types(btf);
 	for (int i = 0; i < c->nevents && !err; i++) {
+		int first = res->n;
+
 		err = check_args(&c->events[i], btf, res);
+		if (!err && !c->events[i].required)
+			optional_event(&c->events[i], res, first);
 		if (!err && c->events[i].has_record)
 			err = check_record(c, i, btf, res);
 	}
@@ -611,8 +653,12 @@ static bool item_ok(const struct check_result *res, enum citem id)
 	return v && v->status == V_OK;
 }
 
-/* The tracepoint is declared and no item of its event is broken. */
-static bool tracepoint_usable(const struct check_result *res, enum citem id)
+/*
+ * The tracepoint is declared and every item of its event (itself among
+ * them) is at worst `worst`.
+ */
+static bool tracepoint_holds(const struct check_result *res, enum citem id,
+			     enum vstatus worst)
 {
 	const struct verdict *tp = check_item(res, id);
 
@@ -620,7 +666,7 @@ static bool tracepoint_usable(const struct check_result *res, enum citem id)
 		return false;
 	for (int i = 0; i < res->n; i++)
 		if (!strcmp(res->v[i].scope, tp->scope) &&
-		    res->v[i].status == V_BROKEN)
+		    res->v[i].status > worst)
 			return false;
 	return true;
 }
@@ -644,9 +690,9 @@ int plan_from_check(const struct check_result *res, unsigned int mask,
 		plan->tp_btf[ev] = mode != ATTACH_RAW_TP && v && v->status == V_OK;
 	}
 	/* following children: every sched_process_fork item must hold */
-	plan->fork_ok = tracepoint_usable(res, CI_TP_FORK);
+	plan->fork_ok = tracepoint_holds(res, CI_TP_FORK, V_DEGRADED);
 	plan->fork_tp_btf = mode != ATTACH_RAW_TP && item_ok(res, CI_TP_FORK);
-	plan->free_ok = tracepoint_usable(res, CI_TP_FREE);
+	plan->free_ok = tracepoint_holds(res, CI_TP_FREE, V_DEGRADED);
 	plan->free_tp_btf = mode != ATTACH_RAW_TP && item_ok(res, CI_TP_FREE);
 	/* cgroup attribution, and the --cgroup filter's walk up the tree */
 	plan->cgroup_ok = item_ok(res, CI_CGROUPS) &&
@@ -664,6 +710,12 @@ int plan_from_check(const struct check_result *res, unsigned int mask,
 			      item_ok(res, CI_SUM_EXEC);
 	/* a ring buffer whose lock is not known to be safe: perf buffers */
 	plan->perfbuf = !item_ok(res, CI_RINGBUF_LOCK);
+	plan->wakelist_ok = mode != ATTACH_RAW_TP &&
+			    tracepoint_holds(res, CI_TP_CSD_QUEUE, V_OK) &&
+			    tracepoint_holds(res, CI_TP_CSD_ENTRY, V_OK) &&
+			    tracepoint_holds(res, CI_TP_CSD_EXIT, V_OK) &&
+			    item_ok(res, CI_WAKE_ENTRY) &&
+			    plan->tp_btf[ABICAP_EV_SCHED_WAKEUP];
 	/* the 4-argument program where arg 4 is prev_state, and ok */
 	plan->switch_prev_state = item_ok(res, CI_SWITCH_PREV_STATE);
 	return EXIT_OK;

@@ -43,6 +43,10 @@ enum citem {
 	CI_SUM_EXEC, /* task_struct.se.sum_exec_runtime: serve's on-CPU time */
 	CI_TP_FORK, /* tracepoint sched_process_fork: following children */
 	CI_TP_FREE, /* tracepoint sched_process_free: the -p filter */
+	CI_TP_CSD_QUEUE, /* tracepoint csd_queue_cpu: wakelists' wakers */
+	CI_TP_CSD_ENTRY, /* tracepoint csd_function_entry */
+	CI_TP_CSD_EXIT, /* tracepoint csd_function_exit */
+	CI_WAKE_ENTRY, /* task_struct.wake_entry: the task of a queued wakeup */
 	CI_COUNT
 };
 
@@ -50,7 +54,7 @@ enum citem {
  * What a contract must declare for abicap's programs beyond what their
  * CO-RE relocations show (user/abi/contract_deps.c): the kind, scope and
  * name of the item (and an argument's position), the programs that need
- * it (a mask of enum abicap_event bits and DEP_FORK/DEP_FREE), and what
+ * it (a mask of enum abicap_event bits and the DEP_* bits), and what
  * the loader decides by it.
  */
 struct citem_def {
@@ -62,9 +66,13 @@ struct citem_def {
 	const char *decides;
 };
 
-/* Programs beyond the captured events: following forks, forgetting freed pids. */
+/*
+ * Programs beyond the captured events: following forks, forgetting freed
+ * pids, the wakers of wakeups queued on wakelists (bpf/waker.bpf.h).
+ */
 #define DEP_FORK (1u << ABICAP_EV_COUNT)
 #define DEP_FREE (1u << (ABICAP_EV_COUNT + 1))
+#define DEP_WAKELIST (1u << (ABICAP_EV_COUNT + 2))
 
 const struct citem_def *citem_def(enum citem id);
 

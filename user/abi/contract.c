@@ -113,8 +113,8 @@ static void want_type(struct parser *p, json_t *obj, const char *path,
 
 	if (t && !type_canonical(t, out, TYPE_STR_MAX))
 		fail(p, path, "type '%s' is not one of bool, u8..u64, s8..s64, "
-		     "char[N], 'struct NAME', 'union NAME', 'enum NAME', 'T *'",
-		     t);
+		     "char[N], 'struct NAME', 'union NAME', 'enum NAME', 'T *' "
+		     "('function *': a pointer to a function)", t);
 }
 
 static bool is_ident(const char *s, bool dots)
@@ -192,8 +192,9 @@ static void parse_record(struct parser *p, json_t *o, const char *path,
 static void parse_event(struct parser *p, json_t *o, const char *path,
 			struct c_event *e)
 {
-	static const char *const keys[] = { "name", "group", "args", "record",
-					    "notes", NULL };
+	static const char *const keys[] = { "name", "group", "required",
+					    "since", "fallback", "args",
+					    "record", "notes", NULL };
 	json_t *args, *rec, *notes, *a;
 	char ap[160];
 	size_t i;
@@ -204,6 +205,12 @@ static void parse_event(struct parser *p, json_t *o, const char *path,
 		fail(p, path, "event name '%s' is not a C identifier", e->name);
 	e->group = want_str(p, o, path, "group", true);
 	e->ev = e->name ? event_by_name(e->name, strlen(e->name)) : -1;
+	e->required = want_bool(p, o, path, "required", true);
+	e->since = want_str(p, o, path, "since", false);
+	e->fallback = want_str(p, o, path, "fallback", false);
+	if (!e->required && !e->fallback)
+		fail(p, path, "an optional event needs a \"fallback\": what "
+		     "abicap does without it");
 	args = want(p, o, path, "args", JSON_ARRAY, true);
 	if (args && !p->failed) {
 		e->nargs = json_array_size(args);
@@ -548,7 +555,7 @@ static bool base_canonical(const char *s, size_t n, char *out, size_t outlen)
 {
 	static const char *const scalars[] = { "bool", "u8", "u16", "u32", "u64",
 					       "s8", "s16", "s32", "s64", "void",
-					       NULL };
+					       "function", NULL };
 	static const char *const tags[] = { "struct", "union", "enum", NULL };
 	char buf[TYPE_STR_MAX];
 	unsigned long len;
@@ -590,7 +597,7 @@ bool type_canonical(const char *s, char *out, size_t outlen)
 	star = strchr(s, '*');
 	if (!star)
 		return base_canonical(s, strlen(s), out, outlen) &&
-		       strcmp(out, "void");
+		       strcmp(out, "void") && strcmp(out, "function");
 	for (const char *q = star; *q; q++) {
 		if (*q == '*')
 			ptrs++;

@@ -42,6 +42,10 @@ struct c_event {
 	const char *name;
 	const char *group;
 	int ev; /* enum abicap_event, or -1 for an event abicap does not capture */
+	/* "required": false: a kernel without it takes the fallback */
+	bool required;
+	const char *since;
+	const char *fallback;
 	struct c_arg *args;
 	int nargs;
 	bool has_record;

@@ -20,6 +20,10 @@ static unsigned int dep_bit(const char *tracepoint)
 		return DEP_FORK;
 	if (!strcmp(tracepoint, "sched_process_free"))
 		return DEP_FREE;
+	if (!strcmp(tracepoint, "csd_queue_cpu") ||
+	    !strcmp(tracepoint, "csd_function_entry") ||
+	    !strcmp(tracepoint, "csd_function_exit"))
+		return DEP_WAKELIST;
 	return 0;
 }
 
@@ -64,6 +68,8 @@ static const char *first_event(unsigned int mask)
 	for (int ev = 0; ev < ABICAP_EV_COUNT; ev++)
 		if (mask & (1u << ev))
 			return event_name(ev);
+	if (mask & DEP_WAKELIST)
+		return "csd_queue_cpu";
 	return mask & DEP_FORK ? "sched_process_fork" : "sched_process_free";
 }
 

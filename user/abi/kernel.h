@@ -45,6 +45,12 @@ struct kernel_plan {
 	bool rq_ok;
 	/* serve's statistics from sched_info and the run queue's clocks */
 	bool kernel_agg_ok;
+	/*
+	 * sched_wakeup's wakers from the wakelists (csd_queue_cpu,
+	 * csd_function_entry/exit, task_struct.wake_entry; 6.3+, tp_btf):
+	 * no sched_waking program for them (bpf/waker.bpf.h)
+	 */
+	bool wakelist_ok;
 };
 
 /* The running kernel's release is below major.minor (false if unknown). */

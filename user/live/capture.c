@@ -24,6 +24,7 @@
 #include "live/merge.h"
 #include "abi/btf_util.h"
 #include "abi/checker.h"
+#include "abi/contract_deps.h"
 #include "lib/bpflog.h"
 #include "abi/contract.h"
 #include "event/events.h"
@@ -349,6 +350,19 @@ static void warn_degraded(const struct verdict *v)
 }
 
 /*
+ * The wakelists' programs (live/wakelist.c) are held to the contract where
+ * it declares them; a contract without them keeps sched_waking's program.
+ */
+static unsigned int wakelist_needs(const struct contract *con,
+				   const struct capture_opts *o,
+				   unsigned int load)
+{
+	if (o->aggregate || !(load & (1u << ABICAP_EV_SCHED_WAKEUP)))
+		return 0;
+	return contract_deps_declared(con) & DEP_WAKELIST;
+}
+
+/*
  * Hold the contract against the running kernel for the events to load:
  * refuse on a broken item, warn on degraded ones, and choose the program
  * variants from the verdicts.
@@ -375,7 +389,8 @@ static int check_kernel(const struct capture_opts *o, unsigned int load,
 	obj = capture_elf_bytes(&len);
 	ret = contract_gate(con, obj, len, load |
 			    (o->follow_forks ? DEP_FORK : 0) |
-			    (o->npids ? DEP_FREE : 0), err, errlen);
+			    (o->npids ? DEP_FREE : 0) |
+			    wakelist_needs(con, o, load), err, errlen);
 	if (ret) {
 		contract_free(own);
 		return ret;
@@ -593,6 +608,7 @@ struct capture *capture_open(const struct capture_opts *o, capture_cb cb,
 	ret = check_kernel(o, load, &c->plan, &c->check, err, errlen);
 	if (ret)
 		goto fail;
+	wakelist_choose(c, o, &load);
 	if (o->legacy_switch)
 		c->plan.switch_prev_state = false;
 	if (o->transport != TRANSPORT_AUTO)
@@ -638,6 +654,7 @@ struct capture *capture_open(const struct capture_opts *o, capture_cb cb,
 	if (ret)
 		goto fail;
 	configure(c, o, rb_bytes);
+	wakelist_configure(c);
 	bpflog_reset();
 	if (abicap_bpf__load(c->skel)) {
 		ret = load_error(c, errno, err, errlen);
@@ -675,7 +692,11 @@ struct capture *capture_open(const struct capture_opts *o, capture_cb cb,
 			goto fail;
 		}
 	}
-	ret = attach_all(c, err, errlen);
+	ret = wakelist_attach_marks(c, err, errlen);
+	if (!ret)
+		ret = attach_all(c, err, errlen);
+	if (!ret)
+		ret = wakelist_attach_queue(c, err, errlen);
 	if (!ret && o->drop_privileges)
 		ret = privdrop_after_attach(err, errlen);
 	/*
@@ -706,6 +727,7 @@ fail:
 
 int capture_stop(struct capture *c)
 {
+	wakelist_detach(c);
 	for (unsigned int ev = 0; ev < ABICAP_EV_COUNT; ev++) {
 		bpf_link__destroy(c->link[ev]);
 		c->link[ev] = NULL;
@@ -723,6 +745,7 @@ void capture_close(struct capture *c)
 {
 	if (!c)
 		return;
+	wakelist_detach(c);
 	for (unsigned int ev = 0; ev < ABICAP_EV_COUNT; ev++)
 		bpf_link__destroy(c->link[ev]);
 	bpf_link__destroy(c->fork_link);

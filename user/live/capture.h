@@ -118,6 +118,11 @@ size_t capture_buffer_bytes(const struct capture *c);
 /* slabs: each CPU's ring buffer for nested programs' records; else 0 */
 size_t capture_nest_bytes(const struct capture *c);
 /*
+ * sched_wakeup's wakers from the wakelists (bpf/waker.bpf.h): no
+ * sched_waking program for them
+ */
+bool capture_wakelist(const struct capture *c);
+/*
  * Records handed on out of time order: per-CPU streams whose program held
  * a record longer than MERGE_LAG_NS between its clock and its submit.
  */

@@ -2,8 +2,8 @@
 /*
  * Inside a capture (live/capture.c: programs, loading, attaching, the
  * counters; live/capture_rings.c: the transport that brings records to
- * user space, its rings, drain threads and merge). Only those two include
- * it.
+ * user space, its rings, drain threads and merge; live/wakelist.c:
+ * sched_wakeup's wakers from the wakelists). Only those include it.
  */
 #ifndef ABICAP_CAPTURE_INT_H
 #define ABICAP_CAPTURE_INT_H
@@ -88,6 +88,10 @@ struct capture {
 	struct bpf_link *fork_link;
 	struct bpf_program *free_prog; /* forgetting freed processes (-p) */
 	struct bpf_link *free_link;
+	/* sched_wakeup's wakers from the wakelists (live/wakelist.c) */
+	bool wakelist;
+	__u64 ttwu_fn;
+	struct bpf_link *wl_link[3]; /* csd_queue_cpu, _entry, _exit */
 	struct check_result check; /* the contract's verdicts */
 	struct kernel_plan plan;
 	bool tstore; /* the waker in task storage (the *_ts programs) */
@@ -117,5 +121,13 @@ int rings_open(struct capture *c, const struct capture_opts *o,
 int rings_hand_over(struct capture *c, int g);
 int rings_stop(struct capture *c);
 void rings_free(struct capture *c);
+
+/* live/wakelist.c */
+void wakelist_choose(struct capture *c, const struct capture_opts *o,
+		     unsigned int *load);
+void wakelist_configure(struct capture *c);
+int wakelist_attach_marks(struct capture *c, char *err, size_t errlen);
+int wakelist_attach_queue(struct capture *c, char *err, size_t errlen);
+void wakelist_detach(struct capture *c);
 
 #endif

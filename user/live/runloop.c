@@ -223,6 +223,11 @@ void print_summary(struct capture *c, unsigned int mask, double secs)
 		if (sum[ev].seen != r + sum[ev].dropped)
 			unaccounted += sum[ev].seen - r - sum[ev].dropped;
 	}
+	if (capture_wakelist(c) && !capture_aux(c, aux))
+		fprintf(stderr, "  wakers: sched_wakeup's context, %llu from "
+			"wakelists (csd_queue_cpu); no sched_waking program "
+			"for them\n",
+			(unsigned long long)aux[ABICAP_AUX_WAKELIST_KEPT]);
 	fprintf(stderr, "  transport: %s (%zu KiB%s", capture_transport(c),
 		capture_buffer_bytes(c) >> 10,
 		strcmp(capture_transport(c), "ring buffer") ? " each" : "");
