@@ -129,14 +129,15 @@ struct abicap_drop_line {
  */
 struct abicap_flush_line {
 	__u32 on;
-	__u32 pad[15];
+	__u32 taken; /* its slots sched_wakeup took, given back at the end */
+	__u32 pad[14];
 };
 
 /*
  * Wakers of wakeups queued on a CPU's wakelist (bpf/waker.bpf.h), in that
  * CPU's slots (map wl_slots, indexed by the wakee's CPU): claimed by the
- * waker with a compare-and-swap of pid (0: free), given back by the wakee's
- * CPU when its sched_wakeup takes the waker.
+ * waker with a compare-and-swap of key (0: free), read by the wakee's CPU's
+ * sched_wakeup, freed when that CPU is done with its wakelist.
  */
 #define ABICAP_WL_SLOTS 32
 struct abicap_wl_slot {

@@ -17,8 +17,9 @@
  *   as the task's wake_entry is queued for sched_ttwu_pending on the
  *   wakee's CPU, and the waker claims a slot of that CPU's (wl_slots) with
  *   a compare-and-swap; that CPU runs the list between csd_function_entry
- *   and csd_function_exit, interrupts off, which mark it as flushing, and
- *   sched_wakeup there takes the waker from its slots. Anywhere else the
+ *   and csd_function_exit, interrupts off, which mark it as flushing;
+ *   sched_wakeup there reads the waker from its slots, and the exit frees
+ *   the slots read. Anywhere else the
  *   waker is current, or the interrupt it serves. No program runs at
  *   sched_waking unless its records are asked for. The loader attaches
  *   csd_function_exit, csd_function_entry, then sched_wakeup, then
@@ -137,10 +138,12 @@ static __always_inline struct waker wakelist_waker(__s32 pid, __u32 cpu,
 {
 	struct waker w = { .pid = ABICAP_PID_UNKNOWN,
 			   .tgid = ABICAP_PID_UNKNOWN };
+	struct abicap_flush_line *l;
 	struct abicap_wl_cpu *q;
 	__u32 i = (__u32)pid;
 
-	if (cpu >= ABICAP_MAX_CPUS || !ttwu_flush[cpu].on)
+	l = &ttwu_flush[cpu & (ABICAP_MAX_CPUS - 1)];
+	if (cpu >= ABICAP_MAX_CPUS || !l->on)
 		return current_waker(ABICAP_EV_SCHED_WAKEUP, direct);
 	q = bpf_map_lookup_elem(&wl_slots, &cpu);
 	for (int n = 0; q && n < ABICAP_WL_SLOTS; n++, i++) {
@@ -152,7 +155,11 @@ static __always_inline struct waker wakelist_waker(__s32 pid, __u32 cpu,
 		w.pid = s->waker_pid;
 		w.tgid = s->waker_tgid;
 		w.on = !!(k & ABICAP_WL_ON);
-		__sync_lock_test_and_set(&s->key, 0);
+		/*
+		 * freed by csd_function_exit's program: no atomic here, where
+		 * kernels before 5.12 refuse one even in dead code
+		 */
+		l->taken |= 1u << (i & (ABICAP_WL_SLOTS - 1));
 		count_aux(ABICAP_AUX_WAKELIST_KEPT);
 		return w;
 	}
@@ -210,17 +217,34 @@ int BPF_PROG(raw_tp_csd_function_entry, void *func, void *csd)
 	__u32 cpu = bpf_get_smp_processor_id();
 
 	if ((__u64)func == ttwu_fn && cpu < ABICAP_MAX_CPUS)
-		ttwu_flush[cpu].on = 1;
+		ttwu_flush[cpu & (ABICAP_MAX_CPUS - 1)].on = 1;
 	return 0;
 }
 
+/*
+ * The CPU is done with its wakelist: the slots its sched_wakeups took are
+ * freed, each by an exchange (ordered after their reads on every
+ * architecture), and the mark cleared.
+ */
 SEC("?raw_tp/csd_function_exit")
 int BPF_PROG(raw_tp_csd_function_exit, void *func, void *csd)
 {
-	__u32 cpu = bpf_get_smp_processor_id();
+	__u32 cpu = bpf_get_smp_processor_id(), taken;
+	struct abicap_flush_line *l;
+	struct abicap_wl_cpu *q;
 
-	if (cpu < ABICAP_MAX_CPUS && ttwu_flush[cpu].on)
-		ttwu_flush[cpu].on = 0;
+	if (cpu >= ABICAP_MAX_CPUS)
+		return 0;
+	l = &ttwu_flush[cpu & (ABICAP_MAX_CPUS - 1)];
+	if (!l->on)
+		return 0;
+	taken = l->taken;
+	q = taken ? bpf_map_lookup_elem(&wl_slots, &cpu) : NULL;
+	for (int n = 0; q && n < ABICAP_WL_SLOTS; n++)
+		if (taken & (1u << n))
+			__sync_lock_test_and_set(&q->s[n].key, 0);
+	l->taken = 0;
+	l->on = 0;
 	return 0;
 }
 

@@ -211,13 +211,14 @@ fi
 # --- expected offline verdicts ----------------------------------------------------
 # Non-ok items per kernel (scope/item, sorted). 5.10 predates
 # task_struct.__state (5.14), thread_info.cpu (5.16) and the prev_state
-# argument (5.18), and its sched_wakeup record still has `success`; Debian's
+# argument (5.18) and the optional csd tracepoints (6.3: sched_waking's
+# program keeps the wakers there), and its sched_wakeup record still has `success`; Debian's
 # 5.10-rt also has a ring buffer whose spinlock_t is a sleeping rt_mutex.
 # Every other kernel, of every architecture, keeps the whole contract: where
 # a type differs by architecture, the verdict must say what libbpf and the
 # verifier do (see explain_difference).
 expected_nonok() { # id line flavour arch
-	local v510="sched_switch/arg 4 prev_state,sched_wakeup/record.success,sched_wakeup/record.target_cpu,task_struct/__state,task_struct/thread_info.cpu"
+	local v510="csd_function_entry/tracepoint,csd_function_exit/tracepoint,csd_queue_cpu/tracepoint,sched_switch/arg 4 prev_state,sched_wakeup/record.success,sched_wakeup/record.target_cpu,task_struct/__state,task_struct/thread_info.cpu"
 	case $2-$3 in
 	5.10-rt-*) echo "bpf_ringbuf/spinlock,$v510" ;;
 	5.10-*) echo "$v510" ;;
