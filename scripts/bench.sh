@@ -406,7 +406,7 @@ floor_load() { # TSV BPFSTATS-ARGS...: the pinned pipe under bpfstats
 }
 floor_progs() { # SET (empty, min, min-noctx, min-all): its programs, comma-separated
 	local e progs=""
-	for e in $FLOOR_EVENTS $([ "$1" = min-all ] && [ "$WAKELIST" = 1 ] && echo sched_waking:waking); do
+	for e in $FLOOR_EVENTS $([ "$1" = min-all ] && [ "$WAKELIST" = 1 ] && echo sched_waking:waking_ctx); do
 		[ "$1" = min-all ] && [ "$e" = sched_waking:waker_ctx ] && e=sched_waking:waking_w
 		[ "$1" = min-noctx ] && [ "$e" = sched_waking:waker_ctx ] && e=sched_waking:waker
 		[ "$1" = min-noctx ] && [ "$e" = sched_wakeup:wakeup_cur ] && e=sched_wakeup:wakeup
@@ -542,7 +542,7 @@ floor_table() { # the table, markers included (docs/results.md between them)
 		done
 	done
 	local wkall=waking_w wkdef=waker_ctx
-	[ "$WAKELIST" = 1 ] && wkall=waking wkdef=none
+	[ "$WAKELIST" = 1 ] && wkall=waking_ctx wkdef=none
 	floor_row abicap-all sched_waking "$wkall" min-all
 	echo
 	if [ "$WAKELIST" = 1 ]; then

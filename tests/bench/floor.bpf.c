@@ -17,6 +17,8 @@
  *                6.3
  *   fl_min_wakeup_cur sched_wakeup's record with the waker current (-2 in
  *                an interrupt), as record's is on 6.3+ (bpf/waker.bpf.h)
+ *   fl_min_waking_ctx sched_waking's record the same way, nothing kept:
+ *                -e all's on 6.3+
  *   fl_min_waking_w   sched_waking's record, the waker (-2 in an
  *                interrupt) kept for sched_wakeup too, as -e all's is
  *   fl_min_*     the least that writes abicap's full record of the kind,
@@ -315,6 +317,21 @@ int BPF_PROG(fl_min_wakeup_cur, struct task_struct *p)
 		return min_wakeup(ABICAP_EV_SCHED_WAKEUP, p,
 				  ABICAP_PID_UNKNOWN, ABICAP_PID_UNKNOWN);
 	return min_wakeup(ABICAP_EV_SCHED_WAKEUP, p,
+			  irq ? ABICAP_PID_INTERRUPT : (__s32)id,
+			  irq ? ABICAP_PID_INTERRUPT : (__s32)(id >> 32));
+}
+
+/*
+ * sched_waking as record -e all runs it on 6.3+: its record, the waker
+ * current (-2 in an interrupt), nothing kept for sched_wakeup
+ */
+SEC("tp_btf/sched_waking")
+int BPF_PROG(fl_min_waking_ctx, struct task_struct *p)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	bool irq = fl_in_irq();
+
+	return min_wakeup(ABICAP_EV_SCHED_WAKING, p,
 			  irq ? ABICAP_PID_INTERRUPT : (__s32)id,
 			  irq ? ABICAP_PID_INTERRUPT : (__s32)(id >> 32));
 }

@@ -81,8 +81,10 @@ void warn_aux(struct capture *c, bool summary)
 			"events are missing", (unsigned long long)
 			a[ABICAP_AUX_FOLLOW_FAILED], ABICAP_PID_FILTER_MAX);
 	if (a[ABICAP_AUX_WAKER_LOST])
-		ab_warn("%llu wakers could not be kept for sched_wakeup (waker_pid "
-			"-1 there)", (unsigned long long)a[ABICAP_AUX_WAKER_LOST]);
+		ab_warn("%llu wakeups name no waker (waker_pid -1): it could not "
+			"be kept, or the wakeup was queued on a CPU's wakelist "
+			"before the capture saw it",
+			(unsigned long long)a[ABICAP_AUX_WAKER_LOST]);
 	if (a[ABICAP_AUX_IRQ_UNKNOWN])
 		ab_warn("%llu wakings whose context (task or interrupt) could "
 			"not be read: kept by the task filter on the wakee's "
