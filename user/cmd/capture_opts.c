@@ -22,8 +22,8 @@
 const struct opt opts_capture_filter[] = {
 	{ "events", 'e', "LIST", "comma-separated events, or all: sched_switch, "
 	  "sched_wakeup, sched_wakeup_new, sched_waking, cpu_idle, cpu_frequency "
-	  "(default: all but sched_waking; each sched_wakeup still names its "
-	  "waker; ask for sched_waking's records for report --from-waking)" },
+	  "(default: all but sched_waking, and each sched_wakeup names its "
+	  "waker; ask for its records for report --from-waking)" },
 	{ "pid", 'p', "PID[,PID]", "only sched events involving these processes "
 	  "(as prev/next, wakee or waker; threads included); power events "
 	  "belong to no process and are left out" },
