@@ -301,6 +301,16 @@ int BPF_PROG(fl_min_wakeup_w, struct task_struct *p)
 /* CPUs running a wakelist, as bpf/waker.bpf.h marks them (never here) */
 struct abicap_flush_line fl_flush[ABICAP_MAX_CPUS];
 
+/* the record with current as its waker, -2 in an interrupt */
+static __always_inline int min_wakeup_cur(__u16 type, struct task_struct *p)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	bool irq = fl_in_irq();
+
+	return min_wakeup(type, p, irq ? ABICAP_PID_INTERRUPT : (__s32)id,
+			  irq ? ABICAP_PID_INTERRUPT : (__s32)(id >> 32));
+}
+
 /*
  * sched_wakeup as record writes it on 6.3+ (bpf/waker.bpf.h): the full
  * record, its waker current (-2 in an interrupt) unless the CPU runs a
@@ -310,15 +320,11 @@ SEC("tp_btf/sched_wakeup")
 int BPF_PROG(fl_min_wakeup_cur, struct task_struct *p)
 {
 	__u32 cpu = bpf_get_smp_processor_id();
-	__u64 id = bpf_get_current_pid_tgid();
-	bool irq = fl_in_irq();
 
 	if (cpu < ABICAP_MAX_CPUS && fl_flush[cpu].on)
 		return min_wakeup(ABICAP_EV_SCHED_WAKEUP, p,
 				  ABICAP_PID_UNKNOWN, ABICAP_PID_UNKNOWN);
-	return min_wakeup(ABICAP_EV_SCHED_WAKEUP, p,
-			  irq ? ABICAP_PID_INTERRUPT : (__s32)id,
-			  irq ? ABICAP_PID_INTERRUPT : (__s32)(id >> 32));
+	return min_wakeup_cur(ABICAP_EV_SCHED_WAKEUP, p);
 }
 
 /*
@@ -328,12 +334,7 @@ int BPF_PROG(fl_min_wakeup_cur, struct task_struct *p)
 SEC("tp_btf/sched_waking")
 int BPF_PROG(fl_min_waking_ctx, struct task_struct *p)
 {
-	__u64 id = bpf_get_current_pid_tgid();
-	bool irq = fl_in_irq();
-
-	return min_wakeup(ABICAP_EV_SCHED_WAKING, p,
-			  irq ? ABICAP_PID_INTERRUPT : (__s32)id,
-			  irq ? ABICAP_PID_INTERRUPT : (__s32)(id >> 32));
+	return min_wakeup_cur(ABICAP_EV_SCHED_WAKING, p);
 }
 
 /*
