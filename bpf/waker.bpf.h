@@ -140,6 +140,7 @@ static __always_inline struct waker wakelist_waker(__s32 pid, __u32 cpu,
 			   .tgid = ABICAP_PID_UNKNOWN };
 	struct abicap_flush_line *l;
 	struct abicap_wl_cpu *q;
+	struct waker *known;
 	__u32 i = (__u32)pid;
 
 	l = &ttwu_flush[cpu & (ABICAP_MAX_CPUS - 1)];
@@ -163,6 +164,14 @@ static __always_inline struct waker wakelist_waker(__s32 pid, __u32 cpu,
 		count_aux(ABICAP_AUX_WAKELIST_KEPT);
 		return w;
 	}
+	/* the slots were full when it was queued: the hash, taken once */
+	known = q ? bpf_map_lookup_elem(&wakers, &pid) : NULL;
+	if (known) {
+		w = *known;
+		bpf_map_delete_elem(&wakers, &pid);
+		count_aux(ABICAP_AUX_WAKELIST_KEPT);
+		return w;
+	}
 	count_aux(ABICAP_AUX_WAKER_LOST);
 	return w;
 }
@@ -171,8 +180,8 @@ static __always_inline struct waker wakelist_waker(__s32 pid, __u32 cpu,
  * A task's wakeup queued on its CPU's wakelist: the waker claims a free
  * slot of that CPU's (the wakee's pid, tagged), starting at the pid's own,
  * then fills it in; sched_wakeup there cannot run before the kernel adds
- * the task to the list, after this returns. All slots taken: counted, the
- * waker unknown. raw_tp: the tracepoint's func is a function pointer, which
+ * the task to the list, after this returns. All slots taken: the wakers
+ * hash instead. raw_tp: the tracepoint's func is a function pointer, which
  * tp_btf programs may not read.
  */
 SEC("?raw_tp/csd_queue_cpu")
@@ -206,7 +215,12 @@ int BPF_PROG(raw_tp_csd_queue_cpu, unsigned int cpu, unsigned long callsite,
 		s->waker_tgid = w.tgid;
 		return 0;
 	}
-	count_aux(ABICAP_AUX_WAKER_LOST);
+	/*
+	 * more wakeups queued on the CPU than it has slots (a tenant waking
+	 * many of its tasks there at once): the wakers hash, by pid; a
+	 * waker not kept there either is counted by sched_wakeup
+	 */
+	bpf_map_update_elem(&wakers, &pid, &w, BPF_ANY);
 	return 0;
 }
 

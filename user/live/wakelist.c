@@ -6,6 +6,7 @@
  * wakelist only, and no sched_waking program runs unless its records are
  * asked for. Chosen, configured, attached and detached here.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include "live/capture_int.h"
@@ -65,8 +66,8 @@ void wakelist_configure(struct capture *c)
 				  c->wakelist);
 }
 
-static int attach_one(struct capture *c, struct bpf_program *p,
-		      struct bpf_link **l, char *err, size_t errlen)
+static int attach_one(struct bpf_program *p, struct bpf_link **l, char *err,
+		      size_t errlen)
 {
 	*l = bpf_program__attach(p);
 	if (*l)
@@ -74,7 +75,6 @@ static int attach_one(struct capture *c, struct bpf_program *p,
 	snprintf(err, errlen, "cannot attach to tracepoint csd:%s (raw_tp): %s "
 		 "(run with -v for libbpf's log)",
 		 bpf_program__name(p) + strlen("raw_tp_"), strerror(errno));
-	(void)c;
 	return EXIT_RUNTIME;
 }
 
@@ -87,10 +87,10 @@ int wakelist_attach_marks(struct capture *c, char *err, size_t errlen)
 {
 	if (!c->wakelist)
 		return 0;
-	if (attach_one(c, c->skel->progs.raw_tp_csd_function_exit,
-		       &c->wl_link[2], err, errlen))
+	if (attach_one(c->skel->progs.raw_tp_csd_function_exit, &c->wl_link[2],
+		       err, errlen))
 		return EXIT_RUNTIME;
-	return attach_one(c, c->skel->progs.raw_tp_csd_function_entry,
+	return attach_one(c->skel->progs.raw_tp_csd_function_entry,
 			  &c->wl_link[1], err, errlen);
 }
 
@@ -99,8 +99,8 @@ int wakelist_attach_queue(struct capture *c, char *err, size_t errlen)
 {
 	if (!c->wakelist)
 		return 0;
-	return attach_one(c, c->skel->progs.raw_tp_csd_queue_cpu,
-			  &c->wl_link[0], err, errlen);
+	return attach_one(c->skel->progs.raw_tp_csd_queue_cpu, &c->wl_link[0],
+			  err, errlen);
 }
 
 /* The queue's program first, the marks' last (the reverse order). */
