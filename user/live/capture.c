@@ -24,7 +24,6 @@
 #include "live/merge.h"
 #include "abi/btf_util.h"
 #include "abi/checker.h"
-#include "abi/contract_deps.h"
 #include "lib/bpflog.h"
 #include "abi/contract.h"
 #include "event/events.h"
@@ -347,19 +346,6 @@ static int attach_all(struct capture *c, char *err, size_t errlen)
 static void warn_degraded(const struct verdict *v)
 {
 	ab_warn("contract: %s %s degraded: %s", v->scope, v->item, v->detail);
-}
-
-/*
- * The wakelists' programs (live/wakelist.c) are held to the contract where
- * it declares them; a contract without them keeps sched_waking's program.
- */
-static unsigned int wakelist_needs(const struct contract *con,
-				   const struct capture_opts *o,
-				   unsigned int load)
-{
-	if (o->aggregate || !(load & (1u << ABICAP_EV_SCHED_WAKEUP)))
-		return 0;
-	return contract_deps_declared(con) & DEP_WAKELIST;
 }
 
 /*

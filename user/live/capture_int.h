@@ -123,6 +123,9 @@ int rings_stop(struct capture *c);
 void rings_free(struct capture *c);
 
 /* live/wakelist.c */
+struct contract;
+unsigned int wakelist_needs(const struct contract *con,
+			    const struct capture_opts *o, unsigned int load);
 void wakelist_choose(struct capture *c, const struct capture_opts *o,
 		     unsigned int *load);
 void wakelist_configure(struct capture *c);

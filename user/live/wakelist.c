@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "live/capture_int.h"
+#include "abi/contract_deps.h"
 
 /* The kernel's address of sched_ttwu_pending (kallsyms), 0 if unknown. */
 static __u64 ttwu_pending_address(void)
@@ -29,6 +30,23 @@ static __u64 ttwu_pending_address(void)
 	return found;
 }
 
+/* Records of sched_wakeup to be written: where its wakers matter. */
+static bool wakers_wanted(const struct capture_opts *o, unsigned int load)
+{
+	return !o->aggregate && (load & (1u << ABICAP_EV_SCHED_WAKEUP));
+}
+
+/*
+ * The wakelists' programs are held to the contract where it declares them;
+ * a contract without them keeps sched_waking's program.
+ */
+unsigned int wakelist_needs(const struct contract *con,
+			    const struct capture_opts *o, unsigned int load)
+{
+	return wakers_wanted(o, load) ?
+	       contract_deps_declared(con) & DEP_WAKELIST : 0;
+}
+
 bool capture_wakelist(const struct capture *c)
 {
 	return c->wakelist;
@@ -39,8 +57,7 @@ void wakelist_choose(struct capture *c, const struct capture_opts *o,
 {
 	c->ttwu_fn = 0;
 	c->wakelist = false;
-	if (o->aggregate || !(*load & (1u << ABICAP_EV_SCHED_WAKEUP)) ||
-	    !c->plan.wakelist_ok)
+	if (!wakers_wanted(o, *load) || !c->plan.wakelist_ok)
 		return;
 	/* hidden addresses (kptr_restrict): the programs could not tell it */
 	c->ttwu_fn = ttwu_pending_address();
