@@ -821,7 +821,7 @@ static __always_inline int on_switch(void *ctx, bool preempt,
 
 static __always_inline int on_wakeup(void *ctx, enum abicap_event ev,
 				     struct task_struct *p, const bool direct,
-				     const bool tstore)
+				     const bool tstore, const bool plain)
 {
 	__u32 cpu = bpf_get_smp_processor_id();
 	struct abicap_counter *cnt;
@@ -832,7 +832,7 @@ static __always_inline int on_wakeup(void *ctx, enum abicap_event ev,
 	__u64 ts;
 
 	if (ev != ABICAP_EV_SCHED_WAKEUP)
-		w = current_waker(ev, direct);
+		w = current_waker(ev, direct, plain);
 	/* wakers for sched_wakeup's records (no records: no wakers) */
 	if (stream && ev == ABICAP_EV_SCHED_WAKING && !wakelist_wakers &&
 	    event_on(ABICAP_EV_SCHED_WAKEUP))
@@ -841,7 +841,7 @@ static __always_inline int on_wakeup(void *ctx, enum abicap_event ev,
 		return 0;
 	pid = TASK_FIELD(direct, p, pid);
 	if (stream && ev == ABICAP_EV_SCHED_WAKEUP)
-		w = wakelist_wakers ? wakelist_waker(pid, cpu, direct) :
+		w = wakelist_wakers ? wakelist_waker(pid, cpu, direct, plain) :
 				      take_waker(p, pid, tstore);
 	tgid = TASK_FIELD(direct, p, tgid);
 	/* the wakee by every filter; the waker by pid/tid, judged at waking */
@@ -1069,29 +1069,36 @@ int BPF_PROG(tp_btf_sched_switch_3_ts, bool preempt, struct task_struct *prev,
 	SEC("?tp_btf/" #name)                                                \
 	int BPF_PROG(tp_btf_##name, struct task_struct *p)                   \
 	{                                                                    \
-		return on_wakeup(ctx, ev, p, true, false);                   \
+		return on_wakeup(ctx, ev, p, true, false, false);            \
 	}                                                                    \
 	SEC("?raw_tp/" #name)                                                \
 	int BPF_PROG(raw_tp_##name, struct task_struct *p)                   \
 	{                                                                    \
-		return on_wakeup(ctx, ev, p, false, false);                  \
+		return on_wakeup(ctx, ev, p, false, false, false);           \
 	}
 
 WAKEUP_PROGS(sched_wakeup, ABICAP_EV_SCHED_WAKEUP)
 WAKEUP_PROGS(sched_wakeup_new, ABICAP_EV_SCHED_WAKEUP_NEW)
 WAKEUP_PROGS(sched_waking, ABICAP_EV_SCHED_WAKING)
 
-/* The wakeup programs with task storage (tp_btf, 6.0+: see task_notes) */
-#define WAKEUP_PROG_TS(name, ev)                                             \
+/*
+ * The wakeup programs with task storage (tp_btf, 6.0+: see task_notes);
+ * the *_ts_pc ones read preempt_count by a plain load (bpf_rdonly_cast: see
+ * in_irq_context), for the two that read it: chosen by the loader only
+ * where that kfunc may be called (x86, the JIT on, 6.2+)
+ */
+#define WAKEUP_PROG_TS(name, sfx, ev, plain)                                 \
 	SEC("?tp_btf/" #name)                                                \
-	int BPF_PROG(tp_btf_##name##_ts, struct task_struct *p)              \
+	int BPF_PROG(tp_btf_##name##sfx, struct task_struct *p)              \
 	{                                                                    \
-		return on_wakeup(ctx, ev, p, true, true);                    \
+		return on_wakeup(ctx, ev, p, true, true, plain);             \
 	}
 
-WAKEUP_PROG_TS(sched_wakeup, ABICAP_EV_SCHED_WAKEUP)
-WAKEUP_PROG_TS(sched_wakeup_new, ABICAP_EV_SCHED_WAKEUP_NEW)
-WAKEUP_PROG_TS(sched_waking, ABICAP_EV_SCHED_WAKING)
+WAKEUP_PROG_TS(sched_wakeup, _ts, ABICAP_EV_SCHED_WAKEUP, false)
+WAKEUP_PROG_TS(sched_wakeup_new, _ts, ABICAP_EV_SCHED_WAKEUP_NEW, false)
+WAKEUP_PROG_TS(sched_waking, _ts, ABICAP_EV_SCHED_WAKING, false)
+WAKEUP_PROG_TS(sched_wakeup, _ts_pc, ABICAP_EV_SCHED_WAKEUP, true)
+WAKEUP_PROG_TS(sched_waking, _ts_pc, ABICAP_EV_SCHED_WAKING, true)
 
 #define POWER_PROGS(name, ev)                                                \
 	SEC("?tp_btf/" #name)                                                \

@@ -55,7 +55,8 @@ struct {
  * in_irq_context) a filter never keeps a wakeup on the waker's account.
  */
 static __always_inline struct waker current_waker(enum abicap_event ev,
-						 const bool direct)
+						 const bool direct,
+						 const bool plain)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	struct waker w = { .pid = (__s32)id, .tgid = (__s32)(id >> 32) };
@@ -63,7 +64,7 @@ static __always_inline struct waker current_waker(enum abicap_event ev,
 
 	/* sched_wakeup_new runs in the parent's fork, never in an interrupt */
 	if (ev != ABICAP_EV_SCHED_WAKEUP_NEW)
-		irq = in_irq_context(direct);
+		irq = in_irq_context(direct, plain);
 	if (irq > 0) {
 		w.pid = w.tgid = ABICAP_PID_INTERRUPT;
 		return w;
@@ -134,7 +135,8 @@ static __always_inline struct waker take_waker(struct task_struct *p,
 
 /* sched_wakeup's waker with wakelist_wakers (see the top of this file) */
 static __always_inline struct waker wakelist_waker(__s32 pid, __u32 cpu,
-						   const bool direct)
+						   const bool direct,
+						   const bool plain)
 {
 	struct waker w = { .pid = ABICAP_PID_UNKNOWN,
 			   .tgid = ABICAP_PID_UNKNOWN };
@@ -145,7 +147,7 @@ static __always_inline struct waker wakelist_waker(__s32 pid, __u32 cpu,
 
 	l = &ttwu_flush[cpu & (ABICAP_MAX_CPUS - 1)];
 	if (cpu >= ABICAP_MAX_CPUS || !l->on)
-		return current_waker(ABICAP_EV_SCHED_WAKEUP, direct);
+		return current_waker(ABICAP_EV_SCHED_WAKEUP, direct, plain);
 	q = bpf_map_lookup_elem(&wl_slots, &cpu);
 	for (int n = 0; q && n < ABICAP_WL_SLOTS; n++, i++) {
 		struct abicap_wl_slot *s = &q->s[i & (ABICAP_WL_SLOTS - 1)];
@@ -201,7 +203,7 @@ int BPF_PROG(raw_tp_csd_queue_cpu, unsigned int cpu, unsigned long callsite,
 	q = bpf_map_lookup_elem(&wl_slots, &cpu);
 	if (!q)
 		return 0;
-	w = current_waker(ABICAP_EV_SCHED_WAKING, true);
+	w = current_waker(ABICAP_EV_SCHED_WAKING, true, false);
 	p = csd - bpf_core_field_offset(struct task_struct, wake_entry);
 	pid = BPF_CORE_READ(p, pid);
 	key = (__u32)pid | ABICAP_WL_TAKEN | (w.on ? ABICAP_WL_ON : 0);

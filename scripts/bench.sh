@@ -454,9 +454,9 @@ floor_ratio() { # PROG SET FLOOR FLOORSET: median over the rounds of PROG/FLOOR
 		[ -n "$a" ] && [ -n "$b" ] && awk -v a="$a" -v b="$b" 'BEGIN {if (a > 0 && b > 0) print a / b}'
 	done | median
 }
-floor_prog() { # SET VARIANT EVENT: abicap's program that ran for EVENT in SET (its task-storage one if that ran)
+floor_prog() { # SET VARIANT EVENT: abicap's program that ran for EVENT in SET (its task-storage one if that ran, its plain-preempt_count one before that)
 	local n
-	for n in ${2}_${3}_ts ${2}_${3}; do
+	for n in ${2}_${3}_ts_pc ${2}_${3}_ts ${2}_${3}; do
 		[ "$(nsper "$n" "$OUT"/floor/"$1".*.tsv)" != nan ] && { echo "$n"; return 0; }
 	done
 }
@@ -488,7 +488,7 @@ floor_row() { # SET EVENT KIND FLOORSET: a program's row (FLOOR_RATIO_<variant>_
 }
 floor_budget() { # per op of the pinned pipe, record's defaults and -e all
 	local set ev p n ns bpf clk cpu r t
-	echo "**Per-op budget** (one op: a round trip of the pinned pipe, $COST_LOOPS a run; medians over the rounds): what the BPF programs spend (their runs x ns/run, bpf_stats' ~20 ns a run included), the clock reads (one a record written: sched_waking's program run for its waker alone reads none), and record's own CPU time (user + system: draining, merging, writing; its start and end included):"
+	echo "**Per-op budget** (one op: a round trip of the pinned pipe, $COST_LOOPS a run; medians over the rounds): what the BPF programs spend (their runs x ns/run, the wakelists' csd_* programs included, bpf_stats' ~20 ns a run included), the clock reads (one a record written: sched_waking's program run for its waker alone reads none), and record's own CPU time (user + system: draining, merging, writing; its start and end included):"
 	echo
 	echo "| record | BPF ns/op | clock reads (records) per op | record's CPU ns/op |"
 	echo "| --- | --- | --- | --- |"
@@ -502,6 +502,13 @@ floor_budget() { # per op of the pinned pipe, record's defaults and -e all
 			bpf=$(awk -v a="$bpf" -v n="$n" -v s="$ns" 'BEGIN {print a + n * s}')
 			[ "$ev" = sched_waking ] && [ "$set" = abicap ] && continue
 			clk=$(awk -v a="$clk" -v n="$n" 'BEGIN {print a + n}')
+		done
+		# the wakelists' programs (6.3+), no clock read
+		for p in raw_tp_csd_queue_cpu raw_tp_csd_function_entry raw_tp_csd_function_exit; do
+			ns=$(nsper "$p" "$OUT"/floor/"$set".*.tsv)
+			[ "$ns" != nan ] || continue
+			n=$(floor_runs "$set" "$p")
+			bpf=$(awk -v a="$bpf" -v n="$n" -v s="$ns" 'BEGIN {print a + n * s}')
 		done
 		cpu=$(for ((r = 1; r <= ROUNDS; r++)); do
 			t=$OUT/floor/$set.$r.time
@@ -981,10 +988,12 @@ TABLE=$OUT/table.md
 	echo "| program | ns/event | empty program, same tracepoint | ratio |"
 	echo "| --- | --- | --- | --- |"
 	for p in sched_switch sched_wakeup sched_waking; do
-		# the task-storage variant where the kernel has it (6.0+)
-		n=tp_btf_${p}_ts
-		a=$(nsper "$n" "$OUT"/cost/abicap.*.tsv)
-		[ "$a" != nan ] || { n=tp_btf_$p; a=$(nsper "$n" "$OUT"/cost/abicap.*.tsv); }
+		# the variant that ran: preempt_count by a plain load (x86, JIT,
+		# 6.2+), task storage (6.0+), or neither
+		for n in tp_btf_${p}_ts_pc tp_btf_${p}_ts tp_btf_$p; do
+			a=$(nsper "$n" "$OUT"/cost/abicap.*.tsv)
+			[ "$a" != nan ] && break
+		done
 		e=$(nsper "empty_$p" "$OUT"/cost/abicap.*.tsv)
 		echo "| $n | $(fmt "$a" %.0f) | $(fmt "$e" %.0f) | $(fmt "$(ratio "$a" "$e")") |"
 		eval "COST_$p=\$a EMPTY_$p=\$e"

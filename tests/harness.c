@@ -18,9 +18,11 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "harness.h"
 #include "lib/util.h"
@@ -198,6 +200,24 @@ long long idle_entries(void)
 bool kernel_has_wakelist_wakers(void)
 {
 	return !access("/sys/kernel/tracing/events/csd/csd_queue_cpu", F_OK);
+}
+
+bool kernel_reads_pc_plainly(void)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	FILE *f = fopen("/proc/sys/net/core/bpf_jit_enable", "re");
+	struct utsname u;
+	int jit = 0;
+	bool kfunc;
+
+	if (f && fscanf(f, "%d", &jit) != 1)
+		jit = 0;
+	if (f)
+		fclose(f);
+	kfunc = btf && btf__find_by_name_kind(btf, "bpf_rdonly_cast",
+					      BTF_KIND_FUNC) > 0;
+	btf__free(btf);
+	return !uname(&u) && !strcmp(u.machine, "x86_64") && jit > 0 && kfunc;
 }
 
 void pingpong_run(struct pingpong *pp, int rounds, int cpu)

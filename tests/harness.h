@@ -34,6 +34,12 @@ void require_cpus(int n);
  * sched_wakeup's wakers without a sched_waking program (bpf/waker.bpf.h)
  */
 bool kernel_has_wakelist_wakers(void);
+/*
+ * The wakeup programs read preempt_count by one plain load here (their
+ * *_ts_pc variants): x86-64, the BPF JIT on, the kfunc bpf_rdonly_cast
+ * (6.2+) in the kernel's BTF
+ */
+bool kernel_reads_pc_plainly(void);
 /* path exists, else the test skips: "no WHAT (PATH)". */
 void require_path(const char *path, const char *what);
 

@@ -796,6 +796,9 @@ Test(kernel, wakeups_across_cpus_name_their_waker, .timeout = 120)
 	require_kernel();
 	require_cpus(2);
 	c = start_capture(&o, &col);
+	if (kernel_reads_pc_plainly())
+		cr_assert_str_eq(capture_program_name(c, ABICAP_EV_SCHED_WAKEUP),
+				 "tp_btf_sched_wakeup_ts_pc");
 	while (tries++ < 10 && !(kept = wakers_across_cpus(c, &col)) &&
 	       capture_wakelist(c))
 		;

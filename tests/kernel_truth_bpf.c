@@ -365,6 +365,10 @@ static void wakers_agree(enum attach_mode mode)
 	require_kernel();
 	o.pids[0] = me;
 	c = start_capture(&o, &col);
+	/* tp_btf here: preempt_count by one plain load where it can be */
+	if (mode == ATTACH_AUTO && kernel_reads_pc_plainly())
+		cr_assert_str_eq(capture_program_name(c, ABICAP_EV_SCHED_WAKING),
+				 "tp_btf_sched_waking_ts_pc");
 	/* sched_switch has to have run once for the stack check (any CPU) */
 	sleep_us(2000);
 	ti = oracle_start();

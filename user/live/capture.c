@@ -22,6 +22,7 @@
 #include "live/drain.h"
 #include "live/features.h"
 #include "live/merge.h"
+#include "live/pcount.h"
 #include "abi/btf_util.h"
 #include "abi/checker.h"
 #include "lib/bpflog.h"
@@ -37,6 +38,7 @@ enum variant {
 	VAR_TP_BTF_3, /* sched_switch: the 3-argument program (before 5.18) */
 	VAR_TP_BTF_TS, /* the waker and wait in task storage (see use_task_storage) */
 	VAR_TP_BTF_3_TS,
+	VAR_TP_BTF_TS_PC, /* preempt_count by a plain load (live/pcount.c) */
 	VAR_RAW_TP,
 	VAR_RAW_TP_3,
 	VAR_COUNT
@@ -65,20 +67,30 @@ static void variant_table(const struct abicap_bpf *s,
 	WAKEUP_VARIANTS(ABICAP_EV_SCHED_WAKEUP, sched_wakeup);
 	WAKEUP_VARIANTS(ABICAP_EV_SCHED_WAKEUP_NEW, sched_wakeup_new);
 	WAKEUP_VARIANTS(ABICAP_EV_SCHED_WAKING, sched_waking);
+	t[ABICAP_EV_SCHED_WAKEUP][VAR_TP_BTF_TS_PC] =
+		s->progs.tp_btf_sched_wakeup_ts_pc;
+	t[ABICAP_EV_SCHED_WAKING][VAR_TP_BTF_TS_PC] =
+		s->progs.tp_btf_sched_waking_ts_pc;
 	POWER_VARIANTS(ABICAP_EV_CPU_IDLE, cpu_idle);
 	POWER_VARIANTS(ABICAP_EV_CPU_FREQUENCY, cpu_frequency);
 #undef WAKEUP_VARIANTS
 #undef POWER_VARIANTS
 }
 
-/* The variant the plan chose for ev (tstore: the sched programs' *_ts). */
+/*
+ * The variant the plan chose for ev (tstore: the sched programs' *_ts;
+ * plain: sched_wakeup's and sched_waking's *_ts_pc).
+ */
 static enum variant variant_of(const struct kernel_plan *p, bool tstore,
-			       unsigned int ev)
+			       bool plain, unsigned int ev)
 {
 	bool three = ev == ABICAP_EV_SCHED_SWITCH && !p->switch_prev_state;
 
 	if (!p->tp_btf[ev])
 		return three ? VAR_RAW_TP_3 : VAR_RAW_TP;
+	if (tstore && plain && (ev == ABICAP_EV_SCHED_WAKEUP ||
+				ev == ABICAP_EV_SCHED_WAKING))
+		return VAR_TP_BTF_TS_PC;
 	if (tstore && ev <= ABICAP_EV_SCHED_WAKING)
 		return three ? VAR_TP_BTF_3_TS : VAR_TP_BTF_TS;
 	return three ? VAR_TP_BTF_3 : VAR_TP_BTF;
@@ -123,52 +135,6 @@ static __u64 wakeup_mask(size_t rb_bytes, int writers)
 	while (n * 2 <= per && n < 4096)
 		n *= 2;
 	return n - 1;
-}
-
-/*
- * Where the kernel keeps preempt_count (bpf/core_fixes.bpf.h,
- * in_irq_context), from its BTF: task_struct.thread_info.preempt_count
- * (arm64 and others), or on x86 a per-CPU variable, __preempt_count or
- * pcpu_hot.preempt_count (6.2-6.14), given as its distance in the per-CPU
- * section from the run queue `runqueues`.
- */
-static enum abicap_pc_where preempt_count_place(__s64 *off)
-{
-	struct btf *btf = btf__load_vmlinux_btf();
-	long long rq = -1, pc = -1;
-	const struct btf_type *t;
-	__u32 bits = 0;
-	int id;
-
-	if (!btf)
-		return ABICAP_PC_NONE;
-	if (btf_find_member(btf, btf_find_struct(btf, "task_struct"),
-			    "thread_info.preempt_count", &bits)) {
-		btf__free(btf);
-		*off = bits / 8;
-		return ABICAP_PC_TASK;
-	}
-	id = btf__find_by_name_kind(btf, ".data..percpu", BTF_KIND_DATASEC);
-	t = id > 0 ? btf__type_by_id(btf, id) : NULL;
-	for (int i = 0; t && i < btf_vlen(t); i++) {
-		const struct btf_var_secinfo *v = btf_var_secinfos(t) + i;
-		const char *name = btf__name_by_offset(btf,
-				btf__type_by_id(btf, v->type)->name_off);
-
-		if (!strcmp(name, "runqueues"))
-			rq = v->offset;
-		else if (!strcmp(name, "__preempt_count"))
-			pc = v->offset;
-		else if (!strcmp(name, "pcpu_hot") && pc < 0 &&
-			 btf_find_member(btf, btf_find_struct(btf, "pcpu_hot"),
-					 "preempt_count", &bits))
-			pc = v->offset + bits / 8;
-	}
-	btf__free(btf);
-	if (rq < 0 || pc < 0)
-		return ABICAP_PC_NONE;
-	*off = pc - rq;
-	return ABICAP_PC_PERCPU;
 }
 
 #define TASK_FILTERED(o) ((o)->npids || (o)->ntids)
@@ -261,10 +227,8 @@ static void configure(struct capture *c, const struct capture_opts *o,
 		bpf_map__set_map_flags(c->skel->maps.cg_owner, 0);
 	/* tasks born from here on: every wait of theirs is in the statistics */
 	ro->agg_since_ns = mono_ns();
-	ro->pc_where = preempt_count_place((__s64 *)&ro->pc_off);
-	/* x86's place is reached through current's run queue: its items must hold */
-	if (ro->pc_where == ABICAP_PC_PERCPU && !c->plan.rq_ok)
-		ro->pc_where = ABICAP_PC_NONE;
+	ro->pc_where = c->pc.where;
+	ro->pc_off = c->pc.off;
 	/* the cgroup reads, where the contract's cgroup items hold */
 	ro->cgroup_ids = c->plan.cgroup_ok;
 	ro->cgroup_walk = c->plan.cgroup_filter_ok;
@@ -538,7 +502,8 @@ static int choose_programs(struct capture *c, const struct capture_opts *o,
 	for (unsigned int ev = 0; ev < ABICAP_EV_COUNT; ev++) {
 		if (!(load & (1u << ev)))
 			continue;
-		c->prog[ev] = table[ev][variant_of(&c->plan, c->tstore, ev)];
+		c->prog[ev] = table[ev][variant_of(&c->plan, c->tstore,
+						   c->pc.plain, ev)];
 		if (!c->prog[ev]) {
 			snprintf(err, errlen, "internal error: no %s program "
 				 "for %s in the BPF object", c->plan.tp_btf[ev] ?
@@ -636,6 +601,7 @@ struct capture *capture_open(const struct capture_opts *o, capture_cb cb,
 	if (c->kernel_agg)
 		load &= ~((1u << ABICAP_EV_SCHED_WAKEUP) |
 			  (1u << ABICAP_EV_SCHED_WAKEUP_NEW));
+	pcount_plan(&c->pc, c->plan.rq_ok, c->tstore);
 	ret = choose_programs(c, o, load, err, errlen);
 	if (ret)
 		goto fail;

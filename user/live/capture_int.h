@@ -16,6 +16,7 @@
 #include "live/capture.h"
 #include "live/drain.h"
 #include "live/merge.h"
+#include "live/pcount.h"
 #include "live/ringread.h"
 #include "abi/checker.h"
 
@@ -95,6 +96,7 @@ struct capture {
 	struct check_result check; /* the contract's verdicts */
 	struct kernel_plan plan;
 	bool tstore; /* the waker in task storage (the *_ts programs) */
+	struct pcount pc; /* where preempt_count is, how it is read */
 	bool kernel_agg; /* serve from sched_info and the run queue's clocks */
 	capture_cb cb;
 	void *ctx;
