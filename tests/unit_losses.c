@@ -84,21 +84,26 @@ Test(losscount, metrics_show_recursion_misses_and_every_loss_reason)
 
 Test(losscount, summary_warns_of_program_runs_the_kernel_skipped)
 {
-	struct capture_misses ms = { .total = 9, .fork = 2, .fork_on = true };
+	struct capture_misses ms = { .total = 10 };
 	char *err;
 
 	ms.on[ABICAP_EV_SCHED_WAKING] = true;
 	ms.ev[ABICAP_EV_SCHED_WAKING] = 7;
+	ms.other_on[OTHER_TP_FORK] = ms.other_on[OTHER_TP_CSD_ENTRY] = true;
+	ms.other[OTHER_TP_FORK] = 2;
+	ms.other[OTHER_TP_CSD_ENTRY] = 1;
 	cr_assert(freopen(path("err"), "w", stderr));
 	warn_misses(&ms);
 	ms = (struct capture_misses){ 0 };
 	warn_misses(&ms); /* none: nothing said */
 	cr_assert_eq(fflush(stderr), 0);
 	err = read_text(path("err"));
-	cr_assert_str_eq(err, "abicap: warning: 9 program runs skipped by the "
+	cr_assert_str_eq(err, "abicap: warning: 10 program runs skipped by the "
 			 "kernel, the program already running on that CPU "
-			 "(sched_waking 7, sched_process_fork 2): those events "
-			 "are in no count\n");
+			 "(sched_waking 7, sched_process_fork 2, "
+			 "csd_function_entry 1): those events are in no count, "
+			 "and a wakeup whose wakelist program was skipped may "
+			 "name no waker or a wrong one\n");
 	free(err);
 }
 

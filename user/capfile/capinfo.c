@@ -85,7 +85,7 @@ static void trailer_misses(struct capinfo *ci, const struct captrailer *t)
 	if (!t || !t->misses_known)
 		return;
 	ci->misses_known = true;
-	for (int k = 0; k < ABICAP_EV_COUNT + 2; k++)
+	for (int k = 0; k < ABICAP_EV_COUNT + OTHER_TP_COUNT; k++)
 		ci->misses += t->miss[k];
 }
 

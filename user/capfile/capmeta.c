@@ -12,6 +12,27 @@
 #include "lib/escape.h"
 #include "lib/hashtab.h"
 
+/*
+ * The trailer's recursion_misses keys: the events', then the other
+ * programs' tracepoints (enum other_tp), as struct captrailer keeps them
+ */
+#define MISS_SLOTS (ABICAP_EV_COUNT + OTHER_TP_COUNT)
+
+static const char *miss_name(unsigned int k)
+{
+	return k < ABICAP_EV_COUNT ? event_name(k) :
+				     other_tp_name(k - ABICAP_EV_COUNT);
+}
+
+/* -1 if unknown */
+static int miss_by_name(const char *name)
+{
+	for (unsigned int k = 0; k < MISS_SLOTS; k++)
+		if (!strcmp(miss_name(k), name))
+			return (int)k;
+	return -1;
+}
+
 /* ---- writing ---- */
 
 /* A string as the JSON holds it; JSON null for NULL. */
@@ -200,12 +221,9 @@ char *captrailer_write(const struct captrailer *t)
 
 		if (t->misses_known) {
 			mi = json_object();
-			for (unsigned int k = 0; mi && k < ABICAP_EV_COUNT + 2; k++)
+			for (unsigned int k = 0; mi && k < MISS_SLOTS; k++)
 				if (t->miss_on[k])
-					json_object_set_new(mi, k < ABICAP_EV_COUNT ?
-						event_name(k) : k == ABICAP_EV_COUNT ?
-						"sched_process_fork" :
-						"sched_process_free",
+					json_object_set_new(mi, miss_name(k),
 						json_integer((json_int_t)t->miss[k]));
 		}
 		json_object_set_new(o, "recursion_misses", mi);
@@ -634,13 +652,9 @@ int captrailer_read(struct captrailer *t, const char *json, char *err,
 			ok &= json_is_integer(e) && json_integer_value(e) >= 0;
 		t->misses_known = ok;
 		json_object_foreach(v, k, e) {
-			int ev = event_by_name(k, strlen(k));
+			int ev = miss_by_name(k);
 
-			if (!strcmp(k, "sched_process_fork"))
-				ev = ABICAP_EV_COUNT;
-			else if (!strcmp(k, "sched_process_free"))
-				ev = ABICAP_EV_COUNT + 1;
-			if (ok && ev >= 0 && ev < ABICAP_EV_COUNT + 2) {
+			if (ok && ev >= 0) {
 				t->miss_on[ev] = true;
 				t->miss[ev] = (uint64_t)json_integer_value(e);
 			}

@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "event/ctnames.h"
+#include "event/events.h"
 #include "event/record.h"
 #include "lib/hashtab.h"
 
@@ -132,8 +133,9 @@ struct captrailer {
 	uint64_t followed, follow_failed, followed_gone, wakers_lost,
 		wakers_in_hash, waker_context_unknown;
 	bool misses_known; /* "recursion_misses": program runs skipped */
-	bool miss_on[ABICAP_EV_COUNT + 2]; /* + sched_process_fork, _free */
-	uint64_t miss[ABICAP_EV_COUNT + 2];
+	/* by event, then the other programs' (enum other_tp) past them */
+	bool miss_on[ABICAP_EV_COUNT + OTHER_TP_COUNT];
+	uint64_t miss[ABICAP_EV_COUNT + OTHER_TP_COUNT];
 	bool command_exited;
 	int command_status;
 	bool throttle_given; /* "cgroup_throttling" (record 21+): cgroups */

@@ -162,10 +162,10 @@ static void misses(struct capture *c, struct captrailer *t)
 		t->miss_on[ev] = m.on[ev];
 		t->miss[ev] = m.ev[ev];
 	}
-	t->miss_on[ABICAP_EV_COUNT] = m.fork_on;
-	t->miss[ABICAP_EV_COUNT] = m.fork;
-	t->miss_on[ABICAP_EV_COUNT + 1] = m.free_on;
-	t->miss[ABICAP_EV_COUNT + 1] = m.free;
+	for (unsigned int i = 0; i < OTHER_TP_COUNT; i++) {
+		t->miss_on[ABICAP_EV_COUNT + i] = m.other_on[i];
+		t->miss[ABICAP_EV_COUNT + i] = m.other[i];
+	}
 }
 
 struct captrailer_cgroup *record_throttling(const struct cg_cpu_roots *roots,

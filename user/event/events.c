@@ -25,6 +25,19 @@ const char *event_group(unsigned int ev)
 	return ev < ABICAP_EV_COUNT ? events[ev].group : NULL;
 }
 
+const char *other_tp_name(unsigned int i)
+{
+	static const char *const names[OTHER_TP_COUNT] = {
+		[OTHER_TP_FORK] = "sched_process_fork",
+		[OTHER_TP_FREE] = "sched_process_free",
+		[OTHER_TP_CSD_QUEUE] = "csd_queue_cpu",
+		[OTHER_TP_CSD_ENTRY] = "csd_function_entry",
+		[OTHER_TP_CSD_EXIT] = "csd_function_exit",
+	};
+
+	return i < OTHER_TP_COUNT ? names[i] : NULL;
+}
+
 int event_by_name(const char *name, size_t len)
 {
 	for (int i = 0; i < ABICAP_EV_COUNT; i++)

@@ -24,6 +24,23 @@ const char *event_group(unsigned int ev);
 int event_by_name(const char *name, size_t len);
 
 /*
+ * The tracepoints of abicap's other programs (following forks, forgetting
+ * the pid filter's exited processes, the wakelists' wakers of
+ * bpf/waker.bpf.h): their runs the kernel skipped are counted beside the
+ * events' programs' (recursion_misses), in this order
+ */
+enum other_tp {
+	OTHER_TP_FORK, /* sched_process_fork */
+	OTHER_TP_FREE, /* sched_process_free */
+	OTHER_TP_CSD_QUEUE, /* csd_queue_cpu */
+	OTHER_TP_CSD_ENTRY, /* csd_function_entry */
+	OTHER_TP_CSD_EXIT, /* csd_function_exit */
+	OTHER_TP_COUNT
+};
+/* "sched_process_fork", ...; NULL for an out-of-range value */
+const char *other_tp_name(unsigned int i);
+
+/*
  * Parse "sched_switch,cpu_idle" (or "all") into a mask of (1 << ev).
  * On error returns false and writes a one-line message to err.
  */

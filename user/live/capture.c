@@ -800,6 +800,27 @@ static int prog_misses(struct bpf_program *p, uint64_t *out, bool *known)
 	return 0;
 }
 
+/* The other programs' (enum other_tp), where attached. */
+static int other_misses(struct capture *c, struct capture_misses *out)
+{
+	struct bpf_program *p[OTHER_TP_COUNT] = {
+		[OTHER_TP_FORK] = c->fork_prog,
+		[OTHER_TP_FREE] = c->free_prog,
+	};
+	int ret = 0;
+
+	if (c->wakelist) {
+		p[OTHER_TP_CSD_QUEUE] = c->skel->progs.raw_tp_csd_queue_cpu;
+		p[OTHER_TP_CSD_ENTRY] = c->skel->progs.raw_tp_csd_function_entry;
+		p[OTHER_TP_CSD_EXIT] = c->skel->progs.raw_tp_csd_function_exit;
+	}
+	for (int i = 0; i < OTHER_TP_COUNT; i++) {
+		out->other_on[i] = p[i] != NULL;
+		ret = ret ?: prog_misses(p[i], &out->other[i], &out->known);
+	}
+	return ret;
+}
+
 int capture_misses(struct capture *c, struct capture_misses *out)
 {
 	int ret = 0;
@@ -811,11 +832,9 @@ int capture_misses(struct capture *c, struct capture_misses *out)
 		ret = ret ?: prog_misses(c->prog[ev], &out->ev[ev], &out->known);
 		out->total += out->ev[ev];
 	}
-	out->fork_on = c->fork_prog != NULL;
-	out->free_on = c->free_prog != NULL;
-	ret = ret ?: prog_misses(c->fork_prog, &out->fork, &out->known);
-	ret = ret ?: prog_misses(c->free_prog, &out->free, &out->known);
-	out->total += out->fork + out->free;
+	ret = ret ?: other_misses(c, out);
+	for (int i = 0; i < OTHER_TP_COUNT; i++)
+		out->total += out->other[i];
 	return ret;
 }
 

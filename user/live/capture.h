@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include "abicap.h"
 #include "abi/kernel.h"
+#include "event/events.h"
 #include "event/record.h"
 #include "live/capture_cfg.h"
 
@@ -73,15 +74,17 @@ int capture_aux(struct capture *c, uint64_t out[ABICAP_AUX_COUNT]);
 /*
  * Runs of the attached programs the kernel skipped because a BPF program
  * was already running on that CPU (bpf_prog_info.recursion_misses): those
- * events are in no count, seen or dropped. Per event, and for the helper
- * programs (sched_process_fork and _free); on[]: the program is attached.
+ * events are in no count, seen or dropped. Per event, and for the other
+ * programs (event/events.h, enum other_tp: a skipped run of the wakelists'
+ * may leave a wakeup's waker unknown, or wrong); on[]: the program is
+ * attached.
  */
 struct capture_misses {
 	bool known; /* false: the kernel does not count them (before 5.12) */
 	uint64_t ev[ABICAP_EV_COUNT];
 	bool on[ABICAP_EV_COUNT];
-	uint64_t fork, free;
-	bool fork_on, free_on;
+	uint64_t other[OTHER_TP_COUNT];
+	bool other_on[OTHER_TP_COUNT];
 	uint64_t total;
 };
 int capture_misses(struct capture *c, struct capture_misses *out);

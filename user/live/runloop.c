@@ -133,15 +133,17 @@ void warn_misses(const struct capture_misses *m)
 			n += snprintf(list + n, sizeof(list) - n, "%s%s %llu",
 				      n ? ", " : "", event_name(ev),
 				      (unsigned long long)m->ev[ev]);
-	if (m->fork && n < sizeof(list))
-		n += snprintf(list + n, sizeof(list) - n, "%ssched_process_fork "
-			      "%llu", n ? ", " : "", (unsigned long long)m->fork);
-	if (m->free && n < sizeof(list))
-		snprintf(list + n, sizeof(list) - n, "%ssched_process_free %llu",
-			 n ? ", " : "", (unsigned long long)m->free);
+	for (unsigned int i = 0; i < OTHER_TP_COUNT; i++)
+		if (m->other[i] && n < sizeof(list))
+			n += snprintf(list + n, sizeof(list) - n, "%s%s %llu",
+				      n ? ", " : "", other_tp_name(i),
+				      (unsigned long long)m->other[i]);
 	ab_warn("%llu program runs skipped by the kernel, the program already "
-		"running on that CPU (%s): those events are in no count",
-		(unsigned long long)m->total, list);
+		"running on that CPU (%s): those events are in no count%s",
+		(unsigned long long)m->total, list,
+		m->other[OTHER_TP_CSD_QUEUE] || m->other[OTHER_TP_CSD_ENTRY] ||
+		m->other[OTHER_TP_CSD_EXIT] ? ", and a wakeup whose wakelist "
+		"program was skipped may name no waker or a wrong one" : "");
 }
 
 /* The drain threads (per-CPU rings only): how many, and why. */
