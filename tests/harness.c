@@ -25,6 +25,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "harness.h"
+#include "live/features.h"
 #include "lib/util.h"
 
 /* The file skips are appended to, and whether this runner made it. */
@@ -205,19 +206,14 @@ bool kernel_has_wakelist_wakers(void)
 bool kernel_reads_pc_plainly(void)
 {
 	struct btf *btf = btf__load_vmlinux_btf();
-	FILE *f = fopen("/proc/sys/net/core/bpf_jit_enable", "re");
 	struct utsname u;
-	int jit = 0;
 	bool kfunc;
 
-	if (f && fscanf(f, "%d", &jit) != 1)
-		jit = 0;
-	if (f)
-		fclose(f);
 	kfunc = btf && btf__find_by_name_kind(btf, "bpf_rdonly_cast",
 					      BTF_KIND_FUNC) > 0;
 	btf__free(btf);
-	return !uname(&u) && !strcmp(u.machine, "x86_64") && jit > 0 && kfunc;
+	return !uname(&u) && !strcmp(u.machine, "x86_64") &&
+	       feature_jit_enabled() > 0 && kfunc;
 }
 
 void pingpong_run(struct pingpong *pp, int rounds, int cpu)
