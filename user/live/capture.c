@@ -809,11 +809,11 @@ static int other_misses(struct capture *c, struct capture_misses *out)
 	};
 	int ret = 0;
 
-	if (c->wakelist) {
-		p[OTHER_TP_CSD_QUEUE] = c->skel->progs.raw_tp_csd_queue_cpu;
-		p[OTHER_TP_CSD_ENTRY] = c->skel->progs.raw_tp_csd_function_entry;
-		p[OTHER_TP_CSD_EXIT] = c->skel->progs.raw_tp_csd_function_exit;
-	}
+	_Static_assert(OTHER_TP_CSD_QUEUE + WL_PROGS == OTHER_TP_COUNT &&
+		       OTHER_TP_CSD_ENTRY - OTHER_TP_CSD_QUEUE == WL_ENTRY &&
+		       OTHER_TP_CSD_EXIT - OTHER_TP_CSD_QUEUE == WL_EXIT,
+		       "the wakelists' programs in enum other_tp's order");
+	wakelist_programs(c, p + OTHER_TP_CSD_QUEUE);
 	for (int i = 0; i < OTHER_TP_COUNT; i++) {
 		out->other_on[i] = p[i] != NULL;
 		ret = ret ?: prog_misses(p[i], &out->other[i], &out->known);

@@ -47,6 +47,9 @@ struct ring_src {
 	int cpu;
 };
 
+/* The wakelists' three programs (live/wakelist.c), as enum other_tp orders them. */
+enum wl_prog { WL_QUEUE, WL_ENTRY, WL_EXIT, WL_PROGS };
+
 /* the main thread's epoll: a group's data.u32 is its index; the threads': */
 #define EP_NOTIFY UINT32_MAX
 
@@ -92,7 +95,7 @@ struct capture {
 	/* sched_wakeup's wakers from the wakelists (live/wakelist.c) */
 	bool wakelist;
 	__u64 ttwu_fn;
-	struct bpf_link *wl_link[3]; /* csd_queue_cpu, _entry, _exit */
+	struct bpf_link *wl_link[WL_PROGS]; /* by enum wl_prog */
 	struct check_result check; /* the contract's verdicts */
 	struct kernel_plan plan;
 	bool tstore; /* the waker in task storage (the *_ts programs) */
@@ -131,6 +134,9 @@ unsigned int wakelist_needs(const struct contract *con,
 void wakelist_choose(struct capture *c, const struct capture_opts *o,
 		     unsigned int *load);
 void wakelist_configure(struct capture *c);
+/* p[WL_PROGS]: the three programs where the capture uses them, else NULL */
+void wakelist_programs(const struct capture *c,
+		       struct bpf_program *p[WL_PROGS]);
 int wakelist_attach_marks(struct capture *c, char *err, size_t errlen);
 int wakelist_attach_queue(struct capture *c, char *err, size_t errlen);
 void wakelist_detach(struct capture *c);

@@ -68,30 +68,47 @@ void wakelist_choose(struct capture *c, const struct capture_opts *o,
 		*load &= ~(1u << ABICAP_EV_SCHED_WAKING);
 }
 
+/* The three programs, in wl_link's order (WL_QUEUE, WL_ENTRY, WL_EXIT). */
+static void programs(const struct capture *c, struct bpf_program *p[WL_PROGS])
+{
+	p[WL_QUEUE] = c->skel->progs.raw_tp_csd_queue_cpu;
+	p[WL_ENTRY] = c->skel->progs.raw_tp_csd_function_entry;
+	p[WL_EXIT] = c->skel->progs.raw_tp_csd_function_exit;
+}
+
+void wakelist_programs(const struct capture *c,
+		       struct bpf_program *p[WL_PROGS])
+{
+	programs(c, p);
+	for (int i = 0; !c->wakelist && i < WL_PROGS; i++)
+		p[i] = NULL;
+}
+
 void wakelist_configure(struct capture *c)
 {
 	struct abicap_bpf *s = c->skel;
+	struct bpf_program *p[WL_PROGS];
 
 	s->rodata->wakelist_wakers = c->wakelist;
 	s->rodata->ttwu_fn = c->ttwu_fn;
 	bpf_map__set_max_entries(s->maps.wl_slots,
 				 c->wakelist ? (__u32)c->ncpus : 1);
-	bpf_program__set_autoload(s->progs.raw_tp_csd_queue_cpu, c->wakelist);
-	bpf_program__set_autoload(s->progs.raw_tp_csd_function_entry,
-				  c->wakelist);
-	bpf_program__set_autoload(s->progs.raw_tp_csd_function_exit,
-				  c->wakelist);
+	programs(c, p);
+	for (int i = 0; i < WL_PROGS; i++)
+		bpf_program__set_autoload(p[i], c->wakelist);
 }
 
-static int attach_one(struct bpf_program *p, struct bpf_link **l, char *err,
-		      size_t errlen)
+static int attach_one(struct capture *c, int i, char *err, size_t errlen)
 {
-	*l = bpf_program__attach(p);
-	if (*l)
+	struct bpf_program *p[WL_PROGS];
+
+	programs(c, p);
+	c->wl_link[i] = bpf_program__attach(p[i]);
+	if (c->wl_link[i])
 		return 0;
 	snprintf(err, errlen, "cannot attach to tracepoint csd:%s (raw_tp): %s "
 		 "(run with -v for libbpf's log)",
-		 bpf_program__name(p) + strlen("raw_tp_"), strerror(errno));
+		 bpf_program__name(p[i]) + strlen("raw_tp_"), strerror(errno));
 	return EXIT_RUNTIME;
 }
 
@@ -104,11 +121,9 @@ int wakelist_attach_marks(struct capture *c, char *err, size_t errlen)
 {
 	if (!c->wakelist)
 		return 0;
-	if (attach_one(c->skel->progs.raw_tp_csd_function_exit, &c->wl_link[2],
-		       err, errlen))
+	if (attach_one(c, WL_EXIT, err, errlen))
 		return EXIT_RUNTIME;
-	return attach_one(c->skel->progs.raw_tp_csd_function_entry,
-			  &c->wl_link[1], err, errlen);
+	return attach_one(c, WL_ENTRY, err, errlen);
 }
 
 /* After it: every slot claimed from now on is taken by a sched_wakeup. */
@@ -116,14 +131,13 @@ int wakelist_attach_queue(struct capture *c, char *err, size_t errlen)
 {
 	if (!c->wakelist)
 		return 0;
-	return attach_one(c->skel->progs.raw_tp_csd_queue_cpu, &c->wl_link[0],
-			  err, errlen);
+	return attach_one(c, WL_QUEUE, err, errlen);
 }
 
 /* The queue's program first, the marks' last (the reverse order). */
 void wakelist_detach(struct capture *c)
 {
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < WL_PROGS; i++) {
 		bpf_link__destroy(c->wl_link[i]);
 		c->wl_link[i] = NULL;
 	}
